@@ -1,0 +1,51 @@
+# Jiyi: `make run` opens the console, `make test` checks everything. Both set up from nothing.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 fonts-wqy-microhei
+export QT_QPA_PLATFORM ?= $(if $(DISPLAY)$(WAYLAND_DISPLAY),,offscreen)
+
+.PHONY: run serve test lint bench system-deps clean
+
+$(VENV)/.stamp-run: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-run
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+# Headless Qt needs a few shared libraries, and Chinese labels need a CJK font
+# (without one every label renders as boxes). Install what is missing.
+system-deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if ! command -v apt-get >/dev/null 2>&1; then echo "make: please install:$$missing" >&2; exit 1; fi; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; \
+	  else echo "make: need root to install:$$missing" >&2; exit 1; fi; \
+	  echo "make: installing$$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+run: system-deps $(VENV)/.stamp-run
+	$(VENV)/bin/jiyi $(ARGS)
+
+serve: $(VENV)/.stamp-run
+	$(VENV)/bin/jiyi serve $(ARGS)
+
+lint: $(VENV)/.stamp-test
+	$(VENV)/bin/ruff check jiyi tests bench
+	$(VENV)/bin/ruff format --check jiyi tests bench
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+test: system-deps $(VENV)/.stamp-test lint
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+bench: $(VENV)/.stamp-run
+	$(PY) bench/resolve.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

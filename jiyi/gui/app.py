@@ -1,0 +1,39 @@
+"""Start the console: settings, the store, the window."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from jiyi.gui.main_window import MainWindow
+from jiyi.service.config import load_config
+from jiyi.service.errors import JiyiError
+from jiyi.service.memory import Memory
+
+log = logging.getLogger("jiyi.gui")
+
+
+def run_console(home: str | None = None) -> int:
+    """Open the console on `home` (or JIYI_HOME, or the default) and run until closed."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("Jiyi")
+    app.setApplicationName("jiyi")
+    QApplication.setApplicationDisplayName("记忆 Jiyi")
+    try:
+        config = load_config(home=home)
+        logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+        memory = Memory.open(config)
+    except JiyiError as exc:
+        print(f"jiyi: {exc}", file=sys.stderr)
+        if QApplication.platformName() != "offscreen":
+            QMessageBox.critical(None, "记忆 Jiyi", str(exc))
+        return 3
+    try:
+        window = MainWindow(memory, QSettings())
+        window.show()
+        return int(app.exec())
+    finally:
+        memory.close()

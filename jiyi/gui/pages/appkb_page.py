@@ -1,0 +1,277 @@
+"""The App-KB page: every app fact and alias, filterable, paged from the store.
+
+Read-only in this version: it shows what agents and people taught Jiyi, in the
+trust order user > device > learned. Filters go to the store; rows arrive in
+pages on the background worker, so the page stays responsive at any size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jiyi.gui.background import Background
+from jiyi.service.memory import AppKbEntry, Memory
+
+PAGE_SIZE = 500
+Index = QModelIndex | QPersistentModelIndex
+
+
+class AliasTableModel(QAbstractTableModel):
+    """Rows of `AppKbEntry`; more are fetched a page at a time through `fetcher`."""
+
+    COLUMNS = (
+        "term",
+        "label",
+        "package",
+        "kind",
+        "scope",
+        "confidence",
+        "success_count",
+        "last_success",
+        "stale",
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[AppKbEntry] = []
+        self.has_more = False
+        self.fetcher: Any = None  # callable(offset) started when the view wants more
+        self._fetching = False
+        self.headers = (
+            self.tr("名称"),
+            self.tr("标准名"),
+            self.tr("包名"),
+            self.tr("来源"),
+            self.tr("范围"),
+            self.tr("置信度"),
+            self.tr("成功次数"),
+            self.tr("最近成功"),
+            self.tr("状态"),
+        )
+        self.kind_names = {
+            "user": self.tr("用户"),
+            "device": self.tr("设备清单"),
+            "learned": self.tr("学习"),
+            "alias": self.tr("别名"),
+        }
+
+    def reset_rows(self, rows: list[AppKbEntry], has_more: bool) -> None:
+        self.beginResetModel()
+        self.rows, self.has_more, self._fetching = list(rows), has_more, False
+        self.endResetModel()
+
+    def append_rows(self, rows: list[AppKbEntry], has_more: bool) -> None:
+        self._fetching = False
+        self.has_more = has_more
+        if rows:
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(rows) - 1)
+            self.rows.extend(rows)
+            self.endInsertRows()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and self.has_more and not self._fetching and self.fetcher is not None
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
+        if self.canFetchMore(parent):
+            self._fetching = True
+            self.fetcher(len(self.rows))
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.headers):
+            return self.headers[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        entry = self.rows[index.row()]
+        column = self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(entry, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column in ("term", "package"):
+            return self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+        if role == Qt.ItemDataRole.ForegroundRole and entry.stale:
+            return QBrush(QColor(140, 140, 140))
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in ("confidence", "success_count"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, entry: AppKbEntry, column: str) -> str:
+        if column == "kind":
+            return self.kind_names.get(entry.kind, entry.kind)
+        if column == "scope":
+            return self.tr("全局") if entry.scope == "global" else entry.scope.removeprefix("device:")
+        if column == "confidence":
+            return f"{entry.confidence:.2f}"
+        if column == "success_count":
+            return str(entry.success_count)
+        if column == "last_success":
+            return (entry.last_success or "")[:16].replace("T", " ")
+        if column == "stale":
+            return self.tr("已失效") if entry.stale else self.tr("有效")
+        return str(getattr(entry, column))
+
+
+class AppKbPage(QWidget):
+    """Browse the App-KB: search (names, labels, packages), device, kind, stale."""
+
+    rows_loaded = Signal(int)
+    load_failed = Signal(str)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory = memory
+        self.background = background
+        self._generation = 0
+
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("搜索名称、标准名或包名"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.device_combo = QComboBox()
+        self.device_combo.addItem(self.tr("全部设备"), None)
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItem(self.tr("全部来源"), None)
+        self.model = AliasTableModel(self)
+        for kind in ("user", "device", "learned", "alias"):
+            self.kind_combo.addItem(self.model.kind_names[kind], kind)
+        self.stale_check = QCheckBox(self.tr("显示已失效"))
+        self.stale_check.setChecked(True)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.search_edit, 3)
+        filters.addWidget(self.device_combo, 1)
+        filters.addWidget(self.kind_combo, 1)
+        filters.addWidget(self.stale_check)
+
+        self.model.fetcher = self._fetch_page
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
+            self.table.setColumnWidth(column, width)
+
+        self.trust_label = QLabel(
+            self.tr("信任顺序：用户 > 设备清单 > 学习。此页只读；别名用 jiyi alias learn 名称=包名 修改。")
+        )
+        self.count_label = QLabel()
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        footer = QHBoxLayout()
+        footer.addWidget(self.trust_label, 1)
+        footer.addWidget(self.count_label, 0)
+        layout.addLayout(footer)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(self.reload)
+        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
+        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.stale_check.toggled.connect(lambda _on: self.reload())
+
+    # -- loading -----------------------------------------------------------------------
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "device": self.device_combo.currentData(),
+            "kind": self.kind_combo.currentData(),
+            "text": self.search_edit.text().strip() or None,
+            "include_stale": self.stale_check.isChecked(),
+        }
+
+    def reload(self) -> None:
+        """Load the first page for the current filters (and refresh the device list)."""
+        self._generation += 1
+        generation, filters = self._generation, self.filters()
+
+        def load() -> tuple[list[AppKbEntry], list[str], int]:
+            rows = self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=0, **filters)
+            return rows, self.memory.devices(), self.memory.count_aliases()
+
+        def done(result: tuple[list[AppKbEntry], list[str], int]) -> None:
+            if generation != self._generation:
+                return
+            rows, devices, total = result
+            self._set_devices(devices)
+            self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+            self._total = total
+            self._update_count()
+            self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(load, done, self._failed)
+
+    def _fetch_page(self, offset: int) -> None:
+        generation, filters = self._generation, self.filters()
+
+        def done(rows: list[AppKbEntry]) -> None:
+            if generation == self._generation:
+                self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+                self._update_count()
+                self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(
+            lambda: self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=offset, **filters),
+            done,
+            self._failed,
+        )
+
+    def _failed(self, exc: Exception) -> None:
+        self.count_label.setText(self.tr("读取失败：{0}").format(exc))
+        self.load_failed.emit(str(exc))
+
+    def _set_devices(self, devices: list[str]) -> None:
+        current = self.device_combo.currentData()
+        known = [self.device_combo.itemData(i) for i in range(1, self.device_combo.count())]
+        if known == devices:
+            return
+        self.device_combo.blockSignals(True)
+        while self.device_combo.count() > 1:
+            self.device_combo.removeItem(1)
+        for serial in devices:
+            self.device_combo.addItem(serial, serial)
+        index = self.device_combo.findData(current) if current else 0
+        self.device_combo.setCurrentIndex(max(0, index))
+        self.device_combo.blockSignals(False)
+
+    def _update_count(self) -> None:
+        more = "+" if self.model.has_more else ""
+        self.count_label.setText(
+            self.tr("显示 {0}{1} 条，共 {2} 条").format(len(self.model.rows), more, getattr(self, "_total", 0))
+        )

@@ -1,0 +1,1 @@
+"""Data files shipped with Jiyi (app registry, word lists, translations)."""

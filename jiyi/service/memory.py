@@ -1,0 +1,323 @@
+"""`Memory`: the one facade. The console and every agent call these methods.
+
+It owns the configuration, the store and the resolver. Writes are serialized
+and acknowledged only after their transaction commits; listeners hear about
+each committed change (the console refreshes its pages from that).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jiyi import __version__
+from jiyi.recall.registry import AppRegistry, default_registry
+from jiyi.recall.resolve import Resolution, ResolverIndex
+from jiyi.store import appkb, appkb_history, taskwizard_appkb
+from jiyi.store.appkb import ForgetAliasResult, LearnAliasResult, SyncReport
+from jiyi.store.appkb_entry import KINDS, AppKbEntry, is_package_name, normalize_term
+from jiyi.store.appkb_history import HistoryItem, UndoResult
+from jiyi.store.appkb_projection import DOMAIN as APP_KB
+from jiyi.store.database import Store
+from jiyi.store.errors import InvalidInput
+from jiyi.store.implicit_alias import ImplicitAliasEvidence
+from jiyi.store.projections import all_projections
+from jiyi.store.redact import Redactor, default_words
+from jiyi.store.taskwizard_appkb import ImportReport
+
+from .config import Config
+
+log = logging.getLogger("jiyi.service")
+
+__all__ = ["AppKbEntry", "HistoryItem", "LaunchOutcome", "Memory", "Resolution", "UndoResult"]
+
+ACTORS = ("user", "agent", "system", "import")
+Listener = Callable[[str, int], None]
+
+
+@dataclass
+class LearnAliasOutcome:
+    result: LearnAliasResult
+    installed_on: list[str]
+    missing_on: list[str]
+
+    @property
+    def warnings(self) -> list[str]:
+        if self.missing_on and not self.installed_on:
+            return [f"{self.result.entry.package} is not installed on any known device; saved anyway"]
+        return []
+
+
+@dataclass
+class LaunchOutcome:
+    """What a confirmed launch taught the App-KB."""
+
+    successes: int = 0
+    learned: list[AppKbEntry] = field(default_factory=list)
+
+
+class Memory:
+    """Everything Jiyi remembers, behind one object. Open with `Memory.open`."""
+
+    def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
+        self.config = config
+        self.store = store
+        self.registry = registry
+        self.redactor = Redactor([*default_words(), *config.sensitive_words])
+        self.evidence = ImplicitAliasEvidence()
+        self._write_lock = threading.RLock()
+        self._index_lock = threading.Lock()
+        self._index: ResolverIndex | None = None
+        self._index_seq = -1
+        self._listeners: list[Listener] = []
+        deny = tuple(config.launch_deny)
+        self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
+        self._deny_prefix = tuple(p for p in deny if p.endswith("."))
+
+    @classmethod
+    def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
+        """Open the home named by `config` (validated already) and its store."""
+        store = Store.open(config.home_path, all_projections())
+        return cls(config, store, registry or default_registry())
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- change notification ---------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call `listener(domain, txn)` after every committed change."""
+        self._listeners.append(listener)
+
+    def _changed(self, domain: str, txn: int) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(domain, txn)
+            except Exception:
+                log.exception("a change listener failed")
+
+    # -- App-KB reads ------------------------------------------------------------------
+
+    def list_aliases(
+        self,
+        *,
+        device: str | None = None,
+        kind: str | None = None,
+        include_stale: bool = True,
+        text: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[AppKbEntry]:
+        """App-KB entries, filtered and paged in the store."""
+        return appkb.list_entries(
+            self.store,
+            device=device,
+            kind=kind,
+            include_stale=include_stale,
+            text=text,
+            limit=limit,
+            offset=offset,
+        )
+
+    def count_aliases(self) -> int:
+        return appkb.count_entries(self.store)
+
+    def devices(self) -> list[str]:
+        return appkb.devices(self.store)
+
+    def installed(self, device: str) -> dict[str, str] | None:
+        return appkb.installed(self.store, device)
+
+    def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
+        """Every App-KB change about `name`, newest first."""
+        return appkb_history.history(self.store, name, limit=limit)
+
+    # -- App-KB writes -----------------------------------------------------------------
+
+    def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
+        """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
+        self._check_actor(actor)
+        self._check_enabled()
+        with self._write_lock:
+            result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
+        self._changed(APP_KB, result.txn)
+        devices = self.devices()
+        present = [d for d in devices if result.entry.package in (self.installed(d) or {})]
+        return LearnAliasOutcome(result, present, [d for d in devices if d not in present])
+
+    def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
+        """Remove `name`'s global user and learned aliases; device entries stay."""
+        self._check_actor(actor)
+        self._check_enabled()
+        with self._write_lock:
+            result = appkb.forget_alias(self.store, name, actor=actor)
+        self._changed(APP_KB, result.txn)
+        return result
+
+    def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
+        """Revert App-KB change `txn` by appending reverting events (undoing an undo redoes)."""
+        self._check_actor(actor)
+        with self._write_lock:
+            result = appkb_history.undo(self.store, txn, actor=actor)
+        self._changed(APP_KB, result.txn)
+        return result
+
+    def sync_inventory(self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent") -> SyncReport:
+        """The device's installed apps (package, label): new ones added, missing ones marked stale."""
+        self._check_actor(actor)
+        self._check_enabled()
+        with self._write_lock:
+            report = appkb.sync_inventory(self.store, device, apps, actor=actor, redactor=self.redactor)
+        if report.added or report.updated or report.staled:
+            self._changed(APP_KB, self.store.last_seq(APP_KB))
+        return report
+
+    def note_failed_resolution(self, run_id: str, name: str, message: str) -> list[str]:
+        """Keep, for this run only, the packages a failed `launch_app(name)` offered."""
+        if not (self.config.app_kb and self.config.implicit_alias):
+            return []
+        return self.evidence.note_failure(run_id, name, message)
+
+    def confirm_launch(
+        self, *, run_id: str, device: str | None, name: str, package: str, actor: str = "agent"
+    ) -> LaunchOutcome:
+        """The device confirmed `package` launched after the agent asked for `name`.
+
+        Counts a success on matching entries; learns the name from this run's
+        failed-resolution evidence (implicit alias) or, when it differs from the
+        package's canonical label, by label. Sensitive names are never written.
+        """
+        self._check_actor(actor)
+        outcome = LaunchOutcome()
+        if not self.config.app_kb or not is_package_name(package) or not isinstance(name, str) or not name.strip():
+            return outcome
+        with self._write_lock:
+            outcome.successes = appkb.record_success(self.store, name, package, device=device, actor=actor)
+            if self.evidence.was_written(run_id, name):
+                pass
+            elif self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
+                note = f"implicit: run<{run_id}>"
+                entry = appkb.learn_observed(
+                    self.store,
+                    name,
+                    package,
+                    label=package,
+                    note=note,
+                    actor=actor,
+                    redactor=self.redactor,
+                )
+                if entry is not None:
+                    outcome.learned.append(entry)
+                    self.evidence.mark_written(run_id, name)
+            elif outcome.successes == 0:
+                label = (self.installed(device) or {}).get(package) if device else None
+                label = label or self.registry.label_for(package)
+                if label and normalize_term(label) != normalize_term(name):
+                    note = f"label: run<{run_id}>"
+                    entry = appkb.learn_observed(
+                        self.store,
+                        name,
+                        package,
+                        label=label,
+                        note=note,
+                        actor=actor,
+                        redactor=self.redactor,
+                    )
+                    if entry is not None:
+                        outcome.learned.append(entry)
+                        self.evidence.mark_written(run_id, name)
+        if outcome.successes or outcome.learned:
+            self._changed(APP_KB, self.store.last_seq(APP_KB))
+        return outcome
+
+    def end_run_evidence(self, run_id: str) -> None:
+        """Drop the run's implicit-alias evidence (it never outlives the run)."""
+        self.evidence.end_run(run_id)
+
+    # -- resolution --------------------------------------------------------------------
+
+    def resolver_index(self) -> ResolverIndex:
+        """The resolver's index, rebuilt only when the App-KB changed."""
+        seq = self.store.last_seq(APP_KB)
+        with self._index_lock:
+            if self._index is None or seq != self._index_seq:
+                entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
+                self._index = ResolverIndex.build(self.registry, entries)
+                self._index_seq = seq
+            return self._index
+
+    def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
+        """Which package `name` means on `device`: resolved, ambiguous or unknown, with candidates."""
+        if not isinstance(name, str):
+            raise InvalidInput("name must be text")
+        if device is not None and (not isinstance(device, str) or not device.strip()):
+            raise InvalidInput("device must be a non-empty serial")
+        installed = self.installed(device) if device else None
+        return self.resolver_index().resolve(
+            name,
+            device=device,
+            installed=set(installed) if installed is not None else None,
+            deny=self.launch_denied,
+        )
+
+    def launch_denied(self, package: str) -> bool:
+        """Whether the launch policy forbids auto-launching `package`."""
+        return package in self._deny_exact or package.startswith(self._deny_prefix)
+
+    # -- upkeep, import, export --------------------------------------------------------
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Drop and rebuild every view from the event log."""
+        with self._write_lock:
+            counts = self.store.rebuild(progress=progress)
+        self._changed(APP_KB, self.store.last_seq(APP_KB))
+        return counts
+
+    def import_taskwizard(self, directory: Path) -> ImportReport:
+        """Import a TaskWizard `memory/` (or `app_kb/`) directory."""
+        with self._write_lock:
+            report = taskwizard_appkb.import_appkb(self.store, Path(directory))
+        if report.imported:
+            self._changed(APP_KB, self.store.last_seq(APP_KB))
+        return report
+
+    def export_taskwizard(self, directory: Path) -> dict[str, int]:
+        """Write the App-KB as a TaskWizard `memory/app_kb/` directory."""
+        return taskwizard_appkb.export_appkb(self.store, Path(directory))
+
+    def health(self) -> dict[str, object]:
+        """Version, schema, where things are, counts."""
+        return {
+            "version": __version__,
+            "schema_version": self.store.schema_version,
+            "home": str(self.store.home),
+            "database": str(self.store.path),
+            "rag_mode": self.config.memory_rag,
+            "app_kb_entries": self.count_aliases(),
+            "events": self.store.count_events(),
+            "devices": self.devices(),
+            "registry_apps": len(self.registry),
+        }
+
+    # -- checks ------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_actor(actor: str) -> None:
+        if actor not in ACTORS:
+            raise InvalidInput(f"actor must be one of {', '.join(ACTORS)}")
+
+    def _check_enabled(self) -> None:
+        if not self.config.app_kb:
+            raise InvalidInput("the App-KB is off (JIYI_APP_KB=off)")
+
+
+KIND_NAMES = KINDS

@@ -1,0 +1,320 @@
+"""The `Store`: one SQLite file through peewee, its event log and its views.
+
+The event table is the truth. Every mutation appends events and applies them
+to the view tables inside one IMMEDIATE transaction, so a write acknowledged
+after `atomic()` returns has been committed with its view. Views can be dropped
+and rebuilt by replay; a missing, outdated or inconsistent view is rebuilt on
+open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from peewee import SqliteDatabase
+
+from jiyi.store import clock
+from jiyi.store.errors import EnvironmentProblem, InvalidInput, UnsafePath
+from jiyi.store.home import HomeLock, check_private_file, prepare_home
+from jiyi.store.migrations import SCHEMA_VERSION, migrate, schema_version
+from jiyi.store.models import TRUTH_MODELS, Event, MetaValue, tuples
+from jiyi.store.projection import EventRecord, Projection
+
+log = logging.getLogger("jiyi.store")
+
+DB_NAME = "jiyi.sqlite3"
+PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10_000,
+    "synchronous": "full",
+}
+Progress = Callable[[int, int], None]
+
+
+class Store:
+    """Owns the database of one home. Open with `Store.open`, close with `close`."""
+
+    def __init__(self, home: Path, db: SqliteDatabase, lock: HomeLock) -> None:
+        self.home = home
+        self.path = home / DB_NAME
+        self.db = db
+        self._lock = lock
+        self._projections: dict[str, Projection] = {}
+        self._local = threading.local()
+        self.rebuilt_on_open: list[str] = []
+
+    # -- opening -------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, home: Path, projections: Sequence[Projection] = ()) -> Store:
+        """Open (creating if needed) the store in `home`.
+
+        Checks, in order: the home is a private directory of ours; no other
+        process owns it; the database and its WAL/SHM are private regular files
+        with one link; the schema is not newer than ours. Then migrates and
+        checks every view, rebuilding any that is missing or inconsistent.
+        """
+        home = prepare_home(home)
+        lock = HomeLock(home)
+        lock.acquire()
+        try:
+            db = _connect(home / DB_NAME)
+            store = cls(home, db, lock)
+            try:
+                applied = migrate(db)
+                if applied:
+                    log.info("migrated %s to schema %s", store.path, applied[-1])
+                db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
+                for projection in projections:
+                    store._register(projection)
+            except BaseException:
+                db.close()
+                raise
+        except BaseException:
+            lock.release()
+            raise
+        return store
+
+    @property
+    def _txn(self) -> int | None:
+        """The current thread's transaction id: None outside `atomic()`, 0 before its first event."""
+        return getattr(self._local, "txn", None)
+
+    @_txn.setter
+    def _txn(self, value: int | None) -> None:
+        self._local.txn = value
+
+    def _register(self, projection: Projection) -> None:
+        self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+        self._projections[projection.domain] = projection
+        reason = self._view_problem(projection)
+        if reason and self.last_seq(projection.domain) == 0:
+            with self.db.atomic("IMMEDIATE"):
+                self.db.create_tables(list(projection.models), safe=True)
+                self._set_view_state(projection.domain, {"version": projection.version, "seq": 0})
+        elif reason:
+            log.warning("rebuilding the %s view: %s", projection.domain, reason)
+            self.rebuild(projection.domain)
+            self.rebuilt_on_open.append(projection.domain)
+
+    def _view_problem(self, projection: Projection) -> str | None:
+        state = self._view_state(projection.domain)
+        tables = set(self.db.get_tables())
+        missing = [m._meta.table_name for m in projection.models if m._meta.table_name not in tables]
+        if missing:
+            return f"table {', '.join(missing)} is missing"
+        if state.get("version") != projection.version:
+            return f"view definition changed ({state.get('version')} -> {projection.version})"
+        if state.get("seq") != self.last_seq(projection.domain):
+            return f"view is at event {state.get('seq')}, log at {self.last_seq(projection.domain)}"
+        return None
+
+    # -- events --------------------------------------------------------------------
+
+    def atomic(self) -> _Transaction:
+        """A write transaction (BEGIN IMMEDIATE); events appended inside share one txn id."""
+        return _Transaction(self)
+
+    def append(
+        self,
+        domain: str,
+        event_type: str,
+        payload: dict[str, Any],
+        *,
+        actor: str,
+        ts: str | None = None,
+        schema_v: int = 1,
+    ) -> EventRecord:
+        """Append one event and apply it to its view. Must run inside `atomic()`."""
+        if self._txn is None:
+            raise RuntimeError("Store.append must run inside Store.atomic()")
+        projection = self._projections.get(domain)
+        subject = projection.subject_of(event_type, payload) if projection else None
+        text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        stamp = ts or clock.iso_now()
+        seq = Event.insert(
+            ts=stamp,
+            domain=domain,
+            type=event_type,
+            schema_v=schema_v,
+            actor=actor,
+            payload=text,
+            txn=self._txn if self._txn > 0 else None,
+            subject=subject,
+        ).execute()
+        if self._txn == 0:
+            self._txn = seq
+            Event.update(txn=seq).where(Event.seq == seq).execute()
+        record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
+        if projection is not None:
+            projection.apply(record)
+            self._set_view_state(domain, {"version": projection.version, "seq": seq})
+        return record
+
+    def events(
+        self,
+        domain: str | None = None,
+        *,
+        subject: str | None = None,
+        txn: int | None = None,
+        after: int = 0,
+        types: Sequence[str] | None = None,
+        batch: int = 2000,
+    ) -> Iterator[EventRecord]:
+        """Yield events in log order, filtered; reads in batches so memory stays flat."""
+        last = after
+        while True:
+            query = Event.select().where(Event.seq > last)
+            if domain is not None:
+                query = query.where(Event.domain == domain)
+            if subject is not None:
+                query = query.where(Event.subject == subject)
+            if txn is not None:
+                query = query.where(Event.txn == txn)
+            if types is not None:
+                query = query.where(Event.type.in_(list(types)))
+            rows = tuples(query.order_by(Event.seq).limit(batch))
+            for seq, ts, dom, typ, schema_v, actor, payload, txn_id, subj in rows:
+                yield EventRecord(seq, ts, dom, typ, schema_v, actor, json.loads(payload), txn_id, subj)
+            if len(rows) < batch:
+                return
+            last = rows[-1][0]
+
+    def last_seq(self, domain: str | None = None) -> int:
+        """The newest event's seq (0 when there is none)."""
+        query = Event.select(Event.seq).order_by(Event.seq.desc()).limit(1)
+        if domain is not None:
+            query = query.where(Event.domain == domain)
+        row = query.tuples().first()
+        return int(row[0]) if row else 0
+
+    def count_events(self, domain: str | None = None) -> int:
+        query = Event.select()
+        if domain is not None:
+            query = query.where(Event.domain == domain)
+        return int(query.count())
+
+    # -- views ---------------------------------------------------------------------
+
+    def rebuild(self, domain: str | None = None, progress: Progress | None = None) -> dict[str, int]:
+        """Drop and rebuild the views of `domain` (or all) by replaying the log.
+
+        Returns how many events each domain replayed. Runs in one transaction:
+        a failure leaves the old view as it was.
+        """
+        names = [domain] if domain else list(self._projections)
+        counts: dict[str, int] = {}
+        for name in names:
+            projection = self._projections.get(name)
+            if projection is None:
+                raise InvalidInput(f"no view named {name!r}; known: {', '.join(self._projections)}")
+            total = self.count_events(name)
+            with self.db.atomic("IMMEDIATE"):
+                self.db.drop_tables(list(projection.models), safe=True)
+                self.db.create_tables(list(projection.models), safe=True)
+                done = 0
+                for event in self.events(name):
+                    projection.apply(event)
+                    done += 1
+                    if progress is not None and (done % 500 == 0 or done == total):
+                        progress(done, total)
+                self._set_view_state(name, {"version": projection.version, "seq": self.last_seq(name)})
+            counts[name] = done
+        return counts
+
+    def _view_state(self, domain: str) -> dict[str, Any]:
+        row = MetaValue.get_or_none(MetaValue.key == f"view:{domain}")
+        if row is None:
+            return {}
+        try:
+            value = json.loads(row.value)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
+        MetaValue.replace(key=f"view:{domain}", value=json.dumps(state)).execute()
+
+    # -- facts ---------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        return schema_version(self.db)
+
+    def integrity_check(self) -> str:
+        """SQLite's own verdict on the file: 'ok' when sound."""
+        return str(self.db.execute_sql("PRAGMA integrity_check").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the database and release the home (idempotent)."""
+        if not self.db.is_closed():
+            self.db.close()
+        self._lock.release()
+
+
+class _Transaction(AbstractContextManager[Any]):
+    """BEGIN IMMEDIATE around a group of appends that share one txn id."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._atomic: Any = None
+        self._outer = False
+
+    @property
+    def id(self) -> int:
+        """The transaction's id: the seq of its first event (0 before any append)."""
+        return self._store._txn or 0
+
+    def __enter__(self) -> _Transaction:
+        self._outer = self._store._txn is None
+        self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        self._atomic.__enter__()
+        if self._outer:
+            self._store._txn = 0
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self._atomic.__exit__(*exc)
+        finally:
+            if self._outer:
+                self._store._txn = None
+
+
+def _connect(path: Path) -> SqliteDatabase:
+    """Connect to `path` with Jiyi's pragmas after checking the files are private."""
+    for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
+        check_private_file(Path(f"{path}{suffix}"), what)
+    if not path.exists():
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except FileExistsError:
+            raise UnsafePath(f"database {path} appeared while opening; refusing to race") from None
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot create database {path}: {exc.strerror}") from exc
+        os.close(fd)
+    db = SqliteDatabase(str(path), pragmas=PRAGMAS)
+    try:
+        db.connect()
+        mode = db.execute_sql("PRAGMA journal_mode").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise EnvironmentProblem(f"cannot open database {path}: {exc}") from exc
+    if str(mode).lower() != "wal":
+        db.close()
+        raise EnvironmentProblem(f"database {path} refused WAL mode (got {mode})")
+    for suffix, what in (("-wal", "WAL file"), ("-shm", "shared-memory file")):
+        check_private_file(Path(f"{path}{suffix}"), what)
+    return db
+
+
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "Store"]

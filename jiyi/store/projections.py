@@ -1,0 +1,10 @@
+"""Every domain's projection, in the order the store registers them."""
+
+from __future__ import annotations
+
+from jiyi.store.appkb_projection import AppKbProjection
+from jiyi.store.projection import Projection
+
+
+def all_projections() -> list[Projection]:
+    return [AppKbProjection()]
