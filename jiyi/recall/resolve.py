@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from rapidfuzz.distance import Indel
 
@@ -30,7 +31,8 @@ from jiyi.recall.lexical import lexical_similarity, ngrams
 from jiyi.recall.normalize import normalize
 from jiyi.recall.pinyin_keys import pinyin_key
 from jiyi.recall.registry import AppRegistry
-from jiyi.store.appkb_entry import AppKbEntry, device_scope
+from jiyi.store.appkb_entry import AppKbEntry, EntryKey, device_scope, normalize_term
+from jiyi.store.appkb_projection import Put, Remove, changes_for
 
 STRONG = frozenset(
     {
@@ -59,6 +61,7 @@ MAX_CANDIDATES = 10
 LEXICAL_MIN = 0.35
 PINYIN_MIN = 0.45
 SHORTLIST = 48
+POSTINGS_BUDGET = 3000  # postings read per route and query; the rarest grams are read first
 
 # An embedding route: normalized query → (name text, package, similarity) neighbours.
 EmbeddingRoute = Callable[[str], Sequence[tuple[str, str, float]]]
@@ -190,12 +193,18 @@ class ResolverIndex:
         self.labels: dict[str, str] = {}
         self._packages: dict[str, str] = {}
         self._segments: dict[str, set[str]] = {}
+        self._alive: list[bool] = []
+        self._by_key: dict[EntryKey, int] = {}
+        self._keys_by_term: dict[str, set[EntryKey]] = {}
+        self._by_package: dict[str, list[int]] = {}
+        self.dead = 0
         for record in records:
             self._add(record)
 
-    def _add(self, record: NameRecord) -> None:
+    def _add(self, record: NameRecord) -> int:
         index = len(self.records)
         self.records.append(record)
+        self._alive.append(True)
         for form in {record.norm, record.alnum}:
             if form:
                 self._exact.setdefault(form, []).append(index)
@@ -207,16 +216,17 @@ class ResolverIndex:
             self._pinyin_full.setdefault(key.full, []).append(index)
             if len(key.initials) >= 2:
                 self._pinyin_initials.setdefault(key.initials, []).append(index)
-            for gram in ngrams(key.full, 2):
+            for gram in ngrams(key.full, 3):
                 self._pinyin_grams.setdefault(gram, []).append(index)
-        # The label shown for a package: a device or registry display name wins over other names.
-        if record.package not in self.labels or (record.exact_evidence == "exact_label" and record.source != "learned"):
+        self._by_package.setdefault(record.package, []).append(index)
+        if record.package not in self.labels or _names_label(record):
             self.labels[record.package] = record.text
         if record.package.casefold() not in self._packages:
             self._packages[record.package.casefold()] = record.package
             for segment in record.package.casefold().split("."):
                 if len(segment) >= 4 and segment not in SEGMENT_STOP:
                     self._segments.setdefault(segment, set()).add(record.package)
+        return index
 
     @classmethod
     def build(cls, registry: AppRegistry, entries: Iterable[AppKbEntry]) -> ResolverIndex:
@@ -227,36 +237,88 @@ class ResolverIndex:
             if n.norm:
                 evidence = "exact_label" if is_label else "exact_alias"
                 records.append(NameRecord(name, n.norm, n.alnum, package, "registry", "global", evidence))
+        index = cls(records)
         for entry in entries:
-            if entry.stale:
-                continue
-            n = normalize(entry.term)
-            if not n.norm:
-                continue
-            evidence = "exact_label" if entry.kind == "device" else "exact_alias"
-            records.append(
-                NameRecord(
-                    entry.term,
-                    n.norm,
-                    n.alnum,
-                    entry.package,
-                    entry.kind,
-                    entry.scope,
-                    evidence,
-                    entry.success_count,
-                    entry.last_success,
-                )
-            )
-        return cls(records)
+            index.put_entry(entry)
+        return index
+
+    # -- incremental upkeep ------------------------------------------------------------
+
+    def put_entry(self, entry: AppKbEntry) -> None:
+        """Index an App-KB entry, replacing any earlier version of it; a stale one is only removed."""
+        self.remove_entry(entry.key)
+        n = normalize(entry.term)
+        if entry.stale or not n.norm:
+            return
+        evidence = "exact_label" if entry.kind == "device" else "exact_alias"
+        record = NameRecord(
+            entry.term,
+            n.norm,
+            n.alnum,
+            entry.package,
+            entry.kind,
+            entry.scope,
+            evidence,
+            entry.success_count,
+            entry.last_success,
+        )
+        self._by_key[entry.key] = self._add(record)
+        self._keys_by_term.setdefault(entry.term_norm, set()).add(entry.key)
+
+    def remove_entry(self, key: EntryKey) -> None:
+        index = self._by_key.pop(key, None)
+        if index is not None:
+            self._alive[index] = False
+            self.dead += 1
+            term_keys = self._keys_by_term.get(normalize_term(key[0]))
+            if term_keys:
+                term_keys.discard(key)
+            self._relabel(self.records[index].package)
+
+    def _relabel(self, package: str) -> None:
+        """Recompute a package's label from its live names, by the rule `_add` follows."""
+        label = None
+        for index in self._by_package.get(package, ()):
+            if self._alive[index] and (label is None or _names_label(self.records[index])):
+                label = self.records[index].text
+        if label is None:
+            self.labels.pop(package, None)
+        else:
+            self.labels[package] = label
+
+    def apply_event(self, event_type: str, payload: dict[str, Any]) -> None:
+        """Follow one App-KB event, by the same rules as the store's view."""
+        for change in changes_for(event_type, payload):
+            if isinstance(change, Put):
+                self.put_entry(change.entry)
+            elif isinstance(change, Remove):
+                self.remove_entry(change.key)
+            else:
+                for key in list(self._keys_by_term.get(change.term_norm, ())):
+                    if key[3] == "global" and key[2] in change.kinds:
+                        self.remove_entry(key)
+
+    @property
+    def dead_share(self) -> float:
+        """How much of the index is tombstones (rebuild when it grows large)."""
+        return self.dead / max(1, len(self.records))
 
     # -- routes ------------------------------------------------------------------------
 
     def _shortlist(self, postings: dict[str, list[int]], grams: Iterable[str]) -> list[int]:
+        """Names sharing the most grams with the query, reading rare grams first.
+
+        A gram that half the names share says little and costs much: once the
+        budget is spent (and at least two grams were read), commoner grams are skipped.
+        """
+        lists = sorted((hits for gram in grams if (hits := postings.get(gram))), key=len)
         counts: Counter[int] = Counter()
-        for gram in grams:
-            hits = postings.get(gram)
-            if hits:
-                counts.update(hits)
+        read = 0
+        for number, hits in enumerate(lists):
+            if number >= 2 and read + len(hits) > POSTINGS_BUDGET:
+                break
+            counts.update(hits)
+            read += len(hits)
         return [index for index, _ in counts.most_common(SHORTLIST)]
 
     def resolve(
@@ -280,7 +342,7 @@ class ResolverIndex:
 
         def offer(index: int, similarity: float, evidence: str, route: str, contained: bool = False) -> None:
             record = self.records[index]
-            if record.scope not in scopes:
+            if record.scope not in scopes or not self._alive[index]:
                 return
             prior = prior_of(record, now)
             score = 0.8 * similarity + 0.2 * prior
@@ -349,6 +411,8 @@ class ResolverIndex:
         return Resolution(query, q.norm, state, chosen, reason, present[:MAX_CANDIDATES], absent, device, elapsed)
 
     def _pinyin_route(self, alnum: str, offer: Callable[[int, float, str, str], None]) -> None:
+        """Same sound: a Chinese query by its pinyin (homophones match exactly); a Latin
+        query as typed pinyin, full (with typos) or initials."""
         key = pinyin_key(alnum)
         spoken = key.full if key else alnum
         if not spoken or not spoken.isascii():
@@ -359,9 +423,9 @@ class ResolverIndex:
         if key is None and len(alnum) >= 2:
             for index in self._pinyin_initials.get(alnum, ()):
                 offer(index, 0.92, "pinyin_initials", "pinyin")
-        if len(spoken) >= 3:
+        if key is None and len(spoken) >= 3:
             seen = set(exact)
-            for index in self._shortlist(self._pinyin_grams, ngrams(spoken, 2)):
+            for index in self._shortlist(self._pinyin_grams, ngrams(spoken, 3)):
                 other = self._pinyin_of[index]
                 if index in seen or other is None:
                     continue
@@ -414,6 +478,11 @@ class ResolverIndex:
         current = best.get(package)
         if current is None or _better(candidate, current):
             best[package] = candidate
+
+
+def _names_label(record: NameRecord) -> bool:
+    """A device label or registry display name is the label shown for its package (the last one wins)."""
+    return record.exact_evidence == "exact_label" and record.source != "learned"
 
 
 def _rank_key(candidate: Candidate) -> tuple[float, int, int, str]:

@@ -46,9 +46,12 @@ class LearnAliasOutcome:
 
     @property
     def warnings(self) -> list[str]:
-        if self.missing_on and not self.installed_on:
-            return [f"{self.result.entry.package} is not installed on any known device; saved anyway"]
-        return []
+        package = self.result.entry.package
+        if self.installed_on:
+            return []
+        if not self.missing_on:
+            return [f"no device has synced its apps yet, so {package} could not be checked; saved anyway"]
+        return [f"{package} is not installed on any known device; saved anyway"]
 
 
 @dataclass
@@ -246,13 +249,21 @@ class Memory:
     # -- resolution --------------------------------------------------------------------
 
     def resolver_index(self) -> ResolverIndex:
-        """The resolver's index, rebuilt only when the App-KB changed."""
+        """The resolver's index, kept in step with the App-KB.
+
+        Built once; afterwards only the events since it was last brought up to
+        date are applied, so a write costs the index what it changed. Rebuilt in
+        full when a third of it is tombstones.
+        """
         seq = self.store.last_seq(APP_KB)
         with self._index_lock:
-            if self._index is None or seq != self._index_seq:
+            if self._index is None or self._index.dead_share > 0.33:
                 entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
                 self._index = ResolverIndex.build(self.registry, entries)
-                self._index_seq = seq
+            elif seq != self._index_seq and self.config.app_kb:
+                for event in self.store.events(APP_KB, after=self._index_seq):
+                    self._index.apply_event(event.type, event.payload)
+            self._index_seq = seq
             return self._index
 
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:

@@ -157,7 +157,7 @@ class Store:
         record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
         if projection is not None:
             projection.apply(record)
-            self._set_view_state(domain, {"version": projection.version, "seq": seq})
+            self._local.views[domain] = seq
         return record
 
     def events(
@@ -268,11 +268,12 @@ class _Transaction(AbstractContextManager[Any]):
         self._store = store
         self._atomic: Any = None
         self._outer = False
+        self._id = 0
 
     @property
     def id(self) -> int:
         """The transaction's id: the seq of its first event (0 before any append)."""
-        return self._store._txn or 0
+        return self._store._txn or self._id
 
     def __enter__(self) -> _Transaction:
         self._outer = self._store._txn is None
@@ -280,14 +281,28 @@ class _Transaction(AbstractContextManager[Any]):
         self._atomic.__enter__()
         if self._outer:
             self._store._txn = 0
+            self._store._local.views = {}
         return self
 
     def __exit__(self, *exc: Any) -> None:
         try:
+            if self._outer and exc[0] is None:
+                try:
+                    self._record_views()
+                except BaseException as failure:
+                    self._atomic.__exit__(type(failure), failure, failure.__traceback__)
+                    raise
             self._atomic.__exit__(*exc)
         finally:
             if self._outer:
+                self._id = self._store._txn or 0
                 self._store._txn = None
+
+    def _record_views(self) -> None:
+        """The views' bookkeeping: written once per transaction and committed with it."""
+        for domain, seq in self._store._local.views.items():
+            version = self._store._projections[domain].version
+            self._store._set_view_state(domain, {"version": version, "seq": seq})
 
 
 def _connect(path: Path) -> SqliteDatabase:

@@ -1,0 +1,222 @@
+"""The `jiyi` command line, run as a person would, on real homes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jiyi.service.cli import COMMANDS, build_parser, main
+from tests.conftest import REPO
+
+Capsys = pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def run(home: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    for key in [k for k in os.environ if k.startswith("JIYI_")]:
+        monkeypatch.delenv(key)
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = main([*args, "--home", str(home)] if args and not args[0].startswith("-") else [*args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke
+
+
+@pytest.fixture
+def inventory(tmp_path: Path) -> Path:
+    path = tmp_path / "inventory.tsv"
+    path.write_text("package\tlabel\ncom.tencent.mm\t微信\ncom.xingin.xhs\t小红书\n", "utf-8")
+    return path
+
+
+def test_alias_learn_list_history_undo_forget(run, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+    assert run("inventory", "sync", "--device", "d1", str(inventory))[0] == 0
+    code, out, err = run("alias", "learn", "绿泡泡=com.tencent.mm")
+    assert code == 0 and "learned: 绿泡泡 → com.tencent.mm" in out and not err
+    change = int(out.rsplit("change", 1)[1])
+    code, out, _ = run("alias", "list", "--kind", "user")
+    assert code == 0 and "绿泡泡" in out and "com.tencent.mm" in out and "1 entries" in out
+    code, out, _ = run("alias", "history", "绿泡泡")
+    assert f"change {change:>6}" in out and "alias_user_set" in out
+    code, out, _ = run("alias", "undo", str(change))
+    assert code == 0 and f"undid change {change}" in out
+    assert "no App-KB entries match" in run("alias", "list", "--kind", "user")[1]
+    run("alias", "learn", "红书=com.xingin.xhs")
+    code, out, _ = run("alias", "forget", "红书")
+    assert code == 0 and "removed user com.xingin.xhs" in out
+    code, out, _ = run("alias", "list", "--json")
+    assert {e["kind"] for e in json.loads(out)} == {"device"}
+
+
+def test_learn_and_forget_flags(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("--home", str(home), "--learn-alias", "小黄=com.sankuai.meituan")
+    assert code == 0 and "learned" in out and "could not be checked; saved anyway" in err
+    code, out, _ = run("--home", str(home), "--forget-alias", "小黄")
+    assert code == 0 and "removed user com.sankuai.meituan" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("alias", "learn", "no-equals-sign"), 2, "expected 名称=包名"),
+        (("alias", "learn", "=com.tencent.mm"), 2, "name before '=' is empty"),
+        (("alias", "learn", "微信="), 2, "package after '=' is empty"),
+        (("alias", "learn", "微信=wechat"), 2, "is not a package name"),
+        (("alias", "learn", "密码=com.tencent.mm"), 2, "looks sensitive"),
+        (("alias", "undo", "12345"), 4, "no App-KB change with id 12345"),
+        (("import", "taskwizard", "/nonexistent/memory"), 4, "has no app_kb"),
+    ],
+)
+def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...], code: int, message: str) -> None:  # type: ignore[no-untyped-def]
+    got, _out, err = run(*args)
+    assert got == code and message in err and err.startswith("jiyi: ")
+
+
+def test_resolve_prints_the_decision_and_candidates(run, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+    run("inventory", "sync", "--device", "d1", str(inventory))
+    code, out, _ = run("resolve", "威信", "--device", "d1")
+    assert code == 0 and out.startswith("ambiguous: -") and "pinyin_full" in out
+    code, out, _ = run("resolve", "微信", "--device", "d1", "--json")
+    data = json.loads(out)
+    assert (data["state"], data["package"]) == ("resolved", "com.tencent.mm")
+
+
+def test_a_symlinked_database_is_refused(run, home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    home.mkdir(mode=0o700)
+    (tmp_path / "db").write_bytes(b"")
+    (home / "jiyi.sqlite3").symlink_to(tmp_path / "db")
+    code, _, err = run("alias", "list")
+    assert code == 3 and "symlink" in err
+
+
+def test_import_export_and_rebuild(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "memory" / "app_kb"
+    folder.mkdir(parents=True)
+    entry = {
+        "term": "微信",
+        "label": "微信",
+        "package": "com.tencent.mm",
+        "kind": "user",
+        "scope": "global",
+        "confidence": 1.0,
+        "success_count": 0,
+        "first_seen": "2026-01-01T00:00:00+00:00",
+        "last_seen": "2026-01-01T00:00:00+00:00",
+        "stale": False,
+    }
+    lines = [
+        json.dumps({"op": "upsert", "entry": entry, "ts": "2026-01-01T00:00:00+00:00"}, ensure_ascii=False),
+        "garbage",
+    ]
+    (folder / "events.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    code, out, err = run("import", "taskwizard", str(tmp_path / "memory"))
+    assert code == 0 and "imported 1 records" in out and "skipped 1 corrupt" in out and "line 2" in err
+    assert "imported before" in run("import", "taskwizard", str(tmp_path / "memory"))[1]
+    code, out, _ = run("export", "taskwizard", str(tmp_path / "out"))
+    assert code == 0 and (tmp_path / "out" / "app_kb" / "kb.json").exists()
+    code, out, _ = run("rebuild")
+    assert code == 0 and "app_kb (1 events)" in out and "integrity ok" in out
+
+
+def test_config_shows_values_and_sources(run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("JIYI_MEMORY_RAG", "on")
+    code, out, _ = run("config")
+    assert code == 0
+    assert any(
+        line.startswith("JIYI_MEMORY_RAG") and "on" in line and line.endswith("env") for line in out.splitlines()
+    )
+    monkeypatch.setenv("JIYI_MEMORY_RAG", "loud")
+    code, _, err = run("config")
+    assert code == 2 and "JIYI_MEMORY_RAG" in err
+
+
+def test_eval_resolve_on_files(run, tmp_path: Path, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+    queries = tmp_path / "queries.tsv"
+    queries.write_text(
+        "query\texpected\tkind\tnote\n微信\tcom.tencent.mm\tlabel\tx\nweixin\tcom.tencent.mm\tpinyin\t\n"
+        "淘宝\t-\tabsent\t\n小红书\tcom.xingin.xhs|com.xingin.xhs.lite\tlabel\t\n",
+        "utf-8",
+    )
+    code, out, _ = run("eval", "resolve", "--inventory", str(inventory), "--queries", str(queries), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 4
+    assert report["top1_accuracy"] == 1.0 and report["resolved_precision"] == 1.0
+    assert report["resolved_rate"] == 0.5 and report["false_resolved"] == 0
+    assert set(report["by_kind"]) == {"label", "pinyin", "absent"}
+    assert set(report["latency_ms"]) == {"p50", "p99"}
+
+
+@pytest.mark.parametrize(
+    ("inventory_text", "queries_text", "message"),
+    [
+        ("pkg\tname\nx\ty\n", "query\texpected\n微信\t-\n", "header lacks package, label"),
+        (
+            "package\tlabel\nnot a package\t微信\n",
+            "query\texpected\n微信\t-\n",
+            "line 2: 'not a package' is not a package name",
+        ),
+        (
+            "package\tlabel\ncom.tencent.mm\t微信\n",
+            "query\texpected\n微信\twechat\n",
+            "expected 'wechat' is not a package name",
+        ),
+        ("package\tlabel\ncom.tencent.mm\t微信\n", "query\texpected\n\tcom.tencent.mm\n", "line 2: query is empty"),
+        ("package\tlabel\ncom.tencent.mm\t微信\n", "", "is empty"),
+    ],
+)
+def test_eval_resolve_malformed_files(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path, inventory_text: str, queries_text: str, message: str
+) -> None:
+    (tmp_path / "i.tsv").write_text(inventory_text, "utf-8")
+    (tmp_path / "q.tsv").write_text(queries_text, "utf-8")
+    code, _, err = run("eval", "resolve", "--inventory", str(tmp_path / "i.tsv"), "--queries", str(tmp_path / "q.tsv"))
+    assert code == 2 and message in err
+
+
+def test_eval_on_the_shipped_sets_meets_the_targets(run) -> None:  # type: ignore[no-untyped-def]
+    for name in ("resolve_queries.tsv", "resolve_queries_colloquial.tsv"):
+        code, out, _ = run(
+            "eval",
+            "resolve",
+            "--inventory",
+            str(REPO / "bench" / "data" / "resolve_inventory.tsv"),
+            "--queries",
+            str(REPO / "bench" / "data" / name),
+            "--json",
+        )
+        report = json.loads(out)
+        assert code == 0
+        assert report["resolved_precision"] >= 0.99, (name, report["false_resolved_examples"])
+        assert report["top1_accuracy"] >= 0.90, name
+        for kind in ("not_installed", "nonsense"):
+            assert report["by_kind"][kind]["resolved_rate"] == 0.0, (name, kind)
+
+
+def test_every_command_is_documented() -> None:
+    doc = (REPO / "docs" / "cli.md").read_text("utf-8")
+    for path in COMMANDS:
+        assert f"jiyi {' '.join(path)}" in doc, path
+    for flag in ("--home", "--learn-alias", "--forget-alias"):
+        assert flag in doc
+    assert build_parser().prog == "jiyi"
+
+
+def test_the_installed_console_script_runs(home: Path) -> None:
+    script = Path(sys.executable).parent / "jiyi"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.startswith("jiyi ")
+    done = subprocess.run(
+        [str(script), "alias", "learn", "绿泡泡=com.tencent.mm", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0 and "learned" in done.stdout

@@ -1,0 +1,116 @@
+"""The App-KB page and the main window, driven through their widgets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.main_window import MainWindow
+from jiyi.gui.pages.appkb_page import PAGE_SIZE, AppKbPage
+from jiyi.service.memory import Memory
+
+
+@pytest.fixture
+def filled(memory: Memory) -> Memory:
+    memory.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.taobao.taobao", "淘宝")])
+    memory.sync_inventory("d2", [("com.xingin.xhs", "小红书")])
+    memory.learn_alias("绿泡泡", "com.tencent.mm")
+    memory.sync_inventory("d1", [("com.tencent.mm", "微信")])  # 淘宝 becomes stale
+    return memory
+
+
+@pytest.fixture
+def page(qtbot: QtBot, filled: Memory) -> Iterator[AppKbPage]:
+    background = Background()
+    widget = AppKbPage(filled, background)
+    qtbot.addWidget(widget)
+    with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
+        widget.reload()
+    yield widget
+    background.shutdown()
+
+
+def column(page: AppKbPage, name: str) -> list[str]:
+    index = page.model.COLUMNS.index(name)
+    return [page.model.data(page.model.index(row, index)) for row in range(page.model.rowCount())]
+
+
+def test_page_shows_every_entry_with_readable_kinds(page: AppKbPage) -> None:
+    assert sorted(column(page, "term")) == sorted(["微信", "淘宝", "小红书", "绿泡泡"])
+    assert set(column(page, "kind")) == {"设备清单", "用户"}
+    assert "已失效" in column(page, "stale")
+    assert page.device_combo.count() == 3  # all, d1, d2
+    assert "共 4 条" in page.count_label.text()
+
+
+def test_filters_run_in_the_store(qtbot: QtBot, page: AppKbPage) -> None:
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.device_combo.setCurrentIndex(page.device_combo.findData("d2"))
+    assert sorted(column(page, "term")) == ["小红书", "绿泡泡"]
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.kind_combo.setCurrentIndex(page.kind_combo.findData("user"))
+    assert column(page, "term") == ["绿泡泡"]
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.kind_combo.setCurrentIndex(0)
+        page.device_combo.setCurrentIndex(0)
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.stale_check.setChecked(False)
+    assert "淘宝" not in column(page, "term")
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        qtbot.keyClicks(page.search_edit, "tencent")
+    assert sorted(column(page, "term")) == ["微信", "绿泡泡"]
+
+
+def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory) -> None:
+    memory.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
+    background = Background()
+    page = AppKbPage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.reload()
+    assert page.model.rowCount() == PAGE_SIZE and page.model.canFetchMore()
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.model.fetchMore()
+    assert page.model.rowCount() == PAGE_SIZE + 120 and not page.model.canFetchMore()
+    background.shutdown()
+
+
+def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:  # type: ignore[no-untyped-def]
+    qtmodeltester.check(page.model, force_py=True)
+
+
+def test_window_refreshes_when_an_agent_changes_memory(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(filled, settings)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.appkb_page.model.rowCount() == 4, timeout=5000)
+    with qtbot.waitSignal(window.appkb_page.rows_loaded, timeout=5000):
+        filled.learn_alias("小黄", "com.sankuai.meituan", actor="agent")
+    assert "小黄" in column(window.appkb_page, "term")
+    window.show()
+    window.resize(711, 455)
+    qtbot.waitUntil(lambda: window.width() == 711)
+    window.close()
+    assert settings.value("main/geometry") is not None
+    again = MainWindow(filled, settings)
+    qtbot.addWidget(again)
+    again.show()
+    assert (again.width(), again.height()) == (711, 455)
+    again.close()
+
+
+def test_search_shortcut_focuses_the_search_box(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
+    window = MainWindow(filled, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    with qtbot.waitActive(window):
+        window.show()
+        window.activateWindow()
+    window.appkb_page.table.setFocus()
+    qtbot.keyClick(window.appkb_page.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(window.appkb_page.search_edit.hasFocus, timeout=2000)
+    window.close()

