@@ -80,3 +80,11 @@ def test_config_read_through_a_symlink_is_refused(tmp_path: Path) -> None:
 
 def test_every_setting_has_an_env_name_and_help() -> None:
     assert all(s.env.startswith("JIYI_") and s.help for s in SETTINGS)
+
+
+def test_every_setting_is_documented() -> None:
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "configuration.md").read_text("utf-8")
+    for setting in SETTINGS:
+        assert f"`{setting.env}`" in doc and f"`{setting.name}`" in doc, setting.name
