@@ -2,10 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 fonts-wqy-microhei
-export QT_QPA_PLATFORM ?= $(if $(DISPLAY)$(WAYLAND_DISPLAY),,offscreen)
+DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 libxcb-cursor0 fonts-wqy-microhei
 
-.PHONY: run serve test lint bench system-deps clean
+.PHONY: run test lint bench system-deps clean
 
 $(VENV)/.stamp-run: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,9 +30,6 @@ system-deps:
 
 run: system-deps $(VENV)/.stamp-run
 	$(VENV)/bin/jiyi $(ARGS)
-
-serve: $(VENV)/.stamp-run
-	$(VENV)/bin/jiyi serve $(ARGS)
 
 lint: $(VENV)/.stamp-test
 	$(VENV)/bin/ruff check jiyi tests bench

@@ -119,8 +119,9 @@ class Memory:
         text: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        order: str = "reference",
     ) -> list[AppKbEntry]:
-        """App-KB entries, filtered and paged in the store."""
+        """App-KB entries, filtered and paged in the store ("reference" or "trust" order)."""
         return appkb.list_entries(
             self.store,
             device=device,
@@ -129,6 +130,7 @@ class Memory:
             text=text,
             limit=limit,
             offset=offset,
+            order=order,
         )
 
     def count_aliases(self) -> int:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from peewee import fn
+from peewee import Case, fn
 
 from jiyi.store import clock
 from jiyi.store.appkb_entry import (
@@ -30,6 +30,7 @@ from jiyi.store.errors import InvalidInput, SensitiveContent
 from jiyi.store.models import AppEntry, tuples
 from jiyi.store.redact import Redactor
 
+TRUST_ORDER = ("user", "device", "learned", "alias")
 MAX_TERM_CHARS = 64
 MAX_LABEL_CHARS = 128
 
@@ -106,11 +107,14 @@ def list_entries(
     text: str | None = None,
     limit: int | None = None,
     offset: int = 0,
+    order: str = "reference",
 ) -> list[AppKbEntry]:
-    """Entries in the reference's order, filtered in SQL.
+    """Entries, filtered and paged in SQL.
 
     `device` keeps global entries and those of that device; `text` matches the
-    normalized term, label or package as a substring.
+    normalized term, label or package as a substring. `order` is "reference"
+    (scope, kind, term, package: the reference's kb.json order) or "trust"
+    (user, device, learned, alias; then term, package, scope).
     """
     if kind is not None and kind not in KINDS:
         raise InvalidInput(f"kind must be one of {', '.join(KINDS)}")
@@ -130,7 +134,13 @@ def list_entries(
             | fn.lower(AppEntry.label).contains(needle)
             | AppEntry.package.contains(needle)
         )
-    query = query.order_by(AppEntry.scope, AppEntry.kind, AppEntry.term_norm, AppEntry.package)
+    if order == "trust":
+        rank = Case(AppEntry.kind, [(kind, position) for position, kind in enumerate(TRUST_ORDER)], len(TRUST_ORDER))
+        query = query.order_by(rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope)
+    elif order == "reference":
+        query = query.order_by(AppEntry.scope, AppEntry.kind, AppEntry.term_norm, AppEntry.package)
+    else:
+        raise InvalidInput("order must be 'reference' or 'trust'")
     if limit is not None:
         query = query.limit(limit).offset(offset)
     return [row_to_entry(row) for row in query]

@@ -220,3 +220,10 @@ def test_the_installed_console_script_runs(home: Path) -> None:
         env=env,
     )
     assert done.returncode == 0 and "learned" in done.stdout
+
+
+def test_the_console_without_a_display_says_so(home: Path) -> None:
+    script = Path(sys.executable).parent / "jiyi"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    done = subprocess.run([str(script), "--home", str(home)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 3 and "no display" in done.stderr

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -187,14 +188,18 @@ class AppKbPage(QWidget):
             self.tr("信任顺序：用户 > 设备清单 > 学习。此页只读；别名用 jiyi alias learn 名称=包名 修改。")
         )
         self.count_label = QLabel()
-        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
+        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
 
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
+        self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         footer = QHBoxLayout()
-        footer.addWidget(self.trust_label, 1)
         footer.addWidget(self.count_label, 0)
+        footer.addSpacing(16)
+        footer.addWidget(self.trust_label, 1)
         layout.addLayout(footer)
 
         self._debounce = QTimer(self)
@@ -214,6 +219,7 @@ class AppKbPage(QWidget):
             "kind": self.kind_combo.currentData(),
             "text": self.search_edit.text().strip() or None,
             "include_stale": self.stale_check.isChecked(),
+            "order": "trust",
         }
 
     def reload(self) -> None:

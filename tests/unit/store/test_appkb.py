@@ -253,3 +253,13 @@ def test_rebuild_reproduces_the_view_after_random_edits(store: Store, redactor: 
     store.rebuild()
     assert appkb.list_entries(store) == live
     assert len({normalize_term(e.term) for e in live}) > 1
+
+
+def test_trust_order_lists_user_then_device_then_learned(store: Store, redactor: Redactor) -> None:
+    appkb.sync_inventory(store, "d1", [("com.tencent.mm", "微信")], actor="agent", redactor=redactor)
+    appkb.upsert_entry(store, learned("红书", "com.xingin.xhs"), actor="agent")
+    appkb.learn_alias(store, "绿泡泡", "com.tencent.mm", actor="user", redactor=redactor)
+    assert [e.kind for e in appkb.list_entries(store, order="trust")] == ["user", "device", "learned"]
+    assert [e.kind for e in appkb.list_entries(store)] == ["device", "learned", "user"]  # the reference's order
+    with pytest.raises(InvalidInput, match="order"):
+        appkb.list_entries(store, order="random")
