@@ -207,42 +207,39 @@ class Memory:
             return outcome
         with self._write_lock:
             outcome.successes = appkb.record_success(self.store, name, package, device=device, actor=actor)
-            if self.evidence.was_written(run_id, name):
-                pass
-            elif self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
-                note = f"implicit: run<{run_id}>"
+            reason = self._why_learn(run_id, device, name, package, outcome.successes)
+            if reason is not None:
+                label, note = reason
                 entry = appkb.learn_observed(
-                    self.store,
-                    name,
-                    package,
-                    label=package,
-                    note=note,
-                    actor=actor,
-                    redactor=self.redactor,
+                    self.store, name, package, label=label, note=note, actor=actor, redactor=self.redactor
                 )
                 if entry is not None:
                     outcome.learned.append(entry)
                     self.evidence.mark_written(run_id, name)
-            elif outcome.successes == 0:
-                label = (self.installed(device) or {}).get(package) if device else None
-                label = label or self.registry.label_for(package)
-                if label and normalize_term(label) != normalize_term(name):
-                    note = f"label: run<{run_id}>"
-                    entry = appkb.learn_observed(
-                        self.store,
-                        name,
-                        package,
-                        label=label,
-                        note=note,
-                        actor=actor,
-                        redactor=self.redactor,
-                    )
-                    if entry is not None:
-                        outcome.learned.append(entry)
-                        self.evidence.mark_written(run_id, name)
         if outcome.successes or outcome.learned:
             self._changed(APP_KB, self.store.last_seq(APP_KB))
         return outcome
+
+    def _why_learn(
+        self, run_id: str, device: str | None, name: str, package: str, successes: int
+    ) -> tuple[str, str] | None:
+        """(label, evidence note) when a confirmed launch should teach a learned alias.
+
+        Implicit: this run failed to resolve `name` and offered exactly `package`.
+        By label: no entry knew the name, and it differs from the package's
+        canonical label (the device's, else the registry's). Once per name per run.
+        """
+        if self.evidence.was_written(run_id, name):
+            return None
+        if self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
+            return package, f"implicit: run<{run_id}>"
+        if successes:
+            return None
+        label = (self.installed(device) or {}).get(package) if device else None
+        label = label or self.registry.label_for(package)
+        if label and normalize_term(label) != normalize_term(name):
+            return label, f"label: run<{run_id}>"
+        return None
 
     def end_run_evidence(self, run_id: str) -> None:
         """Drop the run's implicit-alias evidence (it never outlives the run)."""
