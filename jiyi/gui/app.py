@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from jiyi.gui.main_window import MainWindow
 from jiyi.service.config import load_config
 from jiyi.service.errors import JiyiError
+from jiyi.service.host import SocketHost, socket_path_for
 from jiyi.service.memory import Memory
 
 log = logging.getLogger("jiyi.gui")
@@ -31,9 +32,20 @@ def run_console(home: str | None = None) -> int:
         if QApplication.platformName() != "offscreen":
             QMessageBox.critical(None, "记忆 Jiyi", str(exc))
         return 3
+    host = SocketHost(memory, socket_path_for(config))
+    problem = None
     try:
-        window = MainWindow(memory, QSettings())
+        host.start()
+    except JiyiError as exc:
+        problem = str(exc)
+        log.warning("the console runs without its service: %s", exc)
+    try:
+        window = MainWindow(memory, QSettings(), host if problem is None else None)
+        if problem:
+            window.update_service_status(problem)
         window.show()
         return int(app.exec())
     finally:
+        if problem is None:
+            host.stop()
         memory.close()

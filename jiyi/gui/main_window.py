@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget, QWidget
 
@@ -10,15 +10,19 @@ from jiyi import __version__
 from jiyi.gui.background import Background
 from jiyi.gui.changes import ChangeFeed
 from jiyi.gui.pages.appkb_page import AppKbPage
+from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
 
 
 class MainWindow(QMainWindow):
     """Hosts the pages over one `Memory`; remembers its geometry in `settings`."""
 
-    def __init__(self, memory: Memory, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, memory: Memory, settings: QSettings, host: SocketHost | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.memory = memory
+        self.host = host
         self.settings = settings
         self.background = Background()
         self.setWindowTitle(self.tr("记忆 Jiyi — {0}").format(memory.store.home))
@@ -39,7 +43,15 @@ class MainWindow(QMainWindow):
 
         self.home_label = QLabel(self.tr("状态目录：{0}").format(memory.store.home))
         self.statusBar().addWidget(self.home_label, 1)
+        self.service_label = QLabel()
+        self.statusBar().addPermanentWidget(self.service_label)
         self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {memory.store.schema_version}"))
+        self._service_timer = QTimer(self)
+        self._service_timer.timeout.connect(self.update_service_status)
+        self._service_timer.start(5000)
+        if host is not None:
+            host.connections_changed.connect(lambda _n: self.update_service_status())
+        self.update_service_status()
 
         self.changes = ChangeFeed(memory, parent=self)
         self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
@@ -48,6 +60,19 @@ class MainWindow(QMainWindow):
 
         self._restore_state()
         self.appkb_page.reload()
+
+    def update_service_status(self, problem: str | None = None) -> None:
+        """Service state, socket path, connected agents and requests per minute."""
+        if problem:
+            self.service_label.setText(self.tr("服务未启动：{0}").format(problem))
+        elif self.host is None or not self.host.listening:
+            self.service_label.setText(self.tr("服务未启动"))
+        else:
+            self.service_label.setText(
+                self.tr("服务 {0} · {1} 个连接 · {2} 次/分钟").format(
+                    self.host.path, self.host.connection_count, self.host.requests_last_minute()
+                )
+            )
 
     def _add_page(self, title: str, page: QWidget) -> None:
         self.page_list.addItem(title)

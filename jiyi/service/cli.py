@@ -82,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     resolve.add_argument("--device", help="the device serial (its inventory decides what is installed)")
     resolve.add_argument("--json", action="store_true")
 
+    serve = sub.add_parser("serve", parents=[common], help="host the agent service headless (no display needed)")
+    serve.add_argument("--socket", type=Path, help="socket path (or JIYI_SOCKET; default in the runtime directory)")
+    serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
+
     sub.add_parser("rebuild", parents=[common], help="rebuild every view from the event log")
     sub.add_parser("config", parents=[common], help="show the effective settings and where they come from")
     sub.add_parser("health", parents=[common], help="version, schema and counts")
@@ -238,6 +242,14 @@ def _cmd_resolve(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    from .host import serve
+
+    if not 1 <= args.workers <= 64:
+        raise InvalidInput("--workers must be between 1 and 64")
+    return serve(config, socket_path=args.socket, workers=args.workers)
+
+
 def _cmd_rebuild(args: argparse.Namespace, config: Config) -> int:
     def progress(done: int, total: int) -> None:
         print(f"\rreplaying {done}/{total} events", end="", file=sys.stderr, flush=True)
@@ -303,6 +315,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("alias", "undo"): _cmd_alias_undo,
     ("inventory", "sync"): _cmd_inventory_sync,
     ("resolve",): _cmd_resolve,
+    ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
     ("config",): _cmd_config,
     ("health",): _cmd_health,

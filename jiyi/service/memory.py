@@ -8,10 +8,13 @@ each committed change (the console refreshes its pages from that).
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jiyi import __version__
 from jiyi.recall.registry import AppRegistry, default_registry
@@ -26,6 +29,7 @@ from jiyi.store.errors import InvalidInput
 from jiyi.store.implicit_alias import ImplicitAliasEvidence
 from jiyi.store.projections import all_projections
 from jiyi.store.redact import Redactor, default_words
+from jiyi.store.run_event import ExperienceEvent, check_run_id
 from jiyi.store.taskwizard_appkb import ImportReport
 
 from .config import Config
@@ -54,6 +58,12 @@ class LearnAliasOutcome:
         return [f"{package} is not installed on any known device; saved anyway"]
 
 
+@dataclass(frozen=True)
+class RunState:
+    device: str
+    started: float
+
+
 @dataclass
 class LaunchOutcome:
     """What a confirmed launch taught the App-KB."""
@@ -76,6 +86,8 @@ class Memory:
         self._index: ResolverIndex | None = None
         self._index_seq = -1
         self._listeners: list[Listener] = []
+        self._runs: dict[str, RunState] = {}
+        self._runs_lock = threading.Lock()
         deny = tuple(config.launch_deny)
         self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
         self._deny_prefix = tuple(p for p in deny if p.endswith("."))
@@ -155,9 +167,9 @@ class Memory:
         with self._write_lock:
             result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
         self._changed(APP_KB, result.txn)
-        devices = self.devices()
-        present = [d for d in devices if result.entry.package in (self.installed(d) or {})]
-        return LearnAliasOutcome(result, present, [d for d in devices if d not in present])
+        present = appkb.devices_with(self.store, result.entry.package)
+        missing = [d for d in self.devices() if d not in present] if not present else []
+        return LearnAliasOutcome(result, present, missing)
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
         """Remove `name`'s global user and learned aliases; device entries stay."""
@@ -245,6 +257,76 @@ class Memory:
         """Drop the run's implicit-alias evidence (it never outlives the run)."""
         self.evidence.end_run(run_id)
 
+    # -- the run lifecycle -------------------------------------------------------------
+
+    def run_start(
+        self, run_id: str, device: str, *, installed: Sequence[tuple[str, str]] | None = None, actor: str = "agent"
+    ) -> dict[str, Any]:
+        """A run begins on `device`: sync its installed apps (when given) and open its evidence."""
+        run_id = check_run_id(run_id)
+        if not isinstance(device, str) or not device.strip():
+            raise InvalidInput("device must be a non-empty serial")
+        report = self.sync_inventory(device, installed, actor=actor) if installed is not None else None
+        with self._runs_lock:
+            self._runs[run_id] = RunState(device.strip(), time.time())
+        return {"run_id": run_id, "device": device.strip(), "inventory": asdict(report) if report else None}
+
+    def run_event(
+        self,
+        event: dict[str, Any],
+        *,
+        device: str | None = None,
+        launch_name: str | None = None,
+        failure_message: str | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """One tool receipt of a run.
+
+        `launch_name` is the name the agent asked `launch_app` for (kept only for
+        this call); with a confirmed launch (`result_class` ok and `app_package`)
+        it counts a success and may teach a learned alias; with a failed one and
+        its `failure_message`, the packages the message offered become this run's
+        implicit-alias evidence. Returns the event as validated and what it taught.
+        """
+        if not isinstance(event, dict):
+            raise InvalidInput("event must be an object")
+        run_id = event.get("run_id")
+        with self._runs_lock:
+            run = self._runs.get(run_id) if isinstance(run_id, str) else None
+        device = device or (run.device if run else None)
+        receipt = ExperienceEvent.coerce(event, device=device, now=time.time())
+        outcome = LaunchOutcome()
+        evidence: list[str] = []
+        if receipt.tool == "launch_app" and launch_name:
+            if receipt.result_class == "ok" and receipt.app_package:
+                outcome = self.confirm_launch(
+                    run_id=receipt.run_id, device=device, name=launch_name, package=receipt.app_package, actor=actor
+                )
+            elif receipt.result_class == "error" and failure_message:
+                evidence = self.note_failed_resolution(receipt.run_id, launch_name, failure_message)
+        return {
+            "event": receipt.to_dict(),
+            "successes": outcome.successes,
+            "learned": [e.to_dict() for e in outcome.learned],
+            "evidence": evidence,
+        }
+
+    def run_finish(self, run_id: str) -> dict[str, Any]:
+        """The run ended: its evidence is dropped."""
+        run_id = check_run_id(run_id)
+        with self._runs_lock:
+            run = self._runs.pop(run_id, None)
+        self.end_run_evidence(run_id)
+        return {
+            "run_id": run_id,
+            "known": run is not None,
+            "seconds": round(time.time() - run.started, 3) if run else None,
+        }
+
+    def active_runs(self) -> list[str]:
+        with self._runs_lock:
+            return list(self._runs)
+
     # -- resolution --------------------------------------------------------------------
 
     def resolver_index(self) -> ResolverIndex:
@@ -308,6 +390,7 @@ class Memory:
         """Version, schema, where things are, counts."""
         return {
             "version": __version__,
+            "pid": os.getpid(),
             "schema_version": self.store.schema_version,
             "home": str(self.store.home),
             "database": str(self.store.path),
@@ -316,6 +399,7 @@ class Memory:
             "events": self.store.count_events(),
             "devices": self.devices(),
             "registry_apps": len(self.registry),
+            "active_runs": len(self.active_runs()),
         }
 
     # -- checks ------------------------------------------------------------------------

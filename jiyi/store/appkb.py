@@ -161,6 +161,16 @@ def devices(store: Store) -> list[str]:
     return sorted(scope[7:] for (scope,) in rows if scope.startswith("device:"))
 
 
+def devices_with(store: Store, package: str) -> list[str]:
+    """Serials of the devices that have `package` installed now."""
+    rows = tuples(
+        AppEntry.select(AppEntry.scope)
+        .where((AppEntry.kind == "device") & (AppEntry.package == package) & (AppEntry.stale == False))  # noqa: E712
+        .distinct()
+    )
+    return sorted(scope[7:] for (scope,) in rows)
+
+
 def installed(store: Store, device: str) -> dict[str, str] | None:
     """Package → label of the device's current inventory; None when it never synced."""
     rows = tuples(

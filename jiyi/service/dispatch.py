@@ -1,0 +1,56 @@
+"""Parse, validate, dispatch, answer: one request line in, one response line out.
+
+Expected failures map to stable codes with a human message. Anything else is
+logged with its traceback and answered `internal` without internals. Nothing
+here raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from jiyi.store.errors import JiyiError
+
+from .memory import Memory
+from .methods import METHODS, Method
+from .params import Params
+from .protocol import ProtocolError, RequestId, code_for, encode, failure, parse_request, success
+
+log = logging.getLogger("jiyi.service")
+
+
+class Dispatcher:
+    """Serves requests against one `Memory`."""
+
+    def __init__(self, memory: Memory, methods: dict[str, Method] | None = None) -> None:
+        self.memory = memory
+        self.methods = methods or METHODS
+        self.started = time.monotonic()
+
+    def handle_line(self, line: bytes) -> bytes:
+        """Answer one request line (without its newline) with one response line."""
+        return encode(self.handle(line))
+
+    def handle(self, line: bytes) -> dict[str, Any]:
+        request_id: RequestId = None
+        try:
+            request = parse_request(line)
+            request_id = request.id
+            method = self.methods.get(request.method)
+            if method is None:
+                raise ProtocolError("method_not_found", f"no method {request.method[:80]!r}", request_id)
+            result = method.handler(self.memory, Params(request.params))
+            if request.method == "health" and isinstance(result, dict):
+                result["uptime_s"] = round(time.monotonic() - self.started, 3)
+            return success(request_id, result)
+        except ProtocolError as exc:
+            return failure(exc.request_id if exc.request_id is not None else request_id, exc.code, exc.message)
+        except JiyiError as exc:
+            return failure(request_id, code_for(exc), str(exc))
+        except RecursionError:
+            return failure(request_id, "invalid_params", "the params are nested too deeply")
+        except Exception:
+            log.exception("request %r failed", request_id)
+            return failure(request_id, "internal", "the request failed inside Jiyi; the log has the details")

@@ -1,0 +1,165 @@
+"""Every socket method: a name, validated params, one `Memory` call, a JSON-able result.
+
+`docs/protocol.md` documents each method; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from jiyi.store.appkb import parse_assignment
+from jiyi.store.appkb_entry import KINDS
+
+from .memory import Memory
+from .params import Params
+
+Handler = Callable[[Memory, Params], Any]
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    handler: Handler
+    writes: bool
+
+
+METHODS: dict[str, Method] = {}
+
+
+def method(name: str, *, writes: bool = False) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        METHODS[name] = Method(name, handler, writes)
+        return handler
+
+    return register
+
+
+@method("health")
+def health(memory: Memory, p: Params) -> dict[str, Any]:
+    p.done()
+    return memory.health()
+
+
+@method("app.resolve")
+def app_resolve(memory: Memory, p: Params) -> dict[str, Any]:
+    name, device = p.text("name", max_chars=256), p.opt_text("device", max_chars=128)
+    p.done()
+    return memory.resolve_app(name, device=device).to_dict()
+
+
+@method("app.alias.learn", writes=True)
+def app_alias_learn(memory: Memory, p: Params) -> dict[str, Any]:
+    assignment = p.opt_text("assignment", max_chars=512)
+    if assignment is not None:
+        name, package = parse_assignment(assignment)
+    else:
+        name, package = p.text("name", max_chars=256), p.text("package", max_chars=256)
+    actor = p.choice("actor", ("agent", "user"), "agent")
+    p.done()
+    outcome = memory.learn_alias(name, package, actor=str(actor))
+    result = outcome.result
+    return {
+        "changed": result.changed,
+        "entry": result.entry.to_dict(),
+        "replaced": [e.to_dict() for e in result.replaced],
+        "change": result.txn,
+        "warnings": outcome.warnings,
+    }
+
+
+@method("app.alias.forget", writes=True)
+def app_alias_forget(memory: Memory, p: Params) -> dict[str, Any]:
+    name = p.text("name", max_chars=256)
+    actor = p.choice("actor", ("agent", "user"), "agent")
+    p.done()
+    result = memory.forget_alias(name, actor=str(actor))
+    return {"term": result.term, "removed": [e.to_dict() for e in result.removed], "change": result.txn}
+
+
+@method("app.alias.list")
+def app_alias_list(memory: Memory, p: Params) -> dict[str, Any]:
+    device = p.opt_text("device", max_chars=128)
+    kind = p.choice("kind", KINDS)
+    text = p.opt_text("text", max_chars=256)
+    include_stale = p.boolean("include_stale", True)
+    limit = p.integer("limit", 200, low=1, high=5000)
+    offset = p.integer("offset", 0)
+    order = p.choice("order", ("reference", "trust"), "reference")
+    p.done()
+    rows = memory.list_aliases(
+        device=device,
+        kind=kind,
+        text=text,
+        include_stale=include_stale,
+        limit=limit + 1,
+        offset=offset,
+        order=str(order),
+    )
+    return {
+        "entries": [e.to_dict() for e in rows[:limit]],
+        "next_offset": offset + limit if len(rows) > limit else None,
+    }
+
+
+@method("app.alias.history")
+def app_alias_history(memory: Memory, p: Params) -> dict[str, Any]:
+    name = p.text("name", max_chars=256)
+    limit = p.integer("limit", 100, low=1, high=1000)
+    p.done()
+    items = memory.alias_history(name, limit=limit)
+    return {
+        "items": [
+            {"seq": i.seq, "ts": i.ts, "actor": i.actor, "type": i.type, "change": i.txn, "payload": i.payload}
+            for i in items
+        ]
+    }
+
+
+@method("app.alias.undo", writes=True)
+def app_alias_undo(memory: Memory, p: Params) -> dict[str, Any]:
+    change = p.integer("change", low=1)
+    actor = p.choice("actor", ("agent", "user"), "agent")
+    p.done()
+    result = memory.undo_change(change, actor=str(actor))
+    return {
+        "change": result.txn,
+        "reverted": result.reverted_txn,
+        "removed": [e.to_dict() for e in result.removed],
+        "restored": [e.to_dict() for e in result.restored],
+    }
+
+
+@method("app.inventory.sync", writes=True)
+def app_inventory_sync(memory: Memory, p: Params) -> dict[str, Any]:
+    device = p.text("device", max_chars=128)
+    apps = p.apps("apps") or []
+    p.done()
+    return asdict(memory.sync_inventory(device, apps))
+
+
+@method("run.start", writes=True)
+def run_start(memory: Memory, p: Params) -> dict[str, Any]:
+    run_id = p.text("run_id", max_chars=128)
+    device = p.text("device", max_chars=128)
+    installed = p.apps("installed", required=False)
+    p.done()
+    return memory.run_start(run_id, device, installed=installed)
+
+
+@method("run.event", writes=True)
+def run_event(memory: Memory, p: Params) -> dict[str, Any]:
+    event = p.raw("event")
+    device = p.opt_text("device", max_chars=128)
+    launch_name = p.opt_text("launch_name", max_chars=256)
+    failure_message = p.opt_text("failure_message", max_chars=8192)
+    p.done()
+    return memory.run_event(event, device=device, launch_name=launch_name, failure_message=failure_message)
+
+
+@method("run.finish", writes=True)
+def run_finish(memory: Memory, p: Params) -> dict[str, Any]:
+    run_id = p.text("run_id", max_chars=128)
+    p.done()
+    return memory.run_finish(run_id)

@@ -1,0 +1,138 @@
+"""The protocol and the dispatcher, without a socket."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jiyi.service.dispatch import Dispatcher
+from jiyi.service.memory import Memory
+from jiyi.service.methods import Method
+from jiyi.service.params import Params
+from jiyi.service.protocol import ERROR_CODES, ProtocolError, parse_request
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"\xff\xfe", "parse_error"),
+        (b'{"id": 1, "method": "health"', "parse_error"),
+        (b"[" * 50000, "parse_error"),
+        (b"[1, 2]", "invalid_request"),
+        (b'{"id": true, "method": "health"}', "invalid_request"),
+        (b'{"id": {"a": 1}, "method": "health"}', "invalid_request"),
+        (b'{"id": 1}', "invalid_request"),
+        (b'{"id": 1, "method": 7}', "invalid_request"),
+        (b'{"id": 1, "method": "health", "params": [1]}', "invalid_request"),
+        (b'{"id": 1, "method": "health", "extra": 1}', "invalid_request"),
+    ],
+)
+def test_malformed_requests_are_named(line: bytes, code: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_request(line)
+    assert caught.value.code == code and caught.value.message
+
+
+def test_a_good_request() -> None:
+    request = parse_request('{"id":"a","method":"app.resolve","params":{"name":"微信"}}'.encode())
+    assert (request.id, request.method, request.params) == ("a", "app.resolve", {"name": "微信"})
+    assert parse_request(b'{"id":null,"method":"health"}').params == {}
+
+
+def answer(memory: Memory, request: dict[str, object]) -> dict[str, object]:
+    response: dict[str, object] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
+    return response
+
+
+@pytest.mark.parametrize(
+    ("request_", "code", "words"),
+    [
+        ({"id": 1, "method": "no.such"}, "method_not_found", "no.such"),
+        ({"id": 2, "method": "app.resolve", "params": {}}, "invalid_params", "params.name is required"),
+        ({"id": 3, "method": "app.resolve", "params": {"name": 5}}, "invalid_params", "must be a string"),
+        ({"id": 4, "method": "app.resolve", "params": {"name": "x", "devcie": "d"}}, "invalid_params", "'devcie'"),
+        ({"id": 5, "method": "app.alias.learn", "params": {"assignment": "x"}}, "invalid_params", "名称=包名"),
+        (
+            {"id": 6, "method": "app.alias.learn", "params": {"name": "密码", "package": "com.a.b"}},
+            "forbidden",
+            "sensitive",
+        ),
+        ({"id": 7, "method": "app.alias.undo", "params": {"change": 99}}, "not_found", "99"),
+        ({"id": 8, "method": "app.alias.list", "params": {"limit": 0}}, "invalid_params", "between"),
+        ({"id": 9, "method": "app.inventory.sync", "params": {"device": "d", "apps": "x"}}, "invalid_params", "list"),
+        ({"id": 10, "method": "run.event", "params": {"event": {"step": 1}}}, "invalid_params", "run_id"),
+    ],
+)
+def test_errors_have_stable_codes_and_human_messages(
+    memory: Memory, request_: dict[str, object], code: str, words: str
+) -> None:
+    response = answer(memory, request_)
+    assert response["id"] == request_["id"] and response["ok"] is False
+    error = response["error"]
+    assert isinstance(error, dict) and error["code"] == code and words in error["message"]
+    assert error["code"] in ERROR_CODES
+
+
+def test_an_unexpected_failure_is_internal_without_internals(memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(_memory: Memory, _params: Params) -> None:
+        raise KeyError("secret detail")
+
+    caplog.errors_expected = True  # type: ignore[attr-defined]
+    dispatcher = Dispatcher(memory, {"boom": Method("boom", broken, False)})
+    response = json.loads(dispatcher.handle_line(b'{"id": 1, "method": "boom"}'))
+    assert response["error"]["code"] == "internal"
+    assert "secret" not in response["error"]["message"]
+    assert "secret detail" in caplog.text
+
+
+def test_health_reports_uptime_and_counts(memory: Memory) -> None:
+    result = answer(memory, {"id": 1, "method": "health"})["result"]
+    assert isinstance(result, dict)
+    assert {"version", "schema_version", "uptime_s", "rag_mode", "app_kb_entries", "events", "pid"} <= set(result)
+
+
+def test_a_run_through_the_dispatcher_learns_an_implicit_alias(memory: Memory) -> None:
+    installed = [{"package": "com.xingin.xhs", "label": "小红书"}]
+    assert answer(
+        memory, {"id": 1, "method": "run.start", "params": {"run_id": "r1", "device": "d1", "installed": installed}}
+    )["ok"]
+    failed = {"run_id": "r1", "step": 2, "tool": "launch_app", "result_class": "error", "note": "  没找到\n小红薯  "}
+    response = answer(
+        memory,
+        {
+            "id": 2,
+            "method": "run.event",
+            "params": {"event": failed, "launch_name": "小红薯", "failure_message": "候选：com.xingin.xhs"},
+        },
+    )
+    result = response["result"]
+    assert isinstance(result, dict)
+    assert result["evidence"] == ["com.xingin.xhs"] and result["event"]["note"] == "没找到 小红薯"
+    assert result["event"]["device_scope"] == "device:d1"
+    confirmed = {"run_id": "r1", "step": 3, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
+    learned = answer(memory, {"id": 3, "method": "run.event", "params": {"event": confirmed, "launch_name": "小红薯"}})
+    assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]  # type: ignore[index]
+    assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True  # type: ignore[index]
+    assert memory.active_runs() == []
+
+
+def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
+    event = {
+        "run_id": "r9",
+        "step": -3,
+        "tool": "teleport",
+        "result_class": "great",
+        "app_package": "not a pkg",
+        "secret": 1,
+    }
+    result = answer(memory, {"id": 1, "method": "run.event", "params": {"event": event}})["result"]
+    assert isinstance(result, dict)
+    stored = result["event"]
+    assert (stored["step"], stored["tool"], stored["result_class"], stored["app_package"]) == (
+        0,
+        "unknown",
+        "error",
+        None,
+    )
+    assert "secret" not in stored
