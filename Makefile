@@ -42,6 +42,7 @@ test: system-deps $(VENV)/.stamp-test lint
 
 bench: $(VENV)/.stamp-run
 	$(PY) bench/resolve.py
+	$(PY) bench/socket.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

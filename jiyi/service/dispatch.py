@@ -16,7 +16,7 @@ from jiyi.store.errors import JiyiError
 from .memory import Memory
 from .methods import METHODS, Method
 from .params import Params
-from .protocol import ProtocolError, RequestId, code_for, encode, failure, parse_request, success
+from .protocol import ProtocolError, Request, RequestId, code_for, encode, failure, parse_request, success
 
 log = logging.getLogger("jiyi.service")
 
@@ -34,13 +34,29 @@ class Dispatcher:
         return encode(self.handle(line))
 
     def handle(self, line: bytes) -> dict[str, Any]:
-        request_id: RequestId = None
+        prepared = self.prepare(line)
+        return prepared if isinstance(prepared, dict) else self.run(prepared)
+
+    def prepare(self, line: bytes) -> Request | dict[str, Any]:
+        """Parse and look up: the request to run, or already the (error) response."""
         try:
             request = parse_request(line)
-            request_id = request.id
-            method = self.methods.get(request.method)
-            if method is None:
-                raise ProtocolError("method_not_found", f"no method {request.method[:80]!r}", request_id)
+            if request.method not in self.methods:
+                raise ProtocolError("method_not_found", f"no method {request.method[:80]!r}", request.id)
+            return request
+        except ProtocolError as exc:
+            return failure(exc.request_id, exc.code, exc.message)
+
+    def is_instant(self, request: Request) -> bool:
+        """Whether the request can be answered at once without touching a file."""
+        method = self.methods[request.method]
+        return method.instant is not None and method.instant(self.memory)
+
+    def run(self, request: Request) -> dict[str, Any]:
+        """Run a prepared request; expected errors become codes, anything else `internal`."""
+        request_id: RequestId = request.id
+        try:
+            method = self.methods[request.method]
             result = method.handler(self.memory, Params(request.params))
             if request.method == "health" and isinstance(result, dict):
                 result["uptime_s"] = round(time.monotonic() - self.started, 3)

@@ -32,7 +32,7 @@ from .client import default_socket_path
 from .config import Config
 from .dispatch import Dispatcher
 from .memory import Memory
-from .protocol import DEFAULT_MAX_LINE, encode, failure
+from .protocol import DEFAULT_MAX_LINE, Request, encode, failure
 
 log = logging.getLogger("jiyi.service")
 
@@ -233,24 +233,37 @@ class SocketHost(QObject):
         connection.socket.disconnectFromServer()
 
     def _pump(self, connection: _Connection) -> None:
-        if connection.busy or not connection.pending or self._pool is None:
-            return
-        line = connection.pending.popleft()
-        connection.busy = True
-        self._pool.submit(self._work, connection.id, line)
+        """Start the connection's next request: at once when it needs no file, else on a worker."""
+        while not connection.busy and connection.pending and self._pool is not None:
+            if not connection.pending[0]:
+                return  # the marker of a refused long line, handled in _answer
+            line = connection.pending.popleft()
+            prepared = self.dispatcher.prepare(line)
+            if isinstance(prepared, dict) or self.dispatcher.is_instant(prepared):
+                response = prepared if isinstance(prepared, dict) else self.dispatcher.run(prepared)
+                connection.socket.write(encode(response))
+                connection.socket.flush()  # now, not on the next turn of the loop
+                self._count_served()
+                continue
+            connection.busy = True
+            self._pool.submit(self._work, connection.id, prepared)
 
-    def _work(self, connection_id: int, line: bytes) -> None:
-        """On a worker thread: answer the line and hand the answer back to the loop."""
-        self._completed.emit(connection_id, self.dispatcher.handle_line(line))
+    def _work(self, connection_id: int, request: Request) -> None:
+        """On a worker thread: answer the request and hand the answer back to the loop."""
+        self._completed.emit(connection_id, encode(self.dispatcher.run(request)))
+
+    def _count_served(self) -> None:
+        self._served.append(time.monotonic())
+        self.request_served.emit()
 
     def _answer(self, connection_id: object, response: object) -> None:
         connection = self._connections.get(connection_id)  # type: ignore[call-overload]
-        self._served.append(time.monotonic())
-        self.request_served.emit()
+        self._count_served()
         if connection is None:
             return  # the client left; its write, if any, is committed all the same
         assert isinstance(response, bytes)
         connection.socket.write(response)
+        connection.socket.flush()
         connection.busy = False
         if connection.closing and connection.pending and connection.pending[0] == b"":
             message = bytes(connection.buffer).decode()

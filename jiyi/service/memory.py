@@ -85,6 +85,12 @@ class Memory:
         self._index_lock = threading.Lock()
         self._index: ResolverIndex | None = None
         self._index_seq = -1
+        # Everything cached below is valid for one App-KB generation. This process is the
+        # only writer of its home (the lock), and every write ends in `_changed`.
+        self._generation = 0
+        self._index_generation = -1
+        self._installed: dict[str, tuple[int, dict[str, str] | None]] = {}
+        self._counts: tuple[int, dict[str, object]] | None = None
         self._listeners: list[Listener] = []
         self._runs: dict[str, RunState] = {}
         self._runs_lock = threading.Lock()
@@ -114,6 +120,7 @@ class Memory:
         self._listeners.append(listener)
 
     def _changed(self, domain: str, txn: int) -> None:
+        self._generation += 1
         for listener in list(self._listeners):
             try:
                 listener(domain, txn)
@@ -152,7 +159,14 @@ class Memory:
         return appkb.devices(self.store)
 
     def installed(self, device: str) -> dict[str, str] | None:
-        return appkb.installed(self.store, device)
+        """Package → label installed on `device` (None when it never synced); cached per generation."""
+        generation = self._generation
+        cached = self._installed.get(device)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        value = appkb.installed(self.store, device)
+        self._installed[device] = (generation, value)
+        return value
 
     def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
         """Every App-KB change about `name`, newest first."""
@@ -336,15 +350,21 @@ class Memory:
         date are applied, so a write costs the index what it changed. Rebuilt in
         full when a third of it is tombstones.
         """
-        seq = self.store.last_seq(APP_KB)
+        generation = self._generation
+        if self._index is not None and self._index_generation == generation:
+            return self._index
         with self._index_lock:
+            seq = self.store.last_seq(APP_KB)
             if self._index is None or self._index.dead_share > 0.33:
                 entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
                 self._index = ResolverIndex.build(self.registry, entries)
             elif seq != self._index_seq and self.config.app_kb:
                 for event in self.store.events(APP_KB, after=self._index_seq):
+                    if event.seq > seq:
+                        break
                     self._index.apply_event(event.type, event.payload)
             self._index_seq = seq
+            self._index_generation = generation
             return self._index
 
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
@@ -387,20 +407,33 @@ class Memory:
         return taskwizard_appkb.export_appkb(self.store, Path(directory))
 
     def health(self) -> dict[str, object]:
-        """Version, schema, where things are, counts."""
+        """Version, schema, where things are, counts (counted once per change)."""
+        generation, counts = self._generation, self._counts
+        if counts is None or counts[0] != generation:
+            counts = (
+                generation,
+                {
+                    "schema_version": self.store.schema_version,
+                    "app_kb_entries": self.count_aliases(),
+                    "events": self.store.count_events(),
+                    "devices": self.devices(),
+                },
+            )
+            self._counts = counts
         return {
             "version": __version__,
             "pid": os.getpid(),
-            "schema_version": self.store.schema_version,
             "home": str(self.store.home),
             "database": str(self.store.path),
             "rag_mode": self.config.memory_rag,
-            "app_kb_entries": self.count_aliases(),
-            "events": self.store.count_events(),
-            "devices": self.devices(),
             "registry_apps": len(self.registry),
             "active_runs": len(self.active_runs()),
+            **counts[1],
         }
+
+    def health_is_cached(self) -> bool:
+        """Whether `health()` would answer without touching the database."""
+        return self._counts is not None and self._counts[0] == self._generation
 
     # -- checks ------------------------------------------------------------------------
 

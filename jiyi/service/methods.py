@@ -23,20 +23,24 @@ class Method:
     name: str
     handler: Handler
     writes: bool
+    # When this says so, the call touches no file and may be answered on the event loop.
+    instant: Callable[[Memory], bool] | None = None
 
 
 METHODS: dict[str, Method] = {}
 
 
-def method(name: str, *, writes: bool = False) -> Callable[[Handler], Handler]:
+def method(
+    name: str, *, writes: bool = False, instant: Callable[[Memory], bool] | None = None
+) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
-        METHODS[name] = Method(name, handler, writes)
+        METHODS[name] = Method(name, handler, writes, instant)
         return handler
 
     return register
 
 
-@method("health")
+@method("health", instant=Memory.health_is_cached)
 def health(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
     return memory.health()

@@ -136,3 +136,16 @@ def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
         None,
     )
     assert "secret" not in stored
+
+
+def test_every_method_is_documented_and_every_documented_method_exists() -> None:
+    import re
+
+    from jiyi.service.methods import METHODS
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "protocol.md").read_text("utf-8")
+    documented = set(re.findall(r"^### `([a-z.]+)`", doc, flags=re.MULTILINE))
+    assert documented == set(METHODS)
+    for code in ERROR_CODES:
+        assert f"| `{code}` |" in doc
