@@ -32,7 +32,7 @@ def run_console(home: str | None = None) -> int:
         if QApplication.platformName() != "offscreen":
             QMessageBox.critical(None, "记忆 Jiyi", str(exc))
         return 3
-    host = SocketHost(memory, socket_path_for(config))
+    host = SocketHost(memory, socket_path_for(config), max_line=config.max_line_bytes)
     problem = None
     try:
         host.start()

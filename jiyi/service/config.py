@@ -120,6 +120,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("chroma_url", _text, "", "a Chroma server to use instead of the home's vectors/"),
     Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
+    Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
     Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),
     Setting("launch_deny", _words, (), "packages (or prefixes ending in '.') never auto-launched"),
     Setting("log_level", _choice("debug", "info", "warning", "error"), "info", "logging level"),

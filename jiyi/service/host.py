@@ -278,7 +278,7 @@ def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) 
     path = socket_path_for(config, socket_path)
     check_socket_free(path)  # before the home is opened (or created)
     memory = Memory.open(config)
-    host = SocketHost(memory, path, workers=workers)
+    host = SocketHost(memory, path, workers=workers, max_line=config.max_line_bytes)
     try:
         host.start()
     except BaseException:

@@ -166,3 +166,25 @@ def test_the_agent_example_runs_a_whole_lifecycle(server: Server) -> None:
     assert done.returncode == 0, done.stderr
     assert "learned 红薯 → com.xingin.xhs" in done.stdout
     assert "resolved: com.xingin.xhs" in done.stdout
+
+
+def test_the_line_limit_is_configurable(short_dir: Path) -> None:
+    home = short_dir / "home"
+    home.mkdir(mode=0o700)
+    (home / "config.toml").write_text("max_line_bytes = 2048\n", "utf-8")
+    running = start_server(home, short_dir / "run" / "jiyi.sock")
+    try:
+        long_name = "名" * 1000  # 3000 bytes of UTF-8
+        [line] = send_lines(
+            running.socket,
+            [
+                json.dumps(
+                    {"id": 1, "method": "app.resolve", "params": {"name": long_name}}, ensure_ascii=False
+                ).encode()
+            ],
+        )
+        assert json.loads(line)["error"]["code"] == "invalid_request"
+        [line] = send_lines(running.socket, [b'{"id": 2, "method": "health"}'])
+        assert json.loads(line)["ok"] is True
+    finally:
+        assert running.stop() == 0
