@@ -19,12 +19,15 @@ from typing import Any
 from jiyi import __version__
 from jiyi.recall.registry import AppRegistry, default_registry
 from jiyi.recall.resolve import Resolution, ResolverIndex
-from jiyi.store import appkb, appkb_history, taskwizard_appkb
+from jiyi.store import appkb, appkb_history, episodes, taskwizard_appkb
 from jiyi.store.appkb import ForgetAliasResult, LearnAliasResult, SyncReport
 from jiyi.store.appkb_entry import KINDS, AppKbEntry, is_package_name, normalize_term
 from jiyi.store.appkb_history import HistoryItem, UndoResult
 from jiyi.store.appkb_projection import DOMAIN as APP_KB
 from jiyi.store.database import Store
+from jiyi.store.episode_schema import EpisodeOutcome
+from jiyi.store.episodes import DOMAIN as EXPERIENCE
+from jiyi.store.episodes import EpisodeFilter
 from jiyi.store.errors import InvalidInput
 from jiyi.store.implicit_alias import ImplicitAliasEvidence
 from jiyi.store.projections import all_projections
@@ -36,7 +39,7 @@ from .config import Config
 
 log = logging.getLogger("jiyi.service")
 
-__all__ = ["AppKbEntry", "HistoryItem", "LaunchOutcome", "Memory", "Resolution", "UndoResult"]
+__all__ = ["AppKbEntry", "EpisodeFilter", "HistoryItem", "LaunchOutcome", "Memory", "Resolution", "UndoResult"]
 
 ACTORS = ("user", "agent", "system", "import")
 Listener = Callable[[str, int], None]
@@ -58,10 +61,15 @@ class LearnAliasOutcome:
         return [f"{package} is not installed on any known device; saved anyway"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunState:
+    """What Jiyi knows of a run under way (in memory only)."""
+
     device: str
     started: float
+    goal: str = ""
+    steps: int = 0
+    launched: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -93,6 +101,7 @@ class Memory:
         self._counts: tuple[int, dict[str, object]] | None = None
         self._listeners: list[Listener] = []
         self._runs: dict[str, RunState] = {}
+        self.archive_failures = 0
         self._runs_lock = threading.Lock()
         deny = tuple(config.launch_deny)
         self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
@@ -274,15 +283,23 @@ class Memory:
     # -- the run lifecycle -------------------------------------------------------------
 
     def run_start(
-        self, run_id: str, device: str, *, installed: Sequence[tuple[str, str]] | None = None, actor: str = "agent"
+        self,
+        run_id: str,
+        device: str,
+        *,
+        goal: str | None = None,
+        installed: Sequence[tuple[str, str]] | None = None,
+        actor: str = "agent",
     ) -> dict[str, Any]:
         """A run begins on `device`: sync its installed apps (when given) and open its evidence."""
         run_id = check_run_id(run_id)
         if not isinstance(device, str) or not device.strip():
             raise InvalidInput("device must be a non-empty serial")
+        if goal is not None and not isinstance(goal, str):
+            raise InvalidInput("goal must be text")
         report = self.sync_inventory(device, installed, actor=actor) if installed is not None else None
         with self._runs_lock:
-            self._runs[run_id] = RunState(device.strip(), time.time())
+            self._runs[run_id] = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
         return {"run_id": run_id, "device": device.strip(), "inventory": asdict(report) if report else None}
 
     def run_event(
@@ -308,7 +325,13 @@ class Memory:
         with self._runs_lock:
             run = self._runs.get(run_id) if isinstance(run_id, str) else None
         device = device or (run.device if run else None)
-        receipt = ExperienceEvent.coerce(event, device=device, now=time.time())
+        receipt = ExperienceEvent.coerce(event, device=device, now=time.time(), redactor=self.redactor)
+        archived = self._archive(lambda: episodes.record_event(self.store, receipt, actor=actor))
+        if run is not None:
+            run.steps = max(run.steps, receipt.step)
+            confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
+            if confirmed and receipt.app_package not in run.launched:
+                run.launched.append(str(receipt.app_package))
         outcome = LaunchOutcome()
         evidence: list[str] = []
         if receipt.tool == "launch_app" and launch_name:
@@ -320,22 +343,94 @@ class Memory:
                 evidence = self.note_failed_resolution(receipt.run_id, launch_name, failure_message)
         return {
             "event": receipt.to_dict(),
+            "archived": archived,
             "successes": outcome.successes,
             "learned": [e.to_dict() for e in outcome.learned],
             "evidence": evidence,
         }
 
-    def run_finish(self, run_id: str) -> dict[str, Any]:
-        """The run ended: its evidence is dropped."""
+    def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> dict[str, Any]:
+        """The run ended: archive its `episode_outcome` and drop its evidence.
+
+        Fields the outcome leaves out are filled from what Jiyi saw of the run
+        (start time, device, goal, confirmed launches as `apps`, steps); when no
+        outcome is given for a known run, one is archived with `success: false`
+        and reason `not_reported`. Archiving fails open: a failure is logged and
+        counted, never raised into the agent's run.
+        """
         run_id = check_run_id(run_id)
+        if outcome is not None and not isinstance(outcome, dict):
+            raise InvalidInput("outcome must be an object")
         with self._runs_lock:
             run = self._runs.pop(run_id, None)
         self.end_run_evidence(run_id)
+        now = time.time()
+        record: dict[str, Any] | None = None
+        archived = False
+        if outcome is not None or run is not None:
+            data = dict(outcome or {"success": False, "reason": "not_reported"})
+            data["run_id"] = run_id
+            if run is not None:
+                data.setdefault("ts_start", run.started)
+                data.setdefault("device_scope", f"device:{run.device}")
+                data.setdefault("goal_text", run.goal)
+                data.setdefault("apps", list(run.launched))
+                data.setdefault("steps", run.steps)
+            data.setdefault("ts_end", now)
+            episode = EpisodeOutcome.coerce(data, self.redactor)
+            record = episode.to_dict()
+            archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
+        if archived:
+            self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
         return {
             "run_id": run_id,
             "known": run is not None,
-            "seconds": round(time.time() - run.started, 3) if run else None,
+            "archived": archived,
+            "episode": record,
+            "seconds": round(now - run.started, 3) if run else None,
         }
+
+    def _archive(self, write: Callable[[], object]) -> bool:
+        """Run an archive write, failing open: a failure is logged and counted, not raised."""
+        try:
+            with self._write_lock:
+                write()
+        except Exception:
+            self.archive_failures += 1
+            log.exception("archiving failed (%d so far); the run goes on", self.archive_failures)
+            return False
+        return True
+
+    # -- episodes ----------------------------------------------------------------------
+
+    def list_episodes(
+        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """Archived episodes, newest first, filtered and paged in the store."""
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset)
+
+    def count_episodes(self, f: EpisodeFilter | None = None) -> int:
+        return episodes.count_episodes(self.store, f)
+
+    def get_episode(self, run_id: str) -> dict[str, Any]:
+        """One episode with its tool-event timeline."""
+        return episodes.get_episode(self.store, run_id)
+
+    def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
+        """Keep an episode out of recall (it stays archived); returns the change id."""
+        self._check_actor(actor)
+        with self._write_lock:
+            seq = episodes.set_revoked(self.store, run_id, True, actor=actor, reason=reason)
+        self._changed(EXPERIENCE, seq)
+        return seq
+
+    def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
+        """Let recall use a revoked episode again; returns the change id."""
+        self._check_actor(actor)
+        with self._write_lock:
+            seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
+        self._changed(EXPERIENCE, seq)
+        return seq
 
     def active_runs(self) -> list[str]:
         with self._runs_lock:
@@ -416,6 +511,7 @@ class Memory:
                     "schema_version": self.store.schema_version,
                     "app_kb_entries": self.count_aliases(),
                     "events": self.store.count_events(),
+                    "episodes": self.count_episodes(),
                     "devices": self.devices(),
                 },
             )
@@ -428,6 +524,7 @@ class Memory:
             "rag_mode": self.config.memory_rag,
             "registry_apps": len(self.registry),
             "active_runs": len(self.active_runs()),
+            "archive_failures": self.archive_failures,
             **counts[1],
         }
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from jiyi.store.appkb import parse_assignment
 from jiyi.store.appkb_entry import KINDS
+from jiyi.store.errors import InvalidInput
 
-from .memory import Memory
+from .memory import EpisodeFilter, Memory
 from .params import Params
 
 Handler = Callable[[Memory, Params], Any]
@@ -147,9 +148,10 @@ def app_inventory_sync(memory: Memory, p: Params) -> dict[str, Any]:
 def run_start(memory: Memory, p: Params) -> dict[str, Any]:
     run_id = p.text("run_id", max_chars=128)
     device = p.text("device", max_chars=128)
+    goal = p.opt_text("goal", max_chars=8192)
     installed = p.apps("installed", required=False)
     p.done()
-    return memory.run_start(run_id, device, installed=installed)
+    return memory.run_start(run_id, device, goal=goal, installed=installed)
 
 
 @method("run.event", writes=True)
@@ -165,5 +167,71 @@ def run_event(memory: Memory, p: Params) -> dict[str, Any]:
 @method("run.finish", writes=True)
 def run_finish(memory: Memory, p: Params) -> dict[str, Any]:
     run_id = p.text("run_id", max_chars=128)
+    outcome = p.raw("outcome")
     p.done()
-    return memory.run_finish(run_id)
+    return memory.run_finish(run_id, outcome)
+
+
+def _episode_filter(p: Params) -> EpisodeFilter:
+    success = p.raw("success")
+    if success is not None and not isinstance(success, bool):
+        raise InvalidInput("params.success must be true or false")
+    revoked = p.raw("revoked")
+    if revoked is not None and not isinstance(revoked, bool):
+        raise InvalidInput("params.revoked must be true or false")
+    bounds = {}
+    for name in ("since", "until"):
+        value = p.raw(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InvalidInput(f"params.{name} must be epoch seconds")
+        bounds[name] = float(value) if value is not None else None
+    return EpisodeFilter(
+        text=p.opt_text("text", max_chars=256),
+        app=p.opt_text("app", max_chars=256),
+        device=p.opt_text("device", max_chars=128),
+        success=success,
+        since=bounds["since"],
+        until=bounds["until"],
+        revoked=revoked,
+    )
+
+
+@method("episode.list")
+def episode_list(memory: Memory, p: Params) -> dict[str, Any]:
+    f = _episode_filter(p)
+    limit = p.integer("limit", 100, low=1, high=1000)
+    offset = p.integer("offset", 0)
+    with_total = p.boolean("total", False)
+    p.done()
+    rows = memory.list_episodes(f, limit=limit + 1, offset=offset)
+    result: dict[str, Any] = {
+        "episodes": rows[:limit],
+        "next_offset": offset + limit if len(rows) > limit else None,
+    }
+    if with_total:
+        result["total"] = memory.count_episodes(f)
+    return result
+
+
+@method("episode.get")
+def episode_get(memory: Memory, p: Params) -> dict[str, Any]:
+    run_id = p.text("run_id", max_chars=128)
+    p.done()
+    return memory.get_episode(run_id)
+
+
+@method("episode.revoke", writes=True)
+def episode_revoke(memory: Memory, p: Params) -> dict[str, Any]:
+    run_id = p.text("run_id", max_chars=128)
+    reason = p.opt_text("reason", max_chars=200)
+    actor = p.choice("actor", ("agent", "user"), "agent")
+    p.done()
+    return {"run_id": run_id, "revoked": True, "change": memory.revoke_episode(run_id, reason=reason, actor=str(actor))}
+
+
+@method("episode.restore", writes=True)
+def episode_restore(memory: Memory, p: Params) -> dict[str, Any]:
+    run_id = p.text("run_id", max_chars=128)
+    actor = p.choice("actor", ("agent", "user"), "agent")
+    p.done()
+    return {"run_id": run_id, "revoked": False, "change": memory.restore_episode(run_id, actor=str(actor))}

@@ -78,3 +78,66 @@ TRUTH_MODELS: list[type[BaseModel]] = [Event, MetaValue]
 def tuples(query: Any) -> list[tuple[Any, ...]]:
     """Run `query` and return plain tuples (peewee's stubs type `.tuples()` as model rows)."""
     return [tuple(row) for row in query.tuples()]
+
+
+class Episode(BaseModel):
+    """The episode view: one row per archived run (the newest outcome wins)."""
+
+    run_id = TextField(primary_key=True)
+    ts_start = FloatField()
+    ts_end = FloatField(index=True)
+    device_scope = TextField(index=True)
+    goal_text = TextField()
+    first_app = TextField(null=True, index=True)
+    success = BooleanField()
+    reason = TextField()
+    steps = IntegerField()
+    tokens_total = IntegerField()
+    verifier = TextField()
+    revoked = BooleanField(default=False)
+    record = TextField()  # the whole validated outcome, JSON
+
+    class Meta:
+        table_name = "episode"
+
+
+class EpisodeApp(BaseModel):
+    """Which apps an episode used (for filtering by app)."""
+
+    run_id = TextField(index=True)
+    package = TextField(index=True)
+
+    class Meta:
+        table_name = "episode_app"
+        indexes = ((("package", "run_id"), True),)
+
+
+class ToolEvent(BaseModel):
+    """The tool-event timeline of runs (experience_event records)."""
+
+    seq = IntegerField(primary_key=True)
+    run_id = TextField(index=True)
+    step = IntegerField()
+    ts = FloatField()
+    tool = TextField()
+    result_class = TextField()
+    app_package = TextField(null=True)
+    intent = TextField(null=True)
+    note = TextField(null=True)
+
+    class Meta:
+        table_name = "tool_event"
+
+
+class EpisodeAggregate(BaseModel):
+    """Folded episodes per task category (`aggregate:<category>`)."""
+
+    category = TextField(primary_key=True)
+    episodes = IntegerField()
+    successes = IntegerField()
+    success_rate = FloatField()
+    ts_start = FloatField()
+    ts_end = FloatField()
+
+    class Meta:
+        table_name = "episode_aggregate"

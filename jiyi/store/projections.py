@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from jiyi.store.appkb_projection import AppKbProjection
+from jiyi.store.episodes import EpisodeProjection
 from jiyi.store.projection import Projection
 
 
 def all_projections() -> list[Projection]:
-    return [AppKbProjection()]
+    return [AppKbProjection(), EpisodeProjection()]

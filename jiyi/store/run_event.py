@@ -13,6 +13,7 @@ from typing import Any
 
 from jiyi.store.appkb_entry import is_package_name
 from jiyi.store.errors import InvalidInput
+from jiyi.store.redact import Redactor
 
 TOOLS = frozenset(
     {
@@ -72,7 +73,9 @@ class ExperienceEvent:
         return {"type": "experience_event", "schema_v": 1, **asdict(self)}
 
     @classmethod
-    def coerce(cls, data: dict[str, Any], *, device: str | None, now: float) -> ExperienceEvent:
+    def coerce(
+        cls, data: dict[str, Any], *, device: str | None, now: float, redactor: Redactor | None = None
+    ) -> ExperienceEvent:
         """Validate shape and type; documented coercions for the rest (reference §1)."""
         run_id = check_run_id(data.get("run_id"))
         step = data.get("step", 0)
@@ -85,7 +88,11 @@ class ExperienceEvent:
         result = result if result in RESULT_CLASSES else "error"
         package = data.get("app_package")
         package = package if isinstance(package, str) and is_package_name(package) else None
-        scope = f"device:{device or 'unknown'}"
-        return cls(
-            run_id, step, ts, str(tool), str(result), package, scope, fold(data.get("intent")), fold(data.get("note"))
-        )
+        scope = data.get("device_scope")
+        if device or not (isinstance(scope, str) and scope.startswith("device:") and len(scope) > 7):
+            scope = f"device:{device or 'unknown'}"
+        intent, note = fold(data.get("intent")), fold(data.get("note"))
+        if redactor is not None:
+            intent = redactor.redact(intent) if intent else None
+            note = redactor.redact(note) if note else None
+        return cls(run_id, step, ts, str(tool), str(result), package, scope, intent, note)

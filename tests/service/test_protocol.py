@@ -149,3 +149,30 @@ def test_every_method_is_documented_and_every_documented_method_exists() -> None
     assert documented == set(METHODS)
     for code in ERROR_CODES:
         assert f"| `{code}` |" in doc
+
+
+def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
+    assert answer(memory, {"id": 1, "method": "run.start", "params": {"run_id": "e1", "device": "d1", "goal": "搜索"}})[
+        "ok"
+    ]
+    finished = answer(
+        memory, {"id": 2, "method": "run.finish", "params": {"run_id": "e1", "outcome": {"success": True}}}
+    )
+    assert finished["result"]["archived"] is True  # type: ignore[index]
+    listed = answer(memory, {"id": 3, "method": "episode.list", "params": {"text": "搜索", "total": True, "limit": 5}})
+    assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None  # type: ignore[index]
+    assert (
+        answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"
+    )  # type: ignore[index]
+    assert (
+        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True
+    )  # type: ignore[index]
+    assert (
+        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False
+    )  # type: ignore[index]
+    missing = answer(memory, {"id": 7, "method": "episode.get", "params": {"run_id": "nope"}})
+    assert missing["error"]["code"] == "not_found"  # type: ignore[index]
+    bad = answer(memory, {"id": 8, "method": "episode.list", "params": {"success": "yes"}})
+    assert bad["error"]["code"] == "invalid_params"  # type: ignore[index]
+    bad_outcome = answer(memory, {"id": 9, "method": "run.finish", "params": {"run_id": "e2", "outcome": [1]}})
+    assert bad_outcome["error"]["code"] == "invalid_params"  # type: ignore[index]
