@@ -277,20 +277,24 @@ def _cmd_health(args: argparse.Namespace, config: Config) -> int:
 
 def _cmd_import(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        report = memory.import_taskwizard(args.directory)
-    if report.already_imported:
-        print(f"{report.source} was imported before; nothing done")
-        return 0
-    print(f"imported {report.imported} records from {report.source}; skipped {report.skipped} corrupt")
-    for problem in report.problems:
-        print(f"  skipped {problem}", file=sys.stderr)
+        reports = memory.import_taskwizard(args.directory)
+    for report in reports.values():
+        if report.already_imported:
+            print(f"{report.source} was imported before; nothing done")
+            continue
+        print(f"imported {report.imported} records from {report.source}; skipped {report.skipped} corrupt")
+        for problem in report.problems:
+            print(f"  skipped {problem}", file=sys.stderr)
     return 0
 
 
 def _cmd_export(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
         counts = memory.export_taskwizard(args.directory)
-    print(f"wrote {counts['events']} events and {counts['entries']} entries to {args.directory / 'app_kb'}")
+    app_kb, experience = counts["app_kb"], counts["experience"]
+    print(f"wrote {app_kb['events']} events and {app_kb['entries']} entries to {args.directory / 'app_kb'}")
+    folder = args.directory / "experience"
+    print(f"wrote {experience['records']} records and {experience['episodes']} episodes to {folder}")
     return 0
 
 

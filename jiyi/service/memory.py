@@ -19,7 +19,7 @@ from typing import Any
 from jiyi import __version__
 from jiyi.recall.registry import AppRegistry, default_registry
 from jiyi.recall.resolve import Resolution, ResolverIndex
-from jiyi.store import appkb, appkb_history, episodes, taskwizard_appkb
+from jiyi.store import appkb, appkb_history, episodes, taskwizard_appkb, taskwizard_experience
 from jiyi.store.appkb import ForgetAliasResult, LearnAliasResult, SyncReport
 from jiyi.store.appkb_entry import KINDS, AppKbEntry, is_package_name, normalize_term
 from jiyi.store.appkb_history import HistoryItem, UndoResult
@@ -28,12 +28,12 @@ from jiyi.store.database import Store
 from jiyi.store.episode_schema import EpisodeOutcome
 from jiyi.store.episodes import DOMAIN as EXPERIENCE
 from jiyi.store.episodes import EpisodeFilter
-from jiyi.store.errors import InvalidInput
+from jiyi.store.errors import InvalidInput, NotFound
 from jiyi.store.implicit_alias import ImplicitAliasEvidence
+from jiyi.store.import_source import ImportReport
 from jiyi.store.projections import all_projections
 from jiyi.store.redact import Redactor, default_words
 from jiyi.store.run_event import ExperienceEvent, check_run_id
-from jiyi.store.taskwizard_appkb import ImportReport
 
 from .config import Config
 
@@ -489,17 +489,35 @@ class Memory:
         self._changed(APP_KB, self.store.last_seq(APP_KB))
         return counts
 
-    def import_taskwizard(self, directory: Path) -> ImportReport:
-        """Import a TaskWizard `memory/` (or `app_kb/`) directory."""
+    def import_taskwizard(self, directory: Path) -> dict[str, ImportReport]:
+        """Import a TaskWizard `memory/` directory: its `app_kb/` and `experience/` (either may be absent,
+        not both; a folder that is itself `app_kb/` or `experience/` works too)."""
+        directory = Path(directory)
+        parts: dict[str, Callable[[], ImportReport]] = {}
+        if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
+            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory)
+        if (directory / "experience").is_dir():
+            parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory, self.redactor)
+        if directory.name == "experience" and "app_kb" in parts:
+            parts = {
+                "experience": lambda: taskwizard_experience.import_experience(self.store, directory, self.redactor)
+            }
+        if not parts:
+            raise NotFound(f"{directory} has neither app_kb/ nor experience/ of a TaskWizard memory")
+        reports = {}
         with self._write_lock:
-            report = taskwizard_appkb.import_appkb(self.store, Path(directory))
-        if report.imported:
-            self._changed(APP_KB, self.store.last_seq(APP_KB))
-        return report
+            for name, run in parts.items():
+                reports[name] = run()
+        if any(r.imported for r in reports.values()):
+            self._changed(APP_KB, self.store.last_seq())
+        return reports
 
-    def export_taskwizard(self, directory: Path) -> dict[str, int]:
-        """Write the App-KB as a TaskWizard `memory/app_kb/` directory."""
-        return taskwizard_appkb.export_appkb(self.store, Path(directory))
+    def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:
+        """Write the App-KB and the episode archive as a TaskWizard `memory/` directory."""
+        return {
+            "app_kb": taskwizard_appkb.export_appkb(self.store, Path(directory)),
+            "experience": taskwizard_experience.export_experience(self.store, Path(directory)),
+        }
 
     def health(self) -> dict[str, object]:
         """Version, schema, where things are, counts (counted once per change)."""

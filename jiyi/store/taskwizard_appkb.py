@@ -8,10 +8,8 @@ is imported as one `upsert` per entry. Corrupt lines are skipped and counted.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +20,11 @@ from jiyi.store.appkb_projection import DOMAIN
 from jiyi.store.atomic_file import write_text
 from jiyi.store.database import Store
 from jiyi.store.errors import InvalidInput, NotFound
-from jiyi.store.models import MetaValue
+from jiyi.store.import_source import ImportOnce, ImportReport, parse_object, refuse_links
 
 log = logging.getLogger("jiyi.store")
 
 ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}
-
-
-@dataclass
-class ImportReport:
-    source: str
-    imported: int = 0
-    skipped: int = 0
-    already_imported: bool = False
-    problems: list[str] = field(default_factory=list)
-
-    def skip(self, where: str, why: str) -> None:
-        self.skipped += 1
-        if len(self.problems) < 20:
-            self.problems.append(f"{where}: {why}")
 
 
 def appkb_dir(root: Path) -> Path:
@@ -54,12 +38,7 @@ def appkb_dir(root: Path) -> Path:
 
 
 def _parse_event(line: str) -> tuple[str, dict[str, Any]]:
-    try:
-        event = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"not JSON ({exc.msg})") from None
-    if not isinstance(event, dict):
-        raise InvalidInput("not a JSON object")
+    event: dict[str, Any] = parse_object(line)
     op = event.pop("op", None)
     if not isinstance(op, str) or not op:
         raise InvalidInput("no 'op'")
@@ -74,26 +53,19 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportRe
     """Append the reference App-KB at `root` to the store; one transaction, idempotent per file content."""
     folder = appkb_dir(root)
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
-    for path in (events_path, kb_path):
-        if path.is_symlink():
-            raise InvalidInput(f"{path} is a symlink; Jiyi does not import through links")
+    refuse_links(events_path, kb_path)
     use_log = events_path.is_file() and events_path.stat().st_size > 0
     source = events_path if use_log else kb_path
     if not source.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
-    raw = source.read_bytes()
+    once = ImportOnce("taskwizard:app_kb", source)
     report = ImportReport(str(source))
-    digest = hashlib.sha256(raw).hexdigest()
-    marker = f"import:taskwizard:app_kb:{digest}"
-    if MetaValue.get_or_none(MetaValue.key == marker) is not None:
+    if once.done_before:
         report.already_imported = True
         return report
-    text = raw.decode("utf-8", errors="replace")
     with store.atomic():
         if use_log:
-            for number, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
+            for number, line in once.lines():
                 try:
                     op, payload = _parse_event(line)
                 except InvalidInput as exc:
@@ -103,8 +75,8 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportRe
                 store.append(DOMAIN, op, payload, actor=actor, ts=stamp if clock.is_iso(stamp) else None)
                 report.imported += 1
         else:
-            _import_view(store, text, report, actor)
-        MetaValue.replace(key=marker, value=json.dumps({"ts": clock.iso_now(), "source": str(source)})).execute()
+            _import_view(store, once.text(), report, actor)
+        once.mark_done()
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source, report.skipped)
     return report
@@ -131,9 +103,7 @@ def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> N
 def export_appkb(store: Store, root: Path) -> dict[str, int]:
     """Write `root/app_kb/events.jsonl` and `kb.json` in the reference's format."""
     folder = Path(root) / "app_kb"
-    for path in (folder, folder / "events.jsonl", folder / "kb.json"):
-        if path.is_symlink():
-            raise InvalidInput(f"{path} is a symlink; Jiyi does not export through links")
+    refuse_links(folder, folder / "events.jsonl", folder / "kb.json")
     lines = []
     for event in store.events(DOMAIN):
         lines.append(json.dumps({"op": event.type, **event.payload}, ensure_ascii=False, sort_keys=True))

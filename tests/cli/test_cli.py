@@ -71,7 +71,7 @@ def test_learn_and_forget_flags(run, home: Path) -> None:  # type: ignore[no-unt
         (("alias", "learn", "微信=wechat"), 2, "is not a package name"),
         (("alias", "learn", "密码=com.tencent.mm"), 2, "looks sensitive"),
         (("alias", "undo", "12345"), 4, "no App-KB change with id 12345"),
-        (("import", "taskwizard", "/nonexistent/memory"), 4, "has no app_kb"),
+        (("import", "taskwizard", "/nonexistent/memory"), 4, "has neither app_kb/ nor experience/"),
     ],
 )
 def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...], code: int, message: str) -> None:  # type: ignore[no-untyped-def]
