@@ -55,6 +55,12 @@ class Normalized:
     alnum: str
 
 
+def fold_text(text: str) -> str:
+    """Running text folded like names (NFKC, simplified, casefold, [0-9a-z] and CJK only) but nothing stripped."""
+    folded = to_simplified(unicodedata.normalize("NFKC", text or "")).casefold()
+    return _NOT_ALNUM_CJK.sub("", folded)
+
+
 @lru_cache(maxsize=65536)
 def normalize(text: str) -> Normalized:
     """Normalize an app name or query (cached: names recur)."""

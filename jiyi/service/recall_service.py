@@ -1,0 +1,111 @@
+"""Recall as the service runs it: the embedder, the vector index and the mention index together.
+
+Everything heavy loads lazily on first use (never at start-up, never on the
+GUI thread). The mention index follows the App-KB by generation.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from jiyi.recall.embedders import Embedder, get_embedder
+from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
+from jiyi.recall.registry import AppRegistry
+from jiyi.recall.vectors import VectorIndex
+from jiyi.store import appkb, episodes
+from jiyi.store.database import Store
+from jiyi.store.episodes import EpisodeFilter
+
+from .config import Config
+
+log = logging.getLogger("jiyi.service")
+Progress = Callable[[int, int], None]
+
+
+class RecallService:
+    """Shadow recall, episode indexing and index upkeep for one home."""
+
+    def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
+        self.config, self.store, self.registry = config, store, registry
+        self._lock = threading.Lock()
+        self._engine: EpisodeRecall | None = None
+        self._mentions: tuple[int, MentionIndex] | None = None
+        self.errors: dict[str, int] = {"episode": 0}
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.engine.embedder
+
+    @property
+    def engine(self) -> EpisodeRecall:
+        with self._lock:
+            if self._engine is None:
+                embedder = get_embedder(self.config.embed_model)
+                index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
+                self._engine = EpisodeRecall(index, embedder)
+            return self._engine
+
+    def mentions(self, generation: int) -> MentionIndex:
+        """Names owned by one package: registry aliases and the App-KB's live names."""
+        cached = self._mentions
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        names = [(name, package) for name, package, _ in self.registry.names()]
+        names += [(e.term, e.package) for e in appkb.list_entries(self.store, include_stale=False)]
+        index = MentionIndex(names)
+        self._mentions = (generation, index)
+        return index
+
+    def recall(self, goal: str, device: str, generation: int) -> RecallResult:
+        """One recall for a new task (the caller decides what the agent may see)."""
+        return self.engine.recall(goal, device, self.mentions(generation), mode=self.config.memory_rag)
+
+    def passes_gate(self, outcome: dict[str, Any]) -> bool:
+        """The quality gate: a goal, and at least `index_min_steps` steps."""
+        return (
+            bool(str(outcome.get("goal_text", "")).strip())
+            and int(outcome.get("steps", 0)) >= self.config.index_min_steps
+        )
+
+    def index(self, outcomes: list[dict[str, Any]]) -> int:
+        """Index episodes that pass the gate, per device; returns how many were embedded."""
+        by_scope: dict[str, list[Any]] = {}
+        for outcome in outcomes:
+            if self.passes_gate(outcome):
+                by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
+        return sum(self.engine.index.upsert(EPISODE, scope, docs) for scope, docs in by_scope.items())
+
+    def forget(self, run_id: str, device_scope: str) -> None:
+        """Take an episode's vector out of the index (revoked, folded or deleted)."""
+        self.engine.index.delete(EPISODE, device_scope, [run_id])
+
+    def rebuild(self, progress: Progress | None = None, batch: int = 256) -> dict[str, int]:
+        """Drop every vector collection and index every live episode again with the current embedder."""
+        index = self.engine.index
+        dropped = index.drop_all()
+        live = EpisodeFilter(revoked=False)
+        total, done, embedded = episodes.count_episodes(self.store, live), 0, 0
+        offset = 0
+        while True:
+            rows = episodes.list_episodes(self.store, live, limit=batch, offset=offset)
+            if not rows:
+                break
+            embedded += self.index(rows)
+            done += len(rows)
+            offset += len(rows)
+            if progress:
+                progress(done, total)
+        return {"collections_dropped": dropped, "episodes": done, "embedded": embedded}
+
+    def state(self) -> dict[str, Any]:
+        """The index as health reports it (opening it if needed)."""
+        try:
+            index = self.engine.index
+            scopes = index.scopes(EPISODE)
+            count = sum(len(index.ids(EPISODE, s)) for s in scopes)
+            return {"embedder": self.config.embed_model, "episode_vectors": count, "ok": True}
+        except Exception as exc:
+            return {"embedder": self.config.embed_model, "ok": False, "problem": str(exc)}

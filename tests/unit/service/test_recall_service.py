@@ -1,0 +1,137 @@
+"""Shadow recall in the run lifecycle, statistics by the reference's definitions, rebuild-vec."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jiyi.service.config import load_config
+from jiyi.service.memory import Memory
+from jiyi.store.recall_stats import evaluate
+
+
+@pytest.fixture
+def hashed(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
+    now = time.time()
+    memory.archive_episodes(
+        [
+            {
+                "run_id": f"h{i}",
+                "ts_end": now - 3600,
+                "device_scope": "device:d1",
+                "goal_text": goal,
+                "apps": [package],
+                "success": True,
+                "steps": 3,
+            }
+            for i, (goal, package) in enumerate(
+                [
+                    ("在小红书搜索火锅店", "com.xingin.xhs"),
+                    ("在小红书搜索火锅店推荐", "com.xingin.xhs"),
+                    ("美团点外卖", "com.sankuai.meituan"),
+                ]
+            )
+        ]
+    )
+    yield memory
+    memory.close()
+
+
+def test_evaluation_follows_the_reference() -> None:
+    e = evaluate(["a.b.c", "d.e.f"], ["a.b.c"], ["d.e.f"])
+    assert (e["hit"], e["hit_at_1"], e["contaminated_run"]) == (True, False, True)
+    assert (e["package_true_positives"], e["package_predictions"], e["package_actuals"]) == (1, 2, 1)
+    assert (e["package_precision"], e["package_recall"]) == (0.5, 1.0)
+    empty = evaluate([], [], ["x.y.z"])
+    assert (empty["hit"], empty["contaminated_run"], empty["package_precision"]) == (False, False, 0.0)
+
+
+def test_shadow_recall_is_logged_never_returned_and_scored_at_run_end(hashed: Memory) -> None:
+    started = hashed.run_start("q1", "d1", goal="搜索火锅店")
+    assert started["recall"]["status"] == "ok" and "candidates" not in started["recall"]
+    finished = hashed.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"], "steps": 0})
+    assert finished["recall_evaluation"]["hit_at_1"] is True
+    assert finished["indexed"] is False  # below the quality gate
+    hashed.run_start("q2", "d1", goal="搜索火锅店")
+    hashed.run_finish("q2", {"success": True, "apps": ["com.dianping.v1"], "steps": 0})
+    hashed.run_start("q3", "d1", goal="给妈妈打个电话")
+    hashed.run_finish("q3", {"success": True, "apps": ["com.android.contacts"], "steps": 0})
+    totals = hashed.recall_statistics()["totals"]
+    assert totals["evaluations"] == 3 and totals["recall_runs"] == 2 and totals["hits"] == 1
+    assert totals["contaminated_runs"] == 1 and totals["contaminated_run_rate"] == round(1 / 3, 4)
+    assert totals["conditional_hit_rate"] == 0.5 and totals["abstain_rate"] == round(1 / 3, 4)
+    packages = {p["package"]: p for p in hashed.recall_statistics()["packages"]}
+    assert packages["com.xingin.xhs"]["precision"] == 0.5 and packages["com.dianping.v1"]["recall"] == 0.0
+    assert len(hashed.recall_statistics()["daily"]) == 1
+    runs = hashed.recall_runs(0, time.time() + 10)
+    assert {r["run_id"] for r in runs} == {"q1", "q2", "q3"}
+
+
+def test_the_mode_off_recalls_nothing(tmp_path: Path) -> None:
+    with Memory.open(
+        load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash", "JIYI_MEMORY_RAG": "off"})
+    ) as memory:
+        assert memory.run_start("q", "d1", goal="搜索火锅店")["recall"]["status"] == "off"
+        assert memory.run_finish("q", {"success": True})["recall_evaluation"] is None
+
+
+def test_a_finished_run_joins_the_index_and_a_revoked_one_leaves_it(hashed: Memory) -> None:
+    hashed.run_start("n1", "d1", goal="买一台新的液晶电视机")
+    assert hashed.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"] is True
+    assert hashed.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+    hashed.revoke_episode("n1")
+    assert "com.jingdong.app.mall" not in hashed.recall_query("买一台新的液晶电视机", "d1")["recalled_apps"]
+    hashed.restore_episode("n1")
+    assert hashed.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+
+
+def test_rebuild_vec_reindexes_everything_live(hashed: Memory) -> None:
+    hashed.revoke_episode("h2")
+    seen: list[tuple[int, int]] = []
+    result = hashed.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
+    assert result["episodes"] == 2 and result["embedded"] == 2 and seen[-1] == (2, 2)
+    assert hashed.recall_query("在小红书搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+
+
+def test_recall_stats_file_has_the_reference_shape(hashed: Memory, tmp_path: Path) -> None:
+    hashed.run_start("q1", "d1", goal="搜索火锅店")
+    hashed.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"]})
+    data = hashed.export_recall_stats(tmp_path / "recall_stats.json")
+    on_disk = json.loads((tmp_path / "recall_stats.json").read_text("utf-8"))
+    assert on_disk == data and data["schema_v"] == 2
+    for key in (
+        "evaluations",
+        "recall_runs",
+        "hits",
+        "hit_at_1_count",
+        "contaminated_runs",
+        "package_true_positives",
+        "package_predictions",
+        "package_actuals",
+        "hit_rate",
+        "hit_at_1",
+        "conditional_hit_rate",
+        "contaminated_run_rate",
+        "package_precision",
+        "package_recall",
+        "latest",
+        "errors",
+    ):
+        assert key in data, key
+    assert data["latest"]["actual_apps"] == ["com.xingin.xhs"]
+
+
+def test_recall_failure_fails_open(hashed: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_a: object, **_k: object) -> None:
+        raise RuntimeError("index gone")
+
+    monkeypatch.setattr(hashed.recall, "recall", broken)
+    started = hashed.run_start("q9", "d1", goal="搜索火锅店")
+    assert started["recall"]["status"] == "error"
+    assert hashed.run_finish("q9", {"success": True})["archived"] is True
+    assert hashed.recall.errors["episode"] == 1
