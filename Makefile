@@ -42,7 +42,8 @@ test: system-deps $(VENV)/.stamp-test lint
 
 bench: $(VENV)/.stamp-run
 	$(PY) bench/resolve.py
-	$(PY) bench/socket.py
+	$(PY) bench/service_socket.py
+	$(PY) bench/recall.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -120,8 +120,9 @@ class VectorIndex:
                 },
             )
         else:
+            client = self.client  # an unusable index is an error, not "no collection yet"
             try:
-                collection = self.client.get_collection(name, embedding_function=None)
+                collection = client.get_collection(name, embedding_function=None)
             except Exception:
                 return None
         meta = collection.metadata or {}

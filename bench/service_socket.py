@@ -8,16 +8,10 @@
 * and, to show what the transport itself costs, a bare PySide6 QLocalServer
   echo (the same answer, through the Qt event loop Jiyi's host uses).
 
-Run: `make bench` or `python bench/socket.py [--requests 2000]`.
+Run: `make bench` or `python bench/service_socket.py [--requests 2000]`.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This file is named socket.py: keep its folder off the path so `import socket` finds the standard library.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import json
@@ -29,9 +23,11 @@ import signal
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 JIYI = str(Path(sys.executable).parent / "jiyi")
 NAMES = ["微信", "weixin", "威信", "淘宝", "小红书", "绿泡泡", "B站", "支付宝", "zfb", "不存在的应用"]
