@@ -166,14 +166,13 @@ class VectorIndex:
         count = collection.count()
         if count == 0:
             return []
+        # Documents are not fetched: recall needs the metadata only, and long texts cost time at 100k.
         result = collection.query(
-            query_embeddings=[vector], n_results=min(k, count), include=["distances", "metadatas", "documents"]
+            query_embeddings=[vector], n_results=min(k, count), include=["distances", "metadatas"]
         )
         return [
-            Hit(i, float(d), m or {}, doc or "")
-            for i, d, m, doc in zip(
-                result["ids"][0], result["distances"][0], result["metadatas"][0], result["documents"][0], strict=False
-            )
+            Hit(i, float(d), m or {}, "")
+            for i, d, m in zip(result["ids"][0], result["distances"][0], result["metadatas"][0], strict=False)
         ]
 
     def ids(self, kind: str, scope: str) -> list[str]:

@@ -71,6 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
     undo = alias.add_parser("undo", parents=[common], help="revert a change by its id (from history)")
     undo.add_argument("change", type=int, metavar="CHANGE")
 
+    lesson = sub.add_parser("lesson", parents=[common], help="lessons given to agents in `on` mode").add_subparsers(
+        dest="lesson_command", metavar="ACTION", required=True
+    )
+    lesson_add = lesson.add_parser("add", parents=[common], help="propose a lesson")
+    lesson_add.add_argument("text")
+    lesson_add.add_argument("--app", action="append", default=[], help="a package it is about (repeatable)")
+    lesson_list = lesson.add_parser("list", parents=[common], help="list lessons")
+    lesson_list.add_argument("--status", choices=["proposed", "approved", "revoked"])
+    for verb, text in (("approve", "approve a lesson (your act: agents cannot)"), ("revoke", "take a lesson away")):
+        action = lesson.add_parser(verb, parents=[common], help=text)
+        action.add_argument("lesson_id")
+
     inventory = sub.add_parser("inventory", parents=[common], help="device inventories").add_subparsers(
         dest="inventory_command", metavar="ACTION", required=True
     )
@@ -303,6 +315,23 @@ def _cmd_recall_stats(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _cmd_lesson(args: argparse.Namespace, config: Config) -> int:
+    with Memory.open(config) as memory:
+        if args.lesson_command == "add":
+            lessons = [memory.add_lesson(args.text, args.app, actor="user")]
+        elif args.lesson_command == "list":
+            lessons = memory.list_lessons(args.status)
+        else:
+            status = "approved" if args.lesson_command == "approve" else "revoked"
+            lessons = [memory.set_lesson_status(args.lesson_id, status, actor="user")]
+    for lesson in lessons:
+        apps = ",".join(lesson["apps"]) or "any app"
+        print(f"{lesson['lesson_id']}  {lesson['status']:<8}  {apps}  {lesson['text']}")
+    if not lessons:
+        print("no lessons")
+    return 0
+
+
 def _cmd_config(args: argparse.Namespace, config: Config) -> int:
     for _name, env, value, source in config.describe():
         shown = ",".join(value) if isinstance(value, tuple) else value
@@ -378,6 +407,10 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
     ("rebuild-vec",): _cmd_rebuild_vec,
+    ("lesson", "add"): _cmd_lesson,
+    ("lesson", "list"): _cmd_lesson,
+    ("lesson", "approve"): _cmd_lesson,
+    ("lesson", "revoke"): _cmd_lesson,
     ("recall-stats",): _cmd_recall_stats,
     ("config",): _cmd_config,
     ("health",): _cmd_health,
@@ -394,6 +427,7 @@ def command_path(args: argparse.Namespace) -> tuple[str, ...]:
         return ()
     second = {
         "alias": "alias_command",
+        "lesson": "lesson_command",
         "inventory": "inventory_command",
         "import": "format",
         "export": "format",

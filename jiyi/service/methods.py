@@ -270,3 +270,27 @@ def recall_runs(memory: Memory, p: Params) -> dict[str, Any]:
     if since is None or until is None:
         raise InvalidInput("params.since and params.until are required")
     return {"runs": memory.recall_runs(since, until, limit)}
+
+
+@method("lesson.add", writes=True)
+def lesson_add(memory: Memory, p: Params) -> dict[str, Any]:
+    text = p.text("text", max_chars=2000)
+    apps = p.raw("apps")
+    if apps is not None and not (isinstance(apps, list) and all(isinstance(a, str) for a in apps)):
+        raise InvalidInput("params.apps must be a list of package names")
+    p.done()
+    return memory.add_lesson(text, apps or [], actor="agent")
+
+
+@method("lesson.list")
+def lesson_list(memory: Memory, p: Params) -> dict[str, Any]:
+    status = p.choice("status", ("proposed", "approved", "revoked"))
+    p.done()
+    return {"lessons": memory.list_lessons(status)}
+
+
+@method("lesson.revoke", writes=True)
+def lesson_revoke(memory: Memory, p: Params) -> dict[str, Any]:
+    lesson_id = p.text("lesson_id", max_chars=80)
+    p.done()
+    return memory.set_lesson_status(lesson_id, "revoked", actor="agent")

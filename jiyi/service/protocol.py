@@ -11,7 +11,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from jiyi.store.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound, SensitiveContent
+from jiyi.store.errors import (
+    Conflict,
+    EnvironmentProblem,
+    Forbidden,
+    InvalidInput,
+    JiyiError,
+    NotFound,
+    SensitiveContent,
+)
 
 ERROR_CODES = (
     "parse_error",
@@ -82,7 +90,7 @@ def parse_request(line: bytes) -> Request:
 
 def code_for(error: JiyiError) -> str:
     """The wire code of an expected error."""
-    if isinstance(error, SensitiveContent):
+    if isinstance(error, SensitiveContent | Forbidden):
         return "forbidden"
     if isinstance(error, InvalidInput):
         return "invalid_params"

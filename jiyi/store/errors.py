@@ -51,6 +51,12 @@ class SensitiveContent(InvalidInput):
     code = "forbidden"
 
 
+class Forbidden(JiyiError):
+    """The caller may not do this (e.g. an agent approving what only a person may)."""
+
+    code = "forbidden"
+
+
 class NotFound(JiyiError):
     """The thing asked for does not exist."""
 

@@ -174,3 +174,17 @@ class RecallEvalApp(BaseModel):
 
     class Meta:
         table_name = "recall_eval_app"
+
+
+class Lesson(BaseModel):
+    """A lesson an agent may be given in `on` mode, once a person approved it (domain `lessons`)."""
+
+    lesson_id = TextField(primary_key=True)
+    text = TextField()
+    apps = TextField()  # space-separated packages it is about ("" for any)
+    status = TextField(index=True)  # proposed / approved / revoked
+    created = TextField()
+    updated = TextField()
+
+    class Meta:
+        table_name = "lesson"
