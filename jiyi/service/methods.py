@@ -179,19 +179,14 @@ def _episode_filter(p: Params) -> EpisodeFilter:
     revoked = p.raw("revoked")
     if revoked is not None and not isinstance(revoked, bool):
         raise InvalidInput("params.revoked must be true or false")
-    bounds = {}
-    for name in ("since", "until"):
-        value = p.raw(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise InvalidInput(f"params.{name} must be epoch seconds")
-        bounds[name] = float(value) if value is not None else None
+    since, until = _window(p)
     return EpisodeFilter(
         text=p.opt_text("text", max_chars=256),
         app=p.opt_text("app", max_chars=256),
         device=p.opt_text("device", max_chars=128),
         success=success,
-        since=bounds["since"],
-        until=bounds["until"],
+        since=since,
+        until=until,
         revoked=revoked,
     )
 
