@@ -227,3 +227,34 @@ def test_the_console_without_a_display_says_so(home: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     done = subprocess.run([str(script), "--home", str(home)], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 3 and "no display" in done.stderr
+
+
+def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    history = tmp_path / "history.tsv"
+    history.write_text("goal\tpackage\n在小红书搜索火锅店\tcom.xingin.xhs\n美团点外卖\tcom.sankuai.meituan\n", "utf-8")
+    queries = tmp_path / "queries.tsv"
+    queries.write_text(
+        "goal\tactual\thas_history\n搜索火锅店\tcom.xingin.xhs\t1\n给妈妈打电话\tcom.android.contacts\t0\n", "utf-8"
+    )
+    code, out, _ = run("eval", "recall", "--history", str(history), "--queries", str(queries), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 2 and report["embedder"] == "hash"
+    assert report["hit_at_1"] == 0.5 and report["contaminated_run_rate"] == 0.0 and report["abstain_rate"] == 0.5
+    assert report["with_history"] == {"n": 1, "hit_at_1": 1.0}
+    code, _, err = run("eval", "recall", "--history", str(queries), "--queries", str(queries))
+    assert code == 2 and "header lacks package" in err
+
+    code, out, err = run("lesson", "add", "先回到桌面", "--app", "com.xingin.xhs")
+    lesson_id = out.split()[0]
+    assert code == 0 and lesson_id.startswith("les_") and "proposed" in out
+    assert "approved" in run("lesson", "approve", lesson_id)[1]
+    assert lesson_id in run("lesson", "list", "--status", "approved")[1]
+    assert run("lesson", "approve", lesson_id)[0] == 5  # already approved: conflict
+
+    # --home was given, so the evaluation ran in that home: 2 history runs (indexed) and 2 queries (not)
+    code, out, err = run("rebuild-vec")
+    assert code == 0 and "indexed 4 episodes (2 embedded with hash)" in out and "[" in err
+    code, out, _ = run("recall-stats", "--export", str(tmp_path / "recall_stats.json"))
+    assert code == 0 and json.loads(out)["evaluations"] == 2
+    assert json.loads((tmp_path / "recall_stats.json").read_text("utf-8"))["schema_v"] == 2
