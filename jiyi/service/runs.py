@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jiyi.recall.episode_recall import RecallResult
-from jiyi.store import episodes, lessons, recall_stats
+from jiyi.store import alias_correction, episodes, lessons, recall_stats
 from jiyi.store.atomic_file import write_text
 from jiyi.store.database import Store
 from jiyi.store.episode_schema import EpisodeOutcome
@@ -170,6 +170,7 @@ class RunsAndEpisodes:
             confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
             if confirmed and receipt.app_package not in run.launched:
                 run.launched.append(str(receipt.app_package))
+        self._observe(receipt, launch_name, event.get("note"), actor)
         outcome = LaunchOutcome()
         evidence: list[str] = []
         if receipt.tool == "launch_app" and launch_name:
@@ -186,6 +187,37 @@ class RunsAndEpisodes:
             "learned": [e.to_dict() for e in outcome.learned],
             "evidence": evidence,
         }
+
+    def _observe(self, receipt: ExperienceEvent, launch_name: str | None, note: object, actor: str) -> None:
+        """Keep the evidence alias correction needs: launches and backs, with only the marker word of the note."""
+        if not (self.config.app_kb and self.config.alias_overwrite) or receipt.tool not in ("launch_app", "back"):
+            return
+        folded = note.casefold() if isinstance(note, str) else ""
+        marker = next((word for word in self.config.alias_overwrite_notes if word.casefold() in folded), None)
+        term = launch_name.strip() if receipt.tool == "launch_app" and launch_name else None
+        if term and (self.redactor.is_sensitive(term) or len(term) > 64):
+            term = None  # a sensitive term is blanked
+        self._archive(
+            lambda: alias_correction.record_observation(
+                self.store,
+                run_id=receipt.run_id,
+                step=receipt.step,
+                tool=receipt.tool,
+                success=receipt.result_class == "ok",
+                term=term,
+                package=receipt.app_package,
+                marker=marker,
+                actor=actor,
+            )
+        )
+
+    def correct_aliases(self, *, dry_run: bool = False) -> list[dict[str, Any]]:
+        """Find wrong-launch signatures in the evidence and overwrite the wrong learned aliases (or preview it)."""
+        with self._write_lock:
+            corrections = alias_correction.correct(self.store, dry_run=dry_run)
+        if not dry_run and any(c.action == "overwrite" for c in corrections):
+            self._changed("app_kb", self.store.last_seq("app_kb"))
+        return [c.to_dict() for c in corrections]
 
     def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> dict[str, Any]:
         """The run ended: archive its `episode_outcome` and drop its evidence.
