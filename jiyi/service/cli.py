@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--socket", type=Path, help="socket path (or JIYI_SOCKET; default in the runtime directory)")
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
 
+    dream = sub.add_parser("dream", parents=[common], help="consolidate: correct aliases, clean up, fold, reconcile")
+    dream.add_argument("--dry-run", action="store_true", help="list every change the pass would make; make none")
+    dream.add_argument("--light", action="store_true", help="the light pass (as after each run): never deletes")
+    dream.add_argument("--reports", action="store_true", help="show the reports of earlier passes instead")
+
     sub.add_parser("rebuild", parents=[common], help="rebuild every view from the event log")
     sub.add_parser("rebuild-vec", parents=[common], help="rebuild the vector index from the archive")
     stats = sub.add_parser("recall-stats", parents=[common], help="recall quality: hit@1, contamination, package P/R")
@@ -272,6 +277,29 @@ def _cmd_serve(args: argparse.Namespace, config: Config) -> int:
     return serve(config, socket_path=args.socket, workers=args.workers)
 
 
+def _cmd_dream(args: argparse.Namespace, config: Config) -> int:
+    with Memory.open(config) as memory:
+        if args.reports:
+            found = memory.dream_reports()
+            for report in found:
+                print(f"{report['ts']:.0f}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
+            if not found:
+                print("no dream reports yet")
+            return 0
+        report = memory.dream(full=not args.light, dry_run=args.dry_run)
+    verb = "would change" if args.dry_run else "changed"
+    for step in report["steps"]:
+        if not step["ok"]:
+            print(f"{step['step']:<18} failed: {step['error']}")
+            continue
+        count = step.get("count", None)
+        detail = f"{count}" if count is not None else f"-{step.get('removed', 0)} +{step.get('added', 0)}"
+        print(f"{step['step']:<18} {verb} {detail}")
+        for change in step.get("changes", [])[:20]:
+            print(f"    {json.dumps(change, ensure_ascii=False)[:200]}")
+    return 0
+
+
 def _cmd_rebuild(args: argparse.Namespace, config: Config) -> int:
     def progress(done: int, total: int) -> None:
         print(f"\rreplaying {done}/{total} events", end="", file=sys.stderr, flush=True)
@@ -406,6 +434,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("resolve",): _cmd_resolve,
     ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
+    ("dream",): _cmd_dream,
     ("rebuild-vec",): _cmd_rebuild_vec,
     ("lesson", "add"): _cmd_lesson,
     ("lesson", "list"): _cmd_lesson,

@@ -47,6 +47,7 @@ class RunState:
     launched: list[str] = field(default_factory=list)
     recall: RecallResult | None = None
     lessons: list[str] = field(default_factory=list)
+    observed: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -197,19 +198,34 @@ class RunsAndEpisodes:
         term = launch_name.strip() if receipt.tool == "launch_app" and launch_name else None
         if term and (self.redactor.is_sensitive(term) or len(term) > 64):
             term = None  # a sensitive term is blanked
+        run = self._runs.get(receipt.run_id)
         self._archive(
-            lambda: alias_correction.record_observation(
-                self.store,
-                run_id=receipt.run_id,
-                step=receipt.step,
-                tool=receipt.tool,
-                success=receipt.result_class == "ok",
-                term=term,
-                package=receipt.app_package,
-                marker=marker,
-                actor=actor,
+            lambda: (run.observed if run is not None else []).append(
+                alias_correction.record_observation(
+                    self.store,
+                    run_id=receipt.run_id,
+                    step=receipt.step,
+                    tool=receipt.tool,
+                    success=receipt.result_class == "ok",
+                    term=term,
+                    package=receipt.app_package,
+                    marker=marker,
+                    actor=actor,
+                )
             )
         )
+
+    def dream(self, *, full: bool = True, dry_run: bool = False) -> dict[str, Any]:
+        """A consolidation pass (see `dream.run_pass`); `dry_run` previews every change."""
+        from .dream import run_pass
+
+        return run_pass(self, full=full, dry_run=dry_run)  # type: ignore[arg-type]
+
+    def dream_reports(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Reports of earlier real passes, newest first."""
+        from .dream import reports
+
+        return reports(self, limit)  # type: ignore[arg-type]
 
     def correct_aliases(self, *, dry_run: bool = False) -> list[dict[str, Any]]:
         """Find wrong-launch signatures in the evidence and overwrite the wrong learned aliases (or preview it)."""
@@ -260,6 +276,8 @@ class RunsAndEpisodes:
             indexed = self._index_episode(record)
         if archived:
             self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+        if run is not None and self.config.dream == "auto":
+            self._light_dream(run_id, run)
         return {
             "run_id": run_id,
             "known": run is not None,
@@ -269,6 +287,15 @@ class RunsAndEpisodes:
             "recall_evaluation": evaluation,
             "seconds": round(now - run.started, 3) if run else None,
         }
+
+    def _light_dream(self, run_id: str, run: RunState) -> None:
+        """After a run: correct aliases from its evidence and merge duplicates; never deletes; fails open."""
+        from .dream import run_pass
+
+        try:
+            run_pass(self, full=False, dry_run=False, run_evidence={run_id: run.observed})  # type: ignore[arg-type]
+        except Exception as exc:
+            log.warning("the light dream after %s failed (the run is archived all the same): %s", run_id, exc)
 
     def _score_recall(
         self, run_id: str, run: RunState, record: dict[str, Any], actual: list[str]

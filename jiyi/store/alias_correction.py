@@ -83,7 +83,7 @@ def record_observation(
     package: str | None,
     marker: str | None,
     actor: str,
-) -> None:
+) -> dict[str, Any]:
     """Append one `tool_observed` evidence event (the reference's shape; evidence only, no view change)."""
     payload: dict[str, Any] = {
         "run_id": run_id,
@@ -100,15 +100,21 @@ def record_observation(
         payload["note_marker"] = marker
     with store.atomic():
         store.append(DOMAIN, "tool_observed", payload, actor=actor)
+    return payload
 
 
 def find_signatures(store: Store) -> list[Signature]:
-    """Every correction signature in the evidence, run by run."""
+    """Every correction signature in the stored evidence, run by run."""
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in store.events(DOMAIN, types=["tool_observed"]):
         p = event.payload
         if isinstance(p.get("run_id"), str) and isinstance(p.get("step"), int):
             runs[p["run_id"]].append(p)
+    return signatures_in(runs)
+
+
+def signatures_in(runs: dict[str, list[dict[str, Any]]]) -> list[Signature]:
+    """The signatures in the given runs' evidence (`tool_observed` payloads)."""
     found = []
     for run_id, events in runs.items():
         events.sort(key=lambda e: e["step"])
@@ -148,12 +154,17 @@ def find_signatures(store: Store) -> list[Signature]:
     return found
 
 
-def correct(store: Store, *, dry_run: bool, actor: str = "system") -> list[Correction]:
-    """Apply (or, with `dry_run`, only list) every signature's correction; a second pass changes nothing."""
+def correct(
+    store: Store, *, dry_run: bool, actor: str = "system", signatures: list[Signature] | None = None
+) -> list[Correction]:
+    """Apply (or, with `dry_run`, only list) the corrections of `signatures` (default: all the evidence).
+
+    A fingerprint already handled is skipped, so a second pass changes nothing.
+    """
     handled = {e.payload.get("signature_fingerprint") for e in store.events(DOMAIN, types=["alias_overwritten"])}
     out: list[Correction] = []
     with store.atomic():
-        for signature in find_signatures(store):
+        for signature in find_signatures(store) if signatures is None else signatures:
             if signature.fingerprint in handled:
                 out.append(Correction(signature, "handled", [], None))
                 continue

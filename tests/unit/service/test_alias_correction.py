@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jiyi.service.config import load_config
 from jiyi.service.memory import Memory
 
 WRONG, RIGHT = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    """Dream is manual here: these tests call the correction themselves."""
+    opened = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_DREAM": "manual"}))
+    yield opened
+    opened.close()
 
 
 def launch(memory: Memory, run_id: str, step: int, package: str, name: str | None = None, note: str = "") -> None:

@@ -1,0 +1,147 @@
+"""Dream passes: folding arithmetic, eviction thresholds, merging, reconcile, dry runs and idempotence."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jiyi.service.config import load_config
+from jiyi.service.errors import InvalidInput
+from jiyi.service.memory import Memory
+from jiyi.store import appkb
+from jiyi.store.appkb_entry import AppKbEntry
+from jiyi.store.folding import category_of
+
+DAY = 86400.0
+
+
+def open_memory(tmp_path: Path, **env: str) -> Memory:
+    return Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash", **env}))
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Iterator[Memory]:
+    memory = open_memory(tmp_path, JIYI_EPISODE_KEEP="3", JIYI_EPISODE_ARCHIVE_DAYS="90")
+    now = time.time()
+    rows = [
+        ("old-1", "订一张去上海的机票", now - 200 * DAY, True),
+        ("old-2", "订酒店", now - 150 * DAY, False),
+        ("mid-1", "发消息给妈妈", now - 40 * DAY, True),
+        ("new-1", "播放周杰伦的歌", now - 3 * DAY, True),
+        ("new-2", "打开蓝牙", now - 2 * DAY, True),
+        ("new-3", "查看今天的日历", now - 1 * DAY, False),
+    ]
+    memory.archive_episodes(
+        [
+            {
+                "run_id": r,
+                "goal_text": g,
+                "ts_start": t - 60,
+                "ts_end": t,
+                "success": s,
+                "apps": ["com.a.b"],
+                "device_scope": "device:d1",
+                "steps": 3,
+            }
+            for r, g, t, s in rows
+        ]
+    )
+    yield memory
+    memory.close()
+
+
+def step(report: dict[str, object], name: str) -> dict[str, object]:
+    return next(s for s in report["steps"] if s["step"] == name)  # type: ignore[union-attr, index]
+
+
+def test_categories_follow_the_reference_order() -> None:
+    assert category_of("订一张机票然后买点东西") == "travel"  # travel comes before commerce
+    assert category_of("Play some MUSIC") == "media"
+    assert category_of("随便看看") == "other"
+
+
+def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
+    preview = small.dream(dry_run=True)
+    assert step(preview, "fold")["count"] == 3 and small.count_episodes() == 6  # a dry run changes nothing
+    report = small.dream()
+    fold = step(report, "fold")
+    assert fold["run_ids"] == ["mid-1", "old-1", "old-2"]
+    aggregates = fold["aggregates"]
+    assert aggregates["aggregate:travel"]["episodes"] == 2 and aggregates["aggregate:travel"]["successes"] == 1  # type: ignore[index]
+    assert aggregates["aggregate:travel"]["success_rate"] == 0.5  # type: ignore[index]
+    assert aggregates["aggregate:communication"]["episodes"] == 1  # type: ignore[index]
+    assert sorted(e["run_id"] for e in small.list_episodes()) == ["new-1", "new-2", "new-3"]
+    assert step(report, "index_reconcile")["removed"] == 3  # folded episodes leave the index
+    again = small.dream()
+    assert all(s.get("count", 0) == 0 and s.get("removed", 0) == 0 and s.get("added", 0) == 0 for s in again["steps"])
+    # a later fold adds to the earlier aggregate
+    small.archive_episodes(
+        [
+            {
+                "run_id": "older",
+                "goal_text": "订火车票",
+                "ts_end": time.time() - 365 * DAY,
+                "success": True,
+                "device_scope": "device:d1",
+                "steps": 1,
+            }
+        ]
+    )
+    later = step(small.dream(), "fold")["aggregates"]
+    assert later["aggregate:travel"]["episodes"] == 3 and later["aggregate:travel"]["successes"] == 2  # type: ignore[index]
+
+
+def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory) -> None:
+    old = "2025-01-01T00:00:00+00:00"
+    now = "2026-11-29T00:00:00+00:00"
+    entries = [
+        AppKbEntry("弱旧", "弱旧", "com.weak.old", "alias", "global", 0.4, 0, old, old),  # evicted: weak and unseen
+        AppKbEntry("弱新", "弱新", "com.weak.new", "alias", "global", 0.4, 0, now, now),  # kept: seen lately
+        AppKbEntry("弱失效", "弱失效", "com.weak.stale", "alias", "global", 0.4, 0, now, now, stale=True),  # evicted
+        AppKbEntry("强旧", "强旧", "com.strong.old", "learned", "global", 0.9, 0, old, old),  # kept: 0.9
+    ]
+    for entry in entries:
+        appkb.upsert_entry(small.store, entry, actor="import")
+    assert step(small.dream(dry_run=True), "evict")["count"] == 2
+    small.dream()
+    assert {e.term for e in small.list_aliases()} == {"弱新", "强旧"}
+
+
+def test_duplicates_are_merged_and_the_light_pass_never_deletes(small: Memory) -> None:
+    t1, t2 = "2026-01-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00"
+    appkb.upsert_entry(
+        small.store, AppKbEntry("WeChat", "微信", "com.tencent.mm", "learned", "global", 0.9, 2, t1, t1), actor="import"
+    )
+    appkb.upsert_entry(
+        small.store, AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2), actor="import"
+    )
+    report = small.dream(full=False)
+    assert [s["step"] for s in report["steps"]] == ["alias_overwrites", "merge"]
+    [merged] = small.list_aliases(kind="learned")
+    assert (merged.term, merged.success_count, merged.first_seen, merged.last_seen) == ("WeChat", 5, t1, t2)
+    assert small.count_episodes() == 6  # the light pass folds nothing
+
+
+def test_reports_are_kept_and_off_means_off(small: Memory, tmp_path: Path) -> None:
+    small.dream()
+    small.dream(dry_run=True)
+    reports = small.dream_reports()
+    assert len(reports) == 1 and reports[0]["pass"] == "full" and "summary" in reports[0]
+    with open_memory(tmp_path / "other", JIYI_DREAM="off") as off, pytest.raises(InvalidInput, match="JIYI_DREAM=off"):
+        off.dream()
+
+
+def test_auto_dream_corrects_after_each_run(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        wrong, right = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
+        memory.run_start("r1", "d1")
+        ok = {"run_id": "r1", "result_class": "ok", "tool": "launch_app"}
+        memory.run_event({**ok, "step": 1, "app_package": wrong}, launch_name="抖抖")
+        memory.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
+        memory.run_event({**ok, "step": 3, "app_package": right})
+        memory.run_finish("r1", {"success": True})
+        assert [e.package for e in memory.list_aliases(kind="learned") if e.term == "抖抖"] == [right]
+        assert memory.dream_reports()[0]["pass"] == "light"
