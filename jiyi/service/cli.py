@@ -13,6 +13,7 @@ import logging
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -282,7 +283,8 @@ def _cmd_dream(args: argparse.Namespace, config: Config) -> int:
         if args.reports:
             found = memory.dream_reports()
             for report in found:
-                print(f"{report['ts']:.0f}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
+                when = datetime.fromtimestamp(report["ts"]).isoformat(sep=" ", timespec="seconds")
+                print(f"{when}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
             if not found:
                 print("no dream reports yet")
             return 0
