@@ -258,3 +258,17 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     code, out, _ = run("recall-stats", "--export", str(tmp_path / "recall_stats.json"))
     assert code == 0 and json.loads(out)["evaluations"] == 2
     assert json.loads((tmp_path / "recall_stats.json").read_text("utf-8"))["schema_v"] == 2
+
+
+def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    assert "no dream reports yet" in run("dream", "--reports")[1]
+    code, out, _ = run("dream", "--dry-run")
+    assert code == 0 and "fold" in out and "would change" in out
+    assert "no dream reports yet" in run("dream", "--reports")[1]  # a dry run stores nothing
+    code, out, _ = run("dream")
+    assert code == 0 and "changed" in out
+    assert " full " in run("dream", "--reports")[1]
+    monkeypatch.setenv("JIYI_DREAM", "off")
+    code, _, err = run("dream")
+    assert code == 2 and "JIYI_DREAM=off" in err
