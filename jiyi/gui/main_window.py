@@ -10,6 +10,7 @@ from jiyi import __version__
 from jiyi.gui.background import Background
 from jiyi.gui.changes import ChangeFeed
 from jiyi.gui.pages.appkb_page import AppKbPage
+from jiyi.gui.pages.overview_page import OverviewPage
 from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
 
@@ -29,7 +30,9 @@ class MainWindow(QMainWindow):
 
         self.page_list = QListWidget()
         self.stack = QStackedWidget()
+        self.overview_page = OverviewPage(memory, self.background)
         self.appkb_page = AppKbPage(memory, self.background)
+        self._add_page(self.tr("概览"), self.overview_page)
         self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
@@ -55,11 +58,18 @@ class MainWindow(QMainWindow):
 
         self.changes = ChangeFeed(memory, parent=self)
         self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.appkb_page.search_edit.setFocus)
+        self.changes.changed.connect(lambda _domains: self.overview_page.reload())
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.appkb_page.reload)
 
         self._restore_state()
+        self.overview_page.reload()
         self.appkb_page.reload()
+
+    def find_alias(self) -> None:
+        """Ctrl+F: to the App-KB page, into its search box."""
+        self.page_list.setCurrentRow(self.stack.indexOf(self.appkb_page))
+        self.appkb_page.search_edit.setFocus()
 
     def update_service_status(self, problem: str | None = None) -> None:
         """Service state, socket path, connected agents and requests per minute."""

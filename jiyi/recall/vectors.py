@@ -175,6 +175,10 @@ class VectorIndex:
             for i, d, m in zip(result["ids"][0], result["distances"][0], result["metadatas"][0], strict=False)
         ]
 
+    def count(self, kind: str, scope: str) -> int:
+        collection = self.collection(kind, scope, create=False)
+        return 0 if collection is None else int(collection.count())
+
     def ids(self, kind: str, scope: str) -> list[str]:
         collection = self.collection(kind, scope, create=False)
         return [] if collection is None else list(collection.get(include=[])["ids"])

@@ -105,7 +105,7 @@ class RecallService:
         try:
             index = self.engine.index
             scopes = index.scopes(EPISODE)
-            count = sum(len(index.ids(EPISODE, s)) for s in scopes)
+            count = sum(index.count(EPISODE, s) for s in scopes)
             return {"embedder": self.config.embed_model, "episode_vectors": count, "ok": True}
         except Exception as exc:
             return {"embedder": self.config.embed_model, "ok": False, "problem": str(exc)}

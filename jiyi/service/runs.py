@@ -89,6 +89,8 @@ class RunsAndEpisodes:
 
         def end_run_evidence(self, run_id: str) -> None: ...
 
+        def health(self) -> dict[str, object]: ...
+
     # -- the run lifecycle -------------------------------------------------------------
 
     def run_start(
@@ -220,6 +222,21 @@ class RunsAndEpisodes:
         from .dream import run_pass
 
         return run_pass(self, full=full, dry_run=dry_run)  # type: ignore[arg-type]
+
+    def overview(self) -> dict[str, Any]:
+        """What the console's overview shows: health, the vector index, the last dream, recent errors.
+
+        Opens the vector index (not the embedding model): call it off the GUI thread.
+        """
+        health = self.health()
+        reports = self.dream_reports(1)
+        return {
+            **health,
+            "embedder": self.config.embed_model,
+            "index": self.recall.state(),
+            "last_dream": reports[0] if reports else None,
+            "errors": {"archive_failures": self.archive_failures, "recall": dict(self.recall.errors)},
+        }
 
     def dream_reports(self, limit: int = 20) -> list[dict[str, Any]]:
         """Reports of earlier real passes, newest first."""

@@ -93,14 +93,16 @@ def test_window_refreshes_when_an_agent_changes_memory(qtbot: QtBot, filled: Mem
         filled.learn_alias("小黄", "com.sankuai.meituan", actor="agent")
     assert "小黄" in column(window.appkb_page, "term")
     window.show()
-    window.resize(711, 455)
-    qtbot.waitUntil(lambda: window.width() == 711)
+    hint = window.minimumSizeHint()
+    size = (min(790, max(hint.width(), 600) + 11), min(590, max(hint.height(), 400) + 7))
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size)
     window.close()
     assert settings.value("main/geometry") is not None
     again = MainWindow(filled, settings)
     qtbot.addWidget(again)
     again.show()
-    assert (again.width(), again.height()) == (711, 455)
+    assert (again.width(), again.height()) == size
     again.close()
 
 

