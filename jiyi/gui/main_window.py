@@ -10,6 +10,7 @@ from jiyi import __version__
 from jiyi.gui.background import Background
 from jiyi.gui.changes import ChangeFeed
 from jiyi.gui.pages.appkb_page import AppKbPage
+from jiyi.gui.pages.episodes_page import EpisodesPage
 from jiyi.gui.pages.overview_page import OverviewPage
 from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
@@ -33,7 +34,9 @@ class MainWindow(QMainWindow):
         self.overview_page = OverviewPage(memory, self.background)
         self.appkb_page = AppKbPage(memory, self.background)
         self._add_page(self.tr("概览"), self.overview_page)
+        self.episodes_page = EpisodesPage(memory, self.background)
         self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
+        self._add_page(self.tr("运行档案"), self.episodes_page)
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
 
@@ -65,6 +68,7 @@ class MainWindow(QMainWindow):
         self._restore_state()
         self.overview_page.reload()
         self.appkb_page.reload()
+        self.episodes_page.reload()
 
     def find_alias(self) -> None:
         """Ctrl+F: to the App-KB page, into its search box."""

@@ -421,6 +421,10 @@ class RunsAndEpisodes:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
         return recall_stats.runs_between(self.store, since, until, limit)
 
+    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+        """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
+        return recall_stats.trace_of(self.store, check_run_id(run_id))
+
     def recall_query(self, goal: str, device: str) -> dict[str, Any]:
         """What recall would return for `goal` on `device` now (for people and tools; logs nothing)."""
         if not isinstance(goal, str) or not goal.strip():

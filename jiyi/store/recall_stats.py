@@ -193,6 +193,12 @@ def runs_between(store: Store, since: float, until: float, limit: int = 200) -> 
     return [json.loads(row.trace) for row in query]
 
 
+def trace_of(store: Store, run_id: str) -> dict[str, Any] | None:
+    """One run's recall trace and evaluation (None when it had no scored recall)."""
+    row = RecallEval.get_or_none(RecallEval.run_id == run_id)
+    return json.loads(row.trace) if row else None
+
+
 def latest(store: Store) -> dict[str, Any] | None:
     row = RecallEval.select().order_by(RecallEval.ts.desc()).first()
     return json.loads(row.trace)["evaluation"] if row else None

@@ -1,0 +1,101 @@
+"""The episode browser on a real `Memory` (hash embedder: the model is not under test)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.pages.episodes_page import PAGE_SIZE, EpisodesPage
+from jiyi.service.config import load_config
+from jiyi.service.memory import EpisodeFilter, Memory
+
+
+@pytest.fixture
+def memory_with_runs(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
+    memory.run_start("live", "phone1", goal="在小红书搜索火锅店")
+    launch = {"run_id": "live", "step": 1, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
+    memory.run_event({**launch, "intent": "打开小红书"})
+    memory.run_event({"run_id": "live", "step": 2, "tool": "type_text", "result_class": "ok", "note": "输入 火锅"})
+    memory.run_finish("live", {"success": True, "tokens_by_role": {"actor": 900, "verifier": 100}, "verifier": "pass"})
+    now = time.time()
+    memory.archive_episodes(
+        [
+            {
+                "run_id": f"old-{i:03d}",
+                "goal_text": f"看视频 {i}",
+                "ts_end": now - 86400 * 40 - i,
+                "success": i % 2 == 0,
+                "apps": ["tv.danmaku.bili"],
+                "device_scope": "device:phone2",
+                "steps": 3,
+            }
+            for i in range(PAGE_SIZE + 30)
+        ]
+    )
+    yield memory
+    memory.close()
+
+
+@pytest.fixture
+def page(qtbot: QtBot, memory_with_runs: Memory) -> Iterator[EpisodesPage]:
+    background = Background()
+    widget = EpisodesPage(memory_with_runs, background)
+    qtbot.addWidget(widget)
+    with qtbot.waitSignal(widget.rows_loaded, timeout=10_000):
+        widget.reload()
+    yield widget
+    background.shutdown()
+
+
+def test_newest_first_and_paged(qtbot: QtBot, page: EpisodesPage) -> None:
+    assert page.model.rowCount() == PAGE_SIZE and page.model.rows[0]["run_id"] == "live"
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.model.fetchMore()
+    assert page.model.rowCount() == PAGE_SIZE + 31 and not page.model.canFetchMore()
+
+
+def test_filters_run_in_the_store(qtbot: QtBot, page: EpisodesPage) -> None:
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.text_edit.setText("火锅")  # QTest cannot type CJK; the same textChanged path runs
+    assert [r["run_id"] for r in page.model.rows] == ["live"]
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.text_edit.clear()
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.days_combo.setCurrentIndex(page.days_combo.findData(30))
+    assert [r["run_id"] for r in page.model.rows] == ["live"]
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.days_combo.setCurrentIndex(0)
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.outcome_combo.setCurrentIndex(page.outcome_combo.findData(False))
+    assert all(not r["success"] for r in page.model.rows) and page.model.rowCount() == 115
+
+
+def test_detail_shows_the_timeline_tokens_and_recall(qtbot: QtBot, page: EpisodesPage) -> None:
+    with qtbot.waitSignal(page.detail_shown, timeout=10_000):
+        page.table.selectRow(0)
+    text = page.detail.toPlainText()
+    assert "在小红书搜索火锅店" in text and "launch_app" in text and "打开小红书" in text and "输入 火锅" in text
+    assert "actor 900" in text and "Hit@1" in text
+
+
+def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memory_with_runs: Memory) -> None:
+    with qtbot.waitSignal(page.detail_shown, timeout=10_000):
+        page.table.selectRow(0)
+    with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
+        qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
+    assert memory_with_runs.count_episodes(EpisodeFilter(revoked=True)) == 1
+    assert page.model.data(page.model.index(0, 7)) == "已撤销" and page.restore_button.isEnabled()
+    with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
+        qtbot.mouseClick(page.restore_button, Qt.MouseButton.LeftButton)
+    assert memory_with_runs.count_episodes(EpisodeFilter(revoked=True)) == 0
+
+
+def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:  # type: ignore[no-untyped-def]
+    qtmodeltester.check(page.model, force_py=True)
