@@ -1,8 +1,9 @@
-"""The App-KB page: every app fact and alias, filterable, paged from the store.
+"""The App-KB page: every app fact and alias, filterable, paged from the store, with its editor.
 
-Read-only in this version: it shows what agents and people taught Jiyi, in the
-trust order user > device > learned. Filters go to the store; rows arrive in
-pages on the background worker, so the page stays responsive at any size.
+It shows what agents and people taught Jiyi, in the trust order user >
+device > learned, and lets a person correct it (see `alias_editor`). Filters
+go to the store; rows arrive in pages on the background worker, so the page
+stays responsive at any size.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSizePolicy,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.pages.alias_editor import AliasEditor
 from jiyi.service.memory import AppKbEntry, Memory
 
 PAGE_SIZE = 500
@@ -185,16 +188,29 @@ class AppKbPage(QWidget):
             self.table.setColumnWidth(column, width)
 
         self.trust_label = QLabel(
-            self.tr("信任顺序：用户 > 设备清单 > 学习。此页只读；别名用 jiyi alias learn 名称=包名 修改。")
+            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
         )
+        self.editor = AliasEditor(memory, background)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self._select(current.row()))
+        self.editor.saved.connect(lambda _txn: self.reload())
+        self.editor.reverted.connect(lambda _txn: self.reload())
         self.count_label = QLabel()
         self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
         self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
 
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(filters)
+        left_layout.addWidget(self.table, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.editor)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
-        layout.addLayout(filters)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.splitter, 1)
         self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         footer = QHBoxLayout()
         footer.addWidget(self.count_label, 0)
@@ -236,6 +252,7 @@ class AppKbPage(QWidget):
                 return
             rows, devices, total = result
             self._set_devices(devices)
+            self.editor.set_devices(devices)
             self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
             self._total = total
             self._update_count()
@@ -257,6 +274,11 @@ class AppKbPage(QWidget):
             done,
             self._failed,
         )
+
+    def _select(self, row: int) -> None:
+        if 0 <= row < len(self.model.rows):
+            entry = self.model.rows[row]
+            self.editor.show_entry(entry.term, entry.package)
 
     def _failed(self, exc: Exception) -> None:
         self.count_label.setText(self.tr("读取失败：{0}").format(exc))

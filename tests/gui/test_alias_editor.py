@@ -1,0 +1,96 @@
+"""The App-KB editor, driven through its widgets on a real `Memory`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.pages.alias_editor import AliasEditor
+from jiyi.gui.pages.appkb_page import AppKbPage
+from jiyi.service.memory import Memory
+
+
+@pytest.fixture
+def editor(qtbot: QtBot, memory: Memory) -> Iterator[AliasEditor]:
+    memory.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.tencent.wework", "企业微信")])
+    background = Background()
+    widget = AliasEditor(memory, background)
+    widget.set_devices(["d1"])
+    qtbot.addWidget(widget)
+    yield widget
+    background.shutdown()
+
+
+def test_alias_editor_learns_alias(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
+    editor.name_edit.setText("绿泡泡")
+    editor.package_edit.setText("com.tencent.mm")
+    with qtbot.waitSignal(editor.saved, timeout=5000):
+        qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert memory.resolve_app("绿泡泡", device="d1").package == "com.tencent.mm"
+    assert editor.undo_button.isEnabled()
+    qtbot.waitUntil(lambda: "alias_user_set" in editor.history_view.toPlainText(), timeout=5000)
+
+
+def test_undo_and_redo_append_reverting_events(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
+    editor.name_edit.setText("老板软件")
+    editor.package_edit.setText("com.tencent.wework")
+    with qtbot.waitSignal(editor.saved, timeout=5000):
+        qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(editor.reverted, timeout=5000):
+        qtbot.mouseClick(editor.undo_button, Qt.MouseButton.LeftButton)
+    assert memory.resolve_app("老板软件", device="d1").package is None
+    assert editor.redo_button.isEnabled()
+    with qtbot.waitSignal(editor.reverted, timeout=5000):
+        qtbot.mouseClick(editor.redo_button, Qt.MouseButton.LeftButton)
+    assert memory.resolve_app("老板软件", device="d1").package == "com.tencent.wework"
+    kinds = [i.type for i in memory.alias_history("老板软件")]
+    assert kinds.count("alias_user_set") == 1 and "delete" in kinds and "upsert" in kinds  # nothing rewritten
+
+
+def test_bad_input_is_shown_and_nothing_is_stored(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
+    editor.name_edit.setText("我的密码")
+    editor.package_edit.setText("com.tencent.mm")
+    with qtbot.waitSignal(editor.failed, timeout=5000) as failure:
+        qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert "sensitive" in failure.args[0] and "sensitive" in editor.message.text()
+    assert memory.list_aliases(kind="user") == []
+    editor.name_edit.setText("绿泡泡")
+    editor.package_edit.setText("not a package")
+    with qtbot.waitSignal(editor.failed, timeout=5000):
+        qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    assert not editor.undo_button.isEnabled()
+
+
+def test_forget_keeps_device_entries(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
+    memory.learn_alias("微信", "com.tencent.wework")
+    editor.name_edit.setText("微信")
+    with qtbot.waitSignal(editor.saved, timeout=5000):
+        qtbot.mouseClick(editor.forget_button, Qt.MouseButton.LeftButton)
+    assert [e.kind for e in memory.list_aliases() if e.term == "微信"] == ["device"]
+
+
+def test_the_resolve_box_explains_the_decision(qtbot: QtBot, editor: AliasEditor) -> None:
+    editor.resolve_device.setCurrentIndex(editor.resolve_device.findData("d1"))
+    editor.resolve_edit.setText("威信")
+    with qtbot.waitSignal(editor.resolved, timeout=5000) as answer:
+        qtbot.keyClick(editor.resolve_edit, Qt.Key.Key_Return)
+    assert answer.args[0].state == "ambiguous"
+    text = editor.resolve_output.toPlainText()
+    assert "需要模型选择" in text and "com.tencent.mm" in text and "pinyin_full" in text and "已安装" in text
+
+
+def test_selecting_a_row_fills_the_editor(qtbot: QtBot, memory: Memory) -> None:
+    memory.learn_alias("绿泡泡", "com.tencent.mm")
+    background = Background()
+    page = AppKbPage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.reload()
+    with qtbot.waitSignal(page.editor.history_loaded, timeout=5000):
+        page.table.selectRow(0)
+    assert (page.editor.name_edit.text(), page.editor.package_edit.text()) == ("绿泡泡", "com.tencent.mm")
+    background.shutdown()
