@@ -12,6 +12,7 @@ from jiyi.gui.changes import ChangeFeed
 from jiyi.gui.pages.appkb_page import AppKbPage
 from jiyi.gui.pages.episodes_page import EpisodesPage
 from jiyi.gui.pages.overview_page import OverviewPage
+from jiyi.gui.pages.recall_page import RecallPage
 from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
 
@@ -37,6 +38,8 @@ class MainWindow(QMainWindow):
         self.episodes_page = EpisodesPage(memory, self.background)
         self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
         self._add_page(self.tr("运行档案"), self.episodes_page)
+        self.recall_page = RecallPage(memory, self.background)
+        self._add_page(self.tr("回想质量"), self.recall_page)
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
 
@@ -69,6 +72,7 @@ class MainWindow(QMainWindow):
         self.overview_page.reload()
         self.appkb_page.reload()
         self.episodes_page.reload()
+        self.recall_page.reload()
 
     def find_alias(self) -> None:
         """Ctrl+F: to the App-KB page, into its search box."""

@@ -1,0 +1,75 @@
+"""Recall charts on real evaluations over several days (hash embedder: the model is not under test)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.pages.recall_page import RecallPage, rolling
+from jiyi.service.config import load_config
+from jiyi.service.memory import Memory
+
+DAY = 86400.0
+
+
+@pytest.fixture
+def evaluated(tmp_path: Path) -> Iterator[Memory]:
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
+    now = time.time()
+    memory.archive_episodes(
+        [
+            {
+                "run_id": f"h{i}",
+                "goal_text": g,
+                "ts_end": now - 30 * DAY,
+                "success": True,
+                "apps": [p],
+                "device_scope": "device:d1",
+                "steps": 3,
+            }
+            for i, (g, p) in enumerate(
+                [("在小红书搜索火锅店", "com.xingin.xhs"), ("美团点一份外卖", "com.sankuai.meituan")]
+            )
+        ]
+    )
+    runs = [
+        (3, "搜索火锅店", "com.xingin.xhs"),
+        (3, "搜索火锅店", "com.dianping.v1"),
+        (2, "点一份外卖", "com.sankuai.meituan"),
+        (1, "给妈妈打电话", "com.android.contacts"),
+    ]
+    for i, (days_ago, goal, actual) in enumerate(runs):
+        memory.run_start(f"q{i}", "d1", goal=goal)
+        memory.run_finish(f"q{i}", {"success": True, "apps": [actual], "steps": 0, "ts_end": now - days_ago * DAY})
+    yield memory
+    memory.close()
+
+
+def test_rolling_weighs_days_by_evaluations() -> None:
+    assert rolling([1.0, 0.0], [3, 1], window=7) == [1.0, 0.75]
+    assert rolling([0.5], [0]) == [0.0]
+
+
+def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> None:
+    background = Background()
+    page = RecallPage(evaluated, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=10_000) as loaded:
+        page.reload()
+    stats = loaded.args[0]
+    assert [d["evaluations"] for d in page.days] == [2, 1, 1]
+    assert stats["totals"]["evaluations"] == 4 and "Hit@1 0.50" in page.mode_label.text()
+    curves = page.rates_plot.getPlotItem().listDataItems()
+    assert len(curves) == 4 and all(len(c.getData()[0]) == 3 for c in curves)
+    packages = {page.package_model.item(r, 0).text() for r in range(page.package_model.rowCount())}
+    assert {"com.xingin.xhs", "com.dianping.v1", "com.sankuai.meituan"} <= packages
+    with qtbot.waitSignal(page.day_shown, timeout=10_000):
+        page.show_day(page.days[0]["day"])
+    text = page.day_view.toPlainText()
+    assert "q0" in text and "q1" in text and "com.dianping.v1" in text
+    background.shutdown()
