@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 libxcb-cursor0 fonts-wqy-microhei
 
-.PHONY: run test lint bench system-deps clean
+.PHONY: run test lint bench screenshots system-deps clean
 
 $(VENV)/.stamp-run: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ bench: $(VENV)/.stamp-run
 	$(PY) bench/resolve.py
 	$(PY) bench/service_socket.py
 	$(PY) bench/recall.py
+
+# Renders every console page from a fresh demo home into docs/screenshots/ (the README shows them).
+screenshots: system-deps $(VENV)/.stamp-run
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/jiyi screenshots --out docs/screenshots
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

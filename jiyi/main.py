@@ -26,6 +26,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jiyi.gui.app import run_console
 
         return run_console(getattr(args, "home", None))
+    if cli.command_path(args) == ("screenshots",):
+        from jiyi.gui.screenshots import take
+        from jiyi.service.config import load_config
+        from jiyi.service.errors import JiyiError
+
+        try:
+            config = load_config(home=getattr(args, "home", None))
+            for path in take(config, args.out, fresh_home="home" not in config.sources):
+                print(path)
+        except JiyiError as exc:
+            print(f"jiyi: {exc}", file=sys.stderr)
+            return 2
+        return 0
     return cli.run(args)
 
 

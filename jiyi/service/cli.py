@@ -52,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sub.add_parser("gui", parents=[common], help="open the console (the default)")
+    shots = sub.add_parser("screenshots", parents=[common], help="render every console page offscreen to PNG")
+    shots.add_argument("--out", type=Path, required=True, help="folder for <page>.png")
+    demo = sub.add_parser("demo", parents=[common], help="fill a new home with realistic demo memory")
+    demo.add_argument("--runs", type=int, default=2000, help="how many runs to write (default 2000)")
+    demo.add_argument(
+        "--embed-model", choices=EMBEDDERS, default="hash", help="embedder for the demo (default: hash, fast)"
+    )
 
     alias = sub.add_parser("alias", parents=[common], help="App-KB aliases").add_subparsers(
         dest="alias_command", metavar="ACTION", required=True
@@ -302,6 +309,27 @@ def _cmd_dream(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _cmd_demo(args: argparse.Namespace, config: Config) -> int:
+    from .demo import make_demo
+
+    if "home" not in config.sources:
+        raise InvalidInput("give the demo its own home: jiyi demo --home DIR")
+    if not 1 <= args.runs <= 100_000:
+        raise InvalidInput("--runs must be between 1 and 100000")
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rwriting runs {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    result = make_demo(config, runs=args.runs, embed_model=args.embed_model, progress=progress)
+    print(file=sys.stderr)
+    print(
+        f"demo home {config.home}: {result['devices']} devices, {result['runs']} runs, "
+        f"{result['aliases']} App-KB entries"
+    )
+    print(f"open it: jiyi --home {config.home}")
+    return 0
+
+
 def _cmd_rebuild(args: argparse.Namespace, config: Config) -> int:
     def progress(done: int, total: int) -> None:
         print(f"\rreplaying {done}/{total} events", end="", file=sys.stderr, flush=True)
@@ -436,6 +464,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("resolve",): _cmd_resolve,
     ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
+    ("demo",): _cmd_demo,
     ("dream",): _cmd_dream,
     ("rebuild-vec",): _cmd_rebuild_vec,
     ("lesson", "add"): _cmd_lesson,

@@ -272,3 +272,29 @@ def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("JIYI_DREAM", "off")
     code, _, err = run("dream")
     assert code == 2 and "JIYI_DREAM=off" in err
+
+
+def test_demo_and_screenshots(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "jiyi"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    home = tmp_path / "demo"
+    made = subprocess.run(
+        [str(script), "demo", "--home", str(home), "--runs", "40"], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert made.returncode == 0 and "40 runs" in made.stdout, made.stderr
+    again = subprocess.run(
+        [str(script), "demo", "--home", str(home)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert again.returncode == 2 and "not empty" in again.stderr
+    shots = subprocess.run(
+        [str(script), "screenshots", "--out", str(tmp_path / "shots"), "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert shots.returncode == 0, shots.stderr
+    for page in ("overview", "appkb", "episodes", "recall"):
+        picture = tmp_path / "shots" / f"{page}.png"
+        assert picture.stat().st_size > 20_000, page  # a rendered page, not an empty canvas

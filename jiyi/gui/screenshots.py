@@ -1,0 +1,109 @@
+"""`jiyi screenshots`: render every console page offscreen to `<out>/<page>.png`.
+
+Without --home, a demo home is made in a temporary folder first (hash
+embedder, a few hundred runs), so the pictures always have data.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jiyi.service.config import Config
+
+
+def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] = (1400, 860)) -> list[Path]:
+    """Render each page of the console on `config`'s home (or a fresh demo home) into `out`."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from jiyi.gui.main_window import MainWindow
+    from jiyi.service.demo import make_demo
+    from jiyi.service.memory import Memory
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="jiyi-shots-") as tmp:
+        if fresh_home:
+            values = dict(config.values)
+            values["home"] = str(Path(tmp) / "home")
+            config = Config(values, config.sources)
+            make_demo(config, runs=600, embed_model="hash")
+            values["embed_model"] = "hash"
+            config = Config(values, config.sources)
+        memory = Memory.open(config)
+        try:
+            window = MainWindow(memory, QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
+            window.resize(*size)
+            window.show()
+
+            def wait(signal: Any, action: Callable[[], object]) -> None:
+                loop = QEventLoop()
+                signal.connect(lambda *_: loop.quit())
+                QTimer.singleShot(15_000, loop.quit)
+                action()
+                loop.exec()
+
+            saved = []
+            shots: list[tuple[str, QWidget, list[tuple[Any, Callable[[], object]]]]] = [
+                ("overview", window.overview_page, [(window.overview_page.loaded, window.overview_page.reload)]),
+                (
+                    "appkb",
+                    window.appkb_page,
+                    [
+                        (window.appkb_page.rows_loaded, window.appkb_page.reload),
+                        (window.appkb_page.editor.history_loaded, lambda: window.appkb_page.table.selectRow(0)),
+                        (window.appkb_page.editor.resolved, lambda: _resolve(window, "威信")),
+                    ],
+                ),
+                (
+                    "episodes",
+                    window.episodes_page,
+                    [
+                        (window.episodes_page.rows_loaded, window.episodes_page.reload),
+                        (window.episodes_page.detail_shown, lambda: window.episodes_page.table.selectRow(0)),
+                    ],
+                ),
+                (
+                    "recall",
+                    window.recall_page,
+                    [
+                        (window.recall_page.loaded, window.recall_page.reload),
+                        (window.recall_page.day_shown, lambda: _last_day(window)),
+                    ],
+                ),
+            ]
+            for name, page, steps in shots:
+                window.page_list.setCurrentRow(window.stack.indexOf(page))
+                for signal, action in steps:
+                    wait(signal, action)
+                app.processEvents()
+                path = out / f"{name}.png"
+                window.grab().save(str(path))
+                saved.append(path)
+            window.close()
+            window.background.shutdown()
+            return saved
+        finally:
+            memory.close()
+
+
+def _resolve(window: object, name: str) -> None:
+    editor = window.appkb_page.editor  # type: ignore[attr-defined]
+    if editor.resolve_device.count() > 1:
+        editor.resolve_device.setCurrentIndex(1)
+    editor.resolve_edit.setText(name)
+    editor.resolve()
+
+
+def _last_day(window: object) -> None:
+    page = window.recall_page  # type: ignore[attr-defined]
+    if page.days:
+        page.show_day(page.days[-1]["day"])
+    else:
+        page.day_shown.emit("")
