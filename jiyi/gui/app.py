@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from jiyi.gui.main_window import MainWindow
+from jiyi.gui.theme import apply_theme
 from jiyi.service.config import load_config
 from jiyi.service.errors import JiyiError
 from jiyi.service.host import SocketHost, socket_path_for
@@ -19,7 +20,8 @@ log = logging.getLogger("jiyi.gui")
 
 def run_console(home: str | None = None) -> int:
     """Open the console on `home` (or JIYI_HOME, or the default) and run until closed."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setOrganizationName("Jiyi")
     app.setApplicationName("jiyi")
     QApplication.setApplicationDisplayName("记忆 Jiyi")
@@ -40,7 +42,9 @@ def run_console(home: str | None = None) -> int:
         problem = str(exc)
         log.warning("the console runs without its service: %s", exc)
     try:
-        window = MainWindow(memory, QSettings(), host if problem is None else None)
+        settings = QSettings()
+        apply_theme(app, str(settings.value("ui/theme", "system")))
+        window = MainWindow(memory, settings, host if problem is None else None)
         if problem:
             window.update_service_status(problem)
         window.show()

@@ -13,6 +13,7 @@ from jiyi.gui.pages.appkb_page import AppKbPage
 from jiyi.gui.pages.episodes_page import EpisodesPage
 from jiyi.gui.pages.overview_page import OverviewPage
 from jiyi.gui.pages.recall_page import RecallPage
+from jiyi.gui.settings_dialog import SettingsDialog
 from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
 
@@ -67,12 +68,21 @@ class MainWindow(QMainWindow):
         self.changes.changed.connect(lambda _domains: self.overview_page.reload())
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.appkb_page.reload)
+        settings_action = self.menuBar().addAction(self.tr("设置…"))
+        settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        settings_action.triggered.connect(self.open_settings)
 
         self._restore_state()
         self.overview_page.reload()
         self.appkb_page.reload()
         self.episodes_page.reload()
         self.recall_page.reload()
+
+    def open_settings(self) -> SettingsDialog:
+        """The settings dialog (returned so callers and tests can drive it)."""
+        dialog = SettingsDialog(self.memory, self.settings, self)
+        dialog.open()
+        return dialog
 
     def find_alias(self) -> None:
         """Ctrl+F: to the App-KB page, into its search box."""

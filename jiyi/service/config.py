@@ -223,3 +223,41 @@ def load_config(
             raise ConfigError(f"unknown setting {key!r}")
         values[key], sources[key] = _parse(setting, value, f"--{key.replace('_', '-')}"), "flag"
     return Config(values, sources)
+
+
+def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
+    """Validate `changes` and write them into `home/config.toml`, keeping its other keys.
+
+    Refused with the key named, before anything is written, when a key is
+    unknown or a value is bad. Takes effect the next time the home is opened.
+    """
+    for key, value in changes.items():
+        setting = BY_NAME.get(key)
+        if setting is None or key == "home":
+            raise ConfigError(f"unknown setting {key!r}")
+        _parse(setting, value, key)
+    path = Path(home) / CONFIG_NAME
+    if path.is_symlink():
+        raise ConfigError(f"{path} is a symlink; Jiyi does not write settings through links")
+    current: dict[str, Any] = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
+    current.update(changes)
+    lines = []
+    for key, value in current.items():
+        if isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{key} = {value}")
+        elif isinstance(value, list | tuple):
+            lines.append(f"{key} = [{', '.join(_toml_string(str(v)) for v in value)}]")
+        else:
+            lines.append(f"{key} = {_toml_string(str(value))}")
+    text = "\n".join(lines) + "\n"
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(text, "utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return path
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

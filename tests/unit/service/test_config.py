@@ -88,3 +88,21 @@ def test_every_setting_is_documented() -> None:
     doc = (REPO / "docs" / "configuration.md").read_text("utf-8")
     for setting in SETTINGS:
         assert f"`{setting.env}`" in doc and f"`{setting.name}`" in doc, setting.name
+
+
+def test_save_settings_validates_and_keeps_other_keys(tmp_path: Path) -> None:
+    from jiyi.service.config import save_settings
+
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("episode_keep = 77\n", "utf-8")
+    save_settings(home, {"memory_rag": "on", "alias_overwrite_notes": ["开错", 'say "wrong"']})
+    config = load_config(home=home, env={})
+    assert (config.memory_rag, config.episode_keep) == ("on", 77)
+    assert config.alias_overwrite_notes == ("开错", 'say "wrong"')
+    before = (home / "config.toml").read_text("utf-8")
+    with pytest.raises(ConfigError, match="memory_rag"):
+        save_settings(home, {"memory_rag": "loud"})
+    with pytest.raises(ConfigError, match="unknown setting 'colour'"):
+        save_settings(home, {"colour": "red"})
+    assert (home / "config.toml").read_text("utf-8") == before

