@@ -8,6 +8,7 @@ import sys
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from jiyi.gui import i18n
 from jiyi.gui.main_window import MainWindow
 from jiyi.gui.theme import apply_theme
 from jiyi.service.config import load_config
@@ -43,6 +44,7 @@ def run_console(home: str | None = None) -> int:
         log.warning("the console runs without its service: %s", exc)
     try:
         settings = QSettings()
+        i18n.install(app, str(settings.value("ui/language", "zh")))
         apply_theme(app, str(settings.value("ui/theme", "system")))
         window = MainWindow(memory, settings, host if problem is None else None)
         if problem:

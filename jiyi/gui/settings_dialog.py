@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jiyi.gui.i18n import LANGUAGES
 from jiyi.gui.theme import THEMES, apply_theme
 from jiyi.service.config import save_settings
 from jiyi.service.errors import JiyiError
@@ -54,6 +55,10 @@ class SettingsDialog(QDialog):
         for value, label in zip(THEMES, (self.tr("跟随系统"), self.tr("浅色"), self.tr("深色")), strict=True):
             self.theme_combo.addItem(label, value)
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(settings.value("ui/theme", "system"))))
+        self.language_combo = QComboBox()
+        for value, label in LANGUAGES.items():
+            self.language_combo.addItem(label, value)
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(settings.value("ui/language", "zh"))))
         self.note = QLabel(
             self.tr("回想模式和嵌入模型写入状态目录的 config.toml，下次打开时生效；换嵌入模型后请重建向量索引。")
         )
@@ -63,6 +68,8 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("回想模式"), self.rag_combo)
         form.addRow(self.tr("嵌入模型"), self.embed_combo)
         form.addRow(self.tr("配色"), self.theme_combo)
+        form.addRow(self.tr("语言"), self.language_combo)
+        form.addRow(QLabel(self.tr("语言在下次打开时生效。")))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
@@ -83,6 +90,7 @@ class SettingsDialog(QDialog):
         except JiyiError as exc:
             self.note.setText(str(exc))
             return
+        self.settings.setValue("ui/language", str(self.language_combo.currentData()))
         theme = str(self.theme_combo.currentData())
         self.settings.setValue("ui/theme", theme)
         app = QApplication.instance()

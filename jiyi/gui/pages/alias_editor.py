@@ -186,10 +186,11 @@ class AliasEditor(QWidget):
             return
 
         def done(items: list[Any]) -> None:
+            change = self.tr("改动")
             rows = [
                 f"<tr><td>{html.escape(i.ts[:16].replace('T', ' '))}</td><td>{html.escape(i.actor)}</td>"
                 f"<td>{html.escape(i.type)}</td><td>{html.escape((i.kind or '') + ' ' + (i.package or ''))}</td>"
-                f"<td>{self.tr('改动')} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
+                f"<td>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
                 for i in items
             ]
             table = "<table cellpadding='3'>" + "".join(rows) + "</table>"

@@ -263,15 +263,26 @@ class EpisodesPage(QWidget):
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape
+        words = {
+            "apps": self.tr("应用"),
+            "tokens": self.tr("令牌"),
+            "lessons": self.tr("注入的经验"),
+            "events": self.tr("工具事件"),
+            "recall": self.tr("回想"),
+            "recalled": self.tr("召回"),
+            "actual": self.tr("实际"),
+            "contaminated": self.tr("污染"),
+            "no_recall": self.tr("这次运行没有回想记录"),
+        }
         tokens = "，".join(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
         lessons = "，".join(e.get("injected_lessons") or []) or "—"
         parts = [
             f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
             f"<p>{esc(str(e['run_id']))} · {esc(str(e.get('device_scope', '')))} · "
             f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
-            f"<p>{self.tr('应用')}：{esc(' '.join(e.get('apps', [])) or '—')}　{self.tr('令牌')}：{esc(tokens)}</p>",
-            f"<p>{self.tr('注入的经验')}：{esc(lessons)}</p>",
-            f"<h4>{self.tr('工具事件')}</h4><table cellpadding='3'>",
+            f"<p>{words['apps']}：{esc(' '.join(e.get('apps', [])) or '—')}　{words['tokens']}：{esc(tokens)}</p>",
+            f"<p>{words['lessons']}：{esc(lessons)}</p>",
+            f"<h4>{words['events']}</h4><table cellpadding='3'>",
         ]
         for ev in e.get("events", []):
             parts.append(
@@ -284,12 +295,12 @@ class EpisodesPage(QWidget):
             ev = trace.get("evaluation", {})
             contaminated = self.tr("是") if ev.get("contaminated_run") else self.tr("否")
             parts.append(
-                f"<h4>{self.tr('回想')}</h4><p>{self.tr('召回')}：{esc(' '.join(ev.get('recalled_apps', [])) or '—')}"
-                f"　{self.tr('实际')}：{esc(' '.join(ev.get('actual_apps', [])) or '—')}"
-                f"　Hit@1：{'✓' if ev.get('hit_at_1') else '✗'}　{self.tr('污染')}：{contaminated}</p>"
+                f"<h4>{words['recall']}</h4><p>{words['recalled']}：{esc(' '.join(ev.get('recalled_apps', [])) or '—')}"
+                f"　{words['actual']}：{esc(' '.join(ev.get('actual_apps', [])) or '—')}"
+                f"　Hit@1：{'✓' if ev.get('hit_at_1') else '✗'}　{words['contaminated']}：{contaminated}</p>"
             )
         else:
-            parts.append(f"<p>{self.tr('这次运行没有回想记录')}</p>")
+            parts.append(f"<p>{words['no_recall']}</p>")
         return "".join(parts)
 
     def set_revoked(self, revoked: bool) -> None:
