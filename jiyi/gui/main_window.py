@@ -115,10 +115,14 @@ class MainWindow(QMainWindow):
         splitter = self.settings.value("main/splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
+        self.appkb_page.restore_state(self.settings)
+        self.episodes_page.restore_state(self.settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/splitter", self.splitter.saveState())
+        self.appkb_page.save_state(self.settings)
+        self.episodes_page.save_state(self.settings)
         self.settings.sync()
         self.background.shutdown()
         super().closeEvent(event)

@@ -112,7 +112,8 @@ def list_entries(
     """Entries, filtered and paged in SQL.
 
     `device` keeps global entries and those of that device; `text` matches the
-    normalized term, label or package as a substring. `order` is "reference"
+    normalized term, label or package as a substring, and Latin letters also the
+    pinyin (full or initials) of the term and label. `order` is "reference"
     (scope, kind, term, package: the reference's kb.json order) or "trust"
     (user, device, learned, alias; then term, package, scope).
     """
@@ -129,11 +130,14 @@ def list_entries(
         query = query.where(AppEntry.stale == False)  # noqa: E712 (peewee expression)
     if text:
         needle = normalize_term(text)
-        query = query.where(
+        match = (
             AppEntry.term_norm.contains(needle)
             | fn.lower(AppEntry.label).contains(needle)
             | AppEntry.package.contains(needle)
         )
+        if needle.isascii() and needle.isalpha():
+            match = match | AppEntry.term_pinyin.contains(needle)  # "weixin" and "wx" find 微信
+        query = query.where(match)
     if order == "trust":
         rank = Case(AppEntry.kind, [(kind, position) for position, kind in enumerate(TRUST_ORDER)], len(TRUST_ORDER))
         query = query.order_by(rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from pypinyin import Style, lazy_pinyin
 
 from jiyi.store.appkb_entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
 from jiyi.store.errors import InvalidInput
@@ -93,6 +96,17 @@ class MemoryView:
                         del self.entries[key]
 
 
+@lru_cache(maxsize=65536)
+def _pinyin(text: str) -> str:
+    syllables = [s.lower() for s in lazy_pinyin(text, style=Style.NORMAL, errors="ignore")]
+    return "".join(syllables) + " " + "".join(s[0] for s in syllables if s) if syllables else ""
+
+
+def pinyin_text(term: str, label: str) -> str:
+    """The full pinyin and initials of a term and its label, as one searchable string."""
+    return f"{_pinyin(term)} {_pinyin(label)}".strip()
+
+
 def row_to_entry(row: AppEntry) -> AppKbEntry:
     return AppKbEntry(
         term=row.term,
@@ -114,6 +128,7 @@ def put_row(entry: AppKbEntry) -> None:
     AppEntry.insert(
         term=entry.term,
         term_norm=entry.term_norm,
+        term_pinyin=pinyin_text(entry.term, entry.label),
         label=entry.label,
         package=entry.package,
         kind=entry.kind,
@@ -129,6 +144,7 @@ def put_row(entry: AppKbEntry) -> None:
         preserve=[
             AppEntry.label,
             AppEntry.term_norm,
+            AppEntry.term_pinyin,
             AppEntry.confidence,
             AppEntry.success_count,
             AppEntry.first_seen,
@@ -143,7 +159,7 @@ class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 1
+    version = 2  # 2: term_pinyin
     models: Sequence[type[BaseModel]] = (AppEntry,)
 
     def apply(self, event: EventRecord) -> None:

@@ -56,6 +56,7 @@ class AppEntry(BaseModel):
     id = AutoField()
     term = TextField()
     term_norm = TextField(index=True)
+    term_pinyin = TextField(default="")  # "full initials" of the term and label, for searching by sound
     label = TextField()
     package = TextField(index=True)
     kind = TextField()

@@ -116,3 +116,28 @@ def test_search_shortcut_focuses_the_search_box(qtbot: QtBot, filled: Memory, tm
     qtbot.keyClick(window.appkb_page.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(window.appkb_page.search_edit.hasFocus, timeout=2000)
     window.close()
+
+
+def test_import_and_export_from_the_page(qtbot: QtBot, page: AppKbPage, filled: Memory, tmp_path: Path) -> None:
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as exported:
+        page.export_to(tmp_path / "out")
+    assert "已导出" in exported.args[0] and (tmp_path / "out" / "app_kb" / "events.jsonl").exists()
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as again:
+        page.import_from(tmp_path / "nowhere")
+    assert "没有完成" in page.count_label.text() and "nowhere" in again.args[0]
+
+
+def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(filled, settings)
+    qtbot.addWidget(window)
+    window.appkb_page.kind_combo.setCurrentIndex(window.appkb_page.kind_combo.findData("user"))
+    window.appkb_page.stale_check.setChecked(False)
+    window.episodes_page.days_combo.setCurrentIndex(window.episodes_page.days_combo.findData(7))
+    window.close()
+    again = MainWindow(filled, settings)
+    qtbot.addWidget(again)
+    assert again.appkb_page.kind_combo.currentData() == "user"
+    assert not again.appkb_page.stale_check.isChecked()
+    assert again.episodes_page.days_combo.currentData() == 7
+    again.close()

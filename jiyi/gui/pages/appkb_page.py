@@ -8,12 +8,15 @@ stays responsive at any size.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
     QModelIndex,
     QPersistentModelIndex,
+    QSettings,
     Qt,
     QTimer,
     Signal,
@@ -22,10 +25,12 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSizePolicy,
     QSplitter,
     QTableView,
@@ -149,6 +154,7 @@ class AppKbPage(QWidget):
 
     rows_loaded = Signal(int)
     load_failed = Signal(str)
+    transferred = Signal(str)  # a message after an import or export
 
     def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,10 +218,16 @@ class AppKbPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
         self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.import_button = QPushButton(self.tr("导入 TaskWizard…"))
+        self.export_button = QPushButton(self.tr("导出 TaskWizard…"))
+        self.import_button.clicked.connect(lambda: self._choose_folder(self.import_from))
+        self.export_button.clicked.connect(lambda: self._choose_folder(self.export_to))
         footer = QHBoxLayout()
         footer.addWidget(self.count_label, 0)
         footer.addSpacing(16)
         footer.addWidget(self.trust_label, 1)
+        footer.addWidget(self.import_button)
+        footer.addWidget(self.export_button)
         layout.addLayout(footer)
 
         self._debounce = QTimer(self)
@@ -274,6 +286,55 @@ class AppKbPage(QWidget):
             done,
             self._failed,
         )
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("appkb/splitter", self.splitter.saveState())
+        settings.setValue("appkb/kind", self.kind_combo.currentData() or "")
+        settings.setValue("appkb/stale", self.stale_check.isChecked())
+
+    def restore_state(self, settings: QSettings) -> None:
+        state = settings.value("appkb/splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(settings.value("appkb/kind") or None)))
+        self.stale_check.setChecked(str(settings.value("appkb/stale", "true")).lower() == "true")
+
+    def _choose_folder(self, then: Any) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("选择 TaskWizard 的 memory 目录"))
+        if folder:
+            then(Path(folder))
+
+    def import_from(self, folder: Path) -> None:
+        """Import a TaskWizard memory/ directory (App-KB and episodes), off the GUI thread."""
+
+        def done(reports: dict[str, Any]) -> None:
+            parts = [
+                self.tr("{0}：已导入过").format(name)
+                if r.already_imported
+                else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
+                for name, r in reports.items()
+            ]
+            self.count_label.setText("；".join(parts))
+            self.transferred.emit("；".join(parts))
+            self.reload()
+
+        self.background.submit(lambda: self.memory.import_taskwizard(folder), done, self._transfer_failed)
+
+    def export_to(self, folder: Path) -> None:
+        """Write the App-KB and episodes as a TaskWizard memory/ directory, off the GUI thread."""
+
+        def done(counts: dict[str, dict[str, int]]) -> None:
+            message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
+                counts["app_kb"]["events"], counts["experience"]["records"], folder
+            )
+            self.count_label.setText(message)
+            self.transferred.emit(message)
+
+        self.background.submit(lambda: self.memory.export_taskwizard(folder), done, self._transfer_failed)
+
+    def _transfer_failed(self, exc: Exception) -> None:
+        self.count_label.setText(self.tr("没有完成：{0}").format(exc))
+        self.transferred.emit(str(exc))
 
     def _select(self, row: int) -> None:
         if 0 <= row < len(self.model.rows):

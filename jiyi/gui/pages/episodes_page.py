@@ -12,7 +12,16 @@ import time
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QByteArray,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -205,6 +214,21 @@ class EpisodesPage(QWidget):
             edit.textChanged.connect(lambda _t: self._debounce.start())
         self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
         self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("episodes/splitter", self.splitter.saveState())
+        outcome = {None: "", True: "success", False: "failure"}[self.outcome_combo.currentData()]
+        settings.setValue("episodes/outcome", outcome)
+        settings.setValue("episodes/days", int(self.days_combo.currentData() or 0))
+
+    def restore_state(self, settings: QSettings) -> None:
+        state = settings.value("episodes/splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        outcome = {"success": True, "failure": False}.get(str(settings.value("episodes/outcome", "")))
+        self.outcome_combo.setCurrentIndex(max(0, self.outcome_combo.findData(outcome)))
+        days = int(str(settings.value("episodes/days", 0) or 0))
+        self.days_combo.setCurrentIndex(max(0, self.days_combo.findData(days)))
 
     def filters(self) -> EpisodeFilter:
         days = int(self.days_combo.currentData() or 0)

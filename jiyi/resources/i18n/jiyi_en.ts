@@ -167,87 +167,87 @@
 <context>
     <name>AliasTableModel</name>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="66" />
+        <location filename="../../gui/pages/appkb_page.py" line="71" />
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="67" />
+        <location filename="../../gui/pages/appkb_page.py" line="72" />
         <source>标准名</source>
         <translation>Label</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="68" />
+        <location filename="../../gui/pages/appkb_page.py" line="73" />
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="69" />
+        <location filename="../../gui/pages/appkb_page.py" line="74" />
         <source>来源</source>
         <translation>Source</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="70" />
+        <location filename="../../gui/pages/appkb_page.py" line="75" />
         <source>范围</source>
         <translation>Scope</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="71" />
+        <location filename="../../gui/pages/appkb_page.py" line="76" />
         <source>置信度</source>
         <translation>Confidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="72" />
+        <location filename="../../gui/pages/appkb_page.py" line="77" />
         <source>成功次数</source>
         <translation>Successes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="73" />
+        <location filename="../../gui/pages/appkb_page.py" line="78" />
         <source>最近成功</source>
         <translation>Last success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="74" />
+        <location filename="../../gui/pages/appkb_page.py" line="79" />
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="77" />
+        <location filename="../../gui/pages/appkb_page.py" line="82" />
         <source>用户</source>
         <translation>User</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="78" />
+        <location filename="../../gui/pages/appkb_page.py" line="83" />
         <source>设备清单</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="79" />
+        <location filename="../../gui/pages/appkb_page.py" line="84" />
         <source>学习</source>
         <translation>Learned</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="80" />
+        <location filename="../../gui/pages/appkb_page.py" line="85" />
         <source>别名</source>
         <translation>Alias</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="124" />
+        <location filename="../../gui/pages/appkb_page.py" line="129" />
         <source>首次出现 {0}，最近出现 {1}</source>
         <translation>First seen {0}, last seen {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="135" />
+        <location filename="../../gui/pages/appkb_page.py" line="140" />
         <source>全局</source>
         <translation>Global</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="143" />
+        <location filename="../../gui/pages/appkb_page.py" line="148" />
         <source>已失效</source>
         <translation>Stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="143" />
+        <location filename="../../gui/pages/appkb_page.py" line="148" />
         <source>有效</source>
         <translation>Live</translation>
     </message>
@@ -255,38 +255,73 @@
 <context>
     <name>AppKbPage</name>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="160" />
+        <location filename="../../gui/pages/appkb_page.py" line="166" />
         <source>搜索名称、标准名或包名</source>
         <translation>Search names, labels or packages</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="163" />
+        <location filename="../../gui/pages/appkb_page.py" line="169" />
         <source>全部设备</source>
         <translation>All devices</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="165" />
+        <location filename="../../gui/pages/appkb_page.py" line="171" />
         <source>全部来源</source>
         <translation>All sources</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="169" />
+        <location filename="../../gui/pages/appkb_page.py" line="175" />
         <source>显示已失效</source>
         <translation>Show stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="191" />
+        <location filename="../../gui/pages/appkb_page.py" line="197" />
         <source>信任顺序：用户 &gt; 设备清单 &gt; 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。</source>
         <translation>Trust: user &gt; device &gt; learned. Device entries come from the devices and are read-only; teach or forget names on the right.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="199" />
-        <location filename="../../gui/pages/appkb_page.py" line="304" />
+        <location filename="../../gui/pages/appkb_page.py" line="205" />
+        <location filename="../../gui/pages/appkb_page.py" line="365" />
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="284" />
+        <location filename="../../gui/pages/appkb_page.py" line="221" />
+        <source>导入 TaskWizard…</source>
+        <translation>Import TaskWizard…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="222" />
+        <source>导出 TaskWizard…</source>
+        <translation>Export TaskWizard…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="303" />
+        <source>选择 TaskWizard 的 memory 目录</source>
+        <translation>Choose TaskWizard's memory folder</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="312" />
+        <source>{0}：已导入过</source>
+        <translation>{0}: imported before</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="314" />
+        <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
+        <translation>{0}: imported {1}, skipped {2} corrupt</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="327" />
+        <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
+        <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="336" />
+        <source>没有完成：{0}</source>
+        <translation>Not done: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="345" />
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -294,57 +329,57 @@
 <context>
     <name>EpisodeTableModel</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="53" />
+        <location filename="../../gui/pages/episodes_page.py" line="62" />
         <source>结束时间</source>
         <translation>Ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="54" />
+        <location filename="../../gui/pages/episodes_page.py" line="63" />
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="55" />
+        <location filename="../../gui/pages/episodes_page.py" line="64" />
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="56" />
+        <location filename="../../gui/pages/episodes_page.py" line="65" />
         <source>结果</source>
         <translation>Outcome</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="57" />
+        <location filename="../../gui/pages/episodes_page.py" line="66" />
         <source>步数</source>
         <translation>Steps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="58" />
+        <location filename="../../gui/pages/episodes_page.py" line="67" />
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="59" />
+        <location filename="../../gui/pages/episodes_page.py" line="68" />
         <source>验收</source>
         <translation>Verifier</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="60" />
+        <location filename="../../gui/pages/episodes_page.py" line="69" />
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="110" />
+        <location filename="../../gui/pages/episodes_page.py" line="119" />
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="110" />
+        <location filename="../../gui/pages/episodes_page.py" line="119" />
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="114" />
+        <location filename="../../gui/pages/episodes_page.py" line="123" />
         <source>已撤销</source>
         <translation>Revoked</translation>
     </message>
@@ -352,117 +387,117 @@
 <context>
     <name>EpisodesPage</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="135" />
+        <location filename="../../gui/pages/episodes_page.py" line="144" />
         <source>搜索目标</source>
         <translation>Search goals</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="137" />
+        <location filename="../../gui/pages/episodes_page.py" line="146" />
         <source>应用包名</source>
         <translation>App package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="139" />
+        <location filename="../../gui/pages/episodes_page.py" line="148" />
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="141" />
+        <location filename="../../gui/pages/episodes_page.py" line="150" />
         <source>全部结果</source>
         <translation>All outcomes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="141" />
+        <location filename="../../gui/pages/episodes_page.py" line="150" />
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="141" />
+        <location filename="../../gui/pages/episodes_page.py" line="150" />
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="145" />
+        <location filename="../../gui/pages/episodes_page.py" line="154" />
         <source>全部时间</source>
         <translation>All time</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="146" />
+        <location filename="../../gui/pages/episodes_page.py" line="155" />
         <source>最近 1 天</source>
         <translation>Last day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="147" />
+        <location filename="../../gui/pages/episodes_page.py" line="156" />
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="148" />
+        <location filename="../../gui/pages/episodes_page.py" line="157" />
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="175" />
+        <location filename="../../gui/pages/episodes_page.py" line="184" />
         <source>撤销回想</source>
         <translation>Revoke from recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="176" />
+        <location filename="../../gui/pages/episodes_page.py" line="185" />
         <source>恢复回想</source>
         <translation>Restore to recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="267" />
+        <location filename="../../gui/pages/episodes_page.py" line="291" />
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="268" />
+        <location filename="../../gui/pages/episodes_page.py" line="292" />
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="269" />
+        <location filename="../../gui/pages/episodes_page.py" line="293" />
         <source>注入的经验</source>
         <translation>Lessons given</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="270" />
+        <location filename="../../gui/pages/episodes_page.py" line="294" />
         <source>工具事件</source>
         <translation>Tool events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="271" />
+        <location filename="../../gui/pages/episodes_page.py" line="295" />
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="272" />
+        <location filename="../../gui/pages/episodes_page.py" line="296" />
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="273" />
+        <location filename="../../gui/pages/episodes_page.py" line="297" />
         <source>实际</source>
         <translation>Actual</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="274" />
+        <location filename="../../gui/pages/episodes_page.py" line="298" />
         <source>污染</source>
         <translation>Contaminated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="275" />
+        <location filename="../../gui/pages/episodes_page.py" line="299" />
         <source>这次运行没有回想记录</source>
         <translation>This run has no recall record</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="296" />
+        <location filename="../../gui/pages/episodes_page.py" line="320" />
         <source>是</source>
         <translation>yes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="296" />
+        <location filename="../../gui/pages/episodes_page.py" line="320" />
         <source>否</source>
         <translation>no</translation>
     </message>

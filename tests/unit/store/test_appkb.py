@@ -263,3 +263,12 @@ def test_trust_order_lists_user_then_device_then_learned(store: Store, redactor:
     assert [e.kind for e in appkb.list_entries(store)] == ["device", "learned", "user"]  # the reference's order
     with pytest.raises(InvalidInput, match="order"):
         appkb.list_entries(store, order="random")
+
+
+def test_text_filter_matches_pinyin_too(store: Store, redactor: Redactor) -> None:
+    appkb.sync_inventory(
+        store, "d1", [("com.tencent.mm", "微信"), ("com.xingin.xhs", "小红书")], actor="agent", redactor=redactor
+    )
+    assert [e.package for e in appkb.list_entries(store, text="weixin")] == ["com.tencent.mm"]
+    assert [e.package for e in appkb.list_entries(store, text="xhs")] == ["com.xingin.xhs"]
+    assert [e.package for e in appkb.list_entries(store, text="红书")] == ["com.xingin.xhs"]
