@@ -12,10 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QByteArray,
-    QModelIndex,
-    QPersistentModelIndex,
     QSettings,
     Qt,
     QTimer,
@@ -39,14 +36,14 @@ from PySide6.QtWidgets import (
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.paged_model import Index, PagedTableModel
 from jiyi.gui.pages.alias_editor import AliasEditor
 from jiyi.service.memory import AppKbEntry, Memory
 
 PAGE_SIZE = 500
-Index = QModelIndex | QPersistentModelIndex
 
 
-class AliasTableModel(QAbstractTableModel):
+class AliasTableModel(PagedTableModel[AppKbEntry]):
     """Rows of `AppKbEntry`; more are fetched a page at a time through `fetcher`."""
 
     COLUMNS = (
@@ -63,10 +60,6 @@ class AliasTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.rows: list[AppKbEntry] = []
-        self.has_more = False
-        self.fetcher: Any = None  # callable(offset) started when the view wants more
-        self._fetching = False
         self.headers = (
             self.tr("名称"),
             self.tr("标准名"),
@@ -84,39 +77,6 @@ class AliasTableModel(QAbstractTableModel):
             "learned": self.tr("学习"),
             "alias": self.tr("别名"),
         }
-
-    def reset_rows(self, rows: list[AppKbEntry], has_more: bool) -> None:
-        self.beginResetModel()
-        self.rows, self.has_more, self._fetching = list(rows), has_more, False
-        self.endResetModel()
-
-    def append_rows(self, rows: list[AppKbEntry], has_more: bool) -> None:
-        self._fetching = False
-        self.has_more = has_more
-        if rows:
-            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(rows) - 1)
-            self.rows.extend(rows)
-            self.endInsertRows()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self.has_more and not self._fetching and self.fetcher is not None
-
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if self.canFetchMore(parent):
-            self._fetching = True
-            self.fetcher(len(self.rows))
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.headers):
-            return self.headers[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):

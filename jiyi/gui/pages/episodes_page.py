@@ -13,10 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QByteArray,
-    QModelIndex,
-    QPersistentModelIndex,
     QSettings,
     Qt,
     QTimer,
@@ -37,27 +34,23 @@ from PySide6.QtWidgets import (
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.paged_model import Index, PagedTableModel
 from jiyi.service.memory import EpisodeFilter, Memory
 
 PAGE_SIZE = 200
-Index = QModelIndex | QPersistentModelIndex
 
 
 def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
 
-class EpisodeTableModel(QAbstractTableModel):
+class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
     """Rows are episode records (dicts from `Memory.list_episodes`); more come through `fetcher`."""
 
     COLUMNS = ("ts_end", "goal_text", "apps", "success", "steps", "tokens_total", "verifier", "revoked")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.rows: list[dict[str, Any]] = []
-        self.has_more = False
-        self.fetcher: Any = None
-        self._fetching = False
         self.headers = (
             self.tr("结束时间"),
             self.tr("目标"),
@@ -68,42 +61,6 @@ class EpisodeTableModel(QAbstractTableModel):
             self.tr("验收"),
             self.tr("回想"),
         )
-
-    def reset_rows(self, rows: list[dict[str, Any]], has_more: bool) -> None:
-        self.beginResetModel()
-        self.rows, self.has_more, self._fetching = list(rows), has_more, False
-        self.endResetModel()
-
-    def append_rows(self, rows: list[dict[str, Any]], has_more: bool) -> None:
-        self._fetching, self.has_more = False, has_more
-        if rows:
-            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(rows) - 1)
-            self.rows.extend(rows)
-            self.endInsertRows()
-
-    def replace_row(self, row: int, record: dict[str, Any]) -> None:
-        self.rows[row] = record
-        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.COLUMNS) - 1))
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self.has_more and not self._fetching and self.fetcher is not None
-
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
-        if self.canFetchMore(parent):
-            self._fetching = True
-            self.fetcher(len(self.rows))
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.headers):
-            return self.headers[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
