@@ -134,6 +134,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
     Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),
     Setting("launch_deny", _words, (), "packages (or prefixes ending in '.') never auto-launched"),
+    Setting("bundles", _path, "", "where bundle folders are mirrored (default: <home>/bundles)"),
+    Setting("context_budget", _whole(200), 4000, "characters a context.prepare pack holds at most"),
+    Setting("core_facts", _whole(0), 5, "global profile facts memory.recall always returns"),
+    Setting("idle_minutes", _whole(1), 60, "minutes without activity before maintenance should run"),
+    Setting("lease_seconds", _whole(10), 600, "how long a maintenance batch stays leased to its planner"),
     Setting("log_level", _choice("debug", "info", "warning", "error"), "info", "logging level"),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
@@ -156,6 +161,10 @@ class Config:
     @property
     def home_path(self) -> Path:
         return Path(self.values["home"])
+
+    @property
+    def bundles_path(self) -> Path:
+        return Path(self.values["bundles"]) if self.values["bundles"] else self.home_path / "bundles"
 
     def describe(self) -> list[tuple[str, str, Any, str]]:
         """(name, environment variable, value, source) for each setting."""

@@ -64,7 +64,7 @@ class Dispatcher:
         except ProtocolError as exc:
             return failure(exc.request_id if exc.request_id is not None else request_id, exc.code, exc.message)
         except JiyiError as exc:
-            return failure(request_id, code_for(exc), str(exc))
+            return failure(request_id, code_for(exc), str(exc), getattr(exc, "details", None))
         except RecursionError:
             return failure(request_id, "invalid_params", "the params are nested too deeply")
         except Exception:

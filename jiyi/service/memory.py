@@ -31,6 +31,7 @@ from jiyi.store.projections import all_projections
 from jiyi.store.redact import Redactor, default_words
 
 from .config import Config
+from .desk import DeskMemory
 from .recall_service import RecallService
 from .runs import LaunchOutcome, RunsAndEpisodes, RunState
 
@@ -58,7 +59,7 @@ class LearnAliasOutcome:
         return [f"{package} is not installed on any known device; saved anyway"]
 
 
-class Memory(RunsAndEpisodes):
+class Memory(RunsAndEpisodes, DeskMemory):
     """Everything Jiyi remembers, behind one object. Open with `Memory.open`."""
 
     def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
@@ -85,6 +86,7 @@ class Memory(RunsAndEpisodes):
         deny = tuple(config.launch_deny)
         self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
         self._deny_prefix = tuple(p for p in deny if p.endswith("."))
+        self._init_desk()
 
     @classmethod
     def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
@@ -354,6 +356,7 @@ class Memory(RunsAndEpisodes):
                     "events": self.store.count_events(),
                     "episodes": self.count_episodes(),
                     "devices": self.devices(),
+                    "desk": self.desk_counts(),
                 },
             )
             self._counts = counts

@@ -289,3 +289,7 @@ def lesson_revoke(memory: Memory, p: Params) -> dict[str, Any]:
     lesson_id = p.text("lesson_id", max_chars=80)
     p.done()
     return memory.set_lesson_status(lesson_id, "revoked", actor="agent")
+
+
+# The desktop-assistant methods register themselves into METHODS on import.
+from . import desk_methods  # noqa: E402, F401

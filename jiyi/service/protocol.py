@@ -2,7 +2,7 @@
 
 Request  `{"id": …, "method": "…", "params": {…}}` (params optional).
 Response `{"id": …, "ok": true, "result": …}` or
-         `{"id": …, "ok": false, "error": {"code": "…", "message": "…"}}`.
+         `{"id": …, "ok": false, "error": {"code": "…", "message": "…", "data"?: …}}`.
 """
 
 from __future__ import annotations
@@ -112,5 +112,9 @@ def success(request_id: RequestId, result: Any) -> dict[str, Any]:
     return {"id": request_id, "ok": True, "result": result}
 
 
-def failure(request_id: RequestId, code: str, message: str) -> dict[str, Any]:
-    return {"id": request_id, "ok": False, "error": {"code": code, "message": message}}
+def failure(request_id: RequestId, code: str, message: str, data: Any = None) -> dict[str, Any]:
+    """An error response; `data` (when given) is what the caller needs to recover, e.g. a conflict's current state."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"id": request_id, "ok": False, "error": error}

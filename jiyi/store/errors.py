@@ -64,6 +64,14 @@ class NotFound(JiyiError):
 
 
 class Conflict(JiyiError):
-    """The state changed since the caller looked; nothing was written."""
+    """The state changed since the caller looked; nothing was written.
+
+    `details` carries what the caller needs to recover (e.g. the current
+    revision and content of a document); the socket sends it as `error.data`.
+    """
 
     code = "conflict"
+
+    def __init__(self, message: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.details = details

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jiyi.store.appkb_projection import AppKbProjection
+from jiyi.store.desk.projection import DeskProjection
 from jiyi.store.episodes import EpisodeProjection
 from jiyi.store.lessons import LessonProjection
 from jiyi.store.projection import Projection
@@ -10,4 +11,4 @@ from jiyi.store.recall_stats import RecallProjection
 
 
 def all_projections() -> list[Projection]:
-    return [AppKbProjection(), EpisodeProjection(), RecallProjection(), LessonProjection()]
+    return [AppKbProjection(), EpisodeProjection(), RecallProjection(), LessonProjection(), DeskProjection()]

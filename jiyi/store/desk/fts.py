@@ -1,0 +1,199 @@
+"""Full-text search that handles Chinese: CJK bigrams plus whole ASCII words in SQLite FTS5.
+
+Text is split into tokens before it reaches FTS5 (runs of Han characters
+become overlapping bigrams, a lone character stays itself; Latin letters and
+digits stay whole words, lower-cased), and stored space-separated in a
+`unicode61` table. A query is split the same way. Filler bigrams ("之前",
+"怎么") are dropped; terms so common that ranking them would touch a large
+share of the table are used only when nothing rarer is left, and then as an
+AND over the most recent rows. The cost of a search so follows the rare
+terms' posting lists, not the table's size.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from peewee import SqliteDatabase
+
+_SPANS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[0-9a-z]+")
+# Bigrams that carry no topic: question words, time fillers, politeness.
+STOP_BIGRAMS = frozenset(
+    {
+        "之前",
+        "以前",
+        "刚才",
+        "刚刚",
+        "怎么",
+        "么样",
+        "样了",
+        "怎样",
+        "什么",
+        "一下",
+        "帮我",
+        "请帮",
+        "我们",
+        "你们",
+        "可以",
+        "现在",
+        "今天",
+        "昨天",
+        "一个",
+        "这个",
+        "那个",
+        "还是",
+        "是不",
+        "不是",
+        "有没",
+        "没有",
+        "的话",
+        "了吗",
+        "好的",
+        "谢谢",
+        "麻烦",
+        "看看",
+        "情况",
+        "结果",
+    }
+)
+STOP_WORDS = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "it",
+        "this",
+        "that",
+    }
+)
+RARE_SHARE = 0.02  # a term in more than this share of rows is "common"
+RARE_FLOOR = 300  # ...but never below this many rows
+RECENT_WINDOW = 20_000  # rows an all-common query is confined to
+
+
+def tokens(text: str) -> list[str]:
+    """The index terms of `text`, in order (duplicates kept)."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    out: list[str] = []
+    for match in _SPANS.finditer(folded):
+        span = match.group()
+        if span[0] <= "z" or len(span) == 1:
+            out.append(span)
+        else:
+            out.extend(span[i : i + 2] for i in range(len(span) - 1))
+    return out
+
+
+def index_text(*parts: str | None) -> str:
+    """What goes into the FTS column for a row made of `parts`."""
+    return " ".join(t for part in parts if part for t in tokens(part))
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct, meaningful terms of a query, in order."""
+    seen: dict[str, None] = {}
+    for term in tokens(text):
+        if term in STOP_BIGRAMS or term in STOP_WORDS:
+            continue
+        seen.setdefault(term, None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class Hit:
+    rowid: int
+    score: float  # higher is better (negated bm25)
+    matched: int  # how many of the query's terms the plan used
+
+
+class FtsTable:
+    """One FTS5 table (`<name>`, column `tokens`) with its `<name>_vocab` companion."""
+
+    def __init__(self, db: SqliteDatabase, name: str) -> None:
+        self.db = db
+        self.name = name
+
+    def ensure_vocab(self) -> None:
+        self.db.execute_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.name}_vocab USING fts5vocab({self.name}, 'row')")
+
+    def put(self, rowid: int, text: str) -> None:
+        self.db.execute_sql(f"DELETE FROM {self.name} WHERE rowid = ?", (rowid,))
+        if text:
+            self.db.execute_sql(f"INSERT INTO {self.name}(rowid, tokens) VALUES (?, ?)", (rowid, text))
+
+    def delete(self, rowid: int) -> None:
+        self.db.execute_sql(f"DELETE FROM {self.name} WHERE rowid = ?", (rowid,))
+
+    def frequencies(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many rows hold each term (0 for unknown terms)."""
+        self.ensure_vocab()
+        out = {}
+        for term in terms:
+            row = self.db.execute_sql(f"SELECT doc FROM {self.name}_vocab WHERE term = ?", (term,)).fetchone()
+            out[term] = int(row[0]) if row else 0
+        return out
+
+    def rows(self) -> int:
+        row = self.db.execute_sql(f"SELECT max(rowid) FROM {self.name}").fetchone()
+        return int(row[0] or 0)
+
+    def search(self, text: str, limit: int) -> list[Hit]:
+        """Rows matching `text`, best first (at most `limit`)."""
+        terms = query_terms(text)
+        if not terms or limit <= 0:
+            return []
+        df = {t: n for t, n in self.frequencies(terms).items() if n > 0}
+        if not df:
+            return []
+        newest = self.rows()
+        cap = max(RARE_FLOOR, int(newest * RARE_SHARE))
+        rare = [t for t in df if df[t] <= cap]
+        if rare:
+            return self._match(" OR ".join(_quote(t) for t in rare), limit, len(rare))
+        common = sorted(df, key=df.__getitem__)[:4]
+        hits = self._match(" AND ".join(_quote(t) for t in common), limit, len(common), after=newest - RECENT_WINDOW)
+        if len(hits) < limit:
+            seen = {h.rowid for h in hits}
+            more = self._match(" OR ".join(_quote(t) for t in common), limit, 1, after=newest - RECENT_WINDOW)
+            hits += [h for h in more if h.rowid not in seen][: limit - len(hits)]
+        return hits
+
+    def _match(self, expression: str, limit: int, matched: int, after: int = 0) -> list[Hit]:
+        sql = f"SELECT rowid, bm25({self.name}) FROM {self.name} WHERE {self.name} MATCH ?"
+        args: list[object] = [expression]
+        if after > 0:
+            sql += " AND rowid > ?"
+            args.append(after)
+        sql += " ORDER BY rank LIMIT ?"
+        args.append(limit)
+        return [Hit(int(r[0]), -float(r[1]), matched) for r in self.db.execute_sql(sql, args).fetchall()]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def overlap(query: str, text: str) -> float:
+    """Share of the query's terms found in `text` (0..1): a cheap relevance for small sets."""
+    terms = query_terms(query)
+    if not terms:
+        return 0.0
+    have = set(tokens(text))
+    return sum(1 for t in terms if t in have) / len(terms)
