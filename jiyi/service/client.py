@@ -37,9 +37,9 @@ def default_socket_path() -> Path:
 class ServiceError(Exception):
     """A request that failed (strict mode). `degraded` means the service could not be reached."""
 
-    def __init__(self, code: str, message: str, degraded: bool = False) -> None:
+    def __init__(self, code: str, message: str, degraded: bool = False, data: Any = None) -> None:
         super().__init__(f"{code}: {message}")
-        self.code, self.message, self.degraded = code, message, degraded
+        self.code, self.message, self.degraded, self.data = code, message, degraded, data
 
 
 class JiyiClient:
@@ -140,7 +140,9 @@ class JiyiClient:
         error = response.get("error") or {}
         degraded = bool(response.get("degraded"))
         if self.strict:
-            raise ServiceError(str(error.get("code", "internal")), str(error.get("message", "")), degraded)
+            raise ServiceError(
+                str(error.get("code", "internal")), str(error.get("message", "")), degraded, error.get("data")
+            )
         return {"ok": False, "degraded": degraded, "error": error}
 
     # -- methods -----------------------------------------------------------------------
@@ -194,6 +196,43 @@ class JiyiClient:
 
     def run_finish(self, run_id: str) -> dict[str, Any]:
         return self._write("run.finish", {"run_id": run_id})
+
+    # -- desktop-assistant memory (seed 002) ---------------------------------------------
+
+    def remember_interaction(
+        self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any
+    ) -> dict[str, Any]:
+        """Sync one completed turn (idempotent: safe to send again after a reconnect)."""
+        params = {"interaction_id": interaction_id, "user_text": user_text, "assistant_text": assistant_text, **extra}
+        return self._write("interaction.remember", params)
+
+    def memory_recall(self, query: str, limit: int = 8) -> dict[str, Any]:
+        """What memory holds about `query`; empty lists marked `degraded` when the service is away."""
+        result = self.call("memory.recall", {"query": query, "limit": limit}, read=True)
+        if result.get("ok") is False:
+            empty: dict[str, Any] = {key: [] for key in RECALL_LISTS}
+            return {**empty, "query": query, "degraded": result["degraded"], "error": result["error"]}
+        return result
+
+    def complete_task(self, task_id: str, title: str, status: str, **extra: Any) -> dict[str, Any]:
+        return self._write("task.complete", {"task_id": task_id, "title": title, "status": status, **extra})
+
+    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> dict[str, Any]:
+        """Write a bundle document; a `conflict` error carries the current revision and content in `error.data`."""
+        params = {"bundle_id": bundle_id, "path": path, "content": content, "expected_revision": expected_revision}
+        return self._write("bundle.document.put", params)
+
+
+RECALL_LISTS = (
+    "task_cards",
+    "interactions",
+    "bundles",
+    "recent_workdays",
+    "related_topics",
+    "core_facts",
+    "related_facts",
+    "relevant_skills",
+)
 
 
 def _unavailable(message: str) -> dict[str, Any]:

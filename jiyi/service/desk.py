@@ -457,6 +457,7 @@ class DeskMemory:
             "changed": result.changed,
             "content": result.content,
             "outside_edit_kept": result.outside_edit_kept,
+            "mirror_problem": result.mirror_problem,
         }
 
     def bundle_directory(self, bundle_id: str) -> str:

@@ -46,6 +46,7 @@ class PutResult:
     changed: bool
     content: str
     outside_edit_kept: str | None = None
+    mirror_problem: str | None = None  # the document is saved; only its file could not be written
 
 
 def bundle_id_of(kind: str, key: str) -> str:
@@ -226,8 +227,8 @@ def put_document(
                 DOMAIN, "bundle_created", {"bundle_id": bundle_id, "kind": kind, "key": key, "title": key}, actor=actor
             )
         _append_put(store, bundle_id, path, clean, revision + 1, actor)
-    kept = _mirror(files, bundle_id, path, clean, current.content if current else None)
-    return PutResult(bundle_id, path, revision + 1, True, clean, kept)
+    kept, problem = _mirror(files, bundle_id, path, clean, current.content if current else None)
+    return PutResult(bundle_id, path, revision + 1, True, clean, kept, problem)
 
 
 def _check_state(text: str) -> None:
@@ -248,13 +249,16 @@ def _append_put(store: Store, bundle_id: str, path: str, content: str, revision:
     )
 
 
-def _mirror(files: BundleFiles, bundle_id: str, path: str, content: str, previous: str | None) -> str | None:
+def _mirror(
+    files: BundleFiles, bundle_id: str, path: str, content: str, previous: str | None
+) -> tuple[str | None, str | None]:
+    """Write the file of a committed document: (where an outside edit was kept, why the file could not be written)."""
     try:
-        return files.write(bundle_id, path, content, previous)
-    except OSError as exc:
+        return files.write(bundle_id, path, content, previous), None
+    except (OSError, UnsafePath) as exc:
         # The database is the truth and has the write; a later put or `mirror_all` repairs the file.
         log.warning("could not mirror %s/%s: %s", bundle_id, path, exc)
-        return None
+        return None, str(exc)
 
 
 def _system_put(store: Store, bundle_id: str, path: str, content: str) -> tuple[str, str | None] | None:
@@ -306,7 +310,7 @@ def record_run(store: Store, card: dict[str, Any]) -> Pending:
 def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> None:
     """Write committed documents to their files."""
     for path, (text, previous) in writes.items():
-        _mirror(files, bundle_id, path, text, previous)
+        _mirror(files, bundle_id, path, text, previous)  # problems are logged; the database has the run
 
 
 def _starter_documents(card: dict[str, Any]) -> dict[str, str]:
@@ -372,6 +376,6 @@ def mirror_all(store: Store, files: BundleFiles) -> int:
     written = 0
     for doc in BundleDocument.select():
         if files.state(doc.bundle_id, doc.path, doc.content) == "missing":
-            _mirror(files, doc.bundle_id, doc.path, doc.content, None)
-            written += 1
+            _, problem = _mirror(files, doc.bundle_id, doc.path, doc.content, None)
+            written += problem is None
     return written
