@@ -141,19 +141,15 @@ class Store:
         subject = projection.subject_of(event_type, payload) if projection else None
         text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
         stamp = ts or clock.iso_now()
-        seq = Event.insert(
-            ts=stamp,
-            domain=domain,
-            type=event_type,
-            schema_v=schema_v,
-            actor=actor,
-            payload=text,
-            txn=self._txn if self._txn > 0 else None,
-            subject=subject,
-        ).execute()
+        # Plain SQL: this runs once per event, and peewee's query building would dominate it.
+        cursor = self.db.execute_sql(
+            "INSERT INTO event (ts, domain, type, schema_v, actor, payload, txn, subject) VALUES (?,?,?,?,?,?,?,?)",
+            (stamp, domain, event_type, schema_v, actor, text, self._txn if self._txn > 0 else None, subject),
+        )
+        seq = int(cursor.lastrowid)
         if self._txn == 0:
             self._txn = seq
-            Event.update(txn=seq).where(Event.seq == seq).execute()
+            self.db.execute_sql("UPDATE event SET txn = ? WHERE seq = ?", (seq, seq))
         record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
         if projection is not None:
             projection.apply(record)
@@ -191,11 +187,12 @@ class Store:
 
     def last_seq(self, domain: str | None = None) -> int:
         """The newest event's seq (0 when there is none)."""
-        query = Event.select(Event.seq).order_by(Event.seq.desc()).limit(1)
-        if domain is not None:
-            query = query.where(Event.domain == domain)
-        row = query.tuples().first()
-        return int(row[0]) if row else 0
+        if domain is None:
+            row = self.db.execute_sql("SELECT seq FROM event ORDER BY seq DESC LIMIT 1").fetchone()
+        else:
+            sql = "SELECT max(seq) FROM event WHERE domain = ?"  # one probe of the (domain, seq) index
+            row = self.db.execute_sql(sql, (domain,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
 
     def count_events(self, domain: str | None = None) -> int:
         query = Event.select()
@@ -242,7 +239,9 @@ class Store:
         return value if isinstance(value, dict) else {}
 
     def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
-        MetaValue.replace(key=f"view:{domain}", value=json.dumps(state)).execute()
+        self.db.execute_sql(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"view:{domain}", json.dumps(state))
+        )
 
     # -- facts ---------------------------------------------------------------------
 

@@ -26,7 +26,12 @@ def _v1_event_log(db: SqliteDatabase) -> None:
     db.execute_sql("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-MIGRATIONS: list[Callable[[SqliteDatabase], None]] = [_v1_event_log]
+def _v2_domain_seq_index(db: SqliteDatabase) -> None:
+    """A domain's newest event in one index probe (each write asks for it)."""
+    db.execute_sql("CREATE INDEX IF NOT EXISTS event_domain_seq ON event (domain, seq)")
+
+
+MIGRATIONS: list[Callable[[SqliteDatabase], None]] = [_v1_event_log, _v2_domain_seq_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

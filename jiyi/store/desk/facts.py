@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jiyi.store.database import Store
-from jiyi.store.desk import fts
+from jiyi.store.desk import fts, sql
 from jiyi.store.desk.common import check_id
 from jiyi.store.desk.models import Fact, FactEvidence, FactFts, Interaction, TaskCard
 from jiyi.store.desk.projection import DOMAIN
@@ -295,29 +295,40 @@ def list_facts(
     return [fact_dict(r, evidence[r.fact_id]) for r in rows]
 
 
+CORE_COLUMNS = (
+    "fact_id, scope, profile_kind, project, content, status, status_reason, valid_workdays, first_workday, updated"
+)
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    row["workdays"] = row.pop("valid_workdays").split()
+    return row
+
+
 def core_facts(store: Store, limit: int) -> list[dict[str, Any]]:
     """The few global profile facts that always come back."""
-    rows = Fact.select().where((Fact.scope == "profile") & (Fact.status == "active")).order_by(Fact.updated.desc())
-    return [fact_dict(r) for r in rows.limit(limit)]
+    rows = sql.select(
+        store.db,
+        f"SELECT {CORE_COLUMNS} FROM desk_fact WHERE scope = 'profile' AND status = 'active' "
+        "ORDER BY updated DESC LIMIT ?",
+        [limit],
+    )
+    return [_plain(r) for r in rows]
 
 
 def related_facts(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
     """Active project and environment facts by relevance to `query`."""
-    table = fts.FtsTable(store.db, FactFts._meta.table_name)
-    hits = table.search(query, limit * 4)
+    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4)
     if not hits:
         return []
+    ids = [h.rowid for h in hits]
     rows = {
-        r.id: r
-        for r in Fact.select().where(
-            Fact.id.in_([h.rowid for h in hits])
-            & (Fact.status == "active")
-            & (Fact.scope.in_(["project", "environment"]))
+        r.pop("_rowid"): r
+        for r in sql.select(
+            store.db,
+            f"SELECT id AS _rowid, {CORE_COLUMNS} FROM desk_fact WHERE id IN ({sql.marks(ids)}) "
+            "AND status = 'active' AND scope IN ('project', 'environment')",
+            ids,
         )
     }
-    out = []
-    for hit in hits:
-        row = rows.get(hit.rowid)
-        if row is not None:
-            out.append({**fact_dict(row), "score": round(hit.score, 3)})
-    return out[:limit]
+    return [{**_plain(rows[h.rowid]), "score": round(h.score, 3)} for h in hits if h.rowid in rows][:limit]

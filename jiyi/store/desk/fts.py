@@ -6,8 +6,9 @@ digits stay whole words, lower-cased), and stored space-separated in a
 `unicode61` table. A query is split the same way. Filler bigrams ("之前",
 "怎么") are dropped; terms so common that ranking them would touch a large
 share of the table are used only when nothing rarer is left, and then as an
-AND over the most recent rows. The cost of a search so follows the rare
-terms' posting lists, not the table's size.
+AND over the most recent rows; rare terms are taken rarest first until their
+posting lists reach a budget. The cost of a search so follows a bounded
+number of rows, not the table's size.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ STOP_WORDS = frozenset(
 RARE_SHARE = 0.02  # a term in more than this share of rows is "common"
 RARE_FLOOR = 300  # ...but never below this many rows
 RECENT_WINDOW = 20_000  # rows an all-common query is confined to
+POSTINGS_BUDGET = 3000  # rows a ranked OR may touch once it has MIN_TERMS terms
+MIN_TERMS = 3
 
 
 def tokens(text: str) -> list[str]:
@@ -123,6 +126,12 @@ class Hit:
     matched: int  # how many of the query's terms the plan used
 
 
+# Document frequencies change slowly and only steer the plan (rare or common), so they are
+# cached per table and dropped when the table has grown by a tenth since they were read.
+_DF_CACHE: dict[tuple[int, str], tuple[int, dict[str, int]]] = {}
+_DF_CACHE_TERMS = 50_000
+
+
 class FtsTable:
     """One FTS5 table (`<name>`, column `tokens`) with its `<name>_vocab` companion."""
 
@@ -141,32 +150,51 @@ class FtsTable:
     def delete(self, rowid: int) -> None:
         self.db.execute_sql(f"DELETE FROM {self.name} WHERE rowid = ?", (rowid,))
 
-    def frequencies(self, terms: Iterable[str]) -> dict[str, int]:
-        """How many rows hold each term (0 for unknown terms)."""
-        self.ensure_vocab()
-        out = {}
-        for term in terms:
-            row = self.db.execute_sql(f"SELECT doc FROM {self.name}_vocab WHERE term = ?", (term,)).fetchone()
-            out[term] = int(row[0]) if row else 0
-        return out
+    def frequencies(self, terms: Iterable[str], newest: int | None = None) -> dict[str, int]:
+        """How many rows hold each term (0 for unknown terms); cached while the table grows by < 10%."""
+        newest = self.rows() if newest is None else newest
+        key = (id(self.db), self.name)
+        size, cache = _DF_CACHE.get(key, (newest, {}))
+        if newest > size * 1.1 + 100 or newest < size or len(cache) > _DF_CACHE_TERMS:
+            size, cache = newest, {}
+        _DF_CACHE[key] = (size, cache)
+        missing = [t for t in terms if t not in cache]
+        if missing:
+            self.ensure_vocab()
+            marks = ",".join("?" * len(missing))
+            found = dict(
+                self.db.execute_sql(f"SELECT term, doc FROM {self.name}_vocab WHERE term IN ({marks})", missing)
+            )
+            for term in missing:
+                cache[term] = int(found.get(term, 0))
+        return {t: cache[t] for t in terms}
 
     def rows(self) -> int:
-        row = self.db.execute_sql(f"SELECT max(rowid) FROM {self.name}").fetchone()
-        return int(row[0] or 0)
+        """The highest rowid (a proxy for the table's size; `max(rowid)` would scan an FTS5 table)."""
+        row = self.db.execute_sql(f"SELECT rowid FROM {self.name} ORDER BY rowid DESC LIMIT 1").fetchone()
+        return int(row[0]) if row else 0
 
     def search(self, text: str, limit: int) -> list[Hit]:
         """Rows matching `text`, best first (at most `limit`)."""
         terms = query_terms(text)
         if not terms or limit <= 0:
             return []
-        df = {t: n for t, n in self.frequencies(terms).items() if n > 0}
+        newest = self.rows()
+        df = {t: n for t, n in self.frequencies(terms, newest).items() if n > 0}
         if not df:
             return []
-        newest = self.rows()
         cap = max(RARE_FLOOR, int(newest * RARE_SHARE))
-        rare = [t for t in df if df[t] <= cap]
+        rare = sorted((t for t in df if df[t] <= cap), key=df.__getitem__)
         if rare:
-            return self._match(" OR ".join(_quote(t) for t in rare), limit, len(rare))
+            # The rarest terms carry the most weight; stop adding terms once ranking would touch
+            # more than POSTINGS_BUDGET rows (the common tail adds cost, hardly any precision).
+            chosen, postings = [], 0
+            for term in rare:
+                if len(chosen) >= MIN_TERMS and postings + df[term] > POSTINGS_BUDGET:
+                    break
+                chosen.append(term)
+                postings += df[term]
+            return self._match(" OR ".join(_quote(t) for t in chosen), limit, len(chosen))
         common = sorted(df, key=df.__getitem__)[:4]
         hits = self._match(" AND ".join(_quote(t) for t in common), limit, len(common), after=newest - RECENT_WINDOW)
         if len(hits) < limit:

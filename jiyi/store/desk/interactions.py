@@ -82,14 +82,17 @@ def remember(
         raise InvalidInput("an interaction needs user_text or assistant_text")
     src = redactor.redact(str(source or "").strip())[:64]
     with store.atomic():
-        old = Interaction.get_or_none(Interaction.interaction_id == interaction_id)
+        old = store.db.execute_sql(
+            "SELECT user_text, assistant_text, workday FROM desk_interaction WHERE interaction_id = ?",
+            (interaction_id,),
+        ).fetchone()
         if old is not None:
-            if (old.user_text, old.assistant_text) != (user, reply):
+            if (old[0], old[1]) != (user, reply):
                 raise Conflict(
                     f"interaction {interaction_id} is already remembered with other text; "
                     "raw interactions are never rewritten"
                 )
-            return RememberResult(interaction_id, False, old.workday, cut_user or cut_reply)
+            return RememberResult(interaction_id, False, old[2], cut_user or cut_reply)
         store.append(
             DOMAIN,
             "interaction_remembered",

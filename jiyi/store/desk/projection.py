@@ -85,18 +85,25 @@ class DeskProjection:
 
     def _interaction(self, event: EventRecord) -> None:
         p = event.payload
-        row_id = Interaction.insert(
-            interaction_id=p["interaction_id"],
-            ts=p["ts"],
-            epoch=p["epoch"],
-            workday=p["workday"],
-            source=p.get("source", ""),
-            user_text=p.get("user_text", ""),
-            assistant_text=p.get("assistant_text", ""),
-            task_id=p.get("task_id"),
-        ).execute()
-        Unarchived.insert(interaction=row_id).execute()
-        self._fts("interaction").put(row_id, fts.index_text(p.get("user_text"), p.get("assistant_text")))
+        db = Interaction._meta.database
+        row_id = db.execute_sql(
+            "INSERT INTO desk_interaction (interaction_id, ts, epoch, workday, source, user_text, assistant_text, "
+            "task_id) VALUES (?,?,?,?,?,?,?,?)",
+            (
+                p["interaction_id"],
+                p["ts"],
+                p["epoch"],
+                p["workday"],
+                p.get("source", ""),
+                p.get("user_text", ""),
+                p.get("assistant_text", ""),
+                p.get("task_id"),
+            ),
+        ).lastrowid
+        db.execute_sql("INSERT INTO desk_unarchived (interaction) VALUES (?)", (row_id,))
+        text = fts.index_text(p.get("user_text"), p.get("assistant_text"))
+        if text:  # a new row: nothing to delete first
+            db.execute_sql(f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) VALUES (?, ?)", (row_id, text))
 
     def _task(self, event: EventRecord) -> None:
         p = event.payload

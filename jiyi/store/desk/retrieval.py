@@ -11,19 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from jiyi.store.database import Store
-from jiyi.store.desk import facts, fts, skills, topics
-from jiyi.store.desk.interactions import card_dict, interaction_dict
+from jiyi.store.desk import facts, fts, skills, sql, topics
 from jiyi.store.desk.models import (
-    Bundle,
-    BundleDocument,
     Interaction,
     InteractionFts,
     TaskCard,
     TaskCardFts,
     Topic,
     TopicFts,
-    TopicInteraction,
-    TopicSegment,
 )
 
 RECENT = 3
@@ -44,45 +39,49 @@ def _table(store: Store, model: Any) -> fts.FtsTable:
 
 def related_interactions(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
     hits = _table(store, InteractionFts).search(query, limit)
-    rows = {r.id: r for r in Interaction.select().where(Interaction.id.in_([h.rowid for h in hits]))}
-    links = {
-        t.interaction_id: t.topic_id
-        for t in TopicInteraction.select().where(
-            TopicInteraction.interaction_id.in_([r.interaction_id for r in rows.values()])
-        )
-    }
-    return [
-        {**interaction_dict(rows[h.rowid], links.get(rows[h.rowid].interaction_id)), "score": round(h.score, 3)}
-        for h in hits
-        if h.rowid in rows
-    ]
+    rows = sql.interactions_by_rowid(store.db, [h.rowid for h in hits])
+    return [{**rows[h.rowid], "score": round(h.score, 3)} for h in hits if h.rowid in rows]
 
 
 def related_cards(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
     hits = _table(store, TaskCardFts).search(query, limit)
-    rows = {r.id: r for r in TaskCard.select().where(TaskCard.id.in_([h.rowid for h in hits]))}
-    return [{**card_dict(rows[h.rowid]), "score": round(h.score, 3)} for h in hits if h.rowid in rows]
+    rows = sql.cards_by_rowid(store.db, [h.rowid for h in hits])
+    return [{**rows[h.rowid], "score": round(h.score, 3)} for h in hits if h.rowid in rows]
 
 
 def related_topics(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
     hits = _table(store, TopicFts).search(query, limit)
-    rows = {r.id: r for r in Topic.select().where(Topic.id.in_([h.rowid for h in hits]))}
-    found = [rows[h.rowid] for h in hits if h.rowid in rows]
-    latest = _latest_segments([t.topic_id for t in found])
-    return [
-        {**topics.topic_dict(t), "latest_segment": latest.get(t.topic_id), "score": round(h.score, 3)}
-        for t, h in zip(found, [h for h in hits if h.rowid in rows], strict=True)
-    ]
+    if not hits:
+        return []
+    ids = [h.rowid for h in hits]
+    rows = {
+        r.pop("_rowid"): r
+        for r in sql.select(
+            store.db, f"SELECT id AS _rowid, {TOPIC_COLUMNS} FROM desk_topic WHERE id IN ({sql.marks(ids)})", ids
+        )
+    }
+    found = [(rows[h.rowid], h) for h in hits if h.rowid in rows]
+    latest = _latest_segments(store, [t["topic_id"] for t, _ in found])
+    return [{**_topic(t), "latest_segment": latest.get(t["topic_id"]), "score": round(h.score, 3)} for t, h in found]
 
 
-def _latest_segments(topic_ids: list[str]) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
+TOPIC_COLUMNS = "topic_id, title, summary, kind, task_ids, first_workday, last_workday, interactions, updated"
+
+
+def _topic(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "task_ids": row["task_ids"].split()}
+
+
+def _latest_segments(store: Store, topic_ids: list[str]) -> dict[str, dict[str, str]]:
     if not topic_ids:
-        return out
-    query = TopicSegment.select().where(TopicSegment.topic_id.in_(topic_ids)).order_by(TopicSegment.workday)
-    for s in query:
-        out[s.topic_id] = {"workday": s.workday, "summary": s.summary}
-    return out
+        return {}
+    rows = sql.select(
+        store.db,
+        f"SELECT topic_id, workday, summary FROM desk_topic_segment WHERE topic_id IN ({sql.marks(topic_ids)}) "
+        "ORDER BY workday",
+        topic_ids,
+    )
+    return {r["topic_id"]: {"workday": r["workday"], "summary": r["summary"]} for r in rows}
 
 
 def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str, limit: int) -> list[dict[str, Any]]:
@@ -97,45 +96,37 @@ def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str
 
 
 def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) -> list[dict[str, Any]]:
-    wanted = [f"schedule/{s}" for s in dict.fromkeys(schedule_ids)]
+    wanted = {f"schedule/{s}" for s in schedule_ids}
     scored = []
-    for row in Bundle.select():
-        score = fts.overlap(query, f"{row.title} {row.key}")
-        if row.bundle_id in wanted or score > 0:
-            scored.append((row.bundle_id in wanted, score, row))
+    for row in sql.select(store.db, "SELECT bundle_id, key, title, updated FROM desk_bundle"):
+        score = fts.overlap(query, f"{row['title']} {row['key']}")
+        if row["bundle_id"] in wanted or score > 0:
+            scored.append((row["bundle_id"] in wanted, score, row))
     scored.sort(key=lambda item: (not item[0], -item[1]))
-    out = []
-    for _, score, row in scored[:limit]:
-        docs = BundleDocument.select(BundleDocument.path, BundleDocument.revision).where(
-            BundleDocument.bundle_id == row.bundle_id
-        )
-        out.append(
-            {
-                "bundle_id": row.bundle_id,
-                "title": row.title,
-                "updated": row.updated,
-                "documents": [{"path": d.path, "revision": d.revision} for d in docs if not d.path.startswith("runs/")],
-                "score": round(score, 3),
-            }
-        )
-    return out
+    chosen = [row for _, _, row in scored[:limit]]
+    if not chosen:
+        return []
+    ids = [row["bundle_id"] for row in chosen]
+    docs: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+    for doc in sql.select(
+        store.db,
+        f"SELECT bundle_id, path, revision FROM desk_bundle_document WHERE bundle_id IN ({sql.marks(ids)}) "
+        "AND path NOT LIKE 'runs/%' ORDER BY path",
+        ids,
+    ):
+        docs[doc.pop("bundle_id")].append(doc)
+    return [
+        {**row, "documents": docs[row["bundle_id"]], "score": round(score, 3)} for (_, score, row) in scored[:limit]
+    ]
 
 
 def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
     """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
     limit = limits.limit
     interactions = _merge(
-        related_interactions(store, query, limit),
-        [interaction_dict(r) for r in Interaction.select().order_by(Interaction.id.desc()).limit(RECENT)],
-        "interaction_id",
-        limit,
+        related_interactions(store, query, limit), sql.recent_interactions(store.db, RECENT), "interaction_id", limit
     )
-    cards = _merge(
-        related_cards(store, query, limit),
-        [card_dict(r) for r in TaskCard.select().order_by(TaskCard.epoch.desc()).limit(RECENT)],
-        "task_id",
-        limit,
-    )
+    cards = _merge(related_cards(store, query, limit), sql.recent_cards(store.db, RECENT), "task_id", limit)
     return {
         "query": query,
         "task_cards": cards,
@@ -158,7 +149,7 @@ def assess_transition(
     if current_topic_id is not None:
         row = Topic.get_or_none(Topic.topic_id == current_topic_id)
         if row is not None:
-            latest = _latest_segments([row.topic_id]).get(row.topic_id, {})
+            latest = _latest_segments(store, [row.topic_id]).get(row.topic_id, {})
             reference = f"{row.title} {row.summary} {latest.get('summary', '')}"
             current = {"kind": "topic", "topic_id": row.topic_id, "title": row.title}
     if current is None and current_task_id is not None:

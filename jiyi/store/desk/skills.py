@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from jiyi.store.database import Store
-from jiyi.store.desk import fts
+from jiyi.store.desk import fts, sql
 from jiyi.store.desk.models import Interaction, Skill
 from jiyi.store.desk.projection import DOMAIN
 from jiyi.store.errors import Conflict, Forbidden, InvalidInput, NotFound
@@ -121,10 +121,11 @@ def list_skills(store: Store, status: str | None = None, limit: int = 200, offse
 
 def relevant_skills(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
     """Active skills by relevance to `query` (there are few: scored in Python)."""
-    scored = []
-    for row in Skill.select().where(Skill.status == "active"):
-        score = fts.overlap(query, f"{row.name} {row.text}")
-        if score > 0:
-            scored.append((score, row))
-    scored.sort(key=lambda pair: -pair[0])
-    return [{**skill_dict(r), "score": round(s, 3)} for s, r in scored[:limit]]
+    rows = sql.select(
+        store.db,
+        "SELECT skill_id, name, text, status, source_interaction_id, created, updated, decided_by, user_request "
+        "FROM desk_skill WHERE status = 'active'",
+    )
+    scored = [(fts.overlap(query, f"{r['name']} {r['text']}"), r) for r in rows]
+    scored = sorted((pair for pair in scored if pair[0] > 0), key=lambda pair: -pair[0])
+    return [{**r, "score": round(s, 3)} for s, r in scored[:limit]]

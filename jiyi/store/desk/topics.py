@@ -18,7 +18,7 @@ from typing import Any
 from peewee import fn
 
 from jiyi.store.database import Store
-from jiyi.store.desk import facts, skills
+from jiyi.store.desk import facts, skills, sql
 from jiyi.store.desk.common import When, check_id, safe_text
 from jiyi.store.desk.interactions import card_dict, interaction_dict
 from jiyi.store.desk.models import (
@@ -308,27 +308,23 @@ def get_topic(store: Store, topic_id: str, *, limit: int = 50, offset: int = 0) 
     }
 
 
-def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS) -> list[dict[str, Any]]:
-    """The newest `count` workdays that have topic segments, each with its topics' segments."""
-    days = [
-        r.workday
-        for r in TopicSegment.select(TopicSegment.workday).distinct().order_by(TopicSegment.workday.desc()).limit(count)
-    ]
-    out = []
-    for day in days:
-        rows = tuples(
-            TopicSegment.select(TopicSegment.topic_id, Topic.title, Topic.kind, TopicSegment.summary)
-            .join(Topic, on=(Topic.topic_id == TopicSegment.topic_id))
-            .where(TopicSegment.workday == day)
-            .order_by(Topic.updated_epoch.desc())
-        )
-        out.append(
-            {
-                "workday": day,
-                "topics": [{"topic_id": t, "title": title, "kind": k, "segment": seg} for t, title, k, seg in rows],
-            }
-        )
-    return out
+def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int = 20) -> list[dict[str, Any]]:
+    """The newest `count` workdays with topic segments, each with its (≤ `per_day`) most recent topics."""
+    rows = sql.select(
+        store.db,
+        "SELECT s.workday, s.topic_id, t.title, t.kind, s.summary AS segment FROM desk_topic_segment s "
+        "JOIN desk_topic t ON t.topic_id = s.topic_id WHERE s.workday IN "
+        "(SELECT DISTINCT workday FROM desk_topic_segment ORDER BY workday DESC LIMIT ?) "
+        "ORDER BY s.workday DESC, t.updated_epoch DESC",
+        [count],
+    )
+    days: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        day = days.setdefault(row.pop("workday"), {"topics": [], "total_topics": 0})
+        day["total_topics"] += 1
+        if len(day["topics"]) < per_day:
+            day["topics"].append(row)
+    return [{"workday": workday, **day} for workday, day in days.items()]
 
 
 def workdays(store: Store, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:

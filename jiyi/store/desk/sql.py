@@ -1,0 +1,56 @@
+"""Plain SQL for the read paths an agent hits every turn.
+
+peewee builds each query anew (about a millisecond apiece here); the few
+queries `memory.recall` runs per call are written out once instead. They
+read the same view tables the models define.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from peewee import SqliteDatabase
+
+INTERACTION_COLUMNS = (
+    "i.interaction_id, i.ts, i.workday, i.source, i.user_text, i.assistant_text, i.task_id, t.topic_id"
+)
+INTERACTION_FROM = "desk_interaction i LEFT JOIN desk_topic_interaction t ON t.interaction_id = i.interaction_id"
+CARD_COLUMNS = "task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, workday"
+
+
+def select(db: SqliteDatabase, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """Rows as dicts keyed by column name."""
+    cursor = db.execute_sql(sql, list(args))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+def interactions_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    if not rowids:
+        return {}
+    rows = select(
+        db,
+        f"SELECT i.id AS _rowid, {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} WHERE i.id IN ({marks(rowids)})",
+        rowids,
+    )
+    return {r.pop("_rowid"): r for r in rows}
+
+
+def recent_interactions(db: SqliteDatabase, limit: int) -> list[dict[str, Any]]:
+    return select(db, f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} ORDER BY i.id DESC LIMIT ?", [limit])
+
+
+def cards_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    if not rowids:
+        return {}
+    rows = select(db, f"SELECT id AS _rowid, {CARD_COLUMNS} FROM desk_task_card WHERE id IN ({marks(rowids)})", rowids)
+    return {r.pop("_rowid"): r for r in rows}
+
+
+def recent_cards(db: SqliteDatabase, limit: int) -> list[dict[str, Any]]:
+    return select(db, f"SELECT {CARD_COLUMNS} FROM desk_task_card ORDER BY epoch DESC, id DESC LIMIT ?", [limit])
