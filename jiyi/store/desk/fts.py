@@ -188,7 +188,8 @@ class FtsTable:
         if rare:
             # The rarest terms carry the most weight; stop adding terms once ranking would touch
             # more than POSTINGS_BUDGET rows (the common tail adds cost, hardly any precision).
-            chosen, postings = [], 0
+            chosen: list[str] = []
+            postings = 0
             for term in rare:
                 if len(chosen) >= MIN_TERMS and postings + df[term] > POSTINGS_BUDGET:
                     break

@@ -138,6 +138,7 @@ class Skill(BaseModel):
     text = TextField()
     status = TextField(index=True)  # draft / active / disabled / rejected
     source_interaction_id = TextField(null=True)
+    source_quote = TextField(default="")  # the user's guidance it came from, verbatim
     created = TextField()
     updated = TextField()
     decided_by = TextField(default="")

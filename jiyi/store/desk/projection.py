@@ -23,9 +23,6 @@ from jiyi.store.desk.models import (
     Skill,
     TaskCard,
     Topic,
-    TopicInteraction,
-    TopicSegment,
-    Unarchived,
 )
 from jiyi.store.models import BaseModel
 from jiyi.store.projection import EventRecord
@@ -127,32 +124,47 @@ class DeskProjection:
             row_id = card.id
         self._fts("task").put(row_id, fts.index_text(p["title"], p.get("result")))
 
+    # Topics, assignments and segments: plain SQL, since a maintenance commit applies hundreds of them.
+
     def _topic(self, event: EventRecord) -> None:
         p = event.payload
-        topic = Topic.get_or_none(Topic.topic_id == p["topic_id"])
-        if topic is None:
-            Topic.insert(
-                topic_id=p["topic_id"],
-                title=p["title"],
-                summary=p.get("summary", ""),
-                kind=p.get("kind", "task"),
-                task_ids=" ".join(p.get("task_ids", [])),
-                created=event.ts,
-                updated=event.ts,
-                updated_epoch=p["epoch"],
-                first_workday=p["workday"],
-                last_workday=p["workday"],
-            ).execute()
+        db = Topic._meta.database
+        row = db.execute_sql(
+            "SELECT id, summary, kind, task_ids, updated_epoch FROM desk_topic WHERE topic_id = ?", (p["topic_id"],)
+        ).fetchone()
+        if row is None:
+            db.execute_sql(
+                "INSERT INTO desk_topic (topic_id, title, summary, kind, task_ids, created, updated, updated_epoch, "
+                "first_workday, last_workday, interactions) VALUES (?,?,?,?,?,?,?,?,?,?,0)",
+                (
+                    p["topic_id"],
+                    p["title"],
+                    p.get("summary", ""),
+                    p.get("kind", "task"),
+                    " ".join(p.get("task_ids", [])),
+                    event.ts,
+                    event.ts,
+                    p["epoch"],
+                    p["workday"],
+                    p["workday"],
+                ),
+            )
         else:
-            task_ids = list(dict.fromkeys([*topic.task_ids.split(), *p.get("task_ids", [])]))
-            Topic.update(
-                title=p["title"],
-                summary=p.get("summary", topic.summary),
-                kind=p.get("kind", topic.kind),
-                task_ids=" ".join(task_ids),
-                updated=event.ts,
-                updated_epoch=max(topic.updated_epoch, p["epoch"]),
-            ).where(Topic.id == topic.id).execute()
+            row_id, summary, kind, task_ids, updated_epoch = row
+            merged = " ".join(dict.fromkeys([*task_ids.split(), *p.get("task_ids", [])]))
+            db.execute_sql(
+                "UPDATE desk_topic SET title = ?, summary = ?, kind = ?, task_ids = ?, updated = ?, updated_epoch = ? "
+                "WHERE id = ?",
+                (
+                    p["title"],
+                    p.get("summary", summary),
+                    p.get("kind", kind),
+                    merged,
+                    event.ts,
+                    max(updated_epoch, p["epoch"]),
+                    row_id,
+                ),
+            )
         self._index_topic(p["topic_id"])
 
     def _assigned(self, event: EventRecord) -> None:
@@ -160,47 +172,53 @@ class DeskProjection:
         items = p["items"]
         if not items:
             return
-        TopicInteraction.insert_many(
-            [{"interaction_id": i, "topic_id": p["topic_id"], "workday": w, "epoch": e} for i, w, e in items]
-        ).execute()
+        db = Topic._meta.database
+        db.execute_sql(
+            "INSERT INTO desk_topic_interaction (interaction_id, topic_id, workday, epoch) VALUES "
+            + ",".join("(?,?,?,?)" for _ in items),
+            [value for i, w, e in items for value in (i, p["topic_id"], w, e)],
+        )
         ids = [i for i, _, _ in items]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = Interaction.select(Interaction.id).where(Interaction.interaction_id.in_(chunk))
-            Unarchived.delete().where(Unarchived.interaction.in_(rows)).execute()
-        workdays = [w for _, w, _ in items]
-        topic = Topic.get(Topic.topic_id == p["topic_id"])
-        Topic.update(
-            interactions=Topic.interactions + len(items),
-            updated_epoch=max(topic.updated_epoch, *(e for _, _, e in items)),
-            first_workday=min(topic.first_workday, *workdays),
-            last_workday=max(topic.last_workday, *workdays),
-        ).where(Topic.id == topic.id).execute()
+        db.execute_sql(
+            "DELETE FROM desk_unarchived WHERE interaction IN "
+            f"(SELECT id FROM desk_interaction WHERE interaction_id IN ({','.join('?' * len(ids))}))",
+            ids,
+        )
+        days = [w for _, w, _ in items]
+        db.execute_sql(
+            "UPDATE desk_topic SET interactions = interactions + ?, first_workday = min(first_workday, ?), "
+            "last_workday = max(last_workday, ?), updated_epoch = max(updated_epoch, ?) WHERE topic_id = ?",
+            (len(items), min(days), max(days), max(e for _, _, e in items), p["topic_id"]),
+        )
 
     def _segment(self, event: EventRecord) -> None:
         p = event.payload
-        TopicSegment.insert(
-            topic_id=p["topic_id"], workday=p["workday"], summary=p["summary"], updated=event.ts
-        ).on_conflict(
-            conflict_target=[TopicSegment.topic_id, TopicSegment.workday],
-            update={TopicSegment.summary: p["summary"], TopicSegment.updated: event.ts},
-        ).execute()
-        topic = Topic.get(Topic.topic_id == p["topic_id"])
-        Topic.update(
-            first_workday=min(topic.first_workday, p["workday"]), last_workday=max(topic.last_workday, p["workday"])
-        ).where(Topic.id == topic.id).execute()
+        db = Topic._meta.database
+        db.execute_sql(
+            "INSERT INTO desk_topic_segment (topic_id, workday, summary, updated) VALUES (?,?,?,?) "
+            "ON CONFLICT (topic_id, workday) DO UPDATE SET summary = excluded.summary, updated = excluded.updated",
+            (p["topic_id"], p["workday"], p["summary"], event.ts),
+        )
+        db.execute_sql(
+            "UPDATE desk_topic SET first_workday = min(first_workday, ?), last_workday = max(last_workday, ?) "
+            "WHERE topic_id = ?",
+            (p["workday"], p["workday"], p["topic_id"]),
+        )
         self._index_topic(p["topic_id"])
 
     def _index_topic(self, topic_id: str) -> None:
-        topic = Topic.get(Topic.topic_id == topic_id)
+        db = Topic._meta.database
+        row_id, title, summary = db.execute_sql(
+            "SELECT id, title, summary FROM desk_topic WHERE topic_id = ?", (topic_id,)
+        ).fetchone()
         segments = [
-            s.summary
-            for s in TopicSegment.select(TopicSegment.summary)
-            .where(TopicSegment.topic_id == topic_id)
-            .order_by(TopicSegment.workday.desc())
-            .limit(SEGMENTS_INDEXED)
+            r[0]
+            for r in db.execute_sql(
+                "SELECT summary FROM desk_topic_segment WHERE topic_id = ? ORDER BY workday DESC LIMIT ?",
+                (topic_id, SEGMENTS_INDEXED),
+            ).fetchall()
         ]
-        self._fts("topic").put(topic.id, fts.index_text(topic.title, topic.summary, *segments))
+        self._fts("topic").put(row_id, fts.index_text(title, summary, *segments))
 
     def _fact_added(self, event: EventRecord) -> None:
         p = event.payload
@@ -255,6 +273,7 @@ class DeskProjection:
             text=p["text"],
             status="draft",
             source_interaction_id=p.get("source_interaction_id"),
+            source_quote=p.get("quote", ""),
             created=event.ts,
             updated=event.ts,
         ).execute()

@@ -46,7 +46,13 @@ def parse_draft(store: Store, redactor: Redactor, raw: object, where: str) -> di
         raise InvalidInput(f"{where}.quote does not appear verbatim in the user's words of {source}")
     clean_name, clean_text = redactor.redact(name.strip()), redactor.redact(text.strip())
     skill_id = "skill_" + hashlib.sha256(f"{clean_name}\x1f{clean_text}".encode()).hexdigest()[:16]
-    return {"skill_id": skill_id, "name": clean_name, "text": clean_text, "source_interaction_id": source}
+    return {
+        "skill_id": skill_id,
+        "name": clean_name,
+        "text": clean_text,
+        "source_interaction_id": source,
+        "quote": redactor.redact(quote),
+    }
 
 
 def draft(store: Store, spec: dict[str, str], *, actor: str) -> dict[str, Any]:
@@ -98,6 +104,7 @@ def skill_dict(row: Skill) -> dict[str, Any]:
         "text": row.text,
         "status": row.status,
         "source_interaction_id": row.source_interaction_id,
+        "source_quote": row.source_quote,
         "created": row.created,
         "updated": row.updated,
         "decided_by": row.decided_by,
@@ -123,7 +130,8 @@ def relevant_skills(store: Store, query: str, limit: int) -> list[dict[str, Any]
     """Active skills by relevance to `query` (there are few: scored in Python)."""
     rows = sql.select(
         store.db,
-        "SELECT skill_id, name, text, status, source_interaction_id, created, updated, decided_by, user_request "
+        "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
+        "user_request "
         "FROM desk_skill WHERE status = 'active'",
     )
     scored = [(fts.overlap(query, f"{r['name']} {r['text']}"), r) for r in rows]

@@ -44,6 +44,30 @@ MAX_BATCH = 500
 OVERVIEW_WORKDAYS = 3
 
 
+@dataclass(frozen=True)
+class Filed:
+    """An interaction being filed: just what the assignment needs."""
+
+    interaction_id: str
+    workday: str
+    epoch: float
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    title: str
+    summary: str
+    kind: str
+    task_ids: str
+
+
+def topic_row(store: Store, topic_id: str) -> TopicRow | None:
+    row = store.db.execute_sql(
+        "SELECT title, summary, kind, task_ids FROM desk_topic WHERE topic_id = ?", (topic_id,)
+    ).fetchone()
+    return TopicRow(*row) if row else None
+
+
 @dataclass
 class TopicPlan:
     topic_id: str
@@ -52,7 +76,7 @@ class TopicPlan:
     summary: str | None
     kind: str
     task_ids: list[str]
-    interactions: list[Interaction] = field(default_factory=list)
+    interactions: list[Filed] = field(default_factory=list)
     segments: dict[str, str] = field(default_factory=dict)
 
 
@@ -109,7 +133,7 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
     existing = None
     if topic_id is not None:
         check_id(topic_id, f"{where}.topic_id")
-        existing = Topic.get_or_none(Topic.topic_id == topic_id)
+        existing = topic_row(store, topic_id)
     title = _text(redactor, raw.get("title"), f"{where}.title", MAX_TITLE)
     if existing is None and not title:
         raise InvalidInput(f"{where}.title is required for a new topic")
@@ -137,7 +161,14 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise InvalidInput(f"{where}.interaction_ids must be a list of interaction ids")
     if ids:
-        rows = {r.interaction_id: r for r in Interaction.select().where(Interaction.interaction_id.in_(ids))}
+        rows = {
+            r[0]: Filed(*r)
+            for r in store.db.execute_sql(
+                "SELECT interaction_id, workday, epoch FROM desk_interaction "
+                f"WHERE interaction_id IN ({sql.marks(ids)})",
+                ids,
+            ).fetchall()
+        }
         missing = [i for i in ids if i not in rows]
         if missing:
             raise InvalidInput(f"{where}: no interaction {missing[0]!r}")
@@ -183,7 +214,7 @@ def commit(
     note = _text(redactor, request.get("note"), "params.note", MAX_SUMMARY)
     with store.atomic():
         plans = [_plan_topic(store, redactor, t, f"params.topics[{i}]", at) for i, t in enumerate(raw_topics)]
-        _check_assignments(plans, batch)
+        _check_assignments(store, plans, batch)
         fact_specs = [facts.parse_fact(store, redactor, f, f"params.facts[{i}]") for i, f in enumerate(raw_facts)]
         drafts = [skills.parse_draft(store, redactor, s, f"params.skills[{i}]") for i, s in enumerate(raw_skills)]
         topic_results = [_write_topic(store, plan, at, actor) for plan in plans]
@@ -212,7 +243,7 @@ def commit(
     }
 
 
-def _check_assignments(plans: list[TopicPlan], batch: Collection[str] | None) -> None:
+def _check_assignments(store: Store, plans: list[TopicPlan], batch: Collection[str] | None) -> None:
     listed: dict[str, str] = {}
     for plan in plans:
         for row in plan.interactions:
@@ -223,10 +254,14 @@ def _check_assignments(plans: list[TopicPlan], batch: Collection[str] | None) ->
                 )
             listed[row.interaction_id] = plan.topic_id
     if listed:
-        held = {
-            t.interaction_id: t.topic_id
-            for t in TopicInteraction.select().where(TopicInteraction.interaction_id.in_(list(listed)))
-        }
+        ids = list(listed)
+        held = dict(
+            store.db.execute_sql(
+                "SELECT interaction_id, topic_id FROM desk_topic_interaction "
+                f"WHERE interaction_id IN ({sql.marks(ids)})",
+                ids,
+            ).fetchall()
+        )
         if held:
             first = next(iter(held))
             raise Conflict(
@@ -245,7 +280,7 @@ def _check_assignments(plans: list[TopicPlan], batch: Collection[str] | None) ->
 
 def _write_topic(store: Store, plan: TopicPlan, at: When, actor: str) -> dict[str, Any]:
     first_day = min([r.workday for r in plan.interactions] + list(plan.segments) or [at.workday])
-    existing = Topic.get_or_none(Topic.topic_id == plan.topic_id)
+    existing = topic_row(store, plan.topic_id)
     payload: dict[str, Any] = {
         "topic_id": plan.topic_id,
         "title": plan.title,

@@ -1,0 +1,180 @@
+"""Facts: candidate, active and inactive facts by scope, each with its verbatim evidence.
+
+Filter by scope and status, search the content; the selected fact shows every
+piece of evidence (the quote, whose words, its source turn or task, the
+workday) and why it has its status. Confirm or deactivate by hand: the only
+way an inactive fact comes back.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jiyi.gui.background import Background
+from jiyi.gui.record_model import Column, RecordModel
+from jiyi.service.memory import Memory
+
+
+class FactsPage(QWidget):
+    """Facts filtered in the store; evidence and lifecycle of the selected one; confirm or deactivate."""
+
+    loaded = Signal(int)
+    status_changed = Signal(object)
+    action_failed = Signal(str)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        scopes, statuses = self.scope_names(), self.status_names()
+        self.scope_box = QComboBox()
+        self.scope_box.addItem(self.tr("全部范围"), None)
+        for key, name in scopes.items():
+            self.scope_box.addItem(name, key)
+        self.status_box = QComboBox()
+        self.status_box.addItem(self.tr("全部状态"), None)
+        for key, name in statuses.items():
+            self.status_box.addItem(name, key)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("搜索事实内容"))
+        self.search_edit.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(self.reload)
+        self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.scope_box.currentIndexChanged.connect(lambda _i: self.reload())
+        self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
+        self.model = RecordModel(
+            [
+                Column("content", self.tr("事实")),
+                Column("scope", self.tr("范围"), lambda s: scopes.get(s, str(s))),
+                Column("status", self.tr("状态"), lambda s: statuses.get(s, str(s))),
+                Column("workdays", self.tr("佐证工作日"), lambda days: " ".join(days or [])),
+                Column("updated", self.tr("更新时间"), lambda t: str(t or "")[:19].replace("T", " ")),
+            ],
+            self,
+        )
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
+        self.detail = QTextBrowser()
+        self.confirm_button = QPushButton(self.tr("确认有效"))
+        self.deactivate_button = QPushButton(self.tr("停用"))
+        self.confirm_button.clicked.connect(lambda: self.set_status("active"))
+        self.deactivate_button.clicked.connect(lambda: self.set_status("inactive"))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        top = QHBoxLayout()
+        for widget in (self.scope_box, self.status_box):
+            top.addWidget(widget)
+        top.addWidget(self.search_edit, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.confirm_button)
+        buttons.addWidget(self.deactivate_button)
+        buttons.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addLayout(buttons)
+        right_layout.addWidget(self.message)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes([620, 380])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self._show(-1)
+
+    def scope_names(self) -> dict[str, str]:
+        return {"profile": self.tr("用户画像"), "project": self.tr("项目"), "environment": self.tr("设备环境")}
+
+    def status_names(self) -> dict[str, str]:
+        return {"candidate": self.tr("候选"), "active": self.tr("有效"), "inactive": self.tr("已停用")}
+
+    def reload(self) -> None:
+        scope, status = self.scope_box.currentData(), self.status_box.currentData()
+        text = self.search_edit.text().strip() or None
+        self.background.submit(
+            lambda: self.memory.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
+        )
+
+    def _loaded(self, rows: list[dict[str, Any]]) -> None:
+        selected = self.selected()
+        self.model.reset_rows(rows, False)
+        keep = next((i for i, r in enumerate(rows) if selected and r["fact_id"] == selected["fact_id"]), -1)
+        if keep >= 0:
+            self.table.selectRow(keep)
+        self._show(keep)
+        self.loaded.emit(len(rows))
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.setText(self.tr("失败：{0}").format(exc))
+        self.action_failed.emit(str(exc))
+
+    def selected(self) -> dict[str, Any] | None:
+        index = self.table.currentIndex()
+        return self.model.record(index.row()) if index.isValid() else None
+
+    def _show(self, row: int) -> None:
+        record = self.model.record(row)
+        self.confirm_button.setEnabled(record is not None and record["status"] != "active")
+        self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")
+        if record is None:
+            self.detail.setHtml(f"<p>{html.escape(self.tr('选择一条事实查看它的证据。'))}</p>")
+            return
+        speakers = {"user": self.tr("用户原话"), "assistant": self.tr("助手复述"), "task": self.tr("任务结果")}
+        kind = f" · {record['profile_kind']}" if record.get("profile_kind") else ""
+        project = f" · {record['project']}" if record.get("project") else ""
+        parts = [
+            f"<h3>{html.escape(record['content'])}</h3>",
+            f"<p>{html.escape(self.scope_names().get(record['scope'], record['scope']) + kind + project)} · "
+            f"{html.escape(self.status_names().get(record['status'], record['status']))}</p>",
+        ]
+        if record.get("status_reason"):
+            parts.append(f"<p><i>{html.escape(record['status_reason'])}</i></p>")
+        parts.append(f"<h4>{html.escape(self.tr('证据'))}</h4><ul>")
+        for item in record.get("evidence", []):
+            counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
+            parts.append(
+                f"<li><blockquote>{html.escape(item['quote'])}</blockquote>"
+                f"{html.escape(speakers.get(item['speaker'], item['speaker']))} · {html.escape(item['source_id'])} · "
+                f"{html.escape(item['workday'])} {html.escape(counted)}</li>"
+            )
+        parts.append("</ul>")
+        self.detail.setHtml("".join(parts))
+
+    def set_status(self, status: str) -> None:
+        """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
+        record = self.selected()
+        if record is None:
+            return
+        fact_id = record["fact_id"]
+
+        def done(fact: dict[str, Any]) -> None:
+            self.message.setText(self.tr("已更新：{0}").format(fact["content"]))
+            self.status_changed.emit(fact)
+            self.reload()
+
+        self.background.submit(lambda: self.memory.set_fact_status(fact_id, status, actor="user"), done, self._failed)

@@ -1,0 +1,170 @@
+"""Skill approval: drafts waiting for the user, with their source and text; approve, reject, disable.
+
+Approving here is the user's own explicit act: the change is recorded in the
+event log with actor `user` (the socket can only activate with the user's
+words of the turn). Executors only ever read active skills.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jiyi.gui.background import Background
+from jiyi.gui.record_model import Column, RecordModel
+from jiyi.service.memory import Memory
+
+
+class SkillsPage(QWidget):
+    """Skills by status; the selected one's text and provenance; the decisions a person makes."""
+
+    loaded = Signal(int)
+    status_changed = Signal(object)  # the skill after the change
+    action_failed = Signal(str)
+
+    STATUSES = ("draft", "active", "disabled", "rejected")
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        names = self.status_names()
+        self.status_box = QComboBox()
+        self.status_box.addItem(self.tr("全部"), None)
+        for status in self.STATUSES:
+            self.status_box.addItem(names[status], status)
+        self.status_box.setCurrentIndex(1)  # drafts first: they are what waits for the user
+        self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
+        self.model = RecordModel(
+            [
+                Column("name", self.tr("名称")),
+                Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
+                Column("text", self.tr("内容")),
+                Column("updated", self.tr("更新时间"), lambda t: str(t or "")[:19].replace("T", " ")),
+            ],
+            self,
+        )
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
+        self.detail = QTextBrowser()
+        self.approve_button = QPushButton(self.tr("批准启用"))
+        self.reject_button = QPushButton(self.tr("拒绝"))
+        self.disable_button = QPushButton(self.tr("停用"))
+        self.approve_button.clicked.connect(lambda: self.set_status("active"))
+        self.reject_button.clicked.connect(lambda: self.set_status("rejected"))
+        self.disable_button.clicked.connect(lambda: self.set_status("disabled"))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("状态")))
+        top.addWidget(self.status_box)
+        top.addStretch(1)
+        buttons = QHBoxLayout()
+        for button in (self.approve_button, self.reject_button, self.disable_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addLayout(buttons)
+        right_layout.addWidget(self.message)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes([600, 400])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self._show(-1)
+
+    def status_names(self) -> dict[str, str]:
+        return {
+            "draft": self.tr("待批准"),
+            "active": self.tr("已启用"),
+            "disabled": self.tr("已停用"),
+            "rejected": self.tr("已拒绝"),
+        }
+
+    def reload(self) -> None:
+        status = self.status_box.currentData()
+        self.background.submit(lambda: self.memory.list_skills(status), self._loaded, self._failed)
+
+    def _loaded(self, rows: list[dict[str, Any]]) -> None:
+        selected = self.selected()
+        self.model.reset_rows(rows, False)
+        keep = next((i for i, r in enumerate(rows) if selected and r["skill_id"] == selected["skill_id"]), -1)
+        if keep >= 0:
+            self.table.selectRow(keep)
+        self._show(keep)
+        self.loaded.emit(len(rows))
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.setText(self.tr("失败：{0}").format(exc))
+        self.action_failed.emit(str(exc))
+
+    def selected(self) -> dict[str, Any] | None:
+        index = self.table.currentIndex()
+        return self.model.record(index.row()) if index.isValid() else None
+
+    def _show(self, row: int) -> None:
+        record = self.model.record(row)
+        for button in (self.approve_button, self.reject_button, self.disable_button):
+            button.setEnabled(False)
+        if record is None:
+            self.detail.setHtml(f"<p>{html.escape(self.tr('选择一个技能查看它的内容和来源。'))}</p>")
+            return
+        status = record["status"]
+        self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
+        self.reject_button.setEnabled(status == "draft")
+        self.disable_button.setEnabled(status == "active")
+        names = self.status_names()
+        parts = [
+            f"<h3>{html.escape(record['name'])}</h3>",
+            f"<p><b>{html.escape(self.tr('状态'))}</b>：{html.escape(names.get(status, status))}</p>",
+            f"<pre style='white-space: pre-wrap'>{html.escape(record['text'])}</pre>",
+            f"<p><b>{html.escape(self.tr('来源问答'))}</b>："
+            f"{html.escape(str(record.get('source_interaction_id') or ''))}</p>",
+        ]
+        source = record.get("source_quote")
+        if source:
+            parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
+        if record.get("decided_by"):
+            parts.append(
+                f"<p><b>{html.escape(self.tr('决定者'))}</b>：{html.escape(record['decided_by'])}"
+                + (f"（{html.escape(record['user_request'])}）" if record.get("user_request") else "")
+                + "</p>"
+            )
+        self.detail.setHtml("".join(parts))
+
+    def set_status(self, status: str) -> None:
+        """The user's decision on the selected skill, written with actor `user`."""
+        record = self.selected()
+        if record is None:
+            return
+        skill_id = record["skill_id"]
+
+        def done(skill: dict[str, Any]) -> None:
+            self.message.setText(self.tr("已更新：{0}").format(skill["name"]))
+            self.status_changed.emit(skill)
+            self.reload()
+
+        self.background.submit(lambda: self.memory.set_skill_status(skill_id, status, actor="user"), done, self._failed)
