@@ -10,9 +10,14 @@ from jiyi import __version__
 from jiyi.gui.background import Background
 from jiyi.gui.changes import ChangeFeed
 from jiyi.gui.pages.appkb_page import AppKbPage
+from jiyi.gui.pages.bundles_page import BundlesPage
 from jiyi.gui.pages.episodes_page import EpisodesPage
+from jiyi.gui.pages.facts_page import FactsPage
+from jiyi.gui.pages.maintenance_page import MaintenancePage
 from jiyi.gui.pages.overview_page import OverviewPage
 from jiyi.gui.pages.recall_page import RecallPage
+from jiyi.gui.pages.skills_page import SkillsPage
+from jiyi.gui.pages.topics_page import TopicsPage
 from jiyi.gui.settings_dialog import SettingsDialog
 from jiyi.service.host import SocketHost
 from jiyi.service.memory import Memory
@@ -41,6 +46,23 @@ class MainWindow(QMainWindow):
         self._add_page(self.tr("运行档案"), self.episodes_page)
         self.recall_page = RecallPage(memory, self.background)
         self._add_page(self.tr("回想质量"), self.recall_page)
+        self.bundles_page = BundlesPage(memory, self.background)
+        self._add_page(self.tr("资料夹"), self.bundles_page)
+        self.skills_page = SkillsPage(memory, self.background)
+        self._add_page(self.tr("技能审批"), self.skills_page)
+        self.facts_page = FactsPage(memory, self.background)
+        self._add_page(self.tr("长期事实"), self.facts_page)
+        self.topics_page = TopicsPage(memory, self.background)
+        self._add_page(self.tr("话题与工作日"), self.topics_page)
+        self.maintenance_page = MaintenancePage(memory, self.background)
+        self._add_page(self.tr("维护"), self.maintenance_page)
+        self.desk_pages = (
+            self.bundles_page,
+            self.skills_page,
+            self.facts_page,
+            self.topics_page,
+            self.maintenance_page,
+        )
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
 
@@ -66,6 +88,7 @@ class MainWindow(QMainWindow):
         self.changes = ChangeFeed(memory, parent=self)
         self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
         self.changes.changed.connect(lambda _domains: self.overview_page.reload())
+        self.changes.changed.connect(self._desk_changed)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.appkb_page.reload)
         settings_action = self.menuBar().addAction(self.tr("设置…"))
@@ -77,6 +100,16 @@ class MainWindow(QMainWindow):
         self.appkb_page.reload()
         self.episodes_page.reload()
         self.recall_page.reload()
+        for page in self.desk_pages:
+            page.reload()
+
+    def _desk_changed(self, domains: set[str]) -> None:
+        """An agent (or this console) changed the desktop-assistant memory: refresh its pages."""
+        if "desk" in domains:
+            for page in self.desk_pages:
+                page.reload()
+        elif domains & {"app_kb", "experience"}:
+            self.maintenance_page.reload()
 
     def open_settings(self) -> SettingsDialog:
         """The settings dialog (returned so callers and tests can drive it)."""
@@ -117,12 +150,14 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(splitter)
         self.appkb_page.restore_state(self.settings)
         self.episodes_page.restore_state(self.settings)
+        self.bundles_page.restore_state(self.settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/splitter", self.splitter.saveState())
         self.appkb_page.save_state(self.settings)
         self.episodes_page.save_state(self.settings)
+        self.bundles_page.save_state(self.settings)
         self.settings.sync()
         self.background.shutdown()
         super().closeEvent(event)

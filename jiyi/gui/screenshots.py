@@ -77,6 +77,50 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
                         (window.recall_page.day_shown, lambda: _last_day(window)),
                     ],
                 ),
+                (
+                    "bundles",
+                    window.bundles_page,
+                    [
+                        (window.bundles_page.tree_loaded, window.bundles_page.reload),
+                        (
+                            window.bundles_page.document_opened,
+                            lambda: window.bundles_page.open_document("schedule/ufo-daily", "preferences.md"),
+                        ),
+                    ],
+                ),
+                (
+                    "skills",
+                    window.skills_page,
+                    [
+                        (window.skills_page.loaded, lambda: window.skills_page.status_box.setCurrentIndex(0)),
+                        (window.skills_page.loaded, lambda: _select_first(window.skills_page)),
+                    ],
+                ),
+                (
+                    "facts",
+                    window.facts_page,
+                    [
+                        (window.facts_page.loaded, window.facts_page.reload),
+                        (window.facts_page.loaded, lambda: _select_first(window.facts_page)),
+                    ],
+                ),
+                (
+                    "topics",
+                    window.topics_page,
+                    [
+                        (window.topics_page.workdays_loaded, window.topics_page.reload),
+                        (window.topics_page.topics_loaded, lambda: window.topics_page.day_table.selectRow(1)),
+                        (window.topics_page.topic_loaded, lambda: window.topics_page.topic_table.selectRow(0)),
+                    ],
+                ),
+                (
+                    "maintenance",
+                    window.maintenance_page,
+                    [
+                        (window.maintenance_page.reports_loaded, window.maintenance_page.reload),
+                        (window.maintenance_page.preview_ready, window.maintenance_page.preview_dream),
+                    ],
+                ),
             ]
             for name, page, steps in shots:
                 window.page_list.setCurrentRow(window.stack.indexOf(page))
@@ -91,6 +135,12 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
             return saved
         finally:
             memory.close()
+
+
+def _select_first(page: Any) -> None:
+    """Select the first row; re-emit `loaded` so the caller's wait ends (selection loads nothing)."""
+    page.table.selectRow(0)
+    page.loaded.emit(page.model.rowCount())
 
 
 def _resolve(window: object, name: str) -> None:

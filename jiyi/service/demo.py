@@ -5,7 +5,8 @@ every kind (user corrections, learned nicknames and implicit aliases, device
 labels), and runs spread over the last 60 days: each starts with a goal
 (shadow recall), launches its app through `run.event` — sometimes by a
 nickname, sometimes failing first — and finishes with an outcome, so the
-archive, the recall traces and the statistics are all real.
+archive, the recall traces and the statistics are all real. A week of a
+desktop assistant's memory (`demo_desk.py`) comes with it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from jiyi.store.errors import InvalidInput
 
 from .config import Config
+from .demo_desk import fill_desk
 from .memory import Memory
 
 DAY = 86400.0
@@ -110,7 +112,8 @@ def fill(
         )
         if progress and (i + 1) % 50 == 0:
             progress(i + 1, runs)
-    return {"devices": len(DEVICES), "runs": runs, "aliases": memory.count_aliases()}
+    desk = fill_desk(memory)
+    return {"devices": len(DEVICES), "runs": runs, "aliases": memory.count_aliases(), **desk}
 
 
 def make_demo(

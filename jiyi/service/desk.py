@@ -365,6 +365,12 @@ class DeskMemory:
     def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[dict[str, Any]]:
         return topics.recent_workdays(self.store, count)
 
+    def workday_topics(self, workday: str) -> list[dict[str, Any]]:
+        """The topics active on `workday` (those with a segment that day)."""
+        if not is_workday(workday):
+            raise InvalidInput("workday must be YYYY-MM-DD")
+        return topics.workday_topics(self.store, workday)
+
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
         return topics.workdays(self.store, limit=limit, offset=offset)
 

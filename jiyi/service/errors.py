@@ -12,7 +12,13 @@ from jiyi.store.errors import (
     UnsafePath,
 )
 
+
+class Cancelled(Exception):
+    """The person cancelled a long operation; what it had not committed was rolled back."""
+
+
 __all__ = [
+    "Cancelled",
     "Conflict",
     "EnvironmentProblem",
     "HomeLocked",

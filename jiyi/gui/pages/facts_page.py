@@ -158,9 +158,9 @@ class FactsPage(QWidget):
         for item in record.get("evidence", []):
             counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
             parts.append(
-                f"<li><blockquote>{html.escape(item['quote'])}</blockquote>"
+                f"<li>「{html.escape(item['quote'])}」<br><small>"
                 f"{html.escape(speakers.get(item['speaker'], item['speaker']))} · {html.escape(item['source_id'])} · "
-                f"{html.escape(item['workday'])} {html.escape(counted)}</li>"
+                f"{html.escape(item['workday'])} {html.escape(counted)}</small></li>"
             )
         parts.append("</ul>")
         self.detail.setHtml("".join(parts))

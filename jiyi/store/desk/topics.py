@@ -362,6 +362,18 @@ def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int =
     return [{"workday": workday, **day} for workday, day in days.items()]
 
 
+def workday_topics(store: Store, workday: str) -> list[dict[str, Any]]:
+    """The topics that have a segment on `workday`, with that day's segment, most recently active first."""
+    rows = sql.select(
+        store.db,
+        "SELECT t.topic_id, t.title, t.kind, t.summary, t.interactions, t.first_workday, t.last_workday, "
+        "s.summary AS segment FROM desk_topic_segment s JOIN desk_topic t ON t.topic_id = s.topic_id "
+        "WHERE s.workday = ? ORDER BY t.updated_epoch DESC",
+        [workday],
+    )
+    return rows
+
+
 def workdays(store: Store, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
     """Workdays with activity, newest first: interactions, topics with segments, whether reviewed."""
     per_day = tuples(

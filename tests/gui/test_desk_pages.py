@@ -1,0 +1,162 @@
+"""Skills, facts, topics and maintenance pages on a real `Memory`."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from jiyi.gui.background import Background
+from jiyi.gui.pages.facts_page import FactsPage
+from jiyi.gui.pages.maintenance_page import MaintenancePage
+from jiyi.gui.pages.skills_page import SkillsPage
+from jiyi.gui.pages.topics_page import TopicsPage
+from jiyi.service.errors import Cancelled
+from jiyi.service.memory import Memory
+
+
+@pytest.fixture
+def background() -> Iterator[Background]:
+    worker = Background()
+    yield worker
+    worker.shutdown()
+
+
+def file_all(memory: Memory, **extra: object) -> dict:
+    plan = memory.maintenance_plan(limit=500)
+    ids = [i["interaction_id"] for i in plan["interactions"]]
+    topics = [{"topic_id": "misc", "title": "杂项", "interaction_ids": ids, "segment": "概括"}] if ids else []
+    return memory.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
+
+
+def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memory, background: Background) -> None:
+    memory.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
+    done = file_all(
+        memory,
+        skills=[
+            {"name": "周报先审", "text": "先给用户审阅", "source_interaction_id": "g", "quote": "发周报前先让我看一眼"}
+        ],
+    )
+    skill_id = done["skills"][0]["skill_id"]
+    page = SkillsPage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=5000):
+        page.reload()
+    assert page.model.rowCount() == 1 and page.model.rows[0]["status"] == "draft"
+    page.table.selectRow(0)
+    assert "发周报前先让我看一眼" in page.detail.toPlainText()  # the user's own words it came from
+    assert page.approve_button.isEnabled() and not page.disable_button.isEnabled()
+    with qtbot.waitSignal(page.status_changed, timeout=5000):
+        qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
+    assert memory.get_skill(skill_id)["status"] == "active"
+    event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
+    assert event.actor == "user" and event.payload["approved_in"] == "console"
+    page.status_box.setCurrentIndex(0)  # all
+    qtbot.waitUntil(lambda: [r["status"] for r in page.model.rows] == ["active"], timeout=5000)
+    page.table.selectRow(0)
+    with qtbot.waitSignal(page.status_changed, timeout=5000):
+        qtbot.mouseClick(page.disable_button, Qt.MouseButton.LeftButton)
+    assert memory.get_skill(skill_id)["status"] == "disabled"
+
+
+def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, background: Background) -> None:
+    memory.remember_interaction(
+        "e", user_text="书房电脑是 Ubuntu 24.04", assistant_text="好", ts="2026-11-25T02:00:00Z"
+    )
+    memory.remember_interaction("p", user_text="我喜欢简短的回答", assistant_text="好", ts="2026-11-25T03:00:00Z")
+    file_all(
+        memory,
+        facts=[
+            {
+                "scope": "environment",
+                "content": "书房电脑是 Ubuntu 24.04",
+                "evidence": [{"interaction_id": "e", "quote": "书房电脑是 Ubuntu 24.04"}],
+            },
+            {
+                "scope": "profile",
+                "profile_kind": "communication",
+                "content": "喜欢简短回答",
+                "evidence": [{"interaction_id": "p", "quote": "我喜欢简短的回答"}],
+            },
+        ],
+    )
+    page = FactsPage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=5000):
+        page.reload()
+    assert page.model.rowCount() == 2
+    with qtbot.waitSignal(page.loaded, timeout=5000):
+        page.status_box.setCurrentIndex(page.status_box.findData("candidate"))
+    assert [r["content"] for r in page.model.rows] == ["书房电脑是 Ubuntu 24.04"]
+    page.table.selectRow(0)
+    assert "书房电脑是 Ubuntu 24.04" in page.detail.toPlainText() and "2026-11-25" in page.detail.toPlainText()
+    with qtbot.waitSignal(page.status_changed, timeout=5000):
+        qtbot.mouseClick(page.confirm_button, Qt.MouseButton.LeftButton)
+    assert memory.list_facts(scope="environment")[0]["status"] == "active"
+    with qtbot.waitSignal(page.loaded, timeout=5000):
+        page.status_box.setCurrentIndex(0)
+    with qtbot.waitSignal(page.loaded, timeout=5000):
+        page.search_edit.setText("简短")
+    assert [r["scope"] for r in page.model.rows] == ["profile"]
+
+
+def test_topics_page_walks_workdays_topics_and_pages_turns(
+    qtbot: QtBot, memory: Memory, background: Background
+) -> None:
+    for n in range(60):
+        memory.remember_interaction(f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60)
+    memory.remember_interaction("later", user_text="别的", assistant_text="好")
+    plan = memory.maintenance_plan(limit=61)
+    ids = [i["interaction_id"] for i in plan["interactions"] if i["interaction_id"] != "later"]
+    memory.maintenance_commit(
+        {"topics": [{"topic_id": "ufo", "title": "UFO 检查", "interaction_ids": ids, "segment": "查 UFO"}]}
+    )
+    page = TopicsPage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.workdays_loaded, timeout=5000):
+        page.reload()
+    qtbot.waitUntil(lambda: "待整理 1 条问答" in page.backlog_label.text(), timeout=5000)
+    day_row = next(i for i, r in enumerate(page.days.rows) if r["segments"])
+    with qtbot.waitSignal(page.topics_loaded, timeout=5000):
+        page.day_table.selectRow(day_row)
+    assert [r["title"] for r in page.topics.rows] == ["UFO 检查"]
+    with qtbot.waitSignal(page.topic_loaded, timeout=5000) as first:
+        page.topic_table.selectRow(0)
+    assert first.args == ["ufo", 50] and page.more_button.isEnabled()
+    with qtbot.waitSignal(page.topic_loaded, timeout=5000) as second:
+        qtbot.mouseClick(page.more_button, Qt.MouseButton.LeftButton)
+    assert second.args == ["ufo", 60] and not page.more_button.isEnabled()
+    assert "UFO 第59次" in page.detail.toPlainText()
+    with qtbot.waitSignal(page.topics_loaded, timeout=5000):
+        page.search_edit.setText("UFO")
+
+
+def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, background: Background) -> None:
+    memory.remember_interaction("a", user_text="UFO", assistant_text="好")
+    page = MaintenancePage(memory, background)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.reports_loaded, timeout=5000):
+        page.reload()
+    with qtbot.waitSignal(page.preview_ready, timeout=10_000) as preview:
+        qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)
+    assert preview.args[0]["dry_run"] is True and "预览" in page.dream_view.toPlainText()
+    with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as rebuilt:
+        qtbot.mouseClick(page.views_button, Qt.MouseButton.LeftButton)
+    assert rebuilt.args[0] == "views" and rebuilt.args[1]["desk"] == 1
+    assert "重建完成" in page.rebuild_label.text() and page.progress.value() == page.progress.maximum()
+    # Cancel: hold the worker so the rebuild is still queued when the user cancels.
+    gate = threading.Event()
+    background.submit(lambda: gate.wait(10), lambda _r: None)
+    page.rebuild_views()
+    assert page.cancel_button.isEnabled()
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as cancelled:
+        gate.set()
+    assert isinstance(cancelled.args[1], Cancelled) and "已取消" in page.rebuild_label.text()
+    assert memory.get_interaction("a")["user_text"] == "UFO"  # the views are intact
+    with qtbot.waitSignal(page.dream_finished, timeout=10_000):
+        qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "整理报告" in page.reports_view.toPlainText(), timeout=5000)
