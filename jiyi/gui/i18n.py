@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QTranslator
 
 LANGUAGES = {"zh": "中文", "en": "English"}
 _installed: list[QTranslator] = []
+_data: list[bytes] = []  # QTranslator reads the bytes it was loaded from in place: keep them alive
 
 
 def install(app: QCoreApplication, language: str) -> bool:
@@ -20,6 +21,7 @@ def install(app: QCoreApplication, language: str) -> bool:
     for old in _installed:
         app.removeTranslator(old)
     _installed.clear()
+    _data.clear()
     if language not in LANGUAGES or language == "zh":
         return False
     translator = QTranslator(app)
@@ -28,4 +30,5 @@ def install(app: QCoreApplication, language: str) -> bool:
         return False
     app.installTranslator(translator)
     _installed.append(translator)
+    _data.append(data)
     return True

@@ -96,11 +96,9 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, ba
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.confirm_button, Qt.MouseButton.LeftButton)
     assert memory.list_facts(scope="environment")[0]["status"] == "active"
-    with qtbot.waitSignal(page.loaded, timeout=5000):
-        page.status_box.setCurrentIndex(0)
-    with qtbot.waitSignal(page.loaded, timeout=5000):
-        page.search_edit.setText("简短")
-    assert [r["scope"] for r in page.model.rows] == ["profile"]
+    page.status_box.setCurrentIndex(0)
+    page.search_edit.setText("简短")
+    qtbot.waitUntil(lambda: [r["scope"] for r in page.model.rows] == ["profile"], timeout=5000)
 
 
 def test_topics_page_walks_workdays_topics_and_pages_turns(

@@ -138,11 +138,12 @@ class FactsPage(QWidget):
         return self.model.record(index.row()) if index.isValid() else None
 
     def _show(self, row: int) -> None:
+        words = {"选择一条事实查看它的证据。": self.tr("选择一条事实查看它的证据。"), "证据": self.tr("证据")}
         record = self.model.record(row)
         self.confirm_button.setEnabled(record is not None and record["status"] != "active")
         self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")
         if record is None:
-            self.detail.setHtml(f"<p>{html.escape(self.tr('选择一条事实查看它的证据。'))}</p>")
+            self.detail.setHtml(f"<p>{html.escape(words['选择一条事实查看它的证据。'])}</p>")
             return
         speakers = {"user": self.tr("用户原话"), "assistant": self.tr("助手复述"), "task": self.tr("任务结果")}
         kind = f" · {record['profile_kind']}" if record.get("profile_kind") else ""
@@ -154,7 +155,7 @@ class FactsPage(QWidget):
         ]
         if record.get("status_reason"):
             parts.append(f"<p><i>{html.escape(record['status_reason'])}</i></p>")
-        parts.append(f"<h4>{html.escape(self.tr('证据'))}</h4><ul>")
+        parts.append(f"<h4>{html.escape(words['证据'])}</h4><ul>")
         for item in record.get("evidence", []):
             counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
             parts.append(

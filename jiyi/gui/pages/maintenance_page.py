@@ -138,12 +138,13 @@ class MaintenancePage(QWidget):
         self.dream_view.setPlainText(self.tr("整理失败：{0}").format(exc))
 
     def _render(self, report: dict[str, Any], title: str) -> str:
+        words = {"跳过": self.tr("跳过"), "没有需要改动的地方。": self.tr("没有需要改动的地方。")}
         names = self.step_names()
         parts = [f"<h4>{html.escape(title)}</h4>"]
         for step in report.get("steps", []):
             name = names.get(step.get("step", ""), step.get("step", ""))
             if step.get("skipped") and isinstance(step["skipped"], str):
-                parts.append(f"<p><b>{html.escape(name)}</b>：{html.escape(self.tr('跳过'))}（{step['skipped']}）</p>")
+                parts.append(f"<p><b>{html.escape(name)}</b>：{html.escape(words['跳过'])}（{step['skipped']}）</p>")
                 continue
             if "removed" in step and "count" not in step:
                 count_text = self.tr("删除 {0}，补上 {1}").format(step.get("removed", 0), step.get("added", 0))
@@ -156,7 +157,7 @@ class MaintenancePage(QWidget):
                 parts.append(f"<li><code>{html.escape(str(run_id))}</code></li>")
             parts.append("</ul>")
         if not report.get("changed"):
-            parts.append(f"<p>{html.escape(self.tr('没有需要改动的地方。'))}</p>")
+            parts.append(f"<p>{html.escape(words['没有需要改动的地方。'])}</p>")
         return "".join(parts)
 
     # -- rebuilds --------------------------------------------------------------------------------
@@ -220,16 +221,22 @@ class MaintenancePage(QWidget):
         )
 
     def _reports(self, data: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:
+        words = {
+            "整理报告": self.tr("整理报告"),
+            "还没有整理过": self.tr("还没有整理过"),
+            "桌面助手的整理记录": self.tr("桌面助手的整理记录"),
+            "还没有记录": self.tr("还没有记录"),
+        }
         dreams, consolidations = data
         names = self.step_names()
-        parts = [f"<h4>{html.escape(self.tr('整理报告'))}</h4><ul>"]
+        parts = [f"<h4>{html.escape(words['整理报告'])}</h4><ul>"]
         for report in dreams:
             when = datetime.fromtimestamp(float(report["ts"])).strftime("%Y-%m-%d %H:%M")
             summary = "，".join(f"{names.get(k, k)} {v}" for k, v in report.get("summary", {}).items())
             parts.append(f"<li>{html.escape(when)} · {html.escape(summary)}</li>")
         if not dreams:
-            parts.append(f"<li>{html.escape(self.tr('还没有整理过'))}</li>")
-        parts.append(f"</ul><h4>{html.escape(self.tr('桌面助手的整理记录'))}</h4><ul>")
+            parts.append(f"<li>{html.escape(words['还没有整理过'])}</li>")
+        parts.append(f"</ul><h4>{html.escape(words['桌面助手的整理记录'])}</h4><ul>")
         kinds = {
             "commit": self.tr("归档"),
             "workday_review": self.tr("日审"),
@@ -250,7 +257,7 @@ class MaintenancePage(QWidget):
                 + "</li>"
             )
         if not consolidations:
-            parts.append(f"<li>{html.escape(self.tr('还没有记录'))}</li>")
+            parts.append(f"<li>{html.escape(words['还没有记录'])}</li>")
         parts.append("</ul>")
         self.reports_view.setHtml("".join(parts))
         self.reports_loaded.emit(len(dreams) + len(consolidations))

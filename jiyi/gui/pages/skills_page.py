@@ -126,11 +126,17 @@ class SkillsPage(QWidget):
         return self.model.record(index.row()) if index.isValid() else None
 
     def _show(self, row: int) -> None:
+        words = {
+            "选择一个技能查看它的内容和来源。": self.tr("选择一个技能查看它的内容和来源。"),
+            "状态": self.tr("状态"),
+            "来源问答": self.tr("来源问答"),
+            "决定者": self.tr("决定者"),
+        }
         record = self.model.record(row)
         for button in (self.approve_button, self.reject_button, self.disable_button):
             button.setEnabled(False)
         if record is None:
-            self.detail.setHtml(f"<p>{html.escape(self.tr('选择一个技能查看它的内容和来源。'))}</p>")
+            self.detail.setHtml(f"<p>{html.escape(words['选择一个技能查看它的内容和来源。'])}</p>")
             return
         status = record["status"]
         self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
@@ -139,9 +145,9 @@ class SkillsPage(QWidget):
         names = self.status_names()
         parts = [
             f"<h3>{html.escape(record['name'])}</h3>",
-            f"<p><b>{html.escape(self.tr('状态'))}</b>：{html.escape(names.get(status, status))}</p>",
+            f"<p><b>{html.escape(words['状态'])}</b>：{html.escape(names.get(status, status))}</p>",
             f"<pre style='white-space: pre-wrap'>{html.escape(record['text'])}</pre>",
-            f"<p><b>{html.escape(self.tr('来源问答'))}</b>："
+            f"<p><b>{html.escape(words['来源问答'])}</b>："
             f"{html.escape(str(record.get('source_interaction_id') or ''))}</p>",
         ]
         source = record.get("source_quote")
@@ -149,7 +155,7 @@ class SkillsPage(QWidget):
             parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
         if record.get("decided_by"):
             parts.append(
-                f"<p><b>{html.escape(self.tr('决定者'))}</b>：{html.escape(record['decided_by'])}"
+                f"<p><b>{html.escape(words['决定者'])}</b>：{html.escape(record['decided_by'])}"
                 + (f"（{html.escape(record['user_request'])}）" if record.get("user_request") else "")
                 + "</p>"
             )

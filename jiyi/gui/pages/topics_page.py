@@ -104,7 +104,8 @@ class TopicsPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
-        self.detail.setHtml(f"<p>{html.escape(self.tr('选择一个工作日和话题。'))}</p>")
+        hint = self.tr("选择一个工作日和话题。")
+        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
 
     def reload(self) -> None:
         self.background.submit(self.memory.maintenance_status, self._status)
@@ -160,6 +161,14 @@ class TopicsPage(QWidget):
         )
 
     def _topic(self, topic: dict[str, Any], append: bool = False) -> None:
+        words = {
+            "{0} 条问答": self.tr("{0} 条问答"),
+            "每日概括": self.tr("每日概括"),
+            "关联任务": self.tr("关联任务"),
+            "问答": self.tr("问答"),
+            "用户": self.tr("用户"),
+            "助手": self.tr("助手"),
+        }
         self.items = [*self.items, *topic["items"]] if append else list(topic["items"])
         self.topic = topic
         kinds = {"task": self.tr("任务"), "chat": self.tr("闲聊"), "discussion": self.tr("讨论")}
@@ -167,27 +176,27 @@ class TopicsPage(QWidget):
             f"<h3>{html.escape(topic['title'])}</h3>",
             f"<p>{html.escape(kinds.get(topic['kind'], topic['kind']))} · "
             f"{html.escape(topic['first_workday'])} → {html.escape(topic['last_workday'])} · "
-            f"{html.escape(self.tr('{0} 条问答').format(topic['interactions']))}</p>",
+            f"{html.escape(words['{0} 条问答'].format(topic['interactions']))}</p>",
         ]
         if topic.get("summary"):
             parts.append(f"<p>{html.escape(topic['summary'])}</p>")
-        parts.append(f"<h4>{html.escape(self.tr('每日概括'))}</h4><ul>")
+        parts.append(f"<h4>{html.escape(words['每日概括'])}</h4><ul>")
         parts += [f"<li>{html.escape(s['workday'])}：{html.escape(s['summary'])}</li>" for s in topic["segments"]]
         parts.append("</ul>")
         if topic.get("tasks"):
-            parts.append(f"<h4>{html.escape(self.tr('关联任务'))}</h4><ul>")
+            parts.append(f"<h4>{html.escape(words['关联任务'])}</h4><ul>")
             parts += [
                 f"<li>{html.escape(t['title'])} → {html.escape(t['status'])}：{html.escape(t['result'])}</li>"
                 for t in topic["tasks"]
             ]
             parts.append("</ul>")
-        parts.append(f"<h4>{html.escape(self.tr('问答'))}</h4>")
+        parts.append(f"<h4>{html.escape(words['问答'])}</h4>")
         for item in self.items:
             parts.append(
                 f"<p><small>{html.escape(item['ts'][:19].replace('T', ' '))} · "
                 f"{html.escape(item['source'])}</small><br>"
-                f"<b>{html.escape(self.tr('用户'))}</b>：{html.escape(item['user_text'])}<br>"
-                f"<b>{html.escape(self.tr('助手'))}</b>：{html.escape(item['assistant_text'])}</p>"
+                f"<b>{html.escape(words['用户'])}</b>：{html.escape(item['user_text'])}<br>"
+                f"<b>{html.escape(words['助手'])}</b>：{html.escape(item['assistant_text'])}</p>"
             )
         self.detail.setHtml("".join(parts))
         self.more_button.setEnabled(topic.get("next_offset") is not None)
