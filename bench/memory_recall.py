@@ -31,7 +31,7 @@ from typing import Any
 from jiyi.service.config import load_config
 from jiyi.service.memory import Memory
 from jiyi.store.desk import fts
-from jiyi.store.desk.models import Interaction, TaskCard, Topic, TopicSegment
+from jiyi.store.desk.models import Topic
 
 TOPIC_SCAN = "every topic"  # the seed ranks all topics by substring matches
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public_tasks.tsv"
@@ -122,28 +122,29 @@ def build(memory: Memory, n_interactions: int, n_topics: int, seed: int) -> tupl
     return [f"{text}\x1f{person}" for (text, _), person in themes], theme_of
 
 
-def seed_scan(query: str, limit: int) -> dict[str, list[Any]]:
-    """The seed's retrieval: last 100 cards, last 200 turns, every topic; substring scoring."""
+def seed_scan(memory: Memory, query: str, limit: int) -> dict[str, list[Any]]:
+    """The seed's retrieval: last 100 cards, last 200 turns, every topic; substring scoring (plain SQL reads)."""
     terms = fts.query_terms(query)
+    db = memory.store.db
 
     def score(text: str) -> int:
-        return sum(1 for t in terms if t in text.lower())
+        return sum(1 for t in terms if t in text)
 
     def top(rows: list[tuple[int, Any]]) -> list[Any]:
         return [row for s, row in sorted(rows, key=lambda pair: -pair[0]) if s > 0][:limit]
 
-    cards = list(TaskCard.select().order_by(TaskCard.epoch.desc()).limit(100))
-    turns = list(Interaction.select().order_by(Interaction.id.desc()).limit(200))
-    segments: dict[str, str] = {}
-    for s in TopicSegment.select(TopicSegment.topic_id, TopicSegment.summary):
-        segments[s.topic_id] = segments.get(s.topic_id, "") + s.summary
-    topics = list(Topic.select())
+    cards = db.execute_sql("SELECT task_id, title, result FROM desk_task_card ORDER BY epoch DESC LIMIT 100").fetchall()
+    turns = db.execute_sql(
+        "SELECT interaction_id, user_text, assistant_text FROM desk_interaction ORDER BY id DESC LIMIT 200"
+    ).fetchall()
+    topics = db.execute_sql(
+        "SELECT t.topic_id, t.title || ' ' || t.summary || ' ' || coalesce(group_concat(s.summary, ' '), '') "
+        "FROM desk_topic t LEFT JOIN desk_topic_segment s ON s.topic_id = t.topic_id GROUP BY t.id"
+    ).fetchall()
     return {
-        "task_cards": top([(score(c.title + c.result), c.task_id) for c in cards]),
-        "interactions": top([(score(i.user_text + i.assistant_text), i.interaction_id) for i in turns]),
-        "related_topics": top(
-            [(score(t.title + t.summary + segments.get(t.topic_id, "")), t.topic_id) for t in topics]
-        ),
+        "task_cards": top([(score((title + result).lower()), task_id) for task_id, title, result in cards]),
+        "interactions": top([(score((u + a).lower()), i) for i, u, a in turns]),
+        "related_topics": top([(score(text.lower()), topic_id) for topic_id, text in topics]),
     }
 
 
@@ -151,7 +152,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interactions", type=int, default=100_000)
     parser.add_argument("--topics", type=int, default=10_000)
-    parser.add_argument("--probes", type=int, default=300)
+    parser.add_argument("--probes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="jiyi-bench-desk-"))
@@ -174,9 +175,10 @@ def main() -> None:
         results: dict[str, dict[str, Any]] = {}
         for name, run in (
             ("jiyi", lambda q: memory.memory_recall(q, limit=LIMIT)),
-            ("seed", lambda q: seed_scan(q, LIMIT)),
+            ("seed", lambda q: seed_scan(memory, q, LIMIT)),
         ):
             run(queries[0][0])  # warm
+            print(f"  probing {name} …", flush=True)
             latencies, turn_hits, topic_hits = [], 0, 0
             for query, theme in queries:
                 began = time.perf_counter()

@@ -19,7 +19,7 @@ from jiyi.store import clock
 from jiyi.store.database import Store
 from jiyi.store.desk import bundles, facts, interactions, retrieval, skills, topics
 from jiyi.store.desk.bundles import BundleFiles
-from jiyi.store.desk.common import check_id, when
+from jiyi.store.desk.common import check_id, redact_json, when
 from jiyi.store.desk.projection import DOMAIN as DESK
 from jiyi.store.desk.workday import is_workday, previous_workday, workday_of
 from jiyi.store.errors import InvalidInput, NotFound
@@ -229,6 +229,7 @@ class DeskMemory:
             raise InvalidInput("a workday_review names its workday")
         if detail is not None and not isinstance(detail, dict):
             raise InvalidInput("detail must be an object")
+        detail = redact_json(self.redactor, detail) if detail else None
         text = self.redactor.redact((summary or "").strip())[:600]
         at = when()
         with self._write_lock, self.store.atomic():

@@ -170,3 +170,23 @@ def test_the_client_degrades_when_the_service_is_away(tmp_path: Path) -> None:
     result = client.memory_recall("之前 UFO 检查怎么样了")
     assert result["degraded"] is True and result["interactions"] == [] and result["core_facts"] == []
     assert client.remember_interaction("x", "问", "答")["stored"] is False
+
+
+def test_the_desk_agent_example_runs_against_a_live_service(server: Server) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    done = subprocess.run(
+        [sys.executable, str(REPO / "docs" / "desk-agent-example.py"), "--socket", str(server.socket)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "recalled turns: ['帮我检查一下 UFO 项目的构建'" in out
+    assert "filed: 2 facts: ['active']" in out
+    assert "activate without the user's words: forbidden" in out
+    assert "context pack:" in out

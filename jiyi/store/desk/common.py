@@ -5,22 +5,38 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from jiyi.store import clock
 from jiyi.store.desk.workday import workday_of
-from jiyi.store.errors import InvalidInput
+from jiyi.store.errors import InvalidInput, SensitiveContent
 from jiyi.store.redact import Redactor
 
 _ID = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,128}$")
 TRUNCATED = "…[truncated {n} characters]"
 
 
-def check_id(value: object, what: str) -> str:
-    """An id: 1–128 characters, no control characters or slashes."""
+def check_id(value: object, what: str, redactor: Redactor | None = None) -> str:
+    """An id: 1–128 characters, no control characters or slashes; never sensitive text (with a `redactor`)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be a non-empty string")
     if not _ID.match(value) or value != value.strip() or value in {".", ".."}:
         raise InvalidInput(f"{what} {value[:40]!r} must be 1–128 characters without slashes or control characters")
+    if redactor is not None and redactor.is_sensitive(value):
+        raise SensitiveContent(f"{what} looks sensitive (a number, token or listed word); ids are stored as they are")
+    return value
+
+
+def redact_json(redactor: Redactor, value: Any, depth: int = 0) -> Any:
+    """`value` (parsed JSON) with every string passed through the safe-text filter."""
+    if depth > 20:
+        raise InvalidInput("the object is nested too deeply")
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [redact_json(redactor, v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {redactor.redact(str(k)): redact_json(redactor, v, depth + 1) for k, v in value.items()}
     return value
 
 

@@ -71,9 +71,9 @@ def remember(
     at: When,
     actor: str,
 ) -> RememberResult:
-    check_id(interaction_id, "interaction_id")
+    check_id(interaction_id, "interaction_id", redactor)
     if task_id is not None:
-        check_id(task_id, "task_id")
+        check_id(task_id, "task_id", redactor)
     if source is not None and not isinstance(source, str):
         raise InvalidInput("source must be a string")
     user, cut_user = safe_text(redactor, user_text, "user_text", MAX_TURN_CHARS)
@@ -139,10 +139,10 @@ def complete_task(
     actor: str,
 ) -> tuple[dict[str, Any], bool]:
     """Save the task card of a finished task; (card, whether anything changed)."""
-    check_id(task_id, "task_id")
+    check_id(task_id, "task_id", redactor)
     for value, what in ((schedule_id, "schedule_id"), (run_id, "run_id"), (interaction_id, "interaction_id")):
         if value is not None:
-            check_id(value, what)
+            check_id(value, what, redactor)
     if schedule_id is not None and run_id is None:
         raise InvalidInput("a scheduled task needs its run_id (the bundle keeps one summary per run)")
     if status not in TASK_STATUSES:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,7 +133,7 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
     topic_id = raw.get("topic_id")
     existing = None
     if topic_id is not None:
-        check_id(topic_id, f"{where}.topic_id")
+        check_id(topic_id, f"{where}.topic_id", redactor)
         existing = topic_row(store, topic_id)
     title = _text(redactor, raw.get("title"), f"{where}.title", MAX_TITLE)
     if existing is None and not title:
@@ -145,7 +146,7 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
     if not isinstance(task_ids, list):
         raise InvalidInput(f"{where}.task_ids must be a list of task ids")
     for i, task_id in enumerate(task_ids):
-        check_id(task_id, f"{where}.task_ids[{i}]")
+        check_id(task_id, f"{where}.task_ids[{i}]", redactor)
     if topic_id is None:
         seed = f"{title}\x1f{at.iso}\x1f{json.dumps(raw.get('interaction_ids'), default=str)}"
         topic_id = "topic_" + hashlib.sha256(seed.encode()).hexdigest()[:16]
@@ -230,7 +231,7 @@ def commit(
                 "workday": at.workday,
                 "summary": note,
                 "detail": detail,
-                "batch_id": request.get("batch_id"),
+                "batch_id": _batch_id(request.get("batch_id")),
             },
             actor=actor,
         )
@@ -241,6 +242,11 @@ def commit(
         "assigned": assigned,
         "backlog": backlog(store),
     }
+
+
+def _batch_id(value: object) -> str | None:
+    """A batch id as `plan` makes them, else nothing (the log keeps no free text from here)."""
+    return value if isinstance(value, str) and re.fullmatch(r"batch_[0-9a-f]{16}", value) else None
 
 
 def _check_assignments(store: Store, plans: list[TopicPlan], batch: Collection[str] | None) -> None:

@@ -403,3 +403,32 @@ def test_the_desk_view_rebuilds_identically_from_the_log(memory: Memory) -> None
             one, two = {**one, "latency_ms": 0}, {**two, "latency_ms": 0}
         assert one == two
     assert env_fact_b["scope"] == "environment"
+
+
+def test_nothing_sensitive_gets_in_through_any_desk_path(memory: Memory) -> None:
+    from jiyi.store.errors import SensitiveContent
+
+    with pytest.raises(SensitiveContent):
+        memory.remember_interaction("13812345678", user_text="x")  # a mobile number as an id
+    memory.complete_task("t1", title="登录 password=hunter2", status="succeeded", result="token: abc123456")
+    card = memory.list_tasks()[0]
+    assert "hunter2" not in card["title"] and "abc123456" not in card["result"]
+    memory.record_consolidation("note", summary="密码 password=hunter2", detail={"k": ["secret=xyz987"]})
+    log = memory.consolidation_log(1)[0]
+    assert "hunter2" not in log["summary"] and "xyz987" not in str(log["detail"])
+    turn(memory, "a", "好")
+    with pytest.raises(SensitiveContent):
+        memory.maintenance_commit({"topics": [{"topic_id": "13812345678", "title": "t", "interaction_ids": ["a"]}]})
+    memory.maintenance_commit({"topics": [{"title": "话题 sk-abcdefghijklmnopqrstu", "interaction_ids": ["a"]}]})
+    assert "sk-abcdefghijklmnopqrstu" not in memory.list_topics()[0]["title"]
+    events = "".join(e.payload.__repr__() for e in memory.store.events("desk"))
+    assert "hunter2" not in events and "xyz987" not in events and "sk-abcdefghijklmnopqrstu" not in events
+
+
+def test_a_restart_keeps_raw_turns_and_returns_leased_batches(config) -> None:
+    with Memory.open(config) as first:
+        turn(first, "a", "UFO 检查")
+        assert first.maintenance_plan()["batch_id"]
+    with Memory.open(config) as again:  # the planner's lease died with the process; nothing was lost
+        assert again.get_interaction("a")["user_text"] == "UFO 检查"
+        assert [i["interaction_id"] for i in again.maintenance_plan()["interactions"]] == ["a"]
