@@ -150,14 +150,16 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(splitter)
         self.appkb_page.restore_state(self.settings)
         self.episodes_page.restore_state(self.settings)
-        self.bundles_page.restore_state(self.settings)
+        for page in (self.bundles_page, self.skills_page, self.facts_page, self.topics_page):
+            page.restore_state(self.settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/splitter", self.splitter.saveState())
         self.appkb_page.save_state(self.settings)
         self.episodes_page.save_state(self.settings)
-        self.bundles_page.save_state(self.settings)
+        for page in (self.bundles_page, self.skills_page, self.facts_page, self.topics_page):
+            page.save_state(self.settings)
         self.settings.sync()
         self.background.shutdown()
         super().closeEvent(event)

@@ -158,3 +158,26 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, ba
     with qtbot.waitSignal(page.dream_finished, timeout=10_000):
         qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "整理报告" in page.reports_view.toPlainText(), timeout=5000)
+
+
+def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, background: Background, tmp_path) -> None:
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    facts, skills = FactsPage(memory, background), SkillsPage(memory, background)
+    qtbot.addWidget(facts)
+    qtbot.addWidget(skills)
+    facts.scope_box.setCurrentIndex(3)
+    facts.status_box.setCurrentIndex(1)
+    skills.status_box.setCurrentIndex(2)
+    facts.save_state(settings)
+    skills.save_state(settings)
+    settings.sync()
+    again = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    facts2, skills2 = FactsPage(memory, background), SkillsPage(memory, background)
+    qtbot.addWidget(facts2)
+    qtbot.addWidget(skills2)
+    facts2.restore_state(again)
+    skills2.restore_state(again)
+    assert (facts2.scope_box.currentData(), facts2.status_box.currentData()) == ("environment", "candidate")
+    assert skills2.status_box.currentData() == "active"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -179,3 +179,14 @@ class FactsPage(QWidget):
             self.reload()
 
         self.background.submit(lambda: self.memory.set_fact_status(fact_id, status, actor="user"), done, self._failed)
+
+    def restore_state(self, settings: QSettings) -> None:
+        """Bring back what the user chose last time."""
+        for key, box in (("facts/scope", self.scope_box), ("facts/status", self.status_box)):
+            index = settings.value(key)
+            if index is not None and 0 <= int(index) < box.count():
+                box.setCurrentIndex(int(index))
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("facts/scope", self.scope_box.currentIndex())
+        settings.setValue("facts/status", self.status_box.currentIndex())

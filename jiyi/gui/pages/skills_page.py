@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -174,3 +174,12 @@ class SkillsPage(QWidget):
             self.reload()
 
         self.background.submit(lambda: self.memory.set_skill_status(skill_id, status, actor="user"), done, self._failed)
+
+    def restore_state(self, settings: QSettings) -> None:
+        """Bring back what the user chose last time."""
+        index = settings.value("skills/status")
+        if index is not None and 0 <= int(index) < self.status_box.count():
+            self.status_box.setCurrentIndex(int(index))
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("skills/status", self.status_box.currentIndex())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -201,3 +201,12 @@ class TopicsPage(QWidget):
         self.detail.setHtml("".join(parts))
         self.more_button.setEnabled(topic.get("next_offset") is not None)
         self.topic_loaded.emit(topic["topic_id"], len(self.items))
+
+    def restore_state(self, settings: QSettings) -> None:
+        """Bring back what the user chose last time."""
+        state = settings.value("topics/splitter")
+        if state is not None:
+            self.splitter.restoreState(state)
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("topics/splitter", self.splitter.saveState())
