@@ -51,6 +51,8 @@ class Store:
         self._projections: dict[str, Projection] = {}
         self._local = threading.local()
         self.rebuilt_on_open: list[str] = []
+        # Read caches that live and die with this open store (each keyed by what invalidates it).
+        self.caches: dict[str, Any] = {}
 
     # -- opening -------------------------------------------------------------------
 

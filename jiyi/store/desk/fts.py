@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -128,7 +129,10 @@ class Hit:
 
 # Document frequencies change slowly and only steer the plan (rare or common), so they are
 # cached per table and dropped when the table has grown by a tenth since they were read.
-_DF_CACHE: dict[tuple[int, str], tuple[int, dict[str, int]]] = {}
+# A term not found is never cached: the next turn may bring it.
+_DF_CACHE: weakref.WeakKeyDictionary[SqliteDatabase, dict[str, tuple[int, dict[str, int]]]] = (
+    weakref.WeakKeyDictionary()
+)  # db -> table -> (rows when read, term -> df)
 _DF_CACHE_TERMS = 50_000
 
 
@@ -153,21 +157,20 @@ class FtsTable:
     def frequencies(self, terms: Iterable[str], newest: int | None = None) -> dict[str, int]:
         """How many rows hold each term (0 for unknown terms); cached while the table grows by < 10%."""
         newest = self.rows() if newest is None else newest
-        key = (id(self.db), self.name)
-        size, cache = _DF_CACHE.get(key, (newest, {}))
+        tables = _DF_CACHE.setdefault(self.db, {})
+        size, cache = tables.get(self.name, (newest, {}))
         if newest > size * 1.1 + 100 or newest < size or len(cache) > _DF_CACHE_TERMS:
             size, cache = newest, {}
-        _DF_CACHE[key] = (size, cache)
+        tables[self.name] = (size, cache)
         missing = [t for t in terms if t not in cache]
+        found: dict[str, int] = {}
         if missing:
             self.ensure_vocab()
             marks = ",".join("?" * len(missing))
-            found = dict(
-                self.db.execute_sql(f"SELECT term, doc FROM {self.name}_vocab WHERE term IN ({marks})", missing)
-            )
-            for term in missing:
-                cache[term] = int(found.get(term, 0))
-        return {t: cache[t] for t in terms}
+            sql = f"SELECT term, doc FROM {self.name}_vocab WHERE term IN ({marks})"
+            found = {str(t): int(n) for t, n in self.db.execute_sql(sql, missing).fetchall()}
+            cache.update(found)
+        return {t: cache.get(t, found.get(t, 0)) for t in terms}
 
     def rows(self) -> int:
         """The highest rowid (a proxy for the table's size; `max(rowid)` would scan an FTS5 table)."""

@@ -40,6 +40,23 @@ FTS_TABLES = {
 SUBJECT_KEYS = ("interaction_id", "task_id", "topic_id", "fact_id", "skill_id", "bundle_id")
 
 
+OVERVIEW_VERSION_KEY = "desk:overview_version"
+
+
+def bump_overview_version(db: Any) -> None:
+    """Count segment writes (in `meta`, committed with them): the workday overview is cached per value."""
+    db.execute_sql(
+        "INSERT INTO meta (key, value) VALUES (?, '1') "
+        "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        (OVERVIEW_VERSION_KEY,),
+    )
+
+
+def overview_version(db: Any) -> str:
+    row = db.execute_sql("SELECT value FROM meta WHERE key = ?", (OVERVIEW_VERSION_KEY,)).fetchone()
+    return str(row[0]) if row else "0"
+
+
 class DeskProjection:
     domain = DOMAIN
     version = 1
@@ -205,6 +222,7 @@ class DeskProjection:
             (p["workday"], p["workday"], p["topic_id"]),
         )
         self._index_topic(p["topic_id"])
+        bump_overview_version(db)
 
     def _index_topic(self, topic_id: str) -> None:
         db = Topic._meta.database

@@ -7,6 +7,7 @@ minute ago, at a cost that follows the query, not the archive.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from jiyi.store.desk.models import (
     Topic,
     TopicFts,
 )
+from jiyi.store.desk.projection import overview_version
 
 RECENT = 3
 SWITCH_CUES = ("换个", "另外", "先不", "别管", "新任务", "另一个", "不说这个", "换一个", "顺便", "对了")
@@ -120,6 +122,16 @@ def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) 
     ]
 
 
+def cached_recent_workdays(store: Store) -> list[dict[str, Any]]:
+    """The workday overview, read again only after a segment was written (a counter in `meta` says when)."""
+    version = overview_version(store.db)
+    cached = store.caches.get("desk:overview")
+    if cached is None or cached[0] != version:
+        cached = (version, topics.recent_workdays(store))
+        store.caches["desk:overview"] = cached
+    return copy.deepcopy(cached[1])
+
+
 def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
     """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
     limit = limits.limit
@@ -132,7 +144,7 @@ def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
         "task_cards": cards,
         "interactions": interactions,
         "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit),
-        "recent_workdays": topics.recent_workdays(store),
+        "recent_workdays": cached_recent_workdays(store),
         "related_topics": related_topics(store, query, limit),
         "core_facts": facts.core_facts(store, limits.core_facts),
         "related_facts": facts.related_facts(store, query, limit),

@@ -351,21 +351,24 @@ def get_topic(store: Store, topic_id: str, *, limit: int = 50, offset: int = 0) 
 
 def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int = 20) -> list[dict[str, Any]]:
     """The newest `count` workdays with topic segments, each with its (≤ `per_day`) most recent topics."""
-    rows = sql.select(
-        store.db,
-        "SELECT s.workday, s.topic_id, t.title, t.kind, s.summary AS segment FROM desk_topic_segment s "
-        "JOIN desk_topic t ON t.topic_id = s.topic_id WHERE s.workday IN "
-        "(SELECT DISTINCT workday FROM desk_topic_segment ORDER BY workday DESC LIMIT ?) "
-        "ORDER BY s.workday DESC, t.updated_epoch DESC",
-        [count],
-    )
-    days: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        day = days.setdefault(row.pop("workday"), {"topics": [], "total_topics": 0})
-        day["total_topics"] += 1
-        if len(day["topics"]) < per_day:
-            day["topics"].append(row)
-    return [{"workday": workday, **day} for workday, day in days.items()]
+    days = [
+        row[0]
+        for row in store.db.execute_sql(
+            "SELECT DISTINCT workday FROM desk_topic_segment ORDER BY workday DESC LIMIT ?", (count,)
+        ).fetchall()
+    ]
+    out = []
+    for day in days:
+        total = store.db.execute_sql("SELECT count(*) FROM desk_topic_segment WHERE workday = ?", (day,)).fetchone()[0]
+        rows = sql.select(
+            store.db,
+            "SELECT s.topic_id, t.title, t.kind, s.summary AS segment FROM desk_topic_segment s "
+            "JOIN desk_topic t ON t.topic_id = s.topic_id WHERE s.workday = ? "
+            "ORDER BY t.updated_epoch DESC LIMIT ?",
+            [day, per_day],
+        )
+        out.append({"workday": day, "topics": rows, "total_topics": int(total)})
+    return out
 
 
 def workday_topics(store: Store, workday: str) -> list[dict[str, Any]]:

@@ -52,3 +52,13 @@ def test_search_finds_a_rare_term_among_many_common_rows(store: Store) -> None:
     # Only common terms: confined to an AND over recent rows, still answers.
     assert table.search("整理会议", 5)
     assert table.search("之前怎么样", 5) == []  # nothing but filler
+
+
+def test_a_term_unknown_at_first_is_found_once_it_arrives(store: Store) -> None:
+    table = fts.FtsTable(store.db, "desk_interaction_fts")
+    with store.db.atomic():
+        table.put(1, fts.index_text("天气 很好"))
+    assert table.search("量子计算", 5) == []  # unknown now ...
+    with store.db.atomic():
+        table.put(2, fts.index_text("量子计算 的新闻"))
+    assert [h.rowid for h in table.search("量子计算", 5)] == [2]  # ... and found at once afterwards
