@@ -128,7 +128,7 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                     "scope": "project",
                     "project": "UFO",
                     "content": "UFO 项目每天早上检查构建",
-                    "evidence": [{"task_id": "ufo-daily-1", "quote": SCHEDULES[0][2][1 % 3]}],
+                    "evidence": [{"task_id": "ufo-daily-1", "quote": "每日 UFO 构建检查"}],
                 },
             ],
             "skills": [
