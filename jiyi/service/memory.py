@@ -294,12 +294,20 @@ class Memory(RunsAndEpisodes, DeskMemory):
         if device is not None and (not isinstance(device, str) or not device.strip()):
             raise InvalidInput("device must be a non-empty serial")
         installed = self.installed(device) if device else None
-        return self.resolver_index().resolve(
-            name,
-            device=device,
-            installed=set(installed) if installed is not None else None,
-            deny=self.launch_denied,
-        )
+        present = set(installed) if installed is not None else None
+        index = self.resolver_index()
+        result = index.resolve(name, device=device, installed=present, deny=self.launch_denied)
+        if result.state != "unknown" or result.candidates or result.not_installed or not result.normalized:
+            return result
+        if self.config.resolve_embedding == "off":
+            return result
+        # Nothing knows the name: ask the alias vectors (weak evidence: candidates, never `resolved`).
+        try:
+            route = self.recall.alias_route(self._generation)
+        except Exception as exc:  # the model or the index is unusable: the fast answer stands
+            log.warning("the embedding route is unavailable: %s", exc)
+            return result
+        return index.resolve(name, device=device, installed=present, deny=self.launch_denied, embedding=route)
 
     def launch_denied(self, package: str) -> bool:
         """Whether the launch policy forbids auto-launching `package`."""

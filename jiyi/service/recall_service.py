@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from jiyi.recall.alias_vectors import AliasRoute, NameOf, alias_documents
 from jiyi.recall.embedders import Embedder, get_embedder
 from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
 from jiyi.recall.registry import AppRegistry
@@ -33,6 +34,7 @@ class RecallService:
         self._lock = threading.Lock()
         self._engine: EpisodeRecall | None = None
         self._mentions: tuple[int, MentionIndex] | None = None
+        self._aliases: tuple[int, AliasRoute] | None = None
         self.errors: dict[str, int] = {"episode": 0}
 
     @property
@@ -58,6 +60,22 @@ class RecallService:
         index = MentionIndex(names)
         self._mentions = (generation, index)
         return index
+
+    def alias_route(self, generation: int) -> AliasRoute:
+        """The resolver's embedding route over the `app_alias` collection, reconciled with App-KB `generation`."""
+        cached = self._aliases
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        route = AliasRoute(self.engine.index, self.engine.embedder)
+        self.sync_aliases(route)
+        self._aliases = (generation, route)
+        return route
+
+    def sync_aliases(self, route: AliasRoute | None = None) -> dict[str, int]:
+        """Reconcile the `app_alias` collection with the registry and the App-KB's live names."""
+        route = route or AliasRoute(self.engine.index, self.engine.embedder)
+        names = [NameOf(e.term, e.package, e.label) for e in appkb.list_entries(self.store, include_stale=False)]
+        return route.sync(alias_documents(self.registry, names))
 
     def recall(self, goal: str, device: str, generation: int) -> RecallResult:
         """One recall for a new task (the caller decides what the agent may see)."""
@@ -98,7 +116,14 @@ class RecallService:
             offset += len(rows)
             if progress:
                 progress(done, total)
-        return {"collections_dropped": dropped, "episodes": done, "embedded": embedded}
+        self._aliases = None
+        aliases = self.sync_aliases()
+        return {
+            "collections_dropped": dropped,
+            "episodes": done,
+            "embedded": embedded,
+            "alias_documents": aliases["documents"],
+        }
 
     def state(self) -> dict[str, Any]:
         """The index as health reports it (opening it if needed)."""
