@@ -9,9 +9,8 @@ way an inactive fact comes back.
 from __future__ import annotations
 
 import html
-from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,16 +26,16 @@ from PySide6.QtWidgets import (
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.pages.record_page import RecordPage
 from jiyi.gui.record_model import Column, RecordModel
 from jiyi.service.memory import Memory
 
 
-class FactsPage(QWidget):
+class FactsPage(RecordPage):
     """Facts filtered in the store; evidence and lifecycle of the selected one; confirm or deactivate."""
 
-    loaded = Signal(int)
-    status_changed = Signal(object)
-    action_failed = Signal(str)
+    ID_KEY = "fact_id"
+    FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))
 
     def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,23 +119,6 @@ class FactsPage(QWidget):
             lambda: self.memory.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
         )
 
-    def _loaded(self, rows: list[dict[str, Any]]) -> None:
-        selected = self.selected()
-        self.model.reset_rows(rows, False)
-        keep = next((i for i, r in enumerate(rows) if selected and r["fact_id"] == selected["fact_id"]), -1)
-        if keep >= 0:
-            self.table.selectRow(keep)
-        self._show(keep)
-        self.loaded.emit(len(rows))
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.setText(self.tr("失败：{0}").format(exc))
-        self.action_failed.emit(str(exc))
-
-    def selected(self) -> dict[str, Any] | None:
-        index = self.table.currentIndex()
-        return self.model.record(index.row()) if index.isValid() else None
-
     def _show(self, row: int) -> None:
         words = {"选择一条事实查看它的证据。": self.tr("选择一条事实查看它的证据。"), "证据": self.tr("证据")}
         record = self.model.record(row)
@@ -168,25 +150,6 @@ class FactsPage(QWidget):
 
     def set_status(self, status: str) -> None:
         """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
-        record = self.selected()
-        if record is None:
-            return
-        fact_id = record["fact_id"]
-
-        def done(fact: dict[str, Any]) -> None:
-            self.message.setText(self.tr("已更新：{0}").format(fact["content"]))
-            self.status_changed.emit(fact)
-            self.reload()
-
-        self.background.submit(lambda: self.memory.set_fact_status(fact_id, status, actor="user"), done, self._failed)
-
-    def restore_state(self, settings: QSettings) -> None:
-        """Bring back what the user chose last time."""
-        for key, box in (("facts/scope", self.scope_box), ("facts/status", self.status_box)):
-            index = settings.value(key)
-            if index is not None and 0 <= int(index) < box.count():
-                box.setCurrentIndex(int(index))
-
-    def save_state(self, settings: QSettings) -> None:
-        settings.setValue("facts/scope", self.scope_box.currentIndex())
-        settings.setValue("facts/status", self.status_box.currentIndex())
+        self.decide(
+            lambda fact_id: self.memory.set_fact_status(fact_id, status, actor="user"), lambda fact: fact["content"]
+        )

@@ -8,9 +8,8 @@ words of the turn). Executors only ever read active skills.
 from __future__ import annotations
 
 import html
-from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,16 +24,16 @@ from PySide6.QtWidgets import (
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.pages.record_page import RecordPage
 from jiyi.gui.record_model import Column, RecordModel
 from jiyi.service.memory import Memory
 
 
-class SkillsPage(QWidget):
+class SkillsPage(RecordPage):
     """Skills by status; the selected one's text and provenance; the decisions a person makes."""
 
-    loaded = Signal(int)
-    status_changed = Signal(object)  # the skill after the change
-    action_failed = Signal(str)
+    ID_KEY = "skill_id"
+    FILTERS = (("skills/status", "status_box"),)
 
     STATUSES = ("draft", "active", "disabled", "rejected")
 
@@ -108,23 +107,6 @@ class SkillsPage(QWidget):
         status = self.status_box.currentData()
         self.background.submit(lambda: self.memory.list_skills(status), self._loaded, self._failed)
 
-    def _loaded(self, rows: list[dict[str, Any]]) -> None:
-        selected = self.selected()
-        self.model.reset_rows(rows, False)
-        keep = next((i for i, r in enumerate(rows) if selected and r["skill_id"] == selected["skill_id"]), -1)
-        if keep >= 0:
-            self.table.selectRow(keep)
-        self._show(keep)
-        self.loaded.emit(len(rows))
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.setText(self.tr("失败：{0}").format(exc))
-        self.action_failed.emit(str(exc))
-
-    def selected(self) -> dict[str, Any] | None:
-        index = self.table.currentIndex()
-        return self.model.record(index.row()) if index.isValid() else None
-
     def _show(self, row: int) -> None:
         words = {
             "选择一个技能查看它的内容和来源。": self.tr("选择一个技能查看它的内容和来源。"),
@@ -163,23 +145,6 @@ class SkillsPage(QWidget):
 
     def set_status(self, status: str) -> None:
         """The user's decision on the selected skill, written with actor `user`."""
-        record = self.selected()
-        if record is None:
-            return
-        skill_id = record["skill_id"]
-
-        def done(skill: dict[str, Any]) -> None:
-            self.message.setText(self.tr("已更新：{0}").format(skill["name"]))
-            self.status_changed.emit(skill)
-            self.reload()
-
-        self.background.submit(lambda: self.memory.set_skill_status(skill_id, status, actor="user"), done, self._failed)
-
-    def restore_state(self, settings: QSettings) -> None:
-        """Bring back what the user chose last time."""
-        index = settings.value("skills/status")
-        if index is not None and 0 <= int(index) < self.status_box.count():
-            self.status_box.setCurrentIndex(int(index))
-
-    def save_state(self, settings: QSettings) -> None:
-        settings.setValue("skills/status", self.status_box.currentIndex())
+        self.decide(
+            lambda skill_id: self.memory.set_skill_status(skill_id, status, actor="user"), lambda skill: skill["name"]
+        )

@@ -2,6 +2,19 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name></name>
+    <message>
+        <location filename="../../gui/pages/record_page.py" line="51"/>
+        <source>失败：{0}</source>
+        <translation>Failed: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/record_page.py" line="66"/>
+        <source>已更新：{0}</source>
+        <translation>Updated: {0}</translation>
+    </message>
+</context>
+<context>
     <name>AliasEditor</name>
     <message>
         <location filename="../../gui/pages/alias_editor.py" line="67"/>
@@ -647,124 +660,114 @@
 <context>
     <name>FactsPage</name>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="46"/>
+        <location filename="../../gui/pages/facts_page.py" line="45"/>
         <source>全部范围</source>
         <translation>All scopes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="50"/>
+        <location filename="../../gui/pages/facts_page.py" line="49"/>
         <source>全部状态</source>
         <translation>All statuses</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="54"/>
+        <location filename="../../gui/pages/facts_page.py" line="53"/>
         <source>搜索事实内容</source>
         <translation>Search facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="65"/>
+        <location filename="../../gui/pages/facts_page.py" line="64"/>
         <source>事实</source>
         <translation>Fact</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="66"/>
+        <location filename="../../gui/pages/facts_page.py" line="65"/>
         <source>范围</source>
         <translation>Scope</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="67"/>
+        <location filename="../../gui/pages/facts_page.py" line="66"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="68"/>
+        <location filename="../../gui/pages/facts_page.py" line="67"/>
         <source>佐证工作日</source>
         <translation>Workdays with evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="69"/>
+        <location filename="../../gui/pages/facts_page.py" line="68"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="80"/>
+        <location filename="../../gui/pages/facts_page.py" line="79"/>
         <source>确认有效</source>
         <translation>Confirm</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="81"/>
+        <location filename="../../gui/pages/facts_page.py" line="80"/>
         <source>停用</source>
         <translation>Deactivate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="111"/>
+        <location filename="../../gui/pages/facts_page.py" line="110"/>
         <source>用户画像</source>
         <translation>Profile</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="111"/>
+        <location filename="../../gui/pages/facts_page.py" line="110"/>
         <source>项目</source>
         <translation>Project</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="111"/>
+        <location filename="../../gui/pages/facts_page.py" line="110"/>
         <source>设备环境</source>
         <translation>Environment</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="114"/>
+        <location filename="../../gui/pages/facts_page.py" line="113"/>
         <source>候选</source>
         <translation>Candidate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="114"/>
+        <location filename="../../gui/pages/facts_page.py" line="113"/>
         <source>有效</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="114"/>
+        <location filename="../../gui/pages/facts_page.py" line="113"/>
         <source>已停用</source>
         <translation>Inactive</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="133"/>
-        <source>失败：{0}</source>
-        <translation>Failed: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/facts_page.py" line="141"/>
+        <location filename="../../gui/pages/facts_page.py" line="123"/>
         <source>选择一条事实查看它的证据。</source>
         <translation>Choose a fact to see its evidence.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="141"/>
+        <location filename="../../gui/pages/facts_page.py" line="123"/>
         <source>证据</source>
         <translation>Evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="148"/>
+        <location filename="../../gui/pages/facts_page.py" line="130"/>
         <source>用户原话</source>
         <translation>user&apos;s words</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="148"/>
+        <location filename="../../gui/pages/facts_page.py" line="130"/>
         <source>助手复述</source>
         <translation>assistant&apos;s restatement</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="148"/>
+        <location filename="../../gui/pages/facts_page.py" line="130"/>
         <source>任务结果</source>
         <translation>task result</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="160"/>
+        <location filename="../../gui/pages/facts_page.py" line="142"/>
         <source>（不计为独立佐证）</source>
         <translation>(not independent evidence)</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/facts_page.py" line="177"/>
-        <source>已更新：{0}</source>
-        <translation>Updated: {0}</translation>
     </message>
 </context>
 <context>
@@ -1395,91 +1398,81 @@
 <context>
     <name>SkillsPage</name>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="46"/>
+        <location filename="../../gui/pages/skills_page.py" line="45"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="53"/>
+        <location filename="../../gui/pages/skills_page.py" line="52"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="54"/>
-        <location filename="../../gui/pages/skills_page.py" line="77"/>
-        <location filename="../../gui/pages/skills_page.py" line="131"/>
+        <location filename="../../gui/pages/skills_page.py" line="53"/>
+        <location filename="../../gui/pages/skills_page.py" line="76"/>
+        <location filename="../../gui/pages/skills_page.py" line="113"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="55"/>
+        <location filename="../../gui/pages/skills_page.py" line="54"/>
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="56"/>
+        <location filename="../../gui/pages/skills_page.py" line="55"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="67"/>
+        <location filename="../../gui/pages/skills_page.py" line="66"/>
         <source>批准启用</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="68"/>
+        <location filename="../../gui/pages/skills_page.py" line="67"/>
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="69"/>
+        <location filename="../../gui/pages/skills_page.py" line="68"/>
         <source>停用</source>
         <translation>Deactivate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="101"/>
+        <location filename="../../gui/pages/skills_page.py" line="100"/>
         <source>待批准</source>
         <translation>Awaiting approval</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="102"/>
+        <location filename="../../gui/pages/skills_page.py" line="101"/>
         <source>已启用</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="103"/>
+        <location filename="../../gui/pages/skills_page.py" line="102"/>
         <source>已停用</source>
         <translation>Inactive</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="104"/>
+        <location filename="../../gui/pages/skills_page.py" line="103"/>
         <source>已拒绝</source>
         <translation>Rejected</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="121"/>
-        <source>失败：{0}</source>
-        <translation>Failed: {0}</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <location filename="../../gui/pages/skills_page.py" line="112"/>
         <source>选择一个技能查看它的内容和来源。</source>
         <translation>Choose a skill to see its text and where it came from.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="132"/>
+        <location filename="../../gui/pages/skills_page.py" line="114"/>
         <source>来源问答</source>
         <translation>Source turn</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="133"/>
+        <location filename="../../gui/pages/skills_page.py" line="115"/>
         <source>决定者</source>
         <translation>Decided by</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/skills_page.py" line="172"/>
-        <source>已更新：{0}</source>
-        <translation>Updated: {0}</translation>
     </message>
 </context>
 <context>
