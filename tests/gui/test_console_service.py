@@ -54,3 +54,44 @@ def test_an_agent_write_over_the_socket_refreshes_the_page(
     window.close()
     host.stop()
     assert not socket_path.exists()
+
+
+def test_desk_pages_follow_an_agent_over_the_socket(
+    qtbot: QtBot, memory: Memory, socket_path: Path, tmp_path: Path
+) -> None:
+    host = SocketHost(memory, socket_path)
+    host.start()
+    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), host)
+    qtbot.addWidget(window)
+    done: list[dict[str, object]] = []
+
+    def agent() -> None:
+        with JiyiClient(socket_path, timeout=10) as client:
+            done.append(client.remember_interaction("t1", "以后周报先给我看", "好的"))
+            done.append(client.complete_task("k1", "周报", "succeeded", schedule_id="weekly", run_id="r1"))
+            plan = client.call("memory.maintenance.plan", {})
+            skills = [
+                {"name": "周报先审", "text": "先给用户看", "source_interaction_id": "t1", "quote": "周报先给我看"}
+            ]
+            done.append(
+                client.call(
+                    "memory.maintenance.commit",
+                    {
+                        "batch_id": plan["batch_id"],
+                        "topics": [{"title": "周报", "interaction_ids": ["t1"]}],
+                        "skills": skills,
+                    },
+                )
+            )
+
+    worker = threading.Thread(target=agent)
+    worker.start()
+    qtbot.waitUntil(lambda: len(done) == 3, timeout=10_000)
+    worker.join()
+    # No reload by hand: the change feed refreshes the pages.
+    qtbot.waitUntil(lambda: window.bundles_page.tree.topLevelItemCount() == 1, timeout=5000)
+    assert "周报" in window.bundles_page.tree.topLevelItem(0).text(0)
+    qtbot.waitUntil(lambda: [r["name"] for r in window.skills_page.model.rows] == ["周报先审"], timeout=5000)
+    qtbot.waitUntil(lambda: window.topics_page.days.rowCount() == 1, timeout=5000)
+    window.close()
+    host.stop()
