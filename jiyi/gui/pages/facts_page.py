@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
-    QTableView,
-    QTextBrowser,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -59,7 +52,7 @@ class FactsPage(RecordPage):
         self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
         self.scope_box.currentIndexChanged.connect(lambda _i: self.reload())
         self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
-        self.model = RecordModel(
+        model = RecordModel(
             [
                 Column("content", self.tr("事实")),
                 Column("scope", self.tr("范围"), lambda s: scopes.get(s, str(s))),
@@ -69,42 +62,17 @@ class FactsPage(RecordPage):
             ],
             self,
         )
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
-        self.detail = QTextBrowser()
         self.confirm_button = QPushButton(self.tr("确认有效"))
         self.deactivate_button = QPushButton(self.tr("停用"))
         self.confirm_button.clicked.connect(lambda: self.set_status("active"))
         self.deactivate_button.clicked.connect(lambda: self.set_status("inactive"))
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-
-        top = QHBoxLayout()
-        for widget in (self.scope_box, self.status_box):
-            top.addWidget(widget)
-        top.addWidget(self.search_edit, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.confirm_button)
-        buttons.addWidget(self.deactivate_button)
-        buttons.addStretch(1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.detail, 1)
-        right_layout.addLayout(buttons)
-        right_layout.addWidget(self.message)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setSizes([620, 380])
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(splitter, 1)
-        self._show(-1)
+        self.build(
+            model,
+            0,
+            [self.scope_box, self.status_box, self.search_edit],
+            [self.confirm_button, self.deactivate_button],
+            (620, 380),
+        )
 
     def scope_names(self) -> dict[str, str]:
         return {"profile": self.tr("用户画像"), "project": self.tr("项目"), "environment": self.tr("设备环境")}

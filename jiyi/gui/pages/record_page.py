@@ -3,11 +3,23 @@ the person's decision on the selected record, and filter boxes remembered in QSe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Signal
-from PySide6.QtWidgets import QComboBox, QLabel, QTableView, QWidget
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from jiyi.gui.background import Background
 from jiyi.gui.record_model import RecordModel
@@ -15,7 +27,7 @@ from jiyi.service.memory import Memory
 
 
 class RecordPage(QWidget):
-    """Subclasses build `model`, `table` and `message`, name `ID_KEY` and `FILTERS`, and define `_show(row)`."""
+    """Subclasses call `build`, name `ID_KEY` and `FILTERS`, and define `_show(row)` and `reload()`."""
 
     loaded = Signal(int)
     status_changed = Signal(object)  # the record after the change
@@ -28,6 +40,7 @@ class RecordPage(QWidget):
     background: Background
     model: RecordModel
     table: QTableView
+    detail: QTextBrowser
     message: QLabel
 
     if TYPE_CHECKING:
@@ -35,6 +48,49 @@ class RecordPage(QWidget):
         def _show(self, row: int) -> None: ...
 
         def reload(self) -> None: ...
+
+    def build(
+        self,
+        model: RecordModel,
+        stretch_column: int,
+        top: Sequence[QWidget],
+        buttons: Sequence[QPushButton],
+        sizes: tuple[int, int],
+    ) -> None:
+        """Lay the page out: `top` (filters) above the record table | detail, `buttons` and a message."""
+        self.model = model
+        self.table = QTableView()
+        self.table.setModel(model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
+        self.detail = QTextBrowser()
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        bar = QHBoxLayout()
+        for widget in top:
+            bar.addWidget(widget, 1 if isinstance(widget, QLineEdit) else 0)
+        if not any(isinstance(w, QLineEdit) for w in top):
+            bar.addStretch(1)
+        row = QHBoxLayout()
+        for button in buttons:
+            row.addWidget(button)
+        row.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addLayout(row)
+        right_layout.addWidget(self.message)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes(list(sizes))
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self._show(-1)
 
     def _loaded(self, rows: list[dict[str, Any]]) -> None:
         """Show `rows`, keeping the selected record selected when it is still there."""

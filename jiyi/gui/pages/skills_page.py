@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QSplitter,
-    QTableView,
-    QTextBrowser,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -47,7 +40,7 @@ class SkillsPage(RecordPage):
             self.status_box.addItem(names[status], status)
         self.status_box.setCurrentIndex(1)  # drafts first: they are what waits for the user
         self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
-        self.model = RecordModel(
+        model = RecordModel(
             [
                 Column("name", self.tr("名称")),
                 Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
@@ -56,44 +49,19 @@ class SkillsPage(RecordPage):
             ],
             self,
         )
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
-        self.detail = QTextBrowser()
         self.approve_button = QPushButton(self.tr("批准启用"))
         self.reject_button = QPushButton(self.tr("拒绝"))
         self.disable_button = QPushButton(self.tr("停用"))
         self.approve_button.clicked.connect(lambda: self.set_status("active"))
         self.reject_button.clicked.connect(lambda: self.set_status("rejected"))
         self.disable_button.clicked.connect(lambda: self.set_status("disabled"))
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-
-        top = QHBoxLayout()
-        top.addWidget(QLabel(self.tr("状态")))
-        top.addWidget(self.status_box)
-        top.addStretch(1)
-        buttons = QHBoxLayout()
-        for button in (self.approve_button, self.reject_button, self.disable_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.detail, 1)
-        right_layout.addLayout(buttons)
-        right_layout.addWidget(self.message)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(right)
-        splitter.setSizes([600, 400])
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(splitter, 1)
-        self._show(-1)
+        self.build(
+            model,
+            2,
+            [QLabel(self.tr("状态")), self.status_box],
+            [self.approve_button, self.reject_button, self.disable_button],
+            (600, 400),
+        )
 
     def status_names(self) -> dict[str, str]:
         return {

@@ -4,12 +4,12 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="51"/>
+        <location filename="../../gui/pages/record_page.py" line="107"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="66"/>
+        <location filename="../../gui/pages/record_page.py" line="122"/>
         <source>已更新：{0}</source>
         <translation>Updated: {0}</translation>
     </message>
@@ -660,112 +660,112 @@
 <context>
     <name>FactsPage</name>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="45"/>
+        <location filename="../../gui/pages/facts_page.py" line="38"/>
         <source>全部范围</source>
         <translation>All scopes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="49"/>
+        <location filename="../../gui/pages/facts_page.py" line="42"/>
         <source>全部状态</source>
         <translation>All statuses</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="53"/>
+        <location filename="../../gui/pages/facts_page.py" line="46"/>
         <source>搜索事实内容</source>
         <translation>Search facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="64"/>
+        <location filename="../../gui/pages/facts_page.py" line="57"/>
         <source>事实</source>
         <translation>Fact</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="65"/>
+        <location filename="../../gui/pages/facts_page.py" line="58"/>
         <source>范围</source>
         <translation>Scope</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="66"/>
+        <location filename="../../gui/pages/facts_page.py" line="59"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="67"/>
+        <location filename="../../gui/pages/facts_page.py" line="60"/>
         <source>佐证工作日</source>
         <translation>Workdays with evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="68"/>
+        <location filename="../../gui/pages/facts_page.py" line="61"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="79"/>
+        <location filename="../../gui/pages/facts_page.py" line="65"/>
         <source>确认有效</source>
         <translation>Confirm</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="80"/>
+        <location filename="../../gui/pages/facts_page.py" line="66"/>
         <source>停用</source>
         <translation>Deactivate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="110"/>
+        <location filename="../../gui/pages/facts_page.py" line="78"/>
         <source>用户画像</source>
         <translation>Profile</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="110"/>
+        <location filename="../../gui/pages/facts_page.py" line="78"/>
         <source>项目</source>
         <translation>Project</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="110"/>
+        <location filename="../../gui/pages/facts_page.py" line="78"/>
         <source>设备环境</source>
         <translation>Environment</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="113"/>
+        <location filename="../../gui/pages/facts_page.py" line="81"/>
         <source>候选</source>
         <translation>Candidate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="113"/>
+        <location filename="../../gui/pages/facts_page.py" line="81"/>
         <source>有效</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="113"/>
+        <location filename="../../gui/pages/facts_page.py" line="81"/>
         <source>已停用</source>
         <translation>Inactive</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="123"/>
+        <location filename="../../gui/pages/facts_page.py" line="91"/>
         <source>选择一条事实查看它的证据。</source>
         <translation>Choose a fact to see its evidence.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="123"/>
+        <location filename="../../gui/pages/facts_page.py" line="91"/>
         <source>证据</source>
         <translation>Evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="130"/>
+        <location filename="../../gui/pages/facts_page.py" line="98"/>
         <source>用户原话</source>
         <translation>user&apos;s words</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="130"/>
+        <location filename="../../gui/pages/facts_page.py" line="98"/>
         <source>助手复述</source>
         <translation>assistant&apos;s restatement</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="130"/>
+        <location filename="../../gui/pages/facts_page.py" line="98"/>
         <source>任务结果</source>
         <translation>task result</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/facts_page.py" line="142"/>
+        <location filename="../../gui/pages/facts_page.py" line="110"/>
         <source>（不计为独立佐证）</source>
         <translation>(not independent evidence)</translation>
     </message>
@@ -1398,79 +1398,79 @@
 <context>
     <name>SkillsPage</name>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="45"/>
+        <location filename="../../gui/pages/skills_page.py" line="38"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="52"/>
+        <location filename="../../gui/pages/skills_page.py" line="45"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="53"/>
-        <location filename="../../gui/pages/skills_page.py" line="76"/>
-        <location filename="../../gui/pages/skills_page.py" line="113"/>
+        <location filename="../../gui/pages/skills_page.py" line="46"/>
+        <location filename="../../gui/pages/skills_page.py" line="61"/>
+        <location filename="../../gui/pages/skills_page.py" line="81"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="54"/>
+        <location filename="../../gui/pages/skills_page.py" line="47"/>
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="55"/>
+        <location filename="../../gui/pages/skills_page.py" line="48"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="66"/>
+        <location filename="../../gui/pages/skills_page.py" line="52"/>
         <source>批准启用</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="67"/>
+        <location filename="../../gui/pages/skills_page.py" line="53"/>
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="68"/>
+        <location filename="../../gui/pages/skills_page.py" line="54"/>
         <source>停用</source>
         <translation>Deactivate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="100"/>
+        <location filename="../../gui/pages/skills_page.py" line="68"/>
         <source>待批准</source>
         <translation>Awaiting approval</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="101"/>
+        <location filename="../../gui/pages/skills_page.py" line="69"/>
         <source>已启用</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="102"/>
+        <location filename="../../gui/pages/skills_page.py" line="70"/>
         <source>已停用</source>
         <translation>Inactive</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="103"/>
+        <location filename="../../gui/pages/skills_page.py" line="71"/>
         <source>已拒绝</source>
         <translation>Rejected</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="112"/>
+        <location filename="../../gui/pages/skills_page.py" line="80"/>
         <source>选择一个技能查看它的内容和来源。</source>
         <translation>Choose a skill to see its text and where it came from.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="114"/>
+        <location filename="../../gui/pages/skills_page.py" line="82"/>
         <source>来源问答</source>
         <translation>Source turn</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="115"/>
+        <location filename="../../gui/pages/skills_page.py" line="83"/>
         <source>决定者</source>
         <translation>Decided by</translation>
     </message>
