@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from peewee import SqliteDatabase
+from peewee import IntegrityError, SqliteDatabase
 
 from jiyi.store import clock
 from jiyi.store.errors import EnvironmentProblem, InvalidInput, UnsafePath
@@ -38,6 +38,9 @@ PRAGMAS = {
     "synchronous": "full",
 }
 Progress = Callable[[int, int], None]
+REPLAY_BATCH = 500
+# What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
+REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
 
 
 class Store:
@@ -182,7 +185,15 @@ class Store:
                 query = query.where(Event.type.in_(list(types)))
             rows = tuples(query.order_by(Event.seq).limit(batch))
             for seq, ts, dom, typ, schema_v, actor, payload, txn_id, subj in rows:
-                yield EventRecord(seq, ts, dom, typ, schema_v, actor, json.loads(payload), txn_id, subj)
+                try:
+                    data = json.loads(payload)
+                except ValueError:
+                    data = None
+                if not isinstance(data, dict):
+                    # A damaged row (edited by hand, disk trouble): it stays in the log, untouched; readers skip it.
+                    log.warning("event %s (%s/%s) has an unreadable payload; skipped", seq, dom, typ)
+                    continue
+                yield EventRecord(seq, ts, dom, typ, schema_v, actor, data, txn_id, subj)
             if len(rows) < batch:
                 return
             last = rows[-1][0]
@@ -207,8 +218,9 @@ class Store:
     def rebuild(self, domain: str | None = None, progress: Progress | None = None) -> dict[str, int]:
         """Drop and rebuild the views of `domain` (or all) by replaying the log.
 
-        Returns how many events each domain replayed. Runs in one transaction:
-        a failure leaves the old view as it was.
+        Returns how many events each domain replayed (and `<domain>_skipped`:
+        damaged events the view could not use; they stay in the log). Runs in
+        one transaction per domain: a failure leaves the old view as it was.
         """
         names = [domain] if domain else list(self._projections)
         counts: dict[str, int] = {}
@@ -220,15 +232,55 @@ class Store:
             with self.db.atomic("IMMEDIATE"):
                 self.db.drop_tables(list(projection.models), safe=True)
                 self.db.create_tables(list(projection.models), safe=True)
-                done = 0
+                done = skipped = 0
+                batch: list[EventRecord] = []
                 for event in self.events(name):
-                    projection.apply(event)
-                    done += 1
-                    if progress is not None and (done % 500 == 0 or done == total):
+                    batch.append(event)
+                    if len(batch) == REPLAY_BATCH:
+                        skipped += self._replay(projection, batch)
+                        done, batch = done + len(batch), []
+                        if progress is not None:
+                            progress(done, total)
+                if batch:
+                    skipped += self._replay(projection, batch)
+                    done += len(batch)
+                    if progress is not None:
                         progress(done, total)
                 self._set_view_state(name, {"version": projection.version, "seq": self.last_seq(name)})
             counts[name] = done
+            if skipped:
+                counts[f"{name}_skipped"] = skipped
         return counts
+
+    def _replay(self, projection: Projection, batch: list[EventRecord]) -> int:
+        """Apply `batch` to the view; returns how many damaged events had to be left out.
+
+        One savepoint for the batch; only when it fails is the batch replayed
+        event by event, each in its own savepoint, so a bad event leaves no
+        half-applied rows and the rest still count.
+        """
+        try:
+            with self.db.atomic():
+                for event in batch:
+                    projection.apply(event)
+            return 0
+        except REPLAY_ERRORS:
+            pass
+        skipped = 0
+        for event in batch:
+            try:
+                with self.db.atomic():
+                    projection.apply(event)
+            except REPLAY_ERRORS as exc:
+                skipped += 1
+                log.warning(
+                    "event %s (%s/%s) cannot be applied (%r); the view goes on without it",
+                    event.seq,
+                    event.domain,
+                    event.type,
+                    exc,
+                )
+        return skipped
 
     def _view_state(self, domain: str) -> dict[str, Any]:
         row = MetaValue.get_or_none(MetaValue.key == f"view:{domain}")

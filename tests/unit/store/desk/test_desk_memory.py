@@ -432,3 +432,27 @@ def test_a_restart_keeps_raw_turns_and_returns_leased_batches(config) -> None:
     with Memory.open(config) as again:  # the planner's lease died with the process; nothing was lost
         assert again.get_interaction("a")["user_text"] == "UFO 检查"
         assert [i["interaction_id"] for i in again.maintenance_plan()["interactions"]] == ["a"]
+
+
+def test_damaged_events_are_left_out_of_the_view_and_kept_in_the_log(memory: Memory, caplog) -> None:
+    turn(memory, "good-1", "UFO 检查", ts=DAY1)
+    turn(memory, "good-2", "周报", ts=DAY2)
+    db = memory.store.db
+    insert = (
+        "INSERT INTO event (ts, domain, type, schema_v, actor, payload) "
+        "VALUES ('2026-11-30T00:00:00+00:00', 'desk', 'interaction_remembered', 1, 'agent', ?)"
+    )
+    db.execute_sql(insert, ("{not json",))  # a hand-edited row: not JSON at all
+    db.execute_sql(insert, ('{"interaction_id": "broken"}',))  # JSON, but missing what the view needs
+    db.execute_sql(  # a copy of a real turn: breaks the unique id
+        "INSERT INTO event (ts, domain, type, schema_v, actor, payload) "
+        "SELECT ts, domain, type, schema_v, actor, payload FROM event WHERE domain = 'desk' AND subject = 'good-1'"
+    )
+    counts = memory.store.rebuild("desk")
+    assert counts["desk_skipped"] == 2 and counts["desk"] == 4  # the non-JSON row is not even readable
+    assert memory.get_interaction("good-1")["user_text"] == "UFO 检查"
+    assert memory.get_interaction("good-2")["user_text"] == "周报"
+    with pytest.raises(NotFound):
+        memory.get_interaction("broken")
+    assert memory.store.count_events("desk") == 5  # nothing was removed from the log
+    assert "cannot be applied" in caplog.text and "unreadable payload" in caplog.text
