@@ -88,7 +88,7 @@ STOP_WORDS = frozenset(
 RARE_SHARE = 0.02  # a term in more than this share of rows is "common"
 RARE_FLOOR = 300  # ...but never below this many rows
 RECENT_WINDOW = 20_000  # rows an all-common query is confined to
-POSTINGS_BUDGET = 3000  # rows a ranked OR may touch once it has MIN_TERMS terms
+POSTINGS_BUDGET = 6000  # rows a ranked OR may touch once it has MIN_TERMS terms (bench: 0 of 300 misses at 100k)
 MIN_TERMS = 3
 
 
