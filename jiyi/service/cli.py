@@ -23,6 +23,7 @@ from jiyi.store.appkb import parse_assignment
 from jiyi.store.appkb_entry import KINDS
 from jiyi.store.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound
 
+from . import cli_desk
 from .config import Config, load_config
 from .eval_resolve import run_eval
 from .memory import Memory
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         target = group.add_parser("taskwizard", parents=[common], help=text)
         target.add_argument("directory", type=Path)
 
+    cli_desk.add_parsers(sub, common)
     evaluation = sub.add_parser("eval", parents=[common], help="evaluations").add_subparsers(
         dest="eval_command", metavar="WHAT", required=True
     )
@@ -478,6 +480,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("export", "taskwizard"): _cmd_export,
     ("eval", "resolve"): _cmd_eval,
     ("eval", "recall"): _cmd_eval_recall,
+    **{("desk", verb): cli_desk.run for verb in cli_desk.VERBS},
 }
 
 
@@ -492,6 +495,7 @@ def command_path(args: argparse.Namespace) -> tuple[str, ...]:
         "import": "format",
         "export": "format",
         "eval": "eval_command",
+        "desk": "desk_command",
     }.get(args.command)
     return (args.command, getattr(args, second)) if second else (args.command,)
 

@@ -298,3 +298,33 @@ def test_demo_and_screenshots(tmp_path: Path) -> None:
     for page in ("overview", "appkb", "episodes", "recall"):
         picture = tmp_path / "shots" / f"{page}.png"
         assert picture.stat().st_size > 20_000, page  # a rendered page, not an empty canvas
+
+
+def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+    from jiyi.service.config import load_config
+    from jiyi.service.memory import Memory
+
+    with Memory.open(load_config(home=home, env={})) as memory:
+        memory.remember_interaction("g", user_text="以后周报先给我看一眼", assistant_text="好")
+        skill_draft = {
+            "name": "周报先审",
+            "text": "先给用户看",
+            "source_interaction_id": "g",
+            "quote": "周报先给我看一眼",
+        }
+        done = memory.maintenance_commit(
+            {"topics": [{"title": "周报", "interaction_ids": ["g"]}], "skills": [skill_draft]}
+        )
+    skill_id = done["skills"][0]["skill_id"]
+    code, out, _ = run("desk", "status")
+    assert code == 0 and json.loads(out)["backlog"] == 0
+    code, out, _ = run("desk", "recall", "周报")
+    assert code == 0 and json.loads(out)["related_topics"][0]["title"] == "周报"
+    code, out, _ = run("desk", "skills", "--status", "draft")
+    assert [s["skill_id"] for s in json.loads(out)] == [skill_id]
+    code, out, _ = run("desk", "skill", "approve", skill_id)
+    assert code == 0 and json.loads(out)["status"] == "active" and json.loads(out)["decided_by"] == "user"
+    code, _, err = run("desk", "skill", "approve", skill_id)
+    assert code == 5 and "already active" in err
+    code, _, err = run("desk", "fact", "confirm", "fact_nope")
+    assert code == 4 and "no fact" in err

@@ -59,7 +59,7 @@ def overview_version(db: Any) -> str:
 
 class DeskProjection:
     domain = DOMAIN
-    version = 1
+    version = 2  # 2: skills keep the quote of the user guidance they came from
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
