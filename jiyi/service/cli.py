@@ -340,7 +340,12 @@ def _cmd_rebuild(args: argparse.Namespace, config: Config) -> int:
         counts = memory.rebuild(progress=progress)
         check = memory.store.integrity_check()
     print(file=sys.stderr)
-    print(f"rebuilt {', '.join(f'{k} ({v} events)' for k, v in counts.items())}; integrity {check}")
+    restored = counts.pop("bundle_files_restored", 0)
+    views = ", ".join(
+        f"{k} ({v} {'damaged, left out' if k.endswith('_skipped') else 'events'})" for k, v in counts.items()
+    )
+    extra = f"; {restored} missing bundle files written back" if restored else ""
+    print(f"rebuilt {views}{extra}; integrity {check}")
     return 0
 
 

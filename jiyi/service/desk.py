@@ -467,6 +467,10 @@ class DeskMemory:
             "mirror_problem": result.mirror_problem,
         }
 
+    def restore_bundle_files(self) -> int:
+        """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""
+        return bundles.mirror_all(self.store, self.bundle_files)
+
     def bundle_directory(self, bundle_id: str) -> str:
         bundles.split_bundle_id(bundle_id)
         return str(self.bundle_files.path_of(bundle_id))

@@ -316,9 +316,12 @@ class Memory(RunsAndEpisodes, DeskMemory):
     # -- upkeep, import, export --------------------------------------------------------
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-        """Drop and rebuild every view from the event log."""
+        """Drop and rebuild every view from the event log, then write back any missing bundle file."""
         with self._write_lock:
             counts = self.store.rebuild(progress=progress)
+            restored = self.restore_bundle_files()
+        if restored:
+            counts["bundle_files_restored"] = restored
         self._changed(APP_KB, self.store.last_seq(APP_KB))
         return counts
 

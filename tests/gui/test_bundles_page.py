@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,14 +31,6 @@ def page(qtbot: QtBot, memory: Memory) -> Iterator[BundlesPage]:
         widget.reload()
     yield widget
     background.shutdown()
-
-
-@pytest.fixture
-def socket_path() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
-    os.chmod(folder, 0o700)
-    yield folder / "jiyi.sock"
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def type_text(page: BundlesPage, text: str) -> None:

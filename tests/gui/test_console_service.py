@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,20 +17,29 @@ from jiyi.service.memory import Memory
 
 
 @pytest.fixture
-def socket_path() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="jyg", dir="/tmp"))
-    os.chmod(folder, 0o700)
-    yield folder / "jiyi.sock"
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_an_agent_write_over_the_socket_refreshes_the_page(
-    qtbot: QtBot, memory: Memory, socket_path: Path, tmp_path: Path
-) -> None:
+def hosted(qtbot: QtBot, memory: Memory, socket_path: Path, tmp_path: Path) -> Iterator[tuple[MainWindow, SocketHost]]:
+    """The console's window hosting the service on `socket_path`, as `jiyi` runs it."""
     host = SocketHost(memory, socket_path)
     host.start()
     window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), host)
     qtbot.addWidget(window)
+    yield window, host
+    window.close()
+    host.stop()
+
+
+def run_agent(qtbot: QtBot, agent: Callable[[], None]) -> None:
+    """Run `agent` on its own thread (a separate client) while the GUI thread keeps serving."""
+    worker = threading.Thread(target=agent)
+    worker.start()
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=10_000)
+    worker.join()
+
+
+def test_an_agent_write_over_the_socket_refreshes_the_page(
+    qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], socket_path: Path
+) -> None:
+    window, host = hosted
     replies: list[dict[str, object]] = []
 
     def agent() -> None:
@@ -42,11 +48,8 @@ def test_an_agent_write_over_the_socket_refreshes_the_page(
             replies.append(client.learn_alias("绿泡泡", "com.tencent.mm"))
             replies.append(client.resolve_app("绿泡泡", device="phone1"))
 
-    worker = threading.Thread(target=agent)
-    worker.start()
-    qtbot.waitUntil(lambda: len(replies) == 3, timeout=10_000)
-    worker.join()
-    assert replies[1]["stored"] is True and replies[2]["package"] == "com.tencent.mm"
+    run_agent(qtbot, agent)
+    assert len(replies) == 3 and replies[1]["stored"] is True and replies[2]["package"] == "com.tencent.mm"
     terms = lambda: {window.appkb_page.model.rows[r].term for r in range(window.appkb_page.model.rowCount())}  # noqa: E731
     qtbot.waitUntil(lambda: terms() == {"微信", "绿泡泡"}, timeout=5000)
     window.update_service_status()
@@ -57,12 +60,9 @@ def test_an_agent_write_over_the_socket_refreshes_the_page(
 
 
 def test_desk_pages_follow_an_agent_over_the_socket(
-    qtbot: QtBot, memory: Memory, socket_path: Path, tmp_path: Path
+    qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], socket_path: Path
 ) -> None:
-    host = SocketHost(memory, socket_path)
-    host.start()
-    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), host)
-    qtbot.addWidget(window)
+    window, _host = hosted
     done: list[dict[str, object]] = []
 
     def agent() -> None:
@@ -84,14 +84,10 @@ def test_desk_pages_follow_an_agent_over_the_socket(
                 )
             )
 
-    worker = threading.Thread(target=agent)
-    worker.start()
-    qtbot.waitUntil(lambda: len(done) == 3, timeout=10_000)
-    worker.join()
+    run_agent(qtbot, agent)
+    assert len(done) == 3
     # No reload by hand: the change feed refreshes the pages.
     qtbot.waitUntil(lambda: window.bundles_page.tree.topLevelItemCount() == 1, timeout=5000)
     assert "周报" in window.bundles_page.tree.topLevelItem(0).text(0)
     qtbot.waitUntil(lambda: [r["name"] for r in window.skills_page.model.rows] == ["周报先审"], timeout=5000)
     qtbot.waitUntil(lambda: window.topics_page.days.rowCount() == 1, timeout=5000)
-    window.close()
-    host.stop()

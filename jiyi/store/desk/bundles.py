@@ -256,7 +256,7 @@ def _mirror(
     try:
         return files.write(bundle_id, path, content, previous), None
     except (OSError, UnsafePath) as exc:
-        # The database is the truth and has the write; a later put or `mirror_all` repairs the file.
+        # The database is the truth and has the write; a later put or `jiyi rebuild` (`mirror_all`) writes the file.
         log.warning("could not mirror %s/%s: %s", bundle_id, path, exc)
         return None, str(exc)
 

@@ -151,9 +151,6 @@ class FtsTable:
         if text:
             self.db.execute_sql(f"INSERT INTO {self.name}(rowid, tokens) VALUES (?, ?)", (rowid, text))
 
-    def delete(self, rowid: int) -> None:
-        self.db.execute_sql(f"DELETE FROM {self.name} WHERE rowid = ?", (rowid,))
-
     def frequencies(self, terms: Iterable[str], newest: int | None = None) -> dict[str, int]:
         """How many rows hold each term (0 for unknown terms); cached while the table grows by < 10%."""
         newest = self.rows() if newest is None else newest

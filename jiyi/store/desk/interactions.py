@@ -119,10 +119,6 @@ def get_interaction(store: Store, interaction_id: str) -> dict[str, Any]:
     return interaction_dict(row, link.topic_id if link else None)
 
 
-def recent_interactions(store: Store, limit: int) -> list[Interaction]:
-    return list(Interaction.select().order_by(Interaction.id.desc()).limit(limit))
-
-
 def complete_task(
     store: Store,
     redactor: Redactor,

@@ -456,3 +456,15 @@ def test_damaged_events_are_left_out_of_the_view_and_kept_in_the_log(memory: Mem
         memory.get_interaction("broken")
     assert memory.store.count_events("desk") == 5  # nothing was removed from the log
     assert "cannot be applied" in caplog.text and "unreadable payload" in caplog.text
+
+
+def test_rebuild_writes_back_missing_bundle_files(memory: Memory) -> None:
+    memory.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
+    folder = Path(memory.bundle_directory("schedule/weekly"))
+    (folder / "lessons.md").unlink()
+    (folder / "runs" / "r1" / "summary.md").unlink()
+    counts = memory.rebuild()
+    assert counts["bundle_files_restored"] == 2
+    stored = memory.get_bundle("schedule/weekly", "lessons.md")["documents"][0]
+    assert (folder / "lessons.md").read_text("utf-8") == stored["content"] and stored["file"] == "same"
+    assert (folder / "runs" / "r1" / "summary.md").is_file()
