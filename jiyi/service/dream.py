@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from jiyi.recall.episode_recall import EPISODE, episode_document
-from jiyi.store import alias_correction, appkb_cleanup, episodes, folding
+from jiyi.store import alias_correction, appkb_cleanup, folding, recall_terms
 from jiyi.store.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -87,13 +87,7 @@ def run_pass(
 
     def reconcile() -> dict[str, Any]:
         index = memory.recall.engine.index
-        live: dict[str, dict[str, dict[str, Any]]] = {}
-        offset = 0
-        while rows := episodes.list_episodes(store, episodes.EpisodeFilter(revoked=False), limit=1000, offset=offset):
-            for row in rows:
-                if memory.recall.passes_gate(row):
-                    live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
-            offset += len(rows)
+        live = memory.recall.live_episodes()
         removed = added = 0
         for scope in set(index.scopes(EPISODE)) | set(live):
             indexed = set(index.ids(EPISODE, scope))
@@ -104,7 +98,12 @@ def run_pass(
             if not dry_run:
                 index.delete(EPISODE, scope, extra)
                 index.upsert(EPISODE, scope, [episode_document(m) for m in missing])
-        return {"removed": removed, "added": added}
+        wanted_ids = {scope: set(rows) for scope, rows in live.items()}
+        counted_ids = {scope: set(recall_terms.run_ids(store, scope)) for scope in recall_terms.scopes(store)}
+        drifted = wanted_ids != {s: ids for s, ids in counted_ids.items() if ids} or not recall_terms.consistent(store)
+        if drifted and not dry_run:
+            memory.recall.rebuild_terms()
+        return {"removed": removed, "added": added, "term_counts_rebuilt": drifted}
 
     with memory._write_lock:
         _step(report, "alias_overwrites", overwrites)

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jiyi.recall.alias_vectors import AliasRoute, NameOf, alias_documents
 from jiyi.recall.embedders import Embedder, get_embedder
 from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
 from jiyi.recall.registry import AppRegistry
+from jiyi.recall.term_ownership import goal_terms
 from jiyi.recall.vectors import VectorIndex
-from jiyi.store import appkb, episodes
+from jiyi.store import appkb, episodes, recall_terms
 from jiyi.store.database import Store
 from jiyi.store.episodes import EpisodeFilter
 
@@ -47,8 +49,13 @@ class RecallService:
             if self._engine is None:
                 embedder = get_embedder(self.config.embed_model)
                 index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
-                self._engine = EpisodeRecall(index, embedder)
+                if not recall_terms.ensure(self.store):
+                    self.rebuild_terms()
+                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats)
             return self._engine
+
+    def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str]) -> recall_terms.TermStats:
+        return recall_terms.stats(self.store, scope, terms, packages)
 
     def mentions(self, generation: int) -> MentionIndex:
         """Names owned by one package: registry aliases and the App-KB's live names."""
@@ -89,21 +96,47 @@ class RecallService:
         )
 
     def index(self, outcomes: list[dict[str, Any]]) -> int:
-        """Index episodes that pass the gate, per device; returns how many were embedded."""
+        """Index episodes that pass the gate (vectors and term counts), per device; returns how many were embedded."""
         by_scope: dict[str, list[Any]] = {}
-        for outcome in outcomes:
-            if self.passes_gate(outcome):
-                by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
-        return sum(self.engine.index.upsert(EPISODE, scope, docs) for scope, docs in by_scope.items())
+        gated = [o for o in outcomes if self.passes_gate(o)]
+        for outcome in gated:
+            by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
+        embedded = sum(self.engine.index.upsert(EPISODE, scope, docs) for scope, docs in by_scope.items())
+        recall_terms.put(self.store, [term_document(o) for o in gated])
+        return embedded
 
     def forget(self, run_id: str, device_scope: str) -> None:
-        """Take an episode's vector out of the index (revoked, folded or deleted)."""
+        """Take an episode out of the index, vector and term counts (revoked, folded or deleted)."""
         self.engine.index.delete(EPISODE, device_scope, [run_id])
+        recall_terms.remove(self.store, device_scope, [run_id])
+
+    def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every episode the index should hold, by device scope and run id (live and through the gate)."""
+        live: dict[str, dict[str, dict[str, Any]]] = {}
+        offset = 0
+        while rows := episodes.list_episodes(self.store, EpisodeFilter(revoked=False), limit=1000, offset=offset):
+            for row in rows:
+                if self.passes_gate(row):
+                    live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
+            offset += len(rows)
+        return live
+
+    def rebuild_terms(self) -> int:
+        """Count the terms of every live episode again (no embedding); returns how many episodes."""
+        started = time.perf_counter()
+        recall_terms.clear(self.store)
+        docs = [term_document(row) for rows in self.live_episodes().values() for row in rows.values()]
+        for start in range(0, len(docs), 1000):
+            recall_terms.put(self.store, docs[start : start + 1000])
+        recall_terms.mark_built(self.store)
+        log.info("counted the terms of %d episodes in %.1f s", len(docs), time.perf_counter() - started)
+        return len(docs)
 
     def rebuild(self, progress: Progress | None = None, batch: int = 256) -> dict[str, int]:
         """Drop every vector collection and index every live episode again with the current embedder."""
         index = self.engine.index
         dropped = index.drop_all()
+        recall_terms.clear(self.store)
         live = EpisodeFilter(revoked=False)
         total, done, embedded = episodes.count_episodes(self.store, live), 0, 0
         offset = 0
@@ -116,6 +149,7 @@ class RecallService:
             offset += len(rows)
             if progress:
                 progress(done, total)
+        recall_terms.mark_built(self.store)
         self._aliases = None
         aliases = self.sync_aliases()
         return {
@@ -134,3 +168,14 @@ class RecallService:
             return {"embedder": self.config.embed_model, "episode_vectors": count, "ok": True}
         except Exception as exc:
             return {"embedder": self.config.embed_model, "ok": False, "problem": str(exc)}
+
+
+def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:
+    """An episode as the term counts hold it: its device, apps and goal terms."""
+    apps = tuple(a for a in outcome.get("apps", []) if isinstance(a, str))
+    return recall_terms.TermDoc(
+        str(outcome["run_id"]),
+        str(outcome.get("device_scope", "device:unknown")),
+        apps,
+        tuple(goal_terms(str(outcome.get("goal_text", "")))),
+    )

@@ -8,7 +8,11 @@ import pytest
 
 from jiyi.recall.embedders import HashEmbedder
 from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
-from jiyi.recall.vectors import IndexMismatch, VectorIndex
+from jiyi.recall.term_ownership import goal_terms
+from jiyi.recall.vectors import Hit, IndexMismatch, VectorIndex
+from jiyi.store import recall_terms
+from jiyi.store.database import Store
+from jiyi.store.recall_terms import TermDoc
 
 HISTORY = [
     ("r1", "在小红书搜索火锅店", "com.xingin.xhs"),
@@ -97,3 +101,53 @@ def test_keyword_score() -> None:
     assert keyword_score("火锅店", "在小红书搜索火锅店") == 1.0
     assert 0 < keyword_score("火锅外卖", "在小红书搜索火锅店") < 1
     assert keyword_score("", "x") == 0.0
+
+
+def test_term_ownership_decides_between_apps_the_vectors_cannot_tell_apart(tmp_path: Path) -> None:
+    past = [
+        ("c1", "查看今天的黄历", "com.youloft.calendar"),
+        ("c2", "查看黄历里的吉日", "com.youloft.calendar"),
+        ("s1", "查看今天的订单", "com.taobao.taobao"),
+    ]
+    store = Store.open(tmp_path / "home")
+    try:
+        recall_terms.ensure(store)
+        recall_terms.put(store, [TermDoc(r, "device:d1", (p,), tuple(goal_terms(g))) for r, g, p in past])
+        index = VectorIndex(tmp_path, HashEmbedder())
+        recall = EpisodeRecall(
+            index, index.embedder, min_score=0.0, terms=lambda s, t, p: recall_terms.stats(store, s, t, p)
+        )
+        newer = {"apps": "com.taobao.taobao", "ts": 2000.0, "goal": "查看今天的订单"}
+        older = {"apps": "com.youloft.calendar", "ts": 1000.0, "goal": "查看今天的黄历"}
+        hits = [Hit("s1", 0.1, newer, ""), Hit("c1", 0.1, older, "")]  # the same distance
+
+        owned = recall.score("黄历上今天宜出行吗", hits, 3000.0, "device:d1")
+        assert [c.apps for c in owned] == [["com.youloft.calendar"], ["com.taobao.taobao"]]
+        assert (owned[0].ownership or 0.0) > (owned[1].ownership or 0.0)
+        assert owned[0].score > (owned[0].vector or 0.0)
+
+        blind = EpisodeRecall(index, index.embedder, min_score=0.0)  # no term counts: the vector and recency only
+        assert blind.score("黄历上今天宜出行吗", hits, 3000.0, "device:d1")[0].apps == ["com.taobao.taobao"]
+    finally:
+        store.close()
+
+
+def test_a_collection_from_before_goal_vectors_names_rebuild_vec(index: VectorIndex, tmp_path: Path) -> None:
+    fresh = VectorIndex(tmp_path, HashEmbedder())
+    name = fresh.name(EPISODE, "device:old")
+    fresh.client.get_or_create_collection(name, embedding_function=None, metadata={"embedder": "hash", "dim": 384})
+    with pytest.raises(IndexMismatch, match=r"older Jiyi.*rebuild-vec"):
+        fresh.query(EPISODE, "device:old", [0.0] * 384, 1)
+
+
+def test_the_vector_is_of_the_goal_while_the_document_keeps_the_reference_text(index: VectorIndex) -> None:
+    doc = episode_document(outcome("r9", "用高德导航去机场", "com.autonavi.minimap"))
+    assert doc.embed_text == "用高德导航去机场" and doc.text.startswith(
+        "用高德导航去机场\ncom.autonavi.minimap\nsuccess"
+    )
+    index.upsert(EPISODE, "device:d1", [doc])
+    stored = index.collection(EPISODE, "device:d1")
+    got = stored.get(ids=["r9"], include=["documents", "embeddings"])
+    assert got["documents"][0] == doc.text
+    expected = index.embedder.passages([doc.embed_text])[0]
+    assert abs(float(sum(a * b for a, b in zip(got["embeddings"][0], expected, strict=True))) - 1.0) < 1e-4

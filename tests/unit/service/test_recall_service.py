@@ -135,3 +135,57 @@ def test_recall_failure_fails_open(hashed: Memory, monkeypatch: pytest.MonkeyPat
     assert started["recall"]["status"] == "error"
     assert hashed.run_finish("q9", {"success": True})["archived"] is True
     assert hashed.recall.errors["episode"] == 1
+
+
+def term_rows(memory: Memory) -> dict[str, str]:
+    rows = memory.store.db.execute_sql("SELECT run_id, apps FROM recall_term_doc").fetchall()
+    return dict(rows)
+
+
+def test_term_counts_follow_the_vector_index(hashed: Memory) -> None:
+    assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
+    hashed.revoke_episode("h2")
+    assert set(term_rows(hashed)) == {"h0", "h1"}
+    hashed.restore_episode("h2")
+    assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
+    hashed.run_start("short", "d1", goal="看一眼")
+    hashed.run_finish("short", {"success": True, "apps": ["com.x.y"], "steps": 1})  # below the gate: not counted
+    assert "short" not in term_rows(hashed)
+
+
+def test_a_home_without_term_counts_gets_them_at_first_recall(tmp_path: Path) -> None:
+    from jiyi.store import recall_terms
+
+    config = load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})
+    with Memory.open(config) as memory:
+        memory.archive_episodes(
+            [
+                {
+                    "run_id": "a",
+                    "device_scope": "device:d1",
+                    "goal_text": "查看今天的黄历",
+                    "apps": ["x.cal"],
+                    "steps": 3,
+                },
+                {"run_id": "b", "device_scope": "device:d1", "goal_text": "看看", "apps": ["x.cal"], "steps": 3},
+            ]
+        )
+        recall_terms.clear(memory.store)  # as a home from before term counts
+    with Memory.open(config) as memory:
+        assert term_rows(memory) == {}
+        memory.recall_query("黄历", "d1")
+        assert term_rows(memory) == {"a": "x.cal", "b": "x.cal"}
+        assert recall_terms.ensure(memory.store) is True
+
+
+def test_rebuild_vec_and_a_full_dream_put_term_counts_right(hashed: Memory) -> None:
+    hashed.store.db.execute_sql("DELETE FROM recall_term_doc WHERE run_id = 'h0'")  # drifted by hand
+    report = hashed.dream(full=True)
+    step = next(s for s in report["steps"] if s["step"] == "index_reconcile")
+    assert step["ok"] and step["term_counts_rebuilt"] is True
+    again = next(s for s in hashed.dream(full=True)["steps"] if s["step"] == "index_reconcile")
+    assert again["term_counts_rebuilt"] is False
+    assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
+    hashed.revoke_episode("h1")
+    hashed.rebuild_vectors()
+    assert set(term_rows(hashed)) == {"h0", "h2"}
