@@ -72,4 +72,5 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> N
         page.show_day(page.days[0]["day"])
     text = page.day_view.toPlainText()
     assert "q0" in text and "q1" in text and "com.dianping.v1" in text
+    assert "≈ 在小红书搜索火锅店 (相似 " in text and "用词 " in text  # why the app was recalled
     background.shutdown()

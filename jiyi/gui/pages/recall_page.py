@@ -206,12 +206,27 @@ class RecallPage(QWidget):
             nearest = min(self.days, key=lambda d: abs(day_start(d["day"]) + DAY / 2 - point.x()))
             self.show_day(nearest["day"])
 
+    def _why(self, recall: dict[str, Any]) -> str:
+        """Why the top app was recalled: the name the task used, or the past goal and the two scores."""
+        candidates = recall.get("candidates") or []
+        if not candidates:
+            return "—"
+        top = candidates[0]
+        if top.get("source") == "mention":
+            return self.tr("任务提到“{0}”").format(top.get("term", ""))
+        vector, owned = top.get("vector"), top.get("ownership")
+        parts = [self.tr("相似 {0:.2f}").format(vector)] if isinstance(vector, int | float) else []
+        if isinstance(owned, int | float):
+            parts.append(self.tr("用词 {0:.2f}").format(owned))
+        return f"≈ {top.get('goal', '')} ({' · '.join(parts)})" if parts else f"≈ {top.get('goal', '')}"
+
     def show_day(self, day: str) -> None:
         """List the runs evaluated on `day` with recalled against actual apps."""
         start = day_start(day)
 
         def done(runs: list[dict[str, Any]]) -> None:
             rows = []
+            why = html.escape(self.tr("依据："))
             for run in runs:
                 ev = run.get("evaluation", {})
                 rows.append(
@@ -220,6 +235,8 @@ class RecallPage(QWidget):
                     f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
                     f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"
                     f"<td>{'✓' if ev.get('hit_at_1') else ('✗' if ev.get('recalled_apps') else '—')}</td></tr>"
+                    f"<tr><td></td><td colspan='4' style='color:#57606a'>{why}"
+                    f"{html.escape(self._why(run.get('recall', {})))}</td></tr>"
                 )
             header = "".join(
                 f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), self.tr("召回"), self.tr("实际"), "Hit@1")

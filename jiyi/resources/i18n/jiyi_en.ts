@@ -1292,22 +1292,42 @@
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="225"/>
+        <location filename="../../gui/pages/recall_page.py" line="216"/>
+        <source>任务提到“{0}”</source>
+        <translation>the task names “{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="218"/>
+        <source>相似 {0:.2f}</source>
+        <translation>similarity {0:.2f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="220"/>
+        <source>用词 {0:.2f}</source>
+        <translation>wording {0:.2f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="229"/>
+        <source>依据：</source>
+        <translation>Why: </translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="242"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="225"/>
+        <location filename="../../gui/pages/recall_page.py" line="242"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="225"/>
+        <location filename="../../gui/pages/recall_page.py" line="242"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="225"/>
+        <location filename="../../gui/pages/recall_page.py" line="242"/>
         <source>实际</source>
         <translation>Actual</translation>
     </message>
