@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from jiyi.store.database import Store
 
 VERSION = "1"
+_CHUNK = 400
 _META_KEY = "recall_terms:version"
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS recall_term_doc ("
@@ -138,24 +139,25 @@ def stats(store: Store, device_scope: str, terms: Sequence[str], packages: Seque
     row = db.execute_sql("SELECT docs FROM recall_term_scope WHERE device_scope = ?", (device_scope,)).fetchone()
     if not row or not terms:
         return TermStats(int(row[0]) if row else 0)
-    marks = ",".join("?" * len(terms))
-    df = dict(
-        db.execute_sql(
-            f"SELECT term, n FROM recall_term_df WHERE device_scope = ? AND term IN ({marks})",
-            (device_scope, *terms),
-        ).fetchall()
-    )
+    df: dict[str, int] = {}
     owners: dict[str, dict[str, int]] = {}
-    if packages and df:
-        found = list(df)
-        term_marks, package_marks = ",".join("?" * len(found)), ",".join("?" * len(packages))
-        cursor = db.execute_sql(
-            "SELECT term, package, n FROM recall_term_app WHERE device_scope = ?"
-            f" AND term IN ({term_marks}) AND package IN ({package_marks})",
-            (device_scope, *found, *packages),
-        )
-        for term, package, n in cursor:
-            owners.setdefault(term, {})[package] = n
+    package_marks = ",".join("?" * len(packages))
+    for start in range(0, len(terms), _CHUNK):  # a long task has thousands of terms; SQLite caps the parameters
+        chunk = list(terms[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        found = db.execute_sql(
+            f"SELECT term, n FROM recall_term_df WHERE device_scope = ? AND term IN ({marks})",
+            (device_scope, *chunk),
+        ).fetchall()
+        df.update(found)
+        if packages and found:
+            cursor = db.execute_sql(
+                "SELECT term, package, n FROM recall_term_app WHERE device_scope = ?"
+                f" AND term IN ({','.join('?' * len(found))}) AND package IN ({package_marks})",
+                (device_scope, *(t for t, _ in found), *packages),
+            )
+            for term, package, n in cursor:
+                owners.setdefault(term, {})[package] = n
     return TermStats(int(row[0]), df, owners)
 
 

@@ -52,3 +52,12 @@ def test_clear_empties_and_only_mark_built_makes_it_current(store: Store) -> Non
     recall_terms.clear(store)
     assert recall_terms.ensure(store) is False
     assert recall_terms.stats(store, "device:d1", ["火锅"], [XHS]).documents == 0
+
+
+def test_a_task_with_thousands_of_terms_is_looked_up_in_chunks(store: Store) -> None:
+    recall_terms.ensure(store)
+    many = [f"w{i}" for i in range(3000)]
+    recall_terms.put(store, [doc("a", XHS, *many[::2]), doc("b", MT, "w1", "w2999")])
+    stats = recall_terms.stats(store, "device:d1", many, [XHS, MT])
+    assert len(stats.df) == 1502 and stats.df["w1"] == 1 and stats.df["w0"] == 1
+    assert stats.owners["w2999"] == {MT: 1} and stats.owners["w2998"] == {XHS: 1}
