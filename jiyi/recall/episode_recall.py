@@ -32,7 +32,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from jiyi.recall.embedders import Embedder
@@ -136,6 +136,9 @@ class RecallResult:
     candidates: list[RecallCandidate] = field(default_factory=list)
     latency_ms: float = 0.0
     error: str | None = None
+    # Only when asked to explain: every app weighed (below the threshold too), and the threshold.
+    considered: list[RecallCandidate] | None = None
+    threshold: float | None = None
 
     @property
     def recalled_apps(self) -> list[str]:
@@ -147,6 +150,8 @@ class RecallResult:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.considered is None:
+            del data["considered"], data["threshold"]
         data["recalled_apps"], data["top1_apps"] = self.recalled_apps, self.top1_apps
         return data
 
@@ -258,17 +263,28 @@ class EpisodeRecall:
         self._vectors: OrderedDict[str, Any] = OrderedDict()
 
     def recall(
-        self, query: str, device: str, mentions: MentionIndex, *, mode: str, k: int = 1, now: float | None = None
+        self,
+        query: str,
+        device: str,
+        mentions: MentionIndex,
+        *,
+        mode: str,
+        k: int = 1,
+        now: float | None = None,
+        explain: bool = False,
     ) -> RecallResult:
+        """Mentions first, else the device's episodes. `explain` adds every app weighed and the threshold."""
         started = time.perf_counter()
         named = mentions.find(query)
         if named:
             candidates = [RecallCandidate("mention", [package], 1.0, term=term) for term, package in named]
-            return self._done(mode, query, candidates, started)
+            result = self._done(mode, query, candidates, started)
+            return replace(result, considered=candidates, threshold=self.min_score) if explain else result
         scope = f"device:{device}"
         hits = self.index.query(EPISODE, scope, self._vector(query), FETCH)
-        scored = self.score(query, hits, now or time.time(), scope)
-        return self._done(mode, query, scored[:k], started)
+        weighed = self.weigh(query, hits, now or time.time(), scope)
+        result = self._done(mode, query, [c for c in weighed if c.score >= self.min_score][:k], started)
+        return replace(result, considered=weighed, threshold=self.min_score) if explain else result
 
     def _vector(self, query: str) -> Any:
         vector = self._vectors.get(query)
@@ -282,10 +298,14 @@ class EpisodeRecall:
         return vector
 
     def score(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
+        """`weigh`, then only the candidates at or above `min_score`."""
+        return [c for c in self.weigh(query, hits, now, scope) if c.score >= self.min_score]
+
+    def weigh(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
         """One candidate per app (its nearest episode), scored vector + weight × ownership, best first.
 
-        Candidates below `min_score` are dropped. Without a term source (or a
-        scope) ownership is 0 and the score is the vector similarity alone.
+        Without a term source (or a scope) ownership is 0 and the score is the
+        vector similarity alone. Nothing is dropped here: see `score`.
         """
         nearest: dict[tuple[str, ...], tuple[float, float, Hit]] = {}
         for hit in hits:
@@ -304,8 +324,6 @@ class EpisodeRecall:
         for apps, (vector, recency, hit) in nearest.items():
             share = max(owned.get(a, 0.0) for a in apps)
             score = vector + self.ownership_weight * share
-            if score < self.min_score:
-                continue
             goal = str(hit.metadata.get("goal", ""))
             candidate = RecallCandidate(
                 "episode",

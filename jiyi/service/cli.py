@@ -104,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     resolve.add_argument("--device", help="the device serial (its inventory decides what is installed)")
     resolve.add_argument("--json", action="store_true")
 
+    recall = sub.add_parser(
+        "recall", parents=[common], help="what recall would return for a task on a device now, and why (logs nothing)"
+    )
+    recall.add_argument("goal", help="the task, as an agent would start it")
+    recall.add_argument("--device", required=True, help="the device serial (recall only uses its own past runs)")
+    recall.add_argument("--json", action="store_true")
+
     serve = sub.add_parser("serve", parents=[common], help="host the agent service headless (no display needed)")
     serve.add_argument("--socket", type=Path, help="socket path (or JIYI_SOCKET; default in the runtime directory)")
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
@@ -276,6 +283,32 @@ def _cmd_resolve(args: argparse.Namespace, config: Config) -> int:
         )
     for c in result.not_installed:
         print(f"  (not installed) {c.package} {c.label} {c.evidence} score {c.score:.3f}")
+    return 0
+
+
+def _cmd_recall(args: argparse.Namespace, config: Config) -> int:
+    with Memory.open(config) as memory:
+        result = memory.recall_query(args.goal, args.device, explain=True)
+    if args.json:
+        _print_json(result)
+        return 0
+    top = result["candidates"][0] if result["candidates"] else None
+    if top is None:
+        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {args.device})")
+    elif top["source"] == "mention":
+        print(f"recalled {' '.join(top['apps'])}: the task names it ({top['term']!r})")
+    else:
+        apps = " ".join(top["apps"])
+        print(f"recalled {apps}  score {top['score']:.3f} >= {result['threshold']} ({result['embedder']})")
+    episodes = [c for c in result["considered"] if c["source"] == "episode"]
+    if episodes:
+        print(f"  {_pad('app', 34)}{_pad('score', 8)}{_pad('similar', 9)}{_pad('wording', 9)}nearest past goal")
+    for c in episodes:
+        score, vector, owned = f"{c['score']:.3f}", f"{c['vector']:.3f}", f"{c['ownership']:.2f}"
+        apps = " ".join(c["apps"])
+        print(f"  {_pad(apps, 34)}{_pad(score, 8)}{_pad(vector, 9)}{_pad(owned, 9)}{c['goal']}  ({c['run_id']})")
+    if not episodes and top is None:
+        print(f"  no past runs of device {args.device} to compare with")
     return 0
 
 
@@ -469,6 +502,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("alias", "undo"): _cmd_alias_undo,
     ("inventory", "sync"): _cmd_inventory_sync,
     ("resolve",): _cmd_resolve,
+    ("recall",): _cmd_recall,
     ("serve",): _cmd_serve,
     ("rebuild",): _cmd_rebuild,
     ("demo",): _cmd_demo,

@@ -246,8 +246,9 @@ def _window(p: Params) -> tuple[float | None, float | None]:
 def recall_query(memory: Memory, p: Params) -> dict[str, Any]:
     goal = p.text("goal", max_chars=8192)
     device = p.text("device", max_chars=128)
+    explain = p.boolean("explain", False)
     p.done()
-    return memory.recall_query(goal, device)
+    return memory.recall_query(goal, device, explain=explain)
 
 
 @method("recall.stats")

@@ -84,9 +84,10 @@ class RecallService:
         names = [NameOf(e.term, e.package, e.label) for e in appkb.list_entries(self.store, include_stale=False)]
         return route.sync(alias_documents(self.registry, names))
 
-    def recall(self, goal: str, device: str, generation: int) -> RecallResult:
+    def recall(self, goal: str, device: str, generation: int, *, explain: bool = False) -> RecallResult:
         """One recall for a new task (the caller decides what the agent may see)."""
-        return self.engine.recall(goal, device, self.mentions(generation), mode=self.config.memory_rag)
+        mode = self.config.memory_rag
+        return self.engine.recall(goal, device, self.mentions(generation), mode=mode, explain=explain)
 
     def passes_gate(self, outcome: dict[str, Any]) -> bool:
         """The quality gate: a goal, and at least `index_min_steps` steps."""

@@ -425,11 +425,17 @@ class RunsAndEpisodes:
         """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
         return recall_stats.trace_of(self.store, check_run_id(run_id))
 
-    def recall_query(self, goal: str, device: str) -> dict[str, Any]:
-        """What recall would return for `goal` on `device` now (for people and tools; logs nothing)."""
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+        """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
+
+        `explain` adds `considered` (every app weighed, below the threshold too) and `threshold`.
+        """
         if not isinstance(goal, str) or not goal.strip():
             raise InvalidInput("goal must be non-empty text")
-        return self.recall.recall(self.redactor.redact(goal), device, self._generation).to_dict()
+        if not isinstance(device, str) or not device.strip():
+            raise InvalidInput("device must be non-empty text")
+        goal = self.redactor.redact(goal)
+        return self.recall.recall(goal, device.strip(), self._generation, explain=explain).to_dict()
 
     # -- lessons -----------------------------------------------------------------------
 

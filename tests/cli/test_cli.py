@@ -259,6 +259,17 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert code == 0 and json.loads(out)["evaluations"] == 2
     assert json.loads((tmp_path / "recall_stats.json").read_text("utf-8"))["schema_v"] == 2
 
+    # what recall would say now, and why: every app it weighed, below the threshold too
+    code, out, _ = run("recall", "搜索火锅店", "--device", "eval")
+    assert code == 0 and out.startswith("recalled com.xingin.xhs  score ")
+    assert "在小红书搜索火锅店" in out and "com.sankuai.meituan" in out  # weighed and refused
+    code, out, _ = run("recall", "给妈妈打电话", "--device", "eval", "--json")
+    explained = json.loads(out)
+    assert code == 0 and explained["status"] == "abstained" and explained["threshold"] == 0.5
+    assert explained["considered"] and all(c["score"] < 0.5 for c in explained["considered"])
+    assert "no past runs of device" in run("recall", "搜索火锅店", "--device", "other")[1]
+    assert run("recall", " ", "--device", "eval")[0] == 2
+
 
 def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")

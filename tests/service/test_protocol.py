@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from jiyi.service.config import load_config
 from jiyi.service.dispatch import Dispatcher
 from jiyi.service.memory import Memory
 from jiyi.service.methods import Method
@@ -176,3 +178,28 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
     assert bad["error"]["code"] == "invalid_params"  # type: ignore[index]
     bad_outcome = answer(memory, {"id": 9, "method": "run.finish", "params": {"run_id": "e2", "outcome": [1]}})
     assert bad_outcome["error"]["code"] == "invalid_params"  # type: ignore[index]
+
+
+def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
+    with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as hashed:
+        hashed.archive_episodes(
+            [
+                {
+                    "run_id": "p1",
+                    "device_scope": "device:d1",
+                    "goal_text": "在小红书搜索火锅店",
+                    "apps": ["com.xingin.xhs"],
+                    "steps": 3,
+                }
+            ]
+        )
+        params = {"goal": "搜索火锅店", "device": "d1"}
+        plain = answer(hashed, {"id": 1, "method": "recall.query", "params": params})["result"]
+        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain  # type: ignore[operator]
+        explained = answer(hashed, {"id": 2, "method": "recall.query", "params": {**params, "explain": True}})
+        result = explained["result"]
+        assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"  # type: ignore[index]
+        bad = answer(hashed, {"id": 3, "method": "recall.query", "params": {**params, "explain": "yes"}})
+        assert bad["error"]["code"] == "invalid_params" and "explain" in bad["error"]["message"]  # type: ignore[index]
+        blank = answer(hashed, {"id": 4, "method": "recall.query", "params": {"goal": "x", "device": " "}})
+        assert blank["error"]["code"] == "invalid_params"  # type: ignore[index]
