@@ -75,6 +75,7 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
                     [
                         (window.recall_page.loaded, window.recall_page.reload),
                         (window.recall_page.day_shown, lambda: _last_day(window)),
+                        (window.recall_page.probe.answered, lambda: _probe(window, "搜一下烧烤的做法")),
                     ],
                 ),
                 (
@@ -149,6 +150,14 @@ def _resolve(window: object, name: str) -> None:
         editor.resolve_device.setCurrentIndex(1)
     editor.resolve_edit.setText(name)
     editor.resolve()
+
+
+def _probe(window: object, task: str) -> None:
+    probe = window.recall_page.probe  # type: ignore[attr-defined]
+    if not probe.device.currentText() and probe.device.count():
+        probe.device.setCurrentIndex(0)
+    probe.task.setText(task)
+    probe.ask()
 
 
 def _last_day(window: object) -> None:

@@ -111,6 +111,10 @@ class RecallService:
         self.engine.index.delete(EPISODE, device_scope, [run_id])
         recall_terms.remove(self.store, device_scope, [run_id])
 
+    def devices(self) -> list[str]:
+        """Serials of the devices recall has past runs of (indexed episodes)."""
+        return sorted(scope.removeprefix("device:") for scope in recall_terms.scopes(self.store))
+
     def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
         """Every episode the index should hold, by device scope and run id (live and through the gate)."""
         live: dict[str, dict[str, dict[str, Any]]] = {}

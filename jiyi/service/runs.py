@@ -425,6 +425,10 @@ class RunsAndEpisodes:
         """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
         return recall_stats.trace_of(self.store, check_run_id(run_id))
 
+    def recall_devices(self) -> list[str]:
+        """The devices recall has past runs of, for choosing one to ask about."""
+        return self.recall.devices()
+
     def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
         """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
 

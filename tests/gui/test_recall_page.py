@@ -73,4 +73,26 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> N
     text = page.day_view.toPlainText()
     assert "q0" in text and "q1" in text and "com.dianping.v1" in text
     assert "≈ 在小红书搜索火锅店 (相似 " in text and "用词 " in text  # why the app was recalled
+
+    # ask recall about a task: the answer, and every app it weighed
+    qtbot.waitUntil(lambda: page.probe.device.findText("d1") >= 0, timeout=10_000)
+    page.probe.device.setCurrentText("d1")
+    page.probe.task.setText("搜索火锅店")
+    with qtbot.waitSignal(page.probe.answered, timeout=10_000) as answered:
+        page.probe.button.click()
+    assert answered.args[0]["top1_apps"] == ["com.xingin.xhs"]
+    shown = page.probe.answer.toPlainText()
+    assert "召回 com.xingin.xhs" in shown and "在小红书搜索火锅店" in shown and "com.sankuai.meituan" in shown
+    page.probe.device.setCurrentText("")
+    page.probe.ask()
+    assert "请输入任务并选择设备" in page.probe.answer.toPlainText()
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise RuntimeError("the vector collection was built by an older Jiyi; run `jiyi rebuild-vec`")
+
+    page.probe.device.setCurrentText("d1")
+    page.probe.memory.recall_query = broken  # type: ignore[method-assign]
+    with qtbot.waitSignal(page.probe.answered, timeout=10_000):
+        page.probe.ask()
+    assert "rebuild-vec" in page.probe.answer.toPlainText() and page.probe.button.isEnabled()
     background.shutdown()

@@ -3,7 +3,8 @@
 Hit@1, hit rate and contamination per day with a 7-day rolling Hit@1;
 evaluations per day; package precision and recall (bars for the busiest
 apps, and a sortable table of all). Click a day to list its runs with what
-was recalled against what was really launched. All figures come from
+was recalled against what was really launched, and why; below, ask recall
+about any task (`recall_probe`). All figures come from
 `Memory.recall_statistics` and `Memory.recall_runs` (the reference's definitions).
 """
 
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from jiyi.gui.background import Background
+from jiyi.gui.pages.recall_probe import RecallProbe
 from jiyi.service.memory import Memory
 
 DAY = 86400.0
@@ -109,9 +111,11 @@ class RecallPage(QWidget):
         charts.addWidget(self.rates_plot)
         charts.addWidget(self.count_plot)
         charts.addWidget(self.package_plot)
+        self.probe = RecallProbe(memory, background)
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.package_table)
         side.addWidget(self.day_view)
+        side.addWidget(self.probe)
         body = QSplitter(Qt.Orientation.Horizontal)
         body.addWidget(charts)
         body.addWidget(side)
@@ -125,6 +129,7 @@ class RecallPage(QWidget):
         days = int(self.range_combo.currentData() or 0)
         since = time.time() - days * DAY if days else None
         self.background.submit(lambda: self.memory.recall_statistics(since=since), self._show)
+        self.probe.load_devices()
 
     def _show(self, stats: dict[str, Any]) -> None:
         totals = stats["totals"]

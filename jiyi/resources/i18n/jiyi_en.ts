@@ -1202,134 +1202,207 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="67"/>
+        <location filename="../../gui/pages/recall_page.py" line="68"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="68"/>
+        <location filename="../../gui/pages/recall_page.py" line="69"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="69"/>
+        <location filename="../../gui/pages/recall_page.py" line="70"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="70"/>
+        <location filename="../../gui/pages/recall_page.py" line="71"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="75"/>
+        <location filename="../../gui/pages/recall_page.py" line="76"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="86"/>
+        <location filename="../../gui/pages/recall_page.py" line="87"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="89"/>
+        <location filename="../../gui/pages/recall_page.py" line="90"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="91"/>
+        <location filename="../../gui/pages/recall_page.py" line="92"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="97"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="97"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="97"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="97"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="97"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="106"/>
+        <location filename="../../gui/pages/recall_page.py" line="107"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="132"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="149"/>
+        <location filename="../../gui/pages/recall_page.py" line="153"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="150"/>
+        <location filename="../../gui/pages/recall_page.py" line="154"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="166"/>
+        <location filename="../../gui/pages/recall_page.py" line="170"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="216"/>
+        <location filename="../../gui/pages/recall_page.py" line="220"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="218"/>
+        <location filename="../../gui/pages/recall_page.py" line="222"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="220"/>
+        <location filename="../../gui/pages/recall_page.py" line="224"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="229"/>
+        <location filename="../../gui/pages/recall_page.py" line="233"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="242"/>
+        <location filename="../../gui/pages/recall_page.py" line="246"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="242"/>
+        <location filename="../../gui/pages/recall_page.py" line="246"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="242"/>
+        <location filename="../../gui/pages/recall_page.py" line="246"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="242"/>
+        <location filename="../../gui/pages/recall_page.py" line="246"/>
         <source>实际</source>
         <translation>Actual</translation>
+    </message>
+</context>
+<context>
+    <name>RecallProbe</name>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="32"/>
+        <source>输入一个任务，看回想会给出哪个应用、为什么</source>
+        <translation>Type a task to see which app recall would give, and why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="39"/>
+        <source>设备</source>
+        <translation>Device</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="40"/>
+        <source>召回</source>
+        <translation>Recall</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="43"/>
+        <source>只是询问：不记录、不计分</source>
+        <translation>Only asking: nothing is logged or scored</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="67"/>
+        <source>请输入任务并选择设备。</source>
+        <translation>Type a task and choose a device.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="77"/>
+        <source>不召回：没有应用达到阈值 {0}</source>
+        <translation>Abstains: no app reaches the threshold {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="79"/>
+        <source>召回 {0}：任务提到了“{1}”</source>
+        <translation>Recalls {0}: the task names “{1}”</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="81"/>
+        <source>召回 {0}：得分 {1:.3f} ≥ 阈值 {2}</source>
+        <translation>Recalls {0}: score {1:.3f} ≥ threshold {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <source>应用</source>
+        <translation>App</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <source>得分</source>
+        <translation>Score</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <source>相似</source>
+        <translation>Similarity</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <source>用词</source>
+        <translation>Wording</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <source>最近的过去任务</source>
+        <translation>Nearest past task</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="99"/>
+        <source>这台设备还没有可比较的运行。</source>
+        <translation>This device has no past runs to compare with yet.</translation>
     </message>
 </context>
 <context>
