@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
     er.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
     er.add_argument("--json", action="store_true", help="JSON only")
+    er.add_argument(
+        "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
+    )
     ev = evaluation.add_parser("resolve", parents=[common], help="measure app-name resolution")
     ev.add_argument("--inventory", type=Path, required=True, help="TSV: package<TAB>label")
     ev.add_argument("--queries", type=Path, required=True, help="TSV: query<TAB>expected[<TAB>kind]")
@@ -483,7 +486,9 @@ def _cmd_eval_recall(args: argparse.Namespace, config: Config) -> int:
     from .eval_recall import run_eval as run_recall_eval
 
     fresh = "home" not in config.sources
-    report = run_recall_eval(config, args.history, args.queries, fresh_home=fresh, embed_model=args.embed_model)
+    report = run_recall_eval(
+        config, args.history, args.queries, fresh_home=fresh, embed_model=args.embed_model, details_path=args.details
+    )
     _print_json(report)
     if not args.json:
         print(

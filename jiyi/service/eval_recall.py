@@ -44,7 +44,32 @@ def read_recall_queries(path: Path) -> list[dict[str, str]]:
     return rows
 
 
-def evaluate(memory: Memory, history: list[tuple[str, str]], queries: list[dict[str, str]]) -> dict[str, Any]:
+DETAIL_COLUMNS = (
+    "goal",
+    "actual",
+    "has_history",
+    "status",
+    "recalled",
+    "hit_at_1",
+    "contaminated",
+    "score",
+    "vector",
+    "ownership",
+    "by",
+)
+
+
+def evaluate(
+    memory: Memory,
+    history: list[tuple[str, str]],
+    queries: list[dict[str, str]],
+    details: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Archive the history, run every query through a run's lifecycle, report the totals.
+
+    When `details` is a list, one row per query is appended to it (`DETAIL_COLUMNS`):
+    what was recalled, whether it hit, and the candidate's scores and the past goal it came from.
+    """
     now = time.time()
     outcomes = [
         {
@@ -73,6 +98,8 @@ def evaluate(memory: Memory, history: list[tuple[str, str]], queries: list[dict[
         evaluation = finished["recall_evaluation"] or {}
         per_query.append(evaluation)
         with_history.append(query.get("has_history", "1") != "0")
+        if details is not None:
+            details.append(_detail(memory, f"query-{i}", query, started["recall"]["status"], evaluation))
     totals = memory.recall_statistics(since=since)["totals"]
     report = {
         "n": totals["evaluations"],
@@ -100,20 +127,67 @@ def evaluate(memory: Memory, history: list[tuple[str, str]], queries: list[dict[
     return report
 
 
+def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev: dict[str, Any]) -> dict[str, Any]:
+    trace = memory.recall_trace(run_id) or {}
+    candidates = trace.get("recall", {}).get("candidates") or [{}]
+    top = candidates[0]
+    by = top.get("goal") or (f"mention {top['term']}" if top.get("term") else "")
+    return {
+        "goal": query["goal"],
+        "actual": query["actual"],
+        "has_history": query.get("has_history", "1") != "0",
+        "status": status,
+        "recalled": " ".join(ev.get("recalled_apps", [])),
+        "hit_at_1": bool(ev.get("hit_at_1")),
+        "contaminated": bool(ev.get("contaminated_run")),
+        "score": top.get("score"),
+        "vector": top.get("vector"),
+        "ownership": top.get("ownership"),
+        "by": by,
+    }
+
+
+def write_details(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The per-query rows as TSV, one line each (tabs and newlines in texts become spaces)."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return str(int(value))
+        return " ".join(str(value).split())
+
+    lines = ["\t".join(DETAIL_COLUMNS)] + ["\t".join(cell(r[c]) for c in DETAIL_COLUMNS) for r in rows]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
 def run_eval(
-    config: Config, history_path: Path, queries_path: Path, *, fresh_home: bool, embed_model: str | None = None
+    config: Config,
+    history_path: Path,
+    queries_path: Path,
+    *,
+    fresh_home: bool,
+    embed_model: str | None = None,
+    details_path: Path | None = None,
 ) -> dict[str, Any]:
     """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
     history = read_history(history_path)
     queries = read_recall_queries(queries_path)
+    if details_path is not None and (details_path.is_dir() or not details_path.parent.is_dir()):
+        raise InvalidInput(f"--details {details_path}: not a file in an existing folder")
+    details: list[dict[str, Any]] | None = [] if details_path is not None else None
     values = dict(config.values)
     if embed_model:
         values["embed_model"] = embed_model
     values["memory_rag"] = "shadow" if values["memory_rag"] == "off" else values["memory_rag"]
     if not fresh_home:
         with Memory.open(Config(values, config.sources)) as memory:
-            return evaluate(memory, history, queries)
-    with tempfile.TemporaryDirectory(prefix="jiyi-eval-") as tmp:
-        values["home"] = str(Path(tmp) / "home")
-        with Memory.open(Config(values, config.sources)) as memory:
-            return evaluate(memory, history, queries)
+            report = evaluate(memory, history, queries, details)
+    else:
+        with tempfile.TemporaryDirectory(prefix="jiyi-eval-") as tmp:
+            values["home"] = str(Path(tmp) / "home")
+            with Memory.open(Config(values, config.sources)) as memory:
+                report = evaluate(memory, history, queries, details)
+    if details_path is not None and details is not None:
+        write_details(details_path, details)
+    return report

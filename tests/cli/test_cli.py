@@ -244,6 +244,18 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert report["with_history"] == {"n": 1, "hit_at_1": 1.0}
     code, _, err = run("eval", "recall", "--history", str(queries), "--queries", str(queries))
     assert code == 2 and "header lacks package" in err
+    details = tmp_path / "details.tsv"
+    code, out, _ = run(
+        "eval", "recall", "--history", str(history), "--queries", str(queries), "--json", "--details", str(details)
+    )
+    assert code == 0 and json.loads(out)["n"] == 2
+    rows = [line.split("\t") for line in details.read_text("utf-8").splitlines()]
+    assert rows[0][:5] == ["goal", "actual", "has_history", "status", "recalled"] and len(rows) == 3
+    hit, abstained = dict(zip(rows[0], rows[1], strict=True)), dict(zip(rows[0], rows[2], strict=True))
+    assert hit["recalled"] == "com.xingin.xhs" and hit["hit_at_1"] == "1" and hit["by"] == "在小红书搜索火锅店"
+    assert abstained["status"] == "abstained" and abstained["recalled"] == "" and abstained["score"] == ""
+    bad = run("eval", "recall", "--history", str(history), "--queries", str(queries), "--details", str(tmp_path))
+    assert bad[0] == 2 and "not a file in an existing folder" in bad[2]
 
     code, out, err = run("lesson", "add", "先回到桌面", "--app", "com.xingin.xhs")
     lesson_id = out.split()[0]
