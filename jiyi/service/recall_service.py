@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from jiyi.recall.alias_vectors import AliasRoute, NameOf, alias_documents
@@ -115,27 +115,32 @@ class RecallService:
         """Serials of the devices recall has past runs of (indexed episodes)."""
         return sorted(scope.removeprefix("device:") for scope in recall_terms.scopes(self.store))
 
-    def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """Every episode the index should hold, by device scope and run id (live and through the gate)."""
-        live: dict[str, dict[str, dict[str, Any]]] = {}
+    def _live_pages(self) -> Iterator[list[dict[str, Any]]]:
+        """The episodes the index should hold (live and through the gate), a page at a time."""
         offset = 0
         while rows := episodes.list_episodes(self.store, EpisodeFilter(revoked=False), limit=1000, offset=offset):
-            for row in rows:
-                if self.passes_gate(row):
-                    live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
+            yield [row for row in rows if self.passes_gate(row)]
             offset += len(rows)
+
+    def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every episode the index should hold, by device scope and run id."""
+        live: dict[str, dict[str, dict[str, Any]]] = {}
+        for rows in self._live_pages():
+            for row in rows:
+                live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
         return live
 
     def rebuild_terms(self) -> int:
         """Count the terms of every live episode again (no embedding); returns how many episodes."""
         started = time.perf_counter()
         recall_terms.clear(self.store)
-        docs = [term_document(row) for rows in self.live_episodes().values() for row in rows.values()]
-        for start in range(0, len(docs), 1000):
-            recall_terms.put(self.store, docs[start : start + 1000])
+        counted = 0
+        for rows in self._live_pages():
+            recall_terms.put(self.store, [term_document(row) for row in rows])
+            counted += len(rows)
         recall_terms.mark_built(self.store)
-        log.info("counted the terms of %d episodes in %.1f s", len(docs), time.perf_counter() - started)
-        return len(docs)
+        log.info("counted the terms of %d episodes in %.1f s", counted, time.perf_counter() - started)
+        return counted
 
     def rebuild(self, progress: Progress | None = None, batch: int = 256) -> dict[str, int]:
         """Drop every vector collection and index every live episode again with the current embedder."""
