@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
         self._add_page(self.tr("运行档案"), self.episodes_page)
         self.recall_page = RecallPage(memory, self.background)
         self._add_page(self.tr("回想质量"), self.recall_page)
+        self.recall_page.run_requested.connect(self.open_run)
         self.bundles_page = BundlesPage(memory, self.background)
         self._add_page(self.tr("资料夹"), self.bundles_page)
         self.skills_page = SkillsPage(memory, self.background)
@@ -116,6 +117,11 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.memory, self.settings, self)
         dialog.open()
         return dialog
+
+    def open_run(self, run_id: str) -> None:
+        """To the episode browser, showing one run (from a link on another page)."""
+        self.page_list.setCurrentRow(self.stack.indexOf(self.episodes_page))
+        self.episodes_page.show_run(run_id)
 
     def find_alias(self) -> None:
         """Ctrl+F: to the App-KB page, into its search box."""

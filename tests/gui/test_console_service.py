@@ -91,3 +91,15 @@ def test_desk_pages_follow_an_agent_over_the_socket(
     assert "周报" in window.bundles_page.tree.topLevelItem(0).text(0)
     qtbot.waitUntil(lambda: [r["name"] for r in window.skills_page.model.rows] == ["周报先审"], timeout=5000)
     qtbot.waitUntil(lambda: window.topics_page.days.rowCount() == 1, timeout=5000)
+
+
+def test_a_run_link_on_the_recall_page_opens_the_episode_browser(
+    qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], memory: Memory
+) -> None:
+    window, _host = hosted
+    memory.run_start("linked", "phone1", goal="随便看看")
+    memory.run_finish("linked", {"success": True, "apps": ["com.xingin.xhs"], "steps": 3})
+    with qtbot.waitSignal(window.episodes_page.detail_shown, timeout=10_000) as shown:
+        window.recall_page.probe.run_requested.emit("linked")
+    assert shown.args == ["linked"] and window.stack.currentWidget() is window.episodes_page
+    assert "随便看看" in window.episodes_page.detail.toPlainText()

@@ -99,3 +99,29 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
 
 def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:  # type: ignore[no-untyped-def]
     qtmodeltester.check(page.model, force_py=True)
+
+
+def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
+    qtbot: QtBot, page: EpisodesPage, memory_with_runs: Memory
+) -> None:
+    from PySide6.QtCore import QUrl
+
+    memory_with_runs.run_start("asked", "phone2", goal="看视频 229")
+    memory_with_runs.run_finish("asked", {"success": True, "apps": ["tv.danmaku.bili"], "steps": 0})
+    assert "old-229" not in {r["run_id"] for r in page.model.rows}  # beyond the first page
+    with qtbot.waitSignal(page.detail_shown, timeout=10_000):
+        page.show_run("asked")
+    assert "依据：≈ 看视频 229 (old-229)" in page.detail.toPlainText()
+    with qtbot.waitSignal(page.detail_shown, timeout=10_000) as shown:
+        page.detail.anchorClicked.emit(QUrl("run:old-229"))  # the past run recall went by
+    assert shown.args == ["old-229"] and page.current_run() == "old-229"
+    assert page.revoke_button.isEnabled()
+    with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
+        page.revoke_button.click()
+    assert memory_with_runs.get_episode("old-229")["revoked"] is True
+    again = memory_with_runs.recall_query("看视频 229", "phone2")["candidates"]
+    assert all(c.get("run_id") != "old-229" for c in again)  # revoked: recall no longer goes by it
+    with qtbot.waitSignal(page.detail_shown, timeout=10_000):
+        page.detail.anchorClicked.emit(QUrl("https://example.com/"))  # not a run: ignored
+        page.show_run("old-228")
+    assert page.current_run() == "old-228"

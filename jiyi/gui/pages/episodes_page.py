@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from jiyi.gui.background import Background
 from jiyi.gui.paged_model import Index, PagedTableModel
+from jiyi.gui.run_links import open_run_link, run_link
 from jiyi.service.memory import EpisodeFilter, Memory
 
 PAGE_SIZE = 200
@@ -97,6 +98,7 @@ class EpisodesPage(QWidget):
         super().__init__(parent)
         self.memory, self.background = memory, background
         self._generation = 0
+        self._shown: str | None = None
         self.text_edit = QLineEdit()
         self.text_edit.setPlaceholderText(self.tr("搜索目标"))
         self.app_edit = QLineEdit()
@@ -138,6 +140,8 @@ class EpisodesPage(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
         self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
         self.revoke_button = QPushButton(self.tr("撤销回想"))
         self.restore_button = QPushButton(self.tr("恢复回想"))
         for button in (self.revoke_button, self.restore_button):
@@ -204,7 +208,8 @@ class EpisodesPage(QWidget):
         def done(rows: list[dict[str, Any]]) -> None:
             if generation == self._generation:
                 self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
-                self.detail.clear()
+                if self._shown is not None:
+                    self.show_run(self._shown)  # the run being read stays, refreshed (a live reload must not blank it)
                 self.rows_loaded.emit(len(self.model.rows))
 
         self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1), done)
@@ -220,19 +225,22 @@ class EpisodesPage(QWidget):
         self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1, offset=offset), done)
 
     def current_run(self) -> str | None:
-        row = self.table.currentIndex().row()
-        return str(self.model.rows[row]["run_id"]) if 0 <= row < len(self.model.rows) else None
+        """The run whose detail is shown (selected in the table, or opened from another page)."""
+        return self._shown
 
     def show_detail(self, row: int) -> None:
-        if not 0 <= row < len(self.model.rows):
-            return
-        run_id = str(self.model.rows[row]["run_id"])
+        if 0 <= row < len(self.model.rows):
+            self.show_run(str(self.model.rows[row]["run_id"]))
+
+    def show_run(self, run_id: str) -> None:
+        """Show one run's detail (with revoke and restore), whether or not the table lists it."""
+        self._shown = run_id
 
         def load() -> tuple[dict[str, Any], dict[str, Any] | None]:
             return self.memory.get_episode(run_id), self.memory.recall_trace(run_id)
 
         def done(result: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
-            if self.current_run() != run_id:
+            if self._shown != run_id:
                 return
             episode, trace = result
             self.detail.setHtml(self._render(episode, trace))
@@ -240,7 +248,13 @@ class EpisodesPage(QWidget):
             self.restore_button.setEnabled(bool(episode.get("revoked")))
             self.detail_shown.emit(run_id)
 
-        self.background.submit(load, done)
+        def failed(exc: Exception) -> None:
+            if self._shown == run_id:
+                self.detail.setHtml(f"<p style='color:#cf222e'>{html.escape(str(exc))}</p>")
+                for button in (self.revoke_button, self.restore_button):
+                    button.setEnabled(False)
+
+        self.background.submit(load, done, failed)
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape
@@ -254,6 +268,7 @@ class EpisodesPage(QWidget):
             "actual": self.tr("实际"),
             "contaminated": self.tr("污染"),
             "no_recall": self.tr("这次运行没有回想记录"),
+            "by": self.tr("依据"),
         }
         tokens = "，".join(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
         lessons = "，".join(e.get("injected_lessons") or []) or "—"
@@ -280,12 +295,17 @@ class EpisodesPage(QWidget):
                 f"　{words['actual']}：{esc(' '.join(ev.get('actual_apps', [])) or '—')}"
                 f"　Hit@1：{'✓' if ev.get('hit_at_1') else '✗'}　{words['contaminated']}：{contaminated}</p>"
             )
+            top = (trace.get("recall", {}).get("candidates") or [{}])[0]
+            if top.get("run_id"):
+                parts.append(
+                    f"<p>{words['by']}：≈ {esc(str(top.get('goal', '')))} ({run_link(str(top['run_id']))})</p>"
+                )
         else:
             parts.append(f"<p>{words['no_recall']}</p>")
         return "".join(parts)
 
     def set_revoked(self, revoked: bool) -> None:
-        run_id, row = self.current_run(), self.table.currentIndex().row()
+        run_id = self.current_run()
         if run_id is None:
             return
 
@@ -298,8 +318,9 @@ class EpisodesPage(QWidget):
 
         def done(episode: dict[str, Any]) -> None:
             record = {k: v for k, v in episode.items() if k != "events"}
-            if 0 <= row < len(self.model.rows) and self.model.rows[row]["run_id"] == run_id:
-                self.model.replace_row(row, record)
+            for row, listed in enumerate(self.model.rows):
+                if listed["run_id"] == run_id:
+                    self.model.replace_row(row, record)
             self.revoke_button.setEnabled(not episode.get("revoked"))
             self.restore_button.setEnabled(bool(episode.get("revoked")))
             self.revocation_changed.emit(run_id)

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from jiyi.gui.background import Background
 from jiyi.gui.pages.recall_probe import RecallProbe
+from jiyi.gui.run_links import open_run_link, run_link
 from jiyi.service.memory import Memory
 
 DAY = 86400.0
@@ -58,6 +59,7 @@ class RecallPage(QWidget):
 
     loaded = Signal(object)
     day_shown = Signal(str)
+    run_requested = Signal(str)  # a run's id was clicked: open it in the episode browser
 
     def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,6 +107,8 @@ class RecallPage(QWidget):
         self.package_table.setSortingEnabled(True)
         self.package_table.verticalHeader().setVisible(False)
         self.day_view = QTextBrowser()
+        self.day_view.setOpenLinks(False)
+        self.day_view.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
         self.day_view.setPlaceholderText(self.tr("点击上方图表中的某一天，查看那天的运行"))
 
         charts = QSplitter(Qt.Orientation.Vertical)
@@ -112,6 +116,7 @@ class RecallPage(QWidget):
         charts.addWidget(self.count_plot)
         charts.addWidget(self.package_plot)
         self.probe = RecallProbe(memory, background)
+        self.probe.run_requested.connect(self.run_requested)
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.package_table)
         side.addWidget(self.day_view)
@@ -235,7 +240,7 @@ class RecallPage(QWidget):
             for run in runs:
                 ev = run.get("evaluation", {})
                 rows.append(
-                    f"<tr><td>{html.escape(str(run.get('run_id')))}</td>"
+                    f"<tr><td>{run_link(str(run.get('run_id')))}</td>"
                     f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
                     f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
                     f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"

@@ -17,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from jiyi.gui.background import Background
+from jiyi.gui.run_links import open_run_link, run_link
 from jiyi.service.memory import Memory
 
 
@@ -24,6 +25,7 @@ class RecallProbe(QWidget):
     """A task box, a device box and the explained answer."""
 
     answered = Signal(object)  # the explained recall, or the exception
+    run_requested = Signal(str)  # a past run's id was clicked
 
     def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +43,8 @@ class RecallProbe(QWidget):
         self.button.clicked.connect(self.ask)
         self.answer = QTextBrowser()
         self.answer.setPlaceholderText(self.tr("只是询问：不记录、不计分"))
+        self.answer.setOpenLinks(False)
+        self.answer.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
         row = QHBoxLayout()
         row.addWidget(self.task, 1)
         row.addWidget(self.device)
@@ -89,7 +93,7 @@ class RecallProbe(QWidget):
             rows.append(
                 f"<tr style='color:{color}'><td>{html.escape(' '.join(c['apps']))}</td>"
                 f"<td>{c['score']:.3f}</td><td>{c['vector']:.3f}</td><td>{c['ownership']:.2f}</td>"
-                f"<td>{html.escape(str(c['goal']))} <small>({html.escape(str(c['run_id']))})</small></td></tr>"
+                f"<td>{html.escape(str(c['goal']))} <small>({run_link(str(c['run_id']))})</small></td></tr>"
             )
         header = "".join(
             f"<th>{html.escape(t)}</th>"

@@ -484,57 +484,57 @@
 <context>
     <name>EpisodeTableModel</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="55"/>
+        <location filename="../../gui/pages/episodes_page.py" line="56"/>
         <source>结束时间</source>
         <translation>Ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="56"/>
+        <location filename="../../gui/pages/episodes_page.py" line="57"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="57"/>
+        <location filename="../../gui/pages/episodes_page.py" line="58"/>
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="58"/>
+        <location filename="../../gui/pages/episodes_page.py" line="59"/>
         <source>结果</source>
         <translation>Outcome</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="59"/>
+        <location filename="../../gui/pages/episodes_page.py" line="60"/>
         <source>步数</source>
         <translation>Steps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="60"/>
+        <location filename="../../gui/pages/episodes_page.py" line="61"/>
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="61"/>
+        <location filename="../../gui/pages/episodes_page.py" line="62"/>
         <source>验收</source>
         <translation>Verifier</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="62"/>
+        <location filename="../../gui/pages/episodes_page.py" line="63"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="76"/>
+        <location filename="../../gui/pages/episodes_page.py" line="77"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="76"/>
+        <location filename="../../gui/pages/episodes_page.py" line="77"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="80"/>
+        <location filename="../../gui/pages/episodes_page.py" line="81"/>
         <source>已撤销</source>
         <translation>Revoked</translation>
     </message>
@@ -542,117 +542,122 @@
 <context>
     <name>EpisodesPage</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="101"/>
+        <location filename="../../gui/pages/episodes_page.py" line="103"/>
         <source>搜索目标</source>
         <translation>Search goals</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="103"/>
+        <location filename="../../gui/pages/episodes_page.py" line="105"/>
         <source>应用包名</source>
         <translation>App package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="105"/>
+        <location filename="../../gui/pages/episodes_page.py" line="107"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="107"/>
+        <location filename="../../gui/pages/episodes_page.py" line="109"/>
         <source>全部结果</source>
         <translation>All outcomes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="107"/>
+        <location filename="../../gui/pages/episodes_page.py" line="109"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="107"/>
+        <location filename="../../gui/pages/episodes_page.py" line="109"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="111"/>
+        <location filename="../../gui/pages/episodes_page.py" line="113"/>
         <source>全部时间</source>
         <translation>All time</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="112"/>
+        <location filename="../../gui/pages/episodes_page.py" line="114"/>
         <source>最近 1 天</source>
         <translation>Last day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="113"/>
+        <location filename="../../gui/pages/episodes_page.py" line="115"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="114"/>
+        <location filename="../../gui/pages/episodes_page.py" line="116"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="141"/>
+        <location filename="../../gui/pages/episodes_page.py" line="145"/>
         <source>撤销回想</source>
         <translation>Revoke from recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="142"/>
+        <location filename="../../gui/pages/episodes_page.py" line="146"/>
         <source>恢复回想</source>
         <translation>Restore to recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="248"/>
+        <location filename="../../gui/pages/episodes_page.py" line="262"/>
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="249"/>
+        <location filename="../../gui/pages/episodes_page.py" line="263"/>
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="250"/>
+        <location filename="../../gui/pages/episodes_page.py" line="264"/>
         <source>注入的经验</source>
         <translation>Lessons given</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="251"/>
+        <location filename="../../gui/pages/episodes_page.py" line="265"/>
         <source>工具事件</source>
         <translation>Tool events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="252"/>
+        <location filename="../../gui/pages/episodes_page.py" line="266"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="253"/>
+        <location filename="../../gui/pages/episodes_page.py" line="267"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="254"/>
+        <location filename="../../gui/pages/episodes_page.py" line="268"/>
         <source>实际</source>
         <translation>Actual</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="255"/>
+        <location filename="../../gui/pages/episodes_page.py" line="269"/>
         <source>污染</source>
         <translation>Contaminated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="256"/>
+        <location filename="../../gui/pages/episodes_page.py" line="270"/>
         <source>这次运行没有回想记录</source>
         <translation>This run has no recall record</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="277"/>
+        <location filename="../../gui/pages/episodes_page.py" line="271"/>
+        <source>依据</source>
+        <translation>Why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/episodes_page.py" line="292"/>
         <source>是</source>
         <translation>yes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="277"/>
+        <location filename="../../gui/pages/episodes_page.py" line="292"/>
         <source>否</source>
         <translation>no</translation>
     </message>
@@ -798,52 +803,52 @@
         <translation>Recall quality</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="50"/>
+        <location filename="../../gui/main_window.py" line="51"/>
         <source>资料夹</source>
         <translation>Bundles</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="52"/>
+        <location filename="../../gui/main_window.py" line="53"/>
         <source>技能审批</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="54"/>
+        <location filename="../../gui/main_window.py" line="55"/>
         <source>长期事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="56"/>
+        <location filename="../../gui/main_window.py" line="57"/>
         <source>话题与工作日</source>
         <translation>Topics and workdays</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="58"/>
+        <location filename="../../gui/main_window.py" line="59"/>
         <source>维护</source>
         <translation>Maintenance</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="76"/>
+        <location filename="../../gui/main_window.py" line="77"/>
         <source>状态目录：{0}</source>
         <translation>Home: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="94"/>
+        <location filename="../../gui/main_window.py" line="95"/>
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="128"/>
+        <location filename="../../gui/main_window.py" line="134"/>
         <source>服务未启动：{0}</source>
         <translation>Service not running: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="130"/>
+        <location filename="../../gui/main_window.py" line="136"/>
         <source>服务未启动</source>
         <translation>Service not running</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="133"/>
+        <location filename="../../gui/main_window.py" line="139"/>
         <source>服务 {0} · {1} 个连接 · {2} 次/分钟</source>
         <translation>Service {0} · {1} connected · {2}/min</translation>
     </message>
@@ -1202,132 +1207,132 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="68"/>
+        <location filename="../../gui/pages/recall_page.py" line="71"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="69"/>
+        <location filename="../../gui/pages/recall_page.py" line="72"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="70"/>
+        <location filename="../../gui/pages/recall_page.py" line="73"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="71"/>
+        <location filename="../../gui/pages/recall_page.py" line="74"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="76"/>
+        <location filename="../../gui/pages/recall_page.py" line="79"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="87"/>
+        <location filename="../../gui/pages/recall_page.py" line="90"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="90"/>
+        <location filename="../../gui/pages/recall_page.py" line="93"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="92"/>
+        <location filename="../../gui/pages/recall_page.py" line="95"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="107"/>
+        <location filename="../../gui/pages/recall_page.py" line="112"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="136"/>
+        <location filename="../../gui/pages/recall_page.py" line="142"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="153"/>
+        <location filename="../../gui/pages/recall_page.py" line="159"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="154"/>
+        <location filename="../../gui/pages/recall_page.py" line="160"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="170"/>
+        <location filename="../../gui/pages/recall_page.py" line="176"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="220"/>
+        <location filename="../../gui/pages/recall_page.py" line="226"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="222"/>
+        <location filename="../../gui/pages/recall_page.py" line="228"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="224"/>
+        <location filename="../../gui/pages/recall_page.py" line="230"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="233"/>
+        <location filename="../../gui/pages/recall_page.py" line="239"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="246"/>
+        <location filename="../../gui/pages/recall_page.py" line="252"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="246"/>
+        <location filename="../../gui/pages/recall_page.py" line="252"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="246"/>
+        <location filename="../../gui/pages/recall_page.py" line="252"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="246"/>
+        <location filename="../../gui/pages/recall_page.py" line="252"/>
         <source>实际</source>
         <translation>Actual</translation>
     </message>
@@ -1335,72 +1340,72 @@
 <context>
     <name>RecallProbe</name>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="32"/>
+        <location filename="../../gui/pages/recall_probe.py" line="34"/>
         <source>输入一个任务，看回想会给出哪个应用、为什么</source>
         <translation>Type a task to see which app recall would give, and why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="39"/>
+        <location filename="../../gui/pages/recall_probe.py" line="41"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="40"/>
+        <location filename="../../gui/pages/recall_probe.py" line="42"/>
         <source>召回</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="43"/>
+        <location filename="../../gui/pages/recall_probe.py" line="45"/>
         <source>只是询问：不记录、不计分</source>
         <translation>Only asking: nothing is logged or scored</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="67"/>
+        <location filename="../../gui/pages/recall_probe.py" line="71"/>
         <source>请输入任务并选择设备。</source>
         <translation>Type a task and choose a device.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="77"/>
+        <location filename="../../gui/pages/recall_probe.py" line="81"/>
         <source>不召回：没有应用达到阈值 {0}</source>
         <translation>Abstains: no app reaches the threshold {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="79"/>
+        <location filename="../../gui/pages/recall_probe.py" line="83"/>
         <source>召回 {0}：任务提到了“{1}”</source>
         <translation>Recalls {0}: the task names “{1}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="81"/>
+        <location filename="../../gui/pages/recall_probe.py" line="85"/>
         <source>召回 {0}：得分 {1:.3f} ≥ 阈值 {2}</source>
         <translation>Recalls {0}: score {1:.3f} ≥ threshold {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <location filename="../../gui/pages/recall_probe.py" line="100"/>
         <source>应用</source>
         <translation>App</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <location filename="../../gui/pages/recall_probe.py" line="100"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <location filename="../../gui/pages/recall_probe.py" line="100"/>
         <source>相似</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <location filename="../../gui/pages/recall_probe.py" line="100"/>
         <source>用词</source>
         <translation>Wording</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="96"/>
+        <location filename="../../gui/pages/recall_probe.py" line="100"/>
         <source>最近的过去任务</source>
         <translation>Nearest past task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="99"/>
+        <location filename="../../gui/pages/recall_probe.py" line="103"/>
         <source>这台设备还没有可比较的运行。</source>
         <translation>This device has no past runs to compare with yet.</translation>
     </message>
