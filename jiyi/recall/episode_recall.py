@@ -19,10 +19,9 @@ This departs from the reference's 0.75 × vector + 0.25 × keyword over single
 episodes (still reported per candidate as `keyword`, and measured side by side
 in `bench/recall.py`): its keyword share compares the task with one past goal,
 so a long task is diluted by its own extra steps, and it cannot tell that a
-word belongs to one app. On the public-task evaluation, ownership takes hit@1
-at ≤ 0.10 contamination from 0.72 to 0.82 (docs/recall.md).
-
-The threshold is per embedder: e5 cosines bunch near 0.85, USE's spread widely.
+word belongs to one app. On the public-task evaluation this took hit@1 from
+0.73 to 0.81 with contamination at 0.078 (docs/recall.md). The thresholds
+differ because e5 cosines bunch near 0.9 and USE's spread widely.
 """
 
 from __future__ import annotations
