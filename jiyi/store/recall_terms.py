@@ -22,6 +22,7 @@ from jiyi.store.database import Store
 VERSION = "1"
 _CHUNK = 400
 _META_KEY = "recall_terms:version"
+TABLES = ("recall_term_doc", "recall_term_scope", "recall_term_df", "recall_term_app")
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS recall_term_doc ("
     " run_id TEXT PRIMARY KEY, device_scope TEXT NOT NULL, apps TEXT NOT NULL, terms TEXT NOT NULL)",
@@ -56,12 +57,21 @@ class TermStats:
 
 
 def ensure(store: Store) -> bool:
-    """Create the tables if needed; True when they are current (False: fill them with `rebuild`)."""
+    """Create the tables if needed; True when they are current (False: fill them with `rebuild`).
+
+    Not current: never built, built by another version, or a table was missing (dropped by hand).
+    """
     with store.db.atomic("IMMEDIATE"):
+        present = {
+            r[0]
+            for r in store.db.execute_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'recall_term%'"
+            )
+        }
         for statement in _TABLES:
             store.db.execute_sql(statement)
         row = store.db.execute_sql("SELECT value FROM meta WHERE key = ?", (_META_KEY,)).fetchone()
-    return bool(row and row[0] == VERSION)
+    return bool(row and row[0] == VERSION) and set(TABLES) <= present
 
 
 def put(store: Store, docs: Iterable[TermDoc]) -> int:
@@ -107,7 +117,7 @@ def remove(store: Store, device_scope: str, run_ids: Sequence[str]) -> int:
 def clear(store: Store) -> None:
     """Empty the index (before a rebuild); `mark_built` records that it is whole again."""
     with store.db.atomic("IMMEDIATE"):
-        for table in ("recall_term_doc", "recall_term_scope", "recall_term_df", "recall_term_app"):
+        for table in TABLES:
             store.db.execute_sql(f"DELETE FROM {table}")
         store.db.execute_sql("DELETE FROM meta WHERE key = ?", (_META_KEY,))
 

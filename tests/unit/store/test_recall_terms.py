@@ -51,6 +51,10 @@ def test_clear_empties_and_only_mark_built_makes_it_current(store: Store) -> Non
     assert recall_terms.ensure(store) is True
     recall_terms.clear(store)
     assert recall_terms.ensure(store) is False
+    recall_terms.mark_built(store)
+    store.db.execute_sql("DROP TABLE recall_term_app")  # by hand
+    assert recall_terms.ensure(store) is False  # recreated, and to be filled again
+    assert recall_terms.stats(store, "device:d1", ["火锅"], [XHS]).owners == {}
     assert recall_terms.stats(store, "device:d1", ["火锅"], [XHS]).documents == 0
 
 
