@@ -282,7 +282,7 @@ class EpisodeRecall:
         scope = f"device:{device}"
         hits = self.index.query(EPISODE, scope, self._vector(query), FETCH)
         weighed = self.weigh(query, hits, now or time.time(), scope)
-        result = self._done(mode, query, [c for c in weighed if c.score >= self.min_score][:k], started)
+        result = self._done(mode, query, self._accepted(weighed)[:k], started)
         return replace(result, considered=weighed, threshold=self.min_score) if explain else result
 
     def _vector(self, query: str) -> Any:
@@ -298,7 +298,10 @@ class EpisodeRecall:
 
     def score(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
         """`weigh`, then only the candidates at or above `min_score`."""
-        return [c for c in self.weigh(query, hits, now, scope) if c.score >= self.min_score]
+        return self._accepted(self.weigh(query, hits, now, scope))
+
+    def _accepted(self, weighed: list[RecallCandidate]) -> list[RecallCandidate]:
+        return [c for c in weighed if c.score >= self.min_score]
 
     def weigh(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
         """One candidate per app (its nearest episode), scored vector + weight × ownership, best first.
