@@ -44,6 +44,7 @@ bench: $(VENV)/.stamp-run
 	$(PY) bench/resolve.py
 	$(PY) bench/service_socket.py
 	$(PY) bench/recall.py
+	$(PY) bench/recall_growth.py
 	$(PY) bench/memory_recall.py
 
 # Renders every console page from a fresh demo home into docs/screenshots/ (the README shows them).

@@ -150,11 +150,29 @@ def build_parser() -> argparse.ArgumentParser:
     er.add_argument(
         "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
     )
+    er.add_argument(
+        "--history-sample",
+        type=_positive_int,
+        metavar="N",
+        help="use N history rows drawn at random (a device with a shorter past); has_history follows the sample",
+    )
+    er.add_argument("--seed", type=int, default=0, help="the draw of --history-sample (default 0)")
     ev = evaluation.add_parser("resolve", parents=[common], help="measure app-name resolution")
     ev.add_argument("--inventory", type=Path, required=True, help="TSV: package<TAB>label")
     ev.add_argument("--queries", type=Path, required=True, help="TSV: query<TAB>expected[<TAB>kind]")
     ev.add_argument("--json", action="store_true", help="JSON only (the default prints JSON and a summary)")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: a whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
 
 
 def _pad(text: str, width: int) -> str:
@@ -487,7 +505,14 @@ def _cmd_eval_recall(args: argparse.Namespace, config: Config) -> int:
 
     fresh = "home" not in config.sources
     report = run_recall_eval(
-        config, args.history, args.queries, fresh_home=fresh, embed_model=args.embed_model, details_path=args.details
+        config,
+        args.history,
+        args.queries,
+        fresh_home=fresh,
+        embed_model=args.embed_model,
+        details_path=args.details,
+        history_sample=args.history_sample,
+        seed=args.seed,
     )
     _print_json(report)
     if not args.json:

@@ -6,10 +6,15 @@ History rows (`goal<TAB>package`) become successful runs of that app on device
 steps 0, so it is scored but never joins the history. Prints the reference's
 rates over the queries, plus `abstain_rate` and recall latency; with a
 `has_history` column, hit@1 over the queries whose app has history too.
+
+`history_sample` evaluates a device that has seen less: a reproducible random
+sample of the history rows (by `seed`), with `has_history` worked out again
+from the sample — how recall behaves while a device's past is still short.
 """
 
 from __future__ import annotations
 
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -161,6 +166,20 @@ def write_details(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("\n".join(lines) + "\n", "utf-8")
 
 
+def sample_history(
+    history: list[tuple[str, str]], queries: list[dict[str, str]], size: int, seed: int
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """`size` history rows drawn at random (reproducibly, by `seed`; in file order), and the
+    queries with `has_history` set again: whether the sample holds a past run of their app."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise InvalidInput(f"history sample must be a whole number of rows, 1 or more (got {size!r})")
+    if size < len(history):
+        picked = sorted(random.Random(seed).sample(range(len(history)), size))
+        history = [history[i] for i in picked]
+    seen = {package for _, package in history}
+    return history, [{**q, "has_history": str(int(q["actual"] in seen))} for q in queries]
+
+
 def run_eval(
     config: Config,
     history_path: Path,
@@ -169,10 +188,15 @@ def run_eval(
     fresh_home: bool,
     embed_model: str | None = None,
     details_path: Path | None = None,
+    history_sample: int | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
     history = read_history(history_path)
     queries = read_recall_queries(queries_path)
+    rows = len(history)
+    if history_sample is not None:
+        history, queries = sample_history(history, queries, history_sample, seed)
     if details_path is not None and (details_path.is_dir() or not details_path.parent.is_dir()):
         raise InvalidInput(f"--details {details_path}: not a file in an existing folder")
     details: list[dict[str, Any]] | None = [] if details_path is not None else None
@@ -190,4 +214,6 @@ def run_eval(
                 report = evaluate(memory, history, queries, details)
     if details_path is not None and details is not None:
         write_details(details_path, details)
+    if history_sample is not None:
+        report["history_sample"] = {"rows": len(history), "of": rows, "seed": seed}
     return report

@@ -256,6 +256,13 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert abstained["status"] == "abstained" and abstained["recalled"] == "" and abstained["score"] == ""
     bad = run("eval", "recall", "--history", str(history), "--queries", str(queries), "--details", str(tmp_path))
     assert bad[0] == 2 and "not a file in an existing folder" in bad[2]
+    args = ("eval", "recall", "--history", str(history), "--queries", str(queries), "--json")
+    code, out, _ = run(*args, "--history-sample", "1", "--seed", "1")
+    sampled = json.loads(out)
+    assert code == 0 and sampled["history_sample"] == {"rows": 1, "of": 2, "seed": 1}
+    assert sampled["n"] == 2 and "with_history" in sampled
+    with pytest.raises(SystemExit):
+        run(*args, "--history-sample", "0")
 
     code, out, err = run("lesson", "add", "先回到桌面", "--app", "com.xingin.xhs")
     lesson_id = out.split()[0]
