@@ -21,6 +21,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -106,6 +107,9 @@ class RecallPage(QWidget):
         self.package_table.setModel(proxy)
         self.package_table.setSortingEnabled(True)
         self.package_table.verticalHeader().setVisible(False)
+        header = self.package_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
         self.day_view = QTextBrowser()
         self.day_view.setOpenLinks(False)
         self.day_view.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
@@ -126,6 +130,7 @@ class RecallPage(QWidget):
         body.addWidget(side)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        body.setSizes([600, 400])  # the side's tables and probe need room: 3:2 from the start
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
@@ -240,7 +245,7 @@ class RecallPage(QWidget):
             for run in runs:
                 ev = run.get("evaluation", {})
                 rows.append(
-                    f"<tr><td>{run_link(str(run.get('run_id')))}</td>"
+                    f"<tr><td nowrap>{run_link(str(run.get('run_id')))}</td>"
                     f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
                     f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
                     f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"
