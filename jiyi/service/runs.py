@@ -29,6 +29,8 @@ from jiyi.store.run_event import ExperienceEvent, check_run_id
 from .config import Config
 from .recall_service import RecallService
 
+OVERVIEW_DAYS = 30  # the window of the overview's recall quality
+
 if TYPE_CHECKING:
     from jiyi.store.appkb import SyncReport
     from jiyi.store.appkb_entry import AppKbEntry
@@ -224,16 +226,19 @@ class RunsAndEpisodes:
         return run_pass(self, full=full, dry_run=dry_run)  # type: ignore[arg-type]
 
     def overview(self) -> dict[str, Any]:
-        """What the console's overview shows: health, the vector index, the last dream, recent errors.
+        """What the console's overview shows: health, the vector index, recall quality over the last
+        `OVERVIEW_DAYS`, the last dream, recent errors.
 
         Opens the vector index (not the embedding model): call it off the GUI thread.
         """
         health = self.health()
         reports = self.dream_reports(1)
+        since = time.time() - OVERVIEW_DAYS * 86400
         return {
             **health,
             "embedder": self.config.embed_model,
             "index": self.recall.state(),
+            "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
             "last_dream": reports[0] if reports else None,
             "errors": {"archive_failures": self.archive_failures, "recall": dict(self.recall.errors)},
         }

@@ -1,7 +1,8 @@
 """The overview page: where the memory lives, how much it holds, and whether it is healthy.
 
 State directory, schema, counts, RAG mode, the embedder and its vector index
-(a mismatch is shown with a rebuild button), the last dream, recent errors.
+(a mismatch is shown with a rebuild button), recall quality over the last 30
+days, the last dream, recent errors.
 Everything is read through `Memory.overview()` on the background worker.
 """
 
@@ -49,7 +50,12 @@ class OverviewPage(QWidget):
             ),
             (
                 self.tr("语义回想"),
-                (("rag_mode", self.tr("模式")), ("embedder", self.tr("嵌入模型")), ("index", self.tr("向量索引"))),
+                (
+                    ("rag_mode", self.tr("模式")),
+                    ("embedder", self.tr("嵌入模型")),
+                    ("index", self.tr("向量索引")),
+                    ("recall_quality", self.tr("回想质量")),
+                ),
             ),
             (self.tr("整理与错误"), (("last_dream", self.tr("上次整理")), ("errors", self.tr("最近错误")))),
         ):
@@ -100,6 +106,7 @@ class OverviewPage(QWidget):
         else:
             self.values["index"].setText(self.tr("有问题：{0}").format(index.get("problem", "")))
             self.values["index"].setStyleSheet("color: #b3261e;")
+        self.values["recall_quality"].setText(self._quality(data.get("recall_quality") or {}))
         dream = data.get("last_dream")
         if dream:
             when = datetime.fromtimestamp(float(dream["ts"])).isoformat(sep=" ", timespec="minutes")
@@ -122,6 +129,19 @@ class OverviewPage(QWidget):
         )
         self.rebuild_button.setEnabled(True)
         self.loaded.emit(data)
+
+    def _quality(self, quality: dict[str, Any]) -> str:
+        """The recall page's headline figures for the overview's window, or that nothing was scored."""
+        days = quality.get("days", 30)
+        if not quality.get("evaluations"):
+            return self.tr("近 {0} 天没有评估过的运行").format(days)
+        return self.tr("近 {0} 天：评估 {1} 次 · Hit@1 {2:.2f} · 污染率 {3:.2f} · 弃答率 {4:.2f}").format(
+            days,
+            quality["evaluations"],
+            quality.get("hit_at_1") or 0.0,
+            quality.get("contaminated_run_rate") or 0.0,
+            quality.get("abstain_rate") or 0.0,
+        )
 
     def rebuild_index(self) -> None:
         """Rebuild the vector index from the archive, off the GUI thread."""

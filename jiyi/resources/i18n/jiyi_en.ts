@@ -1039,167 +1039,182 @@
 <context>
     <name>OverviewPage</name>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="33"/>
+        <location filename="../../gui/pages/overview_page.py" line="34"/>
         <source>存储</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="35"/>
+        <location filename="../../gui/pages/overview_page.py" line="36"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="36"/>
+        <location filename="../../gui/pages/overview_page.py" line="37"/>
         <source>数据库</source>
         <translation>Database</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="37"/>
+        <location filename="../../gui/pages/overview_page.py" line="38"/>
         <source>结构版本</source>
         <translation>Schema version</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="41"/>
+        <location filename="../../gui/pages/overview_page.py" line="42"/>
         <source>记忆内容</source>
         <translation>What it remembers</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="43"/>
+        <location filename="../../gui/pages/overview_page.py" line="44"/>
         <source>应用库条目</source>
         <translation>App-KB entries</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="44"/>
+        <location filename="../../gui/pages/overview_page.py" line="45"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="45"/>
+        <location filename="../../gui/pages/overview_page.py" line="46"/>
         <source>事件</source>
         <translation>Events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="46"/>
+        <location filename="../../gui/pages/overview_page.py" line="47"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="47"/>
+        <location filename="../../gui/pages/overview_page.py" line="48"/>
         <source>进行中的运行</source>
         <translation>Runs under way</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="51"/>
+        <location filename="../../gui/pages/overview_page.py" line="52"/>
         <source>语义回想</source>
         <translation>Semantic recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="52"/>
+        <location filename="../../gui/pages/overview_page.py" line="54"/>
         <source>模式</source>
         <translation>Mode</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="52"/>
+        <location filename="../../gui/pages/overview_page.py" line="55"/>
         <source>嵌入模型</source>
         <translation>Embedder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="52"/>
+        <location filename="../../gui/pages/overview_page.py" line="56"/>
         <source>向量索引</source>
         <translation>Vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="54"/>
+        <location filename="../../gui/pages/overview_page.py" line="57"/>
+        <source>回想质量</source>
+        <translation>Recall quality</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="60"/>
         <source>整理与错误</source>
         <translation>Dream and errors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="54"/>
+        <location filename="../../gui/pages/overview_page.py" line="60"/>
         <source>上次整理</source>
         <translation>Last dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="54"/>
+        <location filename="../../gui/pages/overview_page.py" line="60"/>
         <source>最近错误</source>
         <translation>Recent errors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="65"/>
+        <location filename="../../gui/pages/overview_page.py" line="71"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="67"/>
+        <location filename="../../gui/pages/overview_page.py" line="73"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="80"/>
+        <location filename="../../gui/pages/overview_page.py" line="86"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="95"/>
+        <location filename="../../gui/pages/overview_page.py" line="101"/>
         <source>无</source>
         <translation>none</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="98"/>
+        <location filename="../../gui/pages/overview_page.py" line="104"/>
         <source>正常，{0} 条运行向量</source>
         <translation>OK, {0} episode vectors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="101"/>
+        <location filename="../../gui/pages/overview_page.py" line="107"/>
         <source>有问题：{0}</source>
         <translation>Problem: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="107"/>
+        <location filename="../../gui/pages/overview_page.py" line="114"/>
         <source>别名纠正</source>
         <translation>alias fixes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="108"/>
+        <location filename="../../gui/pages/overview_page.py" line="115"/>
         <source>合并</source>
         <translation>merged</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="109"/>
+        <location filename="../../gui/pages/overview_page.py" line="116"/>
         <source>淘汰</source>
         <translation>evicted</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="110"/>
+        <location filename="../../gui/pages/overview_page.py" line="117"/>
         <source>折叠</source>
         <translation>folded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="111"/>
+        <location filename="../../gui/pages/overview_page.py" line="118"/>
         <source>索引对账</source>
         <translation>reconciled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="114"/>
+        <location filename="../../gui/pages/overview_page.py" line="121"/>
         <source>完整</source>
         <translation>full</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="114"/>
+        <location filename="../../gui/pages/overview_page.py" line="121"/>
         <source>轻量</source>
         <translation>light</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="117"/>
+        <location filename="../../gui/pages/overview_page.py" line="124"/>
         <source>还没有整理过</source>
         <translation>Not yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="121"/>
+        <location filename="../../gui/pages/overview_page.py" line="128"/>
         <source>档案写入失败 {0} 次，回想失败 {1} 次</source>
         <translation>{0} archive write failures, {1} recall failures</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="129"/>
+        <location filename="../../gui/pages/overview_page.py" line="137"/>
+        <source>近 {0} 天没有评估过的运行</source>
+        <translation>No runs scored in the last {0} days</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="138"/>
+        <source>近 {0} 天：评估 {1} 次 · Hit@1 {2:.2f} · 污染率 {3:.2f} · 弃答率 {4:.2f}</source>
+        <translation>Last {0} days: {1} runs scored · Hit@1 {2:.2f} · contamination {3:.2f} · abstained {4:.2f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="149"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
@@ -1207,132 +1222,132 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="71"/>
+        <location filename="../../gui/pages/recall_page.py" line="72"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="72"/>
+        <location filename="../../gui/pages/recall_page.py" line="73"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="73"/>
+        <location filename="../../gui/pages/recall_page.py" line="74"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="74"/>
+        <location filename="../../gui/pages/recall_page.py" line="75"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="79"/>
+        <location filename="../../gui/pages/recall_page.py" line="80"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="90"/>
+        <location filename="../../gui/pages/recall_page.py" line="91"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="93"/>
+        <location filename="../../gui/pages/recall_page.py" line="94"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="95"/>
+        <location filename="../../gui/pages/recall_page.py" line="96"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="100"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="100"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="100"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="100"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="100"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="112"/>
+        <location filename="../../gui/pages/recall_page.py" line="116"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="142"/>
+        <location filename="../../gui/pages/recall_page.py" line="147"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="159"/>
+        <location filename="../../gui/pages/recall_page.py" line="164"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="160"/>
+        <location filename="../../gui/pages/recall_page.py" line="165"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="176"/>
+        <location filename="../../gui/pages/recall_page.py" line="181"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="226"/>
+        <location filename="../../gui/pages/recall_page.py" line="231"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="228"/>
+        <location filename="../../gui/pages/recall_page.py" line="233"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="230"/>
+        <location filename="../../gui/pages/recall_page.py" line="235"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="239"/>
+        <location filename="../../gui/pages/recall_page.py" line="244"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="252"/>
+        <location filename="../../gui/pages/recall_page.py" line="257"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="252"/>
+        <location filename="../../gui/pages/recall_page.py" line="257"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="252"/>
+        <location filename="../../gui/pages/recall_page.py" line="257"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="252"/>
+        <location filename="../../gui/pages/recall_page.py" line="257"/>
         <source>实际</source>
         <translation>Actual</translation>
     </message>
