@@ -32,8 +32,8 @@ run: system-deps $(VENV)/.stamp-run
 	$(VENV)/bin/jiyi $(ARGS)
 
 lint: $(VENV)/.stamp-test
-	$(VENV)/bin/ruff check jiyi tests bench
-	$(VENV)/bin/ruff format --check jiyi tests bench
+	$(VENV)/bin/ruff check gui store recall service resources tests bench
+	$(VENV)/bin/ruff format --check gui store recall service resources tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 

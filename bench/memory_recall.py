@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
-from jiyi.store.desk import fts
-from jiyi.store.desk.models import Topic
+from service.config import load_config
+from service.memory.memory import Memory
+from store.desk import fts
+from store.desk.models import Topic
 
 TOPIC_SCAN = "every topic"  # the seed ranks all topics by substring matches
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public_tasks.tsv"

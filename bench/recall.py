@@ -26,14 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from jiyi.recall.embedders import get_embedder
-from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
-from jiyi.recall.vectors import Document, Hit, VectorIndex
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
-from jiyi.service.recall_service import term_document
-from jiyi.store import recall_terms
-from jiyi.store.database import Store
+from recall.embedders import get_embedder
+from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
+from recall.vectors import Document, Hit, VectorIndex
+from service.config import load_config
+from service.memory.memory import Memory
+from service.memory.recall_service import term_document
+from store.core.database import Store
+from store.episodes import recall_terms
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public_tasks.tsv"
 FALLBACK = Path(__file__).resolve().parent / "data" / "recall_history.tsv"

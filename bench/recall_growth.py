@@ -18,8 +18,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from jiyi.service.config import load_config
-from jiyi.service.eval_recall import read_history, run_eval
+from service.config import load_config
+from service.evaluation.recall_eval import read_history, run_eval
 
 DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {

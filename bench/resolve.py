@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz, process
 
-from jiyi.recall.normalize import normalize
-from jiyi.recall.registry import default_registry
-from jiyi.recall.resolve import ResolverIndex
-from jiyi.store.appkb_entry import AppKbEntry
+from recall.normalize import normalize
+from recall.registry import default_registry
+from recall.resolve import ResolverIndex
+from store.appkb.entry import AppKbEntry
 
 NOW = "2026-11-01T00:00:00+00:00"
 SYLLABLES = ("zhang wang li zhao chen yang huang zhou wu xu sun ma zhu hu guo he lin luo gao liang song").split()  # noqa: SIM905

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from jiyi.service.client import JiyiClient
+from service.client import JiyiClient
 
 DEVICE = "demo-phone"
 INSTALLED = [{"package": "com.tencent.mm", "label": "微信"}, {"package": "com.xingin.xhs", "label": "小红书"}]

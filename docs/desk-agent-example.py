@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from jiyi.service.client import JiyiClient
+from service.client import JiyiClient
 
 
 def main() -> int:

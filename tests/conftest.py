@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import Config, load_config
-from jiyi.service.memory import Memory
-from jiyi.store.database import Store
-from jiyi.store.projections import all_projections
-from jiyi.store.redact import Redactor, default_words
+from service.config import Config, load_config
+from service.memory.memory import Memory
+from store.core.database import Store
+from store.core.redact import Redactor, default_words
+from store.projections import all_projections
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.cli import COMMANDS, build_parser, main
+from service.cli.main import COMMANDS, build_parser, main
 from tests.conftest import REPO
 
 Capsys = pytest.CaptureFixture[str]
@@ -331,8 +331,8 @@ def test_demo_and_screenshots(tmp_path: Path) -> None:
 
 
 def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path) -> None:  # type: ignore[no-untyped-def]
-    from jiyi.service.config import load_config
-    from jiyi.service.memory import Memory
+    from service.config import load_config
+    from service.memory.memory import Memory
 
     with Memory.open(load_config(home=home, env={})) as memory:
         memory.remember_interaction("g", user_text="以后周报先给我看一眼", assistant_text="好")

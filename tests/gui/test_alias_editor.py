@@ -8,10 +8,10 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.pages.alias_editor import AliasEditor
-from jiyi.gui.pages.appkb_page import AppKbPage
-from jiyi.service.memory import Memory
+from gui.background import Background
+from gui.pages.alias_editor import AliasEditor
+from gui.pages.appkb_page import AppKbPage
+from service.memory.memory import Memory
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.main_window import MainWindow
-from jiyi.gui.pages.appkb_page import PAGE_SIZE, AppKbPage
-from jiyi.service.memory import Memory
+from gui.background import Background
+from gui.main_window import MainWindow
+from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
+from service.memory.memory import Memory
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.pages.bundle_conflict import changed_lines
-from jiyi.gui.pages.bundles_page import BundlesPage
-from jiyi.service.client import JiyiClient
-from jiyi.service.host import SocketHost
-from jiyi.service.memory import Memory
+from gui.background import Background
+from gui.pages.bundle_conflict import changed_lines
+from gui.pages.bundles_page import BundlesPage
+from service.client import JiyiClient
+from service.memory.memory import Memory
+from service.rpc.host import SocketHost
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.main_window import MainWindow
-from jiyi.service.client import JiyiClient
-from jiyi.service.host import SocketHost
-from jiyi.service.memory import Memory
+from gui.main_window import MainWindow
+from service.client import JiyiClient
+from service.memory.memory import Memory
+from service.rpc.host import SocketHost
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.pages.facts_page import FactsPage
-from jiyi.gui.pages.maintenance_page import MaintenancePage
-from jiyi.gui.pages.skills_page import SkillsPage
-from jiyi.gui.pages.topics_page import TopicsPage
-from jiyi.service.errors import Cancelled
-from jiyi.service.memory import Memory
+from gui.background import Background
+from gui.pages.facts_page import FactsPage
+from gui.pages.maintenance_page import MaintenancePage
+from gui.pages.skills_page import SkillsPage
+from gui.pages.topics_page import TopicsPage
+from service.errors import Cancelled
+from service.memory.memory import Memory
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.pages.episodes_page import PAGE_SIZE, EpisodesPage
-from jiyi.service.config import load_config
-from jiyi.service.memory import EpisodeFilter, Memory
+from gui.background import Background
+from gui.pages.episodes_page import PAGE_SIZE, EpisodesPage
+from service.config import load_config
+from service.memory.memory import EpisodeFilter, Memory
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui import i18n
-from jiyi.gui.background import Background
-from jiyi.gui.pages.appkb_page import AppKbPage
-from jiyi.service.memory import Memory
+from gui import i18n
+from gui.background import Background
+from gui.pages.appkb_page import AppKbPage
+from service.memory.memory import Memory
 from tests.conftest import REPO
 
 TS = REPO / "jiyi" / "resources" / "i18n" / "jiyi_en.ts"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.background import Background
-from jiyi.gui.pages.overview_page import OverviewPage
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
+from gui.background import Background
+from gui.pages.overview_page import OverviewPage
+from service.config import load_config
+from service.memory.memory import Memory
 
 
 @pytest.fixture

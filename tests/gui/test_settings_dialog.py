@@ -9,9 +9,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from jiyi.gui.settings_dialog import SettingsDialog
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
+from gui.settings_dialog import SettingsDialog
+from service.config import load_config
+from service.memory.memory import Memory
 
 
 def test_settings_are_saved_validated_and_applied(qtbot: QtBot, memory: Memory, tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import ConfigError, load_config
-from jiyi.service.memory import Memory
+from service.config import ConfigError, load_config
+from service.memory.memory import Memory
 
 CHROMA = Path(sys.executable).parent / "chroma"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.client import JiyiClient, ServiceError
+from service.client import JiyiClient, ServiceError
 from tests.service.conftest import Server, send_lines
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.dispatch import Dispatcher
-from jiyi.service.memory import Memory
-from jiyi.service.methods import Method
-from jiyi.service.params import Params
-from jiyi.service.protocol import ERROR_CODES, ProtocolError, parse_request
+from service.config import load_config
+from service.memory.memory import Memory
+from service.rpc.dispatch import Dispatcher
+from service.rpc.methods import Method
+from service.rpc.params import Params
+from service.rpc.protocol import ERROR_CODES, ProtocolError, parse_request
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
 def test_every_method_is_documented_and_every_documented_method_exists() -> None:
     import re
 
-    from jiyi.service.methods import METHODS
+    from service.rpc.methods import METHODS
     from tests.conftest import REPO
 
     doc = (REPO / "docs" / "protocol.md").read_text("utf-8")

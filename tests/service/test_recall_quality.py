@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jiyi.service.config import load_config
-from jiyi.service.eval_recall import run_eval
+from service.config import load_config
+from service.evaluation.recall_eval import run_eval
 
 DATA = Path(__file__).resolve().parent.parent.parent / "bench" / "data"
 

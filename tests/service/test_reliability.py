@@ -11,11 +11,11 @@ import threading
 import time
 from pathlib import Path
 
-from jiyi.service.client import JiyiClient
-from jiyi.store import appkb
-from jiyi.store.appkb_entry import normalize_term
-from jiyi.store.database import Store
-from jiyi.store.projections import all_projections
+from service.client import JiyiClient
+from store.appkb import kb as appkb
+from store.appkb.entry import normalize_term
+from store.core.database import Store
+from store.projections import all_projections
 from tests.service.conftest import Server, start_server
 
 METHODS = [

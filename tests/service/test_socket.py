@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.client import JiyiClient, ServiceError
+from service.client import JiyiClient, ServiceError
 from tests.service.conftest import JIYI, Server, send_lines, start_server
 
 

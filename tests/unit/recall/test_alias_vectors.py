@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.recall import alias_vectors
-from jiyi.recall.alias_vectors import ALIAS, SCOPE, AliasRoute, NameOf, alias_documents
-from jiyi.recall.embedders import get_embedder
-from jiyi.recall.registry import AppRegistry
-from jiyi.recall.vectors import VectorIndex
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
+from recall import alias_vectors
+from recall.alias_vectors import ALIAS, SCOPE, AliasRoute, NameOf, alias_documents
+from recall.embedders import get_embedder
+from recall.registry import AppRegistry
+from recall.vectors import VectorIndex
+from service.config import load_config
+from service.memory.memory import Memory
 
 REGISTRY = AppRegistry.from_text(
     "package\tlabel\taliases\n"

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.recall.embedders import HashEmbedder
-from jiyi.recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
-from jiyi.recall.term_ownership import goal_terms
-from jiyi.recall.vectors import Hit, IndexMismatch, VectorIndex
-from jiyi.store import recall_terms
-from jiyi.store.database import Store
-from jiyi.store.recall_terms import TermDoc
+from recall.embedders import HashEmbedder
+from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
+from recall.term_ownership import goal_terms
+from recall.vectors import Hit, IndexMismatch, VectorIndex
+from store.core.database import Store
+from store.episodes import recall_terms
+from store.episodes.recall_terms import TermDoc
 
 HISTORY = [
     ("r1", "在小红书搜索火锅店", "com.xingin.xhs"),

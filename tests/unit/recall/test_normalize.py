@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.recall.normalize import normalize
-from jiyi.recall.pinyin_keys import pinyin_key
+from recall.normalize import normalize
+from recall.pinyin_keys import pinyin_key
 
 
 @pytest.mark.parametrize(

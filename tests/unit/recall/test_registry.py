@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.recall.registry import REGISTRY_FILE, build_registry_tsv, default_registry
+from recall.registry import REGISTRY_FILE, build_registry_tsv, default_registry
 from tests.conftest import REPO, SHARED_DATA
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.recall.registry import AppRegistry, default_registry
-from jiyi.recall.resolve import ResolverIndex
-from jiyi.store.appkb_entry import AppKbEntry
+from recall.registry import AppRegistry, default_registry
+from recall.resolve import ResolverIndex
+from store.appkb.entry import AppKbEntry
 
 NOW = "2026-11-01T00:00:00+00:00"
 INSTALLED = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from jiyi.recall.term_ownership import goal_terms, ownership
-from jiyi.store.recall_terms import TermStats
+from recall.term_ownership import goal_terms, ownership
+from store.episodes.recall_terms import TermStats
 
 
 def test_goal_terms_are_cjk_bigrams_and_latin_words() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
+from service.config import load_config
+from service.memory.memory import Memory
 
 WRONG, RIGHT = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
 

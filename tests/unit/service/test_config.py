@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import SETTINGS, ConfigError, load_config
+from service.config import SETTINGS, ConfigError, load_config
 
 
 def test_defaults_follow_the_reference(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_every_setting_is_documented() -> None:
 
 
 def test_save_settings_validates_and_keeps_other_keys(tmp_path: Path) -> None:
-    from jiyi.service.config import save_settings
+    from service.config import save_settings
 
     home = tmp_path / "h"
     home.mkdir()

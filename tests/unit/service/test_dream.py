@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.errors import InvalidInput
-from jiyi.service.memory import Memory
-from jiyi.store import appkb
-from jiyi.store.appkb_entry import AppKbEntry
-from jiyi.store.folding import category_of
+from service.config import load_config
+from service.errors import InvalidInput
+from service.memory.memory import Memory
+from store.appkb import kb as appkb
+from store.appkb.entry import AppKbEntry
+from store.episodes.folding import category_of
 
 DAY = 86400.0
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.service.eval_recall import sample_history
-from jiyi.store.errors import InvalidInput
+from service.evaluation.recall_eval import sample_history
+from store.core.errors import InvalidInput
 
 HISTORY = [(f"第{i}个任务", f"com.example.app{i % 5}") for i in range(40)]
 QUERIES = [{"goal": "新任务", "actual": f"com.example.app{i}", "has_history": "1"} for i in range(6)]

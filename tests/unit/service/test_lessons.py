@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.errors import Conflict, InvalidInput, NotFound
-from jiyi.service.memory import Memory
-from jiyi.store.errors import Forbidden
+from service.config import load_config
+from service.errors import Conflict, InvalidInput, NotFound
+from service.memory.memory import Memory
+from store.core.errors import Forbidden
 
 
 def test_only_a_person_approves_and_on_mode_gives_approved_lessons_only(tmp_path: Path) -> None:

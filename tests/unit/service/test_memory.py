@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.errors import InvalidInput
-from jiyi.service.memory import Memory
+from service.config import load_config
+from service.errors import InvalidInput
+from service.memory.memory import Memory
 
 MESSAGE = "launch_app 失败：未找到“小红薯”。可能的包名：com.xingin.xhs, com.xingin.xhs.lite"
 
@@ -123,7 +123,7 @@ def test_the_resolver_index_follows_edits_incrementally(memory: Memory) -> None:
     """After many edits the incrementally kept index answers exactly as a fresh one."""
     import random
 
-    from jiyi.recall.resolve import ResolverIndex
+    from recall.resolve import ResolverIndex
 
     rng = random.Random(3)
     names = ["微信", "绿泡泡", "小红书", "红书", "淘宝", "外卖", "老板的软件"]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.config import load_config
-from jiyi.service.memory import Memory
-from jiyi.store.recall_stats import evaluate
+from service.config import load_config
+from service.memory.memory import Memory
+from store.episodes.recall_stats import evaluate
 
 
 @pytest.fixture
@@ -154,7 +154,7 @@ def test_term_counts_follow_the_vector_index(hashed: Memory) -> None:
 
 
 def test_a_home_without_term_counts_gets_them_at_first_recall(tmp_path: Path) -> None:
-    from jiyi.store import recall_terms
+    from store.episodes import recall_terms
 
     config = load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})
     with Memory.open(config) as memory:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.service.memory import EpisodeFilter, Memory
+from service.memory.memory import EpisodeFilter, Memory
 
 INSTALLED = [("com.xingin.xhs", "小红书"), ("com.tencent.mm", "微信")]
 
@@ -44,7 +44,7 @@ def test_a_known_run_without_an_outcome_is_archived_as_not_reported(memory: Memo
 def test_archiving_fails_open(
     memory: Memory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from jiyi.store import episodes
+    from store.episodes import archive as episodes
 
     def broken(*_args: object, **_kwargs: object) -> int:
         raise OSError("disk full")

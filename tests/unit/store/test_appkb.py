@@ -7,11 +7,12 @@ import random
 
 import pytest
 
-from jiyi.store import appkb, appkb_history
-from jiyi.store.appkb_entry import AppKbEntry, normalize_term
-from jiyi.store.database import Store
-from jiyi.store.errors import Conflict, InvalidInput, NotFound, SensitiveContent
-from jiyi.store.redact import Redactor
+from store.appkb import history as appkb_history
+from store.appkb import kb as appkb
+from store.appkb.entry import AppKbEntry, normalize_term
+from store.core.database import Store
+from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
+from store.core.redact import Redactor
 
 NOW = "2026-11-01T00:00:00+00:00"
 EARLY = "2025-01-01T00:00:00+00:00"

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.store import appkb
-from jiyi.store.appkb_entry import AppKbEntry
-from jiyi.store.database import DB_NAME, Store
-from jiyi.store.errors import EnvironmentProblem, HomeLocked, SchemaTooNew, UnsafePath
-from jiyi.store.migrations import SCHEMA_VERSION
-from jiyi.store.projections import all_projections
-from jiyi.store.redact import Redactor
+from store.appkb import kb as appkb
+from store.appkb.entry import AppKbEntry
+from store.core.database import DB_NAME, Store
+from store.core.errors import EnvironmentProblem, HomeLocked, SchemaTooNew, UnsafePath
+from store.core.migrations import SCHEMA_VERSION
+from store.core.redact import Redactor
+from store.projections import all_projections
 
 NOW = "2026-11-01T00:00:00+00:00"
 
@@ -86,7 +86,7 @@ def test_second_opener_in_process_is_told_the_owner(store: Store, home: Path) ->
 
 def test_second_process_is_told_the_owner(store: Store, home: Path) -> None:
     code = (
-        "import sys\nfrom jiyi.store.database import Store\n"
+        "import sys\nfrom store.core.database import Store\n"
         "try:\n    Store.open(sys.argv[1])\nexcept Exception as exc:\n    print(type(exc).__name__, exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(home)], capture_output=True, text=True, check=True).stdout
@@ -175,10 +175,10 @@ def test_rebuild_reports_progress_and_keeps_the_view(store: Store, redactor: Red
 ACK_WRITER = """
 import sys
 from pathlib import Path
-from jiyi.store.database import Store
-from jiyi.store.projections import all_projections
-from jiyi.store import appkb
-from jiyi.store.redact import Redactor
+from store.core.database import Store
+from store.projections import all_projections
+from store.appkb import kb as appkb
+from store.core.redact import Redactor
 store = Store.open(Path(sys.argv[1]), all_projections())
 i = 0
 while True:

@@ -6,13 +6,13 @@ from datetime import datetime
 
 import pytest
 
-from jiyi.store import episodes
-from jiyi.store.database import Store
-from jiyi.store.episode_schema import EpisodeOutcome
-from jiyi.store.episodes import EpisodeFilter
-from jiyi.store.errors import InvalidInput, NotFound
-from jiyi.store.redact import Redactor
-from jiyi.store.run_event import ExperienceEvent
+from store.core.database import Store
+from store.core.errors import InvalidInput, NotFound
+from store.core.redact import Redactor
+from store.episodes import archive as episodes
+from store.episodes.archive import EpisodeFilter
+from store.episodes.run_event import ExperienceEvent
+from store.episodes.schema import EpisodeOutcome
 
 TS = datetime(2026, 11, 2, 14, 30).timestamp()  # a Monday afternoon, local time
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from jiyi.store import recall_terms
-from jiyi.store.database import Store
-from jiyi.store.recall_terms import TermDoc
+from store.core.database import Store
+from store.episodes import recall_terms
+from store.episodes.recall_terms import TermDoc
 
 XHS, MT, WNL = "com.xingin.xhs", "com.sankuai.meituan", "com.youloft.calendar"
 

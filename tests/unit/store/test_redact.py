@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.store.redact import Redactor, default_words
+from store.core.redact import Redactor, default_words
 
 SENSITIVE = {
     "mobile": "给13812345678打电话",

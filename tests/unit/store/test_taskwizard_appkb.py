@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.store import appkb
-from jiyi.store.database import Store
-from jiyi.store.errors import InvalidInput, NotFound
-from jiyi.store.projections import all_projections
-from jiyi.store.taskwizard_appkb import export_appkb, import_appkb
+from store.appkb import kb as appkb
+from store.core.database import Store
+from store.core.errors import InvalidInput, NotFound
+from store.interchange.taskwizard_appkb import export_appkb, import_appkb
+from store.projections import all_projections
 
 
 def entry(term: str, package: str, kind: str, scope: str = "global", **extra: object) -> dict[str, object]:

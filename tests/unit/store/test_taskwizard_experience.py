@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jiyi.service.memory import EpisodeFilter, Memory
-from jiyi.store.episode_schema import EpisodeOutcome
-from jiyi.store.redact import Redactor
-from jiyi.store.run_event import ExperienceEvent
+from service.memory.memory import EpisodeFilter, Memory
+from store.core.redact import Redactor
+from store.episodes.run_event import ExperienceEvent
+from store.episodes.schema import EpisodeOutcome
 
 
 def clean_lines(redactor: Redactor) -> list[str]:

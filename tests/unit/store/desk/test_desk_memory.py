@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.service.memory import Memory
-from jiyi.store import clock
-from jiyi.store.errors import Conflict, Forbidden, InvalidInput, NotFound
+from service.memory.memory import Memory
+from store.core import clock
+from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 
 DAY1, DAY2, DAY3, DAY6 = "2026-11-25T02:00:00Z", "2026-11-26T02:00:00Z", "2026-11-27T02:00:00Z", "2026-11-30T02:00:00Z"
 
@@ -406,7 +406,7 @@ def test_the_desk_view_rebuilds_identically_from_the_log(memory: Memory) -> None
 
 
 def test_nothing_sensitive_gets_in_through_any_desk_path(memory: Memory) -> None:
-    from jiyi.store.errors import SensitiveContent
+    from store.core.errors import SensitiveContent
 
     with pytest.raises(SensitiveContent):
         memory.remember_interaction("13812345678", user_text="x")  # a mobile number as an id

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from jiyi.store.database import Store
-from jiyi.store.desk import fts
-from jiyi.store.desk.workday import days_between, previous_workday, workday_of, workday_start
+from store.core.database import Store
+from store.desk import fts
+from store.desk.workday import days_between, previous_workday, workday_of, workday_start
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,57 @@
+"""Start the console: settings, the store, the window."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from gui import i18n
+from gui.main_window import MainWindow
+from gui.theme import apply_theme
+from service.config import load_config
+from service.errors import JiyiError
+from service.memory.memory import Memory
+from service.rpc.host import SocketHost, socket_path_for
+
+log = logging.getLogger("jiyi.gui")
+
+
+def run_console(home: str | None = None) -> int:
+    """Open the console on `home` (or JIYI_HOME, or the default) and run until closed."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setOrganizationName("Jiyi")
+    app.setApplicationName("jiyi")
+    QApplication.setApplicationDisplayName("记忆 Jiyi")
+    try:
+        config = load_config(home=home)
+        logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+        memory = Memory.open(config)
+    except JiyiError as exc:
+        print(f"jiyi: {exc}", file=sys.stderr)
+        if QApplication.platformName() != "offscreen":
+            QMessageBox.critical(None, "记忆 Jiyi", str(exc))
+        return 3
+    host = SocketHost(memory, socket_path_for(config), max_line=config.max_line_bytes)
+    problem = None
+    try:
+        host.start()
+    except JiyiError as exc:
+        problem = str(exc)
+        log.warning("the console runs without its service: %s", exc)
+    try:
+        settings = QSettings()
+        i18n.install(app, str(settings.value("ui/language", "zh")))
+        apply_theme(app, str(settings.value("ui/theme", "system")))
+        window = MainWindow(memory, settings, host if problem is None else None)
+        if problem:
+            window.update_service_status(problem)
+        window.show()
+        return int(app.exec())
+    finally:
+        if problem is None:
+            host.stop()
+        memory.close()

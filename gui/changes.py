@@ -1,0 +1,34 @@
+"""Turn `Memory`'s change callbacks (from any thread) into one coalesced Qt signal."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from service.memory.memory import Memory
+
+
+class ChangeFeed(QObject):
+    """Emits `changed(domains)` on the GUI thread at most every `delay_ms` after a burst of changes."""
+
+    changed = Signal(object)
+    _poke = Signal(str)
+
+    def __init__(self, memory: Memory, delay_ms: int = 150, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pending: set[str] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._flush)
+        self._poke.connect(self._note)
+        memory.add_listener(lambda domain, _txn: self._poke.emit(domain))
+
+    def _note(self, domain: str) -> None:
+        self._pending.add(domain)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _flush(self) -> None:
+        domains, self._pending = self._pending, set()
+        if domains:
+            self.changed.emit(domains)

@@ -1,0 +1,53 @@
+"""The `jiyi` program: the console when no command is given, else a headless command.
+
+This module sits above the layers so that headless commands never import Qt widgets.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from service.cli import main as cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = cli.build_parser()
+    args = parser.parse_args(argv)
+    if cli.command_path(args) in {(), ("gui",)} and not (args.learn_alias or args.forget_alias):
+        if not has_display():
+            print(
+                "jiyi: there is no display to open the console on (DISPLAY and WAYLAND_DISPLAY are unset); "
+                "run it on a desktop, or use the headless commands (jiyi --help)",
+                file=sys.stderr,
+            )
+            return 3
+        from gui.app import run_console
+
+        return run_console(getattr(args, "home", None))
+    if cli.command_path(args) == ("screenshots",):
+        from gui.screenshots import take
+        from service.config import load_config
+        from service.errors import JiyiError
+
+        try:
+            config = load_config(home=getattr(args, "home", None))
+            for path in take(config, args.out, fresh_home="home" not in config.sources):
+                print(path)
+        except JiyiError as exc:
+            print(f"jiyi: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    return cli.run(args)
+
+
+def has_display() -> bool:
+    """Whether Qt can show a window here (Linux needs X11 or Wayland unless a platform is forced)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

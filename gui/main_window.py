@@ -1,0 +1,171 @@
+"""The console's main window: a page list, the pages, and a status bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget, QWidget
+
+from gui.background import Background
+from gui.changes import ChangeFeed
+from gui.pages.appkb_page import AppKbPage
+from gui.pages.bundles_page import BundlesPage
+from gui.pages.episodes_page import EpisodesPage
+from gui.pages.facts_page import FactsPage
+from gui.pages.maintenance_page import MaintenancePage
+from gui.pages.overview_page import OverviewPage
+from gui.pages.recall_page import RecallPage
+from gui.pages.skills_page import SkillsPage
+from gui.pages.topics_page import TopicsPage
+from gui.settings_dialog import SettingsDialog
+from service import __version__
+from service.memory.memory import Memory
+from service.rpc.host import SocketHost
+
+
+class MainWindow(QMainWindow):
+    """Hosts the pages over one `Memory`; remembers its geometry in `settings`."""
+
+    def __init__(
+        self, memory: Memory, settings: QSettings, host: SocketHost | None = None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.memory = memory
+        self.host = host
+        self.settings = settings
+        self.background = Background()
+        self.setWindowTitle(self.tr("记忆 Jiyi — {0}").format(memory.store.home))
+
+        self.page_list = QListWidget()
+        self.stack = QStackedWidget()
+        self.overview_page = OverviewPage(memory, self.background)
+        self.appkb_page = AppKbPage(memory, self.background)
+        self._add_page(self.tr("概览"), self.overview_page)
+        self.episodes_page = EpisodesPage(memory, self.background)
+        self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
+        self._add_page(self.tr("运行档案"), self.episodes_page)
+        self.recall_page = RecallPage(memory, self.background)
+        self._add_page(self.tr("回想质量"), self.recall_page)
+        self.recall_page.run_requested.connect(self.open_run)
+        self.bundles_page = BundlesPage(memory, self.background)
+        self._add_page(self.tr("资料夹"), self.bundles_page)
+        self.skills_page = SkillsPage(memory, self.background)
+        self._add_page(self.tr("技能审批"), self.skills_page)
+        self.facts_page = FactsPage(memory, self.background)
+        self._add_page(self.tr("长期事实"), self.facts_page)
+        self.topics_page = TopicsPage(memory, self.background)
+        self._add_page(self.tr("话题与工作日"), self.topics_page)
+        self.maintenance_page = MaintenancePage(memory, self.background)
+        self._add_page(self.tr("维护"), self.maintenance_page)
+        self.desk_pages = (
+            self.bundles_page,
+            self.skills_page,
+            self.facts_page,
+            self.topics_page,
+            self.maintenance_page,
+        )
+        self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.page_list.setCurrentRow(0)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.page_list)
+        self.splitter.addWidget(self.stack)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([170, 1030])
+        self.setCentralWidget(self.splitter)
+
+        self.home_label = QLabel(self.tr("状态目录：{0}").format(memory.store.home))
+        self.statusBar().addWidget(self.home_label, 1)
+        self.service_label = QLabel()
+        self.statusBar().addPermanentWidget(self.service_label)
+        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {memory.store.schema_version}"))
+        self._service_timer = QTimer(self)
+        self._service_timer.timeout.connect(self.update_service_status)
+        self._service_timer.start(5000)
+        if host is not None:
+            host.connections_changed.connect(lambda _n: self.update_service_status())
+        self.update_service_status()
+
+        self.changes = ChangeFeed(memory, parent=self)
+        self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
+        self.changes.changed.connect(lambda _domains: self.overview_page.reload())
+        self.changes.changed.connect(self._desk_changed)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.appkb_page.reload)
+        settings_action = self.menuBar().addAction(self.tr("设置…"))
+        settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        settings_action.triggered.connect(self.open_settings)
+
+        self._restore_state()
+        self.overview_page.reload()
+        self.appkb_page.reload()
+        self.episodes_page.reload()
+        self.recall_page.reload()
+        for page in self.desk_pages:
+            page.reload()
+
+    def _desk_changed(self, domains: set[str]) -> None:
+        """An agent (or this console) changed the desktop-assistant memory: refresh its pages."""
+        if "desk" in domains:
+            for page in self.desk_pages:
+                page.reload()
+        elif domains & {"app_kb", "experience"}:
+            self.maintenance_page.reload()
+
+    def open_settings(self) -> SettingsDialog:
+        """The settings dialog (returned so callers and tests can drive it)."""
+        dialog = SettingsDialog(self.memory, self.settings, self)
+        dialog.open()
+        return dialog
+
+    def open_run(self, run_id: str) -> None:
+        """To the episode browser, showing one run (from a link on another page)."""
+        self.page_list.setCurrentRow(self.stack.indexOf(self.episodes_page))
+        self.episodes_page.show_run(run_id)
+
+    def find_alias(self) -> None:
+        """Ctrl+F: to the App-KB page, into its search box."""
+        self.page_list.setCurrentRow(self.stack.indexOf(self.appkb_page))
+        self.appkb_page.search_edit.setFocus()
+
+    def update_service_status(self, problem: str | None = None) -> None:
+        """Service state, socket path, connected agents and requests per minute."""
+        if problem:
+            self.service_label.setText(self.tr("服务未启动：{0}").format(problem))
+        elif self.host is None or not self.host.listening:
+            self.service_label.setText(self.tr("服务未启动"))
+        else:
+            self.service_label.setText(
+                self.tr("服务 {0} · {1} 个连接 · {2} 次/分钟").format(
+                    self.host.path, self.host.connection_count, self.host.requests_last_minute()
+                )
+            )
+
+    def _add_page(self, title: str, page: QWidget) -> None:
+        self.page_list.addItem(title)
+        self.stack.addWidget(page)
+
+    def _restore_state(self) -> None:
+        geometry = self.settings.value("main/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 760)
+        splitter = self.settings.value("main/splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+        self.appkb_page.restore_state(self.settings)
+        self.episodes_page.restore_state(self.settings)
+        for page in (self.bundles_page, self.skills_page, self.facts_page, self.topics_page):
+            page.restore_state(self.settings)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("main/geometry", self.saveGeometry())
+        self.settings.setValue("main/splitter", self.splitter.saveState())
+        self.appkb_page.save_state(self.settings)
+        self.episodes_page.save_state(self.settings)
+        for page in (self.bundles_page, self.skills_page, self.facts_page, self.topics_page):
+            page.save_state(self.settings)
+        self.settings.sync()
+        self.background.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,238 @@
+"""The App-KB editor panel: teach and forget aliases, see why a name resolves, undo and redo.
+
+Only global user and learned aliases are edited here; device entries come from
+the devices themselves and are read-only. Every edit is a `Memory` call on the
+background worker; undo and redo go through a `QUndoStack` whose commands
+append reverting events (history is never rewritten).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from service.memory.memory import Memory
+
+
+class AliasChange(QUndoCommand):
+    """One user edit, already applied; undo appends its reverting events, redo reverts the revert."""
+
+    def __init__(self, editor: AliasEditor, text: str, txn: int) -> None:
+        super().__init__(text)
+        self.editor, self.txn = editor, txn
+        self._revert: int | None = None
+        self._first = True
+
+    def redo(self) -> None:
+        if self._first:  # pushed after the edit was made
+            self._first = False
+            return
+        if self._revert is not None:
+            self.editor.revert(self._revert, lambda txn: setattr(self, "txn", txn))
+
+    def undo(self) -> None:
+        self.editor.revert(self.txn, lambda txn: setattr(self, "_revert", txn))
+
+
+class AliasEditor(QWidget):
+    """Teach, forget, resolve, history, undo/redo — for one App-KB."""
+
+    saved = Signal(int)  # the change id
+    failed = Signal(str)
+    resolved = Signal(object)
+    history_loaded = Signal(str)
+    reverted = Signal(int)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self.undo_stack = QUndoStack(self)
+
+        teach = QGroupBox(self.tr("教它一个叫法（全局用户别名，最高信任）"))
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText(self.tr("名称，例如 绿泡泡"))
+        self.package_edit = QLineEdit()
+        self.package_edit.setPlaceholderText(self.tr("包名，例如 com.tencent.mm"))
+        self.save_button = QPushButton(self.tr("保存"))
+        self.forget_button = QPushButton(self.tr("忘记这个叫法"))
+        self.undo_button = QPushButton(self.tr("撤销"))
+        self.redo_button = QPushButton(self.tr("重做"))
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
+        self.undo_stack.canUndoChanged.connect(self.undo_button.setEnabled)
+        self.undo_stack.canRedoChanged.connect(self.redo_button.setEnabled)
+        self.undo_button.clicked.connect(self.undo_stack.undo)
+        self.redo_button.clicked.connect(self.undo_stack.redo)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        form = QFormLayout(teach)
+        form.addRow(self.tr("名称"), self.name_edit)
+        form.addRow(self.tr("包名"), self.package_edit)
+        buttons = QHBoxLayout()
+        for button in (self.save_button, self.forget_button, self.undo_button, self.redo_button):
+            buttons.addWidget(button)
+        form.addRow(buttons)
+        form.addRow(self.message)
+
+        probe = QGroupBox(self.tr("试试解析"))
+        self.resolve_edit = QLineEdit()
+        self.resolve_edit.setPlaceholderText(self.tr("输入一个叫法，看它会打开哪个应用"))
+        self.resolve_device = QComboBox()
+        self.resolve_device.addItem(self.tr("不限设备"), None)
+        self.resolve_output = QTextBrowser()
+        probe_layout = QVBoxLayout(probe)
+        row = QHBoxLayout()
+        row.addWidget(self.resolve_edit, 3)
+        row.addWidget(self.resolve_device, 1)
+        probe_layout.addLayout(row)
+        probe_layout.addWidget(self.resolve_output)
+
+        history = QGroupBox(self.tr("这个叫法的历史"))
+        self.history_view = QTextBrowser()
+        QVBoxLayout(history).addWidget(self.history_view)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(teach)
+        layout.addWidget(probe, 2)
+        layout.addWidget(history, 2)
+
+        self.save_button.clicked.connect(self.save)
+        self.forget_button.clicked.connect(self.forget)
+        self.resolve_edit.returnPressed.connect(self.resolve)
+        self.resolve_device.currentIndexChanged.connect(lambda _i: self.resolve())
+
+    # -- edits -------------------------------------------------------------------------
+
+    def _fail(self, exc: Exception) -> None:
+        self.message.setText(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
+        self.failed.emit(str(exc))
+
+    def save(self) -> None:
+        name, package = self.name_edit.text().strip(), self.package_edit.text().strip()
+
+        def done(outcome: Any) -> None:
+            result = outcome.result
+            note = "；".join(outcome.warnings)
+            saved = self.tr("已保存：{0} → {1}").format(result.entry.term, result.entry.package)
+            self.message.setText(saved + (f"（{note}）" if note else ""))
+            if result.changed:
+                self.undo_stack.push(AliasChange(self, self.tr("设置 {0}").format(result.entry.term), result.txn))
+            self.load_history(name)
+            self.saved.emit(result.txn)
+
+        self.background.submit(lambda: self.memory.learn_alias(name, package, actor="user"), done, self._fail)
+
+    def forget(self) -> None:
+        name = self.name_edit.text().strip()
+
+        def done(result: Any) -> None:
+            if result.removed:
+                self.message.setText(self.tr("已忘记 {0}（设备清单条目不动）").format(result.term))
+                self.undo_stack.push(AliasChange(self, self.tr("忘记 {0}").format(result.term), result.txn))
+            else:
+                self.message.setText(self.tr("{0} 没有可忘记的用户或学习别名").format(result.term))
+            self.load_history(name)
+            self.saved.emit(result.txn)
+
+        self.background.submit(lambda: self.memory.forget_alias(name, actor="user"), done, self._fail)
+
+    def revert(self, txn: int, remember: Any) -> None:
+        """Append events reverting change `txn`; `remember(new_txn)` gets the revert's id."""
+
+        def done(result: Any) -> None:
+            remember(result.txn)
+            self.message.setText(self.tr("已撤回改动 {0}").format(txn))
+            self.load_history(self.name_edit.text().strip())
+            self.reverted.emit(result.txn)
+
+        self.background.submit(lambda: self.memory.undo_change(txn, actor="user"), done, self._fail)
+
+    # -- reads -------------------------------------------------------------------------
+
+    def show_entry(self, term: str, package: str) -> None:
+        self.name_edit.setText(term)
+        self.package_edit.setText(package)
+        self.load_history(term)
+
+    def set_devices(self, devices: list[str]) -> None:
+        current = self.resolve_device.currentData()
+        self.resolve_device.blockSignals(True)
+        while self.resolve_device.count() > 1:
+            self.resolve_device.removeItem(1)
+        for serial in devices:
+            self.resolve_device.addItem(serial, serial)
+        self.resolve_device.setCurrentIndex(max(0, self.resolve_device.findData(current)) if current else 0)
+        self.resolve_device.blockSignals(False)
+
+    def load_history(self, name: str) -> None:
+        if not name:
+            self.history_view.clear()
+            return
+
+        def done(items: list[Any]) -> None:
+            change = self.tr("改动")
+            rows = [
+                f"<tr><td>{html.escape(i.ts[:16].replace('T', ' '))}</td><td>{html.escape(i.actor)}</td>"
+                f"<td>{html.escape(i.type)}</td><td>{html.escape((i.kind or '') + ' ' + (i.package or ''))}</td>"
+                f"<td>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
+                for i in items
+            ]
+            table = "<table cellpadding='3'>" + "".join(rows) + "</table>"
+            self.history_view.setHtml(table if rows else self.tr("没有历史"))
+            self.history_loaded.emit(name)
+
+        self.background.submit(lambda: self.memory.alias_history(name, limit=100), done, self._fail)
+
+    def resolve(self) -> None:
+        name, device = self.resolve_edit.text().strip(), self.resolve_device.currentData()
+        if not name:
+            return
+
+        def done(result: Any) -> None:
+            states = {
+                "resolved": self.tr("可直接打开"),
+                "ambiguous": self.tr("需要模型选择"),
+                "unknown": self.tr("不认识"),
+            }
+            state = states.get(result.state, result.state)
+            chosen, reason = html.escape(result.package or "—"), html.escape(result.reason)
+            head = f"<p><b>{state}</b>：{chosen}（{reason}）</p>"
+            installed = {None: "", True: self.tr("已安装"), False: self.tr("未安装")}
+            rows = [
+                f"<tr><td>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td><td>{html.escape(c.name)}</td>"
+                f"<td>{html.escape(c.evidence)}{' ✓' if c.strong else ''}</td><td>{c.similarity:.3f}</td>"
+                f"<td>{c.prior:.3f}</td><td>{c.score:.3f}</td>"
+                f"<td>{installed[c.installed]}</td></tr>"
+                for c in result.candidates
+            ]
+            titles = (
+                self.tr("包名"),
+                self.tr("标准名"),
+                self.tr("匹配到"),
+                self.tr("证据"),
+                self.tr("相似度"),
+                self.tr("先验"),
+                self.tr("得分"),
+                "",
+            )
+            header = "".join(f"<th>{t}</th>" for t in titles)
+            self.resolve_output.setHtml(head + f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
+            self.resolved.emit(result)
+
+        self.background.submit(lambda: self.memory.resolve_app(name, device=device), done, self._fail)

@@ -1,0 +1,326 @@
+"""The App-KB page: every app fact and alias, filterable, paged from the store, with its editor.
+
+It shows what agents and people taught Jiyi, in the trust order user >
+device > learned, and lets a person correct it (see `alias_editor`). Filters
+go to the store; rows arrive in pages on the background worker, so the page
+stays responsive at any size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QByteArray,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.paged_model import Index, PagedTableModel
+from gui.pages.alias_editor import AliasEditor
+from service.memory.memory import AppKbEntry, Memory
+
+PAGE_SIZE = 500
+
+
+class AliasTableModel(PagedTableModel[AppKbEntry]):
+    """Rows of `AppKbEntry`; more are fetched a page at a time through `fetcher`."""
+
+    COLUMNS = (
+        "term",
+        "label",
+        "package",
+        "kind",
+        "scope",
+        "confidence",
+        "success_count",
+        "last_success",
+        "stale",
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.headers = (
+            self.tr("名称"),
+            self.tr("标准名"),
+            self.tr("包名"),
+            self.tr("来源"),
+            self.tr("范围"),
+            self.tr("置信度"),
+            self.tr("成功次数"),
+            self.tr("最近成功"),
+            self.tr("状态"),
+        )
+        self.kind_names = {
+            "user": self.tr("用户"),
+            "device": self.tr("设备清单"),
+            "learned": self.tr("学习"),
+            "alias": self.tr("别名"),
+        }
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        entry = self.rows[index.row()]
+        column = self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(entry, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column in ("term", "package"):
+            return self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+        if role == Qt.ItemDataRole.ForegroundRole and entry.stale:
+            return QBrush(QColor(140, 140, 140))
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in ("confidence", "success_count"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, entry: AppKbEntry, column: str) -> str:
+        if column == "kind":
+            return self.kind_names.get(entry.kind, entry.kind)
+        if column == "scope":
+            return self.tr("全局") if entry.scope == "global" else entry.scope.removeprefix("device:")
+        if column == "confidence":
+            return f"{entry.confidence:.2f}"
+        if column == "success_count":
+            return str(entry.success_count)
+        if column == "last_success":
+            return (entry.last_success or "")[:16].replace("T", " ")
+        if column == "stale":
+            return self.tr("已失效") if entry.stale else self.tr("有效")
+        return str(getattr(entry, column))
+
+
+class AppKbPage(QWidget):
+    """Browse the App-KB: search (names, labels, packages), device, kind, stale."""
+
+    rows_loaded = Signal(int)
+    load_failed = Signal(str)
+    transferred = Signal(str)  # a message after an import or export
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory = memory
+        self.background = background
+        self._generation = 0
+
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("搜索名称、标准名或包名"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.device_combo = QComboBox()
+        self.device_combo.addItem(self.tr("全部设备"), None)
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItem(self.tr("全部来源"), None)
+        self.model = AliasTableModel(self)
+        for kind in ("user", "device", "learned", "alias"):
+            self.kind_combo.addItem(self.model.kind_names[kind], kind)
+        self.stale_check = QCheckBox(self.tr("显示已失效"))
+        self.stale_check.setChecked(True)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.search_edit, 3)
+        filters.addWidget(self.device_combo, 1)
+        filters.addWidget(self.kind_combo, 1)
+        filters.addWidget(self.stale_check)
+
+        self.model.fetcher = self._fetch_page
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
+            self.table.setColumnWidth(column, width)
+
+        self.trust_label = QLabel(
+            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
+        )
+        self.editor = AliasEditor(memory, background)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self._select(current.row()))
+        self.editor.saved.connect(lambda _txn: self.reload())
+        self.editor.reverted.connect(lambda _txn: self.reload())
+        self.count_label = QLabel()
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
+        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(filters)
+        left_layout.addWidget(self.table, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.editor)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.splitter, 1)
+        self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.import_button = QPushButton(self.tr("导入 TaskWizard…"))
+        self.export_button = QPushButton(self.tr("导出 TaskWizard…"))
+        self.import_button.clicked.connect(lambda: self._choose_folder(self.import_from))
+        self.export_button.clicked.connect(lambda: self._choose_folder(self.export_to))
+        footer = QHBoxLayout()
+        footer.addWidget(self.count_label, 0)
+        footer.addSpacing(16)
+        footer.addWidget(self.trust_label, 1)
+        footer.addWidget(self.import_button)
+        footer.addWidget(self.export_button)
+        layout.addLayout(footer)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(self.reload)
+        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
+        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.stale_check.toggled.connect(lambda _on: self.reload())
+
+    # -- loading -----------------------------------------------------------------------
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "device": self.device_combo.currentData(),
+            "kind": self.kind_combo.currentData(),
+            "text": self.search_edit.text().strip() or None,
+            "include_stale": self.stale_check.isChecked(),
+            "order": "trust",
+        }
+
+    def reload(self) -> None:
+        """Load the first page for the current filters (and refresh the device list)."""
+        self._generation += 1
+        generation, filters = self._generation, self.filters()
+
+        def load() -> tuple[list[AppKbEntry], list[str], int]:
+            rows = self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=0, **filters)
+            return rows, self.memory.devices(), self.memory.count_aliases()
+
+        def done(result: tuple[list[AppKbEntry], list[str], int]) -> None:
+            if generation != self._generation:
+                return
+            rows, devices, total = result
+            self._set_devices(devices)
+            self.editor.set_devices(devices)
+            self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+            self._total = total
+            self._update_count()
+            self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(load, done, self._failed)
+
+    def _fetch_page(self, offset: int) -> None:
+        generation, filters = self._generation, self.filters()
+
+        def done(rows: list[AppKbEntry]) -> None:
+            if generation == self._generation:
+                self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+                self._update_count()
+                self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(
+            lambda: self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=offset, **filters),
+            done,
+            self._failed,
+        )
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("appkb/splitter", self.splitter.saveState())
+        settings.setValue("appkb/kind", self.kind_combo.currentData() or "")
+        settings.setValue("appkb/stale", self.stale_check.isChecked())
+
+    def restore_state(self, settings: QSettings) -> None:
+        state = settings.value("appkb/splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(settings.value("appkb/kind") or None)))
+        self.stale_check.setChecked(str(settings.value("appkb/stale", "true")).lower() == "true")
+
+    def _choose_folder(self, then: Any) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("选择 TaskWizard 的 memory 目录"))
+        if folder:
+            then(Path(folder))
+
+    def import_from(self, folder: Path) -> None:
+        """Import a TaskWizard memory/ directory (App-KB and episodes), off the GUI thread."""
+
+        def done(reports: dict[str, Any]) -> None:
+            parts = [
+                self.tr("{0}：已导入过").format(name)
+                if r.already_imported
+                else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
+                for name, r in reports.items()
+            ]
+            self.count_label.setText("；".join(parts))
+            self.transferred.emit("；".join(parts))
+            self.reload()
+
+        self.background.submit(lambda: self.memory.import_taskwizard(folder), done, self._transfer_failed)
+
+    def export_to(self, folder: Path) -> None:
+        """Write the App-KB and episodes as a TaskWizard memory/ directory, off the GUI thread."""
+
+        def done(counts: dict[str, dict[str, int]]) -> None:
+            message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
+                counts["app_kb"]["events"], counts["experience"]["records"], folder
+            )
+            self.count_label.setText(message)
+            self.transferred.emit(message)
+
+        self.background.submit(lambda: self.memory.export_taskwizard(folder), done, self._transfer_failed)
+
+    def _transfer_failed(self, exc: Exception) -> None:
+        self.count_label.setText(self.tr("没有完成：{0}").format(exc))
+        self.transferred.emit(str(exc))
+
+    def _select(self, row: int) -> None:
+        if 0 <= row < len(self.model.rows):
+            entry = self.model.rows[row]
+            self.editor.show_entry(entry.term, entry.package)
+
+    def _failed(self, exc: Exception) -> None:
+        self.count_label.setText(self.tr("读取失败：{0}").format(exc))
+        self.load_failed.emit(str(exc))
+
+    def _set_devices(self, devices: list[str]) -> None:
+        current = self.device_combo.currentData()
+        known = [self.device_combo.itemData(i) for i in range(1, self.device_combo.count())]
+        if known == devices:
+            return
+        self.device_combo.blockSignals(True)
+        while self.device_combo.count() > 1:
+            self.device_combo.removeItem(1)
+        for serial in devices:
+            self.device_combo.addItem(serial, serial)
+        index = self.device_combo.findData(current) if current else 0
+        self.device_combo.setCurrentIndex(max(0, index))
+        self.device_combo.blockSignals(False)
+
+    def _update_count(self) -> None:
+        more = "+" if self.model.has_more else ""
+        self.count_label.setText(
+            self.tr("显示 {0}{1} 条，共 {2} 条").format(len(self.model.rows), more, getattr(self, "_total", 0))
+        )

@@ -1,0 +1,328 @@
+"""The episode browser: every archived run, filtered in the store, fetched a page at a time.
+
+Select a run to see its tool-event timeline, tokens by role, the lessons it
+was given and what recall offered at its start against what it launched.
+Revoke keeps an episode out of recall (it stays archived); restore undoes that.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import (
+    QByteArray,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.paged_model import Index, PagedTableModel
+from gui.run_links import open_run_link, run_link
+from service.memory.memory import EpisodeFilter, Memory
+
+PAGE_SIZE = 200
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+
+
+class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
+    """Rows are episode records (dicts from `Memory.list_episodes`); more come through `fetcher`."""
+
+    COLUMNS = ("ts_end", "goal_text", "apps", "success", "steps", "tokens_total", "verifier", "revoked")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.headers = (
+            self.tr("结束时间"),
+            self.tr("目标"),
+            self.tr("应用"),
+            self.tr("结果"),
+            self.tr("步数"),
+            self.tr("令牌"),
+            self.tr("验收"),
+            self.tr("回想"),
+        )
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        record, column = self.rows[index.row()], self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == "ts_end":
+                return _when(float(record.get("ts_end") or 0))
+            if column == "apps":
+                return " ".join(record.get("apps", []))
+            if column == "success":
+                reason = record.get("reason", "")
+                return (self.tr("成功") if record.get("success") else self.tr("失败")) + (
+                    f"（{reason}）" if reason else ""
+                )
+            if column == "revoked":
+                return self.tr("已撤销") if record.get("revoked") else ""
+            return str(record.get(column, ""))
+        if role == Qt.ItemDataRole.ForegroundRole and record.get("revoked"):
+            return QBrush(QColor(140, 140, 140))
+        if role == Qt.ItemDataRole.ToolTipRole and column == "goal_text":
+            return record.get("goal_text", "")
+        return None
+
+
+class EpisodesPage(QWidget):
+    """Browse, inspect, revoke and restore episodes."""
+
+    rows_loaded = Signal(int)
+    detail_shown = Signal(str)
+    revocation_changed = Signal(str)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self._generation = 0
+        self._shown: str | None = None
+        self.text_edit = QLineEdit()
+        self.text_edit.setPlaceholderText(self.tr("搜索目标"))
+        self.app_edit = QLineEdit()
+        self.app_edit.setPlaceholderText(self.tr("应用包名"))
+        self.device_edit = QLineEdit()
+        self.device_edit.setPlaceholderText(self.tr("设备"))
+        self.outcome_combo = QComboBox()
+        for label, value in ((self.tr("全部结果"), None), (self.tr("成功"), True), (self.tr("失败"), False)):
+            self.outcome_combo.addItem(label, value)
+        self.days_combo = QComboBox()
+        for label, days in (
+            (self.tr("全部时间"), 0),
+            (self.tr("最近 1 天"), 1),
+            (self.tr("最近 7 天"), 7),
+            (self.tr("最近 30 天"), 30),
+        ):
+            self.days_combo.addItem(label, days)
+        filters = QHBoxLayout()
+        for widget, stretch in (
+            (self.text_edit, 3),
+            (self.app_edit, 2),
+            (self.device_edit, 1),
+            (self.outcome_combo, 1),
+            (self.days_combo, 1),
+        ):
+            filters.addWidget(widget, stretch)
+
+        self.model = EpisodeTableModel(self)
+        self.model.fetcher = self._fetch_page
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
+        self.detail = QTextBrowser()
+        self.detail.setOpenLinks(False)
+        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
+        self.revoke_button = QPushButton(self.tr("撤销回想"))
+        self.restore_button = QPushButton(self.tr("恢复回想"))
+        for button in (self.revoke_button, self.restore_button):
+            button.setEnabled(False)
+        self.revoke_button.clicked.connect(lambda: self.set_revoked(True))
+        self.restore_button.clicked.connect(lambda: self.set_revoked(False))
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        actions.addWidget(self.revoke_button)
+        actions.addWidget(self.restore_button)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addLayout(actions)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([640, 380])
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.splitter, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(self.reload)
+        for edit in (self.text_edit, self.app_edit, self.device_edit):
+            edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("episodes/splitter", self.splitter.saveState())
+        outcome = {None: "", True: "success", False: "failure"}[self.outcome_combo.currentData()]
+        settings.setValue("episodes/outcome", outcome)
+        settings.setValue("episodes/days", int(self.days_combo.currentData() or 0))
+
+    def restore_state(self, settings: QSettings) -> None:
+        state = settings.value("episodes/splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        outcome = {"success": True, "failure": False}.get(str(settings.value("episodes/outcome", "")))
+        self.outcome_combo.setCurrentIndex(max(0, self.outcome_combo.findData(outcome)))
+        days = int(str(settings.value("episodes/days", 0) or 0))
+        self.days_combo.setCurrentIndex(max(0, self.days_combo.findData(days)))
+
+    def filters(self) -> EpisodeFilter:
+        days = int(self.days_combo.currentData() or 0)
+        return EpisodeFilter(
+            text=self.text_edit.text().strip() or None,
+            app=self.app_edit.text().strip() or None,
+            device=self.device_edit.text().strip() or None,
+            success=self.outcome_combo.currentData(),
+            since=time.time() - days * 86400 if days else None,
+        )
+
+    def reload(self) -> None:
+        self._generation += 1
+        generation, f = self._generation, self.filters()
+
+        def done(rows: list[dict[str, Any]]) -> None:
+            if generation == self._generation:
+                self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+                if self._shown is not None:
+                    self.show_run(self._shown)  # the run being read stays, refreshed (a live reload must not blank it)
+                self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1), done)
+
+    def _fetch_page(self, offset: int) -> None:
+        generation, f = self._generation, self.filters()
+
+        def done(rows: list[dict[str, Any]]) -> None:
+            if generation == self._generation:
+                self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
+                self.rows_loaded.emit(len(self.model.rows))
+
+        self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1, offset=offset), done)
+
+    def current_run(self) -> str | None:
+        """The run whose detail is shown (selected in the table, or opened from another page)."""
+        return self._shown
+
+    def show_detail(self, row: int) -> None:
+        if 0 <= row < len(self.model.rows):
+            self.show_run(str(self.model.rows[row]["run_id"]))
+
+    def show_run(self, run_id: str) -> None:
+        """Show one run's detail (with revoke and restore), whether or not the table lists it."""
+        self._shown = run_id
+
+        def load() -> tuple[dict[str, Any], dict[str, Any] | None]:
+            return self.memory.get_episode(run_id), self.memory.recall_trace(run_id)
+
+        def done(result: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
+            if self._shown != run_id:
+                return
+            episode, trace = result
+            self.detail.setHtml(self._render(episode, trace))
+            self.revoke_button.setEnabled(not episode.get("revoked"))
+            self.restore_button.setEnabled(bool(episode.get("revoked")))
+            self.detail_shown.emit(run_id)
+
+        def failed(exc: Exception) -> None:
+            if self._shown == run_id:
+                self.detail.setHtml(f"<p style='color:#cf222e'>{html.escape(str(exc))}</p>")
+                for button in (self.revoke_button, self.restore_button):
+                    button.setEnabled(False)
+
+        self.background.submit(load, done, failed)
+
+    def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
+        esc = html.escape
+        words = {
+            "apps": self.tr("应用"),
+            "tokens": self.tr("令牌"),
+            "lessons": self.tr("注入的经验"),
+            "events": self.tr("工具事件"),
+            "recall": self.tr("回想"),
+            "recalled": self.tr("召回"),
+            "actual": self.tr("实际"),
+            "contaminated": self.tr("污染"),
+            "no_recall": self.tr("这次运行没有回想记录"),
+            "by": self.tr("依据"),
+        }
+        tokens = "，".join(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
+        lessons = "，".join(e.get("injected_lessons") or []) or "—"
+        parts = [
+            f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
+            f"<p>{esc(str(e['run_id']))} · {esc(str(e.get('device_scope', '')))} · "
+            f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
+            f"<p>{words['apps']}：{esc(' '.join(e.get('apps', [])) or '—')}　{words['tokens']}：{esc(tokens)}</p>",
+            f"<p>{words['lessons']}：{esc(lessons)}</p>",
+            f"<h4>{words['events']}</h4><table cellpadding='3'>",
+        ]
+        for ev in e.get("events", []):
+            parts.append(
+                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(ev['result_class'])}</td>"
+                f"<td>{esc(ev.get('app_package') or '')}</td><td>{esc(ev.get('intent') or '')}</td>"
+                f"<td>{esc(ev.get('note') or '')}</td></tr>"
+            )
+        parts.append("</table>")
+        if trace:
+            ev = trace.get("evaluation", {})
+            contaminated = self.tr("是") if ev.get("contaminated_run") else self.tr("否")
+            parts.append(
+                f"<h4>{words['recall']}</h4><p>{words['recalled']}：{esc(' '.join(ev.get('recalled_apps', [])) or '—')}"
+                f"　{words['actual']}：{esc(' '.join(ev.get('actual_apps', [])) or '—')}"
+                f"　Hit@1：{'✓' if ev.get('hit_at_1') else '✗'}　{words['contaminated']}：{contaminated}</p>"
+            )
+            top = (trace.get("recall", {}).get("candidates") or [{}])[0]
+            if top.get("run_id"):
+                parts.append(
+                    f"<p>{words['by']}：≈ {esc(str(top.get('goal', '')))} ({run_link(str(top['run_id']))})</p>"
+                )
+        else:
+            parts.append(f"<p>{words['no_recall']}</p>")
+        return "".join(parts)
+
+    def set_revoked(self, revoked: bool) -> None:
+        run_id = self.current_run()
+        if run_id is None:
+            return
+
+        def work() -> dict[str, Any]:
+            if revoked:
+                self.memory.revoke_episode(run_id, actor="user")
+            else:
+                self.memory.restore_episode(run_id, actor="user")
+            return self.memory.get_episode(run_id)
+
+        def done(episode: dict[str, Any]) -> None:
+            record = {k: v for k, v in episode.items() if k != "events"}
+            for row, listed in enumerate(self.model.rows):
+                if listed["run_id"] == run_id:
+                    self.model.replace_row(row, record)
+            self.revoke_button.setEnabled(not episode.get("revoked"))
+            self.restore_button.setEnabled(bool(episode.get("revoked")))
+            self.revocation_changed.emit(run_id)
+
+        self.background.submit(work, done)

@@ -1,0 +1,123 @@
+"""Facts: candidate, active and inactive facts by scope, each with its verbatim evidence.
+
+Filter by scope and status, search the content; the selected fact shows every
+piece of evidence (the quote, whose words, its source turn or task, the
+workday) and why it has its status. Confirm or deactivate by hand: the only
+way an inactive fact comes back.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.pages.record_page import RecordPage
+from gui.record_model import Column, RecordModel
+from service.memory.memory import Memory
+
+
+class FactsPage(RecordPage):
+    """Facts filtered in the store; evidence and lifecycle of the selected one; confirm or deactivate."""
+
+    ID_KEY = "fact_id"
+    FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        scopes, statuses = self.scope_names(), self.status_names()
+        self.scope_box = QComboBox()
+        self.scope_box.addItem(self.tr("全部范围"), None)
+        for key, name in scopes.items():
+            self.scope_box.addItem(name, key)
+        self.status_box = QComboBox()
+        self.status_box.addItem(self.tr("全部状态"), None)
+        for key, name in statuses.items():
+            self.status_box.addItem(name, key)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("搜索事实内容"))
+        self.search_edit.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(self.reload)
+        self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.scope_box.currentIndexChanged.connect(lambda _i: self.reload())
+        self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
+        model = RecordModel(
+            [
+                Column("content", self.tr("事实")),
+                Column("scope", self.tr("范围"), lambda s: scopes.get(s, str(s))),
+                Column("status", self.tr("状态"), lambda s: statuses.get(s, str(s))),
+                Column("workdays", self.tr("佐证工作日"), lambda days: " ".join(days or [])),
+                Column("updated", self.tr("更新时间"), lambda t: str(t or "")[:19].replace("T", " ")),
+            ],
+            self,
+        )
+        self.confirm_button = QPushButton(self.tr("确认有效"))
+        self.deactivate_button = QPushButton(self.tr("停用"))
+        self.confirm_button.clicked.connect(lambda: self.set_status("active"))
+        self.deactivate_button.clicked.connect(lambda: self.set_status("inactive"))
+        self.build(
+            model,
+            0,
+            [self.scope_box, self.status_box, self.search_edit],
+            [self.confirm_button, self.deactivate_button],
+            (620, 380),
+        )
+
+    def scope_names(self) -> dict[str, str]:
+        return {"profile": self.tr("用户画像"), "project": self.tr("项目"), "environment": self.tr("设备环境")}
+
+    def status_names(self) -> dict[str, str]:
+        return {"candidate": self.tr("候选"), "active": self.tr("有效"), "inactive": self.tr("已停用")}
+
+    def reload(self) -> None:
+        scope, status = self.scope_box.currentData(), self.status_box.currentData()
+        text = self.search_edit.text().strip() or None
+        self.background.submit(
+            lambda: self.memory.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
+        )
+
+    def _show(self, row: int) -> None:
+        words = {"选择一条事实查看它的证据。": self.tr("选择一条事实查看它的证据。"), "证据": self.tr("证据")}
+        record = self.model.record(row)
+        self.confirm_button.setEnabled(record is not None and record["status"] != "active")
+        self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")
+        if record is None:
+            self.detail.setHtml(f"<p>{html.escape(words['选择一条事实查看它的证据。'])}</p>")
+            return
+        speakers = {"user": self.tr("用户原话"), "assistant": self.tr("助手复述"), "task": self.tr("任务结果")}
+        kind = f" · {record['profile_kind']}" if record.get("profile_kind") else ""
+        project = f" · {record['project']}" if record.get("project") else ""
+        parts = [
+            f"<h3>{html.escape(record['content'])}</h3>",
+            f"<p>{html.escape(self.scope_names().get(record['scope'], record['scope']) + kind + project)} · "
+            f"{html.escape(self.status_names().get(record['status'], record['status']))}</p>",
+        ]
+        if record.get("status_reason"):
+            parts.append(f"<p><i>{html.escape(record['status_reason'])}</i></p>")
+        parts.append(f"<h4>{html.escape(words['证据'])}</h4><ul>")
+        for item in record.get("evidence", []):
+            counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
+            parts.append(
+                f"<li>「{html.escape(item['quote'])}」<br><small>"
+                f"{html.escape(speakers.get(item['speaker'], item['speaker']))} · {html.escape(item['source_id'])} · "
+                f"{html.escape(item['workday'])} {html.escape(counted)}</small></li>"
+            )
+        parts.append("</ul>")
+        self.detail.setHtml("".join(parts))
+
+    def set_status(self, status: str) -> None:
+        """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
+        self.decide(
+            lambda fact_id: self.memory.set_fact_status(fact_id, status, actor="user"), lambda fact: fact["content"]
+        )

@@ -1,0 +1,155 @@
+"""The overview page: where the memory lives, how much it holds, and whether it is healthy.
+
+State directory, schema, counts, RAG mode, the embedder and its vector index
+(a mismatch is shown with a rebuild button), recall quality over the last 30
+days, the last dream, recent errors.
+Everything is read through `Memory.overview()` on the background worker.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gui.background import Background
+from service.memory.memory import Memory
+
+
+class OverviewPage(QWidget):
+    """A read-out of the memory's state, refreshed on demand and on every change."""
+
+    loaded = Signal(object)
+    rebuild_finished = Signal(object)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self.values: dict[str, QLabel] = {}
+        layout = QVBoxLayout(self)
+        for title, keys in (
+            (
+                self.tr("存储"),
+                (
+                    ("home", self.tr("状态目录")),
+                    ("database", self.tr("数据库")),
+                    ("schema_version", self.tr("结构版本")),
+                ),
+            ),
+            (
+                self.tr("记忆内容"),
+                (
+                    ("app_kb_entries", self.tr("应用库条目")),
+                    ("episodes", self.tr("运行档案")),
+                    ("events", self.tr("事件")),
+                    ("devices", self.tr("设备")),
+                    ("active_runs", self.tr("进行中的运行")),
+                ),
+            ),
+            (
+                self.tr("语义回想"),
+                (
+                    ("rag_mode", self.tr("模式")),
+                    ("embedder", self.tr("嵌入模型")),
+                    ("index", self.tr("向量索引")),
+                    ("recall_quality", self.tr("回想质量")),
+                ),
+            ),
+            (self.tr("整理与错误"), (("last_dream", self.tr("上次整理")), ("errors", self.tr("最近错误")))),
+        ):
+            box = QGroupBox(title)
+            form = QFormLayout(box)
+            for key, label in keys:
+                value = QLabel("…")
+                value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                value.setWordWrap(True)
+                self.values[key] = value
+                form.addRow(label, value)
+            layout.addWidget(box)
+        self.rebuild_button = QPushButton(self.tr("重建向量索引"))
+        self.rebuild_button.clicked.connect(self.rebuild_index)
+        self.refresh_button = QPushButton(self.tr("刷新"))
+        self.refresh_button.clicked.connect(self.reload)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.rebuild_button)
+        buttons.addWidget(self.refresh_button)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+    def reload(self) -> None:
+        self.background.submit(self.memory.overview, self._show, self._failed)
+
+    def _failed(self, exc: Exception) -> None:
+        self.values["errors"].setText(self.tr("读取失败：{0}").format(exc))
+
+    def _show(self, data: dict[str, Any]) -> None:
+        for key in (
+            "home",
+            "database",
+            "schema_version",
+            "app_kb_entries",
+            "episodes",
+            "events",
+            "active_runs",
+            "rag_mode",
+            "embedder",
+        ):
+            self.values[key].setText(str(data.get(key, "")))
+        self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("无"))
+        index = data.get("index") or {}
+        if index.get("ok"):
+            self.values["index"].setText(self.tr("正常，{0} 条运行向量").format(index.get("episode_vectors", 0)))
+            self.values["index"].setStyleSheet("")
+        else:
+            self.values["index"].setText(self.tr("有问题：{0}").format(index.get("problem", "")))
+            self.values["index"].setStyleSheet("color: #b3261e;")
+        self.values["recall_quality"].setText(self._quality(data.get("recall_quality") or {}))
+        dream = data.get("last_dream")
+        if dream:
+            when = datetime.fromtimestamp(float(dream["ts"])).isoformat(sep=" ", timespec="minutes")
+            steps = {
+                "alias_overwrites": self.tr("别名纠正"),
+                "merge": self.tr("合并"),
+                "evict": self.tr("淘汰"),
+                "fold": self.tr("折叠"),
+                "index_reconcile": self.tr("索引对账"),
+            }
+            summary = "，".join(f"{steps.get(k, k)} {v}" for k, v in dream.get("summary", {}).items())
+            kind = self.tr("完整") if dream.get("pass") == "full" else self.tr("轻量")
+            self.values["last_dream"].setText(f"{when}（{kind}）：{summary}")
+        else:
+            self.values["last_dream"].setText(self.tr("还没有整理过"))
+        errors = data.get("errors", {})
+        recall_errors = sum(errors.get("recall", {}).values())
+        self.values["errors"].setText(
+            self.tr("档案写入失败 {0} 次，回想失败 {1} 次").format(errors.get("archive_failures", 0), recall_errors)
+        )
+        self.rebuild_button.setEnabled(True)
+        self.loaded.emit(data)
+
+    def _quality(self, quality: dict[str, Any]) -> str:
+        """The recall page's headline figures for the overview's window, or that nothing was scored."""
+        days = quality.get("days", 30)
+        if not quality.get("evaluations"):
+            return self.tr("近 {0} 天没有评估过的运行").format(days)
+        return self.tr("近 {0} 天：评估 {1} 次 · Hit@1 {2:.2f} · 污染率 {3:.2f} · 弃答率 {4:.2f}").format(
+            days,
+            quality["evaluations"],
+            quality.get("hit_at_1") or 0.0,
+            quality.get("contaminated_run_rate") or 0.0,
+            quality.get("abstain_rate") or 0.0,
+        )
+
+    def rebuild_index(self) -> None:
+        """Rebuild the vector index from the archive, off the GUI thread."""
+        self.rebuild_button.setEnabled(False)
+        self.values["index"].setText(self.tr("正在重建…"))
+
+        def done(result: dict[str, int]) -> None:
+            self.rebuild_finished.emit(result)
+            self.reload()
+
+        self.background.submit(self.memory.rebuild_vectors, done, self._failed)

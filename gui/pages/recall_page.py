@@ -1,0 +1,262 @@
+"""Recall charts: is shadow recall getting it right, day by day and app by app?
+
+Hit@1, hit rate and contamination per day with a 7-day rolling Hit@1;
+evaluations per day; package precision and recall (bars for the busiest
+apps, and a sortable table of all). Click a day to list its runs with what
+was recalled against what was really launched, and why; below, ask recall
+about any task (`recall_probe`). All figures come from
+`Memory.recall_statistics` and `Memory.recall_runs` (the reference's definitions).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from datetime import datetime
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.pages.recall_probe import RecallProbe
+from gui.run_links import open_run_link, run_link
+from service.memory.memory import Memory
+
+DAY = 86400.0
+
+
+def day_start(day: str) -> float:
+    return datetime.strptime(day, "%Y-%m-%d").timestamp()
+
+
+def rolling(values: list[float], weights: list[int], window: int = 7) -> list[float]:
+    """Evaluation-weighted mean over the last `window` days (a day with no evaluations weighs nothing)."""
+    out = []
+    for i in range(len(values)):
+        lo = max(0, i - window + 1)
+        total = sum(weights[lo : i + 1])
+        out.append(
+            sum(v * w for v, w in zip(values[lo : i + 1], weights[lo : i + 1], strict=True)) / total if total else 0.0
+        )
+    return out
+
+
+class RecallPage(QWidget):
+    """Charts and tables of recall quality over a chosen range."""
+
+    loaded = Signal(object)
+    day_shown = Signal(str)
+    run_requested = Signal(str)  # a run's id was clicked: open it in the episode browser
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self.days: list[dict[str, Any]] = []
+        self.mode_label = QLabel()
+        self.range_combo = QComboBox()
+        for label, days in (
+            (self.tr("最近 7 天"), 7),
+            (self.tr("最近 30 天"), 30),
+            (self.tr("最近 90 天"), 90),
+            (self.tr("全部"), 0),
+        ):
+            self.range_combo.addItem(label, days)
+        self.range_combo.setCurrentIndex(1)
+        self.range_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        refresh = QPushButton(self.tr("刷新"))
+        refresh.clicked.connect(self.reload)
+        top = QHBoxLayout()
+        top.addWidget(self.mode_label, 1)
+        top.addWidget(self.range_combo)
+        top.addWidget(refresh)
+
+        pg.setConfigOptions(antialias=True, background="w", foreground="k")
+        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.rates_plot.setYRange(0, 1)
+        self.rates_plot.addLegend(offset=(10, 10))
+        self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
+        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
+        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.count_plot.setTitle(self.tr("每日评估次数"))
+        self.package_plot = pg.PlotWidget()
+        self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
+        self.package_plot.setYRange(0, 1)
+
+        self.package_model = QStandardItemModel(0, 5, self)
+        self.package_model.setHorizontalHeaderLabels(
+            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
+        )
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.package_model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.package_table = QTableView()
+        self.package_table.setModel(proxy)
+        self.package_table.setSortingEnabled(True)
+        self.package_table.verticalHeader().setVisible(False)
+        header = self.package_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        self.day_view = QTextBrowser()
+        self.day_view.setOpenLinks(False)
+        self.day_view.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
+        self.day_view.setPlaceholderText(self.tr("点击上方图表中的某一天，查看那天的运行"))
+
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.rates_plot)
+        charts.addWidget(self.count_plot)
+        charts.addWidget(self.package_plot)
+        self.probe = RecallProbe(memory, background)
+        self.probe.run_requested.connect(self.run_requested)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.package_table)
+        side.addWidget(self.day_view)
+        side.addWidget(self.probe)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(charts)
+        body.addWidget(side)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 2)
+        body.setSizes([600, 400])  # the side's tables and probe need room: 3:2 from the start
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(body, 1)
+
+    def reload(self) -> None:
+        days = int(self.range_combo.currentData() or 0)
+        since = time.time() - days * DAY if days else None
+        self.background.submit(lambda: self.memory.recall_statistics(since=since), self._show)
+        self.probe.load_devices()
+
+    def _show(self, stats: dict[str, Any]) -> None:
+        totals = stats["totals"]
+        self.mode_label.setText(
+            self.tr("模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}").format(
+                stats["mode"],
+                stats["embedder"],
+                totals["evaluations"],
+                totals["hit_at_1"],
+                totals["contaminated_run_rate"],
+                totals["abstain_rate"],
+            )
+        )
+        self.days = stats["daily"]
+        xs = [day_start(d["day"]) + DAY / 2 for d in self.days]
+        counts = [d["evaluations"] for d in self.days]
+        self.rates_plot.clear()
+        self.count_plot.clear()
+        if xs:
+            for key, name, color in (
+                ("hit_at_1", "Hit@1", "#1f6feb"),
+                ("hit_rate", self.tr("命中率"), "#2da44e"),
+                ("contaminated_run_rate", self.tr("污染率"), "#cf222e"),
+            ):
+                self.rates_plot.plot(
+                    xs,
+                    [d[key] for d in self.days],
+                    pen=pg.mkPen(color, width=2),
+                    symbol="o",
+                    symbolSize=6,
+                    symbolBrush=color,
+                    name=name,
+                )
+            smooth = rolling([d["hit_at_1"] for d in self.days], counts)
+            self.rates_plot.plot(
+                xs,
+                smooth,
+                pen=pg.mkPen("#1f6feb", width=1, style=Qt.PenStyle.DashLine),
+                name=self.tr("Hit@1（7 日滚动）"),
+            )
+            self.count_plot.addItem(pg.BarGraphItem(x=xs, height=counts, width=DAY * 0.7, brush="#8c959f"))
+        self._show_packages(stats["packages"])
+        self.loaded.emit(stats)
+
+    def _show_packages(self, packages: list[dict[str, Any]]) -> None:
+        self.package_model.removeRows(0, self.package_model.rowCount())
+        for p in packages:
+            row = []
+            for value, text in (
+                (p["package"], p["package"]),
+                (p["precision"], f"{p['precision']:.2f}"),
+                (p["recall"], f"{p['recall']:.2f}"),
+                (p["predictions"], str(p["predictions"])),
+                (p["actuals"], str(p["actuals"])),
+            ):
+                item = QStandardItem(text)
+                item.setData(value, Qt.ItemDataRole.UserRole)
+                item.setEditable(False)
+                row.append(item)
+            self.package_model.appendRow(row)
+        self.package_plot.clear()
+        top = packages[:10]
+        if top:
+            xs = list(range(len(top)))
+            self.package_plot.addItem(
+                pg.BarGraphItem(
+                    x=[x - 0.2 for x in xs], height=[p["precision"] for p in top], width=0.38, brush="#1f6feb"
+                )
+            )
+            self.package_plot.addItem(
+                pg.BarGraphItem(x=[x + 0.2 for x in xs], height=[p["recall"] for p in top], width=0.38, brush="#2da44e")
+            )
+            axis = self.package_plot.getAxis("bottom")
+            axis.setTicks([[(x, p["package"].split(".")[-1]) for x, p in zip(xs, top, strict=True)]])
+
+    def _clicked(self, event: Any) -> None:
+        point = self.rates_plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+        if self.days:
+            nearest = min(self.days, key=lambda d: abs(day_start(d["day"]) + DAY / 2 - point.x()))
+            self.show_day(nearest["day"])
+
+    def _why(self, recall: dict[str, Any]) -> str:
+        """Why the top app was recalled: the name the task used, or the past goal and the two scores."""
+        candidates = recall.get("candidates") or []
+        if not candidates:
+            return "—"
+        top = candidates[0]
+        if top.get("source") == "mention":
+            return self.tr("任务提到“{0}”").format(top.get("term", ""))
+        vector, owned = top.get("vector"), top.get("ownership")
+        parts = [self.tr("相似 {0:.2f}").format(vector)] if isinstance(vector, int | float) else []
+        if isinstance(owned, int | float):
+            parts.append(self.tr("用词 {0:.2f}").format(owned))
+        return f"≈ {top.get('goal', '')} ({' · '.join(parts)})" if parts else f"≈ {top.get('goal', '')}"
+
+    def show_day(self, day: str) -> None:
+        """List the runs evaluated on `day` with recalled against actual apps."""
+        start = day_start(day)
+
+        def done(runs: list[dict[str, Any]]) -> None:
+            rows = []
+            why = html.escape(self.tr("依据："))
+            for run in runs:
+                ev = run.get("evaluation", {})
+                rows.append(
+                    f"<tr><td nowrap>{run_link(str(run.get('run_id')))}</td>"
+                    f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
+                    f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
+                    f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"
+                    f"<td>{'✓' if ev.get('hit_at_1') else ('✗' if ev.get('recalled_apps') else '—')}</td></tr>"
+                    f"<tr><td></td><td colspan='4' style='color:#57606a'>{why}"
+                    f"{html.escape(self._why(run.get('recall', {})))}</td></tr>"
+                )
+            header = "".join(
+                f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), self.tr("召回"), self.tr("实际"), "Hit@1")
+            )
+            self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
+            self.day_shown.emit(day)
+
+        self.background.submit(lambda: self.memory.recall_runs(start, start + DAY), done)

@@ -1,0 +1,111 @@
+"""Ask recall about a task, as an agent starting it would, and see why it answers what it does.
+
+Type a task, choose a device, press 召回: the app recall would give (or that
+it abstains, and the threshold), then every app it weighed — below the
+threshold too — with its score, similarity, wording (term ownership) and the
+nearest past goal. Nothing is logged or scored (`Memory.recall_query` with
+`explain`); runs that pull recall the wrong way can then be revoked on the
+episodes page.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from gui.background import Background
+from gui.run_links import open_run_link, run_link
+from service.memory.memory import Memory
+
+
+class RecallProbe(QWidget):
+    """A task box, a device box and the explained answer."""
+
+    answered = Signal(object)  # the explained recall, or the exception
+    run_requested = Signal(str)  # a past run's id was clicked
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self.task = QLineEdit()
+        self.task.setPlaceholderText(self.tr("输入一个任务，看回想会给出哪个应用、为什么"))
+        self.task.returnPressed.connect(self.ask)
+        self.device = QComboBox()
+        self.device.setEditable(True)
+        self.device.setMinimumContentsLength(10)
+        edit = self.device.lineEdit()
+        if edit is not None:
+            edit.setPlaceholderText(self.tr("设备"))
+        self.button = QPushButton(self.tr("召回"))
+        self.button.clicked.connect(self.ask)
+        self.answer = QTextBrowser()
+        self.answer.setPlaceholderText(self.tr("只是询问：不记录、不计分"))
+        self.answer.setOpenLinks(False)
+        self.answer.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
+        row = QHBoxLayout()
+        row.addWidget(self.task, 1)
+        row.addWidget(self.device)
+        row.addWidget(self.button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.answer, 1)
+
+    def load_devices(self) -> None:
+        """Offer the devices recall has past runs of (keeping what was typed)."""
+
+        def done(devices: list[str]) -> None:
+            typed = self.device.currentText()
+            self.device.clear()
+            self.device.addItems(devices)
+            self.device.setEditText(typed or (devices[0] if devices else ""))
+
+        self.background.submit(self.memory.recall_devices, done, lambda _exc: None)
+
+    def ask(self) -> None:
+        goal, device = self.task.text().strip(), self.device.currentText().strip()
+        if not goal or not device:
+            missing = self.tr("请输入任务并选择设备。")
+            self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
+            return
+        self.button.setEnabled(False)
+        self.background.submit(lambda: self.memory.recall_query(goal, device, explain=True), self._show, self._failed)
+
+    def _show(self, result: dict[str, Any]) -> None:
+        self.button.setEnabled(True)
+        top = result["candidates"][0] if result["candidates"] else None
+        if top is None:
+            headline = self.tr("不召回：没有应用达到阈值 {0}").format(result["threshold"])
+        elif top["source"] == "mention":
+            headline = self.tr("召回 {0}：任务提到了“{1}”").format(" ".join(top["apps"]), top.get("term", ""))
+        else:
+            headline = self.tr("召回 {0}：得分 {1:.3f} ≥ 阈值 {2}").format(
+                " ".join(top["apps"]), top["score"], result["threshold"]
+            )
+        rows = []
+        for c in result.get("considered", []):
+            if c["source"] != "episode":
+                continue
+            color = "#1a7f37" if c["score"] >= result["threshold"] else "#57606a"
+            rows.append(
+                f"<tr style='color:{color}'><td>{html.escape(' '.join(c['apps']))}</td>"
+                f"<td>{c['score']:.3f}</td><td>{c['vector']:.3f}</td><td>{c['ownership']:.2f}</td>"
+                f"<td>{html.escape(str(c['goal']))} <small>({run_link(str(c['run_id']))})</small></td></tr>"
+            )
+        header = "".join(
+            f"<th>{html.escape(t)}</th>"
+            for t in (self.tr("应用"), self.tr("得分"), self.tr("相似"), self.tr("用词"), self.tr("最近的过去任务"))
+        )
+        table = f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>" if rows else ""
+        nothing = self.tr("这台设备还没有可比较的运行。")
+        empty = "" if rows or top else f"<p>{html.escape(nothing)}</p>"
+        self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{table}{empty}")
+        self.answered.emit(result)
+
+    def _failed(self, exc: Exception) -> None:
+        self.button.setEnabled(True)
+        self.answer.setHtml(f"<p style='color:#cf222e'>{html.escape(str(exc))}</p>")
+        self.answered.emit(exc)

@@ -1,0 +1,138 @@
+"""What the skills and facts pages share: a record table whose selection survives reloads,
+the person's decision on the selected record, and filter boxes remembered in QSettings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.record_model import RecordModel
+from service.memory.memory import Memory
+
+
+class RecordPage(QWidget):
+    """Subclasses call `build`, name `ID_KEY` and `FILTERS`, and define `_show(row)` and `reload()`."""
+
+    loaded = Signal(int)
+    status_changed = Signal(object)  # the record after the change
+    action_failed = Signal(str)
+
+    ID_KEY = ""
+    FILTERS: tuple[tuple[str, str], ...] = ()  # (settings key, attribute of a QComboBox)
+
+    memory: Memory
+    background: Background
+    model: RecordModel
+    table: QTableView
+    detail: QTextBrowser
+    message: QLabel
+
+    if TYPE_CHECKING:
+
+        def _show(self, row: int) -> None: ...
+
+        def reload(self) -> None: ...
+
+    def build(
+        self,
+        model: RecordModel,
+        stretch_column: int,
+        top: Sequence[QWidget],
+        buttons: Sequence[QPushButton],
+        sizes: tuple[int, int],
+    ) -> None:
+        """Lay the page out: `top` (filters) above the record table | detail, `buttons` and a message."""
+        self.model = model
+        self.table = QTableView()
+        self.table.setModel(model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _old: self._show(current.row()))
+        self.detail = QTextBrowser()
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        bar = QHBoxLayout()
+        for widget in top:
+            bar.addWidget(widget, 1 if isinstance(widget, QLineEdit) else 0)
+        if not any(isinstance(w, QLineEdit) for w in top):
+            bar.addStretch(1)
+        row = QHBoxLayout()
+        for button in buttons:
+            row.addWidget(button)
+        row.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addLayout(row)
+        right_layout.addWidget(self.message)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes(list(sizes))
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self._show(-1)
+
+    def _loaded(self, rows: list[dict[str, Any]]) -> None:
+        """Show `rows`, keeping the selected record selected when it is still there."""
+        selected = self.selected()
+        self.model.reset_rows(rows, False)
+        key = self.ID_KEY
+        keep = next((i for i, r in enumerate(rows) if selected and r[key] == selected[key]), -1)
+        if keep >= 0:
+            self.table.selectRow(keep)
+        self._show(keep)
+        self.loaded.emit(len(rows))
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.setText(self.tr("失败：{0}").format(exc))
+        self.action_failed.emit(str(exc))
+
+    def selected(self) -> dict[str, Any] | None:
+        index = self.table.currentIndex()
+        return self.model.record(index.row()) if index.isValid() else None
+
+    def decide(self, change: Callable[[str], dict[str, Any]], describe: Callable[[dict[str, Any]], str]) -> None:
+        """Apply the person's decision `change(record id)` to the selected record, then reload."""
+        record = self.selected()
+        if record is None:
+            return
+        record_id = record[self.ID_KEY]
+
+        def done(changed: dict[str, Any]) -> None:
+            self.message.setText(self.tr("已更新：{0}").format(describe(changed)))
+            self.status_changed.emit(changed)
+            self.reload()
+
+        self.background.submit(lambda: change(record_id), done, self._failed)
+
+    def restore_state(self, settings: QSettings) -> None:
+        """Bring back the filters the user chose last time."""
+        for key, name in self.FILTERS:
+            box: QComboBox = getattr(self, name)
+            index = settings.value(key)
+            if index is not None and 0 <= int(index) < box.count():
+                box.setCurrentIndex(int(index))
+
+    def save_state(self, settings: QSettings) -> None:
+        for key, name in self.FILTERS:
+            settings.setValue(key, getattr(self, name).currentIndex())

@@ -1,0 +1,118 @@
+"""Skill approval: drafts waiting for the user, with their source and text; approve, reject, disable.
+
+Approving here is the user's own explicit act: the change is recorded in the
+event log with actor `user` (the socket can only activate with the user's
+words of the turn). Executors only ever read active skills.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.pages.record_page import RecordPage
+from gui.record_model import Column, RecordModel
+from service.memory.memory import Memory
+
+
+class SkillsPage(RecordPage):
+    """Skills by status; the selected one's text and provenance; the decisions a person makes."""
+
+    ID_KEY = "skill_id"
+    FILTERS = (("skills/status", "status_box"),)
+
+    STATUSES = ("draft", "active", "disabled", "rejected")
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        names = self.status_names()
+        self.status_box = QComboBox()
+        self.status_box.addItem(self.tr("全部"), None)
+        for status in self.STATUSES:
+            self.status_box.addItem(names[status], status)
+        self.status_box.setCurrentIndex(1)  # drafts first: they are what waits for the user
+        self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
+        model = RecordModel(
+            [
+                Column("name", self.tr("名称")),
+                Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
+                Column("text", self.tr("内容")),
+                Column("updated", self.tr("更新时间"), lambda t: str(t or "")[:19].replace("T", " ")),
+            ],
+            self,
+        )
+        self.approve_button = QPushButton(self.tr("批准启用"))
+        self.reject_button = QPushButton(self.tr("拒绝"))
+        self.disable_button = QPushButton(self.tr("停用"))
+        self.approve_button.clicked.connect(lambda: self.set_status("active"))
+        self.reject_button.clicked.connect(lambda: self.set_status("rejected"))
+        self.disable_button.clicked.connect(lambda: self.set_status("disabled"))
+        self.build(
+            model,
+            2,
+            [QLabel(self.tr("状态")), self.status_box],
+            [self.approve_button, self.reject_button, self.disable_button],
+            (600, 400),
+        )
+
+    def status_names(self) -> dict[str, str]:
+        return {
+            "draft": self.tr("待批准"),
+            "active": self.tr("已启用"),
+            "disabled": self.tr("已停用"),
+            "rejected": self.tr("已拒绝"),
+        }
+
+    def reload(self) -> None:
+        status = self.status_box.currentData()
+        self.background.submit(lambda: self.memory.list_skills(status), self._loaded, self._failed)
+
+    def _show(self, row: int) -> None:
+        words = {
+            "选择一个技能查看它的内容和来源。": self.tr("选择一个技能查看它的内容和来源。"),
+            "状态": self.tr("状态"),
+            "来源问答": self.tr("来源问答"),
+            "决定者": self.tr("决定者"),
+        }
+        record = self.model.record(row)
+        for button in (self.approve_button, self.reject_button, self.disable_button):
+            button.setEnabled(False)
+        if record is None:
+            self.detail.setHtml(f"<p>{html.escape(words['选择一个技能查看它的内容和来源。'])}</p>")
+            return
+        status = record["status"]
+        self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
+        self.reject_button.setEnabled(status == "draft")
+        self.disable_button.setEnabled(status == "active")
+        names = self.status_names()
+        parts = [
+            f"<h3>{html.escape(record['name'])}</h3>",
+            f"<p><b>{html.escape(words['状态'])}</b>：{html.escape(names.get(status, status))}</p>",
+            f"<pre style='white-space: pre-wrap'>{html.escape(record['text'])}</pre>",
+            f"<p><b>{html.escape(words['来源问答'])}</b>："
+            f"{html.escape(str(record.get('source_interaction_id') or ''))}</p>",
+        ]
+        source = record.get("source_quote")
+        if source:
+            parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
+        if record.get("decided_by"):
+            parts.append(
+                f"<p><b>{html.escape(words['决定者'])}</b>：{html.escape(record['decided_by'])}"
+                + (f"（{html.escape(record['user_request'])}）" if record.get("user_request") else "")
+                + "</p>"
+            )
+        self.detail.setHtml("".join(parts))
+
+    def set_status(self, status: str) -> None:
+        """The user's decision on the selected skill, written with actor `user`."""
+        self.decide(
+            lambda skill_id: self.memory.set_skill_status(skill_id, status, actor="user"), lambda skill: skill["name"]
+        )

@@ -1,0 +1,212 @@
+"""Topics and workdays: recent workdays, the topics each touched with that day's segment, a topic's history.
+
+A workday runs 03:30 to 03:29:59 Beijing time. Select a workday to see its
+topics (or search topics by title); open a topic to page through its turns.
+The maintenance backlog (turns no topic holds yet) is shown on top.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.background import Background
+from gui.record_model import Column, RecordModel
+from service.memory.memory import Memory
+
+TURNS_PER_PAGE = 50
+
+
+class TopicsPage(QWidget):
+    """Workdays → topics → one topic's segments, tasks and turns (paged)."""
+
+    workdays_loaded = Signal(int)
+    topics_loaded = Signal(int)
+    topic_loaded = Signal(str, int)  # topic_id, turns shown
+    status_loaded = Signal(object)
+
+    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memory, self.background = memory, background
+        self.topic: dict[str, Any] | None = None
+        self.items: list[dict[str, Any]] = []
+        self.backlog_label = QLabel("…")
+        self.backlog_label.setWordWrap(True)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("按标题或概括搜索话题"))
+        self.search_edit.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(self.search_topics)
+        self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
+
+        self.days = RecordModel(
+            [
+                Column("workday", self.tr("工作日")),
+                Column("interactions", self.tr("问答")),
+                Column("segments", self.tr("话题")),
+                Column("reviewed", self.tr("复核"), lambda done: self.tr("已复核") if done else ""),
+            ],
+            self,
+        )
+        self.day_table = QTableView()
+        self.day_table.setModel(self.days)
+        self.day_table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.day_table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.day_table.selectionModel().currentRowChanged.connect(lambda cur, _o: self._day_selected(cur.row()))
+        self.topics = RecordModel(
+            [
+                Column("title", self.tr("话题")),
+                Column("segment", self.tr("当日概括")),
+                Column("interactions", self.tr("问答数")),
+            ],
+            self,
+        )
+        self.topic_table = QTableView()
+        self.topic_table.setModel(self.topics)
+        self.topic_table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.topic_table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.topic_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.topic_table.selectionModel().currentRowChanged.connect(lambda cur, _o: self._topic_selected(cur.row()))
+        self.detail = QTextBrowser()
+        self.more_button = QPushButton(self.tr("更多问答"))
+        self.more_button.clicked.connect(self.load_more)
+        self.more_button.setEnabled(False)
+
+        top = QHBoxLayout()
+        top.addWidget(self.backlog_label, 1)
+        top.addWidget(self.search_edit, 1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addWidget(self.more_button)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.day_table)
+        self.splitter.addWidget(self.topic_table)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([260, 380, 420])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        hint = self.tr("选择一个工作日和话题。")
+        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
+
+    def reload(self) -> None:
+        self.background.submit(self.memory.maintenance_status, self._status)
+        self.background.submit(lambda: self.memory.list_workdays(limit=60), self._workdays)
+
+    def _status(self, status: dict[str, Any]) -> None:
+        idle = status.get("idle_seconds")
+        idle_text = self.tr("无活动记录") if idle is None else self.tr("空闲 {0} 分钟").format(int(idle // 60))
+        review = self.tr("前一工作日 {0} 待复核").format(status["previous_workday"])
+        self.backlog_label.setText(
+            self.tr("今天是工作日 {0} · 待整理 {1} 条问答 · {2}").format(
+                status["workday"], status["backlog"], idle_text
+            )
+            + (" · " + review if status["previous_workday_needs_review"] else "")
+        )
+        self.status_loaded.emit(status)
+
+    def _workdays(self, rows: list[dict[str, Any]]) -> None:
+        self.days.reset_rows(rows, False)
+        self.workdays_loaded.emit(len(rows))
+
+    def _day_selected(self, row: int) -> None:
+        record = self.days.record(row)
+        if record is not None:
+            workday = record["workday"]
+            self.background.submit(lambda: self.memory.workday_topics(workday), self._topics)
+
+    def search_topics(self) -> None:
+        text = self.search_edit.text().strip()
+        if text:
+            self.background.submit(lambda: self.memory.list_topics(text=text), self._topics)
+
+    def _topics(self, rows: list[dict[str, Any]]) -> None:
+        self.topics.reset_rows(rows, False)
+        self.topics_loaded.emit(len(rows))
+
+    def _topic_selected(self, row: int) -> None:
+        record = self.topics.record(row)
+        if record is not None:
+            self.open_topic(record["topic_id"])
+
+    def open_topic(self, topic_id: str) -> None:
+        self.background.submit(lambda: self.memory.get_topic(topic_id, limit=TURNS_PER_PAGE), self._topic)
+
+    def load_more(self) -> None:
+        if self.topic is None or self.topic.get("next_offset") is None:
+            return
+        topic_id, offset = self.topic["topic_id"], self.topic["next_offset"]
+        self.more_button.setEnabled(False)
+        self.background.submit(
+            lambda: self.memory.get_topic(topic_id, limit=TURNS_PER_PAGE, offset=offset),
+            lambda page: self._topic(page, append=True),
+        )
+
+    def _topic(self, topic: dict[str, Any], append: bool = False) -> None:
+        words = {
+            "{0} 条问答": self.tr("{0} 条问答"),
+            "每日概括": self.tr("每日概括"),
+            "关联任务": self.tr("关联任务"),
+            "问答": self.tr("问答"),
+            "用户": self.tr("用户"),
+            "助手": self.tr("助手"),
+        }
+        self.items = [*self.items, *topic["items"]] if append else list(topic["items"])
+        self.topic = topic
+        kinds = {"task": self.tr("任务"), "chat": self.tr("闲聊"), "discussion": self.tr("讨论")}
+        parts = [
+            f"<h3>{html.escape(topic['title'])}</h3>",
+            f"<p>{html.escape(kinds.get(topic['kind'], topic['kind']))} · "
+            f"{html.escape(topic['first_workday'])} → {html.escape(topic['last_workday'])} · "
+            f"{html.escape(words['{0} 条问答'].format(topic['interactions']))}</p>",
+        ]
+        if topic.get("summary"):
+            parts.append(f"<p>{html.escape(topic['summary'])}</p>")
+        parts.append(f"<h4>{html.escape(words['每日概括'])}</h4><ul>")
+        parts += [f"<li>{html.escape(s['workday'])}：{html.escape(s['summary'])}</li>" for s in topic["segments"]]
+        parts.append("</ul>")
+        if topic.get("tasks"):
+            parts.append(f"<h4>{html.escape(words['关联任务'])}</h4><ul>")
+            parts += [
+                f"<li>{html.escape(t['title'])} → {html.escape(t['status'])}：{html.escape(t['result'])}</li>"
+                for t in topic["tasks"]
+            ]
+            parts.append("</ul>")
+        parts.append(f"<h4>{html.escape(words['问答'])}</h4>")
+        for item in self.items:
+            parts.append(
+                f"<p><small>{html.escape(item['ts'][:19].replace('T', ' '))} · "
+                f"{html.escape(item['source'])}</small><br>"
+                f"<b>{html.escape(words['用户'])}</b>：{html.escape(item['user_text'])}<br>"
+                f"<b>{html.escape(words['助手'])}</b>：{html.escape(item['assistant_text'])}</p>"
+            )
+        self.detail.setHtml("".join(parts))
+        self.more_button.setEnabled(topic.get("next_offset") is not None)
+        self.topic_loaded.emit(topic["topic_id"], len(self.items))
+
+    def restore_state(self, settings: QSettings) -> None:
+        """Bring back what the user chose last time."""
+        state = settings.value("topics/splitter")
+        if state is not None:
+            self.splitter.restoreState(state)
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("topics/splitter", self.splitter.saveState())

@@ -1,1 +1,0 @@
-"""The service: the `Memory` facade, configuration, the CLI (and later the socket host)."""

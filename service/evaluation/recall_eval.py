@@ -1,0 +1,218 @@
+"""`jiyi eval recall`: measure shadow recall on a history of past runs and new tasks.
+
+History rows (`goal<TAB>package`) become successful runs of that app on device
+`eval` (steps 2, so they pass the index gate). For each query (`goal`,
+`actual`), a run starts (shadow recall) and finishes with apps = [actual] and
+steps 0, so it is scored but never joins the history. Prints the reference's
+rates over the queries, plus `abstain_rate` and recall latency; with a
+`has_history` column, hit@1 over the queries whose app has history too.
+
+`history_sample` evaluates a device that has seen less: a reproducible random
+sample of the history rows (by `seed`), with `has_history` worked out again
+from the sample — how recall behaves while a device's past is still short.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from service.config import Config
+from service.evaluation.resolve_eval import percentile
+from service.evaluation.tsv import read_tsv
+from service.memory.memory import Memory
+from store.appkb.entry import is_package_name
+from store.core.errors import InvalidInput
+
+DEVICE = "eval"
+
+
+def read_history(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for number, row in read_tsv(path, ("goal", "package"), "history"):
+        if not is_package_name(row["package"]):
+            raise InvalidInput(f"history file {path}, line {number}: {row['package']!r} is not a package name")
+        rows.append((row["goal"], row["package"]))
+    return rows
+
+
+def read_recall_queries(path: Path) -> list[dict[str, str]]:
+    rows = []
+    for number, row in read_tsv(path, ("goal", "actual"), "queries"):
+        if not is_package_name(row["actual"]):
+            raise InvalidInput(f"queries file {path}, line {number}: actual {row['actual']!r} is not a package name")
+        rows.append(row)
+    return rows
+
+
+DETAIL_COLUMNS = (
+    "goal",
+    "actual",
+    "has_history",
+    "status",
+    "recalled",
+    "hit_at_1",
+    "contaminated",
+    "score",
+    "vector",
+    "ownership",
+    "by",
+)
+
+
+def evaluate(
+    memory: Memory,
+    history: list[tuple[str, str]],
+    queries: list[dict[str, str]],
+    details: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Archive the history, run every query through a run's lifecycle, report the totals.
+
+    When `details` is a list, one row per query is appended to it (`DETAIL_COLUMNS`):
+    what was recalled, whether it hit, and the candidate's scores and the past goal it came from.
+    """
+    now = time.time()
+    outcomes = [
+        {
+            "run_id": f"history-{i}",
+            "ts_start": now - 86400 - i,
+            "ts_end": now - 86400 - i + 30,
+            "device_scope": f"device:{DEVICE}",
+            "goal_text": goal,
+            "apps": [package],
+            "success": True,
+            "reason": "finished",
+            "steps": 2,
+            "verifier": "pass",
+        }
+        for i, (goal, package) in enumerate(history)
+    ]
+    memory.archive_episodes(outcomes)
+    since = time.time()
+    latencies: list[float] = []
+    with_history: list[bool] = []
+    per_query: list[dict[str, Any]] = []
+    for i, query in enumerate(queries):
+        started = memory.run_start(f"query-{i}", DEVICE, goal=query["goal"])
+        latencies.append(float(started["recall"]["latency_ms"]))
+        finished = memory.run_finish(f"query-{i}", {"success": True, "apps": [query["actual"]], "steps": 0})
+        evaluation = finished["recall_evaluation"] or {}
+        per_query.append(evaluation)
+        with_history.append(query.get("has_history", "1") != "0")
+        if details is not None:
+            details.append(_detail(memory, f"query-{i}", query, started["recall"]["status"], evaluation))
+    totals = memory.recall_statistics(since=since)["totals"]
+    report = {
+        "n": totals["evaluations"],
+        "embedder": memory.config.embed_model,
+        **{
+            k: totals[k]
+            for k in (
+                "hit_at_1",
+                "hit_rate",
+                "conditional_hit_rate",
+                "contaminated_run_rate",
+                "package_precision",
+                "package_recall",
+                "abstain_rate",
+            )
+        },
+        "latency_ms": {"p50": round(percentile(latencies, 50), 3), "p99": round(percentile(latencies, 99), 3)},
+    }
+    scored = [e for e, has in zip(per_query, with_history, strict=True) if has]
+    if len(scored) != len(per_query):
+        report["with_history"] = {
+            "n": len(scored),
+            "hit_at_1": round(sum(bool(e.get("hit_at_1")) for e in scored) / len(scored), 4) if scored else None,
+        }
+    return report
+
+
+def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev: dict[str, Any]) -> dict[str, Any]:
+    trace = memory.recall_trace(run_id) or {}
+    candidates = trace.get("recall", {}).get("candidates") or [{}]
+    top = candidates[0]
+    by = top.get("goal") or (f"mention {top['term']}" if top.get("term") else "")
+    return {
+        "goal": query["goal"],
+        "actual": query["actual"],
+        "has_history": query.get("has_history", "1") != "0",
+        "status": status,
+        "recalled": " ".join(ev.get("recalled_apps", [])),
+        "hit_at_1": bool(ev.get("hit_at_1")),
+        "contaminated": bool(ev.get("contaminated_run")),
+        "score": top.get("score"),
+        "vector": top.get("vector"),
+        "ownership": top.get("ownership"),
+        "by": by,
+    }
+
+
+def write_details(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The per-query rows as TSV, one line each (tabs and newlines in texts become spaces)."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return str(int(value))
+        return " ".join(str(value).split())
+
+    lines = ["\t".join(DETAIL_COLUMNS)] + ["\t".join(cell(r[c]) for c in DETAIL_COLUMNS) for r in rows]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def sample_history(
+    history: list[tuple[str, str]], queries: list[dict[str, str]], size: int, seed: int
+) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
+    """`size` history rows drawn at random (reproducibly, by `seed`; in file order), and the
+    queries with `has_history` set again: whether the sample holds a past run of their app."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise InvalidInput(f"history sample must be a whole number of rows, 1 or more (got {size!r})")
+    if size < len(history):
+        picked = sorted(random.Random(seed).sample(range(len(history)), size))
+        history = [history[i] for i in picked]
+    seen = {package for _, package in history}
+    return history, [{**q, "has_history": str(int(q["actual"] in seen))} for q in queries]
+
+
+def run_eval(
+    config: Config,
+    history_path: Path,
+    queries_path: Path,
+    *,
+    fresh_home: bool,
+    embed_model: str | None = None,
+    details_path: Path | None = None,
+    history_sample: int | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
+    history = read_history(history_path)
+    queries = read_recall_queries(queries_path)
+    rows = len(history)
+    if history_sample is not None:
+        history, queries = sample_history(history, queries, history_sample, seed)
+    if details_path is not None and (details_path.is_dir() or not details_path.parent.is_dir()):
+        raise InvalidInput(f"--details {details_path}: not a file in an existing folder")
+    details: list[dict[str, Any]] | None = [] if details_path is not None else None
+    values = dict(config.values)
+    if embed_model:
+        values["embed_model"] = embed_model
+    values["memory_rag"] = "shadow" if values["memory_rag"] == "off" else values["memory_rag"]
+    if not fresh_home:
+        with Memory.open(Config(values, config.sources)) as memory:
+            report = evaluate(memory, history, queries, details)
+    else:
+        with tempfile.TemporaryDirectory(prefix="jiyi-eval-") as tmp:
+            values["home"] = str(Path(tmp) / "home")
+            with Memory.open(Config(values, config.sources)) as memory:
+                report = evaluate(memory, history, queries, details)
+    if details_path is not None and details is not None:
+        write_details(details_path, details)
+    if history_sample is not None:
+        report["history_sample"] = {"rows": len(history), "of": rows, "seed": seed}
+    return report

@@ -1,0 +1,133 @@
+"""`jiyi eval resolve`: measure app-name resolution on an inventory and labelled queries.
+
+The inventory is synced as device `eval`; each query is resolved as an agent
+would. Metrics (all over the query rows):
+
+* `top1_accuracy` — the first candidate is an expected package (rows whose expected is not `-`);
+* `resolved_rate` — share answered `resolved`;
+* `resolved_precision` — resolved and correct ÷ resolved (a resolved `-` row is wrong);
+* `false_resolved` — how many resolved answers were wrong;
+* `unknown_rate`, `latency_ms` {p50, p99}, and the same by `kind`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from service.config import Config
+from service.evaluation.tsv import read_tsv
+from service.memory.memory import Memory
+from store.appkb.entry import is_package_name
+from store.core.errors import InvalidInput
+
+EVAL_DEVICE = "eval"
+
+
+@dataclass(frozen=True)
+class Query:
+    line: int
+    query: str
+    expected: frozenset[str]  # empty: must not resolve
+    kind: str
+
+
+def read_inventory(path: Path) -> list[tuple[str, str]]:
+    apps = []
+    for number, row in read_tsv(path, ("package", "label"), "inventory"):
+        if not is_package_name(row["package"]):
+            raise InvalidInput(f"inventory file {path}, line {number}: {row['package']!r} is not a package name")
+        apps.append((row["package"], row["label"]))
+    return apps
+
+
+def read_queries(path: Path) -> list[Query]:
+    queries = []
+    for number, row in read_tsv(path, ("query", "expected"), "queries"):
+        expected = row["expected"]
+        packages = frozenset() if expected == "-" else frozenset(p.strip() for p in expected.split("|") if p.strip())
+        bad = [p for p in packages if not is_package_name(p)]
+        if bad:
+            raise InvalidInput(
+                f"queries file {path}, line {number}: expected {bad[0]!r} is not a package name "
+                "(use '-' for a name that must not resolve, '|' between several right answers)"
+            )
+        queries.append(Query(number, row["query"], packages, row.get("kind") or "all"))
+    return queries
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    scored = [r for r in rows if r["expected"]]
+    resolved = [r for r in rows if r["state"] == "resolved"]
+    correct = [r for r in resolved if r["package"] in r["expected"]]
+    return {
+        "n": n,
+        "top1_accuracy": round(sum(r["top1"] in r["expected"] for r in scored) / len(scored), 4) if scored else None,
+        "resolved_rate": round(len(resolved) / n, 4) if n else 0.0,
+        "resolved_precision": round(len(correct) / len(resolved), 4) if resolved else None,
+        "false_resolved": len(resolved) - len(correct),
+        "unknown_rate": round(sum(r["state"] == "unknown" for r in rows) / n, 4) if n else 0.0,
+    }
+
+
+def evaluate(memory: Memory, inventory: list[tuple[str, str]], queries: list[Query]) -> dict[str, Any]:
+    """Sync the inventory as device `eval`, resolve every query, and score."""
+    memory.sync_inventory(EVAL_DEVICE, inventory, actor="system")
+    memory.resolver_index()  # built once, outside the timed queries
+    rows: list[dict[str, Any]] = []
+    latencies: list[float] = []
+    for query in queries:
+        result = memory.resolve_app(query.query, device=EVAL_DEVICE)
+        latencies.append(result.elapsed_ms)
+        rows.append(
+            {
+                "query": query.query,
+                "kind": query.kind,
+                "expected": query.expected,
+                "state": result.state,
+                "package": result.package,
+                "top1": result.candidates[0].package if result.candidates else None,
+            }
+        )
+    report = _summary(rows)
+    report["latency_ms"] = {
+        "p50": round(percentile(latencies, 50), 3),
+        "p99": round(percentile(latencies, 99), 3),
+    }
+    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_kind[row["kind"]].append(row)
+    report["by_kind"] = {kind: _summary(items) for kind, items in sorted(by_kind.items())}
+    report["false_resolved_examples"] = [
+        {"query": r["query"], "resolved": r["package"], "expected": sorted(r["expected"]) or "-"}
+        for r in rows
+        if r["state"] == "resolved" and r["package"] not in r["expected"]
+    ][:20]
+    return report
+
+
+def run_eval(config: Config, inventory_path: Path, queries_path: Path, *, fresh_home: bool) -> dict[str, Any]:
+    """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
+    inventory = read_inventory(inventory_path)
+    queries = read_queries(queries_path)
+    if not fresh_home:
+        with Memory.open(config) as memory:
+            return evaluate(memory, inventory, queries)
+    with tempfile.TemporaryDirectory(prefix="jiyi-eval-") as tmp:
+        values = dict(config.values)
+        values["home"] = str(Path(tmp) / "home")
+        with Memory.open(Config(values, config.sources)) as memory:
+            return evaluate(memory, inventory, queries)

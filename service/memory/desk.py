@@ -1,0 +1,478 @@
+"""The desktop-assistant memory (seed 002) as part of the `Memory` facade.
+
+A mixin of `Memory`: interactions and task cards, recall, transition hints,
+context packs, maintenance (status, leased batches, atomic commits), topics,
+facts, skills and bundles. Jiyi never calls a model here: the lower agent
+classifies and summarizes, Jiyi checks and stores.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from service.config import Config
+from service.memory.context_pack import build_pack
+from store.core import clock
+from store.core.database import Store
+from store.core.errors import InvalidInput, NotFound
+from store.core.redact import Redactor
+from store.desk import bundles, facts, interactions, retrieval, skills, topics
+from store.desk.bundles import BundleFiles
+from store.desk.common import check_id, redact_json, when
+from store.desk.projection import DOMAIN as DESK
+from store.desk.workday import is_workday, previous_workday, workday_of
+
+CONSOLIDATION_KINDS = ("activity", "started", "finished", "failed", "note", "workday_review")
+
+
+@dataclass
+class Lease:
+    """A maintenance batch handed to a planner until `expires` (monotonic seconds)."""
+
+    batch_id: str
+    interaction_ids: list[str]
+    rows: list[int]
+    expires: float
+
+
+class DeskMemory:
+    """Seed 002's operations; see the module docstring."""
+
+    config: Config
+    store: Store
+    redactor: Redactor
+    _write_lock: threading.RLock
+    _leases: dict[str, Lease]
+    _leases_lock: threading.Lock
+    bundle_files: BundleFiles
+
+    if TYPE_CHECKING:
+
+        def _changed(self, domain: str, txn: int) -> None: ...
+
+        def _check_actor(self, actor: str) -> None: ...
+
+    def _init_desk(self) -> None:
+        self._leases = {}
+        self._leases_lock = threading.Lock()
+        self.bundle_files = BundleFiles(self.config.bundles_path)
+
+    def _desk_changed(self) -> None:
+        self._changed(DESK, self.store.last_seq(DESK))
+
+    # -- interactions and task cards -----------------------------------------------------
+
+    def remember_interaction(
+        self,
+        interaction_id: str,
+        *,
+        user_text: str | None = None,
+        assistant_text: str | None = None,
+        source: str | None = None,
+        task_id: str | None = None,
+        ts: str | float | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """Keep one completed turn (idempotent by `interaction_id`)."""
+        self._check_actor(actor)
+        with self._write_lock:
+            result = interactions.remember(
+                self.store,
+                self.redactor,
+                interaction_id=interaction_id,
+                user_text=user_text,
+                assistant_text=assistant_text,
+                source=source,
+                task_id=task_id,
+                at=when(ts),
+                actor=actor,
+            )
+        if result.created:
+            self._desk_changed()
+        return {
+            "interaction_id": result.interaction_id,
+            "created": result.created,
+            "workday": result.workday,
+            "truncated": result.truncated,
+        }
+
+    def complete_task(
+        self,
+        task_id: str,
+        *,
+        title: str,
+        status: str,
+        result: str | None = None,
+        schedule_id: str | None = None,
+        run_id: str | None = None,
+        interaction_id: str | None = None,
+        source: str | None = None,
+        ts: str | float | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """Save a finished task's card; a scheduled task's run is filed into its bundle in the same commit."""
+        self._check_actor(actor)
+        pending: bundles.Pending = {}
+        with self._write_lock:
+            with self.store.atomic():
+                card, changed = interactions.complete_task(
+                    self.store,
+                    self.redactor,
+                    task_id=task_id,
+                    title=title,
+                    status=status,
+                    result=result,
+                    schedule_id=schedule_id,
+                    run_id=run_id,
+                    interaction_id=interaction_id,
+                    source=source,
+                    at=when(ts),
+                    actor=actor,
+                )
+                if changed and card["schedule_id"]:
+                    pending = bundles.record_run(self.store, card)
+            if pending:
+                bundles.mirror(self.bundle_files, bundles.bundle_id_of("schedule", card["schedule_id"]), pending)
+        if changed:
+            self._desk_changed()
+        bundle = bundles.bundle_id_of("schedule", card["schedule_id"]) if card["schedule_id"] else None
+        return {"card": card, "changed": changed, "bundle_id": bundle, "bundle_paths": sorted(pending)}
+
+    def list_tasks(
+        self, *, status: str | None = None, schedule_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        if status is not None and status not in interactions.TASK_STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(interactions.TASK_STATUSES)}")
+        return interactions.list_tasks(self.store, status=status, schedule_id=schedule_id, limit=limit, offset=offset)
+
+    def get_interaction(self, interaction_id: str) -> dict[str, Any]:
+        return interactions.get_interaction(self.store, interaction_id)
+
+    # -- reading for agents ------------------------------------------------------------------
+
+    def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
+        """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills."""
+        if not isinstance(query, str):
+            raise InvalidInput("query must be text")
+        started = time.perf_counter()
+        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts))
+        result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        return result
+
+    def assess_transition(
+        self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
+    ) -> dict[str, Any]:
+        """Hint whether `text` continues the current task or topic (never decides merging)."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("text must be non-empty")
+        return retrieval.assess_transition(
+            self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id
+        )
+
+    def prepare_context(
+        self, query: str, *, schedule_id: str | None = None, budget_chars: int | None = None, limit: int = 8
+    ) -> dict[str, Any]:
+        """A pack for one execution round, never over `budget_chars` (default: the configured budget)."""
+        budget = budget_chars or self.config.context_budget
+        recalled = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts))
+        bundle_docs: list[dict[str, Any]] = []
+        if schedule_id is not None:
+            check_id(schedule_id, "schedule_id")
+            try:
+                bundle = bundles.get_bundle(
+                    self.store, self.bundle_files, bundles.bundle_id_of("schedule", schedule_id)
+                )
+            except NotFound:
+                pass  # the schedule has not run yet: the pack simply has no bundle
+            else:
+                order = {"requirements.md": 0, "preferences.md": 1, "lessons.md": 2, "state.json": 3}
+                docs = [d for d in bundle["documents"] if d["path"] in order]
+                bundle_docs = sorted(docs, key=lambda d: order[d["path"]])
+        pack = build_pack(
+            {
+                "core_facts": recalled["core_facts"],
+                "skills": recalled["relevant_skills"],
+                "bundle": bundle_docs,
+                "related_facts": recalled["related_facts"],
+                "topics": recalled["related_topics"],
+                "task_cards": [c for c in recalled["task_cards"] if c["why"] == "related"],
+                "interactions": [i for i in recalled["interactions"] if i["why"] == "related"],
+            },
+            budget,
+        )
+        return {"query": query, "schedule_id": schedule_id, **pack}
+
+    # -- maintenance ---------------------------------------------------------------------------
+
+    def record_consolidation(
+        self,
+        kind: str,
+        *,
+        workday: str | None = None,
+        summary: str | None = None,
+        detail: dict[str, Any] | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """Record what the consolidating agent did (observable); `workday_review` also runs the daily review."""
+        self._check_actor(actor)
+        if kind not in CONSOLIDATION_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(CONSOLIDATION_KINDS)}")
+        if workday is not None and not is_workday(workday):
+            raise InvalidInput("workday must be YYYY-MM-DD")
+        if kind == "workday_review" and workday is None:
+            raise InvalidInput("a workday_review names its workday")
+        if detail is not None and not isinstance(detail, dict):
+            raise InvalidInput("detail must be an object")
+        detail = redact_json(self.redactor, detail) if detail else None
+        text = self.redactor.redact((summary or "").strip())[:600]
+        at = when()
+        with self._write_lock, self.store.atomic():
+            deactivated: list[str] = []
+            if kind == "workday_review":
+                assert workday is not None
+                deactivated = facts.review(self.store, workday, actor=actor)
+                self.store.append(
+                    DESK,
+                    "workday_reviewed",
+                    {
+                        "epoch": at.epoch,
+                        "workday": workday,
+                        "summary": text,
+                        "detail": {**(detail or {}), "deactivated": deactivated},
+                    },
+                    actor=actor,
+                )
+            else:
+                self.store.append(
+                    DESK,
+                    "consolidation_recorded",
+                    {"epoch": at.epoch, "kind": kind, "workday": workday, "summary": text, "detail": detail or {}},
+                    actor=actor,
+                )
+        self._desk_changed()
+        return {"kind": kind, "workday": workday, "ts": at.iso, "deactivated_facts": deactivated}
+
+    def maintenance_status(self) -> dict[str, Any]:
+        """Backlog, idle time, leases, and whether the previous workday still needs its review."""
+        now = clock.now()
+        today = workday_of(now)
+        yesterday = previous_workday(today)
+        last = topics.last_activity(self.store)
+        idle = now.timestamp() - last if last else None
+        idle_enough = idle is None or idle >= self.config.idle_minutes * 60
+        backlog = topics.backlog(self.store)
+        oldest = topics.unarchived(self.store, 1)
+        return {
+            "now": now.isoformat(),
+            "workday": today,
+            "backlog": backlog,
+            "oldest_unarchived": oldest[0].ts if oldest else None,
+            "last_activity": datetime.fromtimestamp(last, UTC).isoformat() if last else None,
+            "idle_seconds": round(idle, 1) if idle is not None else None,
+            "idle_threshold_seconds": self.config.idle_minutes * 60,
+            "should_consolidate": backlog > 0 and idle_enough,
+            "previous_workday": yesterday,
+            "previous_workday_needs_review": topics.needs_review(self.store, yesterday),
+            "leases": [
+                {
+                    "batch_id": lease.batch_id,
+                    "interactions": len(lease.rows),
+                    "expires_in_seconds": round(lease.expires - time.monotonic(), 1),
+                }
+                for lease in self._live_leases()
+            ],
+        }
+
+    def _live_leases(self) -> list[Lease]:
+        now = time.monotonic()
+        with self._leases_lock:
+            for batch_id in [b for b, lease in self._leases.items() if lease.expires <= now]:
+                del self._leases[batch_id]
+            return list(self._leases.values())
+
+    def maintenance_plan(self, *, limit: int = 50, lease_seconds: int | None = None) -> dict[str, Any]:
+        """Lease the oldest unfiled interactions to a planner; an expired lease returns them to the backlog."""
+        if not 1 <= limit <= topics.MAX_BATCH:
+            raise InvalidInput(f"limit must be between 1 and {topics.MAX_BATCH}")
+        seconds = lease_seconds or self.config.lease_seconds
+        with self._leases_lock:
+            now = time.monotonic()
+            for batch_id in [b for b, lease in self._leases.items() if lease.expires <= now]:
+                del self._leases[batch_id]
+            leased = {row for lease in self._leases.values() for row in lease.rows}
+            rows = topics.unarchived(self.store, limit, exclude=leased)
+            if not rows:
+                return {
+                    "batch_id": None,
+                    "interactions": [],
+                    "lease_expires_in": 0,
+                    "open_topics": [],
+                    "backlog": topics.backlog(self.store),
+                }
+            lease = Lease(
+                "batch_" + secrets.token_hex(8), [r.interaction_id for r in rows], [r.id for r in rows], now + seconds
+            )
+            self._leases[lease.batch_id] = lease
+        return {
+            "batch_id": lease.batch_id,
+            "lease_expires_in": seconds,
+            "interactions": [interactions.interaction_dict(r) for r in rows],
+            "open_topics": topics.recent_topics(self.store, 20),
+            "backlog": topics.backlog(self.store),
+        }
+
+    def maintenance_commit(self, request: dict[str, Any], *, actor: str = "agent") -> dict[str, Any]:
+        """File a batch into topics with segments, facts and skill drafts, atomically; exactly once per interaction."""
+        self._check_actor(actor)
+        if not isinstance(request, dict):
+            raise InvalidInput("the commit must be an object")
+        batch_id = request.get("batch_id")
+        if batch_id is not None and not isinstance(batch_id, str):
+            raise InvalidInput("batch_id must be a string")
+        lease = None
+        if batch_id is not None:
+            live = {lease.batch_id: lease for lease in self._live_leases()}
+            lease = live.get(batch_id)
+        with self._write_lock:
+            result = topics.commit(
+                self.store,
+                self.redactor,
+                request,
+                at=when(),
+                actor=actor,
+                batch=lease.interaction_ids if lease else None,
+            )
+        if batch_id is not None:
+            with self._leases_lock:
+                self._leases.pop(batch_id, None)
+        self._desk_changed()
+        result["lease"] = "held" if lease else ("expired_or_unknown" if batch_id else "none")
+        return result
+
+    # -- topics and workdays ---------------------------------------------------------------------
+
+    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        return topics.get_topic(self.store, topic_id, limit=limit, offset=offset)
+
+    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        return topics.list_topics(self.store, text=text, limit=limit, offset=offset)
+
+    def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[dict[str, Any]]:
+        return topics.recent_workdays(self.store, count)
+
+    def workday_topics(self, workday: str) -> list[dict[str, Any]]:
+        """The topics active on `workday` (those with a segment that day)."""
+        if not is_workday(workday):
+            raise InvalidInput("workday must be YYYY-MM-DD")
+        return topics.workday_topics(self.store, workday)
+
+    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
+        return topics.workdays(self.store, limit=limit, offset=offset)
+
+    def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
+        """What consolidation did, newest first (commits, reviews, agent reports)."""
+        return topics.consolidation_log(self.store, limit)
+
+    # -- facts -------------------------------------------------------------------------------------
+
+    def list_facts(
+        self,
+        *,
+        scope: str | None = None,
+        status: str | None = None,
+        text: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        if scope is not None and scope not in facts.SCOPES:
+            raise InvalidInput(f"scope must be one of {', '.join(facts.SCOPES)}")
+        if status is not None and status not in facts.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(facts.STATUSES)}")
+        return facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
+
+    def get_fact(self, fact_id: str) -> dict[str, Any]:
+        return facts.get_fact(self.store, fact_id)
+
+    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
+        """Confirm (active) or deactivate (inactive) a fact by hand."""
+        self._check_actor(actor)
+        with self._write_lock:
+            result = facts.set_status(self.store, fact_id, status, reason, actor=actor)
+        self._desk_changed()
+        return result
+
+    # -- skills --------------------------------------------------------------------------------------
+
+    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        if status is not None and status not in skills.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(skills.STATUSES)}")
+        return skills.list_skills(self.store, status, limit, offset)
+
+    def get_skill(self, skill_id: str) -> dict[str, Any]:
+        return skills.get_skill(self.store, skill_id)
+
+    def set_skill_status(
+        self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
+    ) -> dict[str, Any]:
+        """Approve, reject, disable or re-draft a skill. An agent activating one must pass `user_request`."""
+        self._check_actor(actor)
+        with self._write_lock:
+            result = skills.set_status(
+                self.store, skill_id, status, actor=actor, user_request=user_request, redactor=self.redactor
+            )
+        self._desk_changed()
+        return result
+
+    # -- bundles ---------------------------------------------------------------------------------------
+
+    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        if kind is not None and kind not in bundles.KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(bundles.KINDS)}")
+        return bundles.list_bundles(self.store, kind, limit, offset)
+
+    def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
+        return bundles.get_bundle(self.store, self.bundle_files, bundle_id, path)
+
+    def put_bundle_document(
+        self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
+    ) -> dict[str, Any]:
+        """Write a document if `expected_revision` is current; a stale one is a conflict carrying the current one."""
+        self._check_actor(actor)
+        with self._write_lock:
+            result = bundles.put_document(
+                self.store,
+                self.bundle_files,
+                self.redactor,
+                bundle_id=bundle_id,
+                path=path,
+                content=content,
+                expected_revision=expected_revision,
+                actor=actor,
+            )
+        if result.changed:
+            self._desk_changed()
+        return {
+            "bundle_id": result.bundle_id,
+            "path": result.path,
+            "revision": result.revision,
+            "changed": result.changed,
+            "content": result.content,
+            "outside_edit_kept": result.outside_edit_kept,
+            "mirror_problem": result.mirror_problem,
+        }
+
+    def restore_bundle_files(self) -> int:
+        """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""
+        return bundles.mirror_all(self.store, self.bundle_files)
+
+    def bundle_directory(self, bundle_id: str) -> str:
+        bundles.split_bundle_id(bundle_id)
+        return str(self.bundle_files.path_of(bundle_id))
+
+    def desk_counts(self) -> dict[str, int]:
+        return topics.counts(self.store)

@@ -1,0 +1,192 @@
+"""Recall as the service runs it: the embedder, the vector index and the mention index together.
+
+Everything heavy loads lazily on first use (never at start-up, never on the
+GUI thread). The mention index follows the App-KB by generation.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from recall.alias_vectors import AliasRoute, NameOf, alias_documents
+from recall.embedders import Embedder, get_embedder
+from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
+from recall.registry import AppRegistry
+from recall.term_ownership import goal_terms
+from recall.vectors import VectorIndex
+from service.config import Config
+from store.appkb import kb as appkb
+from store.core.database import Store
+from store.episodes import archive as episodes
+from store.episodes import recall_terms
+from store.episodes.archive import EpisodeFilter
+
+log = logging.getLogger("jiyi.service")
+Progress = Callable[[int, int], None]
+
+
+class RecallService:
+    """Shadow recall, episode indexing and index upkeep for one home."""
+
+    def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
+        self.config, self.store, self.registry = config, store, registry
+        self._lock = threading.Lock()
+        self._engine: EpisodeRecall | None = None
+        self._mentions: tuple[int, MentionIndex] | None = None
+        self._aliases: tuple[int, AliasRoute] | None = None
+        self.errors: dict[str, int] = {"episode": 0}
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.engine.embedder
+
+    @property
+    def engine(self) -> EpisodeRecall:
+        with self._lock:
+            if self._engine is None:
+                embedder = get_embedder(self.config.embed_model)
+                index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
+                if not recall_terms.ensure(self.store):
+                    self.rebuild_terms()
+                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats)
+            return self._engine
+
+    def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str]) -> recall_terms.TermStats:
+        return recall_terms.stats(self.store, scope, terms, packages)
+
+    def mentions(self, generation: int) -> MentionIndex:
+        """Names owned by one package: registry aliases and the App-KB's live names."""
+        cached = self._mentions
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        names = [(name, package) for name, package, _ in self.registry.names()]
+        names += [(e.term, e.package) for e in appkb.list_entries(self.store, include_stale=False)]
+        index = MentionIndex(names)
+        self._mentions = (generation, index)
+        return index
+
+    def alias_route(self, generation: int) -> AliasRoute:
+        """The resolver's embedding route over the `app_alias` collection, reconciled with App-KB `generation`."""
+        cached = self._aliases
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        route = AliasRoute(self.engine.index, self.engine.embedder)
+        self.sync_aliases(route)
+        self._aliases = (generation, route)
+        return route
+
+    def sync_aliases(self, route: AliasRoute | None = None) -> dict[str, int]:
+        """Reconcile the `app_alias` collection with the registry and the App-KB's live names."""
+        route = route or AliasRoute(self.engine.index, self.engine.embedder)
+        names = [NameOf(e.term, e.package, e.label) for e in appkb.list_entries(self.store, include_stale=False)]
+        return route.sync(alias_documents(self.registry, names))
+
+    def recall(self, goal: str, device: str, generation: int, *, explain: bool = False) -> RecallResult:
+        """One recall for a new task (the caller decides what the agent may see)."""
+        mode = self.config.memory_rag
+        return self.engine.recall(goal, device, self.mentions(generation), mode=mode, explain=explain)
+
+    def passes_gate(self, outcome: dict[str, Any]) -> bool:
+        """The quality gate: a goal, and at least `index_min_steps` steps."""
+        return (
+            bool(str(outcome.get("goal_text", "")).strip())
+            and int(outcome.get("steps", 0)) >= self.config.index_min_steps
+        )
+
+    def index(self, outcomes: list[dict[str, Any]]) -> int:
+        """Index episodes that pass the gate (vectors and term counts), per device; returns how many were embedded."""
+        by_scope: dict[str, list[Any]] = {}
+        gated = [o for o in outcomes if self.passes_gate(o)]
+        for outcome in gated:
+            by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
+        embedded = sum(self.engine.index.upsert(EPISODE, scope, docs) for scope, docs in by_scope.items())
+        recall_terms.put(self.store, [term_document(o) for o in gated])
+        return embedded
+
+    def forget(self, run_id: str, device_scope: str) -> None:
+        """Take an episode out of the index, vector and term counts (revoked, folded or deleted)."""
+        self.engine.index.delete(EPISODE, device_scope, [run_id])
+        recall_terms.remove(self.store, device_scope, [run_id])
+
+    def devices(self) -> list[str]:
+        """Serials of the devices recall has past runs of (indexed episodes)."""
+        return sorted(scope.removeprefix("device:") for scope in recall_terms.scopes(self.store))
+
+    def _live_pages(self) -> Iterator[list[dict[str, Any]]]:
+        """The episodes the index should hold (live and through the gate), a page at a time."""
+        offset = 0
+        while rows := episodes.list_episodes(self.store, EpisodeFilter(revoked=False), limit=1000, offset=offset):
+            yield [row for row in rows if self.passes_gate(row)]
+            offset += len(rows)
+
+    def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every episode the index should hold, by device scope and run id."""
+        live: dict[str, dict[str, dict[str, Any]]] = {}
+        for rows in self._live_pages():
+            for row in rows:
+                live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
+        return live
+
+    def rebuild_terms(self) -> int:
+        """Count the terms of every live episode again (no embedding); returns how many episodes."""
+        started = time.perf_counter()
+        recall_terms.clear(self.store)
+        counted = 0
+        for rows in self._live_pages():
+            recall_terms.put(self.store, [term_document(row) for row in rows])
+            counted += len(rows)
+        recall_terms.mark_built(self.store)
+        log.info("counted the terms of %d episodes in %.1f s", counted, time.perf_counter() - started)
+        return counted
+
+    def rebuild(self, progress: Progress | None = None, batch: int = 256) -> dict[str, int]:
+        """Drop every vector collection and index every live episode again with the current embedder."""
+        index = self.engine.index
+        dropped = index.drop_all()
+        recall_terms.clear(self.store)
+        live = EpisodeFilter(revoked=False)
+        total, done, embedded = episodes.count_episodes(self.store, live), 0, 0
+        offset = 0
+        while True:
+            rows = episodes.list_episodes(self.store, live, limit=batch, offset=offset)
+            if not rows:
+                break
+            embedded += self.index(rows)
+            done += len(rows)
+            offset += len(rows)
+            if progress:
+                progress(done, total)
+        recall_terms.mark_built(self.store)
+        self._aliases = None
+        aliases = self.sync_aliases()
+        return {
+            "collections_dropped": dropped,
+            "episodes": done,
+            "embedded": embedded,
+            "alias_documents": aliases["documents"],
+        }
+
+    def state(self) -> dict[str, Any]:
+        """The index as health reports it (opening it if needed)."""
+        try:
+            index = self.engine.index
+            scopes = index.scopes(EPISODE)
+            count = sum(index.count(EPISODE, s) for s in scopes)
+            return {"embedder": self.config.embed_model, "episode_vectors": count, "ok": True}
+        except Exception as exc:
+            return {"embedder": self.config.embed_model, "ok": False, "problem": str(exc)}
+
+
+def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:
+    """An episode as the term counts hold it: its device, apps and goal terms."""
+    apps = tuple(a for a in outcome.get("apps", []) if isinstance(a, str))
+    return recall_terms.TermDoc(
+        str(outcome["run_id"]),
+        str(outcome.get("device_scope", "device:unknown")),
+        apps,
+        tuple(goal_terms(str(outcome.get("goal_text", "")))),
+    )

@@ -1,0 +1,488 @@
+"""The run lifecycle, the episode archive and recall, as part of the `Memory` facade.
+
+A mixin of `Memory` (kept apart so that each file stays readable): it uses the
+facade's configuration, store, redactor, recall service and App-KB methods.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recall.episode_recall import RecallResult
+from service.config import Config
+from service.memory.recall_service import RecallService
+from store.appkb import alias_correction
+from store.core.atomic_file import write_text
+from store.core.database import Store
+from store.core.errors import Forbidden, InvalidInput
+from store.core.redact import Redactor
+from store.episodes import archive as episodes
+from store.episodes import lessons, recall_stats
+from store.episodes.archive import DOMAIN as EXPERIENCE
+from store.episodes.archive import EpisodeFilter
+from store.episodes.run_event import ExperienceEvent, check_run_id
+from store.episodes.schema import EpisodeOutcome
+
+OVERVIEW_DAYS = 30  # the window of the overview's recall quality
+
+if TYPE_CHECKING:
+    from store.appkb.entry import AppKbEntry
+    from store.appkb.kb import SyncReport
+
+log = logging.getLogger("jiyi.service")
+
+
+@dataclass
+class RunState:
+    """What Jiyi knows of a run under way (in memory only)."""
+
+    device: str
+    started: float
+    goal: str = ""
+    steps: int = 0
+    launched: list[str] = field(default_factory=list)
+    recall: RecallResult | None = None
+    lessons: list[str] = field(default_factory=list)
+    observed: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class LaunchOutcome:
+    """What a confirmed launch taught the App-KB."""
+
+    successes: int = 0
+    learned: list[AppKbEntry] = field(default_factory=list)
+
+
+class RunsAndEpisodes:
+    """Runs, episodes and recall; see the module docstring."""
+
+    config: Config
+    store: Store
+    redactor: Redactor
+    recall: RecallService
+    archive_failures: int
+    _runs: dict[str, RunState]
+    _runs_lock: threading.Lock
+    _write_lock: threading.RLock
+    _generation: int
+
+    if TYPE_CHECKING:
+
+        def _changed(self, domain: str, txn: int) -> None: ...
+
+        def _check_actor(self, actor: str) -> None: ...
+
+        def sync_inventory(
+            self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent"
+        ) -> SyncReport: ...
+
+        def confirm_launch(
+            self, *, run_id: str, device: str | None, name: str, package: str, actor: str = "agent"
+        ) -> LaunchOutcome: ...
+
+        def note_failed_resolution(self, run_id: str, name: str, message: str) -> list[str]: ...
+
+        def end_run_evidence(self, run_id: str) -> None: ...
+
+        def health(self) -> dict[str, object]: ...
+
+    # -- the run lifecycle -------------------------------------------------------------
+
+    def run_start(
+        self,
+        run_id: str,
+        device: str,
+        *,
+        goal: str | None = None,
+        installed: Sequence[tuple[str, str]] | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """A run begins on `device`: sync its installed apps (when given) and open its evidence."""
+        run_id = check_run_id(run_id)
+        if not isinstance(device, str) or not device.strip():
+            raise InvalidInput("device must be a non-empty serial")
+        if goal is not None and not isinstance(goal, str):
+            raise InvalidInput("goal must be text")
+        report = self.sync_inventory(device, installed, actor=actor) if installed is not None else None
+        state = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
+        mode = self.config.memory_rag
+        if mode != "off" and state.goal.strip():
+            state.recall = self._shadow_recall(state.goal, state.device)
+        with self._runs_lock:
+            self._runs[run_id] = state
+        answer: dict[str, Any] = {
+            "run_id": run_id,
+            "device": state.device,
+            "inventory": asdict(report) if report else None,
+        }
+        # In shadow mode what was recalled is logged only; it never goes back into the agent's context.
+        answer["recall"] = {
+            "mode": mode,
+            "status": state.recall.status if state.recall else "off",
+            "latency_ms": state.recall.latency_ms if state.recall else 0.0,
+        }
+        if mode == "on":
+            # `on` gives the agent approved lessons only, never the recalled episodes themselves.
+            likely = state.recall.recalled_apps if state.recall else []
+            given = lessons.for_run(self.store, likely)
+            state.lessons = [lesson["lesson_id"] for lesson in given]
+            answer["lessons"] = [{"lesson_id": g["lesson_id"], "text": g["text"]} for g in given]
+        return answer
+
+    def _shadow_recall(self, goal: str, device: str) -> RecallResult:
+        """Recall for a run's goal, failing open."""
+        try:
+            return self.recall.recall(goal, device, self._generation)
+        except Exception as exc:
+            self.recall.errors["episode"] += 1
+            log.warning("recall failed (the run goes on): %s", exc)
+            return RecallResult(self.config.memory_rag, "error", goal, self.config.embed_model, error=str(exc))
+
+    def run_event(
+        self,
+        event: dict[str, Any],
+        *,
+        device: str | None = None,
+        launch_name: str | None = None,
+        failure_message: str | None = None,
+        actor: str = "agent",
+    ) -> dict[str, Any]:
+        """One tool receipt of a run.
+
+        `launch_name` is the name the agent asked `launch_app` for (kept only for
+        this call); with a confirmed launch (`result_class` ok and `app_package`)
+        it counts a success and may teach a learned alias; with a failed one and
+        its `failure_message`, the packages the message offered become this run's
+        implicit-alias evidence. Returns the event as validated and what it taught.
+        """
+        if not isinstance(event, dict):
+            raise InvalidInput("event must be an object")
+        run_id = event.get("run_id")
+        with self._runs_lock:
+            run = self._runs.get(run_id) if isinstance(run_id, str) else None
+        device = device or (run.device if run else None)
+        receipt = ExperienceEvent.coerce(event, device=device, now=time.time(), redactor=self.redactor)
+        archived = self._archive(lambda: episodes.record_event(self.store, receipt, actor=actor))
+        if run is not None:
+            run.steps = max(run.steps, receipt.step)
+            confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
+            if confirmed and receipt.app_package not in run.launched:
+                run.launched.append(str(receipt.app_package))
+        self._observe(receipt, launch_name, event.get("note"), actor)
+        outcome = LaunchOutcome()
+        evidence: list[str] = []
+        if receipt.tool == "launch_app" and launch_name:
+            if receipt.result_class == "ok" and receipt.app_package:
+                outcome = self.confirm_launch(
+                    run_id=receipt.run_id, device=device, name=launch_name, package=receipt.app_package, actor=actor
+                )
+            elif receipt.result_class == "error" and failure_message:
+                evidence = self.note_failed_resolution(receipt.run_id, launch_name, failure_message)
+        return {
+            "event": receipt.to_dict(),
+            "archived": archived,
+            "successes": outcome.successes,
+            "learned": [e.to_dict() for e in outcome.learned],
+            "evidence": evidence,
+        }
+
+    def _observe(self, receipt: ExperienceEvent, launch_name: str | None, note: object, actor: str) -> None:
+        """Keep the evidence alias correction needs: launches and backs, with only the marker word of the note."""
+        if not (self.config.app_kb and self.config.alias_overwrite) or receipt.tool not in ("launch_app", "back"):
+            return
+        folded = note.casefold() if isinstance(note, str) else ""
+        marker = next((word for word in self.config.alias_overwrite_notes if word.casefold() in folded), None)
+        term = launch_name.strip() if receipt.tool == "launch_app" and launch_name else None
+        if term and (self.redactor.is_sensitive(term) or len(term) > 64):
+            term = None  # a sensitive term is blanked
+        run = self._runs.get(receipt.run_id)
+        self._archive(
+            lambda: (run.observed if run is not None else []).append(
+                alias_correction.record_observation(
+                    self.store,
+                    run_id=receipt.run_id,
+                    step=receipt.step,
+                    tool=receipt.tool,
+                    success=receipt.result_class == "ok",
+                    term=term,
+                    package=receipt.app_package,
+                    marker=marker,
+                    actor=actor,
+                )
+            )
+        )
+
+    def dream(self, *, full: bool = True, dry_run: bool = False) -> dict[str, Any]:
+        """A consolidation pass (see `dream.run_pass`); `dry_run` previews every change."""
+        from service.memory.dream import run_pass
+
+        return run_pass(self, full=full, dry_run=dry_run)  # type: ignore[arg-type]
+
+    def overview(self) -> dict[str, Any]:
+        """What the console's overview shows: health, the vector index, recall quality over the last
+        `OVERVIEW_DAYS`, the last dream, recent errors.
+
+        Opens the vector index (not the embedding model): call it off the GUI thread.
+        """
+        health = self.health()
+        reports = self.dream_reports(1)
+        since = time.time() - OVERVIEW_DAYS * 86400
+        return {
+            **health,
+            "embedder": self.config.embed_model,
+            "index": self.recall.state(),
+            "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
+            "last_dream": reports[0] if reports else None,
+            "errors": {"archive_failures": self.archive_failures, "recall": dict(self.recall.errors)},
+        }
+
+    def dream_reports(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Reports of earlier real passes, newest first."""
+        from service.memory.dream import reports
+
+        return reports(self, limit)  # type: ignore[arg-type]
+
+    def correct_aliases(self, *, dry_run: bool = False) -> list[dict[str, Any]]:
+        """Find wrong-launch signatures in the evidence and overwrite the wrong learned aliases (or preview it)."""
+        with self._write_lock:
+            corrections = alias_correction.correct(self.store, dry_run=dry_run)
+        if not dry_run and any(c.action == "overwrite" for c in corrections):
+            self._changed("app_kb", self.store.last_seq("app_kb"))
+        return [c.to_dict() for c in corrections]
+
+    def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> dict[str, Any]:
+        """The run ended: archive its `episode_outcome` and drop its evidence.
+
+        Fields the outcome leaves out are filled from what Jiyi saw of the run
+        (start time, device, goal, confirmed launches as `apps`, steps); when no
+        outcome is given for a known run, one is archived with `success: false`
+        and reason `not_reported`. Archiving fails open: a failure is logged and
+        counted, never raised into the agent's run.
+        """
+        run_id = check_run_id(run_id)
+        if outcome is not None and not isinstance(outcome, dict):
+            raise InvalidInput("outcome must be an object")
+        with self._runs_lock:
+            run = self._runs.pop(run_id, None)
+        self.end_run_evidence(run_id)
+        now = time.time()
+        record: dict[str, Any] | None = None
+        archived = False
+        if outcome is not None or run is not None:
+            data = dict(outcome or {"success": False, "reason": "not_reported"})
+            data["run_id"] = run_id
+            if run is not None:
+                data.setdefault("ts_start", run.started)
+                data.setdefault("device_scope", f"device:{run.device}")
+                data.setdefault("goal_text", run.goal)
+                data.setdefault("apps", list(run.launched))
+                data.setdefault("steps", run.steps)
+                data.setdefault("injected_lessons", list(run.lessons))
+            data.setdefault("ts_end", now)
+            episode = EpisodeOutcome.coerce(data, self.redactor)
+            record = episode.to_dict()
+            archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
+        evaluation = None
+        if record is not None and run is not None and run.recall is not None and run.recall.status != "error":
+            actual = run.launched or list(record["apps"])
+            evaluation = self._score_recall(run_id, run, record, actual)
+        indexed = False
+        if archived and record is not None and self.recall.passes_gate(record):
+            indexed = self._index_episode(record)
+        if archived:
+            self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+        if run is not None and self.config.dream == "auto":
+            self._light_dream(run_id, run)
+        return {
+            "run_id": run_id,
+            "known": run is not None,
+            "archived": archived,
+            "indexed": indexed,
+            "episode": record,
+            "recall_evaluation": evaluation,
+            "seconds": round(now - run.started, 3) if run else None,
+        }
+
+    def _light_dream(self, run_id: str, run: RunState) -> None:
+        """After a run: correct aliases from its evidence and merge duplicates; never deletes; fails open."""
+        from service.memory.dream import run_pass
+
+        try:
+            run_pass(self, full=False, dry_run=False, run_evidence={run_id: run.observed})  # type: ignore[arg-type]
+        except Exception as exc:
+            log.warning("the light dream after %s failed (the run is archived all the same): %s", run_id, exc)
+
+    def _score_recall(
+        self, run_id: str, run: RunState, record: dict[str, Any], actual: list[str]
+    ) -> dict[str, Any] | None:
+        """Score the run's recall against what was really launched and keep the trace (fails open)."""
+        assert run.recall is not None
+        evaluation = recall_stats.evaluate(run.recall.recalled_apps, run.recall.top1_apps, actual)
+        trace = {
+            "run_id": run_id,
+            "ts": float(record.get("ts_end") or time.time()),
+            "device_scope": record.get("device_scope"),
+            "mode": run.recall.mode,
+            "embedder": run.recall.embedder,
+            "recall": run.recall.to_dict(),
+            "evaluation": evaluation,
+        }
+        if not self._archive(lambda: recall_stats.record_evaluation(self.store, trace, actor="system")):
+            return None
+        return evaluation
+
+    def _index_episode(self, record: dict[str, Any]) -> bool:
+        try:
+            self.recall.index([record])
+        except Exception as exc:
+            self.recall.errors["episode"] += 1
+            log.warning("indexing %s failed (kept in the archive): %s", record.get("run_id"), exc)
+            return False
+        return True
+
+    def _archive(self, write: Callable[[], object]) -> bool:
+        """Run an archive write, failing open: a failure is logged and counted, not raised."""
+        try:
+            with self._write_lock:
+                write()
+        except Exception:
+            self.archive_failures += 1
+            log.exception("archiving failed (%d so far); the run goes on", self.archive_failures)
+            return False
+        return True
+
+    # -- episodes ----------------------------------------------------------------------
+
+    def list_episodes(
+        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """Archived episodes, newest first, filtered and paged in the store."""
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset)
+
+    def count_episodes(self, f: EpisodeFilter | None = None) -> int:
+        return episodes.count_episodes(self.store, f)
+
+    def get_episode(self, run_id: str) -> dict[str, Any]:
+        """One episode with its tool-event timeline."""
+        return episodes.get_episode(self.store, run_id)
+
+    def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
+        """Keep an episode out of recall (it stays archived); returns the change id."""
+        self._check_actor(actor)
+        with self._write_lock:
+            seq = episodes.set_revoked(self.store, run_id, True, actor=actor, reason=reason)
+        self._changed(EXPERIENCE, seq)
+        episode = self.get_episode(run_id)
+        try:
+            self.recall.forget(run_id, episode["device_scope"])
+        except Exception as exc:
+            log.warning("could not drop the vector of %s (rebuild-vec will): %s", run_id, exc)
+        return seq
+
+    def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
+        """Let recall use a revoked episode again; returns the change id."""
+        self._check_actor(actor)
+        with self._write_lock:
+            seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
+        self._changed(EXPERIENCE, seq)
+        episode = self.get_episode(run_id)
+        if self.recall.passes_gate(episode):
+            self._index_episode(episode)
+        return seq
+
+    def archive_episodes(self, outcomes: list[dict[str, Any]], *, actor: str = "import", batch: int = 256) -> int:
+        """Archive many finished runs at once (an import, an evaluation's history) and index them in batches."""
+        records = [EpisodeOutcome.coerce(o, self.redactor) for o in outcomes]
+        for start in range(0, len(records), batch):
+            chunk = records[start : start + batch]
+            with self._write_lock, self.store.atomic():
+                for record in chunk:
+                    self.store.append(EXPERIENCE, "episode_outcome", record.to_dict(), actor=actor)
+            self.recall.index([r.to_dict() for r in chunk])
+        self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+        return len(records)
+
+    # -- recall statistics -------------------------------------------------------------
+
+    def recall_statistics(self, since: float | None = None, until: float | None = None) -> dict[str, Any]:
+        """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
+        return {
+            "mode": self.config.memory_rag,
+            "embedder": self.config.embed_model,
+            "window": {"since": since, "until": until},
+            "totals": recall_stats.statistics(self.store, since, until),
+            "daily": recall_stats.daily(self.store, since, until),
+            "packages": recall_stats.per_package(self.store, since, until),
+        }
+
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+        """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
+        return recall_stats.runs_between(self.store, since, until, limit)
+
+    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+        """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
+        return recall_stats.trace_of(self.store, check_run_id(run_id))
+
+    def recall_devices(self) -> list[str]:
+        """The devices recall has past runs of, for choosing one to ask about."""
+        return self.recall.devices()
+
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+        """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
+
+        `explain` adds `considered` (every app weighed, below the threshold too) and `threshold`.
+        """
+        if not isinstance(goal, str) or not goal.strip():
+            raise InvalidInput("goal must be non-empty text")
+        if not isinstance(device, str) or not device.strip():
+            raise InvalidInput("device must be non-empty text")
+        goal = self.redactor.redact(goal)
+        return self.recall.recall(goal, device.strip(), self._generation, explain=explain).to_dict()
+
+    # -- lessons -----------------------------------------------------------------------
+
+    def add_lesson(self, text: str, apps: Sequence[str] = (), *, actor: str = "user") -> dict[str, Any]:
+        """Propose a lesson (agents get it in `on` mode only after a person approves it)."""
+        self._check_actor(actor)
+        with self._write_lock:
+            lesson = lessons.add(self.store, text, apps, actor=actor, redactor=self.redactor)
+        self._changed(lessons.DOMAIN, self.store.last_seq(lessons.DOMAIN))
+        return lesson
+
+    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
+        """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
+        self._check_actor(actor)
+        if status == "approved" and actor != "user":
+            raise Forbidden("only a person approves lessons (approve it in the console or with the CLI)")
+        with self._write_lock:
+            lesson = lessons.set_status(self.store, lesson_id, status, actor=actor)
+        self._changed(lessons.DOMAIN, self.store.last_seq(lessons.DOMAIN))
+        return lesson
+
+    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
+        if status is not None and status not in ("proposed", "approved", "revoked"):
+            raise InvalidInput("status must be proposed, approved or revoked")
+        return lessons.list_lessons(self.store, status)
+
+    def export_recall_stats(self, path: Path) -> dict[str, Any]:
+        """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""
+        data = recall_stats.stats_file(self.store, dict(self.recall.errors))
+        write_text(Path(path), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", mode=0o600)
+        return data
+
+    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Drop and rebuild the vector index from the archive with the configured embedder."""
+        with self._write_lock:
+            return self.recall.rebuild(progress)
+
+    def active_runs(self) -> list[str]:
+        with self._runs_lock:
+            return list(self._runs)

@@ -1,0 +1,71 @@
+"""Parse, validate, dispatch, answer: one request line in, one response line out.
+
+Expected failures map to stable codes with a human message. Anything else is
+logged with its traceback and answered `internal` without internals. Nothing
+here raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from service.memory.memory import Memory
+from service.rpc.methods import METHODS, Method
+from service.rpc.params import Params
+from service.rpc.protocol import ProtocolError, Request, RequestId, code_for, encode, failure, parse_request, success
+from store.core.errors import JiyiError
+
+log = logging.getLogger("jiyi.service")
+
+
+class Dispatcher:
+    """Serves requests against one `Memory`."""
+
+    def __init__(self, memory: Memory, methods: dict[str, Method] | None = None) -> None:
+        self.memory = memory
+        self.methods = methods or METHODS
+        self.started = time.monotonic()
+
+    def handle_line(self, line: bytes) -> bytes:
+        """Answer one request line (without its newline) with one response line."""
+        return encode(self.handle(line))
+
+    def handle(self, line: bytes) -> dict[str, Any]:
+        prepared = self.prepare(line)
+        return prepared if isinstance(prepared, dict) else self.run(prepared)
+
+    def prepare(self, line: bytes) -> Request | dict[str, Any]:
+        """Parse and look up: the request to run, or already the (error) response."""
+        try:
+            request = parse_request(line)
+            if request.method not in self.methods:
+                raise ProtocolError("method_not_found", f"no method {request.method[:80]!r}", request.id)
+            return request
+        except ProtocolError as exc:
+            return failure(exc.request_id, exc.code, exc.message)
+
+    def is_instant(self, request: Request) -> bool:
+        """Whether the request can be answered at once without touching a file."""
+        method = self.methods[request.method]
+        return method.instant is not None and method.instant(self.memory)
+
+    def run(self, request: Request) -> dict[str, Any]:
+        """Run a prepared request; expected errors become codes, anything else `internal`."""
+        request_id: RequestId = request.id
+        try:
+            method = self.methods[request.method]
+            result = method.handler(self.memory, Params(request.params))
+            if request.method == "health" and isinstance(result, dict):
+                result["uptime_s"] = round(time.monotonic() - self.started, 3)
+            return success(request_id, result)
+        except ProtocolError as exc:
+            return failure(exc.request_id if exc.request_id is not None else request_id, exc.code, exc.message)
+        except JiyiError as exc:
+            return failure(request_id, code_for(exc), str(exc), getattr(exc, "details", None))
+        except RecursionError:
+            return failure(request_id, "invalid_params", "the params are nested too deeply")
+        except Exception:
+            log.exception("request %r failed", request_id)
+            return failure(request_id, "internal", "the request failed inside Jiyi; the log has the details")

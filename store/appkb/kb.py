@@ -1,0 +1,398 @@
+"""App-KB operations: the trust-ordered app facts and aliases of seed 000.
+
+Each mutation reads what it needs and appends reference-shaped events inside
+one IMMEDIATE transaction; the view follows from the events (see
+`appkb_projection`). Trust: user > device > learned. Only global learned and
+user entries are ever written by `learn_alias`, `forget_alias` or the learning
+paths; device entries change only through inventory sync.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from peewee import Case, fn
+
+from store.appkb.entry import (
+    ALIAS_KINDS,
+    KINDS,
+    AppKbEntry,
+    device_scope,
+    is_package_name,
+    normalize_term,
+)
+from store.appkb.projection import DOMAIN, row_to_entry
+from store.core import clock
+from store.core.database import Store
+from store.core.errors import InvalidInput, SensitiveContent
+from store.core.models import AppEntry, tuples
+from store.core.redact import Redactor
+
+TRUST_ORDER = ("user", "device", "learned", "alias")
+MAX_TERM_CHARS = 64
+MAX_LABEL_CHARS = 128
+
+
+@dataclass(frozen=True)
+class LearnAliasResult:
+    changed: bool
+    entry: AppKbEntry
+    replaced: list[AppKbEntry]
+    txn: int
+
+
+@dataclass(frozen=True)
+class ForgetAliasResult:
+    term: str
+    removed: list[AppKbEntry]
+    txn: int
+
+
+@dataclass
+class SyncReport:
+    device: str
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    staled: int = 0
+    rejected: list[str] = field(default_factory=list)
+
+
+def check_name(name: object, redactor: Redactor, what: str = "name") -> str:
+    """Validate an app name a person or agent wants stored; return it stripped."""
+    if not isinstance(name, str):
+        raise InvalidInput(f"{what} must be text")
+    clean = " ".join(name.split())
+    if not clean:
+        raise InvalidInput(f"{what} is empty")
+    if len(clean) > MAX_TERM_CHARS:
+        raise InvalidInput(f"{what} is longer than {MAX_TERM_CHARS} characters")
+    if any(not ch.isprintable() for ch in clean):
+        raise InvalidInput(f"{what} contains control characters")
+    if redactor.is_sensitive(clean):
+        raise SensitiveContent(f"{what} looks sensitive (a credential, number or listed word); it is not stored")
+    return clean
+
+
+def check_package(package: object) -> str:
+    if not isinstance(package, str) or not is_package_name(package):
+        raise InvalidInput(f"{package!r} is not a package name (expected something like com.tencent.mm)")
+    return package.strip()
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Split `名称=包名` into its two halves, with a clear error when malformed."""
+    if not isinstance(text, str) or "=" not in text:
+        raise InvalidInput(f"expected 名称=包名 (name=package), got {text!r}")
+    name, _, package = text.rpartition("=")
+    if not name.strip():
+        raise InvalidInput(f"the name before '=' is empty in {text!r}")
+    if not package.strip():
+        raise InvalidInput(f"the package after '=' is empty in {text!r}")
+    return name.strip(), package.strip()
+
+
+# -- reads -------------------------------------------------------------------------
+
+
+def list_entries(
+    store: Store,
+    *,
+    device: str | None = None,
+    scope: str | None = None,
+    kind: str | None = None,
+    include_stale: bool = True,
+    text: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+    order: str = "reference",
+) -> list[AppKbEntry]:
+    """Entries, filtered and paged in SQL.
+
+    `device` keeps global entries and those of that device; `text` matches the
+    normalized term, label or package as a substring, and Latin letters also the
+    pinyin (full or initials) of the term and label. `order` is "reference"
+    (scope, kind, term, package: the reference's kb.json order) or "trust"
+    (user, device, learned, alias; then term, package, scope).
+    """
+    if kind is not None and kind not in KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}")
+    query = AppEntry.select()
+    if device is not None:
+        query = query.where(AppEntry.scope.in_(["global", device_scope(device)]))
+    if scope is not None:
+        query = query.where(AppEntry.scope == scope)
+    if kind is not None:
+        query = query.where(AppEntry.kind == kind)
+    if not include_stale:
+        query = query.where(AppEntry.stale == False)  # noqa: E712 (peewee expression)
+    if text:
+        needle = normalize_term(text)
+        match = (
+            AppEntry.term_norm.contains(needle)
+            | fn.lower(AppEntry.label).contains(needle)
+            | AppEntry.package.contains(needle)
+        )
+        if needle.isascii() and needle.isalpha():
+            match = match | AppEntry.term_pinyin.contains(needle)  # "weixin" and "wx" find 微信
+        query = query.where(match)
+    if order == "trust":
+        rank = Case(AppEntry.kind, [(kind, position) for position, kind in enumerate(TRUST_ORDER)], len(TRUST_ORDER))
+        query = query.order_by(rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope)
+    elif order == "reference":
+        query = query.order_by(AppEntry.scope, AppEntry.kind, AppEntry.term_norm, AppEntry.package)
+    else:
+        raise InvalidInput("order must be 'reference' or 'trust'")
+    if limit is not None:
+        query = query.limit(limit).offset(offset)
+    return [row_to_entry(row) for row in query]
+
+
+def count_entries(store: Store) -> int:
+    return int(AppEntry.select().count())
+
+
+def entries_for_term(store: Store, term: str) -> list[AppKbEntry]:
+    rows = AppEntry.select().where(AppEntry.term_norm == normalize_term(term))
+    return [row_to_entry(row) for row in rows]
+
+
+def devices(store: Store) -> list[str]:
+    """Serials of every device with an inventory."""
+    rows = tuples(AppEntry.select(AppEntry.scope).where(AppEntry.kind == "device").distinct())
+    return sorted(scope[7:] for (scope,) in rows if scope.startswith("device:"))
+
+
+def devices_with(store: Store, package: str) -> list[str]:
+    """Serials of the devices that have `package` installed now."""
+    rows = tuples(
+        AppEntry.select(AppEntry.scope)
+        .where((AppEntry.kind == "device") & (AppEntry.package == package) & (AppEntry.stale == False))  # noqa: E712
+        .distinct()
+    )
+    return sorted(scope[7:] for (scope,) in rows)
+
+
+def installed(store: Store, device: str) -> dict[str, str] | None:
+    """Package → label of the device's current inventory; None when it never synced."""
+    rows = tuples(
+        AppEntry.select(AppEntry.package, AppEntry.label, AppEntry.stale).where(
+            (AppEntry.kind == "device") & (AppEntry.scope == device_scope(device))
+        )
+    )
+    if not rows:
+        return None
+    return {package: label for package, label, stale in rows if not stale}
+
+
+# -- writes ------------------------------------------------------------------------
+
+
+def _upsert(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = None) -> AppKbEntry:
+    """Append an `upsert`, keeping the earlier first_seen of an existing entry."""
+    row = AppEntry.get_or_none(
+        (AppEntry.term == entry.term)
+        & (AppEntry.package == entry.package)
+        & (AppEntry.kind == entry.kind)
+        & (AppEntry.scope == entry.scope)
+    )
+    if row is not None and clock.parse_iso(row.first_seen) < clock.parse_iso(entry.first_seen):
+        entry = entry.with_(first_seen=row.first_seen)
+    payload: dict[str, object] = {"entry": entry.to_dict(), "ts": clock.iso_now()}
+    if note:
+        payload["evidence_note"] = note
+    store.append(DOMAIN, "upsert", payload, actor=actor)
+    return entry
+
+
+def upsert_entry(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = None) -> AppKbEntry:
+    """Insert or replace one entry (the general write; aliases go through `learn_alias`)."""
+    with store.atomic():
+        return _upsert(store, entry, actor=actor, note=note)
+
+
+def _global_aliases(term: str, kinds: Iterable[str] = ALIAS_KINDS) -> list[AppKbEntry]:
+    rows = AppEntry.select().where(
+        (AppEntry.scope == "global") & (AppEntry.kind.in_(sorted(kinds))) & (AppEntry.term_norm == normalize_term(term))
+    )
+    return [row_to_entry(row) for row in rows]
+
+
+def learn_alias(store: Store, name: str, package: str, *, actor: str, redactor: Redactor) -> LearnAliasResult:
+    """The user's correction `名称=包名`: one global user entry replaces the term's learned and user entries.
+
+    Always logs `alias_user_set`, with `changed: false` when the alias was already so.
+    """
+    name = check_name(name, redactor)
+    package = check_package(package)
+    now = clock.iso_now()
+    with store.atomic() as txn:
+        matches = _global_aliases(name)
+        if len(matches) == 1 and matches[0].kind == "user" and matches[0].package == package and not matches[0].stale:
+            same = matches[0]
+            payload = {"entry": same.to_dict(), "changed": False, "replaced": [], "ts": now}
+            store.append(DOMAIN, "alias_user_set", payload, actor=actor)
+            return LearnAliasResult(False, same, [], txn.id)
+        first_seen = min((m.first_seen for m in matches), key=clock.parse_iso, default=now)
+        entry = AppKbEntry(name, name, package, "user", "global", 1.0, 0, first_seen, now)
+        payload = {
+            "entry": entry.to_dict(),
+            "changed": True,
+            "replaced": [{"kind": m.kind, "package": m.package} for m in matches],
+            "ts": now,
+        }
+        store.append(DOMAIN, "alias_user_set", payload, actor=actor)
+        return LearnAliasResult(True, entry, matches, txn.id)
+
+
+def forget_alias(store: Store, name: str, *, actor: str) -> ForgetAliasResult:
+    """Remove the term's global learned and user entries; device entries stay. Always logged."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("name is empty")
+    term = " ".join(name.split())
+    with store.atomic() as txn:
+        matches = _global_aliases(term)
+        payload = {
+            "term": term,
+            "removed": [{"kind": m.kind, "package": m.package} for m in matches],
+            "ts": clock.iso_now(),
+        }
+        store.append(DOMAIN, "alias_forgotten", payload, actor=actor)
+        return ForgetAliasResult(term, matches, txn.id)
+
+
+def sync_inventory(
+    store: Store,
+    device: str,
+    apps: Sequence[tuple[str, str]],
+    *,
+    actor: str,
+    redactor: Redactor,
+    touch_after_hours: float = 24.0,
+) -> SyncReport:
+    """Make the device's entries match its installed apps: new ones added, missing ones stale.
+
+    Never deletes. An unchanged entry is rewritten only to refresh `last_seen`
+    when it is older than `touch_after_hours`, so that the log does not grow by
+    one event per app on every run.
+    """
+    if not isinstance(device, str) or not device.strip() or any(c.isspace() for c in device.strip()):
+        raise InvalidInput("device serial must be non-empty text without spaces")
+    serial = device.strip()
+    scope = device_scope(serial)
+    report = SyncReport(serial)
+    wanted: dict[tuple[str, str], str] = {}
+    for item in apps:
+        if not (isinstance(item, tuple | list) and len(item) == 2):
+            report.rejected.append(repr(item)[:80])
+            continue
+        package, label = item
+        if not isinstance(package, str) or not is_package_name(package):
+            report.rejected.append(str(package)[:80])
+            continue
+        package = package.strip()
+        label = " ".join(label.split()) if isinstance(label, str) else ""
+        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label):
+            label = package
+        wanted[(label, package)] = label
+    now = clock.iso_now()
+    cutoff = clock.now().timestamp() - touch_after_hours * 3600
+    with store.atomic():
+        existing = {
+            e.key: e
+            for e in (
+                row_to_entry(r)
+                for r in AppEntry.select().where((AppEntry.kind == "device") & (AppEntry.scope == scope))
+            )
+        }
+        for (label, package), _ in wanted.items():
+            key = (label, package, "device", scope)
+            old = existing.get(key)
+            if old is not None and not old.stale and clock.parse_iso(old.last_seen).timestamp() >= cutoff:
+                report.unchanged += 1
+                continue
+            entry = AppKbEntry(
+                term=label,
+                label=label,
+                package=package,
+                kind="device",
+                scope=scope,
+                confidence=1.0,
+                success_count=old.success_count if old else 0,
+                first_seen=old.first_seen if old else now,
+                last_seen=now,
+                last_success=old.last_success if old else None,
+            )
+            _upsert(store, entry, actor=actor)
+            if old is None:
+                report.added += 1
+            else:
+                report.updated += 1
+        for key, old in existing.items():
+            if (key[0], key[1]) not in wanted and not old.stale:
+                stale = old.with_(stale=True)
+                store.append(DOMAIN, "mark_stale", {"entry": stale.to_dict(), "ts": now}, actor=actor)
+                report.staled += 1
+    return report
+
+
+def record_success(store: Store, term: str, package: str, *, device: str | None, actor: str) -> int:
+    """A verified launch through an entry: success_count + 1, last_seen = last_success = now.
+
+    Matches non-stale entries of the normalized term and package that apply to
+    the device (global or its own). Returns how many were updated.
+    """
+    scopes = ["global"] + ([device_scope(device)] if device else [])
+    now = clock.iso_now()
+    with store.atomic():
+        rows = AppEntry.select().where(
+            (AppEntry.term_norm == normalize_term(term))
+            & (AppEntry.package == package)
+            & (AppEntry.stale == False)  # noqa: E712
+            & (AppEntry.scope.in_(scopes))
+        )
+        entries = [row_to_entry(r) for r in rows]
+        for entry in entries:
+            updated = entry.with_(success_count=entry.success_count + 1, last_seen=now, last_success=now)
+            store.append(DOMAIN, "upsert", {"entry": updated.to_dict(), "ts": now}, actor=actor)
+    return len(entries)
+
+
+def learn_observed(
+    store: Store,
+    name: str,
+    package: str,
+    *,
+    label: str,
+    note: str,
+    actor: str,
+    redactor: Redactor,
+) -> AppKbEntry | None:
+    """Write a learned alias from a verified launch (by label or implicit evidence).
+
+    Returns None, writing nothing, when the name is the package itself, is not
+    a storable name, or is sensitive; those are expected on this path and not errors.
+    """
+    if not is_package_name(package) or normalize_term(name) == normalize_term(package):
+        return None
+    try:
+        name = check_name(name, redactor)
+    except InvalidInput:
+        return None
+    now = clock.iso_now()
+    entry = AppKbEntry(name, label or package, package, "learned", "global", 0.9, 1, now, now, last_success=now)
+    with store.atomic():
+        return _upsert(store, entry, actor=actor, note=note)
+
+
+PACKAGE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+(?![A-Za-z0-9_])")
+
+
+def packages_named_in(message: str) -> list[str]:
+    """Package-shaped words in a failed resolution's message, in order, deduplicated."""
+    seen: dict[str, None] = {}
+    for match in PACKAGE_IN_TEXT.finditer(message or ""):
+        seen.setdefault(match.group(), None)
+    return list(seen)

@@ -1,0 +1,120 @@
+"""The state directory: private files and the one-owner lock.
+
+Jiyi keeps everything under one home directory. It must be private to the
+current user (0700), and the files in it must be regular files of ours, 0600,
+with one link each: a symlinked or hard-linked database could leak memory to
+another place or let another user swap it. One process owns a home at a time.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from store.core import clock
+from store.core.errors import EnvironmentProblem, HomeLocked, UnsafePath
+
+LOCK_NAME = "jiyi.lock"
+
+
+def prepare_home(path: Path) -> Path:
+    """Create `path` (0700) if missing and check that it is a private directory of ours.
+
+    Returns the absolute path. Raises `UnsafePath` or `EnvironmentProblem` naming
+    the problem and what to do about it.
+    """
+    home = Path(os.path.abspath(os.path.expanduser(path)))
+    if not home.exists() and not home.is_symlink():
+        try:
+            home.parent.mkdir(parents=True, exist_ok=True)
+            home.mkdir(mode=0o700)
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot create home {home}: {exc.strerror}") from exc
+    try:
+        info = home.stat()
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot read home {home}: {exc.strerror}") from exc
+    if not stat.S_ISDIR(info.st_mode):
+        raise EnvironmentProblem(f"home {home} is not a directory")
+    if info.st_uid != os.geteuid():
+        raise UnsafePath(f"home {home} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})")
+    if info.st_mode & 0o077:
+        raise UnsafePath(
+            f"home {home} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); run: chmod 700 {home}"
+        )
+    if not os.access(home, os.W_OK | os.X_OK):
+        raise EnvironmentProblem(f"home {home} is not writable")
+    return home
+
+
+def check_private_file(path: Path, what: str) -> None:
+    """Refuse `path` unless it is missing or a private regular file of ours with one link."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafePath(f"{what} {path} is a symlink; Jiyi refuses to follow it")
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafePath(f"{what} {path} is not a regular file")
+    if info.st_nlink > 1:
+        raise UnsafePath(f"{what} {path} has {info.st_nlink} hard links; Jiyi needs it to have one")
+    if info.st_uid != os.geteuid():
+        raise UnsafePath(f"{what} {path} is owned by uid {info.st_uid}, not by you")
+    if info.st_mode & 0o077:
+        raise UnsafePath(
+            f"{what} {path} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); run: chmod 600 {path}"
+        )
+
+
+class HomeLock:
+    """An exclusive advisory lock on a home, naming its owner for whoever comes second."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock or raise `HomeLocked` naming the process that holds it."""
+        check_private_file(self.path, "lock file")
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise HomeLocked(self._describe_owner()) from None
+            raise
+        owner = {"pid": os.getpid(), "argv": sys.argv[:4], "since": clock.iso_now()}
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(owner, ensure_ascii=False).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Let go of the lock (idempotent)."""
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def _describe_owner(self) -> str:
+        home = self.path.parent
+        try:
+            owner: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError):
+            owner = {}
+        if not owner:
+            return f"home {home} is in use by another Jiyi process"
+        command = " ".join(str(part) for part in owner.get("argv", [])) or "jiyi"
+        return (
+            f"home {home} is in use by pid {owner.get('pid')} ({command}, since "
+            f"{owner.get('since')}); close that process or choose another --home"
+        )

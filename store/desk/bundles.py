@@ -1,0 +1,381 @@
+"""Bundle folders: the database holds each document and its revision; files are a mirror.
+
+A schedule's first run creates `schedule/<schedule_id>` with its standard
+documents; each run adds `runs/<run_id>/summary.md` and refreshes `INDEX.md`
+and `state.json`. `put` is optimistic: it names the revision it read, and a
+stale one is refused with the current revision and content. After the commit
+the file is written atomically; a file that was edited outside Jiyi since it
+was mirrored is kept beside it (`<name>.outside-<time>`) and reported, never
+silently overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from store.core.atomic_file import write_text
+from store.core.database import Store
+from store.core.errors import Conflict, InvalidInput, NotFound, UnsafePath
+from store.core.redact import Redactor
+from store.desk.common import check_id
+from store.desk.models import Bundle, BundleDocument, TaskCard
+from store.desk.projection import DOMAIN
+
+log = logging.getLogger("jiyi.store")
+
+KINDS = ("schedule", "project")
+STANDARD = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
+MAX_DOCUMENT_CHARS = 256_000
+INDEX_RUNS = 30
+_TOP = re.compile(r"^[\w\u3400-\u9fff][\w\u3400-\u9fff.-]{0,80}\.md$")
+_RUN = re.compile(r"^runs/([^/\x00-\x1f]{1,128})/summary\.md$")
+
+
+@dataclass(frozen=True)
+class PutResult:
+    bundle_id: str
+    path: str
+    revision: int
+    changed: bool
+    content: str
+    outside_edit_kept: str | None = None
+    mirror_problem: str | None = None  # the document is saved; only its file could not be written
+
+
+def bundle_id_of(kind: str, key: str) -> str:
+    return f"{kind}/{key}"
+
+
+def split_bundle_id(bundle_id: object) -> tuple[str, str]:
+    if not isinstance(bundle_id, str) or "/" not in bundle_id:
+        raise InvalidInput("bundle_id must look like schedule/<schedule_id> or project/<name>")
+    kind, key = bundle_id.split("/", 1)
+    if kind not in KINDS:
+        raise InvalidInput(f"bundle kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    check_id(key, "the bundle key")
+    return kind, key
+
+
+def check_path(path: object) -> str:
+    """A document path inside a bundle: a top-level `.md`, `state.json` or `runs/<run_id>/summary.md`."""
+    if not isinstance(path, str):
+        raise InvalidInput("path must be a string")
+    if path == "state.json" or _TOP.match(path):
+        return path
+    run = _RUN.match(path)
+    if run and run.group(1) not in {".", ".."} and run.group(1).strip() == run.group(1):
+        return path
+    raise InvalidInput(
+        f"{path[:80]!r} is not a bundle document path (a top-level name.md, state.json or runs/<run_id>/summary.md)"
+    )
+
+
+class BundleFiles:
+    """The mirror of the bundles under one directory (default `<home>/bundles`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path_of(self, bundle_id: str, path: str = "") -> Path:
+        target = self.root / bundle_id / path if path else self.root / bundle_id
+        here = self.root
+        if here.is_symlink():
+            raise UnsafePath(f"the bundles directory {here} is a symlink; Jiyi does not write through links")
+        for part in target.relative_to(self.root).parts:
+            here = here / part
+            if here.is_symlink():
+                raise UnsafePath(f"{here} is a symlink; Jiyi does not write bundle files through links")
+        return target
+
+    def read(self, bundle_id: str, path: str) -> str | None:
+        target = self.path_of(bundle_id, path)
+        try:
+            return target.read_text("utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError):
+            return "\x00unreadable"
+
+    def write(self, bundle_id: str, path: str, content: str, previous: str | None) -> str | None:
+        """Mirror one document; returns where an outside edit was kept, if the file had one."""
+        target = self.path_of(bundle_id, path)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        on_disk = self.read(bundle_id, path)
+        kept = None
+        if on_disk is not None and on_disk not in (previous, content):
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+            keep = target.with_name(f"{target.name}.outside-{stamp}")
+            target.replace(keep)
+            kept = str(keep.relative_to(self.root / bundle_id))
+            log.warning("%s/%s was edited outside Jiyi; kept that version as %s", bundle_id, path, kept)
+        write_text(target, content)
+        return kept
+
+    def state(self, bundle_id: str, path: str, content: str) -> str:
+        """How the file compares with the stored document: same, missing or edited_outside."""
+        try:
+            on_disk = self.read(bundle_id, path)
+        except UnsafePath:
+            return "unsafe"
+        if on_disk is None:
+            return "missing"
+        return "same" if on_disk == content else "edited_outside"
+
+
+def _document_dict(row: BundleDocument, *, content: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": row.path, "revision": row.revision, "updated": row.updated, "actor": row.actor}
+    if content:
+        out["content"] = row.content
+    return out
+
+
+def _bundle_dict(row: Bundle) -> dict[str, Any]:
+    return {
+        "bundle_id": row.bundle_id,
+        "kind": row.kind,
+        "key": row.key,
+        "title": row.title,
+        "created": row.created,
+        "updated": row.updated,
+    }
+
+
+def list_bundles(store: Store, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    query = Bundle.select().order_by(Bundle.updated.desc())
+    if kind is not None:
+        query = query.where(Bundle.kind == kind)
+    out = []
+    for row in query.limit(limit).offset(offset):
+        item = _bundle_dict(row)
+        docs = BundleDocument.select().where(BundleDocument.bundle_id == row.bundle_id).order_by(BundleDocument.path)
+        item["documents"] = [_document_dict(d, content=False) for d in docs]
+        out.append(item)
+    return out
+
+
+def get_bundle(store: Store, files: BundleFiles, bundle_id: str, path: str | None = None) -> dict[str, Any]:
+    """A bundle with its documents (all, or the one at `path`), contents and file states."""
+    split_bundle_id(bundle_id)
+    row = Bundle.get_or_none(Bundle.bundle_id == bundle_id)
+    if row is None:
+        raise NotFound(f"no bundle {bundle_id!r}")
+    query = BundleDocument.select().where(BundleDocument.bundle_id == bundle_id)
+    if path is not None:
+        query = query.where(BundleDocument.path == check_path(path))
+    docs = list(query.order_by(BundleDocument.path))
+    if path is not None and not docs:
+        raise NotFound(f"bundle {bundle_id} has no document {path!r}")
+    item = _bundle_dict(row)
+    item["directory"] = str(files.path_of(bundle_id))
+    item["documents"] = [
+        {**_document_dict(d, content=True), "file": files.state(bundle_id, d.path, d.content)} for d in docs
+    ]
+    return item
+
+
+def put_document(
+    store: Store,
+    files: BundleFiles,
+    redactor: Redactor,
+    *,
+    bundle_id: str,
+    path: str,
+    content: object,
+    expected_revision: object,
+    actor: str,
+) -> PutResult:
+    """Write one document if `expected_revision` is still current (0 for a new document)."""
+    kind, key = split_bundle_id(bundle_id)
+    check_path(path)
+    if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
+        raise InvalidInput("expected_revision must be the revision you read (0 for a new document)")
+    if not isinstance(content, str):
+        raise InvalidInput("content must be a string")
+    if len(content) > MAX_DOCUMENT_CHARS:
+        raise InvalidInput(f"a bundle document is at most {MAX_DOCUMENT_CHARS} characters")
+    clean = redactor.redact(content)
+    if path == "state.json":
+        _check_state(clean)
+    with store.atomic():
+        bundle = Bundle.get_or_none(Bundle.bundle_id == bundle_id)
+        if bundle is None and kind == "schedule":
+            raise NotFound(f"no bundle {bundle_id!r}: a schedule's bundle is made by its first run (task.complete)")
+        current = BundleDocument.get_or_none((BundleDocument.bundle_id == bundle_id) & (BundleDocument.path == path))
+        revision = current.revision if current else 0
+        if expected_revision != revision:
+            raise Conflict(
+                f"{bundle_id}/{path} is at revision {revision}, not {expected_revision}; "
+                "read it again (the current content is attached) and merge",
+                {
+                    "bundle_id": bundle_id,
+                    "path": path,
+                    "revision": revision,
+                    "content": current.content if current else None,
+                },
+            )
+        if current is not None and current.content == clean:
+            return PutResult(bundle_id, path, revision, False, clean)
+        if bundle is None:
+            store.append(
+                DOMAIN, "bundle_created", {"bundle_id": bundle_id, "kind": kind, "key": key, "title": key}, actor=actor
+            )
+        _append_put(store, bundle_id, path, clean, revision + 1, actor)
+    kept, problem = _mirror(files, bundle_id, path, clean, current.content if current else None)
+    return PutResult(bundle_id, path, revision + 1, True, clean, kept, problem)
+
+
+def _check_state(text: str) -> None:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise InvalidInput(f"state.json must be JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise InvalidInput("state.json must be a JSON object")
+
+
+def _append_put(store: Store, bundle_id: str, path: str, content: str, revision: int, actor: str) -> None:
+    store.append(
+        DOMAIN,
+        "bundle_document_put",
+        {"bundle_id": bundle_id, "path": path, "revision": revision, "content": content},
+        actor=actor,
+    )
+
+
+def _mirror(
+    files: BundleFiles, bundle_id: str, path: str, content: str, previous: str | None
+) -> tuple[str | None, str | None]:
+    """Write the file of a committed document: (where an outside edit was kept, why the file could not be written)."""
+    try:
+        return files.write(bundle_id, path, content, previous), None
+    except (OSError, UnsafePath) as exc:
+        # The database is the truth and has the write; a later put or `jiyi rebuild` (`mirror_all`) writes the file.
+        log.warning("could not mirror %s/%s: %s", bundle_id, path, exc)
+        return None, str(exc)
+
+
+def _system_put(store: Store, bundle_id: str, path: str, content: str) -> tuple[str, str | None] | None:
+    """Inside a transaction: write a Jiyi-maintained document; (content, previous) to mirror, None if unchanged."""
+    current = BundleDocument.get_or_none((BundleDocument.bundle_id == bundle_id) & (BundleDocument.path == path))
+    if current is not None and current.content == content:
+        return None
+    _append_put(store, bundle_id, path, content, (current.revision if current else 0) + 1, "system")
+    return content, current.content if current else None
+
+
+Pending = dict[str, tuple[str, str | None]]  # path -> (content, previous content) still to mirror
+
+
+def record_run(store: Store, card: dict[str, Any]) -> Pending:
+    """File a scheduled task's run into its bundle (creating the bundle on the schedule's first run).
+
+    Returns the documents to mirror once the caller's transaction commits
+    (`mirror`). The user-owned documents (requirements, preferences, lessons)
+    are only created, never overwritten.
+    """
+    schedule_id, run_id = card["schedule_id"], card["run_id"]
+    bundle_id = bundle_id_of("schedule", schedule_id)
+    writes: Pending = {}
+    with store.atomic():
+        if Bundle.get_or_none(Bundle.bundle_id == bundle_id) is None:
+            store.append(
+                DOMAIN,
+                "bundle_created",
+                {"bundle_id": bundle_id, "kind": "schedule", "key": schedule_id, "title": card["title"]},
+                actor="system",
+            )
+            for path, text in _starter_documents(card).items():
+                _append_put(store, bundle_id, path, text, 1, "system")
+                writes[path] = (text, None)
+        # In this order, each built after the one before it is written: the index lists the new run.
+        generated: list[tuple[str, Callable[[], str]]] = [
+            (f"runs/{run_id}/summary.md", lambda: _run_summary(card)),
+            ("state.json", lambda: _state(schedule_id, card)),
+            ("INDEX.md", lambda: _index(bundle_id, card["title"])),
+        ]
+        for path, build in generated:
+            change = _system_put(store, bundle_id, path, build())
+            if change is not None:
+                writes[path] = change
+    return writes
+
+
+def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> None:
+    """Write committed documents to their files."""
+    for path, (text, previous) in writes.items():
+        _mirror(files, bundle_id, path, text, previous)  # problems are logged; the database has the run
+
+
+def _starter_documents(card: dict[str, Any]) -> dict[str, str]:
+    title = card["title"]
+    return {
+        "requirements.md": f"# 要求 · {title}\n\n（这个日程要做什么、做到什么程度。）\n",
+        "preferences.md": f"# 偏好 · {title}\n\n（用户对这个日程的偏好。）\n",
+        "lessons.md": f"# 经验 · {title}\n\n（执行中学到的经验。）\n",
+    }
+
+
+def _run_summary(card: dict[str, Any]) -> str:
+    status = {"succeeded": "成功", "failed": "失败", "cancelled": "已取消", "partial": "部分完成"}[card["status"]]
+    lines = [
+        f"# {card['title']}",
+        "",
+        f"- 运行 run_id: `{card['run_id']}`",
+        f"- 任务 task_id: `{card['task_id']}`",
+        f"- 状态: {status} ({card['status']})",
+        f"- 时间: {card['ts']}（工作日 {card['workday']}）",
+        "",
+        card["result"] or "（没有结果说明）",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _state(schedule_id: str, card: dict[str, Any]) -> str:
+    runs = TaskCard.select().where(TaskCard.schedule_id == schedule_id).count()
+    state = {
+        "schedule_id": schedule_id,
+        "title": card["title"],
+        "runs": runs,
+        "last_run_id": card["run_id"],
+        "last_task_id": card["task_id"],
+        "last_status": card["status"],
+        "last_ts": card["ts"],
+    }
+    return json.dumps(state, ensure_ascii=False, indent=2) + "\n"
+
+
+def _index(bundle_id: str, title: str) -> str:
+    docs = [
+        d.path
+        for d in BundleDocument.select(BundleDocument.path).where(BundleDocument.bundle_id == bundle_id)
+        if not d.path.startswith("runs/")
+    ]
+    runs = (
+        BundleDocument.select(BundleDocument.path, BundleDocument.updated)
+        .where((BundleDocument.bundle_id == bundle_id) & BundleDocument.path.startswith("runs/"))
+        .order_by(BundleDocument.updated.desc())
+        .limit(INDEX_RUNS)
+    )
+    lines = [f"# {title}", "", f"资料夹 `{bundle_id}`。数据库是权威状态，这些文件是它的镜像。", "", "## 文档", ""]
+    lines += [f"- [{p}]({p})" for p in sorted(set(docs) | set(STANDARD))]
+    lines += ["", "## 最近的运行", ""]
+    lines += [f"- [{r.path.split('/')[1]}]({r.path}) · {r.updated[:19]}" for r in runs] or ["- （还没有）"]
+    return "\n".join(lines) + "\n"
+
+
+def mirror_all(store: Store, files: BundleFiles) -> int:
+    """Write every document whose file is missing (after a crash between commit and mirror, or a wiped folder)."""
+    written = 0
+    for doc in BundleDocument.select():
+        if files.state(doc.bundle_id, doc.path, doc.content) == "missing":
+            _, problem = _mirror(files, doc.bundle_id, doc.path, doc.content, None)
+            written += problem is None
+    return written

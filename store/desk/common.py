@@ -1,0 +1,76 @@
+"""Checks and conversions every desk operation shares."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from store.core import clock
+from store.core.errors import InvalidInput, SensitiveContent
+from store.core.redact import Redactor
+from store.desk.workday import workday_of
+
+_ID = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,128}$")
+TRUNCATED = "…[truncated {n} characters]"
+
+
+def check_id(value: object, what: str, redactor: Redactor | None = None) -> str:
+    """An id: 1–128 characters, no control characters or slashes; never sensitive text (with a `redactor`)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{what} must be a non-empty string")
+    if not _ID.match(value) or value != value.strip() or value in {".", ".."}:
+        raise InvalidInput(f"{what} {value[:40]!r} must be 1–128 characters without slashes or control characters")
+    if redactor is not None and redactor.is_sensitive(value):
+        raise SensitiveContent(f"{what} looks sensitive (a number, token or listed word); ids are stored as they are")
+    return value
+
+
+def redact_json(redactor: Redactor, value: Any, depth: int = 0) -> Any:
+    """`value` (parsed JSON) with every string passed through the safe-text filter."""
+    if depth > 20:
+        raise InvalidInput("the object is nested too deeply")
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [redact_json(redactor, v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {redactor.redact(str(k)): redact_json(redactor, v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def safe_text(redactor: Redactor, value: object, what: str, max_chars: int) -> tuple[str, bool]:
+    """`value` through the safe-text filter and cut to `max_chars`; (text, whether it was cut)."""
+    if value is None:
+        return "", False
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string")
+    text = redactor.redact(value.strip())
+    if len(text) <= max_chars:
+        return text, False
+    cut = len(text) - max_chars
+    return text[:max_chars] + TRUNCATED.format(n=cut), True
+
+
+@dataclass(frozen=True)
+class When:
+    iso: str
+    epoch: float
+    workday: str
+
+
+def when(value: object = None, *, now: datetime | None = None) -> When:
+    """A moment from ISO-8601 text or epoch seconds (default: now), with its workday."""
+    if value is None:
+        moment = now or clock.now()
+    elif isinstance(value, bool):
+        raise InvalidInput("a time must be ISO-8601 text or epoch seconds")
+    elif isinstance(value, int | float):
+        moment = datetime.fromtimestamp(float(value), UTC)
+    elif isinstance(value, str) and clock.is_iso(value):
+        moment = clock.parse_iso(value.strip())
+    else:
+        raise InvalidInput(f"{str(value)[:40]!r} is not ISO-8601 text or epoch seconds")
+    moment = moment.astimezone(UTC)
+    return When(moment.isoformat(), moment.timestamp(), workday_of(moment))

@@ -1,0 +1,197 @@
+"""What an agent reads: `memory.recall`, `transition.assess` and `context.prepare`.
+
+Everything is found through indexes (FTS5 over interactions, task cards,
+topics and facts), so an item from months ago is as findable as one from a
+minute ago, at a cost that follows the query, not the archive.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from store.core.database import Store
+from store.desk import facts, fts, skills, sql, topics
+from store.desk.models import (
+    Interaction,
+    InteractionFts,
+    TaskCard,
+    TaskCardFts,
+    Topic,
+    TopicFts,
+)
+from store.desk.projection import overview_version
+
+RECENT = 3
+SWITCH_CUES = ("换个", "另外", "先不", "别管", "新任务", "另一个", "不说这个", "换一个", "顺便", "对了")
+CONTINUE_AT = 0.34
+SWITCH_BELOW = 0.12
+
+
+@dataclass(frozen=True)
+class RecallLimits:
+    limit: int = 8
+    core_facts: int = 5
+
+
+def _table(store: Store, model: Any) -> fts.FtsTable:
+    return fts.FtsTable(store.db, model._meta.table_name)
+
+
+def related_interactions(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
+    hits = _table(store, InteractionFts).search(query, limit)
+    rows = sql.interactions_by_rowid(store.db, [h.rowid for h in hits])
+    return [{**rows[h.rowid], "score": round(h.score, 3)} for h in hits if h.rowid in rows]
+
+
+def related_cards(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
+    hits = _table(store, TaskCardFts).search(query, limit)
+    rows = sql.cards_by_rowid(store.db, [h.rowid for h in hits])
+    return [{**rows[h.rowid], "score": round(h.score, 3)} for h in hits if h.rowid in rows]
+
+
+def related_topics(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
+    hits = _table(store, TopicFts).search(query, limit)
+    if not hits:
+        return []
+    ids = [h.rowid for h in hits]
+    rows = {
+        r.pop("_rowid"): r
+        for r in sql.select(
+            store.db, f"SELECT id AS _rowid, {TOPIC_COLUMNS} FROM desk_topic WHERE id IN ({sql.marks(ids)})", ids
+        )
+    }
+    found = [(rows[h.rowid], h) for h in hits if h.rowid in rows]
+    latest = _latest_segments(store, [t["topic_id"] for t, _ in found])
+    return [{**_topic(t), "latest_segment": latest.get(t["topic_id"]), "score": round(h.score, 3)} for t, h in found]
+
+
+TOPIC_COLUMNS = "topic_id, title, summary, kind, task_ids, first_workday, last_workday, interactions, updated"
+
+
+def _topic(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "task_ids": row["task_ids"].split()}
+
+
+def _latest_segments(store: Store, topic_ids: list[str]) -> dict[str, dict[str, str]]:
+    if not topic_ids:
+        return {}
+    rows = sql.select(
+        store.db,
+        f"SELECT topic_id, workday, summary FROM desk_topic_segment WHERE topic_id IN ({sql.marks(topic_ids)}) "
+        "ORDER BY workday",
+        topic_ids,
+    )
+    return {r["topic_id"]: {"workday": r["workday"], "summary": r["summary"]} for r in rows}
+
+
+def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str, limit: int) -> list[dict[str, Any]]:
+    """Related items first, then the most recent ones not already there, each marked with why it came."""
+    out = [{**item, "why": "related"} for item in related[:limit]]
+    seen = {item[key] for item in out}
+    for item in recent:
+        if item[key] not in seen and len(out) < limit + RECENT:
+            out.append({**item, "why": "recent"})
+            seen.add(item[key])
+    return out
+
+
+def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) -> list[dict[str, Any]]:
+    wanted = {f"schedule/{s}" for s in schedule_ids}
+    scored = []
+    for row in sql.select(store.db, "SELECT bundle_id, key, title, updated FROM desk_bundle"):
+        score = fts.overlap(query, f"{row['title']} {row['key']}")
+        if row["bundle_id"] in wanted or score > 0:
+            scored.append((row["bundle_id"] in wanted, score, row))
+    scored.sort(key=lambda item: (not item[0], -item[1]))
+    chosen = [row for _, _, row in scored[:limit]]
+    if not chosen:
+        return []
+    ids = [row["bundle_id"] for row in chosen]
+    docs: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+    for doc in sql.select(
+        store.db,
+        f"SELECT bundle_id, path, revision FROM desk_bundle_document WHERE bundle_id IN ({sql.marks(ids)}) "
+        "AND path NOT LIKE 'runs/%' ORDER BY path",
+        ids,
+    ):
+        docs[doc.pop("bundle_id")].append(doc)
+    return [
+        {**row, "documents": docs[row["bundle_id"]], "score": round(score, 3)} for (_, score, row) in scored[:limit]
+    ]
+
+
+def cached_recent_workdays(store: Store) -> list[dict[str, Any]]:
+    """The workday overview, read again only after a segment was written (a counter in `meta` says when)."""
+    version = overview_version(store.db)
+    cached = store.caches.get("desk:overview")
+    if cached is None or cached[0] != version:
+        cached = (version, topics.recent_workdays(store))
+        store.caches["desk:overview"] = cached
+    return copy.deepcopy(cached[1])
+
+
+def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
+    """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
+    limit = limits.limit
+    interactions = _merge(
+        related_interactions(store, query, limit), sql.recent_interactions(store.db, RECENT), "interaction_id", limit
+    )
+    cards = _merge(related_cards(store, query, limit), sql.recent_cards(store.db, RECENT), "task_id", limit)
+    return {
+        "query": query,
+        "task_cards": cards,
+        "interactions": interactions,
+        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit),
+        "recent_workdays": cached_recent_workdays(store),
+        "related_topics": related_topics(store, query, limit),
+        "core_facts": facts.core_facts(store, limits.core_facts),
+        "related_facts": facts.related_facts(store, query, limit),
+        "relevant_skills": skills.relevant_skills(store, query, limit),
+    }
+
+
+def assess_transition(
+    store: Store, text: str, *, current_task_id: str | None, current_topic_id: str | None, limit: int = 5
+) -> dict[str, Any]:
+    """Hint whether `text` continues the current task/topic or switches to another. Decides nothing."""
+    current: dict[str, Any] | None = None
+    reference = ""
+    if current_topic_id is not None:
+        row = Topic.get_or_none(Topic.topic_id == current_topic_id)
+        if row is not None:
+            latest = _latest_segments(store, [row.topic_id]).get(row.topic_id, {})
+            reference = f"{row.title} {row.summary} {latest.get('summary', '')}"
+            current = {"kind": "topic", "topic_id": row.topic_id, "title": row.title}
+    if current is None and current_task_id is not None:
+        card = TaskCard.get_or_none(TaskCard.task_id == current_task_id)
+        if card is not None:
+            reference = f"{card.title} {card.result}"
+            current = {"kind": "task", "task_id": card.task_id, "title": card.title}
+    if current is None:
+        last = list(Interaction.select().order_by(Interaction.id.desc()).limit(RECENT))
+        reference = " ".join(f"{r.user_text} {r.assistant_text}" for r in last)
+        if last:
+            current = {"kind": "recent_interactions", "interaction_ids": [r.interaction_id for r in last]}
+    similarity = fts.overlap(text, reference) if reference else 0.0
+    cues = [c for c in SWITCH_CUES if c in text]
+    other_topics = [t for t in related_topics(store, text, limit) if t["topic_id"] != current_topic_id]
+    other_cards = [c for c in related_cards(store, text, limit) if c["task_id"] != current_task_id]
+    if current is None:
+        assessment = "new"
+    elif similarity >= CONTINUE_AT and not cues:
+        assessment = "continue"
+    elif similarity < SWITCH_BELOW or cues:
+        assessment = "switch"
+    else:
+        assessment = "unclear"
+    return {
+        "assessment": assessment,
+        "similarity": round(similarity, 3),
+        "cues": cues,
+        "current": current,
+        "related_topics": other_topics,
+        "related_tasks": other_cards,
+        "note": "a hint only: whether experiences merge is decided by maintenance, not here",
+    }

@@ -1,0 +1,102 @@
+"""Folding old episodes into per-category aggregates (reference §1, dream).
+
+Keep the newest `keep` episodes by (ts_end, run_id); fold the rest, and any
+older than `archive_days`. A folded episode's category is the first keyword
+list its casefolded goal matches, in the order travel, commerce,
+communication, media, finance, system, productivity, else `other`; its
+counts add to any earlier aggregate of that category. One `episode_archived`
+record removes the folded runs from the view and sets every aggregate.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from store.core.database import Store
+from store.core.models import Episode, tuples
+from store.episodes.archive import DOMAIN, aggregates
+
+CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "travel",
+        (
+            "机票",
+            "火车",
+            "高铁",
+            "酒店",
+            "航班",
+            "旅行",
+            "出行",
+            "打车",
+            "导航",
+            "地铁",
+            "flight",
+            "hotel",
+            "trip",
+            "taxi",
+            "navigate",
+        ),
+    ),
+    ("commerce", ("购买", "买", "下单", "购物车", "外卖", "商品", "店铺", "优惠", "buy", "order", "cart", "shop")),
+    (
+        "communication",
+        ("消息", "聊天", "发送", "朋友圈", "短信", "电话", "邮件", "评论", "message", "chat", "send", "call", "email"),
+    ),
+    ("media", ("视频", "音乐", "歌", "直播", "电影", "小说", "播放", "video", "music", "song", "movie", "play")),
+    ("finance", ("支付", "转账", "余额", "账单", "汇率", "银行", "股票", "理财", "pay", "transfer", "bank", "stock")),
+    ("system", ("设置", "蓝牙", "wifi", "亮度", "闹钟", "音量", "通知", "settings", "bluetooth", "alarm", "volume")),
+    (
+        "productivity",
+        ("文档", "日历", "笔记", "备忘", "日程", "表格", "会议", "document", "calendar", "note", "meeting"),
+    ),
+)
+
+
+def category_of(goal: str) -> str:
+    folded = goal.casefold()
+    for name, words in CATEGORIES:
+        if any(word in folded for word in words):
+            return name
+    return "other"
+
+
+def plan_folding(store: Store, *, keep: int, archive_days: int, now: float) -> dict[str, Any] | None:
+    """The `episode_archived` record a fold would append now (None when nothing is due)."""
+    cutoff = now - archive_days * 86400
+    newest = Episode.select(Episode.run_id).order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(keep)
+    keep_ids = {str(row[0]) for row in tuples(newest)}
+    due = [row for row in Episode.select() if row.run_id not in keep_ids or row.ts_end < cutoff]
+    if not due:
+        return None
+    merged = {key.removeprefix("aggregate:"): dict(value) for key, value in aggregates(store).items()}
+    for row in due:
+        record = json.loads(row.record)
+        name = category_of(str(record.get("goal_text", "")))
+        agg = merged.setdefault(
+            name,
+            {
+                "task_category": name,
+                "episodes": 0,
+                "successes": 0,
+                "success_rate": 0.0,
+                "ts_start": row.ts_start,
+                "ts_end": row.ts_end,
+            },
+        )
+        agg["episodes"] += 1
+        agg["successes"] += int(bool(row.success))
+        agg["ts_start"] = min(agg["ts_start"], row.ts_start)
+        agg["ts_end"] = max(agg["ts_end"], row.ts_end)
+        agg["success_rate"] = round(agg["successes"] / agg["episodes"], 4)
+    return {
+        "ts": now,
+        "run_ids": sorted(row.run_id for row in due),
+        "aggregates": {f"aggregate:{name}": value for name, value in sorted(merged.items())},
+        "device_scopes": {row.run_id: row.device_scope for row in due},
+    }
+
+
+def fold(store: Store, record: dict[str, Any], *, actor: str) -> int:
+    with store.atomic():
+        return store.append(DOMAIN, "episode_archived", record, actor=actor).seq

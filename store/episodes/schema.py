@@ -1,0 +1,151 @@
+"""The `episode_outcome` record (reference §1): validated for shape and type, never rewritten.
+
+Unknown fields are dropped. Documented coercions: bad numbers become 0 (counts
+clamped at 0), a bad `verifier` becomes `skipped`, a bad `time_of_day`
+becomes `night`, missing `time_of_day`/`day_of_week` are derived from
+`ts_start` (local time, as the agent's own writer does), apps and lesson ids
+that do not have the required shape are dropped. Jiyi additionally redacts
+sensitive spans of `goal_text` (phone numbers, codes, tokens, …) and cuts it at
+2,000 characters: nothing sensitive is stored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from store.appkb.entry import is_package_name
+from store.core.errors import InvalidInput
+from store.core.redact import Redactor
+from store.episodes.run_event import check_run_id
+
+TIMES_OF_DAY = ("night", "morning", "afternoon", "evening")
+VERIFIERS = ("pass", "fail", "skipped")
+TOKEN_ROLES = ("actor", "compact", "verifier", "reviewer", "distill")
+CAPABILITY_STATES = frozenset({"active", "off", "shadow", "pending"})
+CAPABILITY_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+LESSON_ID = re.compile(r"^les_[0-9a-f]{12,64}$")
+DEVICE_SCOPE = re.compile(r"^device:\S+$")
+GOAL_CHARS = 2000
+
+
+def time_of_day(ts: float) -> str:
+    hour = datetime.fromtimestamp(ts).hour
+    return "night" if hour < 6 else "morning" if hour < 12 else "afternoon" if hour < 18 else "evening"
+
+
+def _number(value: Any, default: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return default
+    return float(value)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(0, value)
+
+
+def _ids(value: Any, pattern: re.Pattern[str]) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return list(dict.fromkeys(v for v in value if isinstance(v, str) and pattern.fullmatch(v)))
+
+
+@dataclass(frozen=True)
+class EpisodeOutcome:
+    run_id: str
+    ts_start: float = 0.0
+    ts_end: float = 0.0
+    time_of_day: str = "night"
+    day_of_week: int = 0
+    device_scope: str = "device:unknown"
+    goal_text: str = ""
+    apps: list[str] = field(default_factory=list)
+    success: bool = False
+    reason: str = ""
+    steps: int = 0
+    tokens_total: int = 0
+    tokens_by_role: dict[str, int] = field(default_factory=dict)
+    warnings: int = 0
+    takeover: str | None = None
+    verifier: str = "skipped"
+    capabilities: dict[str, str] = field(default_factory=dict)
+    injected_lessons: list[str] = field(default_factory=list)
+    injected_procedures: list[str] = field(default_factory=list)
+    deliverable_path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The reference's record, with its envelope."""
+        return {"type": "episode_outcome", "schema_v": 1, **asdict(self)}
+
+    @classmethod
+    def coerce(cls, data: Any, redactor: Redactor) -> EpisodeOutcome:
+        """Validate a record (see the module docstring for every coercion)."""
+        if not isinstance(data, dict):
+            raise InvalidInput("episode_outcome must be an object")
+        run_id = check_run_id(data.get("run_id"))
+        ts_start, ts_end = _number(data.get("ts_start")), _number(data.get("ts_end"))
+        given_time = data.get("time_of_day")
+        if given_time in TIMES_OF_DAY:
+            tod = str(given_time)
+        elif given_time is None and ts_start > 0:
+            tod = time_of_day(ts_start)
+        else:
+            tod = "night"
+        day = data.get("day_of_week")
+        if isinstance(day, bool) or not isinstance(day, int) or not 0 <= day <= 6:
+            day = datetime.fromtimestamp(ts_start).weekday() if ts_start > 0 else 0
+        scope = data.get("device_scope")
+        scope = scope if isinstance(scope, str) and DEVICE_SCOPE.fullmatch(scope) else "device:unknown"
+        goal = data.get("goal_text")
+        goal = redactor.redact(goal)[:GOAL_CHARS] if isinstance(goal, str) else ""
+        apps = data.get("apps")
+        apps = (
+            list(dict.fromkeys(a for a in apps if isinstance(a, str) and is_package_name(a)))
+            if isinstance(apps, list)
+            else []
+        )
+        success = data.get("success") is True
+        reason = data.get("reason")
+        reason = reason[:200] if isinstance(reason, str) else ("finished" if success else "")
+        roles = data.get("tokens_by_role")
+        tokens_by_role = {k: _count(roles[k]) for k in TOKEN_ROLES if k in roles} if isinstance(roles, dict) else {}
+        takeover = data.get("takeover")
+        verifier = data.get("verifier")
+        capabilities = data.get("capabilities")
+        caps = (
+            {
+                k: v
+                for k, v in capabilities.items()
+                if isinstance(k, str) and CAPABILITY_ID.fullmatch(k) and v in CAPABILITY_STATES
+            }
+            if isinstance(capabilities, dict)
+            else {}
+        )
+        deliverable = data.get("deliverable_path")
+        return cls(
+            run_id=run_id,
+            ts_start=ts_start,
+            ts_end=ts_end,
+            time_of_day=tod,
+            day_of_week=day,
+            device_scope=scope,
+            goal_text=goal,
+            apps=apps,
+            success=success,
+            reason=reason,
+            steps=_count(data.get("steps")),
+            tokens_total=_count(data.get("tokens_total")),
+            tokens_by_role=tokens_by_role,
+            warnings=_count(data.get("warnings")),
+            takeover=redactor.redact(takeover)[:200] if isinstance(takeover, str) else None,
+            verifier=verifier if verifier in VERIFIERS else "skipped",
+            capabilities=caps,
+            injected_lessons=_ids(data.get("injected_lessons"), LESSON_ID),
+            injected_procedures=_ids(data.get("injected_procedures"), LESSON_ID),
+            deliverable_path=deliverable if isinstance(deliverable, str) and deliverable else None,
+        )

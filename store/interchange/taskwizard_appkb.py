@@ -1,0 +1,114 @@
+"""Import and export the reference's App-KB directory (`memory/app_kb/`).
+
+`events.jsonl` is read line by line into Jiyi's event log (domain `app_kb`,
+`op` → event type, the rest as payload), so an export writes the same lines
+back: round trips are lossless. When the log is missing or empty, `kb.json`
+is imported as one `upsert` per entry. Corrupt lines are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from store.appkb.entry import AppKbEntry, sort_key
+from store.appkb.kb import list_entries
+from store.appkb.projection import DOMAIN
+from store.core import clock
+from store.core.atomic_file import write_text
+from store.core.database import Store
+from store.core.errors import InvalidInput, NotFound
+from store.interchange.import_source import ImportOnce, ImportReport, parse_object, refuse_links
+
+log = logging.getLogger("jiyi.store")
+
+ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}
+
+
+def appkb_dir(root: Path) -> Path:
+    """The `app_kb` folder inside a reference memory dir (or the folder itself)."""
+    root = Path(root)
+    if (root / "app_kb").is_dir():
+        return root / "app_kb"
+    if (root / "events.jsonl").exists() or (root / "kb.json").exists():
+        return root
+    raise NotFound(f"{root} has no app_kb/events.jsonl or app_kb/kb.json")
+
+
+def _parse_event(line: str) -> tuple[str, dict[str, Any]]:
+    event: dict[str, Any] = parse_object(line)
+    op = event.pop("op", None)
+    if not isinstance(op, str) or not op:
+        raise InvalidInput("no 'op'")
+    if op in ENTRY_OPS:
+        AppKbEntry.from_dict(event.get("entry"))
+    if op == "alias_forgotten" and not (isinstance(event.get("term"), str) and event["term"].strip()):
+        raise InvalidInput("alias_forgotten without a term")
+    return op, event
+
+
+def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
+    """Append the reference App-KB at `root` to the store; one transaction, idempotent per file content."""
+    folder = appkb_dir(root)
+    events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
+    refuse_links(events_path, kb_path)
+    use_log = events_path.is_file() and events_path.stat().st_size > 0
+    source = events_path if use_log else kb_path
+    if not source.is_file():
+        raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
+    once = ImportOnce("taskwizard:app_kb", source)
+    report = ImportReport(str(source))
+    if once.done_before:
+        report.already_imported = True
+        return report
+    with store.atomic():
+        if use_log:
+            for number, line in once.lines():
+                try:
+                    op, payload = _parse_event(line)
+                except InvalidInput as exc:
+                    report.skip(f"line {number}", str(exc))
+                    continue
+                stamp = payload.get("ts")
+                store.append(DOMAIN, op, payload, actor=actor, ts=stamp if clock.is_iso(stamp) else None)
+                report.imported += 1
+        else:
+            _import_view(store, once.text(), report, actor)
+        once.mark_done()
+    if report.skipped:
+        log.warning("import of %s skipped %d corrupt lines", source, report.skipped)
+    return report
+
+
+def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> None:
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{report.source} is not JSON ({exc.msg}); nothing imported") from None
+    if not isinstance(entries, list):
+        raise InvalidInput(f"{report.source} must hold a list of entries")
+    now = clock.iso_now()
+    for index, data in enumerate(entries):
+        try:
+            entry = AppKbEntry.from_dict(data)
+        except InvalidInput as exc:
+            report.skip(f"entry {index}", str(exc))
+            continue
+        store.append(DOMAIN, "upsert", {"entry": entry.to_dict(), "ts": now}, actor=actor)
+        report.imported += 1
+
+
+def export_appkb(store: Store, root: Path) -> dict[str, int]:
+    """Write `root/app_kb/events.jsonl` and `kb.json` in the reference's format."""
+    folder = Path(root) / "app_kb"
+    refuse_links(folder, folder / "events.jsonl", folder / "kb.json")
+    lines = []
+    for event in store.events(DOMAIN):
+        lines.append(json.dumps({"op": event.type, **event.payload}, ensure_ascii=False, sort_keys=True))
+    entries = sorted(list_entries(store), key=sort_key)
+    view = json.dumps([e.to_dict() for e in entries], ensure_ascii=False, indent=2, sort_keys=True)
+    write_text(folder / "events.jsonl", "".join(line + "\n" for line in lines))
+    write_text(folder / "kb.json", view + "\n")
+    return {"events": len(lines), "entries": len(entries)}
