@@ -14,7 +14,7 @@ from gui.pages.appkb_page import AppKbPage
 from service.memory.memory import Memory
 from tests.conftest import REPO
 
-TS = REPO / "jiyi" / "resources" / "i18n" / "jiyi_en.ts"
+TS = REPO / "resources" / "i18n" / "jiyi_en.ts"
 
 
 def test_every_console_string_is_translated() -> None:
@@ -24,7 +24,7 @@ def test_every_console_string_is_translated() -> None:
     ]
     assert unfinished == []
     in_code = set()
-    for path in (REPO / "jiyi" / "gui").rglob("*.py"):
+    for path in (REPO / "gui").rglob("*.py"):
         in_code |= {m.group(2) for m in re.finditer(r"""self\.tr\(\s*(["'])(.+?)\1\s*\)""", path.read_text("utf-8"))}
     assert in_code - set(messages) == set(), "run pyside6-lupdate and translate the new strings"
 

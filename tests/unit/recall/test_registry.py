@@ -29,4 +29,4 @@ def test_build_groups_names_and_drops_bad_rows() -> None:
 @pytest.mark.skipif(not (SHARED_DATA / "public_app_names.tsv").exists(), reason="needs ../shared/data beside the repo")
 def test_shipped_registry_is_built_from_the_public_data() -> None:
     built = build_registry_tsv((SHARED_DATA / "public_app_names.tsv").read_text("utf-8"))
-    assert (REPO / "jiyi" / "resources" / REGISTRY_FILE).read_text("utf-8") == built
+    assert (REPO / "resources" / REGISTRY_FILE).read_text("utf-8") == built
