@@ -79,7 +79,7 @@ def build(memory: Memory, n_interactions: int, n_topics: int, seed: int) -> tupl
             for n in range(chunk, min(chunk + 5000, n_interactions)):
                 (text, app), person = themes[order[n]]
                 interaction_id = f"turn-{n:06d}"
-                memory.remember_interaction(
+                memory.desk.remember_interaction(
                     interaction_id,
                     user_text=rng.choice(FOLLOW_UPS).format(p=person, t=text),
                     assistant_text=f"好的，已在{app}里处理：{text[:20]}",
@@ -88,7 +88,7 @@ def build(memory: Memory, n_interactions: int, n_topics: int, seed: int) -> tupl
                 )
                 theme_of[interaction_id] = order[n]
                 if n % 20 == 0:
-                    memory.complete_task(
+                    memory.desk.complete_task(
                         f"task-{n:06d}",
                         title=f"{app}：{text[:24]}",
                         status=rng.choice(["succeeded", "succeeded", "failed"]),
@@ -99,7 +99,7 @@ def build(memory: Memory, n_interactions: int, n_topics: int, seed: int) -> tupl
     print(f"  remembered {n_interactions} turns and {n_interactions // 20} task cards in {seconds:.1f} s")
     began = time.perf_counter()
     while True:
-        plan = memory.maintenance_plan(limit=500)
+        plan = memory.desk.maintenance_plan(limit=500)
         if not plan["batch_id"]:
             break
         groups: dict[int, list[str]] = {}
@@ -117,7 +117,7 @@ def build(memory: Memory, n_interactions: int, n_topics: int, seed: int) -> tupl
                     "segment": f"和{person}相关：{text[:30]}",
                 }
             )
-        memory.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics})
+        memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics})
     print(f"  filed them into {Topic.select().count()} topics in {time.perf_counter() - began:.1f} s")
     return [f"{text}\x1f{person}" for (text, _), person in themes], theme_of
 
@@ -174,7 +174,7 @@ def main() -> None:
             queries.append((f"之前帮{person}{text[:20]}的事怎么样了", theme))
         results: dict[str, dict[str, Any]] = {}
         for name, run in (
-            ("jiyi", lambda q: memory.memory_recall(q, limit=LIMIT)),
+            ("jiyi", lambda q: memory.desk.memory_recall(q, limit=LIMIT)),
             ("seed", lambda q: seed_scan(memory, q, LIMIT)),
         ):
             run(queries[0][0])  # warm

@@ -178,14 +178,14 @@ def run_finish_cost(model: str, runs: int = 40) -> None:
     try:
         with Memory.open(load_config(home=folder / "home", env={"JIYI_EMBED_MODEL": model})) as memory:
             pool = tasks()
-            memory.run_start("warm", "bench", goal=pool[0][0])
-            memory.run_finish("warm", {"success": True, "apps": [pool[0][1]], "steps": 3})
+            memory.runs.run_start("warm", "bench", goal=pool[0][0])
+            memory.runs.run_finish("warm", {"success": True, "apps": [pool[0][1]], "steps": 3})
             costs = []
             for i in range(runs):
                 goal, package = pool[(i * 37) % len(pool)]
-                memory.run_start(f"r{i}", "bench", goal=goal)
+                memory.runs.run_start(f"r{i}", "bench", goal=goal)
                 started = time.perf_counter()
-                memory.run_finish(f"r{i}", {"success": True, "apps": [package], "steps": 4})
+                memory.runs.run_finish(f"r{i}", {"success": True, "apps": [package], "steps": 4})
                 costs.append((time.perf_counter() - started) * 1000)
         print(
             f"run_finish (archive, score, index one episode): p50 {pct(costs, 50):.1f} ms, p99 {pct(costs, 99):.1f} ms"

@@ -136,7 +136,7 @@ class AliasEditor(QWidget):
             self.load_history(name)
             self.saved.emit(result.txn)
 
-        self.background.submit(lambda: self.memory.learn_alias(name, package, actor="user"), done, self._fail)
+        self.background.submit(lambda: self.memory.appkb.learn_alias(name, package, actor="user"), done, self._fail)
 
     def forget(self) -> None:
         name = self.name_edit.text().strip()
@@ -150,7 +150,7 @@ class AliasEditor(QWidget):
             self.load_history(name)
             self.saved.emit(result.txn)
 
-        self.background.submit(lambda: self.memory.forget_alias(name, actor="user"), done, self._fail)
+        self.background.submit(lambda: self.memory.appkb.forget_alias(name, actor="user"), done, self._fail)
 
     def revert(self, txn: int, remember: Any) -> None:
         """Append events reverting change `txn`; `remember(new_txn)` gets the revert's id."""
@@ -161,7 +161,7 @@ class AliasEditor(QWidget):
             self.load_history(self.name_edit.text().strip())
             self.reverted.emit(result.txn)
 
-        self.background.submit(lambda: self.memory.undo_change(txn, actor="user"), done, self._fail)
+        self.background.submit(lambda: self.memory.appkb.undo_change(txn, actor="user"), done, self._fail)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -197,7 +197,7 @@ class AliasEditor(QWidget):
             self.history_view.setHtml(table if rows else self.tr("没有历史"))
             self.history_loaded.emit(name)
 
-        self.background.submit(lambda: self.memory.alias_history(name, limit=100), done, self._fail)
+        self.background.submit(lambda: self.memory.appkb.alias_history(name, limit=100), done, self._fail)
 
     def resolve(self) -> None:
         name, device = self.resolve_edit.text().strip(), self.resolve_device.currentData()
@@ -235,4 +235,4 @@ class AliasEditor(QWidget):
             self.resolve_output.setHtml(head + f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
             self.resolved.emit(result)
 
-        self.background.submit(lambda: self.memory.resolve_app(name, device=device), done, self._fail)
+        self.background.submit(lambda: self.memory.appkb.resolve_app(name, device=device), done, self._fail)

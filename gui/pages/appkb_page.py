@@ -216,8 +216,8 @@ class AppKbPage(QWidget):
         generation, filters = self._generation, self.filters()
 
         def load() -> tuple[list[AppKbEntry], list[str], int]:
-            rows = self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=0, **filters)
-            return rows, self.memory.devices(), self.memory.count_aliases()
+            rows = self.memory.appkb.list_aliases(limit=PAGE_SIZE + 1, offset=0, **filters)
+            return rows, self.memory.appkb.devices(), self.memory.appkb.count_aliases()
 
         def done(result: tuple[list[AppKbEntry], list[str], int]) -> None:
             if generation != self._generation:
@@ -242,7 +242,7 @@ class AppKbPage(QWidget):
                 self.rows_loaded.emit(len(self.model.rows))
 
         self.background.submit(
-            lambda: self.memory.list_aliases(limit=PAGE_SIZE + 1, offset=offset, **filters),
+            lambda: self.memory.appkb.list_aliases(limit=PAGE_SIZE + 1, offset=offset, **filters),
             done,
             self._failed,
         )

@@ -94,7 +94,7 @@ class BundlesPage(QWidget):
     # -- the tree --------------------------------------------------------------------------
 
     def reload(self) -> None:
-        self.background.submit(self.memory.list_bundles, self._fill_tree, lambda exc: self.info.setText(str(exc)))
+        self.background.submit(self.memory.desk.list_bundles, self._fill_tree, lambda exc: self.info.setText(str(exc)))
 
     def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
         keep = (self.current["bundle_id"], self.current["path"]) if self.current else None
@@ -160,7 +160,7 @@ class BundlesPage(QWidget):
             doc = bundle["documents"][0]
             self._show(bundle_id, path, doc["revision"], doc["content"], doc.get("file", "same"))
 
-        self.background.submit(lambda: self.memory.get_bundle(bundle_id, path), shown, self._failed)
+        self.background.submit(lambda: self.memory.desk.get_bundle(bundle_id, path), shown, self._failed)
 
     def _show(self, bundle_id: str, path: str, revision: int, content: str, file_state: str = "same") -> None:
         self.current = {"bundle_id": bundle_id, "path": path, "revision": revision, "content": content}
@@ -215,7 +215,7 @@ class BundlesPage(QWidget):
                 self._failed(exc)
 
         self.background.submit(
-            lambda: self.memory.put_bundle_document(bundle_id, path, text, expected_revision=expected, actor="user"),
+            lambda: self.memory.desk.put_bundle_document(bundle_id, path, text, expected_revision=expected, actor="user"),
             done,
             failed,
         )
@@ -249,7 +249,7 @@ class BundlesPage(QWidget):
         bundle_id = getattr(self, "current_bundle", None)
         if bundle_id is None:
             return False
-        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(self.memory.bundle_directory(bundle_id))))
+        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(self.memory.desk.bundle_directory(bundle_id))))
 
     def ask_new_document(self) -> None:
         name, ok = QInputDialog.getText(self, self.tr("新建文档"), self.tr("文件名（如 notes.md）："))
@@ -271,7 +271,7 @@ class BundlesPage(QWidget):
             self.saved.emit(path, result["revision"])
 
         self.background.submit(
-            lambda: self.memory.put_bundle_document(bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"),
+            lambda: self.memory.desk.put_bundle_document(bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"),
             done,
             self._failed,
         )

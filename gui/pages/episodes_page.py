@@ -212,7 +212,7 @@ class EpisodesPage(QWidget):
                     self.show_run(self._shown)  # the run being read stays, refreshed (a live reload must not blank it)
                 self.rows_loaded.emit(len(self.model.rows))
 
-        self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1), done)
+        self.background.submit(lambda: self.memory.runs.list_episodes(f, limit=PAGE_SIZE + 1), done)
 
     def _fetch_page(self, offset: int) -> None:
         generation, f = self._generation, self.filters()
@@ -222,7 +222,7 @@ class EpisodesPage(QWidget):
                 self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
                 self.rows_loaded.emit(len(self.model.rows))
 
-        self.background.submit(lambda: self.memory.list_episodes(f, limit=PAGE_SIZE + 1, offset=offset), done)
+        self.background.submit(lambda: self.memory.runs.list_episodes(f, limit=PAGE_SIZE + 1, offset=offset), done)
 
     def current_run(self) -> str | None:
         """The run whose detail is shown (selected in the table, or opened from another page)."""
@@ -237,7 +237,7 @@ class EpisodesPage(QWidget):
         self._shown = run_id
 
         def load() -> tuple[dict[str, Any], dict[str, Any] | None]:
-            return self.memory.get_episode(run_id), self.memory.recall_trace(run_id)
+            return self.memory.runs.get_episode(run_id), self.memory.recall.recall_trace(run_id)
 
         def done(result: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
             if self._shown != run_id:
@@ -311,10 +311,10 @@ class EpisodesPage(QWidget):
 
         def work() -> dict[str, Any]:
             if revoked:
-                self.memory.revoke_episode(run_id, actor="user")
+                self.memory.runs.revoke_episode(run_id, actor="user")
             else:
-                self.memory.restore_episode(run_id, actor="user")
-            return self.memory.get_episode(run_id)
+                self.memory.runs.restore_episode(run_id, actor="user")
+            return self.memory.runs.get_episode(run_id)
 
         def done(episode: dict[str, Any]) -> None:
             record = {k: v for k, v in episode.items() if k != "events"}

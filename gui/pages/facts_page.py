@@ -84,7 +84,7 @@ class FactsPage(RecordPage):
         scope, status = self.scope_box.currentData(), self.status_box.currentData()
         text = self.search_edit.text().strip() or None
         self.background.submit(
-            lambda: self.memory.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
+            lambda: self.memory.desk.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
         )
 
     def _show(self, row: int) -> None:
@@ -119,5 +119,5 @@ class FactsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
         self.decide(
-            lambda fact_id: self.memory.set_fact_status(fact_id, status, actor="user"), lambda fact: fact["content"]
+            lambda fact_id: self.memory.desk.set_fact_status(fact_id, status, actor="user"), lambda fact: fact["content"]
         )

@@ -115,7 +115,7 @@ class MaintenancePage(QWidget):
 
     def preview_dream(self) -> None:
         self.preview_button.setEnabled(False)
-        self.background.submit(lambda: self.memory.dream(full=True, dry_run=True), self._previewed, self._dream_failed)
+        self.background.submit(lambda: self.memory.dream.run(full=True, dry_run=True), self._previewed, self._dream_failed)
 
     def _previewed(self, report: dict[str, Any]) -> None:
         self.preview_button.setEnabled(True)
@@ -124,7 +124,7 @@ class MaintenancePage(QWidget):
 
     def run_dream(self) -> None:
         self.run_button.setEnabled(False)
-        self.background.submit(lambda: self.memory.dream(full=True), self._dreamed, self._dream_failed)
+        self.background.submit(lambda: self.memory.dream.run(full=True), self._dreamed, self._dream_failed)
 
     def _dreamed(self, report: dict[str, Any]) -> None:
         self.run_button.setEnabled(True)
@@ -166,7 +166,7 @@ class MaintenancePage(QWidget):
         self._start("views", self.memory.rebuild)
 
     def rebuild_vectors(self) -> None:
-        self._start("vectors", self.memory.rebuild_vectors)
+        self._start("vectors", self.memory.recall.rebuild_vectors)
 
     def _start(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
         self._cancel.clear()
@@ -217,7 +217,7 @@ class MaintenancePage(QWidget):
 
     def reload(self) -> None:
         self.background.submit(
-            lambda: (self.memory.dream_reports(10), self.memory.consolidation_log(20)), self._reports
+            lambda: (self.memory.dream.reports(10), self.memory.desk.consolidation_log(20)), self._reports
         )
 
     def _reports(self, data: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:

@@ -152,4 +152,4 @@ class OverviewPage(QWidget):
             self.rebuild_finished.emit(result)
             self.reload()
 
-        self.background.submit(self.memory.rebuild_vectors, done, self._failed)
+        self.background.submit(self.memory.recall.rebuild_vectors, done, self._failed)

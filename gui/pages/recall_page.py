@@ -138,7 +138,7 @@ class RecallPage(QWidget):
     def reload(self) -> None:
         days = int(self.range_combo.currentData() or 0)
         since = time.time() - days * DAY if days else None
-        self.background.submit(lambda: self.memory.recall_statistics(since=since), self._show)
+        self.background.submit(lambda: self.memory.recall.recall_statistics(since=since), self._show)
         self.probe.load_devices()
 
     def _show(self, stats: dict[str, Any]) -> None:
@@ -259,4 +259,4 @@ class RecallPage(QWidget):
             self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
             self.day_shown.emit(day)
 
-        self.background.submit(lambda: self.memory.recall_runs(start, start + DAY), done)
+        self.background.submit(lambda: self.memory.recall.recall_runs(start, start + DAY), done)

@@ -63,7 +63,7 @@ class RecallProbe(QWidget):
             self.device.addItems(devices)
             self.device.setEditText(typed or (devices[0] if devices else ""))
 
-        self.background.submit(self.memory.recall_devices, done, lambda _exc: None)
+        self.background.submit(self.memory.recall.recall_devices, done, lambda _exc: None)
 
     def ask(self) -> None:
         goal, device = self.task.text().strip(), self.device.currentText().strip()
@@ -72,7 +72,7 @@ class RecallProbe(QWidget):
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
-        self.background.submit(lambda: self.memory.recall_query(goal, device, explain=True), self._show, self._failed)
+        self.background.submit(lambda: self.memory.recall.recall_query(goal, device, explain=True), self._show, self._failed)
 
     def _show(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)

@@ -73,7 +73,7 @@ class SkillsPage(RecordPage):
 
     def reload(self) -> None:
         status = self.status_box.currentData()
-        self.background.submit(lambda: self.memory.list_skills(status), self._loaded, self._failed)
+        self.background.submit(lambda: self.memory.desk.list_skills(status), self._loaded, self._failed)
 
     def _show(self, row: int) -> None:
         words = {
@@ -114,5 +114,5 @@ class SkillsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """The user's decision on the selected skill, written with actor `user`."""
         self.decide(
-            lambda skill_id: self.memory.set_skill_status(skill_id, status, actor="user"), lambda skill: skill["name"]
+            lambda skill_id: self.memory.desk.set_skill_status(skill_id, status, actor="user"), lambda skill: skill["name"]
         )

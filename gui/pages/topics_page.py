@@ -108,8 +108,8 @@ class TopicsPage(QWidget):
         self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
 
     def reload(self) -> None:
-        self.background.submit(self.memory.maintenance_status, self._status)
-        self.background.submit(lambda: self.memory.list_workdays(limit=60), self._workdays)
+        self.background.submit(self.memory.desk.maintenance_status, self._status)
+        self.background.submit(lambda: self.memory.desk.list_workdays(limit=60), self._workdays)
 
     def _status(self, status: dict[str, Any]) -> None:
         idle = status.get("idle_seconds")
@@ -131,12 +131,12 @@ class TopicsPage(QWidget):
         record = self.days.record(row)
         if record is not None:
             workday = record["workday"]
-            self.background.submit(lambda: self.memory.workday_topics(workday), self._topics)
+            self.background.submit(lambda: self.memory.desk.workday_topics(workday), self._topics)
 
     def search_topics(self) -> None:
         text = self.search_edit.text().strip()
         if text:
-            self.background.submit(lambda: self.memory.list_topics(text=text), self._topics)
+            self.background.submit(lambda: self.memory.desk.list_topics(text=text), self._topics)
 
     def _topics(self, rows: list[dict[str, Any]]) -> None:
         self.topics.reset_rows(rows, False)
@@ -148,7 +148,7 @@ class TopicsPage(QWidget):
             self.open_topic(record["topic_id"])
 
     def open_topic(self, topic_id: str) -> None:
-        self.background.submit(lambda: self.memory.get_topic(topic_id, limit=TURNS_PER_PAGE), self._topic)
+        self.background.submit(lambda: self.memory.desk.get_topic(topic_id, limit=TURNS_PER_PAGE), self._topic)
 
     def load_more(self) -> None:
         if self.topic is None or self.topic.get("next_offset") is None:
@@ -156,7 +156,7 @@ class TopicsPage(QWidget):
         topic_id, offset = self.topic["topic_id"], self.topic["next_offset"]
         self.more_button.setEnabled(False)
         self.background.submit(
-            lambda: self.memory.get_topic(topic_id, limit=TURNS_PER_PAGE, offset=offset),
+            lambda: self.memory.desk.get_topic(topic_id, limit=TURNS_PER_PAGE, offset=offset),
             lambda page: self._topic(page, append=True),
         )
 

@@ -53,18 +53,18 @@ def run(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
         verb = args.desk_command
         if verb == "status":
-            return _print(memory.maintenance_status())
+            return _print(memory.desk.maintenance_status())
         if verb == "recall":
-            return _print(memory.memory_recall(args.query, limit=args.limit))
+            return _print(memory.desk.memory_recall(args.query, limit=args.limit))
         if verb == "topics":
-            return _print(memory.list_topics(text=args.text))
+            return _print(memory.desk.list_topics(text=args.text))
         if verb == "skills":
-            return _print(memory.list_skills(args.status))
+            return _print(memory.desk.list_skills(args.status))
         if verb == "skill":
-            return _print(memory.set_skill_status(args.skill_id, SKILL_VERBS[args.verb], actor="user"))
+            return _print(memory.desk.set_skill_status(args.skill_id, SKILL_VERBS[args.verb], actor="user"))
         if verb == "facts":
-            return _print(memory.list_facts(scope=args.scope, status=args.status))
-        return _print(memory.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user"))
+            return _print(memory.desk.list_facts(scope=args.scope, status=args.status))
+        return _print(memory.desk.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user"))
 
 
 VERBS = ("status", "recall", "topics", "skills", "skill", "facts", "fact")

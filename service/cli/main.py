@@ -186,7 +186,7 @@ def _print_json(data: Any) -> None:
 
 def _cmd_alias_list(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        entries = memory.list_aliases(
+        entries = memory.appkb.list_aliases(
             device=args.device, kind=args.kind, text=args.text, include_stale=not args.no_stale
         )
     if args.json:
@@ -208,7 +208,7 @@ def _cmd_alias_list(args: argparse.Namespace, config: Config) -> int:
 def _learn(config: Config, assignment: str) -> int:
     name, package = parse_assignment(assignment)
     with Memory.open(config) as memory:
-        outcome = memory.learn_alias(name, package, actor="user")
+        outcome = memory.appkb.learn_alias(name, package, actor="user")
     result = outcome.result
     if result.changed:
         replaced = ", ".join(f"{r.kind} {r.package}" for r in result.replaced) or "nothing"
@@ -225,7 +225,7 @@ def _learn(config: Config, assignment: str) -> int:
 
 def _forget(config: Config, name: str) -> int:
     with Memory.open(config) as memory:
-        result = memory.forget_alias(name, actor="user")
+        result = memory.appkb.forget_alias(name, actor="user")
     if result.removed:
         removed = ", ".join(f"{r.kind} {r.package}" for r in result.removed)
         print(f"forgot {result.term}: removed {removed}; device entries kept; change {result.txn}")
@@ -236,7 +236,7 @@ def _forget(config: Config, name: str) -> int:
 
 def _cmd_alias_history(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        items = memory.alias_history(args.name)
+        items = memory.appkb.alias_history(args.name)
     if args.json:
         _print_json(
             [
@@ -268,7 +268,7 @@ def _cmd_alias_history(args: argparse.Namespace, config: Config) -> int:
 
 def _cmd_alias_undo(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        result = memory.undo_change(args.change, actor="user")
+        result = memory.appkb.undo_change(args.change, actor="user")
     removed = ", ".join(f"{e.term}→{e.package} ({e.kind})" for e in result.removed) or "nothing"
     restored = ", ".join(f"{e.term}→{e.package} ({e.kind})" for e in result.restored) or "nothing"
     print(f"undid change {result.reverted_txn}: removed {removed}; restored {restored}; change {result.txn}")
@@ -280,7 +280,7 @@ def _cmd_inventory_sync(args: argparse.Namespace, config: Config) -> int:
 
     apps = read_inventory(args.file)
     with Memory.open(config) as memory:
-        report = memory.sync_inventory(args.device, apps, actor="user")
+        report = memory.appkb.sync_inventory(args.device, apps, actor="user")
     print(
         f"device {report.device}: {report.added} added, {report.updated} updated, "
         f"{report.unchanged} unchanged, {report.staled} marked stale"
@@ -290,7 +290,7 @@ def _cmd_inventory_sync(args: argparse.Namespace, config: Config) -> int:
 
 def _cmd_resolve(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        result = memory.resolve_app(args.name, device=args.device)
+        result = memory.appkb.resolve_app(args.name, device=args.device)
     if args.json:
         _print_json(result.to_dict())
         return 0
@@ -308,7 +308,7 @@ def _cmd_resolve(args: argparse.Namespace, config: Config) -> int:
 
 def _cmd_recall(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
-        result = memory.recall_query(args.goal, args.device, explain=True)
+        result = memory.recall.recall_query(args.goal, args.device, explain=True)
     if args.json:
         _print_json(result)
         return 0
@@ -343,14 +343,14 @@ def _cmd_serve(args: argparse.Namespace, config: Config) -> int:
 def _cmd_dream(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
         if args.reports:
-            found = memory.dream_reports()
+            found = memory.dream.reports()
             for report in found:
                 when = datetime.fromtimestamp(report["ts"]).isoformat(sep=" ", timespec="seconds")
                 print(f"{when}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
             if not found:
                 print("no dream reports yet")
             return 0
-        report = memory.dream(full=not args.light, dry_run=args.dry_run)
+        report = memory.dream.run(full=not args.light, dry_run=args.dry_run)
     verb = "would change" if args.dry_run else "changed"
     for step in report["steps"]:
         if not step["ok"]:
@@ -410,7 +410,7 @@ def _cmd_rebuild_vec(args: argparse.Namespace, config: Config) -> int:
         print(f"\r[{bar}] {done}/{total} episodes", end="", file=sys.stderr, flush=True)
 
     with Memory.open(config) as memory:
-        result = memory.rebuild_vectors(progress=progress)
+        result = memory.recall.rebuild_vectors(progress=progress)
     print(file=sys.stderr)
     print(
         f"dropped {result['collections_dropped']} collections; indexed {result['episodes']} episodes "
@@ -424,9 +424,9 @@ def _cmd_recall_stats(args: argparse.Namespace, config: Config) -> int:
 
     since = time.time() - args.days * 86400 if args.days else None
     with Memory.open(config) as memory:
-        stats = memory.recall_statistics(since=since)
+        stats = memory.recall.recall_statistics(since=since)
         if args.export:
-            memory.export_recall_stats(args.export)
+            memory.recall.export_recall_stats(args.export)
     _print_json(stats["totals"])
     if args.export:
         print(f"wrote {args.export}", file=sys.stderr)
@@ -436,12 +436,12 @@ def _cmd_recall_stats(args: argparse.Namespace, config: Config) -> int:
 def _cmd_lesson(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
         if args.lesson_command == "add":
-            lessons = [memory.add_lesson(args.text, args.app, actor="user")]
+            lessons = [memory.lessons.add_lesson(args.text, args.app, actor="user")]
         elif args.lesson_command == "list":
-            lessons = memory.list_lessons(args.status)
+            lessons = memory.lessons.list_lessons(args.status)
         else:
             status = "approved" if args.lesson_command == "approve" else "revoked"
-            lessons = [memory.set_lesson_status(args.lesson_id, status, actor="user")]
+            lessons = [memory.lessons.set_lesson_status(args.lesson_id, status, actor="user")]
     for lesson in lessons:
         apps = ",".join(lesson["apps"]) or "any app"
         print(f"{lesson['lesson_id']}  {lesson['status']:<8}  {apps}  {lesson['text']}")

@@ -39,7 +39,7 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
             for hour, ask in enumerate(asks[: 1 + (day % 3)]):
                 n += 1
                 interaction_id = f"demo-turn-{n:03d}"
-                memory.remember_interaction(
+                memory.desk.remember_interaction(
                     interaction_id,
                     user_text=ask,
                     assistant_text=reply.format(r="通过" if day % 2 else "失败：磁盘已满", t=ask),
@@ -49,7 +49,7 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                 turns[key].append(interaction_id)
         for schedule_id, title, results in SCHEDULES:
             result = results[day % len(results)]
-            memory.complete_task(
+            memory.desk.complete_task(
                 f"{schedule_id}-{day}",
                 title=title,
                 status="failed" if "失败" in result else "succeeded",
@@ -58,26 +58,26 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                 run_id=f"run-{days - day + 1:02d}",
                 ts=base + 3600 * 7,
             )
-    memory.remember_interaction(
+    memory.desk.remember_interaction(
         "demo-turn-profile", user_text="我是做嵌入式开发的，回答请简短一点", assistant_text="好的", ts=now - 3 * DAY
     )
     for d in (4, 2):
-        memory.remember_interaction(
+        memory.desk.remember_interaction(
             f"demo-turn-env-{d}", user_text="书房那台电脑装的是 Ubuntu 24.04", assistant_text="记下了", ts=now - d * DAY
         )
-    memory.remember_interaction(
+    memory.desk.remember_interaction(
         "demo-turn-printer", user_text="打印机在客厅，型号是 HP M227", assistant_text="好的", ts=now - DAY
     )
-    memory.remember_interaction(
+    memory.desk.remember_interaction(
         "demo-turn-skill", user_text="以后发周报前先让我看一眼再发", assistant_text="明白", ts=now - 2 * DAY
     )
-    memory.remember_interaction(
+    memory.desk.remember_interaction(
         "demo-turn-skill2", user_text="整理新闻时只保留科技和财经", assistant_text="好的", ts=now - 5 * DAY
     )
     topic_of = {i: key for key, ids in turns.items() for i in ids}
     titles = {key: title for key, title, *_ in THEMES}
     while True:
-        plan = memory.maintenance_plan(limit=40)
+        plan = memory.desk.maintenance_plan(limit=40)
         if not plan["batch_id"]:
             break
         groups: dict[str, list[dict[str, Any]]] = {}
@@ -99,8 +99,8 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                         ],
                     }
                 )
-        memory.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
-    memory.maintenance_commit(
+        memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
+    memory.desk.maintenance_commit(
         {
             "facts": [
                 {
@@ -148,15 +148,15 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
             "note": "提炼事实和技能草稿",
         }
     )
-    news = next(s for s in memory.list_skills("draft") if s["name"] == "新闻只选科技财经")
-    memory.set_skill_status(news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能")
-    bundle = memory.get_bundle("schedule/ufo-daily", "preferences.md")["documents"][0]
-    memory.put_bundle_document(
+    news = next(s for s in memory.desk.list_skills("draft") if s["name"] == "新闻只选科技财经")
+    memory.desk.set_skill_status(news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能")
+    bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md")["documents"][0]
+    memory.desk.put_bundle_document(
         "schedule/ufo-daily",
         "preferences.md",
         "# 偏好 · 每日 UFO 构建检查\n\n- 只在**失败**时提醒我\n- 警告超过 5 个时也提醒\n",
         expected_revision=bundle["revision"],
         actor="user",
     )
-    memory.record_consolidation("finished", summary="演示：整理完一周的问答")
-    return {"interactions": n, "topics": len(memory.list_topics()), "facts": len(memory.list_facts())}
+    memory.desk.record_consolidation("finished", summary="演示：整理完一周的问答")
+    return {"interactions": n, "topics": len(memory.desk.list_topics()), "facts": len(memory.desk.list_facts())}

@@ -60,9 +60,9 @@ def fill(
     for device in DEVICES:
         chosen = list(APPS) + rng.sample(extra, 40)
         inventories[device] = [(p, registry.label_for(p) or APPS.get(p, (p,))[0]) for p in chosen]
-        memory.sync_inventory(device, inventories[device], actor="system")
-    memory.learn_alias("老板的软件", "com.tencent.wework", actor="user")
-    memory.learn_alias("外卖", "com.sankuai.meituan", actor="user")
+        memory.appkb.sync_inventory(device, inventories[device], actor="system")
+    memory.appkb.learn_alias("老板的软件", "com.tencent.wework", actor="user")
+    memory.appkb.learn_alias("外卖", "com.sankuai.meituan", actor="user")
     now = time.time()
     for i in range(runs):
         device = rng.choice(DEVICES)
@@ -71,14 +71,14 @@ def fill(
         goal = rng.choice(templates).format(**{k: rng.choice(v) for k, v in FILL.items()})
         run_id = f"demo-{i:05d}"
         started = now - 60 * DAY * (1 - i / runs) + rng.uniform(0, 3600)
-        memory.run_start(run_id, device, goal=goal)
+        memory.runs.run_start(run_id, device, goal=goal)
         step = 1
         spoken = rng.choice([label, label, next((n for n, p in NICKNAMES.items() if p == package), label)])
         if rng.random() < 0.1:  # the name fails first; the package the failure offered is launched
             failed = {"run_id": run_id, "step": step, "tool": "launch_app", "result_class": "error", "note": "没找到"}
-            memory.run_event(failed, launch_name=spoken, failure_message=f"未找到“{spoken}”，候选：{package}")
+            memory.runs.run_event(failed, launch_name=spoken, failure_message=f"未找到“{spoken}”，候选：{package}")
             step += 1
-        memory.run_event(
+        memory.runs.run_event(
             {
                 "run_id": run_id,
                 "step": step,
@@ -92,11 +92,11 @@ def fill(
         steps = step + rng.randint(2, 9)
         for s in range(step + 1, steps + 1):
             tool = rng.choice(["tap", "tap", "swipe", "type_text", "read_screen"])
-            memory.run_event(
+            memory.runs.run_event(
                 {"run_id": run_id, "step": s, "tool": tool, "result_class": "ok" if rng.random() > 0.05 else "error"}
             )
         success = rng.random() < 0.82
-        memory.run_finish(
+        memory.runs.run_finish(
             run_id,
             {
                 "success": success,
@@ -112,7 +112,7 @@ def fill(
         if progress and (i + 1) % 50 == 0:
             progress(i + 1, runs)
     desk = fill_desk(memory)
-    return {"devices": len(DEVICES), "runs": runs, "aliases": memory.count_aliases(), **desk}
+    return {"devices": len(DEVICES), "runs": runs, "aliases": memory.appkb.count_aliases(), **desk}
 
 
 def make_demo(

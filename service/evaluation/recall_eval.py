@@ -90,21 +90,21 @@ def evaluate(
         }
         for i, (goal, package) in enumerate(history)
     ]
-    memory.archive_episodes(outcomes)
+    memory.runs.archive_episodes(outcomes)
     since = time.time()
     latencies: list[float] = []
     with_history: list[bool] = []
     per_query: list[dict[str, Any]] = []
     for i, query in enumerate(queries):
-        started = memory.run_start(f"query-{i}", DEVICE, goal=query["goal"])
+        started = memory.runs.run_start(f"query-{i}", DEVICE, goal=query["goal"])
         latencies.append(float(started["recall"]["latency_ms"]))
-        finished = memory.run_finish(f"query-{i}", {"success": True, "apps": [query["actual"]], "steps": 0})
+        finished = memory.runs.run_finish(f"query-{i}", {"success": True, "apps": [query["actual"]], "steps": 0})
         evaluation = finished["recall_evaluation"] or {}
         per_query.append(evaluation)
         with_history.append(query.get("has_history", "1") != "0")
         if details is not None:
             details.append(_detail(memory, f"query-{i}", query, started["recall"]["status"], evaluation))
-    totals = memory.recall_statistics(since=since)["totals"]
+    totals = memory.recall.recall_statistics(since=since)["totals"]
     report = {
         "n": totals["evaluations"],
         "embedder": memory.config.embed_model,
@@ -132,7 +132,7 @@ def evaluate(
 
 
 def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev: dict[str, Any]) -> dict[str, Any]:
-    trace = memory.recall_trace(run_id) or {}
+    trace = memory.recall.recall_trace(run_id) or {}
     candidates = trace.get("recall", {}).get("candidates") or [{}]
     top = candidates[0]
     by = top.get("goal") or (f"mention {top['term']}" if top.get("term") else "")

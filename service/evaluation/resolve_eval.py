@@ -85,12 +85,12 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def evaluate(memory: Memory, inventory: list[tuple[str, str]], queries: list[Query]) -> dict[str, Any]:
     """Sync the inventory as device `eval`, resolve every query, and score."""
-    memory.sync_inventory(EVAL_DEVICE, inventory, actor="system")
-    memory.resolver_index()  # built once, outside the timed queries
+    memory.appkb.sync_inventory(EVAL_DEVICE, inventory, actor="system")
+    memory.appkb.resolver_index()  # built once, outside the timed queries
     rows: list[dict[str, Any]] = []
     latencies: list[float] = []
     for query in queries:
-        result = memory.resolve_app(query.query, device=EVAL_DEVICE)
+        result = memory.appkb.resolve_app(query.query, device=EVAL_DEVICE)
         latencies.append(result.elapsed_ms)
         rows.append(
             {

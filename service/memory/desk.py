@@ -1,7 +1,7 @@
 """The desktop-assistant memory (seed 002) as part of the `Memory` facade.
 
-A mixin of `Memory`: interactions and task cards, recall, transition hints,
-context packs, maintenance (status, leased batches, atomic commits), topics,
+A service of `Memory`: interactions and task cards, recall, transition hints,
+maintenance (status, leased batches, atomic commits), topics,
 facts, skills and bundles. Jiyi never calls a model here: the lower agent
 classifies and summarizes, Jiyi checks and stores.
 """
@@ -13,17 +13,14 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from service.config import Config
-from service.memory.context_pack import build_pack
+from service.memory.parts import Parts, check_actor
 from store.core import clock
-from store.core.database import Store
-from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor
+from store.core.errors import InvalidInput
 from store.desk import bundles, facts, interactions, retrieval, skills, topics
 from store.desk.bundles import BundleFiles
-from store.desk.common import check_id, redact_json, when
+from store.desk.common import redact_json, when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of
 
@@ -40,30 +37,18 @@ class Lease:
     expires: float
 
 
-class DeskMemory:
+class DeskService:
     """Seed 002's operations; see the module docstring."""
 
-    config: Config
-    store: Store
-    redactor: Redactor
-    _write_lock: threading.RLock
-    _leases: dict[str, Lease]
-    _leases_lock: threading.Lock
-    bundle_files: BundleFiles
-
-    if TYPE_CHECKING:
-
-        def _changed(self, domain: str, txn: int) -> None: ...
-
-        def _check_actor(self, actor: str) -> None: ...
-
-    def _init_desk(self) -> None:
-        self._leases = {}
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
+        self._leases: dict[str, Lease] = {}
         self._leases_lock = threading.Lock()
-        self.bundle_files = BundleFiles(self.config.bundles_path)
+        self.bundle_files = BundleFiles(parts.config.bundles_path)
 
     def _desk_changed(self) -> None:
-        self._changed(DESK, self.store.last_seq(DESK))
+        self.parts.changed(DESK)
 
     # -- interactions and task cards -----------------------------------------------------
 
@@ -79,8 +64,8 @@ class DeskMemory:
         actor: str = "agent",
     ) -> dict[str, Any]:
         """Keep one completed turn (idempotent by `interaction_id`)."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             result = interactions.remember(
                 self.store,
                 self.redactor,
@@ -116,9 +101,9 @@ class DeskMemory:
         actor: str = "agent",
     ) -> dict[str, Any]:
         """Save a finished task's card; a scheduled task's run is filed into its bundle in the same commit."""
-        self._check_actor(actor)
+        check_actor(actor)
         pending: bundles.Pending = {}
-        with self._write_lock:
+        with self.parts.writes:
             with self.store.atomic():
                 card, changed = interactions.complete_task(
                     self.store,
@@ -174,39 +159,6 @@ class DeskMemory:
             self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id
         )
 
-    def prepare_context(
-        self, query: str, *, schedule_id: str | None = None, budget_chars: int | None = None, limit: int = 8
-    ) -> dict[str, Any]:
-        """A pack for one execution round, never over `budget_chars` (default: the configured budget)."""
-        budget = budget_chars or self.config.context_budget
-        recalled = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts))
-        bundle_docs: list[dict[str, Any]] = []
-        if schedule_id is not None:
-            check_id(schedule_id, "schedule_id")
-            try:
-                bundle = bundles.get_bundle(
-                    self.store, self.bundle_files, bundles.bundle_id_of("schedule", schedule_id)
-                )
-            except NotFound:
-                pass  # the schedule has not run yet: the pack simply has no bundle
-            else:
-                order = {"requirements.md": 0, "preferences.md": 1, "lessons.md": 2, "state.json": 3}
-                docs = [d for d in bundle["documents"] if d["path"] in order]
-                bundle_docs = sorted(docs, key=lambda d: order[d["path"]])
-        pack = build_pack(
-            {
-                "core_facts": recalled["core_facts"],
-                "skills": recalled["relevant_skills"],
-                "bundle": bundle_docs,
-                "related_facts": recalled["related_facts"],
-                "topics": recalled["related_topics"],
-                "task_cards": [c for c in recalled["task_cards"] if c["why"] == "related"],
-                "interactions": [i for i in recalled["interactions"] if i["why"] == "related"],
-            },
-            budget,
-        )
-        return {"query": query, "schedule_id": schedule_id, **pack}
-
     # -- maintenance ---------------------------------------------------------------------------
 
     def record_consolidation(
@@ -219,7 +171,7 @@ class DeskMemory:
         actor: str = "agent",
     ) -> dict[str, Any]:
         """Record what the consolidating agent did (observable); `workday_review` also runs the daily review."""
-        self._check_actor(actor)
+        check_actor(actor)
         if kind not in CONSOLIDATION_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(CONSOLIDATION_KINDS)}")
         if workday is not None and not is_workday(workday):
@@ -231,7 +183,7 @@ class DeskMemory:
         detail = redact_json(self.redactor, detail) if detail else None
         text = self.redactor.redact((summary or "").strip())[:600]
         at = when()
-        with self._write_lock, self.store.atomic():
+        with self.parts.writes, self.store.atomic():
             deactivated: list[str] = []
             if kind == "workday_review":
                 assert workday is not None
@@ -328,7 +280,7 @@ class DeskMemory:
 
     def maintenance_commit(self, request: dict[str, Any], *, actor: str = "agent") -> dict[str, Any]:
         """File a batch into topics with segments, facts and skill drafts, atomically; exactly once per interaction."""
-        self._check_actor(actor)
+        check_actor(actor)
         if not isinstance(request, dict):
             raise InvalidInput("the commit must be an object")
         batch_id = request.get("batch_id")
@@ -338,7 +290,7 @@ class DeskMemory:
         if batch_id is not None:
             live = {lease.batch_id: lease for lease in self._live_leases()}
             lease = live.get(batch_id)
-        with self._write_lock:
+        with self.parts.writes:
             result = topics.commit(
                 self.store,
                 self.redactor,
@@ -400,8 +352,8 @@ class DeskMemory:
 
     def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
         """Confirm (active) or deactivate (inactive) a fact by hand."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             result = facts.set_status(self.store, fact_id, status, reason, actor=actor)
         self._desk_changed()
         return result
@@ -420,8 +372,8 @@ class DeskMemory:
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
     ) -> dict[str, Any]:
         """Approve, reject, disable or re-draft a skill. An agent activating one must pass `user_request`."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             result = skills.set_status(
                 self.store, skill_id, status, actor=actor, user_request=user_request, redactor=self.redactor
             )
@@ -442,8 +394,8 @@ class DeskMemory:
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
     ) -> dict[str, Any]:
         """Write a document if `expected_revision` is current; a stale one is a conflict carrying the current one."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             result = bundles.put_document(
                 self.store,
                 self.bundle_files,

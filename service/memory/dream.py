@@ -13,16 +13,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recall.episode_recall import EPISODE, episode_document
+from service.memory.parts import Parts
+from service.memory.recall_service import RecallService
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
 from store.episodes import folding, recall_terms
-
-if TYPE_CHECKING:
-    from service.memory.memory import Memory
 
 log = logging.getLogger("jiyi.service")
 DOMAIN = "dream"
@@ -36,22 +35,50 @@ def _step(report: dict[str, Any], name: str, work: Callable[[], dict[str, Any]])
         report["steps"].append({"step": name, "ok": False, "error": str(exc)})
 
 
-def run_pass(
-    memory: Memory,
+class DreamService:
+    """Consolidation passes over the App-KB, the archive and the index, and their reports."""
+
+    def __init__(self, parts: Parts, recall: RecallService) -> None:
+        self.parts = parts
+        self.recall = recall
+
+    def run(
+        self,
+        *,
+        full: bool = True,
+        dry_run: bool = False,
+        run_evidence: dict[str, list[dict[str, Any]]] | None = None,
+        actor: str = "system",
+    ) -> dict[str, Any]:
+        """One pass (`full`, or the light one after a run with that run's evidence); `dry_run` previews every
+        change. Returns (and, unless `dry_run`, stores) its report."""
+        return _run_pass(self.parts, self.recall, full=full, dry_run=dry_run, run_evidence=run_evidence, actor=actor)
+
+    def reports(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The stored reports of real passes, newest first."""
+        found = [event.payload for event in self.parts.store.events(DOMAIN, types=["dream_report"])]
+        return found[::-1][:limit]
+
+
+def _run_pass(
+    parts: Parts,
+    recall: RecallService,
     *,
     full: bool,
     dry_run: bool,
-    run_evidence: dict[str, list[dict[str, Any]]] | None = None,
-    actor: str = "system",
+    run_evidence: dict[str, list[dict[str, Any]]] | None,
+    actor: str,
 ) -> dict[str, Any]:
-    """One dream pass; returns (and, unless `dry_run`, stores) its report."""
-    if memory.config.dream == "off":
+    """One dream pass; the steps are closures over one report so that each fails open on its own
+    (longer than most functions here for that reason)."""
+    config = parts.config
+    if config.dream == "off":
         raise InvalidInput("dream is off (JIYI_DREAM=off)")
-    store, now = memory.store, time.time()
+    store, now = parts.store, time.time()
     report: dict[str, Any] = {"ts": now, "pass": "full" if full else "light", "dry_run": dry_run, "steps": []}
 
     def overwrites() -> dict[str, Any]:
-        if not memory.config.alias_overwrite:
+        if not config.alias_overwrite:
             return {"skipped": "JIYI_ALIAS_OVERWRITE=off"}
         signatures = None if run_evidence is None else alias_correction.signatures_in(run_evidence)
         done = alias_correction.correct(store, dry_run=dry_run, actor=actor, signatures=signatures)
@@ -79,7 +106,7 @@ def run_pass(
 
     def fold() -> dict[str, Any]:
         record = folding.plan_folding(
-            store, keep=memory.config.episode_keep, archive_days=memory.config.episode_archive_days, now=now
+            store, keep=config.episode_keep, archive_days=config.episode_archive_days, now=now
         )
         if record is None:
             return {"count": 0}
@@ -88,8 +115,8 @@ def run_pass(
         return {"count": len(record["run_ids"]), "run_ids": record["run_ids"][:200], "aggregates": record["aggregates"]}
 
     def reconcile() -> dict[str, Any]:
-        index = memory.recall.engine.index
-        live = memory.recall.live_episodes()
+        index = recall.engine.index
+        live = recall.live_episodes()
         removed = added = 0
         for scope in set(index.scopes(EPISODE)) | set(live):
             indexed = set(index.ids(EPISODE, scope))
@@ -104,10 +131,10 @@ def run_pass(
         counted_ids = {scope: set(recall_terms.run_ids(store, scope)) for scope in recall_terms.scopes(store)}
         drifted = wanted_ids != {s: ids for s, ids in counted_ids.items() if ids} or not recall_terms.consistent(store)
         if drifted and not dry_run:
-            memory.recall.rebuild_terms()
+            recall.rebuild_terms()
         return {"removed": removed, "added": added, "term_counts_rebuilt": drifted}
 
-    with memory._write_lock:
+    with parts.writes:
         _step(report, "alias_overwrites", overwrites)
         _step(report, "merge", merge)
         if full:
@@ -120,11 +147,5 @@ def run_pass(
                 summary = {s["step"]: s.get("count", s.get("removed", 0)) for s in report["steps"]}
                 report["seq"] = store.append(DOMAIN, "dream_report", {**report, "summary": summary}, actor=actor).seq
     if not dry_run and report["changed"]:
-        memory._changed("app_kb", store.last_seq("app_kb"))
+        parts.changed("app_kb")
     return report
-
-
-def reports(memory: Memory, limit: int = 20) -> list[dict[str, Any]]:
-    """The stored reports of real passes, newest first."""
-    found = [event.payload for event in memory.store.events(DOMAIN, types=["dream_report"])]
-    return found[::-1][:limit]

@@ -6,24 +6,27 @@ GUI thread). The mention index follows the App-KB by generation.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from recall.alias_vectors import AliasRoute, NameOf, alias_documents
 from recall.embedders import Embedder, get_embedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
-from recall.registry import AppRegistry
 from recall.term_ownership import goal_terms
 from recall.vectors import VectorIndex
-from service.config import Config
+from service.memory.parts import Parts
 from store.appkb import kb as appkb
-from store.core.database import Store
+from store.core.atomic_file import write_text
+from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
-from store.episodes import recall_terms
+from store.episodes import recall_stats, recall_terms
 from store.episodes.archive import EpisodeFilter
+from store.episodes.run_event import check_run_id
 
 log = logging.getLogger("jiyi.service")
 Progress = Callable[[int, int], None]
@@ -32,8 +35,9 @@ Progress = Callable[[int, int], None]
 class RecallService:
     """Shadow recall, episode indexing and index upkeep for one home."""
 
-    def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
-        self.config, self.store, self.registry = config, store, registry
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self.config, self.store, self.registry = parts.config, parts.store, parts.registry
         self._lock = threading.Lock()
         self._engine: EpisodeRecall | None = None
         self._mentions: tuple[int, MentionIndex] | None = None
@@ -179,6 +183,54 @@ class RecallService:
             return {"embedder": self.config.embed_model, "episode_vectors": count, "ok": True}
         except Exception as exc:
             return {"embedder": self.config.embed_model, "ok": False, "problem": str(exc)}
+
+    # -- what people and tools ask of recall ------------------------------------------
+
+    def recall_statistics(self, since: float | None = None, until: float | None = None) -> dict[str, Any]:
+        """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
+        return {
+            "mode": self.config.memory_rag,
+            "embedder": self.config.embed_model,
+            "window": {"since": since, "until": until},
+            "totals": recall_stats.statistics(self.store, since, until),
+            "daily": recall_stats.daily(self.store, since, until),
+            "packages": recall_stats.per_package(self.store, since, until),
+        }
+
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+        """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
+        return recall_stats.runs_between(self.store, since, until, limit)
+
+    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+        """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
+        return recall_stats.trace_of(self.store, check_run_id(run_id))
+
+    def recall_devices(self) -> list[str]:
+        """The devices recall has past runs of, for choosing one to ask about."""
+        return self.devices()
+
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+        """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
+
+        `explain` adds `considered` (every app weighed, below the threshold too) and `threshold`.
+        """
+        if not isinstance(goal, str) or not goal.strip():
+            raise InvalidInput("goal must be non-empty text")
+        if not isinstance(device, str) or not device.strip():
+            raise InvalidInput("device must be non-empty text")
+        goal = self.parts.redactor.redact(goal)
+        return self.recall(goal, device.strip(), self.parts.bus.generation, explain=explain).to_dict()
+
+    def export_recall_stats(self, path: Path) -> dict[str, Any]:
+        """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""
+        data = recall_stats.stats_file(self.store, dict(self.errors))
+        write_text(Path(path), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", mode=0o600)
+        return data
+
+    def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
+        """Drop and rebuild the vector index from the archive with the configured embedder."""
+        with self.parts.writes:
+            return self.rebuild(progress)
 
 
 def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:

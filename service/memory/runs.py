@@ -1,40 +1,32 @@
-"""The run lifecycle, the episode archive and recall, as part of the `Memory` facade.
+"""Runs and the episode archive as a service of `Memory`: start, events, finish, and browsing what was kept.
 
-A mixin of `Memory` (kept apart so that each file stays readable): it uses the
-facade's configuration, store, redactor, recall service and App-KB methods.
+A run's evidence lives in memory until it ends; its episode, its tool events
+and its scored shadow recall are archived as they arrive. Archiving fails
+open: a failure is logged and counted, never raised into the agent's run.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from recall.episode_recall import RecallResult
-from service.config import Config
+from service.memory.appkb import AppKbService, LaunchOutcome
+from service.memory.dream import DreamService
+from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
 from store.appkb import alias_correction
-from store.core.atomic_file import write_text
-from store.core.database import Store
-from store.core.errors import Forbidden, InvalidInput
-from store.core.redact import Redactor
+from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import lessons, recall_stats
 from store.episodes.archive import DOMAIN as EXPERIENCE
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
-
-OVERVIEW_DAYS = 30  # the window of the overview's recall quality
-
-if TYPE_CHECKING:
-    from store.appkb.entry import AppKbEntry
-    from store.appkb.kb import SyncReport
 
 log = logging.getLogger("jiyi.service")
 
@@ -53,46 +45,18 @@ class RunState:
     observed: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
-class LaunchOutcome:
-    """What a confirmed launch taught the App-KB."""
+class RunService:
+    """Runs under way, and the archive of finished ones."""
 
-    successes: int = 0
-    learned: list[AppKbEntry] = field(default_factory=list)
-
-
-class RunsAndEpisodes:
-    """Runs, episodes and recall; see the module docstring."""
-
-    config: Config
-    store: Store
-    redactor: Redactor
-    recall: RecallService
-    archive_failures: int
-    _runs: dict[str, RunState]
-    _runs_lock: threading.Lock
-    _write_lock: threading.RLock
-    _generation: int
-
-    if TYPE_CHECKING:
-
-        def _changed(self, domain: str, txn: int) -> None: ...
-
-        def _check_actor(self, actor: str) -> None: ...
-
-        def sync_inventory(
-            self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent"
-        ) -> SyncReport: ...
-
-        def confirm_launch(
-            self, *, run_id: str, device: str | None, name: str, package: str, actor: str = "agent"
-        ) -> LaunchOutcome: ...
-
-        def note_failed_resolution(self, run_id: str, name: str, message: str) -> list[str]: ...
-
-        def end_run_evidence(self, run_id: str) -> None: ...
-
-        def health(self) -> dict[str, object]: ...
+    def __init__(self, parts: Parts, appkb: AppKbService, recall: RecallService, dream: DreamService) -> None:
+        self.parts = parts
+        self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
+        self.appkb = appkb
+        self.recall = recall
+        self.dream = dream
+        self.archive_failures = 0
+        self._runs: dict[str, RunState] = {}
+        self._runs_lock = threading.Lock()
 
     # -- the run lifecycle -------------------------------------------------------------
 
@@ -111,7 +75,7 @@ class RunsAndEpisodes:
             raise InvalidInput("device must be a non-empty serial")
         if goal is not None and not isinstance(goal, str):
             raise InvalidInput("goal must be text")
-        report = self.sync_inventory(device, installed, actor=actor) if installed is not None else None
+        report = self.appkb.sync_inventory(device, installed, actor=actor) if installed is not None else None
         state = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
         mode = self.config.memory_rag
         if mode != "off" and state.goal.strip():
@@ -140,7 +104,7 @@ class RunsAndEpisodes:
     def _shadow_recall(self, goal: str, device: str) -> RecallResult:
         """Recall for a run's goal, failing open."""
         try:
-            return self.recall.recall(goal, device, self._generation)
+            return self.recall.recall(goal, device, self.parts.bus.generation)
         except Exception as exc:
             self.recall.errors["episode"] += 1
             log.warning("recall failed (the run goes on): %s", exc)
@@ -181,11 +145,11 @@ class RunsAndEpisodes:
         evidence: list[str] = []
         if receipt.tool == "launch_app" and launch_name:
             if receipt.result_class == "ok" and receipt.app_package:
-                outcome = self.confirm_launch(
+                outcome = self.appkb.confirm_launch(
                     run_id=receipt.run_id, device=device, name=launch_name, package=receipt.app_package, actor=actor
                 )
             elif receipt.result_class == "error" and failure_message:
-                evidence = self.note_failed_resolution(receipt.run_id, launch_name, failure_message)
+                evidence = self.appkb.note_failed_resolution(receipt.run_id, launch_name, failure_message)
         return {
             "event": receipt.to_dict(),
             "archived": archived,
@@ -220,44 +184,6 @@ class RunsAndEpisodes:
             )
         )
 
-    def dream(self, *, full: bool = True, dry_run: bool = False) -> dict[str, Any]:
-        """A consolidation pass (see `dream.run_pass`); `dry_run` previews every change."""
-        from service.memory.dream import run_pass
-
-        return run_pass(self, full=full, dry_run=dry_run)  # type: ignore[arg-type]
-
-    def overview(self) -> dict[str, Any]:
-        """What the console's overview shows: health, the vector index, recall quality over the last
-        `OVERVIEW_DAYS`, the last dream, recent errors.
-
-        Opens the vector index (not the embedding model): call it off the GUI thread.
-        """
-        health = self.health()
-        reports = self.dream_reports(1)
-        since = time.time() - OVERVIEW_DAYS * 86400
-        return {
-            **health,
-            "embedder": self.config.embed_model,
-            "index": self.recall.state(),
-            "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
-            "last_dream": reports[0] if reports else None,
-            "errors": {"archive_failures": self.archive_failures, "recall": dict(self.recall.errors)},
-        }
-
-    def dream_reports(self, limit: int = 20) -> list[dict[str, Any]]:
-        """Reports of earlier real passes, newest first."""
-        from service.memory.dream import reports
-
-        return reports(self, limit)  # type: ignore[arg-type]
-
-    def correct_aliases(self, *, dry_run: bool = False) -> list[dict[str, Any]]:
-        """Find wrong-launch signatures in the evidence and overwrite the wrong learned aliases (or preview it)."""
-        with self._write_lock:
-            corrections = alias_correction.correct(self.store, dry_run=dry_run)
-        if not dry_run and any(c.action == "overwrite" for c in corrections):
-            self._changed("app_kb", self.store.last_seq("app_kb"))
-        return [c.to_dict() for c in corrections]
-
     def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> dict[str, Any]:
         """The run ended: archive its `episode_outcome` and drop its evidence.
 
@@ -272,7 +198,7 @@ class RunsAndEpisodes:
             raise InvalidInput("outcome must be an object")
         with self._runs_lock:
             run = self._runs.pop(run_id, None)
-        self.end_run_evidence(run_id)
+        self.appkb.end_run_evidence(run_id)
         now = time.time()
         record: dict[str, Any] | None = None
         archived = False
@@ -298,7 +224,7 @@ class RunsAndEpisodes:
         if archived and record is not None and self.recall.passes_gate(record):
             indexed = self._index_episode(record)
         if archived:
-            self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+            self.parts.changed(EXPERIENCE)
         if run is not None and self.config.dream == "auto":
             self._light_dream(run_id, run)
         return {
@@ -313,10 +239,8 @@ class RunsAndEpisodes:
 
     def _light_dream(self, run_id: str, run: RunState) -> None:
         """After a run: correct aliases from its evidence and merge duplicates; never deletes; fails open."""
-        from service.memory.dream import run_pass
-
         try:
-            run_pass(self, full=False, dry_run=False, run_evidence={run_id: run.observed})  # type: ignore[arg-type]
+            self.dream.run(full=False, dry_run=False, run_evidence={run_id: run.observed})
         except Exception as exc:
             log.warning("the light dream after %s failed (the run is archived all the same): %s", run_id, exc)
 
@@ -351,7 +275,7 @@ class RunsAndEpisodes:
     def _archive(self, write: Callable[[], object]) -> bool:
         """Run an archive write, failing open: a failure is logged and counted, not raised."""
         try:
-            with self._write_lock:
+            with self.parts.writes:
                 write()
         except Exception:
             self.archive_failures += 1
@@ -376,10 +300,10 @@ class RunsAndEpisodes:
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
         """Keep an episode out of recall (it stays archived); returns the change id."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, True, actor=actor, reason=reason)
-        self._changed(EXPERIENCE, seq)
+        self.parts.bus.publish(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         try:
             self.recall.forget(run_id, episode["device_scope"])
@@ -389,10 +313,10 @@ class RunsAndEpisodes:
 
     def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
         """Let recall use a revoked episode again; returns the change id."""
-        self._check_actor(actor)
-        with self._write_lock:
+        check_actor(actor)
+        with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
-        self._changed(EXPERIENCE, seq)
+        self.parts.bus.publish(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         if self.recall.passes_gate(episode):
             self._index_episode(episode)
@@ -403,85 +327,12 @@ class RunsAndEpisodes:
         records = [EpisodeOutcome.coerce(o, self.redactor) for o in outcomes]
         for start in range(0, len(records), batch):
             chunk = records[start : start + batch]
-            with self._write_lock, self.store.atomic():
+            with self.parts.writes, self.store.atomic():
                 for record in chunk:
                     self.store.append(EXPERIENCE, "episode_outcome", record.to_dict(), actor=actor)
             self.recall.index([r.to_dict() for r in chunk])
-        self._changed(EXPERIENCE, self.store.last_seq(EXPERIENCE))
+        self.parts.changed(EXPERIENCE)
         return len(records)
-
-    # -- recall statistics -------------------------------------------------------------
-
-    def recall_statistics(self, since: float | None = None, until: float | None = None) -> dict[str, Any]:
-        """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
-        return {
-            "mode": self.config.memory_rag,
-            "embedder": self.config.embed_model,
-            "window": {"since": since, "until": until},
-            "totals": recall_stats.statistics(self.store, since, until),
-            "daily": recall_stats.daily(self.store, since, until),
-            "packages": recall_stats.per_package(self.store, since, until),
-        }
-
-    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
-        """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
-        return recall_stats.runs_between(self.store, since, until, limit)
-
-    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
-        """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
-        return recall_stats.trace_of(self.store, check_run_id(run_id))
-
-    def recall_devices(self) -> list[str]:
-        """The devices recall has past runs of, for choosing one to ask about."""
-        return self.recall.devices()
-
-    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
-        """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
-
-        `explain` adds `considered` (every app weighed, below the threshold too) and `threshold`.
-        """
-        if not isinstance(goal, str) or not goal.strip():
-            raise InvalidInput("goal must be non-empty text")
-        if not isinstance(device, str) or not device.strip():
-            raise InvalidInput("device must be non-empty text")
-        goal = self.redactor.redact(goal)
-        return self.recall.recall(goal, device.strip(), self._generation, explain=explain).to_dict()
-
-    # -- lessons -----------------------------------------------------------------------
-
-    def add_lesson(self, text: str, apps: Sequence[str] = (), *, actor: str = "user") -> dict[str, Any]:
-        """Propose a lesson (agents get it in `on` mode only after a person approves it)."""
-        self._check_actor(actor)
-        with self._write_lock:
-            lesson = lessons.add(self.store, text, apps, actor=actor, redactor=self.redactor)
-        self._changed(lessons.DOMAIN, self.store.last_seq(lessons.DOMAIN))
-        return lesson
-
-    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
-        """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
-        self._check_actor(actor)
-        if status == "approved" and actor != "user":
-            raise Forbidden("only a person approves lessons (approve it in the console or with the CLI)")
-        with self._write_lock:
-            lesson = lessons.set_status(self.store, lesson_id, status, actor=actor)
-        self._changed(lessons.DOMAIN, self.store.last_seq(lessons.DOMAIN))
-        return lesson
-
-    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
-        if status is not None and status not in ("proposed", "approved", "revoked"):
-            raise InvalidInput("status must be proposed, approved or revoked")
-        return lessons.list_lessons(self.store, status)
-
-    def export_recall_stats(self, path: Path) -> dict[str, Any]:
-        """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""
-        data = recall_stats.stats_file(self.store, dict(self.recall.errors))
-        write_text(Path(path), json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n", mode=0o600)
-        return data
-
-    def rebuild_vectors(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-        """Drop and rebuild the vector index from the archive with the configured embedder."""
-        with self._write_lock:
-            return self.recall.rebuild(progress)
 
     def active_runs(self) -> list[str]:
         with self._runs_lock:

@@ -45,7 +45,7 @@ def memory_recall(memory: Memory, p: Params) -> dict[str, Any]:
     query = p.text("query", max_chars=4096)
     limit = p.integer("limit", 8, low=1, high=50)
     p.done()
-    return memory.memory_recall(query, limit=limit)
+    return memory.desk.memory_recall(query, limit=limit)
 
 
 @method("interaction.remember", writes=True)
@@ -57,7 +57,7 @@ def interaction_remember(memory: Memory, p: Params) -> dict[str, Any]:
     task_id = p.opt_text("task_id", max_chars=ID)
     ts = _when(p)
     p.done()
-    return memory.remember_interaction(
+    return memory.desk.remember_interaction(
         interaction_id, user_text=user_text, assistant_text=assistant_text, source=source, task_id=task_id, ts=ts
     )
 
@@ -68,7 +68,7 @@ def transition_assess(memory: Memory, p: Params) -> dict[str, Any]:
     task_id = p.opt_text("current_task_id", max_chars=ID)
     topic_id = p.opt_text("current_topic_id", max_chars=ID)
     p.done()
-    return memory.assess_transition(text, current_task_id=task_id, current_topic_id=topic_id)
+    return memory.desk.assess_transition(text, current_task_id=task_id, current_topic_id=topic_id)
 
 
 @method("context.prepare")
@@ -79,7 +79,7 @@ def context_prepare(memory: Memory, p: Params) -> dict[str, Any]:
     budget_chars = p.integer("budget_chars", low=200, high=200_000) if budget is not None else None
     limit = p.integer("limit", 8, low=1, high=50)
     p.done()
-    return memory.prepare_context(query, schedule_id=schedule_id, budget_chars=budget_chars, limit=limit)
+    return memory.context.prepare_context(query, schedule_id=schedule_id, budget_chars=budget_chars, limit=limit)
 
 
 @method("task.complete", writes=True)
@@ -94,7 +94,7 @@ def task_complete(memory: Memory, p: Params) -> dict[str, Any]:
     source = p.opt_text("source", max_chars=64)
     ts = _when(p)
     p.done()
-    return memory.complete_task(
+    return memory.desk.complete_task(
         task_id,
         title=title,
         status=status,
@@ -114,7 +114,7 @@ def task_list(memory: Memory, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", 20, low=1, high=500)
     offset = p.integer("offset", 0)
     p.done()
-    rows = memory.list_tasks(status=status, schedule_id=schedule_id, limit=limit + 1, offset=offset)
+    rows = memory.desk.list_tasks(status=status, schedule_id=schedule_id, limit=limit + 1, offset=offset)
     return {"tasks": rows[:limit], "next_offset": offset + limit if len(rows) > limit else None}
 
 
@@ -125,13 +125,13 @@ def consolidation_record(memory: Memory, p: Params) -> dict[str, Any]:
     summary = p.opt_text("summary", max_chars=2000)
     detail = p.raw("detail")
     p.done()
-    return memory.record_consolidation(kind, workday=workday, summary=summary, detail=detail)
+    return memory.desk.record_consolidation(kind, workday=workday, summary=summary, detail=detail)
 
 
 @method("memory.maintenance.status")
 def maintenance_status(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
-    return memory.maintenance_status()
+    return memory.desk.maintenance_status()
 
 
 @method("memory.maintenance.plan", writes=True)
@@ -140,7 +140,7 @@ def maintenance_plan(memory: Memory, p: Params) -> dict[str, Any]:
     lease = p.raw("lease_seconds")
     lease_seconds = p.integer("lease_seconds", low=10, high=86_400) if lease is not None else None
     p.done()
-    return memory.maintenance_plan(limit=limit, lease_seconds=lease_seconds)
+    return memory.desk.maintenance_plan(limit=limit, lease_seconds=lease_seconds)
 
 
 @method("memory.maintenance.commit", writes=True)
@@ -153,7 +153,7 @@ def maintenance_commit(memory: Memory, p: Params) -> dict[str, Any]:
         "note": p.opt_text("note", max_chars=2000),
     }
     p.done()
-    return memory.maintenance_commit(request)
+    return memory.desk.maintenance_commit(request)
 
 
 @method("memory.topic.get")
@@ -162,7 +162,7 @@ def topic_get(memory: Memory, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", 50, low=1, high=500)
     offset = p.integer("offset", 0)
     p.done()
-    return memory.get_topic(topic_id, limit=limit, offset=offset)
+    return memory.desk.get_topic(topic_id, limit=limit, offset=offset)
 
 
 @method("memory.skill.list")
@@ -172,14 +172,14 @@ def skill_list(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
     if audience == "executor" and status not in (None, "active"):
         raise InvalidInput("executors read active skills only; pass audience: review to read drafts")
-    return {"skills": memory.list_skills("active" if audience == "executor" else status), "audience": audience}
+    return {"skills": memory.desk.list_skills("active" if audience == "executor" else status), "audience": audience}
 
 
 @method("memory.skill.get")
 def skill_get(memory: Memory, p: Params) -> dict[str, Any]:
     skill_id = p.text("skill_id", max_chars=ID)
     p.done()
-    return memory.get_skill(skill_id)
+    return memory.desk.get_skill(skill_id)
 
 
 @method("memory.skill.set_status", writes=True)
@@ -190,7 +190,7 @@ def skill_set_status(memory: Memory, p: Params) -> dict[str, Any]:
         raise InvalidInput("params.status is required")
     user_request = p.opt_text("user_request", max_chars=500)
     p.done()
-    return memory.set_skill_status(skill_id, status, user_request=user_request, actor="agent")
+    return memory.desk.set_skill_status(skill_id, status, user_request=user_request, actor="agent")
 
 
 @method("bundle.list")
@@ -199,7 +199,7 @@ def bundle_list(memory: Memory, p: Params) -> dict[str, Any]:
     limit = p.integer("limit", 100, low=1, high=1000)
     offset = p.integer("offset", 0)
     p.done()
-    rows = memory.list_bundles(kind=kind, limit=limit + 1, offset=offset)
+    rows = memory.desk.list_bundles(kind=kind, limit=limit + 1, offset=offset)
     return {"bundles": rows[:limit], "next_offset": offset + limit if len(rows) > limit else None}
 
 
@@ -208,7 +208,7 @@ def bundle_get(memory: Memory, p: Params) -> dict[str, Any]:
     bundle_id = _bundle_id(p)
     path = p.opt_text("path", max_chars=300)
     p.done()
-    return memory.get_bundle(bundle_id, path)
+    return memory.desk.get_bundle(bundle_id, path)
 
 
 @method("bundle.document.put", writes=True)
@@ -220,4 +220,4 @@ def bundle_document_put(memory: Memory, p: Params) -> dict[str, Any]:
         raise InvalidInput("params.expected_revision is required (the revision you read; 0 for a new document)")
     expected = p.integer("expected_revision")
     p.done()
-    return memory.put_bundle_document(bundle_id, path, content, expected_revision=expected)
+    return memory.desk.put_bundle_document(bundle_id, path, content, expected_revision=expected)

@@ -50,7 +50,7 @@ def health(memory: Memory, p: Params) -> dict[str, Any]:
 def app_resolve(memory: Memory, p: Params) -> dict[str, Any]:
     name, device = p.text("name", max_chars=256), p.opt_text("device", max_chars=128)
     p.done()
-    return memory.resolve_app(name, device=device).to_dict()
+    return memory.appkb.resolve_app(name, device=device).to_dict()
 
 
 @method("app.alias.learn", writes=True)
@@ -62,7 +62,7 @@ def app_alias_learn(memory: Memory, p: Params) -> dict[str, Any]:
         name, package = p.text("name", max_chars=256), p.text("package", max_chars=256)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    outcome = memory.learn_alias(name, package, actor=str(actor))
+    outcome = memory.appkb.learn_alias(name, package, actor=str(actor))
     result = outcome.result
     return {
         "changed": result.changed,
@@ -78,7 +78,7 @@ def app_alias_forget(memory: Memory, p: Params) -> dict[str, Any]:
     name = p.text("name", max_chars=256)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    result = memory.forget_alias(name, actor=str(actor))
+    result = memory.appkb.forget_alias(name, actor=str(actor))
     return {"term": result.term, "removed": [e.to_dict() for e in result.removed], "change": result.txn}
 
 
@@ -92,7 +92,7 @@ def app_alias_list(memory: Memory, p: Params) -> dict[str, Any]:
     offset = p.integer("offset", 0)
     order = p.choice("order", ("reference", "trust"), "reference")
     p.done()
-    rows = memory.list_aliases(
+    rows = memory.appkb.list_aliases(
         device=device,
         kind=kind,
         text=text,
@@ -112,7 +112,7 @@ def app_alias_history(memory: Memory, p: Params) -> dict[str, Any]:
     name = p.text("name", max_chars=256)
     limit = p.integer("limit", 100, low=1, high=1000)
     p.done()
-    items = memory.alias_history(name, limit=limit)
+    items = memory.appkb.alias_history(name, limit=limit)
     return {
         "items": [
             {"seq": i.seq, "ts": i.ts, "actor": i.actor, "type": i.type, "change": i.txn, "payload": i.payload}
@@ -126,7 +126,7 @@ def app_alias_undo(memory: Memory, p: Params) -> dict[str, Any]:
     change = p.integer("change", low=1)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    result = memory.undo_change(change, actor=str(actor))
+    result = memory.appkb.undo_change(change, actor=str(actor))
     return {
         "change": result.txn,
         "reverted": result.reverted_txn,
@@ -140,7 +140,7 @@ def app_inventory_sync(memory: Memory, p: Params) -> dict[str, Any]:
     device = p.text("device", max_chars=128)
     apps = p.apps("apps") or []
     p.done()
-    return asdict(memory.sync_inventory(device, apps))
+    return asdict(memory.appkb.sync_inventory(device, apps))
 
 
 @method("run.start", writes=True)
@@ -150,7 +150,7 @@ def run_start(memory: Memory, p: Params) -> dict[str, Any]:
     goal = p.opt_text("goal", max_chars=8192)
     installed = p.apps("installed", required=False)
     p.done()
-    return memory.run_start(run_id, device, goal=goal, installed=installed)
+    return memory.runs.run_start(run_id, device, goal=goal, installed=installed)
 
 
 @method("run.event", writes=True)
@@ -160,7 +160,7 @@ def run_event(memory: Memory, p: Params) -> dict[str, Any]:
     launch_name = p.opt_text("launch_name", max_chars=256)
     failure_message = p.opt_text("failure_message", max_chars=8192)
     p.done()
-    return memory.run_event(event, device=device, launch_name=launch_name, failure_message=failure_message)
+    return memory.runs.run_event(event, device=device, launch_name=launch_name, failure_message=failure_message)
 
 
 @method("run.finish", writes=True)
@@ -168,7 +168,7 @@ def run_finish(memory: Memory, p: Params) -> dict[str, Any]:
     run_id = p.text("run_id", max_chars=128)
     outcome = p.raw("outcome")
     p.done()
-    return memory.run_finish(run_id, outcome)
+    return memory.runs.run_finish(run_id, outcome)
 
 
 def _episode_filter(p: Params) -> EpisodeFilter:
@@ -197,13 +197,13 @@ def episode_list(memory: Memory, p: Params) -> dict[str, Any]:
     offset = p.integer("offset", 0)
     with_total = p.boolean("total", False)
     p.done()
-    rows = memory.list_episodes(f, limit=limit + 1, offset=offset)
+    rows = memory.runs.list_episodes(f, limit=limit + 1, offset=offset)
     result: dict[str, Any] = {
         "episodes": rows[:limit],
         "next_offset": offset + limit if len(rows) > limit else None,
     }
     if with_total:
-        result["total"] = memory.count_episodes(f)
+        result["total"] = memory.runs.count_episodes(f)
     return result
 
 
@@ -211,7 +211,7 @@ def episode_list(memory: Memory, p: Params) -> dict[str, Any]:
 def episode_get(memory: Memory, p: Params) -> dict[str, Any]:
     run_id = p.text("run_id", max_chars=128)
     p.done()
-    return memory.get_episode(run_id)
+    return memory.runs.get_episode(run_id)
 
 
 @method("episode.revoke", writes=True)
@@ -220,7 +220,7 @@ def episode_revoke(memory: Memory, p: Params) -> dict[str, Any]:
     reason = p.opt_text("reason", max_chars=200)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    return {"run_id": run_id, "revoked": True, "change": memory.revoke_episode(run_id, reason=reason, actor=str(actor))}
+    return {"run_id": run_id, "revoked": True, "change": memory.runs.revoke_episode(run_id, reason=reason, actor=str(actor))}
 
 
 @method("episode.restore", writes=True)
@@ -228,7 +228,7 @@ def episode_restore(memory: Memory, p: Params) -> dict[str, Any]:
     run_id = p.text("run_id", max_chars=128)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    return {"run_id": run_id, "revoked": False, "change": memory.restore_episode(run_id, actor=str(actor))}
+    return {"run_id": run_id, "revoked": False, "change": memory.runs.restore_episode(run_id, actor=str(actor))}
 
 
 def _window(p: Params) -> tuple[float | None, float | None]:
@@ -247,14 +247,14 @@ def recall_query(memory: Memory, p: Params) -> dict[str, Any]:
     device = p.text("device", max_chars=128)
     explain = p.boolean("explain", False)
     p.done()
-    return memory.recall_query(goal, device, explain=explain)
+    return memory.recall.recall_query(goal, device, explain=explain)
 
 
 @method("recall.stats")
 def recall_stats(memory: Memory, p: Params) -> dict[str, Any]:
     since, until = _window(p)
     p.done()
-    return memory.recall_statistics(since, until)
+    return memory.recall.recall_statistics(since, until)
 
 
 @method("recall.runs")
@@ -264,7 +264,7 @@ def recall_runs(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
     if since is None or until is None:
         raise InvalidInput("params.since and params.until are required")
-    return {"runs": memory.recall_runs(since, until, limit)}
+    return {"runs": memory.recall.recall_runs(since, until, limit)}
 
 
 @method("lesson.add", writes=True)
@@ -274,21 +274,21 @@ def lesson_add(memory: Memory, p: Params) -> dict[str, Any]:
     if apps is not None and not (isinstance(apps, list) and all(isinstance(a, str) for a in apps)):
         raise InvalidInput("params.apps must be a list of package names")
     p.done()
-    return memory.add_lesson(text, apps or [], actor="agent")
+    return memory.lessons.add_lesson(text, apps or [], actor="agent")
 
 
 @method("lesson.list")
 def lesson_list(memory: Memory, p: Params) -> dict[str, Any]:
     status = p.choice("status", ("proposed", "approved", "revoked"))
     p.done()
-    return {"lessons": memory.list_lessons(status)}
+    return {"lessons": memory.lessons.list_lessons(status)}
 
 
 @method("lesson.revoke", writes=True)
 def lesson_revoke(memory: Memory, p: Params) -> dict[str, Any]:
     lesson_id = p.text("lesson_id", max_chars=80)
     p.done()
-    return memory.set_lesson_status(lesson_id, "revoked", actor="agent")
+    return memory.lessons.set_lesson_status(lesson_id, "revoked", actor="agent")
 
 
 # The desktop-assistant methods register themselves into METHODS on import.

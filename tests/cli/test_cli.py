@@ -335,14 +335,14 @@ def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path
     from service.memory.memory import Memory
 
     with Memory.open(load_config(home=home, env={})) as memory:
-        memory.remember_interaction("g", user_text="以后周报先给我看一眼", assistant_text="好")
+        memory.desk.remember_interaction("g", user_text="以后周报先给我看一眼", assistant_text="好")
         skill_draft = {
             "name": "周报先审",
             "text": "先给用户看",
             "source_interaction_id": "g",
             "quote": "周报先给我看一眼",
         }
-        done = memory.maintenance_commit(
+        done = memory.desk.maintenance_commit(
             {"topics": [{"title": "周报", "interaction_ids": ["g"]}], "skills": [skill_draft]}
         )
     skill_id = done["skills"][0]["skill_id"]

@@ -16,7 +16,7 @@ from service.memory.memory import Memory
 
 @pytest.fixture
 def editor(qtbot: QtBot, memory: Memory) -> Iterator[AliasEditor]:
-    memory.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.tencent.wework", "企业微信")])
+    memory.appkb.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.tencent.wework", "企业微信")])
     background = Background()
     widget = AliasEditor(memory, background)
     widget.set_devices(["d1"])
@@ -30,7 +30,7 @@ def test_alias_editor_learns_alias(qtbot: QtBot, editor: AliasEditor, memory: Me
     editor.package_edit.setText("com.tencent.mm")
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
-    assert memory.resolve_app("绿泡泡", device="d1").package == "com.tencent.mm"
+    assert memory.appkb.resolve_app("绿泡泡", device="d1").package == "com.tencent.mm"
     assert editor.undo_button.isEnabled()
     qtbot.waitUntil(lambda: "alias_user_set" in editor.history_view.toPlainText(), timeout=5000)
 
@@ -42,12 +42,12 @@ def test_undo_and_redo_append_reverting_events(qtbot: QtBot, editor: AliasEditor
         qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     with qtbot.waitSignal(editor.reverted, timeout=5000):
         qtbot.mouseClick(editor.undo_button, Qt.MouseButton.LeftButton)
-    assert memory.resolve_app("老板软件", device="d1").package is None
+    assert memory.appkb.resolve_app("老板软件", device="d1").package is None
     assert editor.redo_button.isEnabled()
     with qtbot.waitSignal(editor.reverted, timeout=5000):
         qtbot.mouseClick(editor.redo_button, Qt.MouseButton.LeftButton)
-    assert memory.resolve_app("老板软件", device="d1").package == "com.tencent.wework"
-    kinds = [i.type for i in memory.alias_history("老板软件")]
+    assert memory.appkb.resolve_app("老板软件", device="d1").package == "com.tencent.wework"
+    kinds = [i.type for i in memory.appkb.alias_history("老板软件")]
     assert kinds.count("alias_user_set") == 1 and "delete" in kinds and "upsert" in kinds  # nothing rewritten
 
 
@@ -57,7 +57,7 @@ def test_bad_input_is_shown_and_nothing_is_stored(qtbot: QtBot, editor: AliasEdi
     with qtbot.waitSignal(editor.failed, timeout=5000) as failure:
         qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     assert "sensitive" in failure.args[0] and "sensitive" in editor.message.text()
-    assert memory.list_aliases(kind="user") == []
+    assert memory.appkb.list_aliases(kind="user") == []
     editor.name_edit.setText("绿泡泡")
     editor.package_edit.setText("not a package")
     with qtbot.waitSignal(editor.failed, timeout=5000):
@@ -66,11 +66,11 @@ def test_bad_input_is_shown_and_nothing_is_stored(qtbot: QtBot, editor: AliasEdi
 
 
 def test_forget_keeps_device_entries(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
-    memory.learn_alias("微信", "com.tencent.wework")
+    memory.appkb.learn_alias("微信", "com.tencent.wework")
     editor.name_edit.setText("微信")
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.mouseClick(editor.forget_button, Qt.MouseButton.LeftButton)
-    assert [e.kind for e in memory.list_aliases() if e.term == "微信"] == ["device"]
+    assert [e.kind for e in memory.appkb.list_aliases() if e.term == "微信"] == ["device"]
 
 
 def test_the_resolve_box_explains_the_decision(qtbot: QtBot, editor: AliasEditor) -> None:
@@ -84,7 +84,7 @@ def test_the_resolve_box_explains_the_decision(qtbot: QtBot, editor: AliasEditor
 
 
 def test_selecting_a_row_fills_the_editor(qtbot: QtBot, memory: Memory) -> None:
-    memory.learn_alias("绿泡泡", "com.tencent.mm")
+    memory.appkb.learn_alias("绿泡泡", "com.tencent.mm")
     background = Background()
     page = AppKbPage(memory, background)
     qtbot.addWidget(page)

@@ -17,10 +17,10 @@ from service.memory.memory import Memory
 
 @pytest.fixture
 def filled(memory: Memory) -> Memory:
-    memory.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.taobao.taobao", "淘宝")])
-    memory.sync_inventory("d2", [("com.xingin.xhs", "小红书")])
-    memory.learn_alias("绿泡泡", "com.tencent.mm")
-    memory.sync_inventory("d1", [("com.tencent.mm", "微信")])  # 淘宝 becomes stale
+    memory.appkb.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.taobao.taobao", "淘宝")])
+    memory.appkb.sync_inventory("d2", [("com.xingin.xhs", "小红书")])
+    memory.appkb.learn_alias("绿泡泡", "com.tencent.mm")
+    memory.appkb.sync_inventory("d1", [("com.tencent.mm", "微信")])  # 淘宝 becomes stale
     return memory
 
 
@@ -67,7 +67,7 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: AppKbPage) -> None:
 
 
 def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory) -> None:
-    memory.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
+    memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
     background = Background()
     page = AppKbPage(memory, background)
     qtbot.addWidget(page)
@@ -90,7 +90,7 @@ def test_window_refreshes_when_an_agent_changes_memory(qtbot: QtBot, filled: Mem
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: window.appkb_page.model.rowCount() == 4, timeout=5000)
     with qtbot.waitSignal(window.appkb_page.rows_loaded, timeout=5000):
-        filled.learn_alias("小黄", "com.sankuai.meituan", actor="agent")
+        filled.appkb.learn_alias("小黄", "com.sankuai.meituan", actor="agent")
     assert "小黄" in column(window.appkb_page, "term")
     window.show()
     hint = window.minimumSizeHint()

@@ -21,7 +21,7 @@ from service.rpc.host import SocketHost
 
 @pytest.fixture
 def page(qtbot: QtBot, memory: Memory) -> Iterator[BundlesPage]:
-    memory.complete_task(
+    memory.desk.complete_task(
         "t1", title="每日 UFO 检查", status="succeeded", result="构建通过", schedule_id="ufo", run_id="r1"
     )
     background = Background()
@@ -65,7 +65,7 @@ def test_edit_and_save_with_the_revision(qtbot: QtBot, page: BundlesPage, memory
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
     assert saved.args == ["preferences.md", 2]
-    stored = memory.get_bundle("schedule/ufo", "preferences.md")["documents"][0]
+    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md")["documents"][0]
     assert stored["content"] == "# 偏好\n- 只在失败时提醒\n" and stored["revision"] == 2
     assert "只在失败时提醒" in page.preview.toPlainText()
 
@@ -113,7 +113,7 @@ def test_a_concurrent_socket_write_raises_a_conflict_and_nothing_is_lost(
 def test_conflict_reload_takes_the_stored_version(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "requirements.md")
     type_text(page, "我的版本\n")
-    memory.put_bundle_document("schedule/ufo", "requirements.md", "别人的版本\n", expected_revision=1, actor="agent")
+    memory.desk.put_bundle_document("schedule/ufo", "requirements.md", "别人的版本\n", expected_revision=1, actor="agent")
     with qtbot.waitSignal(page.conflict_raised, timeout=5000):
         page.save()
     assert page.conflict_dialog is not None
@@ -125,7 +125,7 @@ def test_conflict_reload_takes_the_stored_version(qtbot: QtBot, page: BundlesPag
 
 def test_an_unmodified_editor_follows_changes(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "lessons.md")
-    memory.put_bundle_document("schedule/ufo", "lessons.md", "# 经验\n- 新的\n", expected_revision=1, actor="agent")
+    memory.desk.put_bundle_document("schedule/ufo", "lessons.md", "# 经验\n- 新的\n", expected_revision=1, actor="agent")
     with qtbot.waitSignal(page.document_opened, timeout=5000):
         page.reload()
     assert page.editor.toPlainText() == "# 经验\n- 新的\n"
@@ -138,11 +138,11 @@ def test_new_document_and_open_folder(
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         page.new_document("笔记")
     assert saved.args == ["笔记.md", 1]
-    assert memory.get_bundle("schedule/ufo", "笔记.md")["documents"][0]["content"] == "# 笔记\n"
+    assert memory.desk.get_bundle("schedule/ufo", "笔记.md")["documents"][0]["content"] == "# 笔记\n"
     opened: list[QUrl] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     assert page.open_folder() is True
-    assert Path(opened[0].toLocalFile()) == Path(memory.bundle_directory("schedule/ufo"))
+    assert Path(opened[0].toLocalFile()) == Path(memory.desk.bundle_directory("schedule/ufo"))
     assert (Path(opened[0].toLocalFile()) / "笔记.md").is_file()
 
 

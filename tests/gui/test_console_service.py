@@ -97,8 +97,8 @@ def test_a_run_link_on_the_recall_page_opens_the_episode_browser(
     qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], memory: Memory
 ) -> None:
     window, _host = hosted
-    memory.run_start("linked", "phone1", goal="随便看看")
-    memory.run_finish("linked", {"success": True, "apps": ["com.xingin.xhs"], "steps": 3})
+    memory.runs.run_start("linked", "phone1", goal="随便看看")
+    memory.runs.run_finish("linked", {"success": True, "apps": ["com.xingin.xhs"], "steps": 3})
     with qtbot.waitSignal(window.episodes_page.detail_shown, timeout=10_000) as shown:
         window.recall_page.probe.run_requested.emit("linked")
     assert shown.args == ["linked"] and window.stack.currentWidget() is window.episodes_page

@@ -26,14 +26,14 @@ def background() -> Iterator[Background]:
 
 
 def file_all(memory: Memory, **extra: object) -> dict:
-    plan = memory.maintenance_plan(limit=500)
+    plan = memory.desk.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     topics = [{"topic_id": "misc", "title": "杂项", "interaction_ids": ids, "segment": "概括"}] if ids else []
-    return memory.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
+    return memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
 
 
 def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memory, background: Background) -> None:
-    memory.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
+    memory.desk.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
     done = file_all(
         memory,
         skills=[
@@ -51,7 +51,7 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
     assert page.approve_button.isEnabled() and not page.disable_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
-    assert memory.get_skill(skill_id)["status"] == "active"
+    assert memory.desk.get_skill(skill_id)["status"] == "active"
     event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
     assert event.actor == "user" and event.payload["approved_in"] == "console"
     page.status_box.setCurrentIndex(0)  # all
@@ -59,14 +59,14 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
     page.table.selectRow(0)
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.disable_button, Qt.MouseButton.LeftButton)
-    assert memory.get_skill(skill_id)["status"] == "disabled"
+    assert memory.desk.get_skill(skill_id)["status"] == "disabled"
 
 
 def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, background: Background) -> None:
-    memory.remember_interaction(
+    memory.desk.remember_interaction(
         "e", user_text="书房电脑是 Ubuntu 24.04", assistant_text="好", ts="2026-11-25T02:00:00Z"
     )
-    memory.remember_interaction("p", user_text="我喜欢简短的回答", assistant_text="好", ts="2026-11-25T03:00:00Z")
+    memory.desk.remember_interaction("p", user_text="我喜欢简短的回答", assistant_text="好", ts="2026-11-25T03:00:00Z")
     file_all(
         memory,
         facts=[
@@ -95,7 +95,7 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, ba
     assert "书房电脑是 Ubuntu 24.04" in page.detail.toPlainText() and "2026-11-25" in page.detail.toPlainText()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.confirm_button, Qt.MouseButton.LeftButton)
-    assert memory.list_facts(scope="environment")[0]["status"] == "active"
+    assert memory.desk.list_facts(scope="environment")[0]["status"] == "active"
     page.status_box.setCurrentIndex(0)
     page.search_edit.setText("简短")
     qtbot.waitUntil(lambda: [r["scope"] for r in page.model.rows] == ["profile"], timeout=5000)
@@ -105,11 +105,11 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
     qtbot: QtBot, memory: Memory, background: Background
 ) -> None:
     for n in range(60):
-        memory.remember_interaction(f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60)
-    memory.remember_interaction("later", user_text="别的", assistant_text="好")
-    plan = memory.maintenance_plan(limit=61)
+        memory.desk.remember_interaction(f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60)
+    memory.desk.remember_interaction("later", user_text="别的", assistant_text="好")
+    plan = memory.desk.maintenance_plan(limit=61)
     ids = [i["interaction_id"] for i in plan["interactions"] if i["interaction_id"] != "later"]
-    memory.maintenance_commit(
+    memory.desk.maintenance_commit(
         {"topics": [{"topic_id": "ufo", "title": "UFO 检查", "interaction_ids": ids, "segment": "查 UFO"}]}
     )
     page = TopicsPage(memory, background)
@@ -133,7 +133,7 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
 
 
 def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, background: Background) -> None:
-    memory.remember_interaction("a", user_text="UFO", assistant_text="好")
+    memory.desk.remember_interaction("a", user_text="UFO", assistant_text="好")
     page = MaintenancePage(memory, background)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.reports_loaded, timeout=5000):
@@ -154,7 +154,7 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, ba
     with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as cancelled:
         gate.set()
     assert isinstance(cancelled.args[1], Cancelled) and "已取消" in page.rebuild_label.text()
-    assert memory.get_interaction("a")["user_text"] == "UFO"  # the views are intact
+    assert memory.desk.get_interaction("a")["user_text"] == "UFO"  # the views are intact
     with qtbot.waitSignal(page.dream_finished, timeout=10_000):
         qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "整理报告" in page.reports_view.toPlainText(), timeout=5000)

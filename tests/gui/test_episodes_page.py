@@ -19,13 +19,13 @@ from service.memory.memory import EpisodeFilter, Memory
 @pytest.fixture
 def memory_with_runs(tmp_path: Path) -> Iterator[Memory]:
     memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
-    memory.run_start("live", "phone1", goal="在小红书搜索火锅店")
+    memory.runs.run_start("live", "phone1", goal="在小红书搜索火锅店")
     launch = {"run_id": "live", "step": 1, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
-    memory.run_event({**launch, "intent": "打开小红书"})
-    memory.run_event({"run_id": "live", "step": 2, "tool": "type_text", "result_class": "ok", "note": "输入 火锅"})
-    memory.run_finish("live", {"success": True, "tokens_by_role": {"actor": 900, "verifier": 100}, "verifier": "pass"})
+    memory.runs.run_event({**launch, "intent": "打开小红书"})
+    memory.runs.run_event({"run_id": "live", "step": 2, "tool": "type_text", "result_class": "ok", "note": "输入 火锅"})
+    memory.runs.run_finish("live", {"success": True, "tokens_by_role": {"actor": 900, "verifier": 100}, "verifier": "pass"})
     now = time.time()
-    memory.archive_episodes(
+    memory.runs.archive_episodes(
         [
             {
                 "run_id": f"old-{i:03d}",
@@ -90,11 +90,11 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
         page.table.selectRow(0)
     with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
         qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
-    assert memory_with_runs.count_episodes(EpisodeFilter(revoked=True)) == 1
+    assert memory_with_runs.runs.count_episodes(EpisodeFilter(revoked=True)) == 1
     assert page.model.data(page.model.index(0, 7)) == "已撤销" and page.restore_button.isEnabled()
     with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
         qtbot.mouseClick(page.restore_button, Qt.MouseButton.LeftButton)
-    assert memory_with_runs.count_episodes(EpisodeFilter(revoked=True)) == 0
+    assert memory_with_runs.runs.count_episodes(EpisodeFilter(revoked=True)) == 0
 
 
 def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:  # type: ignore[no-untyped-def]
@@ -106,8 +106,8 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
 ) -> None:
     from PySide6.QtCore import QUrl
 
-    memory_with_runs.run_start("asked", "phone2", goal="看视频 229")
-    memory_with_runs.run_finish("asked", {"success": True, "apps": ["tv.danmaku.bili"], "steps": 0})
+    memory_with_runs.runs.run_start("asked", "phone2", goal="看视频 229")
+    memory_with_runs.runs.run_finish("asked", {"success": True, "apps": ["tv.danmaku.bili"], "steps": 0})
     assert "old-229" not in {r["run_id"] for r in page.model.rows}  # beyond the first page
     with qtbot.waitSignal(page.detail_shown, timeout=10_000):
         page.show_run("asked")
@@ -118,8 +118,8 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
     assert page.revoke_button.isEnabled()
     with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
         page.revoke_button.click()
-    assert memory_with_runs.get_episode("old-229")["revoked"] is True
-    again = memory_with_runs.recall_query("看视频 229", "phone2")["candidates"]
+    assert memory_with_runs.runs.get_episode("old-229")["revoked"] is True
+    again = memory_with_runs.recall.recall_query("看视频 229", "phone2")["candidates"]
     assert all(c.get("run_id") != "old-229" for c in again)  # revoked: recall no longer goes by it
     with qtbot.waitSignal(page.detail_shown, timeout=10_000):
         page.detail.anchorClicked.emit(QUrl("https://example.com/"))  # not a run: ignored

@@ -23,8 +23,8 @@ def hashed(tmp_path: Path) -> Iterator[Memory]:
 
 
 def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> None:
-    hashed.sync_inventory("phone1", [("com.tencent.mm", "微信")])
-    hashed.archive_episodes(
+    hashed.appkb.sync_inventory("phone1", [("com.tencent.mm", "微信")])
+    hashed.runs.archive_episodes(
         [
             {
                 "run_id": "r1",
@@ -37,7 +37,7 @@ def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> 
             }
         ]
     )
-    hashed.dream()
+    hashed.dream.run()
     background = Background()
     page = OverviewPage(hashed, background)
     qtbot.addWidget(page)
@@ -63,10 +63,10 @@ def test_overview_shows_recall_quality_of_the_last_30_days(qtbot: QtBot, hashed:
         page.reload()
     assert page.values["recall_quality"].text() == "近 30 天没有评估过的运行"
     past = {"goal_text": "给妈妈发消息", "success": True, "apps": ["com.tencent.mm"], "steps": 3}
-    hashed.archive_episodes([{**past, "run_id": "r1", "ts_end": time.time(), "device_scope": "device:p"}])
+    hashed.runs.archive_episodes([{**past, "run_id": "r1", "ts_end": time.time(), "device_scope": "device:p"}])
     for run_id, goal, actual in (("q1", "给妈妈发消息", "com.tencent.mm"), ("q2", "给妈妈发消息", "com.xingin.xhs")):
-        hashed.run_start(run_id, "p", goal=goal)
-        hashed.run_finish(run_id, {"success": True, "apps": [actual], "steps": 0})
+        hashed.runs.run_start(run_id, "p", goal=goal)
+        hashed.runs.run_finish(run_id, {"success": True, "apps": [actual], "steps": 0})
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
     assert page.values["recall_quality"].text() == "近 30 天：评估 2 次 · Hit@1 0.50 · 污染率 0.50 · 弃答率 0.00"
@@ -75,7 +75,7 @@ def test_overview_shows_recall_quality_of_the_last_30_days(qtbot: QtBot, hashed:
 
 def test_an_index_built_by_another_model_is_shown_as_a_problem(qtbot: QtBot, tmp_path: Path) -> None:
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as memory:
-        memory.archive_episodes(
+        memory.runs.archive_episodes(
             [
                 {
                     "run_id": "r1",

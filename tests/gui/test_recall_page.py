@@ -21,7 +21,7 @@ DAY = 86400.0
 def evaluated(tmp_path: Path) -> Iterator[Memory]:
     memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
     now = time.time()
-    memory.archive_episodes(
+    memory.runs.archive_episodes(
         [
             {
                 "run_id": f"h{i}",
@@ -44,8 +44,8 @@ def evaluated(tmp_path: Path) -> Iterator[Memory]:
         (1, "给妈妈打电话", "com.android.contacts"),
     ]
     for i, (days_ago, goal, actual) in enumerate(runs):
-        memory.run_start(f"q{i}", "d1", goal=goal)
-        memory.run_finish(f"q{i}", {"success": True, "apps": [actual], "steps": 0, "ts_end": now - days_ago * DAY})
+        memory.runs.run_start(f"q{i}", "d1", goal=goal)
+        memory.runs.run_finish(f"q{i}", {"success": True, "apps": [actual], "steps": 0, "ts_end": now - days_ago * DAY})
     yield memory
     memory.close()
 
@@ -91,7 +91,7 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> N
         raise RuntimeError("the vector collection was built by an older Jiyi; run `jiyi rebuild-vec`")
 
     page.probe.device.setCurrentText("d1")
-    page.probe.memory.recall_query = broken  # type: ignore[method-assign]
+    page.probe.memory.recall.recall_query = broken  # type: ignore[assignment]
     with qtbot.waitSignal(page.probe.answered, timeout=10_000):
         page.probe.ask()
     assert "rebuild-vec" in page.probe.answer.toPlainText() and page.probe.button.isEnabled()

@@ -52,7 +52,7 @@ def chroma_url(tmp_path: Path) -> Iterator[str]:
 def test_recall_works_against_a_chroma_server(chroma_url: str, tmp_path: Path) -> None:
     env = {"JIYI_EMBED_MODEL": "hash", "JIYI_CHROMA_URL": chroma_url}
     with Memory.open(load_config(home=tmp_path / "home", env=env)) as memory:
-        memory.archive_episodes(
+        memory.runs.archive_episodes(
             [
                 {
                     "run_id": "h1",
@@ -65,9 +65,9 @@ def test_recall_works_against_a_chroma_server(chroma_url: str, tmp_path: Path) -
                 },
             ]
         )
-        assert memory.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
-        assert memory.rebuild_vectors()["embedded"] == 1
-        assert memory.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.rebuild_vectors()["embedded"] == 1
+        assert memory.recall.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
         assert memory.recall.state()["episode_vectors"] == 1
     assert not (tmp_path / "home" / "vectors").exists()
 
@@ -81,8 +81,8 @@ def test_a_bad_chroma_url_is_refused_before_anything_opens(tmp_path: Path) -> No
 def test_an_unreachable_chroma_server_fails_open(tmp_path: Path) -> None:
     env = {"JIYI_EMBED_MODEL": "hash", "JIYI_CHROMA_URL": f"http://127.0.0.1:{free_port()}"}
     with Memory.open(load_config(home=tmp_path / "home", env=env)) as memory:
-        started = memory.run_start("q", "d1", goal="搜索火锅店")
+        started = memory.runs.run_start("q", "d1", goal="搜索火锅店")
         assert started["recall"]["status"] == "error"  # the run goes on
-        finished = memory.run_finish("q", {"success": True, "apps": ["com.xingin.xhs"], "steps": 3})
+        finished = memory.runs.run_finish("q", {"success": True, "apps": ["com.xingin.xhs"], "steps": 3})
         assert finished["archived"] is True and finished["indexed"] is False
         assert memory.recall.errors["episode"] == 2

@@ -116,7 +116,7 @@ def test_a_run_through_the_dispatcher_learns_an_implicit_alias(memory: Memory) -
     learned = answer(memory, {"id": 3, "method": "run.event", "params": {"event": confirmed, "launch_name": "小红薯"}})
     assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]  # type: ignore[index]
     assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True  # type: ignore[index]
-    assert memory.active_runs() == []
+    assert memory.runs.active_runs() == []
 
 
 def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
@@ -182,7 +182,7 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
 
 def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as hashed:
-        hashed.archive_episodes(
+        hashed.runs.archive_episodes(
             [
                 {
                     "run_id": "p1",

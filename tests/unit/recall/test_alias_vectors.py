@@ -48,12 +48,12 @@ def test_resolution_asks_the_vectors_only_when_nothing_else_knows_the_name(
 ) -> None:
     monkeypatch.setitem(alias_vectors.MIN_SIMILARITY, "hash", 0.0)  # offer every neighbour (the hash model is weak)
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}), REGISTRY) as memory:
-        memory.sync_inventory("p1", [("com.tencent.mm", "微信"), ("com.sankuai.meituan", "美团")])
-        known = memory.resolve_app("微信", device="p1")
+        memory.appkb.sync_inventory("p1", [("com.tencent.mm", "微信"), ("com.sankuai.meituan", "美团")])
+        known = memory.appkb.resolve_app("微信", device="p1")
         assert known.state == "resolved" and all(c.route != "embedding" for c in known.candidates)
-        vague = memory.resolve_app("量子纠缠", device="p1")
+        vague = memory.appkb.resolve_app("量子纠缠", device="p1")
         assert vague.candidates and {c.route for c in vague.candidates} == {"embedding"}
         assert vague.state != "resolved"  # embedding evidence is weak: never resolved on its own
     off = {"JIYI_EMBED_MODEL": "hash", "JIYI_RESOLVE_EMBEDDING": "off"}
     with Memory.open(load_config(home=tmp_path / "h", env=off), REGISTRY) as memory:
-        assert memory.resolve_app("量子纠缠", device="p1").candidates == []
+        assert memory.appkb.resolve_app("量子纠缠", device="p1").candidates == []

@@ -34,7 +34,7 @@ def small(tmp_path: Path) -> Iterator[Memory]:
         ("new-2", "打开蓝牙", now - 2 * DAY, True),
         ("new-3", "查看今天的日历", now - 1 * DAY, False),
     ]
-    memory.archive_episodes(
+    memory.runs.archive_episodes(
         [
             {
                 "run_id": r,
@@ -64,21 +64,21 @@ def test_categories_follow_the_reference_order() -> None:
 
 
 def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
-    preview = small.dream(dry_run=True)
-    assert step(preview, "fold")["count"] == 3 and small.count_episodes() == 6  # a dry run changes nothing
-    report = small.dream()
+    preview = small.dream.run(dry_run=True)
+    assert step(preview, "fold")["count"] == 3 and small.runs.count_episodes() == 6  # a dry run changes nothing
+    report = small.dream.run()
     fold = step(report, "fold")
     assert fold["run_ids"] == ["mid-1", "old-1", "old-2"]
     aggregates = fold["aggregates"]
     assert aggregates["aggregate:travel"]["episodes"] == 2 and aggregates["aggregate:travel"]["successes"] == 1  # type: ignore[index]
     assert aggregates["aggregate:travel"]["success_rate"] == 0.5  # type: ignore[index]
     assert aggregates["aggregate:communication"]["episodes"] == 1  # type: ignore[index]
-    assert sorted(e["run_id"] for e in small.list_episodes()) == ["new-1", "new-2", "new-3"]
+    assert sorted(e["run_id"] for e in small.runs.list_episodes()) == ["new-1", "new-2", "new-3"]
     assert step(report, "index_reconcile")["removed"] == 3  # folded episodes leave the index
-    again = small.dream()
+    again = small.dream.run()
     assert all(s.get("count", 0) == 0 and s.get("removed", 0) == 0 and s.get("added", 0) == 0 for s in again["steps"])
     # a later fold adds to the earlier aggregate
-    small.archive_episodes(
+    small.runs.archive_episodes(
         [
             {
                 "run_id": "older",
@@ -90,7 +90,7 @@ def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
             }
         ]
     )
-    later = step(small.dream(), "fold")["aggregates"]
+    later = step(small.dream.run(), "fold")["aggregates"]
     assert later["aggregate:travel"]["episodes"] == 3 and later["aggregate:travel"]["successes"] == 2  # type: ignore[index]
 
 
@@ -105,9 +105,9 @@ def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory)
     ]
     for entry in entries:
         appkb.upsert_entry(small.store, entry, actor="import")
-    assert step(small.dream(dry_run=True), "evict")["count"] == 2
-    small.dream()
-    assert {e.term for e in small.list_aliases()} == {"弱新", "强旧"}
+    assert step(small.dream.run(dry_run=True), "evict")["count"] == 2
+    small.dream.run()
+    assert {e.term for e in small.appkb.list_aliases()} == {"弱新", "强旧"}
 
 
 def test_duplicates_are_merged_and_the_light_pass_never_deletes(small: Memory) -> None:
@@ -118,30 +118,30 @@ def test_duplicates_are_merged_and_the_light_pass_never_deletes(small: Memory) -
     appkb.upsert_entry(
         small.store, AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2), actor="import"
     )
-    report = small.dream(full=False)
+    report = small.dream.run(full=False)
     assert [s["step"] for s in report["steps"]] == ["alias_overwrites", "merge"]
-    [merged] = small.list_aliases(kind="learned")
+    [merged] = small.appkb.list_aliases(kind="learned")
     assert (merged.term, merged.success_count, merged.first_seen, merged.last_seen) == ("WeChat", 5, t1, t2)
-    assert small.count_episodes() == 6  # the light pass folds nothing
+    assert small.runs.count_episodes() == 6  # the light pass folds nothing
 
 
 def test_reports_are_kept_and_off_means_off(small: Memory, tmp_path: Path) -> None:
-    small.dream()
-    small.dream(dry_run=True)
-    reports = small.dream_reports()
+    small.dream.run()
+    small.dream.run(dry_run=True)
+    reports = small.dream.reports()
     assert len(reports) == 1 and reports[0]["pass"] == "full" and "summary" in reports[0]
     with open_memory(tmp_path / "other", JIYI_DREAM="off") as off, pytest.raises(InvalidInput, match="JIYI_DREAM=off"):
-        off.dream()
+        off.dream.run()
 
 
 def test_auto_dream_corrects_after_each_run(tmp_path: Path) -> None:
     with open_memory(tmp_path) as memory:
         wrong, right = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
-        memory.run_start("r1", "d1")
+        memory.runs.run_start("r1", "d1")
         ok = {"run_id": "r1", "result_class": "ok", "tool": "launch_app"}
-        memory.run_event({**ok, "step": 1, "app_package": wrong}, launch_name="抖抖")
-        memory.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
-        memory.run_event({**ok, "step": 3, "app_package": right})
-        memory.run_finish("r1", {"success": True})
-        assert [e.package for e in memory.list_aliases(kind="learned") if e.term == "抖抖"] == [right]
-        assert memory.dream_reports()[0]["pass"] == "light"
+        memory.runs.run_event({**ok, "step": 1, "app_package": wrong}, launch_name="抖抖")
+        memory.runs.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
+        memory.runs.run_event({**ok, "step": 3, "app_package": right})
+        memory.runs.run_finish("r1", {"success": True})
+        assert [e.package for e in memory.appkb.list_aliases(kind="learned") if e.term == "抖抖"] == [right]
+        assert memory.dream.reports()[0]["pass"] == "light"

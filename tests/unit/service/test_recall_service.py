@@ -18,7 +18,7 @@ from store.episodes.recall_stats import evaluate
 def hashed(tmp_path: Path) -> Iterator[Memory]:
     memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
     now = time.time()
-    memory.archive_episodes(
+    memory.runs.archive_episodes(
         [
             {
                 "run_id": f"h{i}",
@@ -52,23 +52,23 @@ def test_evaluation_follows_the_reference() -> None:
 
 
 def test_shadow_recall_is_logged_never_returned_and_scored_at_run_end(hashed: Memory) -> None:
-    started = hashed.run_start("q1", "d1", goal="搜索火锅店")
+    started = hashed.runs.run_start("q1", "d1", goal="搜索火锅店")
     assert started["recall"]["status"] == "ok" and "candidates" not in started["recall"]
-    finished = hashed.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"], "steps": 0})
+    finished = hashed.runs.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"], "steps": 0})
     assert finished["recall_evaluation"]["hit_at_1"] is True
     assert finished["indexed"] is False  # below the quality gate
-    hashed.run_start("q2", "d1", goal="搜索火锅店")
-    hashed.run_finish("q2", {"success": True, "apps": ["com.dianping.v1"], "steps": 0})
-    hashed.run_start("q3", "d1", goal="给妈妈打个电话")
-    hashed.run_finish("q3", {"success": True, "apps": ["com.android.contacts"], "steps": 0})
-    totals = hashed.recall_statistics()["totals"]
+    hashed.runs.run_start("q2", "d1", goal="搜索火锅店")
+    hashed.runs.run_finish("q2", {"success": True, "apps": ["com.dianping.v1"], "steps": 0})
+    hashed.runs.run_start("q3", "d1", goal="给妈妈打个电话")
+    hashed.runs.run_finish("q3", {"success": True, "apps": ["com.android.contacts"], "steps": 0})
+    totals = hashed.recall.recall_statistics()["totals"]
     assert totals["evaluations"] == 3 and totals["recall_runs"] == 2 and totals["hits"] == 1
     assert totals["contaminated_runs"] == 1 and totals["contaminated_run_rate"] == round(1 / 3, 4)
     assert totals["conditional_hit_rate"] == 0.5 and totals["abstain_rate"] == round(1 / 3, 4)
-    packages = {p["package"]: p for p in hashed.recall_statistics()["packages"]}
+    packages = {p["package"]: p for p in hashed.recall.recall_statistics()["packages"]}
     assert packages["com.xingin.xhs"]["precision"] == 0.5 and packages["com.dianping.v1"]["recall"] == 0.0
-    assert len(hashed.recall_statistics()["daily"]) == 1
-    runs = hashed.recall_runs(0, time.time() + 10)
+    assert len(hashed.recall.recall_statistics()["daily"]) == 1
+    runs = hashed.recall.recall_runs(0, time.time() + 10)
     assert {r["run_id"] for r in runs} == {"q1", "q2", "q3"}
 
 
@@ -76,32 +76,32 @@ def test_the_mode_off_recalls_nothing(tmp_path: Path) -> None:
     with Memory.open(
         load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash", "JIYI_MEMORY_RAG": "off"})
     ) as memory:
-        assert memory.run_start("q", "d1", goal="搜索火锅店")["recall"]["status"] == "off"
-        assert memory.run_finish("q", {"success": True})["recall_evaluation"] is None
+        assert memory.runs.run_start("q", "d1", goal="搜索火锅店")["recall"]["status"] == "off"
+        assert memory.runs.run_finish("q", {"success": True})["recall_evaluation"] is None
 
 
 def test_a_finished_run_joins_the_index_and_a_revoked_one_leaves_it(hashed: Memory) -> None:
-    hashed.run_start("n1", "d1", goal="买一台新的液晶电视机")
-    assert hashed.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"] is True
-    assert hashed.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
-    hashed.revoke_episode("n1")
-    assert "com.jingdong.app.mall" not in hashed.recall_query("买一台新的液晶电视机", "d1")["recalled_apps"]
-    hashed.restore_episode("n1")
-    assert hashed.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+    hashed.runs.run_start("n1", "d1", goal="买一台新的液晶电视机")
+    assert hashed.runs.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"] is True
+    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+    hashed.runs.revoke_episode("n1")
+    assert "com.jingdong.app.mall" not in hashed.recall.recall_query("买一台新的液晶电视机", "d1")["recalled_apps"]
+    hashed.runs.restore_episode("n1")
+    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
 
 
 def test_rebuild_vec_reindexes_everything_live(hashed: Memory) -> None:
-    hashed.revoke_episode("h2")
+    hashed.runs.revoke_episode("h2")
     seen: list[tuple[int, int]] = []
-    result = hashed.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
+    result = hashed.recall.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
     assert result["episodes"] == 2 and result["embedded"] == 2 and seen[-1] == (2, 2)
-    assert hashed.recall_query("在小红书搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+    assert hashed.recall.recall_query("在小红书搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
 
 
 def test_recall_stats_file_has_the_reference_shape(hashed: Memory, tmp_path: Path) -> None:
-    hashed.run_start("q1", "d1", goal="搜索火锅店")
-    hashed.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"]})
-    data = hashed.export_recall_stats(tmp_path / "recall_stats.json")
+    hashed.runs.run_start("q1", "d1", goal="搜索火锅店")
+    hashed.runs.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"]})
+    data = hashed.recall.export_recall_stats(tmp_path / "recall_stats.json")
     on_disk = json.loads((tmp_path / "recall_stats.json").read_text("utf-8"))
     assert on_disk == data and data["schema_v"] == 2
     for key in (
@@ -131,9 +131,9 @@ def test_recall_failure_fails_open(hashed: Memory, monkeypatch: pytest.MonkeyPat
         raise RuntimeError("index gone")
 
     monkeypatch.setattr(hashed.recall, "recall", broken)
-    started = hashed.run_start("q9", "d1", goal="搜索火锅店")
+    started = hashed.runs.run_start("q9", "d1", goal="搜索火锅店")
     assert started["recall"]["status"] == "error"
-    assert hashed.run_finish("q9", {"success": True})["archived"] is True
+    assert hashed.runs.run_finish("q9", {"success": True})["archived"] is True
     assert hashed.recall.errors["episode"] == 1
 
 
@@ -144,12 +144,12 @@ def term_rows(memory: Memory) -> dict[str, str]:
 
 def test_term_counts_follow_the_vector_index(hashed: Memory) -> None:
     assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
-    hashed.revoke_episode("h2")
+    hashed.runs.revoke_episode("h2")
     assert set(term_rows(hashed)) == {"h0", "h1"}
-    hashed.restore_episode("h2")
+    hashed.runs.restore_episode("h2")
     assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
-    hashed.run_start("short", "d1", goal="看一眼")
-    hashed.run_finish("short", {"success": True, "apps": ["com.x.y"], "steps": 1})  # below the gate: not counted
+    hashed.runs.run_start("short", "d1", goal="看一眼")
+    hashed.runs.run_finish("short", {"success": True, "apps": ["com.x.y"], "steps": 1})  # below the gate: not counted
     assert "short" not in term_rows(hashed)
 
 
@@ -158,7 +158,7 @@ def test_a_home_without_term_counts_gets_them_at_first_recall(tmp_path: Path) ->
 
     config = load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})
     with Memory.open(config) as memory:
-        memory.archive_episodes(
+        memory.runs.archive_episodes(
             [
                 {
                     "run_id": "a",
@@ -173,19 +173,19 @@ def test_a_home_without_term_counts_gets_them_at_first_recall(tmp_path: Path) ->
         recall_terms.clear(memory.store)  # as a home from before term counts
     with Memory.open(config) as memory:
         assert term_rows(memory) == {}
-        memory.recall_query("黄历", "d1")
+        memory.recall.recall_query("黄历", "d1")
         assert term_rows(memory) == {"a": "x.cal", "b": "x.cal"}
         assert recall_terms.ensure(memory.store) is True
 
 
 def test_rebuild_vec_and_a_full_dream_put_term_counts_right(hashed: Memory) -> None:
     hashed.store.db.execute_sql("DELETE FROM recall_term_doc WHERE run_id = 'h0'")  # drifted by hand
-    report = hashed.dream(full=True)
+    report = hashed.dream.run(full=True)
     step = next(s for s in report["steps"] if s["step"] == "index_reconcile")
     assert step["ok"] and step["term_counts_rebuilt"] is True
-    again = next(s for s in hashed.dream(full=True)["steps"] if s["step"] == "index_reconcile")
+    again = next(s for s in hashed.dream.run(full=True)["steps"] if s["step"] == "index_reconcile")
     assert again["term_counts_rebuilt"] is False
     assert set(term_rows(hashed)) == {"h0", "h1", "h2"}
-    hashed.revoke_episode("h1")
-    hashed.rebuild_vectors()
+    hashed.runs.revoke_episode("h1")
+    hashed.recall.rebuild_vectors()
     assert set(term_rows(hashed)) == {"h0", "h2"}

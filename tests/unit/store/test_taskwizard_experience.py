@@ -79,8 +79,8 @@ def test_import_then_export_gives_back_the_same_lines(memory: Memory, tmp_path: 
     reports = memory.import_taskwizard(write(tmp_path, lines[:3] + corrupt + lines[3:]))
     report = reports["experience"]
     assert (report.imported, report.skipped) == (len(lines), len(corrupt))
-    assert [e["run_id"] for e in memory.list_episodes(EpisodeFilter())] == ["r2", "r1"]
-    assert [e["tool"] for e in memory.get_episode("r1")["events"]] == ["launch_app", "tap"]
+    assert [e["run_id"] for e in memory.runs.list_episodes(EpisodeFilter())] == ["r2", "r1"]
+    assert [e["tool"] for e in memory.runs.get_episode("r1")["events"]] == ["launch_app", "tap"]
     counts = memory.export_taskwizard(tmp_path / "out")
     assert counts["experience"] == {"records": len(lines), "episodes": 2}
     exported = (tmp_path / "out" / "experience" / "events.jsonl").read_text("utf-8").splitlines()
@@ -98,7 +98,7 @@ def test_sensitive_text_in_an_imported_archive_is_redacted(memory: Memory, tmp_p
         "ts_end": 5.0,
     }
     memory.import_taskwizard(write(tmp_path, [json.dumps(record, ensure_ascii=False)]))
-    assert "13812345678" not in memory.get_episode("r9")["goal_text"]
+    assert "13812345678" not in memory.runs.get_episode("r9")["goal_text"]
 
 
 def test_importing_twice_does_nothing_the_second_time(memory: Memory, tmp_path: Path) -> None:
@@ -106,4 +106,4 @@ def test_importing_twice_does_nothing_the_second_time(memory: Memory, tmp_path: 
     memory.import_taskwizard(folder)
     again = memory.import_taskwizard(folder)
     assert again["experience"].already_imported
-    assert memory.count_episodes() == 2
+    assert memory.runs.count_episodes() == 2

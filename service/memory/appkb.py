@@ -1,0 +1,281 @@
+"""The App-KB as a service of `Memory`: aliases, inventories, launches and name resolution.
+
+Reads are cached per change-bus generation; writes are serialized by the
+shared write lock and published on the bus after they commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recall.resolve import Resolution, ResolverIndex
+from service.memory.parts import Parts, check_actor
+from service.memory.recall_service import RecallService
+from store.appkb import alias_correction
+from store.appkb import history as appkb_history
+from store.appkb import kb as appkb
+from store.appkb.entry import AppKbEntry, is_package_name, normalize_term
+from store.appkb.history import HistoryItem, UndoResult
+from store.appkb.implicit_alias import ImplicitAliasEvidence
+from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
+from store.appkb.projection import DOMAIN as APP_KB
+from store.core.errors import InvalidInput
+
+log = logging.getLogger("jiyi.service")
+
+
+@dataclass
+class LearnAliasOutcome:
+    """A saved user alias, and on which known devices its package is installed."""
+
+    result: LearnAliasResult
+    installed_on: list[str]
+    missing_on: list[str]
+
+    @property
+    def warnings(self) -> list[str]:
+        package = self.result.entry.package
+        if self.installed_on:
+            return []
+        if not self.missing_on:
+            return [f"no device has synced its apps yet, so {package} could not be checked; saved anyway"]
+        return [f"{package} is not installed on any known device; saved anyway"]
+
+
+@dataclass
+class LaunchOutcome:
+    """What a confirmed launch taught the App-KB."""
+
+    successes: int = 0
+    learned: list[AppKbEntry] = field(default_factory=list)
+
+
+class AppKbService:
+    """The App-KB's reads, writes and the resolver kept in step with it."""
+
+    def __init__(self, parts: Parts, recall: RecallService) -> None:
+        self.parts = parts
+        self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
+        self.registry = parts.registry
+        self.recall = recall
+        self.evidence = ImplicitAliasEvidence()
+        self._index_lock = threading.Lock()
+        self._index: ResolverIndex | None = None
+        self._index_seq = -1
+        self._index_generation = -1
+        self._installed: dict[str, tuple[int, dict[str, str] | None]] = {}
+        deny = tuple(parts.config.launch_deny)
+        self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
+        self._deny_prefix = tuple(p for p in deny if p.endswith("."))
+
+    # -- App-KB reads ------------------------------------------------------------------
+
+    def list_aliases(
+        self,
+        *,
+        device: str | None = None,
+        kind: str | None = None,
+        include_stale: bool = True,
+        text: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "reference",
+    ) -> list[AppKbEntry]:
+        """App-KB entries, filtered and paged in the store ("reference" or "trust" order)."""
+        return appkb.list_entries(
+            self.store,
+            device=device,
+            kind=kind,
+            include_stale=include_stale,
+            text=text,
+            limit=limit,
+            offset=offset,
+            order=order,
+        )
+
+    def count_aliases(self) -> int:
+        return appkb.count_entries(self.store)
+
+    def devices(self) -> list[str]:
+        return appkb.devices(self.store)
+
+    def installed(self, device: str) -> dict[str, str] | None:
+        """Package → label installed on `device` (None when it never synced); cached per generation."""
+        generation = self.parts.bus.generation
+        cached = self._installed.get(device)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        value = appkb.installed(self.store, device)
+        self._installed[device] = (generation, value)
+        return value
+
+    def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
+        """Every App-KB change about `name`, newest first."""
+        return appkb_history.history(self.store, name, limit=limit)
+
+    # -- App-KB writes -----------------------------------------------------------------
+
+    def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
+        """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
+        check_actor(actor)
+        self._check_enabled()
+        with self.parts.writes:
+            result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
+        self.parts.bus.publish(APP_KB, result.txn)
+        present = appkb.devices_with(self.store, result.entry.package)
+        missing = [d for d in self.devices() if d not in present] if not present else []
+        return LearnAliasOutcome(result, present, missing)
+
+    def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
+        """Remove `name`'s global user and learned aliases; device entries stay."""
+        check_actor(actor)
+        self._check_enabled()
+        with self.parts.writes:
+            result = appkb.forget_alias(self.store, name, actor=actor)
+        self.parts.bus.publish(APP_KB, result.txn)
+        return result
+
+    def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
+        """Revert App-KB change `txn` by appending reverting events (undoing an undo redoes)."""
+        check_actor(actor)
+        with self.parts.writes:
+            result = appkb_history.undo(self.store, txn, actor=actor)
+        self.parts.bus.publish(APP_KB, result.txn)
+        return result
+
+    def sync_inventory(self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent") -> SyncReport:
+        """The device's installed apps (package, label): new ones added, missing ones marked stale."""
+        check_actor(actor)
+        self._check_enabled()
+        with self.parts.writes:
+            report = appkb.sync_inventory(self.store, device, apps, actor=actor, redactor=self.redactor)
+        if report.added or report.updated or report.staled:
+            self.parts.changed(APP_KB)
+        return report
+
+    def note_failed_resolution(self, run_id: str, name: str, message: str) -> list[str]:
+        """Keep, for this run only, the packages a failed `launch_app(name)` offered."""
+        if not (self.config.app_kb and self.config.implicit_alias):
+            return []
+        return self.evidence.note_failure(run_id, name, message)
+
+    def confirm_launch(
+        self, *, run_id: str, device: str | None, name: str, package: str, actor: str = "agent"
+    ) -> LaunchOutcome:
+        """The device confirmed `package` launched after the agent asked for `name`.
+
+        Counts a success on matching entries; learns the name from this run's
+        failed-resolution evidence (implicit alias) or, when it differs from the
+        package's canonical label, by label. Sensitive names are never written.
+        """
+        check_actor(actor)
+        outcome = LaunchOutcome()
+        if not self.config.app_kb or not is_package_name(package) or not isinstance(name, str) or not name.strip():
+            return outcome
+        with self.parts.writes:
+            outcome.successes = appkb.record_success(self.store, name, package, device=device, actor=actor)
+            reason = self._why_learn(run_id, device, name, package, outcome.successes)
+            if reason is not None:
+                label, note = reason
+                entry = appkb.learn_observed(
+                    self.store, name, package, label=label, note=note, actor=actor, redactor=self.redactor
+                )
+                if entry is not None:
+                    outcome.learned.append(entry)
+                    self.evidence.mark_written(run_id, name)
+        if outcome.successes or outcome.learned:
+            self.parts.changed(APP_KB)
+        return outcome
+
+    def _why_learn(
+        self, run_id: str, device: str | None, name: str, package: str, successes: int
+    ) -> tuple[str, str] | None:
+        """(label, evidence note) when a confirmed launch should teach a learned alias.
+
+        Implicit: this run failed to resolve `name` and offered exactly `package`.
+        By label: no entry knew the name, and it differs from the package's
+        canonical label (the device's, else the registry's). Once per name per run.
+        """
+        if self.evidence.was_written(run_id, name):
+            return None
+        if self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
+            return package, f"implicit: run<{run_id}>"
+        if successes:
+            return None
+        label = (self.installed(device) or {}).get(package) if device else None
+        label = label or self.registry.label_for(package)
+        if label and normalize_term(label) != normalize_term(name):
+            return label, f"label: run<{run_id}>"
+        return None
+
+    def end_run_evidence(self, run_id: str) -> None:
+        """Drop the run's implicit-alias evidence (it never outlives the run)."""
+        self.evidence.end_run(run_id)
+
+    # -- resolution --------------------------------------------------------------------
+
+    def resolver_index(self) -> ResolverIndex:
+        """The resolver's index, kept in step with the App-KB.
+
+        Built once; afterwards only the events since it was last brought up to
+        date are applied, so a write costs the index what it changed. Rebuilt in
+        full when a third of it is tombstones.
+        """
+        generation = self.parts.bus.generation
+        if self._index is not None and self._index_generation == generation:
+            return self._index
+        with self._index_lock:
+            seq = self.store.last_seq(APP_KB)
+            if self._index is None or self._index.dead_share > 0.33:
+                entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
+                self._index = ResolverIndex.build(self.registry, entries)
+            elif seq != self._index_seq and self.config.app_kb:
+                for event in self.store.events(APP_KB, after=self._index_seq):
+                    if event.seq > seq:
+                        break
+                    self._index.apply_event(event.type, event.payload)
+            self._index_seq = seq
+            self._index_generation = generation
+            return self._index
+
+    def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
+        """Which package `name` means on `device`: resolved, ambiguous or unknown, with candidates."""
+        if not isinstance(name, str):
+            raise InvalidInput("name must be text")
+        if device is not None and (not isinstance(device, str) or not device.strip()):
+            raise InvalidInput("device must be a non-empty serial")
+        installed = self.installed(device) if device else None
+        present = set(installed) if installed is not None else None
+        index = self.resolver_index()
+        result = index.resolve(name, device=device, installed=present, deny=self.launch_denied)
+        if result.state != "unknown" or result.candidates or result.not_installed or not result.normalized:
+            return result
+        if self.config.resolve_embedding == "off":
+            return result
+        # Nothing knows the name: ask the alias vectors (weak evidence: candidates, never `resolved`).
+        try:
+            route = self.recall.alias_route(self.parts.bus.generation)
+        except Exception as exc:  # the model or the index is unusable: the fast answer stands
+            log.warning("the embedding route is unavailable: %s", exc)
+            return result
+        return index.resolve(name, device=device, installed=present, deny=self.launch_denied, embedding=route)
+
+    def launch_denied(self, package: str) -> bool:
+        """Whether the launch policy forbids auto-launching `package`."""
+        return package in self._deny_exact or package.startswith(self._deny_prefix)
+
+    def correct_aliases(self, *, dry_run: bool = False) -> list[dict[str, Any]]:
+        """Find wrong-launch signatures in the evidence and overwrite the wrong learned aliases (or preview it)."""
+        with self.parts.writes:
+            corrections = alias_correction.correct(self.store, dry_run=dry_run)
+        if not dry_run and any(c.action == "overwrite" for c in corrections):
+            self.parts.changed(APP_KB)
+        return [c.to_dict() for c in corrections]
+
+    def _check_enabled(self) -> None:
+        if not self.config.app_kb:
+            raise InvalidInput("the App-KB is off (JIYI_APP_KB=off)")

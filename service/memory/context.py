@@ -1,0 +1,55 @@
+"""Context packing as a service of `Memory`: what one execution round of an agent should see, within a budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.memory.context_pack import build_pack
+from service.memory.desk import DeskService
+from service.memory.parts import Parts
+from store.core.errors import NotFound
+from store.desk import bundles, retrieval
+from store.desk.common import check_id
+
+
+class ContextService:
+    """Builds context packs from desk memory and a schedule's bundle."""
+
+    def __init__(self, parts: Parts, desk: DeskService) -> None:
+        self.parts = parts
+        self.desk = desk
+
+    def prepare_context(
+        self, query: str, *, schedule_id: str | None = None, budget_chars: int | None = None, limit: int = 8
+    ) -> dict[str, Any]:
+        """A pack for one execution round, never over `budget_chars` (default: the configured budget)."""
+        budget = budget_chars or self.parts.config.context_budget
+        recalled = retrieval.recall(
+            self.parts.store, query, retrieval.RecallLimits(limit, self.parts.config.core_facts)
+        )
+        bundle_docs: list[dict[str, Any]] = []
+        if schedule_id is not None:
+            check_id(schedule_id, "schedule_id")
+            try:
+                bundle = bundles.get_bundle(
+                    self.parts.store, self.desk.bundle_files, bundles.bundle_id_of("schedule", schedule_id)
+                )
+            except NotFound:
+                pass  # the schedule has not run yet: the pack simply has no bundle
+            else:
+                order = {"requirements.md": 0, "preferences.md": 1, "lessons.md": 2, "state.json": 3}
+                docs = [d for d in bundle["documents"] if d["path"] in order]
+                bundle_docs = sorted(docs, key=lambda d: order[d["path"]])
+        pack = build_pack(
+            {
+                "core_facts": recalled["core_facts"],
+                "skills": recalled["relevant_skills"],
+                "bundle": bundle_docs,
+                "related_facts": recalled["related_facts"],
+                "topics": recalled["related_topics"],
+                "task_cards": [c for c in recalled["task_cards"] if c["why"] == "related"],
+                "interactions": [i for i in recalled["interactions"] if i["why"] == "related"],
+            },
+            budget,
+        )
+        return {"query": query, "schedule_id": schedule_id, **pack}

@@ -1,0 +1,43 @@
+"""Lessons as a service of `Memory`: proposed by anyone, approved only by a person, given to agents in `on` mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from service.memory.parts import Parts, check_actor
+from store.core.errors import Forbidden, InvalidInput
+from store.episodes import lessons
+
+STATUSES = ("proposed", "approved", "revoked")
+
+
+class LessonService:
+    """Propose, approve, revoke and list lessons."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
+    def add_lesson(self, text: str, apps: Sequence[str] = (), *, actor: str = "user") -> dict[str, Any]:
+        """Propose a lesson (agents get it in `on` mode only after a person approves it)."""
+        check_actor(actor)
+        with self.parts.writes:
+            lesson = lessons.add(self.parts.store, text, apps, actor=actor, redactor=self.parts.redactor)
+        self.parts.changed(lessons.DOMAIN)
+        return lesson
+
+    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
+        """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
+        check_actor(actor)
+        if status == "approved" and actor != "user":
+            raise Forbidden("only a person approves lessons (approve it in the console or with the CLI)")
+        with self.parts.writes:
+            lesson = lessons.set_status(self.parts.store, lesson_id, status, actor=actor)
+        self.parts.changed(lessons.DOMAIN)
+        return lesson
+
+    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Lessons, optionally of one status."""
+        if status is not None and status not in STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
+        return lessons.list_lessons(self.parts.store, status)

@@ -1,0 +1,41 @@
+"""What every domain service of `Memory` is built from: the opened store and its shared guards."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from recall.registry import AppRegistry
+from service.config import Config
+from service.memory.bus import ChangeBus
+from store.core.database import Store
+from store.core.errors import InvalidInput
+from store.core.redact import Redactor
+
+ACTORS = ("user", "agent", "system", "import")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The configuration, the store and the guards that the domain services share.
+
+    `writes` serializes every write (reentrant: a pass such as dream holds it
+    across several domain writes); `bus` hears about every commit.
+    """
+
+    config: Config
+    store: Store
+    registry: AppRegistry
+    redactor: Redactor
+    bus: ChangeBus = field(default_factory=ChangeBus)
+    writes: threading.RLock = field(default_factory=threading.RLock)
+
+    def changed(self, domain: str) -> None:
+        """Publish that `domain` changed, naming its latest committed event."""
+        self.bus.publish(domain, self.store.last_seq(domain))
+
+
+def check_actor(actor: str) -> None:
+    """Refuse an actor name outside `ACTORS`."""
+    if actor not in ACTORS:
+        raise InvalidInput(f"actor must be one of {', '.join(ACTORS)}")
