@@ -1,6 +1,6 @@
-"""Dream: consolidation between runs (seed 000, reference §5).
+"""Dream: consolidation between runs (`jiyi dream` in docs/cli.md, `JIYI_DREAM` in docs/configuration.md).
 
-The full pass, in the reference's order: alias overwrites, clean-up (merge,
+The full pass, in TaskWizard's order: alias overwrites, clean-up (merge,
 eviction), episode folding, index reconcile. The light pass that
 `JIYI_DREAM=auto` runs after each run corrects aliases from that run's
 evidence and merges duplicates; it never deletes. Every step fails open and
@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from recall.episode_recall import EPISODE, episode_document
@@ -26,13 +27,11 @@ from store.episodes import folding, recall_terms
 log = logging.getLogger("jiyi.service")
 DOMAIN = "dream"
 
+# The steps in the order a pass runs them; the light pass runs the first two only.
+STEPS = ("alias_overwrites", "merge", "evict", "fold", "index_reconcile")
+LIGHT_STEPS = STEPS[:2]
 
-def _step(report: dict[str, Any], name: str, work: Callable[[], dict[str, Any]]) -> None:
-    try:
-        report["steps"].append({"step": name, "ok": True, **work()})
-    except Exception as exc:
-        log.warning("dream step %s failed (the pass goes on): %s", name, exc)
-        report["steps"].append({"step": name, "ok": False, "error": str(exc)})
+StepReport = dict[str, Any]
 
 
 class DreamService:
@@ -51,8 +50,25 @@ class DreamService:
         actor: str = "system",
     ) -> dict[str, Any]:
         """One pass (`full`, or the light one after a run with that run's evidence); `dry_run` previews every
-        change. Returns (and, unless `dry_run`, stores) its report."""
-        return _run_pass(self.parts, self.recall, full=full, dry_run=dry_run, run_evidence=run_evidence, actor=actor)
+        change. Returns (and, unless `dry_run`, stores) its report: `steps` in order, each `ok` or with its
+        `error`, `changed`, and the stored event's `seq`."""
+        if self.parts.config.dream == "off":
+            raise InvalidInput("dream is off (JIYI_DREAM=off)")
+        dream = _Pass(self.parts, self.recall, dry_run=dry_run, run_evidence=run_evidence, actor=actor)
+        report: dict[str, Any] = {"ts": dream.now, "pass": "full" if full else "light", "dry_run": dry_run}
+        store = self.parts.store
+        with self.parts.writes:
+            report["steps"] = [dream.step(name) for name in (STEPS if full else LIGHT_STEPS)]
+            report["changed"] = any(s.get("count") or s.get("removed") or s.get("added") for s in report["steps"])
+            if not dry_run and (full or report["changed"]):
+                summary = {s["step"]: s.get("count", s.get("removed", 0)) for s in report["steps"]}
+                with store.atomic():
+                    report["seq"] = store.append(
+                        DOMAIN, "dream_report", {**report, "summary": summary}, actor=actor
+                    ).seq
+        if not dry_run and report["changed"]:
+            self.parts.changed("app_kb")
+        return report
 
     def reports(self, limit: int = 20) -> list[dict[str, Any]]:
         """The stored reports of real passes, newest first."""
@@ -60,28 +76,34 @@ class DreamService:
         return found[::-1][:limit]
 
 
-def _run_pass(
-    parts: Parts,
-    recall: RecallService,
-    *,
-    full: bool,
-    dry_run: bool,
-    run_evidence: dict[str, list[dict[str, Any]]] | None,
-    actor: str,
-) -> dict[str, Any]:
-    """One dream pass; the steps are closures over one report so that each fails open on its own
-    (longer than most functions here for that reason)."""
-    config = parts.config
-    if config.dream == "off":
-        raise InvalidInput("dream is off (JIYI_DREAM=off)")
-    store, now = parts.store, time.time()
-    report: dict[str, Any] = {"ts": now, "pass": "full" if full else "light", "dry_run": dry_run, "steps": []}
+@dataclass
+class _Pass:
+    """One pass's steps; each returns what it did (or would do, in a dry run)."""
 
-    def overwrites() -> dict[str, Any]:
-        if not config.alias_overwrite:
+    parts: Parts
+    recall: RecallService
+    dry_run: bool
+    run_evidence: dict[str, list[dict[str, Any]]] | None
+    actor: str
+
+    def __post_init__(self) -> None:
+        self.now = time.time()
+
+    def step(self, name: str) -> StepReport:
+        """Run step `name`, failing open: an error is reported in the step, and the pass goes on."""
+        work: Callable[[], StepReport] = getattr(self, name)
+        try:
+            return {"step": name, "ok": True, **work()}
+        except Exception as exc:
+            log.warning("dream step %s failed (the pass goes on): %s", name, exc)
+            return {"step": name, "ok": False, "error": str(exc)}
+
+    def alias_overwrites(self) -> StepReport:
+        if not self.parts.config.alias_overwrite:
             return {"skipped": "JIYI_ALIAS_OVERWRITE=off"}
-        signatures = None if run_evidence is None else alias_correction.signatures_in(run_evidence)
-        done = alias_correction.correct(store, dry_run=dry_run, actor=actor, signatures=signatures)
+        evidence = self.run_evidence
+        signatures = None if evidence is None else alias_correction.signatures_in(evidence)
+        done = alias_correction.correct(self.parts.store, dry_run=self.dry_run, actor=self.actor, signatures=signatures)
         changes = [c.to_dict() for c in done if c.action == "overwrite"]
         return {
             "count": len(changes),
@@ -89,34 +111,36 @@ def _run_pass(
             "skipped": [c.to_dict() for c in done if c.action != "overwrite"],
         }
 
-    def merge() -> dict[str, Any]:
-        merges = appkb_cleanup.plan_merges(store)
-        if not dry_run and merges:
-            appkb_cleanup.apply_merges(store, merges, actor=actor)
+    def merge(self) -> StepReport:
+        merges = appkb_cleanup.plan_merges(self.parts.store)
+        if not self.dry_run and merges:
+            appkb_cleanup.apply_merges(self.parts.store, merges, actor=self.actor)
         return {
             "count": len(merges),
             "changes": [{"kept": m.kept.to_dict(), "removed": [e.to_dict() for e in m.removed]} for m in merges],
         }
 
-    def evict() -> dict[str, Any]:
-        doomed = appkb_cleanup.plan_evictions(store, now)
-        if not dry_run and doomed:
-            appkb_cleanup.apply_evictions(store, doomed, actor=actor)
+    def evict(self) -> StepReport:
+        doomed = appkb_cleanup.plan_evictions(self.parts.store, self.now)
+        if not self.dry_run and doomed:
+            appkb_cleanup.apply_evictions(self.parts.store, doomed, actor=self.actor)
         return {"count": len(doomed), "changes": [e.to_dict() for e in doomed]}
 
-    def fold() -> dict[str, Any]:
+    def fold(self) -> StepReport:
+        config = self.parts.config
         record = folding.plan_folding(
-            store, keep=config.episode_keep, archive_days=config.episode_archive_days, now=now
+            self.parts.store, keep=config.episode_keep, archive_days=config.episode_archive_days, now=self.now
         )
         if record is None:
             return {"count": 0}
-        if not dry_run:
-            folding.fold(store, {k: v for k, v in record.items() if k != "device_scopes"}, actor=actor)
+        if not self.dry_run:
+            folding.fold(self.parts.store, {k: v for k, v in record.items() if k != "device_scopes"}, actor=self.actor)
         return {"count": len(record["run_ids"]), "run_ids": record["run_ids"][:200], "aggregates": record["aggregates"]}
 
-    def reconcile() -> dict[str, Any]:
-        index = recall.engine.index
-        live = recall.live_episodes()
+    def index_reconcile(self) -> StepReport:
+        """Make the vector index and the term counts hold exactly the live episodes."""
+        store, index = self.parts.store, self.recall.engine.index
+        live = self.recall.live_episodes()
         removed = added = 0
         for scope in set(index.scopes(EPISODE)) | set(live):
             indexed = set(index.ids(EPISODE, scope))
@@ -124,28 +148,12 @@ def _run_pass(
             extra = sorted(indexed - set(wanted))
             missing = [wanted[r] for r in sorted(set(wanted) - indexed)]
             removed, added = removed + len(extra), added + len(missing)
-            if not dry_run:
+            if not self.dry_run:
                 index.delete(EPISODE, scope, extra)
                 index.upsert(EPISODE, scope, [episode_document(m) for m in missing])
         wanted_ids = {scope: set(rows) for scope, rows in live.items()}
         counted_ids = {scope: set(recall_terms.run_ids(store, scope)) for scope in recall_terms.scopes(store)}
         drifted = wanted_ids != {s: ids for s, ids in counted_ids.items() if ids} or not recall_terms.consistent(store)
-        if drifted and not dry_run:
-            recall.rebuild_terms()
+        if drifted and not self.dry_run:
+            self.recall.rebuild_terms()
         return {"removed": removed, "added": added, "term_counts_rebuilt": drifted}
-
-    with parts.writes:
-        _step(report, "alias_overwrites", overwrites)
-        _step(report, "merge", merge)
-        if full:
-            _step(report, "evict", evict)
-            _step(report, "fold", fold)
-            _step(report, "index_reconcile", reconcile)
-        report["changed"] = any(s.get("count") or s.get("removed") or s.get("added") for s in report["steps"])
-        if not dry_run and (full or report["changed"]):
-            with store.atomic():
-                summary = {s["step"]: s.get("count", s.get("removed", 0)) for s in report["steps"]}
-                report["seq"] = store.append(DOMAIN, "dream_report", {**report, "summary": summary}, actor=actor).seq
-    if not dry_run and report["changed"]:
-        parts.changed("app_kb")
-    return report
