@@ -64,7 +64,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
             return _print(memory.desk.set_skill_status(args.skill_id, SKILL_VERBS[args.verb], actor="user"))
         if verb == "facts":
             return _print(memory.desk.list_facts(scope=args.scope, status=args.status))
-        return _print(memory.desk.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user"))
+        return _print(
+            memory.desk.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user")
+        )
 
 
 VERBS = ("status", "recall", "topics", "skills", "skill", "facts", "fact")

@@ -149,7 +149,9 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
         }
     )
     news = next(s for s in memory.desk.list_skills("draft") if s["name"] == "新闻只选科技财经")
-    memory.desk.set_skill_status(news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能")
+    memory.desk.set_skill_status(
+        news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能"
+    )
     bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md")["documents"][0]
     memory.desk.put_bundle_document(
         "schedule/ufo-daily",

@@ -16,6 +16,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.memory.parts import Parts, check_actor
+from service.memory.results import (
+    ConsolidationRecorded,
+    DocumentWritten,
+    InteractionRemembered,
+    MaintenancePlan,
+    MaintenanceStatus,
+    TaskCompleted,
+)
 from store.core import clock
 from store.core.errors import InvalidInput
 from store.desk import bundles, facts, interactions, retrieval, skills, topics
@@ -62,7 +70,7 @@ class DeskService:
         task_id: str | None = None,
         ts: str | float | None = None,
         actor: str = "agent",
-    ) -> dict[str, Any]:
+    ) -> InteractionRemembered:
         """Keep one completed turn (idempotent by `interaction_id`)."""
         check_actor(actor)
         with self.parts.writes:
@@ -99,7 +107,7 @@ class DeskService:
         source: str | None = None,
         ts: str | float | None = None,
         actor: str = "agent",
-    ) -> dict[str, Any]:
+    ) -> TaskCompleted:
         """Save a finished task's card; a scheduled task's run is filed into its bundle in the same commit."""
         check_actor(actor)
         pending: bundles.Pending = {}
@@ -169,7 +177,7 @@ class DeskService:
         summary: str | None = None,
         detail: dict[str, Any] | None = None,
         actor: str = "agent",
-    ) -> dict[str, Any]:
+    ) -> ConsolidationRecorded:
         """Record what the consolidating agent did (observable); `workday_review` also runs the daily review."""
         check_actor(actor)
         if kind not in CONSOLIDATION_KINDS:
@@ -209,7 +217,7 @@ class DeskService:
         self._desk_changed()
         return {"kind": kind, "workday": workday, "ts": at.iso, "deactivated_facts": deactivated}
 
-    def maintenance_status(self) -> dict[str, Any]:
+    def maintenance_status(self) -> MaintenanceStatus:
         """Backlog, idle time, leases, and whether the previous workday still needs its review."""
         now = clock.now()
         today = workday_of(now)
@@ -247,7 +255,7 @@ class DeskService:
                 del self._leases[batch_id]
             return list(self._leases.values())
 
-    def maintenance_plan(self, *, limit: int = 50, lease_seconds: int | None = None) -> dict[str, Any]:
+    def maintenance_plan(self, *, limit: int = 50, lease_seconds: int | None = None) -> MaintenancePlan:
         """Lease the oldest unfiled interactions to a planner; an expired lease returns them to the backlog."""
         if not 1 <= limit <= topics.MAX_BATCH:
             raise InvalidInput(f"limit must be between 1 and {topics.MAX_BATCH}")
@@ -392,7 +400,7 @@ class DeskService:
 
     def put_bundle_document(
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> DocumentWritten:
         """Write a document if `expected_revision` is current; a stale one is a conflict carrying the current one."""
         check_actor(actor)
         with self.parts.writes:

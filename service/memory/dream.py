@@ -19,6 +19,7 @@ from typing import Any
 from recall.episode_recall import EPISODE, episode_document
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
+from service.memory.results import DreamReport
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
@@ -48,18 +49,23 @@ class DreamService:
         dry_run: bool = False,
         run_evidence: dict[str, list[dict[str, Any]]] | None = None,
         actor: str = "system",
-    ) -> dict[str, Any]:
+    ) -> DreamReport:
         """One pass (`full`, or the light one after a run with that run's evidence); `dry_run` previews every
         change. Returns (and, unless `dry_run`, stores) its report: `steps` in order, each `ok` or with its
         `error`, `changed`, and the stored event's `seq`."""
         if self.parts.config.dream == "off":
             raise InvalidInput("dream is off (JIYI_DREAM=off)")
         dream = _Pass(self.parts, self.recall, dry_run=dry_run, run_evidence=run_evidence, actor=actor)
-        report: dict[str, Any] = {"ts": dream.now, "pass": "full" if full else "light", "dry_run": dry_run}
         store = self.parts.store
         with self.parts.writes:
-            report["steps"] = [dream.step(name) for name in (STEPS if full else LIGHT_STEPS)]
-            report["changed"] = any(s.get("count") or s.get("removed") or s.get("added") for s in report["steps"])
+            steps = [dream.step(name) for name in (STEPS if full else LIGHT_STEPS)]
+            report: DreamReport = {
+                "ts": dream.now,
+                "pass": "full" if full else "light",
+                "dry_run": dry_run,
+                "steps": steps,
+                "changed": any(s.get("count") or s.get("removed") or s.get("added") for s in steps),
+            }
             if not dry_run and (full or report["changed"]):
                 summary = {s["step"]: s.get("count", s.get("removed", 0)) for s in report["steps"]}
                 with store.atomic():

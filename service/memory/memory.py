@@ -15,7 +15,6 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from recall.registry import AppRegistry, default_registry
 from recall.resolve import Resolution
@@ -29,6 +28,7 @@ from service.memory.dream import DreamService
 from service.memory.lessons import LessonService
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
+from service.memory.results import Health, Overview, StoreCounts
 from service.memory.runs import RunService
 from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
@@ -70,7 +70,7 @@ class Memory:
         self.lessons = LessonService(self.parts)
         self.desk = DeskService(self.parts)
         self.context = ContextService(self.parts, self.desk)
-        self._counts: tuple[int, dict[str, object]] | None = None
+        self._counts: tuple[int, StoreCounts] | None = None
 
     @classmethod
     def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
@@ -109,7 +109,7 @@ class Memory:
 
     # -- the whole home ------------------------------------------------------------------
 
-    def health(self) -> dict[str, object]:
+    def health(self) -> Health:
         """Version, schema, where things are, counts (counted once per change)."""
         generation, counts = self.parts.bus.generation, self._counts
         if counts is None or counts[0] != generation:
@@ -141,7 +141,7 @@ class Memory:
         """Whether `health()` would answer without touching the database."""
         return self._counts is not None and self._counts[0] == self.parts.bus.generation
 
-    def overview(self) -> dict[str, Any]:
+    def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
         `OVERVIEW_DAYS`, the last dream, recent errors.
 

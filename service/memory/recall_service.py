@@ -20,6 +20,7 @@ from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallRe
 from recall.term_ownership import goal_terms
 from recall.vectors import VectorIndex
 from service.memory.parts import Parts
+from service.memory.results import RecallStatistics
 from store.appkb import kb as appkb
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
@@ -186,7 +187,7 @@ class RecallService:
 
     # -- what people and tools ask of recall ------------------------------------------
 
-    def recall_statistics(self, since: float | None = None, until: float | None = None) -> dict[str, Any]:
+    def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
         return {
             "mode": self.config.memory_rag,

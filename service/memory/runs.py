@@ -19,6 +19,7 @@ from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.dream import DreamService
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
+from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from store.appkb import alias_correction
 from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
@@ -68,7 +69,7 @@ class RunService:
         goal: str | None = None,
         installed: Sequence[tuple[str, str]] | None = None,
         actor: str = "agent",
-    ) -> dict[str, Any]:
+    ) -> RunStarted:
         """A run begins on `device`: sync its installed apps (when given) and open its evidence."""
         run_id = check_run_id(run_id)
         if not isinstance(device, str) or not device.strip():
@@ -82,16 +83,16 @@ class RunService:
             state.recall = self._shadow_recall(state.goal, state.device)
         with self._runs_lock:
             self._runs[run_id] = state
-        answer: dict[str, Any] = {
+        answer: RunStarted = {
             "run_id": run_id,
             "device": state.device,
             "inventory": asdict(report) if report else None,
-        }
-        # In shadow mode what was recalled is logged only; it never goes back into the agent's context.
-        answer["recall"] = {
-            "mode": mode,
-            "status": state.recall.status if state.recall else "off",
-            "latency_ms": state.recall.latency_ms if state.recall else 0.0,
+            # In shadow mode what was recalled is logged only; it never goes back into the agent's context.
+            "recall": {
+                "mode": mode,
+                "status": state.recall.status if state.recall else "off",
+                "latency_ms": state.recall.latency_ms if state.recall else 0.0,
+            },
         }
         if mode == "on":
             # `on` gives the agent approved lessons only, never the recalled episodes themselves.
@@ -118,7 +119,7 @@ class RunService:
         launch_name: str | None = None,
         failure_message: str | None = None,
         actor: str = "agent",
-    ) -> dict[str, Any]:
+    ) -> RunEventReceipt:
         """One tool receipt of a run.
 
         `launch_name` is the name the agent asked `launch_app` for (kept only for
@@ -184,7 +185,7 @@ class RunService:
             )
         )
 
-    def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> dict[str, Any]:
+    def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> RunFinished:
         """The run ended: archive its `episode_outcome` and drop its evidence.
 
         Fields the outcome leaves out are filled from what Jiyi saw of the run

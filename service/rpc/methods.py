@@ -220,7 +220,11 @@ def episode_revoke(memory: Memory, p: Params) -> dict[str, Any]:
     reason = p.opt_text("reason", max_chars=200)
     actor = p.choice("actor", ("agent", "user"), "agent")
     p.done()
-    return {"run_id": run_id, "revoked": True, "change": memory.runs.revoke_episode(run_id, reason=reason, actor=str(actor))}
+    return {
+        "run_id": run_id,
+        "revoked": True,
+        "change": memory.runs.revoke_episode(run_id, reason=reason, actor=str(actor)),
+    }
 
 
 @method("episode.restore", writes=True)

@@ -1,0 +1,169 @@
+"""What the facade's operations answer, as typed records (the socket sends them as JSON objects).
+
+Each is a `TypedDict` so that the console, the CLI and the socket read the
+same keys the facade writes, and mypy checks both sides. Rows that come
+straight from the store (an episode, a fact, a bundle document) keep their
+store shape and are typed there as plain JSON objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+JsonObject = dict[str, Any]
+
+
+class RecallSummary(TypedDict):
+    """What a run's start says of its shadow recall (never what was recalled: that is logged only)."""
+
+    mode: str
+    status: str
+    latency_ms: float
+
+
+class LessonGiven(TypedDict):
+    lesson_id: str
+    text: str
+
+
+class RunStarted(TypedDict):
+    run_id: str
+    device: str
+    inventory: JsonObject | None
+    recall: RecallSummary
+    lessons: NotRequired[list[LessonGiven]]  # in `on` mode only
+
+
+class RunEventReceipt(TypedDict):
+    event: JsonObject
+    archived: bool
+    successes: int
+    learned: list[JsonObject]
+    evidence: list[str]
+
+
+class RunFinished(TypedDict):
+    run_id: str
+    known: bool
+    archived: bool
+    indexed: bool
+    episode: JsonObject | None
+    recall_evaluation: JsonObject | None
+    seconds: float | None
+
+
+class InteractionRemembered(TypedDict):
+    interaction_id: str
+    created: bool
+    workday: str
+    truncated: bool
+
+
+class TaskCompleted(TypedDict):
+    card: JsonObject
+    changed: bool
+    bundle_id: str | None
+    bundle_paths: list[str]
+
+
+class ConsolidationRecorded(TypedDict):
+    kind: str
+    workday: str | None
+    ts: str
+    deactivated_facts: list[str]
+
+
+class DocumentWritten(TypedDict):
+    bundle_id: str
+    path: str
+    revision: int
+    changed: bool
+    content: str
+    outside_edit_kept: str | None  # what was kept of an edit made outside Jiyi, if any
+    mirror_problem: str | None
+
+
+class LeaseState(TypedDict):
+    batch_id: str
+    interactions: int
+    expires_in_seconds: float
+
+
+class MaintenanceStatus(TypedDict):
+    now: str
+    workday: str
+    backlog: int
+    oldest_unarchived: str | None
+    last_activity: str | None
+    idle_seconds: float | None
+    idle_threshold_seconds: int
+    should_consolidate: bool
+    previous_workday: str
+    previous_workday_needs_review: bool
+    leases: list[LeaseState]
+
+
+class MaintenancePlan(TypedDict):
+    batch_id: str | None
+    interactions: list[JsonObject]
+    lease_expires_in: int
+    open_topics: list[JsonObject]
+    backlog: int
+
+
+class RecallWindow(TypedDict):
+    since: float | None
+    until: float | None
+
+
+class RecallStatistics(TypedDict):
+    mode: str
+    embedder: str
+    window: RecallWindow
+    totals: JsonObject
+    daily: list[JsonObject]
+    packages: list[JsonObject]
+
+
+# `pass` is a keyword, so this one is spelt in the functional form.
+DreamReport = TypedDict(
+    "DreamReport",
+    {
+        "ts": float,
+        "pass": str,  # "full" or "light"
+        "dry_run": bool,
+        "steps": list[JsonObject],
+        "changed": bool,
+        "seq": NotRequired[int],  # a stored (real) pass only
+    },
+)
+
+
+class StoreCounts(TypedDict):
+    """What `health` counts (once per change)."""
+
+    schema_version: int
+    app_kb_entries: int
+    events: int
+    episodes: int
+    devices: list[str]
+    desk: dict[str, int]
+
+
+class Health(StoreCounts):
+    version: str
+    pid: int
+    home: str
+    database: str
+    rag_mode: str
+    registry_apps: int
+    active_runs: int
+    archive_failures: int
+
+
+class Overview(Health):
+    embedder: str
+    index: JsonObject
+    recall_quality: JsonObject
+    last_dream: JsonObject | None
+    errors: JsonObject
