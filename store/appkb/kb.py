@@ -23,11 +23,12 @@ from store.appkb.entry import (
     is_package_name,
     normalize_term,
 )
+from store.appkb.models import AppEntry
 from store.appkb.projection import DOMAIN, row_to_entry
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, SensitiveContent
-from store.core.models import AppEntry, tuples
+from store.core.models import tuples
 from store.core.redact import Redactor
 
 TRUST_ORDER = ("user", "device", "learned", "alias")

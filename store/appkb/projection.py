@@ -17,8 +17,9 @@ from typing import Any
 from pypinyin import Style, lazy_pinyin
 
 from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
+from store.appkb.models import AppEntry
 from store.core.errors import InvalidInput
-from store.core.models import AppEntry, BaseModel
+from store.core.models import BaseModel
 from store.core.projection import EventRecord
 
 log = logging.getLogger("jiyi.store")

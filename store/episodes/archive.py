@@ -20,8 +20,9 @@ from peewee import fn
 
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.models import BaseModel, Episode, EpisodeAggregate, EpisodeApp, ToolEvent
+from store.core.models import BaseModel
 from store.core.projection import EventRecord
+from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEvent
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 

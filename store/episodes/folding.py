@@ -14,8 +14,9 @@ import json
 from typing import Any
 
 from store.core.database import Store
-from store.core.models import Episode, tuples
+from store.core.models import tuples
 from store.episodes.archive import DOMAIN, aggregates
+from store.episodes.models import Episode
 
 CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (

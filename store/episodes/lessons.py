@@ -15,9 +15,10 @@ from store.appkb.entry import is_package_name
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
-from store.core.models import BaseModel, Lesson
+from store.core.models import BaseModel
 from store.core.projection import EventRecord
 from store.core.redact import Redactor
+from store.episodes.models import Lesson
 
 DOMAIN = "lessons"
 MAX_CHARS = 800

@@ -18,8 +18,9 @@ from typing import Any
 from peewee import fn
 
 from store.core.database import Store
-from store.core.models import BaseModel, RecallEval, RecallEvalApp, tuples
+from store.core.models import BaseModel, tuples
 from store.core.projection import EventRecord
+from store.episodes.models import RecallEval, RecallEvalApp
 
 DOMAIN = "recall"
 COUNTERS = (
