@@ -28,7 +28,7 @@ from typing import Any
 from rapidfuzz.distance import Indel
 
 from recall.lexical import lexical_similarity, ngrams
-from recall.normalize import normalize
+from recall.normalize import Normalized, normalize
 from recall.pinyin_keys import pinyin_key
 from recall.registry import AppRegistry
 from store.appkb.entry import AppKbEntry, EntryKey, device_scope, normalize_term
@@ -333,11 +333,31 @@ class ResolverIndex:
     ) -> Resolution:
         """Decide what `query` names on `device` (see the module docstring)."""
         started = time.perf_counter()
-        now = now or datetime.now(UTC)
         q = normalize(query)
         if not q.norm:
             return Resolution(query, "", "unknown", None, "empty", [], device=device)
         scopes = {"global", device_scope(device)} if device else {"global"}
+        best = self._candidates(query, q, scopes, installed, embedding, now or datetime.now(UTC))
+        ranked = sorted(best.values(), key=_rank_key)
+        if installed is not None:
+            present = [c for c in ranked if c.installed]
+            absent = [c for c in ranked if not c.installed][:3]
+        else:
+            present, absent = ranked, []
+        state, reason, chosen = _verdict(present, absent, deny)
+        elapsed = (time.perf_counter() - started) * 1000
+        return Resolution(query, q.norm, state, chosen, reason, present[:MAX_CANDIDATES], absent, device, elapsed)
+
+    def _candidates(
+        self,
+        query: str,
+        q: Normalized,
+        scopes: set[str],
+        installed: set[str] | None,
+        embedding: EmbeddingRoute | None,
+        now: datetime,
+    ) -> dict[str, Candidate]:
+        """The best candidate per package from every route: exact, package, lexical, pinyin, embedding."""
         best: dict[str, Candidate] = {}
 
         def offer(index: int, similarity: float, evidence: str, route: str, contained: bool = False) -> None:
@@ -391,24 +411,7 @@ class ResolverIndex:
         if embedding is not None:
             for text, package_name, similarity in embedding(q.norm):
                 self._offer_embedding(best, text, package_name, similarity, installed, scopes)
-
-        ranked = sorted(best.values(), key=_rank_key)
-        if installed is not None:
-            present = [c for c in ranked if c.installed]
-            absent = [c for c in ranked if not c.installed][:3]
-        else:
-            present, absent = ranked, []
-        state, reason = _decide(present)
-        chosen = present[0].package if state == "resolved" else None
-        if state == "resolved" and absent and absent[0].score > present[0].score and absent[0].strong:
-            # The name says another app more exactly, and that app is not installed.
-            state, reason, chosen = "unknown", "not_installed", None
-        if chosen and deny is not None and deny(chosen):
-            state, reason, chosen = "unknown", "launch_policy", None
-        if state != "resolved" and absent and absent[0].strong and (not present or absent[0].score > present[0].score):
-            reason = "not_installed"
-        elapsed = (time.perf_counter() - started) * 1000
-        return Resolution(query, q.norm, state, chosen, reason, present[:MAX_CANDIDATES], absent, device, elapsed)
+        return best
 
     def _pinyin_route(self, alnum: str, offer: Callable[[int, float, str, str], None]) -> None:
         """Same sound: a Chinese query by its pinyin (homophones match exactly); a Latin
@@ -496,6 +499,22 @@ def _rank_key(candidate: Candidate) -> tuple[float, int, int, str]:
 
 def _better(new: Candidate, old: Candidate) -> bool:
     return _rank_key(new) < _rank_key(old)
+
+
+def _verdict(
+    present: list[Candidate], absent: list[Candidate], deny: Callable[[str], bool] | None
+) -> tuple[str, str, str | None]:
+    """(state, reason, chosen package) from the installed candidates and the best absent ones."""
+    state, reason = _decide(present)
+    chosen = present[0].package if state == "resolved" else None
+    if state == "resolved" and absent and absent[0].score > present[0].score and absent[0].strong:
+        # The name says another app more exactly, and that app is not installed.
+        state, reason, chosen = "unknown", "not_installed", None
+    if chosen and deny is not None and deny(chosen):
+        state, reason, chosen = "unknown", "launch_policy", None
+    if state != "resolved" and absent and absent[0].strong and (not present or absent[0].score > present[0].score):
+        reason = "not_installed"
+    return state, reason, chosen
 
 
 def _decide(ranked: list[Candidate]) -> tuple[str, str]:
