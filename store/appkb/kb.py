@@ -284,20 +284,7 @@ def sync_inventory(
     serial = device.strip()
     scope = device_scope(serial)
     report = SyncReport(serial)
-    wanted: dict[tuple[str, str], str] = {}
-    for item in apps:
-        if not (isinstance(item, tuple | list) and len(item) == 2):
-            report.rejected.append(repr(item)[:80])
-            continue
-        package, label = item
-        if not isinstance(package, str) or not is_package_name(package):
-            report.rejected.append(str(package)[:80])
-            continue
-        package = package.strip()
-        label = " ".join(label.split()) if isinstance(label, str) else ""
-        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label):
-            label = package
-        wanted[(label, package)] = label
+    wanted = _wanted_apps(apps, redactor, report.rejected)
     now = clock.iso_now()
     cutoff = clock.now().timestamp() - touch_after_hours * 3600
     with store.atomic():
@@ -308,7 +295,7 @@ def sync_inventory(
                 for r in AppEntry.select().where((AppEntry.kind == "device") & (AppEntry.scope == scope))
             )
         }
-        for (label, package), _ in wanted.items():
+        for label, package in wanted:
             key = (label, package, "device", scope)
             old = existing.get(key)
             if old is not None and not old.stale and clock.parse_iso(old.last_seen).timestamp() >= cutoff:
@@ -337,6 +324,28 @@ def sync_inventory(
                 store.append(DOMAIN, "mark_stale", {"entry": stale.to_dict(), "ts": now}, actor=actor)
                 report.staled += 1
     return report
+
+
+def _wanted_apps(
+    apps: Sequence[tuple[str, str]], redactor: Redactor, rejected: list[str]
+) -> dict[tuple[str, str], None]:
+    """The (label, package) pairs a sync asks for; malformed items go to `rejected`. A missing, overlong
+    or sensitive label is replaced by the package name. Ordered as asked (the events follow that order)."""
+    wanted: dict[tuple[str, str], None] = {}
+    for item in apps:
+        if not (isinstance(item, tuple | list) and len(item) == 2):
+            rejected.append(repr(item)[:80])
+            continue
+        package, label = item
+        if not isinstance(package, str) or not is_package_name(package):
+            rejected.append(str(package)[:80])
+            continue
+        package = package.strip()
+        label = " ".join(label.split()) if isinstance(label, str) else ""
+        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label):
+            label = package
+        wanted[(label, package)] = None
+    return wanted
 
 
 def record_success(store: Store, term: str, package: str, *, device: str | None, actor: str) -> int:

@@ -158,39 +158,47 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
         kind=str(kind),
         task_ids=list(task_ids),
     )
-    ids = raw.get("interaction_ids", [])
+    plan.interactions = _filed_interactions(store, raw.get("interaction_ids", []), where)
+    plan.segments = _segments(redactor, raw, where, [r.workday for r in plan.interactions] or [at.workday])
+    if plan.new and not plan.interactions and not plan.segments:
+        raise InvalidInput(f"{where}: a new topic needs interactions or a segment")
+    return plan
+
+
+def _filed_interactions(store: Store, ids: object, where: str) -> list[Filed]:
+    """The interactions a topic plan names, in its order; every one must exist."""
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         raise InvalidInput(f"{where}.interaction_ids must be a list of interaction ids")
-    if ids:
-        rows = {
-            r[0]: Filed(*r)
-            for r in store.db.execute_sql(
-                "SELECT interaction_id, workday, epoch FROM desk_interaction "
-                f"WHERE interaction_id IN ({sql.marks(ids)})",
-                ids,
-            ).fetchall()
-        }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise InvalidInput(f"{where}: no interaction {missing[0]!r}")
-        plan.interactions = [rows[i] for i in ids]
+    if not ids:
+        return []
+    rows = {
+        r[0]: Filed(*r)
+        for r in store.db.execute_sql(
+            f"SELECT interaction_id, workday, epoch FROM desk_interaction WHERE interaction_id IN ({sql.marks(ids)})",
+            ids,
+        ).fetchall()
+    }
+    missing = [i for i in ids if i not in rows]
+    if missing:
+        raise InvalidInput(f"{where}: no interaction {missing[0]!r}")
+    return [rows[i] for i in ids]
+
+
+def _segments(redactor: Redactor, raw: dict[str, Any], where: str, days: list[str]) -> dict[str, str]:
+    """Workday → segment summary: `segment` applies to every day of the plan's interactions (`days`),
+    `segments` names its days."""
+    found: dict[str, str] = {}
     segment = raw.get("segment")
     if segment is not None:
-        text = _text(redactor, segment, f"{where}.segment", MAX_SEGMENT)
-        days = sorted({r.workday for r in plan.interactions}) or [at.workday]
-        plan.segments.update(dict.fromkeys(days, text))
+        found.update(dict.fromkeys(sorted(set(days)), _text(redactor, segment, f"{where}.segment", MAX_SEGMENT)))
     segments = raw.get("segments", [])
     if not isinstance(segments, list):
         raise InvalidInput(f"{where}.segments must be a list of {{workday, summary}}")
     for i, item in enumerate(segments):
         if not isinstance(item, dict) or not is_workday(item.get("workday")):
             raise InvalidInput(f"{where}.segments[{i}] must be {{workday: YYYY-MM-DD, summary}}")
-        plan.segments[item["workday"]] = _text(
-            redactor, item.get("summary"), f"{where}.segments[{i}].summary", MAX_SEGMENT
-        )
-    if plan.new and not plan.interactions and not plan.segments:
-        raise InvalidInput(f"{where}: a new topic needs interactions or a segment")
-    return plan
+        found[item["workday"]] = _text(redactor, item.get("summary"), f"{where}.segments[{i}].summary", MAX_SEGMENT)
+    return found
 
 
 def commit(

@@ -89,16 +89,7 @@ class EpisodeOutcome:
             raise InvalidInput("episode_outcome must be an object")
         run_id = check_run_id(data.get("run_id"))
         ts_start, ts_end = _number(data.get("ts_start")), _number(data.get("ts_end"))
-        given_time = data.get("time_of_day")
-        if given_time in TIMES_OF_DAY:
-            tod = str(given_time)
-        elif given_time is None and ts_start > 0:
-            tod = time_of_day(ts_start)
-        else:
-            tod = "night"
-        day = data.get("day_of_week")
-        if isinstance(day, bool) or not isinstance(day, int) or not 0 <= day <= 6:
-            day = datetime.fromtimestamp(ts_start).weekday() if ts_start > 0 else 0
+        tod, day = _when(data.get("time_of_day"), data.get("day_of_week"), ts_start)
         scope = data.get("device_scope")
         scope = scope if isinstance(scope, str) and DEVICE_SCOPE.fullmatch(scope) else "device:unknown"
         goal = data.get("goal_text")
@@ -116,16 +107,6 @@ class EpisodeOutcome:
         tokens_by_role = {k: _count(roles[k]) for k in TOKEN_ROLES if k in roles} if isinstance(roles, dict) else {}
         takeover = data.get("takeover")
         verifier = data.get("verifier")
-        capabilities = data.get("capabilities")
-        caps = (
-            {
-                k: v
-                for k, v in capabilities.items()
-                if isinstance(k, str) and CAPABILITY_ID.fullmatch(k) and v in CAPABILITY_STATES
-            }
-            if isinstance(capabilities, dict)
-            else {}
-        )
         deliverable = data.get("deliverable_path")
         return cls(
             run_id=run_id,
@@ -144,8 +125,31 @@ class EpisodeOutcome:
             warnings=_count(data.get("warnings")),
             takeover=redactor.redact(takeover)[:200] if isinstance(takeover, str) else None,
             verifier=verifier if verifier in VERIFIERS else "skipped",
-            capabilities=caps,
+            capabilities=_capabilities(data.get("capabilities")),
             injected_lessons=_ids(data.get("injected_lessons"), LESSON_ID),
             injected_procedures=_ids(data.get("injected_procedures"), LESSON_ID),
             deliverable_path=deliverable if isinstance(deliverable, str) and deliverable else None,
         )
+
+
+def _when(given_time: object, given_day: object, ts_start: float) -> tuple[str, int]:
+    """(time of day, day of week) as given when valid, else derived from the start (night and Monday
+    when there is no start either)."""
+    if given_time in TIMES_OF_DAY:
+        tod = str(given_time)
+    elif given_time is None and ts_start > 0:
+        tod = time_of_day(ts_start)
+    else:
+        tod = "night"
+    if isinstance(given_day, bool) or not isinstance(given_day, int) or not 0 <= given_day <= 6:
+        return tod, datetime.fromtimestamp(ts_start).weekday() if ts_start > 0 else 0
+    return tod, given_day
+
+
+def _capabilities(raw: object) -> dict[str, str]:
+    """The capability states whose id and state are well formed; others are dropped."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        k: v for k, v in raw.items() if isinstance(k, str) and CAPABILITY_ID.fullmatch(k) and v in CAPABILITY_STATES
+    }
