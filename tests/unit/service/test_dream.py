@@ -54,7 +54,9 @@ def small(tmp_path: Path) -> Iterator[Memory]:
 
 
 def step(report: dict[str, object], name: str) -> dict[str, object]:
-    return next(s for s in report["steps"] if s["step"] == name)  # type: ignore[union-attr, index]
+    steps = report["steps"]
+    assert isinstance(steps, list)
+    return next(s for s in steps if s["step"] == name)
 
 
 def test_categories_follow_the_reference_order() -> None:
