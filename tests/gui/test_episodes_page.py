@@ -97,7 +97,7 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
     assert memory_with_runs.count_episodes(EpisodeFilter(revoked=True)) == 0
 
 
-def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:  # type: ignore[no-untyped-def]
+def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:
     qtmodeltester.check(page.model, force_py=True)
 
 
