@@ -146,18 +146,6 @@ class Resolution:
         }
 
 
-REASONS = {
-    "exact": "a strong exact match clearly ahead of the rest",
-    "empty": "the name is empty after normalization",
-    "no_candidates": "no known app matches the name",
-    "weak_evidence": "only weak (fuzzy, pinyin or embedding) matches",
-    "top_not_strong": "the best match is only a weak one",
-    "low_margin": "several apps match about equally well",
-    "not_installed": "the app it names is not installed on this device",
-    "launch_policy": "the launch policy forbids starting this app automatically",
-}
-
-
 def prior_of(record: NameRecord, now: datetime) -> float:
     """Trust in a name's source, nudged by how often and how lately it worked (reference §3)."""
     prior = SOURCE_PRIOR.get(record.source, DEFAULT_PRIOR)

@@ -207,12 +207,6 @@ def _upsert(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = N
     return entry
 
 
-def upsert_entry(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = None) -> AppKbEntry:
-    """Insert or replace one entry (the general write; aliases go through `learn_alias`)."""
-    with store.atomic():
-        return _upsert(store, entry, actor=actor, note=note)
-
-
 def _global_aliases(term: str, kinds: Iterable[str] = ALIAS_KINDS) -> list[AppKbEntry]:
     rows = AppEntry.select().where(
         (AppEntry.scope == "global") & (AppEntry.kind.in_(sorted(kinds))) & (AppEntry.term_norm == normalize_term(term))

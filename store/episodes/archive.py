@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from peewee import fn
-
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import BaseModel, Episode, EpisodeAggregate, EpisodeApp, ToolEvent
@@ -226,8 +224,3 @@ def episode_view(store: Store) -> dict[str, Any]:
         view[row.run_id] = json.loads(row.record)
     view.update(aggregates(store))
     return view
-
-
-def latest_ts(store: Store) -> float:
-    value = Episode.select(fn.MAX(Episode.ts_end)).scalar()
-    return float(value or 0.0)

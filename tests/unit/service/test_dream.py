@@ -11,9 +11,9 @@ import pytest
 from service.config import load_config
 from service.errors import InvalidInput
 from service.memory.memory import Memory
-from store.appkb import kb as appkb
 from store.appkb.entry import AppKbEntry
 from store.episodes.folding import category_of
+from tests.conftest import put_entries
 
 DAY = 86400.0
 
@@ -105,8 +105,7 @@ def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory)
         AppKbEntry("弱失效", "弱失效", "com.weak.stale", "alias", "global", 0.4, 0, now, now, stale=True),  # evicted
         AppKbEntry("强旧", "强旧", "com.strong.old", "learned", "global", 0.9, 0, old, old),  # kept: 0.9
     ]
-    for entry in entries:
-        appkb.upsert_entry(small.store, entry, actor="import")
+    put_entries(small.store, *entries, actor="import")
     assert step(small.dream(dry_run=True), "evict")["count"] == 2
     small.dream()
     assert {e.term for e in small.list_aliases()} == {"弱新", "强旧"}
@@ -114,11 +113,11 @@ def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory)
 
 def test_duplicates_are_merged_and_the_light_pass_never_deletes(small: Memory) -> None:
     t1, t2 = "2026-01-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00"
-    appkb.upsert_entry(
-        small.store, AppKbEntry("WeChat", "微信", "com.tencent.mm", "learned", "global", 0.9, 2, t1, t1), actor="import"
-    )
-    appkb.upsert_entry(
-        small.store, AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2), actor="import"
+    put_entries(
+        small.store,
+        AppKbEntry("WeChat", "微信", "com.tencent.mm", "learned", "global", 0.9, 2, t1, t1),
+        AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2),
+        actor="import",
     )
     report = small.dream(full=False)
     assert [s["step"] for s in report["steps"]] == ["alias_overwrites", "merge"]
