@@ -1,6 +1,6 @@
 """The `app_alias` collection: one document per package, the resolver's embedding route.
 
-Document text follows the reference (§4): canonical name | Chinese aliases |
+Document text follows the reference (docs/recall.md): canonical name | Chinese aliases |
 display names | package. A package whose only names are its package id and
 a Latin label is left out (exact matching serves it). The collection is
 global (a name means the same app everywhere; the installed list decides per

@@ -1,4 +1,4 @@
-"""Semantic recall of past episodes for a new task (seed 000 第三层, reference §4).
+"""Semantic recall of past episodes for a new task (docs/recall.md, Recall).
 
 1. App mentions first, deterministic: a registry alias or App-KB name (2+
    characters) owned by exactly one package, found in the task as a CJK
@@ -200,7 +200,7 @@ def _framed(text: str, name: str) -> bool:
 
 
 def episode_document(outcome: dict[str, Any]) -> Document:
-    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (reference §4).
+    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (the reference's text).
 
     The vector is of the goal alone: a new task is compared with what was asked
     before, not with package names and verdicts, which a task never contains

@@ -1,6 +1,6 @@
 """App-name resolution: a spoken name → an Android package, or an honest "not sure".
 
-Pipeline (reference §3, seed 000): normalize → candidates from four routes
+Pipeline (docs/protocol.md, app.resolve): normalize → candidates from four routes
 (exact names, lexical, pinyin full and initials, an optional embedding route)
 → prior ranking (kind, successes, recency) → a typed three-state decision:
 
@@ -147,7 +147,7 @@ class Resolution:
 
 
 def prior_of(record: NameRecord, now: datetime) -> float:
-    """Trust in a name's source, nudged by how often and how lately it worked (reference §3)."""
+    """Trust in a name's source, nudged by how often and how lately it worked (the reference's priors)."""
     prior = SOURCE_PRIOR.get(record.source, DEFAULT_PRIOR)
     prior += min(0.04, 0.01 * math.log2(1 + record.successes))
     if record.last_success:
@@ -487,7 +487,7 @@ def _better(new: Candidate, old: Candidate) -> bool:
 
 
 def _decide(ranked: list[Candidate]) -> tuple[str, str]:
-    """The reference's decision, with the seed's trust order settling exact ties."""
+    """The reference's decision, with the App-KB's trust order settling exact ties."""
     if not ranked:
         return "unknown", "no_candidates"
     top = ranked[0]
@@ -504,7 +504,7 @@ def _decide(ranked: list[Candidate]) -> tuple[str, str]:
 def _outranks(top: Candidate, contenders: list[Candidate]) -> bool:
     """Whether an exact match may stand although others score close to it.
 
-    Two cases only: the seed's trust order on the same exact name (a user alias
+    Two cases only: the App-KB's trust order on the same exact name (a user alias
     beats a device label, both beat learned ones); and a contender that matched
     only because its shorter name is part of the query ("中国移动" inside
     "中国移动云盘"), when the top matched the whole query exactly.

@@ -1,4 +1,4 @@
-"""The vector index: Chroma collections of episodes (and later aliases and topics).
+"""The vector index: Chroma collections of episodes and of app names (`app_alias`).
 
 `chromadb.PersistentClient` in the home's `vectors/` by default, or
 `chromadb.HttpClient` when `JIYI_CHROMA_URL` names a Chroma server; no code

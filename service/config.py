@@ -1,9 +1,10 @@
 """Settings: `JIYI_*` environment variables over an optional `config.toml` in the home.
 
-Meanings and defaults follow the reference (its `PHONE_AGENT_*` names become
-`JIYI_*`). Everything is validated before any file is opened: an unknown key
-or a bad value is refused with the key named. Precedence: command-line flag >
-environment > config.toml > default.
+Meanings and defaults follow the TaskWizard reference (its `PHONE_AGENT_*`
+names become `JIYI_*`); docs/configuration.md lists them. Everything is
+validated before any file is opened: an unknown key or a bad value is refused
+with the key named. Precedence: command-line flag > environment > config.toml
+> default.
 """
 
 from __future__ import annotations

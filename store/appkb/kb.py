@@ -1,4 +1,4 @@
-"""App-KB operations: the trust-ordered app facts and aliases of seed 000.
+"""App-KB operations: the trust-ordered app facts and aliases (docs/cli.md, App-KB aliases).
 
 Each mutation reads what it needs and appends reference-shaped events inside
 one IMMEDIATE transaction; the view follows from the events (see

@@ -1,4 +1,4 @@
-"""The episode archive (seed 000 第二层, reference §1): runs and their tool events.
+"""The episode archive (docs/recall.md): runs and their tool events.
 
 Domain `experience` of the event log. Record types, as the reference writes
 them: `experience_event` (a tool receipt), `episode_outcome` (a run's end; the

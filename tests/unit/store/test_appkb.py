@@ -1,4 +1,4 @@
-"""App-KB semantics (seed 000, reference §2) over a real store."""
+"""App-KB semantics (docs/cli.md, App-KB aliases) over a real store."""
 
 from __future__ import annotations
 
