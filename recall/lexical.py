@@ -1,4 +1,4 @@
-"""Lexical similarity of two normalized names, per the reference (§3).
+"""Lexical similarity of two normalized names, as the reference's resolver measures it.
 
 The best of: an edit-based ratio, 0.6 × bigram Dice + 0.4 × trigram Dice, and
 containment (candidate in query: 0.86 + 0.10 × length ratio; query in

@@ -1,7 +1,8 @@
 """The static app registry: public app names and nicknames → Android packages.
 
-`resources/app_registry.tsv` is built from the public names in
-`shared/data/public_app_names.tsv` by `python -m recall.registry build`;
+`resources/app_registry.tsv` is built from a public list of app names
+(`public_app_names.tsv`, kept outside the repository) by
+`python -m recall.registry build FILE` (README, Contributing);
 `resources/app_nicknames.tsv` holds hand-collected colloquial names. The data
 is real-world and noisy: one name can belong to several packages (editions,
 OEM builds); the resolver settles those by what the device has installed.
@@ -121,7 +122,7 @@ def build_registry_tsv(public_names_tsv: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m recall.registry")
     parser.add_argument("command", choices=["build"])
-    parser.add_argument("public_names", type=Path, help="shared/data/public_app_names.tsv")
+    parser.add_argument("public_names", type=Path, help="the public list of app names (public_app_names.tsv)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "resources" / REGISTRY_FILE)
     args = parser.parse_args(argv)
     text = build_registry_tsv(args.public_names.read_text("utf-8"))

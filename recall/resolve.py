@@ -1,6 +1,6 @@
 """App-name resolution: a spoken name → an Android package, or an honest "not sure".
 
-Pipeline (reference §3, seed 000): normalize → candidates from four routes
+Pipeline (docs/protocol.md, app.resolve): normalize → candidates from four routes
 (exact names, lexical, pinyin full and initials, an optional embedding route)
 → prior ranking (kind, successes, recency) → a typed three-state decision:
 
@@ -146,20 +146,8 @@ class Resolution:
         }
 
 
-REASONS = {
-    "exact": "a strong exact match clearly ahead of the rest",
-    "empty": "the name is empty after normalization",
-    "no_candidates": "no known app matches the name",
-    "weak_evidence": "only weak (fuzzy, pinyin or embedding) matches",
-    "top_not_strong": "the best match is only a weak one",
-    "low_margin": "several apps match about equally well",
-    "not_installed": "the app it names is not installed on this device",
-    "launch_policy": "the launch policy forbids starting this app automatically",
-}
-
-
 def prior_of(record: NameRecord, now: datetime) -> float:
-    """Trust in a name's source, nudged by how often and how lately it worked (reference §3)."""
+    """Trust in a name's source, nudged by how often and how lately it worked (the reference's priors)."""
     prior = SOURCE_PRIOR.get(record.source, DEFAULT_PRIOR)
     prior += min(0.04, 0.01 * math.log2(1 + record.successes))
     if record.last_success:
@@ -518,7 +506,7 @@ def _verdict(
 
 
 def _decide(ranked: list[Candidate]) -> tuple[str, str]:
-    """The reference's decision, with the seed's trust order settling exact ties."""
+    """The reference's decision, with the App-KB's trust order settling exact ties."""
     if not ranked:
         return "unknown", "no_candidates"
     top = ranked[0]
@@ -535,7 +523,7 @@ def _decide(ranked: list[Candidate]) -> tuple[str, str]:
 def _outranks(top: Candidate, contenders: list[Candidate]) -> bool:
     """Whether an exact match may stand although others score close to it.
 
-    Two cases only: the seed's trust order on the same exact name (a user alias
+    Two cases only: the App-KB's trust order on the same exact name (a user alias
     beats a device label, both beat learned ones); and a contender that matched
     only because its shorter name is part of the query ("中国移动" inside
     "中国移动云盘"), when the top matched the whole query exactly.

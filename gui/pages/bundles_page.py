@@ -215,7 +215,9 @@ class BundlesPage(QWidget):
                 self._failed(exc)
 
         self.background.submit(
-            lambda: self.memory.desk.put_bundle_document(bundle_id, path, text, expected_revision=expected, actor="user"),
+            lambda: self.memory.desk.put_bundle_document(
+                bundle_id, path, text, expected_revision=expected, actor="user"
+            ),
             done,
             failed,
         )
@@ -271,7 +273,9 @@ class BundlesPage(QWidget):
             self.saved.emit(path, result["revision"])
 
         self.background.submit(
-            lambda: self.memory.desk.put_bundle_document(bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"),
+            lambda: self.memory.desk.put_bundle_document(
+                bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"
+            ),
             done,
             self._failed,
         )

@@ -119,5 +119,6 @@ class FactsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
         self.decide(
-            lambda fact_id: self.memory.desk.set_fact_status(fact_id, status, actor="user"), lambda fact: fact["content"]
+            lambda fact_id: self.memory.desk.set_fact_status(fact_id, status, actor="user"),
+            lambda fact: fact["content"],
         )

@@ -115,7 +115,9 @@ class MaintenancePage(QWidget):
 
     def preview_dream(self) -> None:
         self.preview_button.setEnabled(False)
-        self.background.submit(lambda: self.memory.dream.run(full=True, dry_run=True), self._previewed, self._dream_failed)
+        self.background.submit(
+            lambda: self.memory.dream.run(full=True, dry_run=True), self._previewed, self._dream_failed
+        )
 
     def _previewed(self, report: dict[str, Any]) -> None:
         self.preview_button.setEnabled(True)

@@ -72,7 +72,9 @@ class RecallProbe(QWidget):
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
-        self.background.submit(lambda: self.memory.recall.recall_query(goal, device, explain=True), self._show, self._failed)
+        self.background.submit(
+            lambda: self.memory.recall.recall_query(goal, device, explain=True), self._show, self._failed
+        )
 
     def _show(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)

@@ -114,5 +114,6 @@ class SkillsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """The user's decision on the selected skill, written with actor `user`."""
         self.decide(
-            lambda skill_id: self.memory.desk.set_skill_status(skill_id, status, actor="user"), lambda skill: skill["name"]
+            lambda skill_id: self.memory.desk.set_skill_status(skill_id, status, actor="user"),
+            lambda skill: skill["name"],
         )

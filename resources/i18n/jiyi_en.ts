@@ -1453,9 +1453,9 @@
         <translation>Off</translation>
     </message>
     <message>
-        <location filename="../../gui/settings_dialog.py" line="50"/>
-        <source>hash（仅供测试）</source>
-        <translation>hash (tests only)</translation>
+        <location filename="../../gui/settings_dialog.py" line="49"/>
+        <source>{0}（仅供测试）</source>
+        <translation>{0} (tests only)</translation>
     </message>
     <message>
         <location filename="../../gui/settings_dialog.py" line="55"/>

@@ -1,1 +1,1 @@
-"""service/demo"""
+"""`jiyi demo`: a home filled with realistic memory, to try the console without an agent."""

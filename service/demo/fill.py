@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable
 
-from service.config import Config
+from service.config import Config, save_settings
 from service.demo.desk import fill_desk
 from service.memory.memory import Memory
 from store.core.errors import InvalidInput
@@ -123,7 +123,7 @@ def make_demo(
     if home.exists() and any(home.iterdir()):
         raise InvalidInput(f"{home} is not empty; the demo fills a new home (choose another --home)")
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    (home / "config.toml").write_text(f'embed_model = "{embed_model}"\n', "utf-8")
+    save_settings(home, {"embed_model": embed_model})
     values = dict(config.values)
     values["embed_model"] = embed_model
     with Memory.open(Config(values, config.sources)) as memory:

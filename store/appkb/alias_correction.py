@@ -1,4 +1,4 @@
-"""Correcting wrong learned aliases from what runs showed (seed 000 错误别名纠正, reference §5).
+"""Correcting wrong learned aliases from what runs showed (docs/cli.md, Dream; docs/protocol.md, run.event).
 
 Evidence: `tool_observed` App-KB events that `run.event` records for
 `launch_app` and `back` — the step, whether it succeeded, the spoken term,

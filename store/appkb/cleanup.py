@@ -1,4 +1,4 @@
-"""App-KB clean-up for dream: merging duplicates and evicting what is stale and weak (reference §5).
+"""App-KB clean-up for dream: merging duplicates and evicting what is stale and weak (docs/cli.md, Dream).
 
 Merge: entries of one kind and scope for one package whose terms are the same
 once normalized ("WeChat", "wechat") become one, keeping the earliest

@@ -14,7 +14,6 @@ from store.core.errors import InvalidInput
 KINDS = ("device", "alias", "learned", "user")
 ALIAS_KINDS = frozenset({"learned", "user"})
 PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+$")
-KIND_CONFIDENCE = {"device": 1.0, "user": 1.0, "learned": 0.9, "alias": 0.9}
 
 EntryKey = tuple[str, str, str, str]
 

@@ -1,4 +1,4 @@
-"""Run-local evidence for the implicit-alias contract (seed 000).
+"""Run-local evidence for the implicit-alias contract (docs/protocol.md, run.event).
 
 When `launch_app(name)` fails to resolve, the package names its failure
 message offered are kept as evidence for that run only. If the device later

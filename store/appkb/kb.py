@@ -1,4 +1,4 @@
-"""App-KB operations: the trust-ordered app facts and aliases of seed 000.
+"""App-KB operations: the trust-ordered app facts and aliases (docs/cli.md, App-KB aliases).
 
 Each mutation reads what it needs and appends reference-shaped events inside
 one IMMEDIATE transaction; the view follows from the events (see
@@ -206,12 +206,6 @@ def _upsert(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = N
         payload["evidence_note"] = note
     store.append(DOMAIN, "upsert", payload, actor=actor)
     return entry
-
-
-def upsert_entry(store: Store, entry: AppKbEntry, *, actor: str, note: str | None = None) -> AppKbEntry:
-    """Insert or replace one entry (the general write; aliases go through `learn_alias`)."""
-    with store.atomic():
-        return _upsert(store, entry, actor=actor, note=note)
 
 
 def _global_aliases(term: str, kinds: Iterable[str] = ALIAS_KINDS) -> list[AppKbEntry]:

@@ -1,2 +1,2 @@
-"""The desktop-assistant memory (seed 002): interactions, task cards, topics and workdays,
+"""The desktop-assistant memory (docs/protocol.md): interactions, task cards, topics and workdays,
 maintenance, facts, skills and bundles, in the event domain `desk`."""

@@ -1,4 +1,4 @@
-"""Long-term facts: scoped, evidenced verbatim, with the seed's lifecycle.
+"""Long-term facts: scoped, evidenced verbatim, with a lifecycle (docs/protocol.md, memory.maintenance.commit).
 
 - `profile`: stable identity, communication preferences and ways of working,
   only from the user's own words, with a `profile_kind`. Active at once.

@@ -19,12 +19,6 @@ def workday_of(moment: datetime) -> str:
     return (moment.astimezone(BEIJING) - DAY_START).date().isoformat()
 
 
-def workday_start(workday: str) -> datetime:
-    """When `workday` begins, as an aware UTC moment."""
-    day = date.fromisoformat(workday)
-    return (datetime(day.year, day.month, day.day, tzinfo=BEIJING) + DAY_START).astimezone(UTC)
-
-
 def previous_workday(workday: str) -> str:
     return (date.fromisoformat(workday) - timedelta(days=1)).isoformat()
 

@@ -1,4 +1,4 @@
-"""The episode archive (seed 000 第二层, reference §1): runs and their tool events.
+"""The episode archive (docs/recall.md): runs and their tool events.
 
 Domain `experience` of the event log. Record types, as the reference writes
 them: `experience_event` (a tool receipt), `episode_outcome` (a run's end; the
@@ -15,8 +15,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from peewee import fn
 
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
@@ -227,8 +225,3 @@ def episode_view(store: Store) -> dict[str, Any]:
         view[row.run_id] = json.loads(row.record)
     view.update(aggregates(store))
     return view
-
-
-def latest_ts(store: Store) -> float:
-    value = Episode.select(fn.MAX(Episode.ts_end)).scalar()
-    return float(value or 0.0)

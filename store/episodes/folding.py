@@ -1,4 +1,4 @@
-"""Folding old episodes into per-category aggregates (reference §1, dream).
+"""Folding old episodes into per-category aggregates (docs/cli.md, Dream).
 
 Keep the newest `keep` episodes by (ts_end, run_id); fold the rest, and any
 older than `archive_days`. A folded episode's category is the first keyword

@@ -1,4 +1,4 @@
-"""Recall evaluations and their statistics (reference §4), in the `recall` domain.
+"""Recall evaluations and their statistics (docs/recall.md), in the `recall` domain.
 
 At run end the run's recall is scored against the apps really launched:
 `hit` = recalled ∩ actual ≠ ∅; `hit_at_1` = top-1 ∩ actual ≠ ∅;

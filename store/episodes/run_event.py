@@ -1,4 +1,4 @@
-"""The shape of a tool receipt (`experience_event`, reference §1), validated, never rewritten.
+"""The shape of a tool receipt (`experience_event`, docs/protocol.md, run.event), validated, never rewritten.
 
 Only the schema's fields survive; strings are kept verbatim except `intent`
 and `note`, folded to one line and cut to 200 characters. Tool arguments,
@@ -76,7 +76,7 @@ class ExperienceEvent:
     def coerce(
         cls, data: dict[str, Any], *, device: str | None, now: float, redactor: Redactor | None = None
     ) -> ExperienceEvent:
-        """Validate shape and type; documented coercions for the rest (reference §1)."""
+        """Validate shape and type; the coercions in the module docstring for the rest."""
         run_id = check_run_id(data.get("run_id"))
         step = data.get("step", 0)
         step = max(0, step) if isinstance(step, int) and not isinstance(step, bool) else 0

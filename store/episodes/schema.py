@@ -1,4 +1,4 @@
-"""The `episode_outcome` record (reference §1): validated for shape and type, never rewritten.
+"""The `episode_outcome` record (docs/protocol.md, run.finish): validated for shape and type, never rewritten.
 
 Unknown fields are dropped. Documented coercions: bad numbers become 0 (counts
 clamped at 0), a bad `verifier` becomes `skipped`, a bad `time_of_day`

@@ -17,7 +17,7 @@ Capsys = pytest.CaptureFixture[str]
 
 
 @pytest.fixture
-def run(home: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def run(home: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch):
     for key in [k for k in os.environ if k.startswith("JIYI_")]:
         monkeypatch.delenv(key)
 
@@ -36,7 +36,7 @@ def inventory(tmp_path: Path) -> Path:
     return path
 
 
-def test_alias_learn_list_history_undo_forget(run, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+def test_alias_learn_list_history_undo_forget(run, inventory: Path) -> None:
     assert run("inventory", "sync", "--device", "d1", str(inventory))[0] == 0
     code, out, err = run("alias", "learn", "绿泡泡=com.tencent.mm")
     assert code == 0 and "learned: 绿泡泡 → com.tencent.mm" in out and not err
@@ -55,7 +55,7 @@ def test_alias_learn_list_history_undo_forget(run, inventory: Path) -> None:  # 
     assert {e["kind"] for e in json.loads(out)} == {"device"}
 
 
-def test_learn_and_forget_flags(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_learn_and_forget_flags(run, home: Path) -> None:
     code, out, err = run("--home", str(home), "--learn-alias", "小黄=com.sankuai.meituan")
     assert code == 0 and "learned" in out and "could not be checked; saved anyway" in err
     code, out, _ = run("--home", str(home), "--forget-alias", "小黄")
@@ -74,12 +74,12 @@ def test_learn_and_forget_flags(run, home: Path) -> None:  # type: ignore[no-unt
         (("import", "taskwizard", "/nonexistent/memory"), 4, "has neither app_kb/ nor experience/"),
     ],
 )
-def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...], code: int, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...], code: int, message: str) -> None:
     got, _out, err = run(*args)
     assert got == code and message in err and err.startswith("jiyi: ")
 
 
-def test_resolve_prints_the_decision_and_candidates(run, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+def test_resolve_prints_the_decision_and_candidates(run, inventory: Path) -> None:
     run("inventory", "sync", "--device", "d1", str(inventory))
     code, out, _ = run("resolve", "威信", "--device", "d1")
     assert code == 0 and out.startswith("ambiguous: -") and "pinyin_full" in out
@@ -88,7 +88,7 @@ def test_resolve_prints_the_decision_and_candidates(run, inventory: Path) -> Non
     assert (data["state"], data["package"]) == ("resolved", "com.tencent.mm")
 
 
-def test_a_symlinked_database_is_refused(run, home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_symlinked_database_is_refused(run, home: Path, tmp_path: Path) -> None:
     home.mkdir(mode=0o700)
     (tmp_path / "db").write_bytes(b"")
     (home / "jiyi.sqlite3").symlink_to(tmp_path / "db")
@@ -96,7 +96,7 @@ def test_a_symlinked_database_is_refused(run, home: Path, tmp_path: Path) -> Non
     assert code == 3 and "symlink" in err
 
 
-def test_import_export_and_rebuild(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_export_and_rebuild(run, tmp_path: Path) -> None:
     folder = tmp_path / "memory" / "app_kb"
     folder.mkdir(parents=True)
     entry = {
@@ -125,7 +125,7 @@ def test_import_export_and_rebuild(run, tmp_path: Path) -> None:  # type: ignore
     assert code == 0 and "app_kb (1 events)" in out and "integrity ok" in out
 
 
-def test_config_shows_values_and_sources(run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_config_shows_values_and_sources(run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIYI_MEMORY_RAG", "on")
     code, out, _ = run("config")
     assert code == 0
@@ -137,7 +137,7 @@ def test_config_shows_values_and_sources(run, home: Path, monkeypatch: pytest.Mo
     assert code == 2 and "JIYI_MEMORY_RAG" in err
 
 
-def test_eval_resolve_on_files(run, tmp_path: Path, inventory: Path) -> None:  # type: ignore[no-untyped-def]
+def test_eval_resolve_on_files(run, tmp_path: Path, inventory: Path) -> None:
     queries = tmp_path / "queries.tsv"
     queries.write_text(
         "query\texpected\tkind\tnote\n微信\tcom.tencent.mm\tlabel\tx\nweixin\tcom.tencent.mm\tpinyin\t\n"
@@ -171,7 +171,7 @@ def test_eval_resolve_on_files(run, tmp_path: Path, inventory: Path) -> None:  #
         ("package\tlabel\ncom.tencent.mm\t微信\n", "", "is empty"),
     ],
 )
-def test_eval_resolve_malformed_files(  # type: ignore[no-untyped-def]
+def test_eval_resolve_malformed_files(
     run, tmp_path: Path, inventory_text: str, queries_text: str, message: str
 ) -> None:
     (tmp_path / "i.tsv").write_text(inventory_text, "utf-8")
@@ -180,7 +180,7 @@ def test_eval_resolve_malformed_files(  # type: ignore[no-untyped-def]
     assert code == 2 and message in err
 
 
-def test_eval_on_the_shipped_sets_meets_the_targets(run) -> None:  # type: ignore[no-untyped-def]
+def test_eval_on_the_shipped_sets_meets_the_targets(run) -> None:
     for name in ("resolve_queries.tsv", "resolve_queries_colloquial.tsv"):
         code, out, _ = run(
             "eval",
@@ -229,7 +229,7 @@ def test_the_console_without_a_display_says_so(home: Path) -> None:
     assert done.returncode == 3 and "no display" in done.stderr
 
 
-def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
     history = tmp_path / "history.tsv"
     history.write_text("goal\tpackage\n在小红书搜索火锅店\tcom.xingin.xhs\n美团点外卖\tcom.sankuai.meituan\n", "utf-8")
@@ -290,7 +290,7 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert run("recall", " ", "--device", "eval")[0] == 2
 
 
-def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
     assert "no dream reports yet" in run("dream", "--reports")[1]
     code, out, _ = run("dream", "--dry-run")
@@ -330,7 +330,7 @@ def test_demo_and_screenshots(tmp_path: Path) -> None:
         assert picture.stat().st_size > 20_000, page  # a rendered page, not an empty canvas
 
 
-def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path) -> None:
     from service.config import load_config
     from service.memory.memory import Memory
 

@@ -80,7 +80,7 @@ def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory) -> None:
     background.shutdown()
 
 
-def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:  # type: ignore[no-untyped-def]
+def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:
     qtmodeltester.check(page.model, force_py=True)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from gui.background import Background
@@ -33,6 +34,21 @@ def page(qtbot: QtBot, memory: Memory) -> Iterator[BundlesPage]:
     background.shutdown()
 
 
+def child(item: QTreeWidgetItem | None, index: int) -> QTreeWidgetItem:
+    """The item's `index`-th child; the test fails here if either is missing."""
+    assert item is not None
+    found = item.child(index)
+    assert found is not None
+    return found
+
+
+def top_item(page: BundlesPage) -> QTreeWidgetItem:
+    """The tree's first folder; the test fails here if there is none."""
+    top = page.tree.topLevelItem(0)
+    assert top is not None
+    return top
+
+
 def type_text(page: BundlesPage, text: str) -> None:
     """Replace the editor's text the way typing does (setPlainText would reset the modified flag)."""
     page.editor.selectAll()
@@ -45,14 +61,14 @@ def open_doc(qtbot: QtBot, page: BundlesPage, path: str) -> None:
 
 
 def test_tree_lists_documents_and_runs_and_renders_markdown(qtbot: QtBot, page: BundlesPage) -> None:
-    top = page.tree.topLevelItem(0)
-    labels = [top.child(i).text(0) for i in range(top.childCount())]
+    top = top_item(page)
+    labels = [child(top, i).text(0) for i in range(top.childCount())]
     assert "每日 UFO 检查" in top.text(0)
     assert {"INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json", "运行记录"} <= set(labels)
-    runs = next(top.child(i) for i in range(top.childCount()) if top.child(i).text(0) == "运行记录")
-    assert runs.child(0).text(0) == "r1"
+    runs = next(child(top, i) for i in range(top.childCount()) if child(top, i).text(0) == "运行记录")
+    assert child(runs, 0).text(0) == "r1"
     with qtbot.waitSignal(page.document_opened, timeout=5000):
-        page.tree.setCurrentItem(runs.child(0))
+        page.tree.setCurrentItem(child(runs, 0))
     assert "构建通过" in page.preview.toPlainText() and "# " not in page.preview.toPlainText()  # rendered, not source
     assert "修订 1" in page.info.text()
 
@@ -113,19 +129,24 @@ def test_a_concurrent_socket_write_raises_a_conflict_and_nothing_is_lost(
 def test_conflict_reload_takes_the_stored_version(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "requirements.md")
     type_text(page, "我的版本\n")
-    memory.desk.put_bundle_document("schedule/ufo", "requirements.md", "别人的版本\n", expected_revision=1, actor="agent")
+    memory.desk.put_bundle_document(
+        "schedule/ufo", "requirements.md", "别人的版本\n", expected_revision=1, actor="agent"
+    )
     with qtbot.waitSignal(page.conflict_raised, timeout=5000):
         page.save()
     assert page.conflict_dialog is not None
     with qtbot.waitSignal(page.document_opened, timeout=5000):
         page.conflict_dialog.reload_button.click()
+    assert page.current is not None
     assert page.editor.toPlainText() == "别人的版本\n" and page.current["revision"] == 2
     assert not page.editor.document().isModified()
 
 
 def test_an_unmodified_editor_follows_changes(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "lessons.md")
-    memory.desk.put_bundle_document("schedule/ufo", "lessons.md", "# 经验\n- 新的\n", expected_revision=1, actor="agent")
+    memory.desk.put_bundle_document(
+        "schedule/ufo", "lessons.md", "# 经验\n- 新的\n", expected_revision=1, actor="agent"
+    )
     with qtbot.waitSignal(page.document_opened, timeout=5000):
         page.reload()
     assert page.editor.toPlainText() == "# 经验\n- 新的\n"
@@ -134,20 +155,25 @@ def test_an_unmodified_editor_follows_changes(qtbot: QtBot, page: BundlesPage, m
 def test_new_document_and_open_folder(
     qtbot: QtBot, page: BundlesPage, memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    page.tree.setCurrentItem(page.tree.topLevelItem(0))
+    page.tree.setCurrentItem(top_item(page))
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         page.new_document("笔记")
     assert saved.args == ["笔记.md", 1]
     assert memory.desk.get_bundle("schedule/ufo", "笔记.md")["documents"][0]["content"] == "# 笔记\n"
     opened: list[QUrl] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+
+    def open_url(url: QUrl) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", open_url)
     assert page.open_folder() is True
     assert Path(opened[0].toLocalFile()) == Path(memory.desk.bundle_directory("schedule/ufo"))
     assert (Path(opened[0].toLocalFile()) / "笔记.md").is_file()
 
 
 def test_a_bad_name_gets_a_clear_error(qtbot: QtBot, page: BundlesPage) -> None:
-    page.tree.setCurrentItem(page.tree.topLevelItem(0))
+    page.tree.setCurrentItem(top_item(page))
     with qtbot.waitSignal(page.save_failed, timeout=5000) as failed:
         page.new_document("../逃出去")
     assert "not a bundle document path" in failed.args[0]

@@ -105,7 +105,9 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
     qtbot: QtBot, memory: Memory, background: Background
 ) -> None:
     for n in range(60):
-        memory.desk.remember_interaction(f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60)
+        memory.desk.remember_interaction(
+            f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60
+        )
     memory.desk.remember_interaction("later", user_text="别的", assistant_text="好")
     plan = memory.desk.maintenance_plan(limit=61)
     ids = [i["interaction_id"] for i in plan["interactions"] if i["interaction_id"] != "later"]

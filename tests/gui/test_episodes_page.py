@@ -23,7 +23,9 @@ def memory_with_runs(tmp_path: Path) -> Iterator[Memory]:
     launch = {"run_id": "live", "step": 1, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
     memory.runs.run_event({**launch, "intent": "打开小红书"})
     memory.runs.run_event({"run_id": "live", "step": 2, "tool": "type_text", "result_class": "ok", "note": "输入 火锅"})
-    memory.runs.run_finish("live", {"success": True, "tokens_by_role": {"actor": 900, "verifier": 100}, "verifier": "pass"})
+    memory.runs.run_finish(
+        "live", {"success": True, "tokens_by_role": {"actor": 900, "verifier": 100}, "verifier": "pass"}
+    )
     now = time.time()
     memory.runs.archive_episodes(
         [
@@ -97,7 +99,7 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
     assert memory_with_runs.runs.count_episodes(EpisodeFilter(revoked=True)) == 0
 
 
-def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:  # type: ignore[no-untyped-def]
+def test_the_model_passes_the_model_tester(qtmodeltester, page: EpisodesPage) -> None:
     qtmodeltester.check(page.model, force_py=True)
 
 

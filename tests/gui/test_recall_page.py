@@ -91,7 +91,7 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> N
         raise RuntimeError("the vector collection was built by an older Jiyi; run `jiyi rebuild-vec`")
 
     page.probe.device.setCurrentText("d1")
-    page.probe.memory.recall.recall_query = broken  # type: ignore[assignment]
+    page.probe.memory.recall.recall_query = broken  # type: ignore[method-assign, assignment]
     with qtbot.waitSignal(page.probe.answered, timeout=10_000):
         page.probe.ask()
     assert "rebuild-vec" in page.probe.answer.toPlainText() and page.probe.button.isEnabled()

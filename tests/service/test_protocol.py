@@ -164,14 +164,14 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
     listed = answer(memory, {"id": 3, "method": "episode.list", "params": {"text": "搜索", "total": True, "limit": 5}})
     assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None  # type: ignore[index]
     assert (
-        answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"
-    )  # type: ignore[index]
+        answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"  # type: ignore[index]
+    )
     assert (
-        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True
-    )  # type: ignore[index]
+        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True  # type: ignore[index]
+    )
     assert (
-        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False
-    )  # type: ignore[index]
+        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False  # type: ignore[index]
+    )
     missing = answer(memory, {"id": 7, "method": "episode.get", "params": {"run_id": "nope"}})
     assert missing["error"]["code"] == "not_found"  # type: ignore[index]
     bad = answer(memory, {"id": 8, "method": "episode.list", "params": {"success": "yes"}})
@@ -195,7 +195,7 @@ def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
         )
         params = {"goal": "搜索火锅店", "device": "d1"}
         plain = answer(hashed, {"id": 1, "method": "recall.query", "params": params})["result"]
-        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain  # type: ignore[operator]
+        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain  # type: ignore[index, operator]
         explained = answer(hashed, {"id": 2, "method": "recall.query", "params": {**params, "explain": True}})
         result = explained["result"]
         assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"  # type: ignore[index]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from recall import alias_vectors
+from recall import embedders
 from recall.alias_vectors import ALIAS, SCOPE, AliasRoute, NameOf, alias_documents
 from recall.embedders import get_embedder
 from recall.registry import AppRegistry
@@ -46,7 +47,9 @@ def test_sync_embeds_only_what_changed_and_removes_what_went(tmp_path: Path) -> 
 def test_resolution_asks_the_vectors_only_when_nothing_else_knows_the_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(alias_vectors.MIN_SIMILARITY, "hash", 0.0)  # offer every neighbour (the hash model is weak)
+    hashed = embedders.CHOICES["hash"]
+    loose = replace(hashed, tuning=replace(hashed.tuning, alias_min_similarity=0.0))
+    monkeypatch.setitem(embedders.CHOICES, "hash", loose)  # offer every neighbour (the hash model is weak)
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}), REGISTRY) as memory:
         memory.appkb.sync_inventory("p1", [("com.tencent.mm", "微信"), ("com.sankuai.meituan", "美团")])
         known = memory.appkb.resolve_app("微信", device="p1")

@@ -147,6 +147,7 @@ def test_the_vector_is_of_the_goal_while_the_document_keeps_the_reference_text(i
     )
     index.upsert(EPISODE, "device:d1", [doc])
     stored = index.collection(EPISODE, "device:d1")
+    assert stored is not None
     got = stored.get(ids=["r9"], include=["documents", "embeddings"])
     assert got["documents"][0] == doc.text
     expected = index.embedder.passages([doc.embed_text])[0]

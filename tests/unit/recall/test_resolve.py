@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recall.registry import AppRegistry, default_registry
-from recall.resolve import ResolverIndex
+from recall.resolve import Resolution, ResolverIndex
 from store.appkb.entry import AppKbEntry
 
 NOW = "2026-11-01T00:00:00+00:00"
@@ -36,7 +36,7 @@ def index() -> ResolverIndex:
     return ResolverIndex.build(default_registry(), [device(p, label) for p, label in INSTALLED])
 
 
-def resolve(index: ResolverIndex, name: str, **kwargs: object):  # type: ignore[no-untyped-def]
+def resolve(index: ResolverIndex, name: str, **kwargs: object) -> Resolution:
     kwargs.setdefault("device", "d1")
     kwargs.setdefault("installed", {p for p, _ in INSTALLED})
     return index.resolve(name, **kwargs)  # type: ignore[arg-type]

@@ -106,3 +106,33 @@ def test_save_settings_validates_and_keeps_other_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown setting 'colour'"):
         save_settings(home, {"colour": "red"})
     assert (home / "config.toml").read_text("utf-8") == before
+
+
+def test_saved_text_with_newlines_and_quotes_reads_back_and_comments_stay(tmp_path: Path) -> None:
+    from service.config import save_settings
+
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("# my settings\nepisode_keep = 77  # a week of runs\n", "utf-8")
+    words = ('line one\nline "two"', "back\\slash", "工资")
+    socket = str(tmp_path / 'a\nb "c"')
+    save_settings(home, {"sensitive_words": list(words), "socket": socket, "app_kb": False})
+    save_settings(home, {"memory_rag": "on"})  # the second save reads what the first wrote
+    config = load_config(home=home, env={})
+    assert (config.sensitive_words, config.socket, config.app_kb) == (words, socket, False)
+    assert (config.memory_rag, config.episode_keep) == ("on", 77)
+    text = (home / "config.toml").read_text("utf-8")
+    assert text.startswith("# my settings\nepisode_keep = 77  # a week of runs\n")
+    assert (home / "config.toml").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in home.iterdir()] == ["config.toml"]  # no temporary file left behind
+
+
+def test_settings_are_not_saved_over_a_file_that_is_not_toml(tmp_path: Path) -> None:
+    from service.config import save_settings
+
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text('memory_rag = "on\n', "utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        save_settings(home, {"episode_keep": 10})
+    assert (home / "config.toml").read_text("utf-8") == 'memory_rag = "on\n'

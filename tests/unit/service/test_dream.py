@@ -5,15 +5,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from service.config import load_config
 from service.errors import InvalidInput
 from service.memory.memory import Memory
-from store.appkb import kb as appkb
+from service.memory.results import DreamReport
 from store.appkb.entry import AppKbEntry
 from store.episodes.folding import category_of
+from tests.conftest import put_entries
 
 DAY = 86400.0
 
@@ -53,8 +55,8 @@ def small(tmp_path: Path) -> Iterator[Memory]:
     memory.close()
 
 
-def step(report: dict[str, object], name: str) -> dict[str, object]:
-    return next(s for s in report["steps"] if s["step"] == name)  # type: ignore[union-attr, index]
+def step(report: DreamReport, name: str) -> dict[str, Any]:
+    return next(s for s in report["steps"] if s["step"] == name)
 
 
 def test_categories_follow_the_reference_order() -> None:
@@ -70,9 +72,9 @@ def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
     fold = step(report, "fold")
     assert fold["run_ids"] == ["mid-1", "old-1", "old-2"]
     aggregates = fold["aggregates"]
-    assert aggregates["aggregate:travel"]["episodes"] == 2 and aggregates["aggregate:travel"]["successes"] == 1  # type: ignore[index]
-    assert aggregates["aggregate:travel"]["success_rate"] == 0.5  # type: ignore[index]
-    assert aggregates["aggregate:communication"]["episodes"] == 1  # type: ignore[index]
+    assert aggregates["aggregate:travel"]["episodes"] == 2 and aggregates["aggregate:travel"]["successes"] == 1
+    assert aggregates["aggregate:travel"]["success_rate"] == 0.5
+    assert aggregates["aggregate:communication"]["episodes"] == 1
     assert sorted(e["run_id"] for e in small.runs.list_episodes()) == ["new-1", "new-2", "new-3"]
     assert step(report, "index_reconcile")["removed"] == 3  # folded episodes leave the index
     again = small.dream.run()
@@ -91,7 +93,7 @@ def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
         ]
     )
     later = step(small.dream.run(), "fold")["aggregates"]
-    assert later["aggregate:travel"]["episodes"] == 3 and later["aggregate:travel"]["successes"] == 2  # type: ignore[index]
+    assert later["aggregate:travel"]["episodes"] == 3 and later["aggregate:travel"]["successes"] == 2
 
 
 def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory) -> None:
@@ -103,8 +105,7 @@ def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory)
         AppKbEntry("弱失效", "弱失效", "com.weak.stale", "alias", "global", 0.4, 0, now, now, stale=True),  # evicted
         AppKbEntry("强旧", "强旧", "com.strong.old", "learned", "global", 0.9, 0, old, old),  # kept: 0.9
     ]
-    for entry in entries:
-        appkb.upsert_entry(small.store, entry, actor="import")
+    put_entries(small.store, *entries, actor="import")
     assert step(small.dream.run(dry_run=True), "evict")["count"] == 2
     small.dream.run()
     assert {e.term for e in small.appkb.list_aliases()} == {"弱新", "强旧"}
@@ -112,11 +113,11 @@ def test_eviction_needs_both_weak_confidence_and_staleness_or_age(small: Memory)
 
 def test_duplicates_are_merged_and_the_light_pass_never_deletes(small: Memory) -> None:
     t1, t2 = "2026-01-01T00:00:00+00:00", "2026-06-01T00:00:00+00:00"
-    appkb.upsert_entry(
-        small.store, AppKbEntry("WeChat", "微信", "com.tencent.mm", "learned", "global", 0.9, 2, t1, t1), actor="import"
-    )
-    appkb.upsert_entry(
-        small.store, AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2), actor="import"
+    put_entries(
+        small.store,
+        AppKbEntry("WeChat", "微信", "com.tencent.mm", "learned", "global", 0.9, 2, t1, t1),
+        AppKbEntry("wechat", "微信", "com.tencent.mm", "learned", "global", 0.9, 3, t2, t2),
+        actor="import",
     )
     report = small.dream.run(full=False)
     assert [s["step"] for s in report["steps"]] == ["alias_overwrites", "merge"]

@@ -28,6 +28,7 @@ def test_only_a_person_approves_and_on_mode_gives_approved_lessons_only(tmp_path
         assert [g["lesson_id"] for g in started["lessons"]] == [xhs["lesson_id"], general["lesson_id"]]
         assert "candidates" not in started["recall"]  # recalled episodes never go to the agent
         episode = memory.runs.run_finish("r1", {"success": True})["episode"]
+        assert episode is not None
         assert episode["injected_lessons"] == [xhs["lesson_id"], general["lesson_id"]]
         memory.lessons.set_lesson_status(xhs["lesson_id"], "revoked", actor="agent")
         again = memory.runs.run_start("r2", "d1", goal="打开小红书看看")

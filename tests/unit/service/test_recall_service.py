@@ -55,7 +55,8 @@ def test_shadow_recall_is_logged_never_returned_and_scored_at_run_end(hashed: Me
     started = hashed.runs.run_start("q1", "d1", goal="搜索火锅店")
     assert started["recall"]["status"] == "ok" and "candidates" not in started["recall"]
     finished = hashed.runs.run_finish("q1", {"success": True, "apps": ["com.xingin.xhs"], "steps": 0})
-    assert finished["recall_evaluation"]["hit_at_1"] is True
+    evaluation = finished["recall_evaluation"]
+    assert evaluation is not None and evaluation["hit_at_1"] is True
     assert finished["indexed"] is False  # below the quality gate
     hashed.runs.run_start("q2", "d1", goal="搜索火锅店")
     hashed.runs.run_finish("q2", {"success": True, "apps": ["com.dianping.v1"], "steps": 0})
@@ -82,7 +83,10 @@ def test_the_mode_off_recalls_nothing(tmp_path: Path) -> None:
 
 def test_a_finished_run_joins_the_index_and_a_revoked_one_leaves_it(hashed: Memory) -> None:
     hashed.runs.run_start("n1", "d1", goal="买一台新的液晶电视机")
-    assert hashed.runs.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"] is True
+    assert (
+        hashed.runs.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"]
+        is True
+    )
     assert hashed.recall.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
     hashed.runs.revoke_episode("n1")
     assert "com.jingdong.app.mall" not in hashed.recall.recall_query("买一台新的液晶电视机", "d1")["recalled_apps"]

@@ -1,4 +1,4 @@
-"""App-KB semantics (seed 000, reference §2) over a real store."""
+"""App-KB semantics (docs/cli.md, App-KB aliases) over a real store."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from store.appkb.entry import AppKbEntry, normalize_term
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
 from store.core.redact import Redactor
+from tests.conftest import put_entries
 
 NOW = "2026-11-01T00:00:00+00:00"
 EARLY = "2025-01-01T00:00:00+00:00"
@@ -28,10 +29,8 @@ def kinds_and_packages(store: Store, term: str) -> set[tuple[str, str, str]]:
 
 def test_learn_alias_replaces_global_learned_and_user_but_not_device(store: Store, redactor: Redactor) -> None:
     appkb.sync_inventory(store, "d1", [("com.tencent.mm", "小红书")], actor="agent", redactor=redactor)
-    appkb.upsert_entry(store, learned("小红书", "com.old.app", EARLY), actor="agent")
-    appkb.upsert_entry(
-        store, AppKbEntry("小红书", "x", "com.other.app", "user", "global", 1.0, 0, NOW, NOW), actor="user"
-    )
+    put_entries(store, learned("小红书", "com.old.app", EARLY), actor="agent")
+    put_entries(store, AppKbEntry("小红书", "x", "com.other.app", "user", "global", 1.0, 0, NOW, NOW), actor="user")
     result = appkb.learn_alias(store, "小红书", "com.xingin.xhs", actor="user", redactor=redactor)
     assert result.changed
     assert {(r.kind, r.package) for r in result.replaced} == {("learned", "com.old.app"), ("user", "com.other.app")}
@@ -90,9 +89,9 @@ def test_bad_or_sensitive_aliases_are_refused_and_nothing_is_lost(
 
 def test_forget_alias_removes_user_and_learned_and_keeps_device(store: Store, redactor: Redactor) -> None:
     appkb.sync_inventory(store, "d1", [("com.xingin.xhs", "小红书")], actor="agent", redactor=redactor)
-    appkb.upsert_entry(store, learned("小红书", "com.old.app"), actor="agent")
+    put_entries(store, learned("小红书", "com.old.app"), actor="agent")
     appkb.learn_alias(store, "小红书", "com.xingin.xhs", actor="user", redactor=redactor)
-    appkb.upsert_entry(store, learned("小红书", "com.again.app"), actor="agent")
+    put_entries(store, learned("小红书", "com.again.app"), actor="agent")
     result = appkb.forget_alias(store, "小红书", actor="user")
     assert {(r.kind, r.package) for r in result.removed} == {("user", "com.xingin.xhs"), ("learned", "com.again.app")}
     assert kinds_and_packages(store, "小红书") == {("device", "com.xingin.xhs", "device:d1")}
@@ -185,7 +184,7 @@ def test_packages_named_in_a_failure_message() -> None:
 
 
 def test_history_lists_every_change_of_a_name_newest_first(store: Store, redactor: Redactor) -> None:
-    appkb.upsert_entry(store, learned("绿泡泡", "com.old.app"), actor="agent")
+    put_entries(store, learned("绿泡泡", "com.old.app"), actor="agent")
     appkb.learn_alias(store, "绿泡泡", "com.tencent.mm", actor="user", redactor=redactor)
     appkb.learn_alias(store, "别的", "com.tencent.mm", actor="user", redactor=redactor)
     appkb.forget_alias(store, "绿泡泡", actor="user")
@@ -195,7 +194,7 @@ def test_history_lists_every_change_of_a_name_newest_first(store: Store, redacto
 
 
 def test_undo_restores_what_a_user_edit_replaced_and_redo_reapplies(store: Store, redactor: Redactor) -> None:
-    appkb.upsert_entry(store, learned("绿泡泡", "com.old.app", EARLY), actor="agent")
+    put_entries(store, learned("绿泡泡", "com.old.app", EARLY), actor="agent")
     before = appkb.entries_for_term(store, "绿泡泡")
     edit = appkb.learn_alias(store, "绿泡泡", "com.tencent.mm", actor="user", redactor=redactor)
     after = appkb.entries_for_term(store, "绿泡泡")
@@ -232,7 +231,7 @@ def test_rebuild_reproduces_the_view_after_random_edits(store: Store, redactor: 
     packages = ["com.tencent.mm", "com.xingin.xhs", "com.taobao.taobao", "com.other.app"]
     txns = []
     for _ in range(300):
-        action = rng.choice(["learn", "forget", "sync", "success", "upsert", "undo"])
+        action = rng.choice(["learn", "forget", "sync", "success", "observe", "undo"])
         name, package = rng.choice(names), rng.choice(packages)
         if action == "learn":
             txns.append(appkb.learn_alias(store, name, package, actor="user", redactor=redactor).txn)
@@ -245,8 +244,8 @@ def test_rebuild_reproduces_the_view_after_random_edits(store: Store, redactor: 
             )
         elif action == "success":
             appkb.record_success(store, name, package, device="d1", actor="agent")
-        elif action == "upsert":
-            appkb.upsert_entry(store, learned(name, package), actor="agent")
+        elif action == "observe":
+            appkb.learn_observed(store, name, package, label=name, note="", actor="agent", redactor=redactor)
         elif txns:
             with contextlib.suppress(Conflict, InvalidInput):
                 appkb_history.undo(store, rng.choice(txns), actor="user")
@@ -258,7 +257,7 @@ def test_rebuild_reproduces_the_view_after_random_edits(store: Store, redactor: 
 
 def test_trust_order_lists_user_then_device_then_learned(store: Store, redactor: Redactor) -> None:
     appkb.sync_inventory(store, "d1", [("com.tencent.mm", "微信")], actor="agent", redactor=redactor)
-    appkb.upsert_entry(store, learned("红书", "com.xingin.xhs"), actor="agent")
+    put_entries(store, learned("红书", "com.xingin.xhs"), actor="agent")
     appkb.learn_alias(store, "绿泡泡", "com.tencent.mm", actor="user", redactor=redactor)
     assert [e.kind for e in appkb.list_entries(store, order="trust")] == ["user", "device", "learned"]
     assert [e.kind for e in appkb.list_entries(store)] == ["device", "learned", "user"]  # the reference's order

@@ -37,7 +37,7 @@ def line(event: dict[str, object]) -> str:
 
 
 # A log in the reference's format, covering every op, as the reference writes it.
-GOOD = [
+GOOD: list[dict[str, object]] = [
     {
         "op": "upsert",
         "entry": entry("微信", "com.tencent.mm", "device", "device:s1"),

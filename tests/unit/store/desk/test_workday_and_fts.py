@@ -8,13 +8,14 @@ import pytest
 
 from store.core.database import Store
 from store.desk import fts
-from store.desk.workday import days_between, previous_workday, workday_of, workday_start
+from store.desk.workday import days_between, previous_workday, workday_of
 
 
 @pytest.mark.parametrize(
     ("moment", "expected"),
     [
         (datetime(2026, 11, 29, 19, 29, 59, tzinfo=UTC), "2026-11-29"),  # 03:29:59 Beijing on the 30th
+        (datetime(2026, 11, 29, 19, 29, 59, 999999, tzinfo=UTC), "2026-11-29"),  # the last instant before 03:30
         (datetime(2026, 11, 29, 19, 30, 0, tzinfo=UTC), "2026-11-30"),  # 03:30:00 Beijing
         (datetime(2026, 11, 30, 15, 59, tzinfo=UTC), "2026-11-30"),  # 23:59 Beijing
         (datetime(2026, 11, 30, 16, 1, tzinfo=UTC), "2026-11-30"),  # 00:01 Beijing the next day
@@ -26,10 +27,7 @@ def test_workday_boundary_is_0330_beijing(moment: datetime, expected: str) -> No
     assert workday_of(moment) == expected
 
 
-def test_workday_start_and_arithmetic() -> None:
-    assert workday_start("2026-11-30") == datetime(2026, 11, 29, 19, 30, tzinfo=UTC)
-    assert workday_of(workday_start("2026-11-30")) == "2026-11-30"
-    assert workday_of(workday_start("2026-11-30") - timedelta(microseconds=1)) == "2026-11-29"
+def test_workday_arithmetic() -> None:
     assert previous_workday("2026-12-01") == "2026-11-30"
     assert days_between("2026-11-28", "2026-12-01") == 3
 

