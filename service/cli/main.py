@@ -276,7 +276,7 @@ def _cmd_alias_undo(args: argparse.Namespace, config: Config) -> int:
 
 
 def _cmd_inventory_sync(args: argparse.Namespace, config: Config) -> int:
-    from service.evaluation.resolve_eval import read_inventory
+    from store.appkb.inventory_file import read_inventory
 
     apps = read_inventory(args.file)
     with Memory.open(config) as memory:
