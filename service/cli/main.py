@@ -17,14 +17,13 @@ from pathlib import Path
 
 from service import __version__
 from service.cli import alias, demo, desk, dream, evaluate, interchange, inventory, lesson, lookup, serve, upkeep
+from service.cli.command import Subparsers
 from service.config import load_config
 from store.core.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound
 
 EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5}
 GROUPS = (demo, alias, lesson, inventory, lookup, serve, dream, upkeep, interchange, desk, evaluate)
 """The command groups, in the order `jiyi --help` lists them."""
-CONSOLE_WORDS = ("gui", "screenshots")
-"""The words whose `func` is None: `gui.main` runs them, with Qt widgets."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,13 +41,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--forget-alias", metavar="名称", help="forget a name's user and learned aliases and exit")
     parser.set_defaults(func=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_console_words(sub, common)
+    for group in GROUPS:
+        group.add_parsers(sub, common)
+    return parser
+
+
+def _add_console_words(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    """`gui` and `screenshots`: listed here with the rest, run by `gui.main` (they need Qt widgets),
+    so their `func` is None, as it is for `jiyi` alone."""
     sub.add_parser("gui", parents=[common], help="open the console (the default)").set_defaults(func=None)
     shots = sub.add_parser("screenshots", parents=[common], help="render every console page offscreen to PNG")
     shots.add_argument("--out", type=Path, required=True, help="folder for <page>.png")
     shots.set_defaults(func=None)
-    for group in GROUPS:
-        group.add_parsers(sub, common)
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(home=getattr(args, "home", None))
         logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-        return int(command(args, config))
+        return command(args, config)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
         return next((code for kind, code in EXIT.items() if isinstance(exc, kind)), 1)
