@@ -22,13 +22,13 @@ import argparse
 import csv
 import random
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from service.config import load_config
+from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
 from store.desk import fts
 from store.desk.models import Topic
@@ -50,10 +50,6 @@ def instructions() -> list[tuple[str, str]]:
     else:
         found = [(r["goal"], r["package"]) for r in csv.DictReader(FALLBACK.open(encoding="utf-8"), delimiter="\t")]
     return [(text, app) for text, app in found if 6 <= len(text) <= 60]
-
-
-def pct(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 FOLLOW_UPS = ("帮{p}{t}", "{t}，{p}那边进展如何", "再确认一下给{p}的：{t}", "{p}说{t}还要改", "继续{t}（{p}）")
@@ -189,8 +185,8 @@ def main() -> None:
                 turn_hits += any(theme_of.get(i) == theme for i in ids)
                 topic_hits += f"topic-{theme}" in topic_ids
             results[name] = {
-                "p50": statistics.median(latencies),
-                "p99": pct(latencies, 99),
+                "p50": percentile(latencies, 50),
+                "p99": percentile(latencies, 99),
                 "turns": turn_hits,
                 "topics": topic_hits,
             }

@@ -19,7 +19,6 @@ import argparse
 import csv
 import random
 import shutil
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from recall.embedders import get_embedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
 from recall.vectors import Document, Hit, VectorIndex
 from service.config import load_config
+from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
 from service.memory.recall_service import term_document
 from store.core.database import Store
@@ -89,10 +89,6 @@ def reference_top1(query: str, hits: list[Hit], min_score: float = 0.5) -> tuple
         if vector >= min_score + 0.10 and score >= min_score:
             return str(hit.metadata.get("apps", "")), score
     return None
-
-
-def pct(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 def measure(size: int, queries: int, model: str) -> None:
@@ -157,11 +153,10 @@ def measure(size: int, queries: int, model: str) -> None:
             exact = [Hit(docs[i].id, 1.0 - float(sims[i]), docs[i].metadata, docs[i].text) for i in best]
             recall.score(probe, exact, now, "device:bench")
             brute.append((time.perf_counter() - started) * 1000)
-        base = pct(jiyi, 50)
+        base = percentile(jiyi, 50)
         for name, values in (("jiyi", jiyi), ("top-1 (reference)", top1), ("brute force", brute)):
-            print(
-                f"{size:>7} {name:<18} {pct(values, 50):>8.2f} {pct(values, 99):>8.2f} {pct(values, 50) / base:>8.2f}x"
-            )
+            p50, p99 = percentile(values, 50), percentile(values, 99)
+            print(f"{size:>7} {name:<18} {p50:>8.2f} {p99:>8.2f} {p50 / base:>8.2f}x")
         rate = embedder.embedded / max(embedder.seconds, 1e-9)
         print(
             f"{size:>7} indexing: embedding {rate:,.0f} texts/s ({embedder.embedded} distinct), "
@@ -187,9 +182,8 @@ def run_finish_cost(model: str, runs: int = 40) -> None:
                 started = time.perf_counter()
                 memory.runs.run_finish(f"r{i}", {"success": True, "apps": [package], "steps": 4})
                 costs.append((time.perf_counter() - started) * 1000)
-        print(
-            f"run_finish (archive, score, index one episode): p50 {pct(costs, 50):.1f} ms, p99 {pct(costs, 99):.1f} ms"
-        )
+        p50, p99 = percentile(costs, 50), percentile(costs, 99)
+        print(f"run_finish (archive, score, index one episode): p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

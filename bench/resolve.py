@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import time
 from collections.abc import Callable
 
@@ -24,6 +23,7 @@ from rapidfuzz import fuzz, process
 from recall.normalize import normalize
 from recall.registry import default_registry
 from recall.resolve import ResolverIndex
+from service.evaluation.percentile import percentile
 from store.appkb.entry import AppKbEntry
 
 NOW = "2026-11-01T00:00:00+00:00"
@@ -77,10 +77,6 @@ def timed(fn: Callable[[str], object], queries: list[str]) -> list[float]:
     return out
 
 
-def pct(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
-
-
 def measure(size: int, count: int) -> None:
     """Time the three methods on one KB size and print a row each."""
     rng = random.Random(size)
@@ -99,11 +95,11 @@ def measure(size: int, count: int) -> None:
     exact = {normalize(e.term).norm: e.package for e in entries}
     floor = timed(lambda q: exact.get(normalize(q).norm), queries)
 
-    base, bottom = pct(jiyi, 50), pct(floor, 50)
+    base, bottom = percentile(jiyi, 50), percentile(floor, 50)
     for name, values, extra in (("jiyi", jiyi, f"{build:.2f}"), ("baseline", baseline, ""), ("dict", floor, "")):
-        p50 = pct(values, 50)
+        p50 = percentile(values, 50)
         print(
-            f"{size:>8} {name:<10} {p50:>9.3f} {pct(values, 99):>9.3f} "
+            f"{size:>8} {name:<10} {p50:>9.3f} {percentile(values, 99):>9.3f} "
             f"{p50 / base:>10.2f}x {p50 / bottom:>10.0f}x  {extra}"
         )
 

@@ -21,13 +21,14 @@ import selectors
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from service.evaluation.percentile import percentile
 
 JIYI = str(Path(sys.executable).parent / "jiyi")
 NAMES = ["微信", "weixin", "威信", "淘宝", "小红书", "绿泡泡", "B站", "支付宝", "zfb", "不存在的应用"]
@@ -154,10 +155,6 @@ def throughput(path: str, method: str, clients: int, count: int) -> float:
         return done / (time.perf_counter() - start)
 
 
-def pct(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=2000)
@@ -199,10 +196,10 @@ def main() -> None:
             rows.append((f"Qt echo ({label})", measure(qt_sock, "health", count)))
             for method in ("health", "app.resolve"):
                 rows.append((f"{method} ({label})", measure(jiyi_sock, method, count)))
-            base, qt_base = pct(floor, 50), pct(rows[-3][1], 50)
+            base, qt_base = percentile(floor, 50), percentile(rows[-3][1], 50)
             for name, values in rows[-4:]:
-                p50 = pct(values, 50)
-                print(f"{name:<32} {p50:>8.3f} {pct(values, 99):>8.3f} {p50 / base:>7.2f}x {p50 / qt_base:>9.2f}x")
+                p50, p99 = percentile(values, 50), percentile(values, 99)
+                print(f"{name:<32} {p50:>8.3f} {p99:>8.3f} {p50 / base:>7.2f}x {p50 / qt_base:>9.2f}x")
         echo_rate = throughput(echo_sock, "health", 8, n // 2)
         resolve_rate = throughput(jiyi_sock, "app.resolve", 8, n // 2)
         health_rate = throughput(jiyi_sock, "health", 8, n // 2)

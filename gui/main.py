@@ -5,6 +5,7 @@ This module sits above the layers so that headless commands never import Qt widg
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -13,33 +14,43 @@ from service.cli import main as cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli.build_parser()
-    args = parser.parse_args(argv)
-    if cli.command_path(args) in {(), ("gui",)} and not (args.learn_alias or args.forget_alias):
-        if not has_display():
-            print(
-                "jiyi: there is no display to open the console on (DISPLAY and WAYLAND_DISPLAY are unset); "
-                "run it on a desktop, or use the headless commands (jiyi --help)",
-                file=sys.stderr,
-            )
-            return 3
-        from gui.app import run_console
-
-        return run_console(getattr(args, "home", None))
-    if cli.command_path(args) == ("screenshots",):
-        from gui.screenshots import take
-        from service.config import load_config
-        from service.errors import JiyiError
-
-        try:
-            config = load_config(home=getattr(args, "home", None))
-            for path in take(config, args.out, fresh_home="home" not in config.sources):
-                print(path)
-        except JiyiError as exc:
-            print(f"jiyi: {exc}", file=sys.stderr)
-            return 2
-        return 0
+    """Run `jiyi` with `argv` (default: the process's arguments) and return its exit code."""
+    args = cli.build_parser().parse_args(argv)
+    if args.command in (None, "gui") and not (args.learn_alias or args.forget_alias):
+        return open_console(args)
+    if args.command == "screenshots":
+        return take_screenshots(args)
     return cli.run(args)
+
+
+def open_console(args: argparse.Namespace) -> int:
+    """`jiyi` and `jiyi gui`: the console on the home, until it is closed (3 when there is no display)."""
+    if not has_display():
+        print(
+            "jiyi: there is no display to open the console on (DISPLAY and WAYLAND_DISPLAY are unset); "
+            "run it on a desktop, or use the headless commands (jiyi --help)",
+            file=sys.stderr,
+        )
+        return 3
+    from gui.app import run_console
+
+    return run_console(getattr(args, "home", None))
+
+
+def take_screenshots(args: argparse.Namespace) -> int:
+    """`jiyi screenshots --out DIR`: every page rendered offscreen, one PNG path printed per page."""
+    from gui.screenshots import take
+    from service.config import load_config
+    from service.errors import JiyiError
+
+    try:
+        config = load_config(home=getattr(args, "home", None))
+        for path in take(config, args.out, fresh_home="home" not in config.sources):
+            print(path)
+    except JiyiError as exc:
+        print(f"jiyi: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def has_display() -> bool:

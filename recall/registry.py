@@ -11,7 +11,6 @@ OEM builds); the resolver settles those by what the device has installed.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from recall.normalize import has_cjk, normalize
 from store.appkb.entry import is_package_name
+from store.core.tsv import parse_tsv
 
 REGISTRY_FILE = "app_registry.tsv"
 NICKNAMES_FILE = "app_nicknames.tsv"
@@ -74,9 +74,9 @@ class AppRegistry:
 
 
 def _rows(text: str) -> Iterator[dict[str, str]]:
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    for row in csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE):
-        yield {k: (v or "").strip() for k, v in row.items() if k}
+    """The rows of a shipped TSV (`#` lines are comments); rows are checked one by one by the caller."""
+    for _number, row in parse_tsv(text, comments=True).rows:
+        yield row
 
 
 @lru_cache(maxsize=1)

@@ -109,7 +109,7 @@ def fill(
                 "verifier": "pass" if success else "fail",
             },
         )
-        if progress and (i + 1) % 50 == 0:
+        if progress and ((i + 1) % 50 == 0 or i + 1 == runs):
             progress(i + 1, runs)
     desk = fill_desk(memory)
     return {"devices": len(DEVICES), "runs": runs, "aliases": memory.appkb.count_aliases(), **desk}

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from service.config import Config
-from service.evaluation.resolve_eval import percentile
-from service.evaluation.tsv import read_tsv
+from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
+from store.core.tsv import read_tsv
 
 DEVICE = "eval"
 

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from service.config import Config
-from service.evaluation.tsv import read_tsv
+from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
 from store.appkb.entry import is_package_name
+from store.appkb.inventory_file import read_inventory
 from store.core.errors import InvalidInput
+from store.core.tsv import read_tsv
 
 EVAL_DEVICE = "eval"
 
@@ -33,15 +35,6 @@ class Query:
     query: str
     expected: frozenset[str]  # empty: must not resolve
     kind: str
-
-
-def read_inventory(path: Path) -> list[tuple[str, str]]:
-    apps = []
-    for number, row in read_tsv(path, ("package", "label"), "inventory"):
-        if not is_package_name(row["package"]):
-            raise InvalidInput(f"inventory file {path}, line {number}: {row['package']!r} is not a package name")
-        apps.append((row["package"], row["label"]))
-    return apps
 
 
 def read_queries(path: Path) -> list[Query]:
@@ -57,15 +50,6 @@ def read_queries(path: Path) -> list[Query]:
             )
         queries.append(Query(number, row["query"], packages, row.get("kind") or "all"))
     return queries
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (0 for no values)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
-    return ordered[rank]
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:

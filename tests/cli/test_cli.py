@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from service.cli.main import COMMANDS, build_parser, main
+from service.cli.main import build_parser, main
+from tests.cli.tree import leaf_commands
 from tests.conftest import REPO
 
 Capsys = pytest.CaptureFixture[str]
@@ -201,7 +202,7 @@ def test_eval_on_the_shipped_sets_meets_the_targets(run) -> None:
 
 def test_every_command_is_documented() -> None:
     doc = (REPO / "docs" / "cli.md").read_text("utf-8")
-    for path in COMMANDS:
+    for path in leaf_commands(build_parser()):
         assert f"jiyi {' '.join(path)}" in doc, path
     for flag in ("--home", "--learn-alias", "--forget-alias"):
         assert flag in doc

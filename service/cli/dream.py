@@ -1,0 +1,47 @@
+"""`jiyi dream`: a consolidation pass (or its dry run), and the reports of earlier passes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime
+from typing import Any
+
+from service.cli.command import Subparsers, add_command
+from service.config import Config
+from service.memory.memory import Memory
+
+
+def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    """`dream [--dry-run] [--light]` and `dream --reports`."""
+    dream = add_command(sub, "dream", common, run_dream, "consolidate: correct aliases, clean up, fold, reconcile")
+    dream.add_argument("--dry-run", action="store_true", help="list every change the pass would make; make none")
+    dream.add_argument("--light", action="store_true", help="the light pass (as after each run): never deletes")
+    dream.add_argument("--reports", action="store_true", help="show the reports of earlier passes instead")
+
+
+def run_dream(args: argparse.Namespace, config: Config) -> int:
+    with Memory.open(config) as memory:
+        if args.reports:
+            _print_reports(memory.dream.reports())
+            return 0
+        report = memory.dream.run(full=not args.light, dry_run=args.dry_run)
+    verb = "would change" if args.dry_run else "changed"
+    for step in report["steps"]:
+        if not step["ok"]:
+            print(f"{step['step']:<18} failed: {step['error']}")
+            continue
+        count = step.get("count", None)
+        detail = f"{count}" if count is not None else f"-{step.get('removed', 0)} +{step.get('added', 0)}"
+        print(f"{step['step']:<18} {verb} {detail}")
+        for change in step.get("changes", [])[:20]:
+            print(f"    {json.dumps(change, ensure_ascii=False)[:200]}")
+    return 0
+
+
+def _print_reports(reports: list[dict[str, Any]]) -> None:
+    for report in reports:
+        when = datetime.fromtimestamp(report["ts"]).isoformat(sep=" ", timespec="seconds")
+        print(f"{when}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
+    if not reports:
+        print("no dream reports yet")

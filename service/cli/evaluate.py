@@ -1,0 +1,84 @@
+"""`jiyi eval resolve` and `jiyi eval recall`: measure resolution and shadow recall on labelled files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from recall.embedders import EMBEDDERS
+from service.cli.command import Subparsers, add_command, add_group
+from service.cli.output import print_json
+from service.config import Config
+from service.evaluation import recall_eval, resolve_eval
+
+
+def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    """`eval recall --history FILE --queries FILE …` and `eval resolve --inventory FILE --queries FILE`."""
+    evaluation = add_group(sub, "eval", common, "evaluations", dest="eval_command", metavar="WHAT")
+    recall = add_command(evaluation, "recall", common, evaluate_recall, "measure shadow recall of past runs")
+    recall.add_argument("--history", type=Path, required=True, help="TSV: goal<TAB>package (past successful runs)")
+    recall.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
+    recall.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    recall.add_argument("--json", action="store_true", help="JSON only")
+    recall.add_argument(
+        "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
+    )
+    recall.add_argument(
+        "--history-sample",
+        type=positive_int,
+        metavar="N",
+        help="use N history rows drawn at random (a device with a shorter past); has_history follows the sample",
+    )
+    recall.add_argument("--seed", type=int, default=0, help="the draw of --history-sample (default 0)")
+    resolve = add_command(evaluation, "resolve", common, evaluate_resolve, "measure app-name resolution")
+    resolve.add_argument("--inventory", type=Path, required=True, help="TSV: package<TAB>label")
+    resolve.add_argument("--queries", type=Path, required=True, help="TSV: query<TAB>expected[<TAB>kind]")
+    resolve.add_argument("--json", action="store_true", help="JSON only (the default prints JSON and a summary)")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
+    """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    fresh = "home" not in config.sources
+    report = resolve_eval.run_eval(config, args.inventory, args.queries, fresh_home=fresh)
+    print_json(report)
+    if not args.json:
+        print(
+            f"top1 {report['top1_accuracy']}  resolved precision {report['resolved_precision']}  "
+            f"resolved {report['resolved_rate']}  p50 {report['latency_ms']['p50']} ms",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
+    """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    report = recall_eval.run_eval(
+        config,
+        args.history,
+        args.queries,
+        fresh_home="home" not in config.sources,
+        embed_model=args.embed_model,
+        details_path=args.details,
+        history_sample=args.history_sample,
+        seed=args.seed,
+    )
+    print_json(report)
+    if not args.json:
+        print(
+            f"hit@1 {report['hit_at_1']}  contaminated {report['contaminated_run_rate']}  "
+            f"abstain {report['abstain_rate']}  p50 {report['latency_ms']['p50']} ms",
+            file=sys.stderr,
+        )
+    return 0

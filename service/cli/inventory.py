@@ -1,0 +1,30 @@
+"""`jiyi inventory sync`: a device's installed apps, from the TSV file a person gives."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from service.cli.command import Subparsers, add_command, add_group
+from service.config import Config
+from service.memory.memory import Memory
+from store.appkb.inventory_file import read_inventory
+
+
+def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    """`inventory sync --device SERIAL FILE`."""
+    inventory = add_group(sub, "inventory", common, "device inventories", dest="inventory_command", metavar="ACTION")
+    sync = add_command(inventory, "sync", common, sync_inventory, "sync a device's installed apps from a TSV")
+    sync.add_argument("--device", required=True)
+    sync.add_argument("file", type=Path, help="TSV with header package<TAB>label")
+
+
+def sync_inventory(args: argparse.Namespace, config: Config) -> int:
+    apps = read_inventory(args.file)  # the file is checked before the home opens
+    with Memory.open(config) as memory:
+        report = memory.appkb.sync_inventory(args.device, apps, actor="user")
+    print(
+        f"device {report.device}: {report.added} added, {report.updated} updated, "
+        f"{report.unchanged} unchanged, {report.staled} marked stale"
+    )
+    return 0
