@@ -40,12 +40,13 @@ lint: $(VENV)/.stamp-test
 test: system-deps $(VENV)/.stamp-test lint
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
+# -P: a script's own folder is not put first on the import path, so bench/ never hides a package.
 bench: $(VENV)/.stamp-run
-	$(PY) bench/resolve.py
-	$(PY) bench/service_socket.py
-	$(PY) bench/recall.py
-	$(PY) bench/recall_growth.py
-	$(PY) bench/memory_recall.py
+	$(PY) -P bench/resolve.py
+	$(PY) -P bench/service_socket.py
+	$(PY) -P bench/episode_recall.py
+	$(PY) -P bench/recall_growth.py
+	$(PY) -P bench/memory_recall.py
 
 # Renders every console page from a fresh demo home into docs/screenshots/ (the README shows them).
 screenshots: system-deps $(VENV)/.stamp-run

@@ -17,7 +17,7 @@
 
 This departs from the reference's 0.75 × vector + 0.25 × keyword over single
 episodes (still reported per candidate as `keyword`, and measured side by side
-in `bench/recall.py`): its keyword share compares the task with one past goal,
+in `bench/episode_recall.py`): its keyword share compares the task with one past goal,
 so a long task is diluted by its own extra steps, and it cannot tell that a
 word belongs to one app. On the public-task evaluation this took hit@1 from
 0.73 to 0.81 with contamination at 0.078 (docs/recall.md). The thresholds
