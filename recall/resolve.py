@@ -21,7 +21,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,33 +31,20 @@ from recall.lexical import lexical_similarity, ngrams
 from recall.normalize import Normalized, normalize
 from recall.pinyin_keys import pinyin_key
 from recall.registry import AppRegistry
+from recall.verdict import (
+    DEFAULT_PRIOR,
+    MAX_CANDIDATES,
+    SOURCE_PRIOR,
+    Candidate,
+    Resolution,
+    better,
+    rank_key,
+    verdict,
+)
 from store.appkb.entry import AppKbEntry, EntryKey, device_scope, normalize_term
 from store.appkb.projection import Put, Remove, changes_for
 
-STRONG = frozenset(
-    {
-        "exact_alias",
-        "exact_label",
-        "exact_package",
-        "exact_package_segment",
-        "registered_containment",
-    }
-)
-SOURCE_PRIOR = {"device": 1.0, "user": 1.0, "registry": 0.95, "learned": 0.9, "alias": 0.9}
-DEFAULT_PRIOR = 0.85
-AUTHORITY = {
-    "user": 0,
-    "device": 1,
-    "learned": 2,
-    "alias": 3,
-    "registry": 4,
-    "package": 5,
-    "embedding": 6,
-}
 SEGMENT_STOP = frozenset({"com", "org", "net", "android", "example", "app", "mobile", "free", "debug", "release"})
-MARGIN = 0.08
-UNKNOWN_BELOW = 0.90
-MAX_CANDIDATES = 10
 LEXICAL_MIN = 0.35
 PINYIN_MIN = 0.45
 SHORTLIST = 48
@@ -80,70 +67,6 @@ class NameRecord:
     exact_evidence: str  # exact_alias / exact_label
     successes: int = 0
     last_success: str | None = None
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A package the name may mean, and why."""
-
-    package: str
-    label: str
-    name: str
-    source: str
-    evidence: str
-    route: str
-    similarity: float
-    prior: float
-    score: float
-    installed: bool | None
-    contained: bool = False  # the candidate's name is a strict part of the query
-
-    @property
-    def strong(self) -> bool:
-        return self.evidence in STRONG
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "package": self.package,
-            "label": self.label,
-            "name": self.name,
-            "source": self.source,
-            "evidence": self.evidence,
-            "strong": self.strong,
-            "route": self.route,
-            "similarity": round(self.similarity, 4),
-            "prior": round(self.prior, 4),
-            "score": round(self.score, 4),
-            "installed": self.installed,
-        }
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """The decision for one name."""
-
-    query: str
-    normalized: str
-    state: str  # resolved / ambiguous / unknown
-    package: str | None
-    reason: str
-    candidates: list[Candidate]
-    not_installed: list[Candidate] = field(default_factory=list)
-    device: str | None = None
-    elapsed_ms: float = 0.0
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "query": self.query,
-            "normalized": self.normalized,
-            "state": self.state,
-            "package": self.package,
-            "reason": self.reason,
-            "device": self.device,
-            "candidates": [c.to_dict() for c in self.candidates],
-            "not_installed": [c.to_dict() for c in self.not_installed],
-            "elapsed_ms": round(self.elapsed_ms, 3),
-        }
 
 
 def prior_of(record: NameRecord, now: datetime) -> float:
@@ -326,13 +249,13 @@ class ResolverIndex:
             return Resolution(query, "", "unknown", None, "empty", [], device=device)
         scopes = {"global", device_scope(device)} if device else {"global"}
         best = self._candidates(query, q, scopes, installed, embedding, now or datetime.now(UTC))
-        ranked = sorted(best.values(), key=_rank_key)
+        ranked = sorted(best.values(), key=rank_key)
         if installed is not None:
             present = [c for c in ranked if c.installed]
             absent = [c for c in ranked if not c.installed][:3]
         else:
             present, absent = ranked, []
-        state, reason, chosen = _verdict(present, absent, deny)
+        state, reason, chosen = verdict(present, absent, deny)
         elapsed = (time.perf_counter() - started) * 1000
         return Resolution(query, q.norm, state, chosen, reason, present[:MAX_CANDIDATES], absent, device, elapsed)
 
@@ -368,7 +291,7 @@ class ResolverIndex:
                 None if installed is None else record.package in installed,
                 contained,
             )
-            if current is None or _better(candidate, current):
+            if current is None or better(candidate, current):
                 best[record.package] = candidate
 
         # 1. exact names
@@ -441,7 +364,7 @@ class ResolverIndex:
             None if installed is None else package in installed,
         )
         current = best.get(package)
-        if current is None or _better(candidate, current):
+        if current is None or better(candidate, current):
             best[package] = candidate
 
     def _offer_embedding(
@@ -467,74 +390,10 @@ class ResolverIndex:
             None if installed is None else package in installed,
         )
         current = best.get(package)
-        if current is None or _better(candidate, current):
+        if current is None or better(candidate, current):
             best[package] = candidate
 
 
 def _names_label(record: NameRecord) -> bool:
     """A device label or registry display name is the label shown for its package (the last one wins)."""
     return record.exact_evidence == "exact_label" and record.source != "learned"
-
-
-def _rank_key(candidate: Candidate) -> tuple[float, int, int, str]:
-    return (
-        -round(candidate.score, 9),
-        0 if candidate.strong else 1,
-        AUTHORITY.get(candidate.source, 9),
-        candidate.package,
-    )
-
-
-def _better(new: Candidate, old: Candidate) -> bool:
-    return _rank_key(new) < _rank_key(old)
-
-
-def _verdict(
-    present: list[Candidate], absent: list[Candidate], deny: Callable[[str], bool] | None
-) -> tuple[str, str, str | None]:
-    """(state, reason, chosen package) from the installed candidates and the best absent ones."""
-    state, reason = _decide(present)
-    chosen = present[0].package if state == "resolved" else None
-    if state == "resolved" and absent and absent[0].score > present[0].score and absent[0].strong:
-        # The name says another app more exactly, and that app is not installed.
-        state, reason, chosen = "unknown", "not_installed", None
-    if chosen and deny is not None and deny(chosen):
-        state, reason, chosen = "unknown", "launch_policy", None
-    if state != "resolved" and absent and absent[0].strong and (not present or absent[0].score > present[0].score):
-        reason = "not_installed"
-    return state, reason, chosen
-
-
-def _decide(ranked: list[Candidate]) -> tuple[str, str]:
-    """The reference's decision, with the App-KB's trust order settling exact ties."""
-    if not ranked:
-        return "unknown", "no_candidates"
-    top = ranked[0]
-    if not any(c.strong for c in ranked):
-        return ("unknown" if top.score < UNKNOWN_BELOW else "ambiguous"), "weak_evidence"
-    if not top.strong:
-        return "ambiguous", "top_not_strong"
-    contenders = [c for c in ranked[1:] if top.score - c.score < MARGIN]
-    if contenders and not _outranks(top, contenders):
-        return "ambiguous", "low_margin"
-    return "resolved", "exact"
-
-
-def _outranks(top: Candidate, contenders: list[Candidate]) -> bool:
-    """Whether an exact match may stand although others score close to it.
-
-    Two cases only: the App-KB's trust order on the same exact name (a user alias
-    beats a device label, both beat learned ones); and a contender that matched
-    only because its shorter name is part of the query ("中国移动" inside
-    "中国移动云盘"), when the top matched the whole query exactly.
-    """
-    if top.route != "exact" or top.similarity < 1.0:
-        return False
-    rank = AUTHORITY.get(top.source, 9)
-    for other in contenders:
-        if other.contained and not other.strong:
-            continue
-        trusted_tie = top.source in ("user", "device") and other.route == "exact" and other.strong
-        if not (trusted_tie and AUTHORITY.get(other.source, 9) > rank):
-            return False
-    return True
