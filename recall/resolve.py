@@ -268,7 +268,8 @@ class ResolverIndex:
         embedding: EmbeddingRoute | None,
         now: datetime,
     ) -> dict[str, Candidate]:
-        """The best candidate per package from every route: exact, package, lexical, pinyin, embedding."""
+        """The best candidate per package from every route: exact, package, lexical, pinyin, embedding
+        (one function because the routes share `offer`, which keeps the best candidate per package)."""
         best: dict[str, Candidate] = {}
 
         def offer(index: int, similarity: float, evidence: str, route: str, contained: bool = False) -> None:

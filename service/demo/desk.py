@@ -26,9 +26,62 @@ SCHEDULES = [
 ]
 
 
+FACTS: list[dict[str, Any]] = [
+    {
+        "scope": "profile",
+        "profile_kind": "work_style",
+        "content": "用户做嵌入式开发，喜欢简短的回答",
+        "evidence": [{"interaction_id": "demo-turn-profile", "quote": "我是做嵌入式开发的，回答请简短一点"}],
+    },
+    {
+        "scope": "environment",
+        "content": "书房电脑运行 Ubuntu 24.04",
+        "evidence": [
+            {"interaction_id": f"demo-turn-env-{d}", "quote": "书房那台电脑装的是 Ubuntu 24.04"} for d in (4, 2)
+        ],
+    },
+    {
+        "scope": "environment",
+        "content": "打印机在客厅，型号 HP M227",
+        "evidence": [{"interaction_id": "demo-turn-printer", "quote": "打印机在客厅，型号是 HP M227"}],
+    },
+    {
+        "scope": "project",
+        "project": "UFO",
+        "content": "UFO 项目每天早上检查构建",
+        "evidence": [{"task_id": "ufo-daily-1", "quote": "每日 UFO 构建检查"}],
+    },
+]
+SKILLS: list[dict[str, Any]] = [
+    {
+        "name": "周报先审",
+        "text": "发周报之前，先把草稿发给用户审阅，得到同意再发送。",
+        "source_interaction_id": "demo-turn-skill",
+        "quote": "以后发周报前先让我看一眼再发",
+    },
+    {
+        "name": "新闻只选科技财经",
+        "text": "整理早间新闻时只保留科技和财经类。",
+        "source_interaction_id": "demo-turn-skill2",
+        "quote": "整理新闻时只保留科技和财经",
+    },
+]
+
+
 def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
     """A week of a desktop assistant's memory, ending now."""
     now = time.time()
+    turns, n = _week_of_turns(memory, days, now)
+    _personal_turns(memory, now)
+    _file_topics(memory, turns)
+    memory.desk.maintenance_commit({"facts": FACTS, "skills": SKILLS, "note": "提炼事实和技能草稿"})
+    _person_decides(memory)
+    memory.desk.record_consolidation("finished", summary="演示：整理完一周的问答")
+    return {"interactions": n, "topics": len(memory.desk.list_topics()), "facts": len(memory.desk.list_facts())}
+
+
+def _week_of_turns(memory: Memory, days: int, now: float) -> tuple[dict[str, list[str]], int]:
+    """Each day's questions on the themes and each schedule's run; returns the turns by theme and their count."""
     turns: dict[str, list[str]] = {key: [] for key, *_ in THEMES}
     n = 0
     for day in range(days, 0, -1):
@@ -58,22 +111,27 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                 run_id=f"run-{days - day + 1:02d}",
                 ts=base + 3600 * 7,
             )
-    memory.desk.remember_interaction(
-        "demo-turn-profile", user_text="我是做嵌入式开发的，回答请简短一点", assistant_text="好的", ts=now - 3 * DAY
-    )
-    for d in (4, 2):
+    return turns, n
+
+
+def _personal_turns(memory: Memory, now: float) -> None:
+    """What the person said about themselves and their machines (the facts and skills below quote these)."""
+    said = [
+        ("demo-turn-profile", "我是做嵌入式开发的，回答请简短一点", "好的", 3),
+        ("demo-turn-env-4", "书房那台电脑装的是 Ubuntu 24.04", "记下了", 4),
+        ("demo-turn-env-2", "书房那台电脑装的是 Ubuntu 24.04", "记下了", 2),
+        ("demo-turn-printer", "打印机在客厅，型号是 HP M227", "好的", 1),
+        ("demo-turn-skill", "以后发周报前先让我看一眼再发", "明白", 2),
+        ("demo-turn-skill2", "整理新闻时只保留科技和财经", "好的", 5),
+    ]
+    for interaction_id, user_text, reply, days_ago in said:
         memory.desk.remember_interaction(
-            f"demo-turn-env-{d}", user_text="书房那台电脑装的是 Ubuntu 24.04", assistant_text="记下了", ts=now - d * DAY
+            interaction_id, user_text=user_text, assistant_text=reply, ts=now - days_ago * DAY
         )
-    memory.desk.remember_interaction(
-        "demo-turn-printer", user_text="打印机在客厅，型号是 HP M227", assistant_text="好的", ts=now - DAY
-    )
-    memory.desk.remember_interaction(
-        "demo-turn-skill", user_text="以后发周报前先让我看一眼再发", assistant_text="明白", ts=now - 2 * DAY
-    )
-    memory.desk.remember_interaction(
-        "demo-turn-skill2", user_text="整理新闻时只保留科技和财经", assistant_text="好的", ts=now - 5 * DAY
-    )
+
+
+def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
+    """Consolidate the backlog as a planner would: one topic per theme, one segment per workday."""
     topic_of = {i: key for key, ids in turns.items() for i in ids}
     titles = {key: title for key, title, *_ in THEMES}
     while True:
@@ -100,54 +158,10 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
                     }
                 )
         memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
-    memory.desk.maintenance_commit(
-        {
-            "facts": [
-                {
-                    "scope": "profile",
-                    "profile_kind": "work_style",
-                    "content": "用户做嵌入式开发，喜欢简短的回答",
-                    "evidence": [
-                        {"interaction_id": "demo-turn-profile", "quote": "我是做嵌入式开发的，回答请简短一点"}
-                    ],
-                },
-                {
-                    "scope": "environment",
-                    "content": "书房电脑运行 Ubuntu 24.04",
-                    "evidence": [
-                        {"interaction_id": f"demo-turn-env-{d}", "quote": "书房那台电脑装的是 Ubuntu 24.04"}
-                        for d in (4, 2)
-                    ],
-                },
-                {
-                    "scope": "environment",
-                    "content": "打印机在客厅，型号 HP M227",
-                    "evidence": [{"interaction_id": "demo-turn-printer", "quote": "打印机在客厅，型号是 HP M227"}],
-                },
-                {
-                    "scope": "project",
-                    "project": "UFO",
-                    "content": "UFO 项目每天早上检查构建",
-                    "evidence": [{"task_id": "ufo-daily-1", "quote": "每日 UFO 构建检查"}],
-                },
-            ],
-            "skills": [
-                {
-                    "name": "周报先审",
-                    "text": "发周报之前，先把草稿发给用户审阅，得到同意再发送。",
-                    "source_interaction_id": "demo-turn-skill",
-                    "quote": "以后发周报前先让我看一眼再发",
-                },
-                {
-                    "name": "新闻只选科技财经",
-                    "text": "整理早间新闻时只保留科技和财经类。",
-                    "source_interaction_id": "demo-turn-skill2",
-                    "quote": "整理新闻时只保留科技和财经",
-                },
-            ],
-            "note": "提炼事实和技能草稿",
-        }
-    )
+
+
+def _person_decides(memory: Memory) -> None:
+    """The person activates one skill draft (through the agent, as they asked) and edits a bundle document."""
     news = next(s for s in memory.desk.list_skills("draft") if s["name"] == "新闻只选科技财经")
     memory.desk.set_skill_status(
         news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能"
@@ -160,5 +174,3 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
         expected_revision=bundle["revision"],
         actor="user",
     )
-    memory.desk.record_consolidation("finished", summary="演示：整理完一周的问答")
-    return {"interactions": n, "topics": len(memory.desk.list_topics()), "facts": len(memory.desk.list_facts())}

@@ -65,54 +65,50 @@ def fill(
     memory.appkb.learn_alias("外卖", "com.sankuai.meituan", actor="user")
     now = time.time()
     for i in range(runs):
-        device = rng.choice(DEVICES)
-        package = rng.choice(list(APPS))
-        label, templates = APPS[package]
-        goal = rng.choice(templates).format(**{k: rng.choice(v) for k, v in FILL.items()})
-        run_id = f"demo-{i:05d}"
-        started = now - 60 * DAY * (1 - i / runs) + rng.uniform(0, 3600)
-        memory.runs.run_start(run_id, device, goal=goal)
-        step = 1
-        spoken = rng.choice([label, label, next((n for n, p in NICKNAMES.items() if p == package), label)])
-        if rng.random() < 0.1:  # the name fails first; the package the failure offered is launched
-            failed = {"run_id": run_id, "step": step, "tool": "launch_app", "result_class": "error", "note": "没找到"}
-            memory.runs.run_event(failed, launch_name=spoken, failure_message=f"未找到“{spoken}”，候选：{package}")
-            step += 1
-        memory.runs.run_event(
-            {
-                "run_id": run_id,
-                "step": step,
-                "tool": "launch_app",
-                "result_class": "ok",
-                "app_package": package,
-                "intent": f"打开{label}",
-            },
-            launch_name=spoken,
-        )
-        steps = step + rng.randint(2, 9)
-        for s in range(step + 1, steps + 1):
-            tool = rng.choice(["tap", "tap", "swipe", "type_text", "read_screen"])
-            memory.runs.run_event(
-                {"run_id": run_id, "step": s, "tool": tool, "result_class": "ok" if rng.random() > 0.05 else "error"}
-            )
-        success = rng.random() < 0.82
-        memory.runs.run_finish(
-            run_id,
-            {
-                "success": success,
-                "reason": "finished" if success else rng.choice(["takeover", "max_steps"]),
-                "steps": steps,
-                "ts_start": started,
-                "ts_end": started + steps * 6,
-                "tokens_total": steps * 900,
-                "tokens_by_role": {"actor": steps * 800, "verifier": steps * 100},
-                "verifier": "pass" if success else "fail",
-            },
-        )
+        _one_run(memory, rng, f"demo-{i:05d}", now - 60 * DAY * (1 - i / runs))
         if progress and ((i + 1) % 50 == 0 or i + 1 == runs):
             progress(i + 1, runs)
     desk = fill_desk(memory)
     return {"devices": len(DEVICES), "runs": runs, "aliases": memory.appkb.count_aliases(), **desk}
+
+
+def _one_run(memory: Memory, rng: random.Random, run_id: str, day_start: float) -> None:
+    """One phone-agent run, as an agent reports it: start, a launch (sometimes after a failed one), steps, finish.
+    It starts within an hour of `day_start`; `rng` is drawn in the same order for the same demo every time."""
+    device = rng.choice(DEVICES)
+    package = rng.choice(list(APPS))
+    label, templates = APPS[package]
+    goal = rng.choice(templates).format(**{k: rng.choice(v) for k, v in FILL.items()})
+    started = day_start + rng.uniform(0, 3600)
+    memory.runs.run_start(run_id, device, goal=goal)
+    step = 1
+    spoken = rng.choice([label, label, next((n for n, p in NICKNAMES.items() if p == package), label)])
+    if rng.random() < 0.1:  # the name fails first; the package the failure offered is launched
+        failed = {"run_id": run_id, "step": step, "tool": "launch_app", "result_class": "error", "note": "没找到"}
+        memory.runs.run_event(failed, launch_name=spoken, failure_message=f"未找到“{spoken}”，候选：{package}")
+        step += 1
+    launched = {"run_id": run_id, "step": step, "tool": "launch_app", "result_class": "ok", "app_package": package}
+    memory.runs.run_event({**launched, "intent": f"打开{label}"}, launch_name=spoken)
+    steps = step + rng.randint(2, 9)
+    for s in range(step + 1, steps + 1):
+        tool = rng.choice(["tap", "tap", "swipe", "type_text", "read_screen"])
+        memory.runs.run_event(
+            {"run_id": run_id, "step": s, "tool": tool, "result_class": "ok" if rng.random() > 0.05 else "error"}
+        )
+    success = rng.random() < 0.82
+    memory.runs.run_finish(
+        run_id,
+        {
+            "success": success,
+            "reason": "finished" if success else rng.choice(["takeover", "max_steps"]),
+            "steps": steps,
+            "ts_start": started,
+            "ts_end": started + steps * 6,
+            "tokens_total": steps * 900,
+            "tokens_by_role": {"actor": steps * 800, "verifier": steps * 100},
+            "verifier": "pass" if success else "fail",
+        },
+    )
 
 
 def make_demo(

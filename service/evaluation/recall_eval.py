@@ -28,6 +28,16 @@ from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
 
 DEVICE = "eval"
+# The statistics a report carries, as the reference names them.
+REPORTED = (
+    "hit_at_1",
+    "hit_rate",
+    "conditional_hit_rate",
+    "contaminated_run_rate",
+    "package_precision",
+    "package_recall",
+    "abstain_rate",
+)
 
 
 def read_history(path: Path) -> list[tuple[str, str]]:
@@ -74,23 +84,7 @@ def evaluate(
     When `details` is a list, one row per query is appended to it (`DETAIL_COLUMNS`):
     what was recalled, whether it hit, and the candidate's scores and the past goal it came from.
     """
-    now = time.time()
-    outcomes = [
-        {
-            "run_id": f"history-{i}",
-            "ts_start": now - 86400 - i,
-            "ts_end": now - 86400 - i + 30,
-            "device_scope": f"device:{DEVICE}",
-            "goal_text": goal,
-            "apps": [package],
-            "success": True,
-            "reason": "finished",
-            "steps": 2,
-            "verifier": "pass",
-        }
-        for i, (goal, package) in enumerate(history)
-    ]
-    memory.runs.archive_episodes(outcomes)
+    memory.runs.archive_episodes(_history_outcomes(history, time.time()))
     since = time.time()
     latencies: list[float] = []
     with_history: list[bool] = []
@@ -108,18 +102,7 @@ def evaluate(
     report = {
         "n": totals["evaluations"],
         "embedder": memory.config.embed_model,
-        **{
-            k: totals[k]
-            for k in (
-                "hit_at_1",
-                "hit_rate",
-                "conditional_hit_rate",
-                "contaminated_run_rate",
-                "package_precision",
-                "package_recall",
-                "abstain_rate",
-            )
-        },
+        **{k: totals[k] for k in REPORTED},
         "latency_ms": {"p50": round(percentile(latencies, 50), 3), "p99": round(percentile(latencies, 99), 3)},
     }
     scored = [e for e, has in zip(per_query, with_history, strict=True) if has]
@@ -129,6 +112,25 @@ def evaluate(
             "hit_at_1": round(sum(bool(e.get("hit_at_1")) for e in scored) / len(scored), 4) if scored else None,
         }
     return report
+
+
+def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[str, Any]]:
+    """The history as successful past runs of one device, a day old, newest first."""
+    return [
+        {
+            "run_id": f"history-{i}",
+            "ts_start": now - 86400 - i,
+            "ts_end": now - 86400 - i + 30,
+            "device_scope": f"device:{DEVICE}",
+            "goal_text": goal,
+            "apps": [package],
+            "success": True,
+            "reason": "finished",
+            "steps": 2,
+            "verifier": "pass",
+        }
+        for i, (goal, package) in enumerate(history)
+    ]
 
 
 def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev: dict[str, Any]) -> dict[str, Any]:
