@@ -10,9 +10,9 @@ import pytest
 from service.config import load_config
 from service.memory.memory import Memory
 from service.rpc.dispatch import Dispatcher
-from service.rpc.methods import Method
 from service.rpc.params import Params
 from service.rpc.protocol import ERROR_CODES, ProtocolError, parse_request
+from service.rpc.registry import MethodTable, Registry
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,9 @@ def test_an_unexpected_failure_is_internal_without_internals(memory: Memory, cap
         raise KeyError("secret detail")
 
     caplog.errors_expected = True  # type: ignore[attr-defined]
-    dispatcher = Dispatcher(memory, {"boom": Method("boom", broken, False)})
+    table = MethodTable("test")
+    table.method("boom")(broken)
+    dispatcher = Dispatcher(memory, Registry(table))
     response = json.loads(dispatcher.handle_line(b'{"id": 1, "method": "boom"}'))
     assert response["error"]["code"] == "internal"
     assert "secret" not in response["error"]["message"]
@@ -143,12 +145,12 @@ def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
 def test_every_method_is_documented_and_every_documented_method_exists() -> None:
     import re
 
-    from service.rpc.methods import METHODS
+    from service.rpc.methods import REGISTRY
     from tests.conftest import REPO
 
     doc = (REPO / "docs" / "protocol.md").read_text("utf-8")
     documented = set(re.findall(r"^### `([a-z._]+)`", doc, flags=re.MULTILINE))
-    assert documented == set(METHODS)
+    assert documented == set(REGISTRY)
     for code in ERROR_CODES:
         assert f"| `{code}` |" in doc
 
