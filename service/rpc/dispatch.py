@@ -15,7 +15,16 @@ from typing import Any
 from service.memory.memory import Memory
 from service.rpc.methods import REGISTRY
 from service.rpc.params import Params
-from service.rpc.protocol import ProtocolError, Request, RequestId, encode, failure, parse_request, success
+from service.rpc.protocol import (
+    INTERNAL_MESSAGE,
+    ProtocolError,
+    Request,
+    RequestId,
+    encode,
+    failure,
+    parse_request,
+    success,
+)
 from service.rpc.registry import Method
 from store.core.errors import JiyiError
 
@@ -47,6 +56,10 @@ class Dispatcher:
             return request
         except ProtocolError as exc:
             return failure(exc.request_id, exc.code, exc.message)
+        except Exception:
+            # A bug in reading the line must still answer it: the host sends exactly one reply per request.
+            log.exception("a request line could not be read")
+            return failure(None, "internal", INTERNAL_MESSAGE)
 
     def is_instant(self, request: Request) -> bool:
         """Whether the request can be answered at once without touching a file."""
@@ -70,4 +83,4 @@ class Dispatcher:
             return failure(request_id, "invalid_params", "the params are nested too deeply")
         except Exception:
             log.exception("request %r failed", request_id)
-            return failure(request_id, "internal", "the request failed inside Jiyi; the log has the details")
+            return failure(request_id, "internal", INTERNAL_MESSAGE)

@@ -31,6 +31,7 @@ REQUEST_CODES = ("parse_error", "invalid_request", "unsupported_version", "metho
 ERROR_CODES: tuple[str, ...] = (*REQUEST_CODES, *FAILURE_CODES)
 DEFAULT_MAX_LINE = 1 << 20
 MAX_ID_CHARS = 200
+INTERNAL_MESSAGE = "the request failed inside Jiyi; the log has the details"
 FIELDS = {"id", "method", "params", "v", "jsonrpc"}
 _VERSION = re.compile(r"(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})", re.ASCII)
 
@@ -139,7 +140,7 @@ def encode(response: dict[str, Any]) -> bytes:
         text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
     except ValueError:
         log.exception("the answer to request %r is not valid JSON", response.get("id"))
-        fallback = failure(response.get("id"), "internal", "the request failed inside Jiyi; the log has the details")
+        fallback = failure(response.get("id"), "internal", INTERNAL_MESSAGE)
         text = json.dumps(fallback, ensure_ascii=False, separators=(",", ":"))
     return (text + "\n").encode("utf-8")
 
