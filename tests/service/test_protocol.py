@@ -7,6 +7,7 @@ import json
 import pkgutil
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,8 +65,8 @@ def test_a_good_request() -> None:
     assert parse_request(b'{"id":null,"method":"health"}').params == {}
 
 
-def answer(memory: Memory, request: dict[str, object]) -> dict[str, object]:
-    response: dict[str, object] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
+def answer(memory: Memory, request: dict[str, object]) -> dict[str, Any]:
+    response: dict[str, Any] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
     return response
 
 
@@ -138,8 +139,8 @@ def test_a_run_through_the_dispatcher_learns_an_implicit_alias(memory: Memory) -
     assert result["event"]["device_scope"] == "device:d1"
     confirmed = {"run_id": "r1", "step": 3, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
     learned = answer(memory, {"id": 3, "method": "run.event", "params": {"event": confirmed, "launch_name": "小红薯"}})
-    assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]  # type: ignore[index]
-    assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True  # type: ignore[index]
+    assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]
+    assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True
     assert memory.active_runs() == []
 
 
@@ -182,24 +183,24 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
     finished = answer(
         memory, {"id": 2, "method": "run.finish", "params": {"run_id": "e1", "outcome": {"success": True}}}
     )
-    assert finished["result"]["archived"] is True  # type: ignore[index]
+    assert finished["result"]["archived"] is True
     listed = answer(memory, {"id": 3, "method": "episode.list", "params": {"text": "搜索", "total": True, "limit": 5}})
-    assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None  # type: ignore[index]
+    assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None
     assert (
         answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"
-    )  # type: ignore[index]
+    )
     assert (
         answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True
-    )  # type: ignore[index]
+    )
     assert (
         answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False
-    )  # type: ignore[index]
+    )
     missing = answer(memory, {"id": 7, "method": "episode.get", "params": {"run_id": "nope"}})
-    assert missing["error"]["code"] == "not_found"  # type: ignore[index]
+    assert missing["error"]["code"] == "not_found"
     bad = answer(memory, {"id": 8, "method": "episode.list", "params": {"success": "yes"}})
-    assert bad["error"]["code"] == "invalid_params"  # type: ignore[index]
+    assert bad["error"]["code"] == "invalid_params"
     bad_outcome = answer(memory, {"id": 9, "method": "run.finish", "params": {"run_id": "e2", "outcome": [1]}})
-    assert bad_outcome["error"]["code"] == "invalid_params"  # type: ignore[index]
+    assert bad_outcome["error"]["code"] == "invalid_params"
 
 
 def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
@@ -217,20 +218,20 @@ def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
         )
         params = {"goal": "搜索火锅店", "device": "d1"}
         plain = answer(hashed, {"id": 1, "method": "recall.query", "params": params})["result"]
-        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain  # type: ignore[operator]
+        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain
         explained = answer(hashed, {"id": 2, "method": "recall.query", "params": {**params, "explain": True}})
         result = explained["result"]
-        assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"  # type: ignore[index]
+        assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"
         bad = answer(hashed, {"id": 3, "method": "recall.query", "params": {**params, "explain": "yes"}})
-        assert bad["error"]["code"] == "invalid_params" and "explain" in bad["error"]["message"]  # type: ignore[index]
+        assert bad["error"]["code"] == "invalid_params" and "explain" in bad["error"]["message"]
         blank = answer(hashed, {"id": 4, "method": "recall.query", "params": {"goal": "x", "device": " "}})
-        assert blank["error"]["code"] == "invalid_params"  # type: ignore[index]
+        assert blank["error"]["code"] == "invalid_params"
 
 
 @pytest.mark.parametrize("v", [None, 1, "1.0", "1.7", "1.9999"])
 def test_any_minor_of_the_supported_major_is_served(memory: Memory, v: object) -> None:
     response = answer(memory, {"id": "h", "v": v, "method": "health"})
-    assert response["ok"] is True and response["result"]["protocol"] == PROTOCOL_VERSION  # type: ignore[index]
+    assert response["ok"] is True and response["result"]["protocol"] == PROTOCOL_VERSION
 
 
 @pytest.mark.parametrize("v", [0, 2, "0.9", "2.0", "9999.0", 10**30])

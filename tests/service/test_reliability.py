@@ -43,7 +43,7 @@ def malformed(rng: random.Random, index: int) -> bytes:
         good = json.dumps({"id": index, "method": rng.choice(METHODS), "params": {"name": "微信"}}).encode()
         line = good[: rng.randint(1, len(good) - 1)]
     elif kind == 2:
-        wrong = rng.choice([[], 7, "x", None, {"a": [1]}, 3.5, True])
+        wrong: object = rng.choice([[], 7, "x", None, {"a": [1]}, 3.5, True])
         line = json.dumps({"id": index, "method": rng.choice(METHODS), "params": wrong}).encode()
     elif kind == 3:
         line = json.dumps({"id": index, "method": "no." + str(rng.random()), "params": {}}).encode()
@@ -53,7 +53,7 @@ def malformed(rng: random.Random, index: int) -> bytes:
     elif kind == 5:
         line = b'{"id": 1, "method": "app.resolve", "params": {"name": "\xc3\x28\xa0\xa1"}}'
     elif kind == 6:
-        value = rng.choice([123, [], {}, None, True, "x" * 5000, "\u0000", "😀" * 10])
+        value: object = rng.choice([123, [], {}, None, True, "x" * 5000, "\u0000", "😀" * 10])
         key = rng.choice(["name", "package", "device", "limit", "apps", "event", "change"])
         line = json.dumps({"id": index, "method": rng.choice(METHODS), "params": {key: value}}).encode()
     elif kind == 7:
