@@ -201,7 +201,7 @@ class JiyiClient:
     def run_finish(self, run_id: str) -> dict[str, Any]:
         return self._write("run.finish", {"run_id": run_id})
 
-    # -- desktop-assistant memory (seed 002) ---------------------------------------------
+    # -- desktop-assistant memory (docs/protocol.md) -----------------------------------
 
     def remember_interaction(
         self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any
