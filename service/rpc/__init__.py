@@ -1,1 +1,1 @@
-"""service/rpc"""
+"""The socket: the wire protocol, validated params, the method registry, dispatch and the Qt host."""

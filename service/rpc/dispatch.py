@@ -9,23 +9,34 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from service.memory.memory import Memory
-from service.rpc.methods import METHODS, Method
+from service.rpc.methods import REGISTRY
 from service.rpc.params import Params
-from service.rpc.protocol import ProtocolError, Request, RequestId, code_for, encode, failure, parse_request, success
+from service.rpc.protocol import (
+    INTERNAL_MESSAGE,
+    ProtocolError,
+    Request,
+    RequestId,
+    encode,
+    failure,
+    parse_request,
+    success,
+)
+from service.rpc.registry import Method
 from store.core.errors import JiyiError
 
 log = logging.getLogger("jiyi.service")
 
 
 class Dispatcher:
-    """Serves requests against one `Memory`."""
+    """Serves requests against one `Memory`, with the methods of `methods` (every socket method by default)."""
 
-    def __init__(self, memory: Memory, methods: dict[str, Method] | None = None) -> None:
+    def __init__(self, memory: Memory, methods: Mapping[str, Method] | None = None) -> None:
         self.memory = memory
-        self.methods = methods or METHODS
+        self.methods = REGISTRY if methods is None else methods
         self.started = time.monotonic()
 
     def handle_line(self, line: bytes) -> bytes:
@@ -45,6 +56,10 @@ class Dispatcher:
             return request
         except ProtocolError as exc:
             return failure(exc.request_id, exc.code, exc.message)
+        except Exception:
+            # A bug in reading the line must still answer it: the host sends exactly one reply per request.
+            log.exception("a request line could not be read")
+            return failure(None, "internal", INTERNAL_MESSAGE)
 
     def is_instant(self, request: Request) -> bool:
         """Whether the request can be answered at once without touching a file."""
@@ -63,9 +78,9 @@ class Dispatcher:
         except ProtocolError as exc:
             return failure(exc.request_id if exc.request_id is not None else request_id, exc.code, exc.message)
         except JiyiError as exc:
-            return failure(request_id, code_for(exc), str(exc), getattr(exc, "details", None))
+            return failure(request_id, exc.code, str(exc), getattr(exc, "details", None))
         except RecursionError:
             return failure(request_id, "invalid_params", "the params are nested too deeply")
         except Exception:
             log.exception("request %r failed", request_id)
-            return failure(request_id, "internal", "the request failed inside Jiyi; the log has the details")
+            return failure(request_id, "internal", INTERNAL_MESSAGE)

@@ -22,6 +22,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
@@ -272,35 +273,48 @@ class SocketHost(QObject):
 
 
 def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) -> int:
-    """`jiyi serve`: host the service headless until SIGINT or SIGTERM."""
+    """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed)."""
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     path = socket_path_for(config, socket_path)
     check_socket_free(path)  # before the home is opened (or created)
-    memory = Memory.open(config)
-    host = SocketHost(memory, path, workers=workers, max_line=config.max_line_bytes)
+    # Handlers go in before anything is opened: a supervisor's SIGTERM that arrives while the
+    # home opens or just after the socket listens must still stop cleanly, not kill the process.
+    previous = _quit_on_signals(app)
     try:
-        host.start()
-    except BaseException:
-        memory.close()
-        raise
+        memory = Memory.open(config)
+        try:
+            _serve_until_quit(app, memory, path, workers=workers, max_line=config.max_line_bytes)
+        finally:
+            memory.close()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    print("jiyi: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
+    """Make SIGINT and SIGTERM end `app`'s event loop, even one that has not started yet; the previous handlers."""
+
+    def request_stop(_signum: int, _frame: object) -> None:
+        # quit() before exec() is lost: Qt documents that exit() does nothing while the event loop
+        # is not running (PySide6 6.11 behaves so), so a signal while the home opens would be
+        # ignored. A zero timer is delivered as soon as the loop runs.
+        QTimer.singleShot(0, app.quit)
+
+    return {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int, max_line: int) -> None:
+    """Listen on `path` and serve until the loop quits; the requests under way finish before it returns."""
+    host = SocketHost(memory, path, workers=workers, max_line=max_line)
+    host.start()
     print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
-    stopping: list[int] = []
-
-    def request_stop(signum: int, _frame: object) -> None:
-        stopping.append(signum)
-        app.quit()
-
-    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     ticker = QTimer()
-    ticker.start(200)  # lets Python run its signal handlers while Qt waits
     ticker.timeout.connect(lambda: None)
+    ticker.start(200)  # Python runs its signal handlers only between bytecodes; Qt's wait is not one
     try:
         app.exec()
     finally:
         ticker.stop()
         host.stop()
-        memory.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    print("jiyi: stopped", file=sys.stderr, flush=True)
-    return 0

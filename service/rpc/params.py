@@ -7,6 +7,7 @@ from typing import Any
 from store.core.errors import InvalidInput
 
 MAX_TEXT = 4096
+MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
 
 
 class Params:
@@ -90,6 +91,16 @@ class Params:
 
     def raw(self, name: str) -> Any:
         return self._get(name)
+
+    def window(self) -> tuple[float | None, float | None]:
+        """`since` and `until` as epoch seconds; either may be left out."""
+        bounds = []
+        for name in ("since", "until"):
+            value = self._get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise InvalidInput(f"params.{name} must be epoch seconds")
+            bounds.append(float(value) if value is not None else None)
+        return bounds[0], bounds[1]
 
     def done(self) -> None:
         """Refuse parameters the method does not take."""

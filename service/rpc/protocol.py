@@ -1,39 +1,39 @@
-"""The wire protocol: UTF-8 JSON Lines.
+"""The wire protocol: UTF-8 JSON Lines, versioned "MAJOR.MINOR" (`docs/protocol.md`).
 
-Request  `{"id": …, "method": "…", "params": {…}}` (params optional).
+Request  `{"id": …, "method": "…", "params": {…}, "v": …}` (params and v optional).
 Response `{"id": …, "ok": true, "result": …}` or
          `{"id": …, "ok": false, "error": {"code": "…", "message": "…", "data"?: …}}`.
+
+A minor version adds methods, parameters or result fields and changes none;
+a major version may change anything, so a request that names another major
+is refused (`unsupported_version`) rather than misread.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-from store.core.errors import (
-    Conflict,
-    EnvironmentProblem,
-    Forbidden,
-    InvalidInput,
-    JiyiError,
-    NotFound,
-    SensitiveContent,
-)
+from store.core.errors import ERROR_CODES as FAILURE_CODES
 
-ERROR_CODES = (
-    "parse_error",
-    "invalid_request",
-    "method_not_found",
-    "invalid_params",
-    "not_found",
-    "conflict",
-    "forbidden",
-    "unavailable",
-    "internal",
-)
+log = logging.getLogger("jiyi.service")
+
+PROTOCOL_MAJOR = 1
+PROTOCOL_MINOR = 0
+PROTOCOL_VERSION = f"{PROTOCOL_MAJOR}.{PROTOCOL_MINOR}"
+
+# Codes of a request refused before any method ran; the codes of failures
+# inside a method are the error classes' own (`store.core.errors.ErrorCode`).
+REQUEST_CODES = ("parse_error", "invalid_request", "unsupported_version", "method_not_found")
+ERROR_CODES: tuple[str, ...] = (*REQUEST_CODES, *FAILURE_CODES)
 DEFAULT_MAX_LINE = 1 << 20
 MAX_ID_CHARS = 200
+INTERNAL_MESSAGE = "the request failed inside Jiyi; the log has the details"
+FIELDS = {"id", "method", "params", "v", "jsonrpc"}
+_VERSION = re.compile(r"(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})", re.ASCII)
 
 RequestId = str | int | None
 
@@ -55,18 +55,59 @@ class Request:
     params: dict[str, Any]
 
 
-def parse_request(line: bytes) -> Request:
-    """Decode and check one request line; raise `ProtocolError` naming what is wrong."""
+def _no_constant(name: str) -> NoReturn:
+    # json.loads accepts NaN and Infinity, which are not JSON; echoed back they would make a reply no parser reads.
+    raise ProtocolError("parse_error", f"the line is not JSON: {name} is not a JSON number")
+
+
+def _decode(line: bytes) -> Any:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProtocolError("parse_error", f"the line is not UTF-8 (byte {exc.start})") from None
     try:
-        data = json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ProtocolError("parse_error", f"the line is not JSON: {exc.msg} at column {exc.colno}") from None
     except RecursionError:
         raise ProtocolError("parse_error", "the JSON is nested too deeply") from None
+    except ValueError:
+        # Python refuses to convert an integer of more than 4300 digits (sys.int_info.str_digits_check_threshold).
+        raise ProtocolError("parse_error", "the line holds a number with too many digits") from None
+
+
+def check_version(value: object, request_id: RequestId = None) -> None:
+    """Accept a request's `v`: left out or null, an integer major, or "MAJOR.MINOR" text.
+
+    Any minor of the supported major is accepted (minors only add); another
+    major is `unsupported_version`, a malformed `v` is `invalid_request`.
+    """
+    if value is None:
+        return
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        major = value
+    elif isinstance(value, str) and (match := _VERSION.fullmatch(value)):
+        major = int(match[1])
+    else:
+        raise ProtocolError(
+            "invalid_request",
+            'v must be the protocol version as "MAJOR.MINOR" text or a MAJOR integer '
+            f'(this service speaks "{PROTOCOL_VERSION}")',
+            request_id,
+        )
+    if major != PROTOCOL_MAJOR:
+        shown = json.dumps(value)[:24]
+        raise ProtocolError(
+            "unsupported_version",
+            f"protocol version {shown} is not supported; this service speaks {PROTOCOL_VERSION} "
+            f'(send "v": {PROTOCOL_MAJOR}, or leave v out)',
+            request_id,
+        )
+
+
+def parse_request(line: bytes) -> Request:
+    """Decode and check one request line; raise `ProtocolError` naming what is wrong."""
+    data = _decode(line)
     if not isinstance(data, dict):
         raise ProtocolError("invalid_request", "a request must be a JSON object")
     request_id = data.get("id")
@@ -74,6 +115,7 @@ def parse_request(line: bytes) -> Request:
         raise ProtocolError("invalid_request", "id must be a string, an integer or null")
     if isinstance(request_id, str) and len(request_id) > MAX_ID_CHARS:
         raise ProtocolError("invalid_request", f"id is longer than {MAX_ID_CHARS} characters")
+    check_version(data.get("v"), request_id)
     method = data.get("method")
     if not isinstance(method, str) or not method:
         raise ProtocolError("invalid_request", "method must be a non-empty string", request_id)
@@ -82,30 +124,25 @@ def parse_request(line: bytes) -> Request:
         params = {}
     if not isinstance(params, dict):
         raise ProtocolError("invalid_request", "params must be an object", request_id)
-    unknown = sorted(set(data) - {"id", "method", "params", "jsonrpc"})
+    unknown = sorted(set(data) - FIELDS)
     if unknown:
-        raise ProtocolError("invalid_request", f"unknown request field {unknown[0]!r}", request_id)
+        raise ProtocolError("invalid_request", f"unknown request field {unknown[0][:80]!r}", request_id)
     return Request(request_id, method, params)
 
 
-def code_for(error: JiyiError) -> str:
-    """The wire code of an expected error."""
-    if isinstance(error, SensitiveContent | Forbidden):
-        return "forbidden"
-    if isinstance(error, InvalidInput):
-        return "invalid_params"
-    if isinstance(error, NotFound):
-        return "not_found"
-    if isinstance(error, Conflict):
-        return "conflict"
-    if isinstance(error, EnvironmentProblem):
-        return error.code if error.code in ERROR_CODES else "unavailable"
-    return error.code if error.code in ERROR_CODES else "internal"
-
-
 def encode(response: dict[str, Any]) -> bytes:
-    """One response as a UTF-8 JSON line."""
-    return (json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    """One response as a UTF-8 JSON line; always valid JSON.
+
+    A result that JSON cannot carry (NaN, infinity) is a bug inside Jiyi: it is
+    logged and the caller gets `internal` for its request instead.
+    """
+    try:
+        text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+    except ValueError:
+        log.exception("the answer to request %r is not valid JSON", response.get("id"))
+        fallback = failure(response.get("id"), "internal", INTERNAL_MESSAGE)
+        text = json.dumps(fallback, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
 
 
 def success(request_id: RequestId, result: Any) -> dict[str, Any]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the in-process host tests need a Qt application
+
 import shutil
 import signal
 import socket
@@ -10,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +55,7 @@ def wait_for_socket(path: Path, process: subprocess.Popen[bytes], timeout: float
 
 
 def start_server(home: Path, sock: Path, *extra: str) -> Server:
+    """A `jiyi serve` listening on `sock`; a process that never listens is killed, not left behind."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
     process = subprocess.Popen(
         [JIYI, "serve", "--home", str(home), "--socket", str(sock), *extra],
@@ -58,22 +63,65 @@ def start_server(home: Path, sock: Path, *extra: str) -> Server:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for_socket(sock, process)
+    try:
+        wait_for_socket(sock, process)
+    except BaseException:
+        process.kill()
+        process.wait(timeout=30)
+        raise
     return Server(process, sock, home)
+
+
+@contextlib.contextmanager
+def private_folder() -> Iterator[Path]:
+    """A short private folder (socket paths must stay under ~100 bytes), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="jy", dir="/tmp"))
+    os.chmod(folder, 0o700)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
 def short_dir() -> Iterator[Path]:
     """A short private folder: socket paths must stay under ~100 bytes."""
-    folder = Path(tempfile.mkdtemp(prefix="jy", dir="/tmp"))
-    os.chmod(folder, 0o700)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with private_folder() as folder:
+        yield folder
 
 
 @pytest.fixture
-def server(short_dir: Path) -> Iterator[Server]:
-    running = start_server(short_dir / "home", short_dir / "run" / "jiyi.sock")
+def launch() -> Iterator[Callable[..., Server]]:
+    """Start `jiyi serve` processes (as `start_server`); any still running when the test ends is killed."""
+    started: list[Server] = []
+
+    def start(home: Path, sock: Path, *extra: str) -> Server:
+        started.append(start_server(home, sock, *extra))
+        return started[-1]
+
+    yield start
+    for running in started:
+        if running.alive():
+            running.process.kill()
+            running.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[Server]:
+    """One `jiyi serve` for a module's tests that neither write nor depend on each other's writes."""
+    with private_folder() as folder:
+        running = start_server(folder / "home", folder / "run" / "jiyi.sock")
+        try:
+            yield running
+        finally:
+            if running.stop() != 0:
+                pytest.fail(f"the shared server exited with {running.process.returncode}")
+
+
+@pytest.fixture
+def server(short_dir: Path, launch: Callable[..., Server]) -> Iterator[Server]:
+    """One `jiyi serve` on a fresh home; it must stop cleanly (exit 0) after the test."""
+    running = launch(short_dir / "home", short_dir / "run" / "jiyi.sock")
     yield running
     assert running.stop() == 0
 

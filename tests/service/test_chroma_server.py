@@ -16,6 +16,7 @@ from service.config import ConfigError, load_config
 from service.memory.memory import Memory
 
 CHROMA = Path(sys.executable).parent / "chroma"
+pytestmark = pytest.mark.slow  # starts a Chroma server: seconds
 
 
 def free_port() -> int:

@@ -101,10 +101,10 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
         ("consolidation.record", {"kind": "workday_review"}, "invalid_params"),
     ],
 )
-def test_bad_desk_requests_get_clear_errors(server: Server, method: str, params: dict, code: str) -> None:
-    answer = call(server, method, params)
+def test_bad_desk_requests_get_clear_errors(shared_server: Server, method: str, params: dict, code: str) -> None:
+    answer = call(shared_server, method, params)
     assert answer["ok"] is False and answer["error"]["code"] == code and answer["error"]["message"]
-    assert server.alive()
+    assert shared_server.alive()
 
 
 def test_concurrent_edits_of_one_document_exactly_one_wins(server: Server) -> None:

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from service.config import load_config
+from recall.vectors import IndexMismatch
+from service.client import PROTOCOL_MAJOR as CLIENT_MAJOR
+from service.config import ConfigError, load_config
 from service.memory.memory import Memory
 from service.rpc.dispatch import Dispatcher
-from service.rpc.methods import Method
 from service.rpc.params import Params
-from service.rpc.protocol import ERROR_CODES, ProtocolError, parse_request
+from service.rpc.protocol import ERROR_CODES, PROTOCOL_MAJOR, PROTOCOL_VERSION, ProtocolError, parse_request
+from service.rpc.registry import MethodTable, Registry
+from store.core.errors import (
+    Conflict,
+    EnvironmentProblem,
+    Forbidden,
+    HomeLocked,
+    InvalidInput,
+    JiyiError,
+    NotFound,
+    SchemaTooNew,
+    SensitiveContent,
+    UnsafePath,
+)
 
 
 @pytest.mark.parametrize(
@@ -28,6 +46,11 @@ from service.rpc.protocol import ERROR_CODES, ProtocolError, parse_request
         (b'{"id": 1, "method": 7}', "invalid_request"),
         (b'{"id": 1, "method": "health", "params": [1]}', "invalid_request"),
         (b'{"id": 1, "method": "health", "extra": 1}', "invalid_request"),
+        (b'{"id": 1, "method": "recall.stats", "params": {"since": NaN}}', "parse_error"),
+        (b'{"id": 1, "method": "health", "params": {"x": -Infinity}}', "parse_error"),
+        (b'{"id": 1, "method": "health", "params": {"x": ' + b"9" * 5000 + b"}}", "parse_error"),
+        (b'{"id": 1, "method": "health", "v": 2}', "unsupported_version"),
+        (b'{"id": 1, "method": "health", "v": 1.0}', "invalid_request"),
     ],
 )
 def test_malformed_requests_are_named(line: bytes, code: str) -> None:
@@ -42,8 +65,8 @@ def test_a_good_request() -> None:
     assert parse_request(b'{"id":null,"method":"health"}').params == {}
 
 
-def answer(memory: Memory, request: dict[str, object]) -> dict[str, object]:
-    response: dict[str, object] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
+def answer(memory: Memory, request: dict[str, object]) -> dict[str, Any]:
+    response: dict[str, Any] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
     return response
 
 
@@ -81,7 +104,9 @@ def test_an_unexpected_failure_is_internal_without_internals(memory: Memory, cap
         raise KeyError("secret detail")
 
     caplog.errors_expected = True  # type: ignore[attr-defined]
-    dispatcher = Dispatcher(memory, {"boom": Method("boom", broken, False)})
+    table = MethodTable("test")
+    table.method("boom")(broken)
+    dispatcher = Dispatcher(memory, Registry(table))
     response = json.loads(dispatcher.handle_line(b'{"id": 1, "method": "boom"}'))
     assert response["error"]["code"] == "internal"
     assert "secret" not in response["error"]["message"]
@@ -114,8 +139,8 @@ def test_a_run_through_the_dispatcher_learns_an_implicit_alias(memory: Memory) -
     assert result["event"]["device_scope"] == "device:d1"
     confirmed = {"run_id": "r1", "step": 3, "tool": "launch_app", "result_class": "ok", "app_package": "com.xingin.xhs"}
     learned = answer(memory, {"id": 3, "method": "run.event", "params": {"event": confirmed, "launch_name": "小红薯"}})
-    assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]  # type: ignore[index]
-    assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True  # type: ignore[index]
+    assert [e["term"] for e in learned["result"]["learned"]] == ["小红薯"]
+    assert answer(memory, {"id": 4, "method": "run.finish", "params": {"run_id": "r1"}})["result"]["known"] is True
     assert memory.runs.active_runs() == []
 
 
@@ -141,14 +166,12 @@ def test_run_events_are_validated_not_rewritten(memory: Memory) -> None:
 
 
 def test_every_method_is_documented_and_every_documented_method_exists() -> None:
-    import re
-
-    from service.rpc.methods import METHODS
+    from service.rpc.methods import REGISTRY
     from tests.conftest import REPO
 
     doc = (REPO / "docs" / "protocol.md").read_text("utf-8")
     documented = set(re.findall(r"^### `([a-z._]+)`", doc, flags=re.MULTILINE))
-    assert documented == set(METHODS)
+    assert documented == set(REGISTRY)
     for code in ERROR_CODES:
         assert f"| `{code}` |" in doc
 
@@ -160,24 +183,24 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
     finished = answer(
         memory, {"id": 2, "method": "run.finish", "params": {"run_id": "e1", "outcome": {"success": True}}}
     )
-    assert finished["result"]["archived"] is True  # type: ignore[index]
+    assert finished["result"]["archived"] is True
     listed = answer(memory, {"id": 3, "method": "episode.list", "params": {"text": "搜索", "total": True, "limit": 5}})
-    assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None  # type: ignore[index]
+    assert listed["result"]["total"] == 1 and listed["result"]["next_offset"] is None
     assert (
-        answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"  # type: ignore[index]
+        answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"
     )
     assert (
-        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True  # type: ignore[index]
+        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True
     )
     assert (
-        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False  # type: ignore[index]
+        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False
     )
     missing = answer(memory, {"id": 7, "method": "episode.get", "params": {"run_id": "nope"}})
-    assert missing["error"]["code"] == "not_found"  # type: ignore[index]
+    assert missing["error"]["code"] == "not_found"
     bad = answer(memory, {"id": 8, "method": "episode.list", "params": {"success": "yes"}})
-    assert bad["error"]["code"] == "invalid_params"  # type: ignore[index]
+    assert bad["error"]["code"] == "invalid_params"
     bad_outcome = answer(memory, {"id": 9, "method": "run.finish", "params": {"run_id": "e2", "outcome": [1]}})
-    assert bad_outcome["error"]["code"] == "invalid_params"  # type: ignore[index]
+    assert bad_outcome["error"]["code"] == "invalid_params"
 
 
 def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
@@ -195,11 +218,120 @@ def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
         )
         params = {"goal": "搜索火锅店", "device": "d1"}
         plain = answer(hashed, {"id": 1, "method": "recall.query", "params": params})["result"]
-        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain  # type: ignore[index, operator]
+        assert plain["top1_apps"] == ["com.xingin.xhs"] and "considered" not in plain
         explained = answer(hashed, {"id": 2, "method": "recall.query", "params": {**params, "explain": True}})
         result = explained["result"]
-        assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"  # type: ignore[index]
+        assert result["threshold"] == 0.5 and result["considered"][0]["run_id"] == "p1"
         bad = answer(hashed, {"id": 3, "method": "recall.query", "params": {**params, "explain": "yes"}})
-        assert bad["error"]["code"] == "invalid_params" and "explain" in bad["error"]["message"]  # type: ignore[index]
+        assert bad["error"]["code"] == "invalid_params" and "explain" in bad["error"]["message"]
         blank = answer(hashed, {"id": 4, "method": "recall.query", "params": {"goal": "x", "device": " "}})
-        assert blank["error"]["code"] == "invalid_params"  # type: ignore[index]
+        assert blank["error"]["code"] == "invalid_params"
+
+
+@pytest.mark.parametrize("v", [None, 1, "1.0", "1.7", "1.9999"])
+def test_any_minor_of_the_supported_major_is_served(memory: Memory, v: object) -> None:
+    response = answer(memory, {"id": "h", "v": v, "method": "health"})
+    assert response["ok"] is True and response["result"]["protocol"] == PROTOCOL_VERSION
+
+
+@pytest.mark.parametrize("v", [0, 2, "0.9", "2.0", "9999.0", 10**30])
+def test_another_major_is_refused_naming_the_supported_version(memory: Memory, v: object) -> None:
+    response = answer(memory, {"id": "x", "v": v, "method": "app.alias.learn", "params": {"name": "a", "package": "b"}})
+    assert response["id"] == "x" and response["ok"] is False
+    error = response["error"]
+    assert isinstance(error, dict) and error["code"] == "unsupported_version"
+    assert f"speaks {PROTOCOL_VERSION}" in error["message"]
+    assert memory.appkb.count_aliases() == 0  # refused before anything ran
+
+
+@pytest.mark.parametrize(
+    "v", [1.0, True, "1", "1.0.0", "v1", " 1.0", "1.0 ", "01.0", "1.-1", "", -1, [1], {"major": 1}]
+)
+def test_a_malformed_version_is_an_invalid_request(memory: Memory, v: object) -> None:
+    response = answer(memory, {"id": 3, "v": v, "method": "health"})
+    error = response["error"]
+    assert response["id"] == 3 and isinstance(error, dict) and error["code"] == "invalid_request"
+    assert "MAJOR.MINOR" in error["message"]
+
+
+def test_health_names_the_protocol_version(memory: Memory) -> None:
+    assert re.fullmatch(r"[0-9]+\.[0-9]+", PROTOCOL_VERSION)
+    assert PROTOCOL_VERSION.split(".")[0] == str(PROTOCOL_MAJOR) == str(CLIENT_MAJOR)
+    result = answer(memory, {"id": 1, "method": "health"})["result"]
+    assert isinstance(result, dict) and result["protocol"] == PROTOCOL_VERSION
+
+
+def _error_classes() -> list[type[JiyiError]]:
+    """Every error class of the project, after importing each module that could declare one."""
+    for package in ("store", "recall", "service"):
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
+            importlib.import_module(info.name)
+    found, todo = [], [JiyiError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_error_class_carries_a_documented_wire_code() -> None:
+    classes = _error_classes()
+    assert {c.__name__ for c in classes} >= {"ConfigError", "IndexMismatch", "UnsafePath", "SensitiveContent"}
+    for cls in classes:
+        assert cls.code in ERROR_CODES, cls
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (JiyiError("x"), "internal"),
+        (InvalidInput("x"), "invalid_params"),
+        (ConfigError("x"), "invalid_params"),
+        (SensitiveContent("x"), "forbidden"),
+        (Forbidden("x"), "forbidden"),
+        (NotFound("x"), "not_found"),
+        (Conflict("x", {"revision": 2}), "conflict"),
+        (EnvironmentProblem("x"), "unavailable"),
+        (UnsafePath("x"), "forbidden"),
+        (HomeLocked("x"), "unavailable"),
+        (SchemaTooNew("x"), "unavailable"),
+        (IndexMismatch("x"), "unavailable"),
+    ],
+)
+def test_an_expected_error_reaches_the_wire_with_its_own_code(memory: Memory, error: JiyiError, code: str) -> None:
+    def failing(_memory: Memory, _params: Params) -> None:
+        raise error
+
+    table = MethodTable("test")
+    table.method("fail")(failing)
+    response = json.loads(Dispatcher(memory, Registry(table)).handle_line(b'{"id": 5, "method": "fail"}'))
+    assert response == {"id": 5, "ok": False, "error": {"code": code, "message": "x", **_data(error)}}
+
+
+def _data(error: JiyiError) -> dict[str, object]:
+    details = getattr(error, "details", None)
+    return {"data": details} if details is not None else {}
+
+
+def test_a_result_json_cannot_carry_is_answered_internal(memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.errors_expected = True  # type: ignore[attr-defined]
+    table = MethodTable("test")
+    table.method("nan")(lambda _memory, _params: {"rate": float("nan")})
+    line = Dispatcher(memory, Registry(table)).handle_line(b'{"id": 6, "method": "nan"}')
+    response = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in a reply"))
+    assert response["id"] == 6 and response["error"]["code"] == "internal"
+    assert "not valid JSON" in caplog.text
+
+
+def test_a_bug_in_reading_a_line_still_answers_it(
+    memory: Memory, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_line: bytes) -> None:
+        raise RuntimeError("reader bug")
+
+    caplog.errors_expected = True  # type: ignore[attr-defined]
+    monkeypatch.setattr("service.rpc.dispatch.parse_request", broken)
+    response = json.loads(Dispatcher(memory).handle_line(b'{"id": 1, "method": "health"}'))
+    assert response == {"id": None, "ok": False, "error": {"code": "internal", "message": response["error"]["message"]}}
+    assert "reader bug" not in response["error"]["message"] and "reader bug" in caplog.text

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from service.config import load_config
 from service.evaluation.recall_eval import run_eval
 
+pytestmark = pytest.mark.slow  # the real model over the whole evaluation set: tens of seconds
 DATA = Path(__file__).resolve().parent.parent.parent / "bench" / "data"
 
 

@@ -9,14 +9,19 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from service.client import JiyiClient
 from store.appkb import kb as appkb
 from store.appkb.entry import normalize_term
 from store.core.database import Store
 from store.projections import all_projections
-from tests.service.conftest import Server, start_server
+from tests.service.conftest import Server
+
+pytestmark = pytest.mark.slow  # each test runs a server for tens of seconds
 
 METHODS = [
     "health",
@@ -165,16 +170,20 @@ def test_sixteen_writers_lose_and_duplicate_nothing(server: Server) -> None:
         store.close()
 
 
-def test_a_write_storm_killed_twenty_times_keeps_every_acknowledged_write(short_dir: Path) -> None:
+def test_a_write_storm_killed_twenty_times_keeps_every_acknowledged_write(
+    short_dir: Path, launch: Callable[..., Server]
+) -> None:
     home, sock = short_dir / "home", short_dir / "run" / "jiyi.sock"
     rng = random.Random(99)
     acked: list[str] = []
     lock = threading.Lock()
     for cycle in range(20):
-        server = start_server(home, sock)
-        stop = threading.Event()
+        server = launch(home, sock)
+        stop, storming = threading.Event(), threading.Event()
 
-        def storm(writer: int, cycle: int = cycle, stop: threading.Event = stop) -> None:
+        def storm(
+            writer: int, cycle: int = cycle, stop: threading.Event = stop, storming: threading.Event = storming
+        ) -> None:
             with JiyiClient(sock, timeout=10) as client:
                 i = 0
                 while not stop.is_set():
@@ -182,6 +191,7 @@ def test_a_write_storm_killed_twenty_times_keeps_every_acknowledged_write(short_
                     if client.learn_alias(name, "com.tencent.mm")["stored"]:
                         with lock:
                             acked.append(name)
+                        storming.set()
                     elif client.health().get("ok") is False:
                         return
                     i += 1
@@ -189,12 +199,15 @@ def test_a_write_storm_killed_twenty_times_keeps_every_acknowledged_write(short_
         writers = [threading.Thread(target=storm, args=(w,)) for w in range(4)]
         for thread in writers:
             thread.start()
-        time.sleep(rng.uniform(0.2, 0.6))
-        server.stop(signal.SIGKILL)
-        stop.set()
-        for thread in writers:
-            thread.join()
-    assert len(acked) > 100
+        try:
+            # Kill at a random moment once writes are being acknowledged, so each cycle kills a storm under way.
+            assert storming.wait(timeout=30), f"cycle {cycle}: no write was acknowledged"
+            time.sleep(rng.uniform(0.0, 0.4))
+            server.stop(signal.SIGKILL)
+        finally:
+            stop.set()
+            for thread in writers:
+                thread.join()
     store = Store.open(home, all_projections())
     try:
         assert store.integrity_check() == "ok"

@@ -9,19 +9,24 @@ import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from service.client import JiyiClient, ServiceError
-from tests.service.conftest import JIYI, Server, send_lines, start_server
+from service.rpc.protocol import PROTOCOL_VERSION
+from tests.service.conftest import JIYI, Server, send_lines
 
 
 def test_one_request_per_connection(server: Server) -> None:
     for i in range(5):
         [line] = send_lines(server.socket, [json.dumps({"id": i, "method": "health"}).encode()])
         response = json.loads(line)
-        assert response["id"] == i and response["ok"] is True
+        assert response["id"] == i and response["ok"] is True and response["result"]["protocol"] == PROTOCOL_VERSION
+    [line] = send_lines(server.socket, [b'{"id": "v2", "v": 2, "method": "health"}'])
+    refused = json.loads(line)
+    assert refused["id"] == "v2" and refused["error"]["code"] == "unsupported_version"
 
 
 def test_many_pipelined_requests_on_one_connection_are_answered_in_order(server: Server) -> None:
@@ -63,9 +68,12 @@ def test_a_line_over_the_limit_is_refused_and_the_connection_closed(server: Serv
         assert client.health()["pid"] == server.process.pid
 
 
-def test_the_client_reuses_its_connection_and_survives_a_restart(short_dir: Path) -> None:
+@pytest.mark.slow  # starts two servers
+def test_the_client_reuses_its_connection_and_survives_a_restart(
+    short_dir: Path, launch: Callable[..., Server]
+) -> None:
     sock_path = short_dir / "run" / "jiyi.sock"
-    first = start_server(short_dir / "home", sock_path)
+    first = launch(short_dir / "home", sock_path)
     client = JiyiClient(sock_path, timeout=10)
     assert client.learn_alias("绿泡泡", "com.tencent.mm")["stored"] is True
     connection = client._sock
@@ -77,7 +85,7 @@ def test_the_client_reuses_its_connection_and_survives_a_restart(short_dir: Path
     not_stored = client.learn_alias("小黄", "com.sankuai.meituan")
     assert not_stored["stored"] is False and not_stored["degraded"] is True
     assert not_stored["error"]["code"] == "unavailable"
-    second = start_server(short_dir / "home", sock_path)
+    second = launch(short_dir / "home", sock_path)
     try:
         assert client.resolve_app("绿泡泡")["state"] == "resolved"
     finally:
@@ -107,13 +115,14 @@ def test_the_socket_is_private(server: Server) -> None:
     assert stat.S_IMODE(server.socket.stat().st_mode) & 0o077 == 0
 
 
-def test_a_stale_socket_is_removed_only_when_nobody_listens(short_dir: Path) -> None:
+@pytest.mark.slow  # starts two servers
+def test_a_stale_socket_is_removed_only_when_nobody_listens(short_dir: Path, launch: Callable[..., Server]) -> None:
     sock_path = short_dir / "run" / "jiyi.sock"
     sock_path.parent.mkdir(mode=0o700)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(sock_path))
     dead.close()  # the file stays, nobody listens
-    running = start_server(short_dir / "home", sock_path)
+    running = launch(short_dir / "home", sock_path)
     try:
         with JiyiClient(sock_path) as client:
             assert client.health()["home"] == str(short_dir / "home")
@@ -168,11 +177,11 @@ def test_the_agent_example_runs_a_whole_lifecycle(server: Server) -> None:
     assert "resolved: com.xingin.xhs" in done.stdout
 
 
-def test_the_line_limit_is_configurable(short_dir: Path) -> None:
+def test_the_line_limit_is_configurable(short_dir: Path, launch: Callable[..., Server]) -> None:
     home = short_dir / "home"
     home.mkdir(mode=0o700)
     (home / "config.toml").write_text("max_line_bytes = 2048\n", "utf-8")
-    running = start_server(home, short_dir / "run" / "jiyi.sock")
+    running = launch(home, short_dir / "run" / "jiyi.sock")
     try:
         long_name = "名" * 1000  # 3000 bytes of UTF-8
         [line] = send_lines(

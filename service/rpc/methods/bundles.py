@@ -1,0 +1,50 @@
+"""Bundle folders: list them, read a document, write one against the revision the caller read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.memory.memory import Memory
+from service.memory.results import DocumentWritten
+from service.rpc.params import MAX_ID, Params
+from service.rpc.registry import MethodTable
+from store.core.errors import InvalidInput
+
+TABLE = MethodTable("bundles")
+
+
+def _bundle_id(p: Params) -> str:
+    bundle_id, schedule_id = p.opt_text("bundle_id", max_chars=200), p.opt_text("schedule_id", max_chars=MAX_ID)
+    if (bundle_id is None) == (schedule_id is None):
+        raise InvalidInput("give exactly one of params.bundle_id and params.schedule_id")
+    return bundle_id if bundle_id is not None else f"schedule/{schedule_id}"
+
+
+@TABLE.method("bundle.list")
+def bundle_list(memory: Memory, p: Params) -> dict[str, Any]:
+    kind = p.choice("kind", ("schedule", "project"))
+    limit = p.integer("limit", 100, low=1, high=1000)
+    offset = p.integer("offset", 0)
+    p.done()
+    rows = memory.desk.list_bundles(kind=kind, limit=limit + 1, offset=offset)
+    return {"bundles": rows[:limit], "next_offset": offset + limit if len(rows) > limit else None}
+
+
+@TABLE.method("bundle.get")
+def bundle_get(memory: Memory, p: Params) -> dict[str, Any]:
+    bundle_id = _bundle_id(p)
+    path = p.opt_text("path", max_chars=300)
+    p.done()
+    return memory.desk.get_bundle(bundle_id, path)
+
+
+@TABLE.method("bundle.document.put", writes=True)
+def bundle_document_put(memory: Memory, p: Params) -> DocumentWritten:
+    bundle_id = _bundle_id(p)
+    path = p.text("path", max_chars=300)
+    content = p.text("content", max_chars=256_000)
+    if p.raw("expected_revision") is None:
+        raise InvalidInput("params.expected_revision is required (the revision you read; 0 for a new document)")
+    expected = p.integer("expected_revision")
+    p.done()
+    return memory.desk.put_bundle_document(bundle_id, path, content, expected_revision=expected)

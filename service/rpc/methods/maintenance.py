@@ -1,0 +1,87 @@
+"""Maintenance of the desk memory: plan a batch, commit topics, facts and skill drafts; read topics and skills."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.memory.memory import Memory
+from service.memory.results import MaintenancePlan, MaintenanceStatus
+from service.rpc.params import MAX_ID, Params
+from service.rpc.registry import MethodTable
+from store.core.errors import InvalidInput
+
+TABLE = MethodTable("maintenance")
+
+
+def _list(p: Params, name: str) -> list[Any]:
+    value = p.raw(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInput(f"params.{name} must be a list")
+    return value
+
+
+@TABLE.method("memory.maintenance.status")
+def maintenance_status(memory: Memory, p: Params) -> MaintenanceStatus:
+    p.done()
+    return memory.desk.maintenance_status()
+
+
+@TABLE.method("memory.maintenance.plan", writes=True)
+def maintenance_plan(memory: Memory, p: Params) -> MaintenancePlan:
+    limit = p.integer("limit", 50, low=1, high=500)
+    lease = p.raw("lease_seconds")
+    lease_seconds = p.integer("lease_seconds", low=10, high=86_400) if lease is not None else None
+    p.done()
+    return memory.desk.maintenance_plan(limit=limit, lease_seconds=lease_seconds)
+
+
+@TABLE.method("memory.maintenance.commit", writes=True)
+def maintenance_commit(memory: Memory, p: Params) -> dict[str, Any]:
+    request = {
+        "batch_id": p.opt_text("batch_id", max_chars=64),
+        "topics": _list(p, "topics"),
+        "facts": _list(p, "facts"),
+        "skills": _list(p, "skills"),
+        "note": p.opt_text("note", max_chars=2000),
+    }
+    p.done()
+    return memory.desk.maintenance_commit(request)
+
+
+@TABLE.method("memory.topic.get")
+def topic_get(memory: Memory, p: Params) -> dict[str, Any]:
+    topic_id = p.text("topic_id", max_chars=MAX_ID)
+    limit = p.integer("limit", 50, low=1, high=500)
+    offset = p.integer("offset", 0)
+    p.done()
+    return memory.desk.get_topic(topic_id, limit=limit, offset=offset)
+
+
+@TABLE.method("memory.skill.list")
+def skill_list(memory: Memory, p: Params) -> dict[str, Any]:
+    status = p.choice("status", ("draft", "active", "disabled", "rejected"))
+    audience = p.choice("audience", ("executor", "review"), "executor")
+    p.done()
+    if audience == "executor" and status not in (None, "active"):
+        raise InvalidInput("executors read active skills only; pass audience: review to read drafts")
+    return {"skills": memory.desk.list_skills("active" if audience == "executor" else status), "audience": audience}
+
+
+@TABLE.method("memory.skill.get")
+def skill_get(memory: Memory, p: Params) -> dict[str, Any]:
+    skill_id = p.text("skill_id", max_chars=MAX_ID)
+    p.done()
+    return memory.desk.get_skill(skill_id)
+
+
+@TABLE.method("memory.skill.set_status", writes=True)
+def skill_set_status(memory: Memory, p: Params) -> dict[str, Any]:
+    skill_id = p.text("skill_id", max_chars=MAX_ID)
+    status = p.choice("status", ("draft", "active", "disabled", "rejected"))
+    if status is None:
+        raise InvalidInput("params.status is required")
+    user_request = p.opt_text("user_request", max_chars=500)
+    p.done()
+    return memory.desk.set_skill_status(skill_id, status, user_request=user_request, actor="agent")

@@ -1,0 +1,78 @@
+"""The method registry: each domain declares its socket methods in a `MethodTable`;
+a `Registry` joins the tables and is what dispatch looks names up in.
+
+A domain module imports only this module (and params, the facade, the store):
+never another domain module and never the package that builds the registry,
+so the method modules cannot import each other back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from service.memory.memory import Memory
+from service.rpc.params import Params
+
+Handler = Callable[[Memory, Params], Any]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One socket method: its wire name, its handler and how the host may run it."""
+
+    name: str
+    handler: Handler
+    writes: bool
+    # When this says so, the call touches no file and may be answered on the event loop.
+    instant: Callable[[Memory], bool] | None = None
+
+
+class MethodTable:
+    """The methods of one domain, declared with `@table.method("name")`; a name declared twice is a bug."""
+
+    def __init__(self, domain: str) -> None:
+        self.domain = domain
+        self._methods: dict[str, Method] = {}
+
+    def method(
+        self, name: str, *, writes: bool = False, instant: Callable[[Memory], bool] | None = None
+    ) -> Callable[[Handler], Handler]:
+        """Declare `name` as served by the decorated handler; `writes` marks a method that commits."""
+
+        def declare(handler: Handler) -> Handler:
+            if name in self._methods:
+                raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
+            self._methods[name] = Method(name, handler, writes, instant)
+            return handler
+
+        return declare
+
+    def __iter__(self) -> Iterator[Method]:
+        return iter(self._methods.values())
+
+
+class Registry(Mapping[str, Method]):
+    """Every socket method by name, joined from domain tables; a name two tables declare is refused."""
+
+    def __init__(self, *tables: MethodTable) -> None:
+        self._methods: dict[str, Method] = {}
+        owner: dict[str, str] = {}
+        for table in tables:
+            for method in table:
+                if method.name in owner:
+                    raise ValueError(
+                        f"socket method {method.name!r} is declared by both {owner[method.name]} and {table.domain}"
+                    )
+                owner[method.name] = table.domain
+                self._methods[method.name] = method
+
+    def __getitem__(self, name: str) -> Method:
+        return self._methods[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._methods)
+
+    def __len__(self) -> int:
+        return len(self._methods)

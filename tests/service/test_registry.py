@@ -1,0 +1,66 @@
+"""The method registry: domain tables joined once, no name twice, and no import cycle in the socket package."""
+
+from __future__ import annotations
+
+import grimp
+import pytest
+
+from service.memory.memory import Memory
+from service.rpc.methods import REGISTRY, appkb, bundles, desk, maintenance, recall, runs, status
+from service.rpc.params import Params
+from service.rpc.registry import MethodTable, Registry
+
+
+def nothing(_memory: Memory, _params: Params) -> None:
+    return None
+
+
+def test_a_name_declared_twice_in_one_table_is_refused() -> None:
+    table = MethodTable("a")
+    table.method("x.y")(nothing)
+    with pytest.raises(ValueError, match=r"'x\.y' is declared twice in the a table"):
+        table.method("x.y")(nothing)
+
+
+def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
+    first, second = MethodTable("first"), MethodTable("second")
+    first.method("x.y")(nothing)
+    second.method("x.y", writes=True)(nothing)
+    with pytest.raises(ValueError, match=r"'x\.y' is declared by both first and second"):
+        Registry(first, second)
+
+
+def test_the_registry_holds_every_domain_table_and_nothing_else() -> None:
+    tables = [status, appkb, runs, recall, desk, maintenance, bundles]
+    declared = [method.name for module in tables for method in module.TABLE]
+    assert len(declared) == len(set(declared)) == len(REGISTRY)
+    assert set(declared) == set(REGISTRY)
+    assert REGISTRY["health"].instant is not None and not REGISTRY["health"].writes
+    assert REGISTRY["app.alias.learn"].writes and REGISTRY["bundle.document.put"].writes
+    assert {m.name for m in desk.TABLE} >= {"memory.recall", "interaction.remember", "task.complete"}
+
+
+def _cycles_through(graph: grimp.ImportGraph, package: str) -> list[tuple[str, str]]:
+    """Pairs (a, b): `a` in `package` imports `b` directly and `b` leads back to `a`."""
+    found = []
+    for module in sorted(m for m in graph.modules if m == package or m.startswith(package + ".")):
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported != module and graph.chain_exists(importer=imported, imported=module):
+                found.append((module, imported))
+    return found
+
+
+def test_no_module_of_the_socket_package_imports_itself_back() -> None:
+    graph = grimp.build_graph("service", "recall", "store")
+    assert "service.rpc.methods.desk" in graph.modules
+    assert _cycles_through(graph, "service.rpc") == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    graph = grimp.ImportGraph()
+    for name in ("p", "p.a", "p.b", "p.c"):
+        graph.add_module(name)
+    graph.add_import(importer="p.a", imported="p.b")
+    graph.add_import(importer="p.b", imported="p.c")
+    graph.add_import(importer="p.c", imported="p.a")
+    assert ("p.a", "p.b") in _cycles_through(graph, "p")
