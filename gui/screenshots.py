@@ -42,12 +42,17 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
         memory = Memory.open(config)
         loop = qasync.QEventLoop(app)
         lanes = Lanes(loop)
+        problems: list[str] = []  # a picture of a console that failed is no picture: fail loudly
+        loop.set_exception_handler(lambda _loop, context: problems.append(str(context.get("message"))))
+        lanes.failed.connect(problems.append)
         try:
             window = MainWindow(memory, QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat), lanes)
             window.resize(*size)
             window.show()
             saved: list[Path] = loop.run_until_complete(_shoot(window, out))
             window.close()
+            if problems:
+                raise RuntimeError("the console failed while the pictures were taken: " + "; ".join(problems))
             return saved
         finally:
             lanes.shutdown()
@@ -57,14 +62,14 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
 
 async def _shoot(window: Any, out: Path) -> list[Path]:
     """Bring each page to a telling state, step by step (each step waits for the signal it causes), and grab it."""
-    from PySide6.QtWidgets import QApplication
-
     saved = []
     for name, page, steps in _shots(window):
         window.page_list.setCurrentRow(window.stack.indexOf(page))
         for signal, action in steps:
             await _after(signal, action)
-        QApplication.processEvents()
+        # Let Qt lay out and paint what the steps filled in. Not processEvents(): it would run
+        # other tasks' steps inside this one's.
+        await asyncio.sleep(0.2)
         path = out / f"{name}.png"
         window.grab().save(str(path))
         saved.append(path)
