@@ -120,8 +120,8 @@ class Tasks:
         self._owner = weakref.ref(owner)  # weak: the page holds its `Tasks`, not the other way round
         self.lanes, self._show_error = lanes, show_error
         self._pending: set[asyncio.Future[Any]] = set()
-        self._asked: dict[str, int] = {}  # per `refresh` key: the last request made, the last one delivered
-        self._delivered: dict[str, int] = {}
+        self._asked: dict[str, tuple[int, Any]] = {}  # per `refresh` key: the last request and its question
+        self._delivered: dict[str, int] = {}  # per `refresh` key: the last request delivered
         self._watcher = _CloseWatcher(owner, self.cancel)
         owner.destroyed.connect(self.cancel)
         lanes.register(self)
@@ -157,13 +157,19 @@ class Tasks:
     async def refresh(self, key: str, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """A read whose result replaces what `key` shows (a list, a detail pane).
 
-        Reads run in parallel and may finish out of order: a result older than
-        one already delivered for `key` is dropped.
+        Reads run in parallel and may finish out of order. A result is dropped
+        when one asked later is shown already, or when a different question
+        (`fn`, `args`, `kwargs`) was asked for `key` since: it answers what
+        nobody asks any more. The same question asked again (the memory
+        changed) does not drop it, so a stream of changes cannot starve a page.
         """
-        self._asked[key] = ticket = self._asked.get(key, 0) + 1
+        question = (fn, args, kwargs)
+        ticket = self._asked.get(key, (0, None))[0] + 1
+        self._asked[key] = (ticket, question)
         result = await self.read(fn, *args, **kwargs)
-        if ticket < self._delivered.get(key, 0):
-            raise asyncio.CancelledError  # an answer asked for later is shown already
+        last_ticket, last_question = self._asked[key]
+        if ticket < self._delivered.get(key, 0) or (ticket != last_ticket and last_question != question):
+            raise asyncio.CancelledError  # out of date: a later answer, or another question, is shown
         self._delivered[key] = ticket
         return result
 

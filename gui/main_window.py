@@ -84,20 +84,34 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([170, 1030])
         self.setCentralWidget(self.splitter)
 
-        self.home_label = QLabel(self.tr("状态目录：{0}").format(memory.store.home))
+        self._build_status_bar()
+        self._follow_changes()
+        self._restore_state()
+        self.overview_page.reload()
+        self.appkb_page.reload()
+        self.episodes_page.reload()
+        self.recall_page.reload()
+        for page in self.desk_pages:
+            page.reload()
+
+    def _build_status_bar(self) -> None:
+        """The home, the service's state, the version and schema; failures of the pages' work."""
+        self.home_label = QLabel(self.tr("状态目录：{0}").format(self.memory.store.home))
         self.statusBar().addWidget(self.home_label, 1)
         self.service_label = QLabel()
         self.statusBar().addPermanentWidget(self.service_label)
-        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {memory.store.schema_version}"))
+        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {self.memory.store.schema_version}"))
         self._service_timer = QTimer(self)
         self._service_timer.timeout.connect(self.update_service_status)
         self._service_timer.start(5000)
-        if host is not None:
-            host.connections_changed.connect(lambda _n: self.update_service_status())
+        if self.host is not None:
+            self.host.connections_changed.connect(lambda _n: self.update_service_status())
         self.update_service_status()
-        lanes.failed.connect(self.show_failure)
+        self.lanes.failed.connect(self.show_failure)
 
-        self.changes = ChangeFeed(memory, parent=self)
+    def _follow_changes(self) -> None:
+        """Refresh the pages when the memory changes (an agent's write or the console's), and the shortcuts."""
+        self.changes = ChangeFeed(self.memory, parent=self)
         self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
         self.changes.changed.connect(lambda _domains: self.overview_page.reload())
         self.changes.changed.connect(self._desk_changed)
@@ -106,14 +120,6 @@ class MainWindow(QMainWindow):
         settings_action = self.menuBar().addAction(self.tr("设置…"))
         settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
         settings_action.triggered.connect(self.open_settings)
-
-        self._restore_state()
-        self.overview_page.reload()
-        self.appkb_page.reload()
-        self.episodes_page.reload()
-        self.recall_page.reload()
-        for page in self.desk_pages:
-            page.reload()
 
     def _desk_changed(self, domains: set[str]) -> None:
         """An agent (or this console) changed the desktop-assistant memory: refresh its pages."""

@@ -4,9 +4,12 @@ Pages come from the service (filters and sorting are done there); the model
 only keeps what was fetched. A listing starts with `begin(query)`: the query
 (the filters as they were then) and a generation are captured together, and
 every later page of that listing is fetched with the same query, whatever the
-filter boxes say meanwhile. A listing older than the one shown is dropped when
-it arrives (reads run in parallel and may finish out of order), and so are
-pages of a listing no longer shown. Subclasses name their `COLUMNS`, set
+filter boxes say meanwhile. Reads run in parallel and may finish out of
+order: a listing older than the one shown is dropped when it arrives, and so is
+one whose filters were changed since (it answers a question nobody asks any
+more), and so are pages of a listing no longer shown. A listing of the same
+filters as a newer one is still shown (the memory changed, the question did
+not), so a stream of changes cannot keep the table from ever updating. Subclasses name their `COLUMNS`, set
 `headers` and implement `data`.
 """
 
@@ -50,16 +53,20 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         self.headers: tuple[str, ...] = ()
         self.listing: Listing[Any] | None = None  # the listing whose rows are shown
         self._generation = 0
+        self._latest: Listing[Any] | None = None  # the listing begun last
         self._fetch: Fetch | None = None  # the fetch under way, if any
 
     def begin(self, query: Query) -> Listing[Query]:
         """Start a new listing with `query` (its first page is shown with `show`)."""
         self._generation += 1
-        return Listing(self._generation, query)
+        self._latest = Listing(self._generation, query)
+        return self._latest
 
     def show(self, listing: Listing[Any], rows: list[Row], has_more: bool) -> bool:
-        """The first page of `listing`; False (and nothing shown) when a newer listing is shown already."""
+        """The first page of `listing`; False (and nothing shown) when it is out of date (see the module)."""
         if self.listing is not None and listing.generation <= self.listing.generation:
+            return False
+        if self._latest is not None and listing is not self._latest and listing.query != self._latest.query:
             return False
         self.listing = listing
         self.reset_rows(rows, has_more)

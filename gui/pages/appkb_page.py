@@ -143,28 +143,12 @@ class AppKbPage(QWidget):
         filters.addWidget(self.stale_check)
 
         self.model.fetcher = self._fetch_page
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
-            self.table.setColumnWidth(column, width)
+        self.table = self._build_table()
 
-        self.trust_label = QLabel(
-            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
-        )
         self.editor = AliasEditor(memory, lanes)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self._select(current.row()))
         self.editor.saved.connect(lambda _txn: self.reload())
         self.editor.reverted.connect(lambda _txn: self.reload())
-        self.count_label = QLabel()
-        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
-        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -178,6 +162,39 @@ class AppKbPage(QWidget):
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
+        layout.addLayout(self._build_footer())
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(lambda: self.reload())
+        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
+        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.stale_check.toggled.connect(lambda _on: self.reload())
+
+    def _build_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.model)
+        table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        table.setAlternatingRowColors(True)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
+            table.setColumnWidth(column, width)
+        return table
+
+    def _build_footer(self) -> QHBoxLayout:
+        """The row count, the trust order, import and export."""
+        self.count_label = QLabel()
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
+        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
+        self.trust_label = QLabel(
+            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
+        )
         self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.import_button = QPushButton(self.tr("导入 TaskWizard…"))
         self.export_button = QPushButton(self.tr("导出 TaskWizard…"))
@@ -189,16 +206,7 @@ class AppKbPage(QWidget):
         footer.addWidget(self.trust_label, 1)
         footer.addWidget(self.import_button)
         footer.addWidget(self.export_button)
-        layout.addLayout(footer)
-
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(200)
-        self._debounce.timeout.connect(lambda: self.reload())
-        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
-        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.stale_check.toggled.connect(lambda _on: self.reload())
+        return footer
 
     # -- loading -----------------------------------------------------------------------
 

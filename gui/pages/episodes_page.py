@@ -101,6 +101,42 @@ class EpisodesPage(QWidget):
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
         self._shown: str | None = None
+        filters = self._build_filters()
+        self.model = EpisodeTableModel(self)
+        self.model.fetcher = self._fetch_page
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
+        right = self._build_detail()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([640, 380])
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.splitter, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(lambda: self.reload())
+        for edit in (self.text_edit, self.app_edit, self.device_edit):
+            edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+
+    def _build_filters(self) -> QHBoxLayout:
+        """Goal text, app, device, outcome and time range: applied by the store."""
         self.text_edit = QLineEdit()
         self.text_edit.setPlaceholderText(self.tr("搜索目标"))
         self.app_edit = QLineEdit()
@@ -127,20 +163,10 @@ class EpisodesPage(QWidget):
             (self.days_combo, 1),
         ):
             filters.addWidget(widget, stretch)
+        return filters
 
-        self.model = EpisodeTableModel(self)
-        self.model.fetcher = self._fetch_page
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
+    def _build_detail(self) -> QWidget:
+        """The selected run's detail, revoke and restore, and the page's message line."""
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
         self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
@@ -161,24 +187,7 @@ class EpisodesPage(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.detail, 1)
         right_layout.addLayout(actions)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([640, 380])
-        layout = QVBoxLayout(self)
-        layout.addLayout(filters)
-        layout.addWidget(self.splitter, 1)
-
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(250)
-        self._debounce.timeout.connect(lambda: self.reload())
-        for edit in (self.text_edit, self.app_edit, self.device_edit):
-            edit.textChanged.connect(lambda _t: self._debounce.start())
-        self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        return right
 
     def save_state(self, settings: QSettings) -> None:
         settings.setValue("episodes/splitter", self.splitter.saveState())
@@ -242,12 +251,8 @@ class EpisodesPage(QWidget):
     async def show_run(self, run_id: str) -> None:
         """Show one run's detail (with revoke and restore), whether or not the table lists it."""
         self._shown = run_id
-
-        def load() -> tuple[dict[str, Any], dict[str, Any] | None]:
-            return self.memory.get_episode(run_id), self.memory.recall_trace(run_id)
-
         try:
-            episode, trace = await self.tasks.refresh("detail", load)
+            episode, trace = await self.tasks.refresh("detail", self._read_run, run_id)
         except Exception as exc:
             if self._shown == run_id:
                 self.detail.setHtml(f"<p style='color:#cf222e'>{html.escape(describe(exc))}</p>")
@@ -261,6 +266,9 @@ class EpisodesPage(QWidget):
         self.revoke_button.setEnabled(not episode.get("revoked"))
         self.restore_button.setEnabled(bool(episode.get("revoked")))
         self.detail_shown.emit(run_id)
+
+    def _read_run(self, run_id: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        return self.memory.get_episode(run_id), self.memory.recall_trace(run_id)
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape

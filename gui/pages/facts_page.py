@@ -86,7 +86,7 @@ class FactsPage(RecordPage):
     async def reload(self) -> None:
         scope, status = self.scope_box.currentData(), self.status_box.currentData()
         text = self.search_edit.text().strip() or None
-        await self._load(lambda: self.memory.list_facts(scope=scope, status=status, text=text))
+        await self._load(self.memory.list_facts, scope=scope, status=status, text=text)
 
     def _show(self, row: int) -> None:
         record = self.model.record(row)

@@ -215,9 +215,7 @@ class MaintenancePage(QWidget):
     @page_task
     async def reload(self) -> None:
         """The last dream reports and the desktop assistant's consolidation log."""
-        dreams, consolidations = await self.tasks.refresh(
-            "reports", lambda: (self.memory.dream_reports(10), self.memory.consolidation_log(20))
-        )
+        dreams, consolidations = await self.tasks.refresh("reports", self._read_reports)
         names = dream_step_names()
         done, none, desk, empty = (
             self.tr("整理报告"),
@@ -239,6 +237,9 @@ class MaintenancePage(QWidget):
         parts.append("</ul>")
         self.reports_view.setHtml("".join(parts))
         self.reports_loaded.emit(len(dreams) + len(consolidations))
+
+    def _read_reports(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return self.memory.dream_reports(10), self.memory.consolidation_log(20)
 
     def _consolidation(self, record: dict[str, Any]) -> str:
         """One entry of the consolidation log as a line of HTML."""

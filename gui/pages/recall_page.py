@@ -86,41 +86,13 @@ class RecallPage(QWidget):
         top.addWidget(self.range_combo)
         top.addWidget(refresh)
 
-        pg.setConfigOptions(antialias=True, background="w", foreground="k")
-        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
-        self.rates_plot.setYRange(0, 1)
-        self.rates_plot.addLegend(offset=(10, 10))
-        self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
-        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
-        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
-        self.count_plot.setTitle(self.tr("每日评估次数"))
-        self.package_plot = pg.PlotWidget()
-        self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
-        self.package_plot.setYRange(0, 1)
-
-        self.package_model = QStandardItemModel(0, 5, self)
-        self.package_model.setHorizontalHeaderLabels(
-            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
-        )
-        proxy = QSortFilterProxyModel(self)
-        proxy.setSourceModel(self.package_model)
-        proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.package_table = QTableView()
-        self.package_table.setModel(proxy)
-        self.package_table.setSortingEnabled(True)
-        self.package_table.verticalHeader().setVisible(False)
-        header = self.package_table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        charts = self._build_charts()
+        self.package_table = self._build_package_table()
         self.day_view = QTextBrowser()
         self.day_view.setOpenLinks(False)
         self.day_view.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
         self.day_view.setPlaceholderText(self.tr("点击上方图表中的某一天，查看那天的运行"))
 
-        charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.rates_plot)
-        charts.addWidget(self.count_plot)
-        charts.addWidget(self.package_plot)
         self.probe = RecallProbe(memory, lanes)
         self.probe.run_requested.connect(self.run_requested)
         side = QSplitter(Qt.Orientation.Vertical)
@@ -136,6 +108,43 @@ class RecallPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
+
+    def _build_charts(self) -> QSplitter:
+        """Rates per day, evaluations per day, precision and recall of the busiest apps."""
+        pg.setConfigOptions(antialias=True, background="w", foreground="k")
+        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.rates_plot.setYRange(0, 1)
+        self.rates_plot.addLegend(offset=(10, 10))
+        self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
+        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
+        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.count_plot.setTitle(self.tr("每日评估次数"))
+        self.package_plot = pg.PlotWidget()
+        self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
+        self.package_plot.setYRange(0, 1)
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.rates_plot)
+        charts.addWidget(self.count_plot)
+        charts.addWidget(self.package_plot)
+        return charts
+
+    def _build_package_table(self) -> QTableView:
+        """Every app's precision and recall, sortable by value."""
+        self.package_model = QStandardItemModel(0, 5, self)
+        self.package_model.setHorizontalHeaderLabels(
+            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
+        )
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.package_model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        table = QTableView()
+        table.setModel(proxy)
+        table.setSortingEnabled(True)
+        table.verticalHeader().setVisible(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        return table
 
     @page_task
     async def reload(self) -> None:

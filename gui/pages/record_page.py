@@ -94,9 +94,9 @@ class RecordPage(QWidget):
         layout.addWidget(splitter, 1)
         self._show(-1)
 
-    async def _load(self, fetch: Callable[[], list[dict[str, Any]]]) -> None:
-        """Show the rows `fetch` reads, keeping the selected record selected when it is still there."""
-        rows = await self.tasks.refresh("rows", fetch)
+    async def _load(self, fetch: Callable[..., list[dict[str, Any]]], **filters: Any) -> None:
+        """Show the rows `fetch(**filters)` reads, keeping the selected record selected when it is still there."""
+        rows = await self.tasks.refresh("rows", fetch, **filters)
         selected = self.selected()
         self.model.reset_rows(rows, False)
         key = self.ID_KEY

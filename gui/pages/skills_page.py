@@ -76,7 +76,7 @@ class SkillsPage(RecordPage):
     @page_task
     async def reload(self) -> None:
         status = self.status_box.currentData()
-        await self._load(lambda: self.memory.list_skills(status))
+        await self._load(self.memory.list_skills, status=status)
 
     def _show(self, row: int) -> None:
         record = self.model.record(row)

@@ -59,6 +59,33 @@ class TopicsPage(QWidget):
         self._debounce.timeout.connect(lambda: self.search_topics())
         self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
 
+        self.day_table, self.topic_table = self._build_tables()
+        self.detail = QTextBrowser()
+        self.more_button = QPushButton(self.tr("更多问答"))
+        self.more_button.clicked.connect(lambda: self.load_more())
+        self.more_button.setEnabled(False)
+
+        top = QHBoxLayout()
+        top.addWidget(self.backlog_label, 1)
+        top.addWidget(self.search_edit, 1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addWidget(self.more_button)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.day_table)
+        self.splitter.addWidget(self.topic_table)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([260, 380, 420])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        hint = self.tr("选择一个工作日和话题。")
+        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
+
+    def _build_tables(self) -> tuple[QTableView, QTableView]:
+        """Workdays (select one to list its topics) and topics (select one to read it)."""
         self.days = RecordModel(
             [
                 Column("workday", self.tr("工作日")),
@@ -87,29 +114,7 @@ class TopicsPage(QWidget):
         self.topic_table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.topic_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.topic_table.selectionModel().currentRowChanged.connect(lambda cur, _o: self._topic_selected(cur.row()))
-        self.detail = QTextBrowser()
-        self.more_button = QPushButton(self.tr("更多问答"))
-        self.more_button.clicked.connect(lambda: self.load_more())
-        self.more_button.setEnabled(False)
-
-        top = QHBoxLayout()
-        top.addWidget(self.backlog_label, 1)
-        top.addWidget(self.search_edit, 1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.detail, 1)
-        right_layout.addWidget(self.more_button)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.day_table)
-        self.splitter.addWidget(self.topic_table)
-        self.splitter.addWidget(right)
-        self.splitter.setSizes([260, 380, 420])
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.splitter, 1)
-        hint = self.tr("选择一个工作日和话题。")
-        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
+        return self.day_table, self.topic_table
 
     def reload(self) -> None:
         self.load_status()
@@ -148,12 +153,12 @@ class TopicsPage(QWidget):
     def search_topics(self) -> None:
         text = self.search_edit.text().strip()
         if text:
-            self.load_topics(lambda: self.memory.list_topics(text=text))
+            self.load_topics(self.memory.list_topics, text=text)
 
     @page_task
-    async def load_topics(self, fetch: Callable[..., list[dict[str, Any]]], *args: Any) -> None:
+    async def load_topics(self, fetch: Callable[..., list[dict[str, Any]]], *args: Any, **kwargs: Any) -> None:
         """The topics of a workday or of a search (whichever was asked last is shown)."""
-        rows = await self.tasks.refresh("topics", fetch, *args)
+        rows = await self.tasks.refresh("topics", fetch, *args, **kwargs)
         self.topics.reset_rows(rows, False)
         self.topics_loaded.emit(len(rows))
 

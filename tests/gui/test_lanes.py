@@ -167,6 +167,48 @@ def test_a_later_answer_shown_first_is_not_replaced_by_an_earlier_one(qtbot: QtB
     assert shown == ["second"] and first.cancelled()
 
 
+def test_an_answer_to_a_question_no_longer_asked_is_dropped_a_repeated_one_is_not(
+    qtbot: QtBot, lanes: Lanes
+) -> None:
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    tasks = Tasks(owner, lanes, lambda _m: None)
+    shown: list[str] = []
+    entered: list[threading.Event] = []  # one gate per read, in the order the reads began
+    lock = threading.Lock()
+
+    def search(text: str) -> str:
+        gate = threading.Event()
+        with lock:
+            entered.append(gate)
+        gate.wait(10)
+        return text
+
+    async def show(text: str) -> None:
+        shown.append(await tasks.refresh("list", search, text))
+
+    def ask(text: str) -> asyncio.Future[None]:
+        count = len(entered) + 1
+        asked = tasks.start(show(text))
+        qtbot.waitUntil(lambda: len(entered) == count, timeout=5000)
+        return asked
+
+    old, new = ask("微"), ask("微信")
+    entered[0].set()  # the answer for "微" arrives while "微信" is asked: nobody wants it any more
+    qtbot.waitUntil(old.done, timeout=5000)
+    entered[1].set()
+    qtbot.waitUntil(new.done, timeout=5000)
+    assert shown == ["微信"] and old.cancelled()
+    # The same question again and again (the memory keeps changing): each answer is shown as it comes.
+    first, second = ask("微信"), ask("微信")
+    entered[2].set()
+    qtbot.waitUntil(first.done, timeout=5000)
+    assert shown == ["微信", "微信"]
+    entered[3].set()
+    qtbot.waitUntil(second.done, timeout=5000)
+    assert shown == ["微信", "微信", "微信"]
+
+
 def test_a_failed_read_reaches_the_page_and_the_window(
     qtbot: QtBot, hashed: Memory, lanes: Lanes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

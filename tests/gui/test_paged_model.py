@@ -51,3 +51,14 @@ def test_a_listing_keeps_its_query_and_older_listings_are_dropped() -> None:
     third = model.begin({"text": "淘"})
     assert model.extend(second, ["微信读书"], has_more=False)  # the shown listing goes on until the next arrives
     assert model.show(third, ["淘宝"], has_more=False) and model.rows == ["淘宝"]
+
+
+def test_a_listing_whose_filters_changed_since_is_dropped_but_a_repeated_one_is_shown() -> None:
+    model = Model()
+    typed = model.begin({"text": "微"})
+    model.begin({"text": "微信"})  # the person typed on before the first answer came
+    assert not model.show(typed, ["微信", "微博"], has_more=False) and model.rows == []
+    again = model.begin({"text": "微信"})  # the memory changed: the same question once more
+    asked = model.begin({"text": "微信"})
+    assert model.show(again, ["微信"], has_more=False)  # an answer to what is still asked: shown
+    assert model.show(asked, ["微信", "微信读书"], has_more=False) and model.listing is asked
