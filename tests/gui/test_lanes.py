@@ -167,9 +167,7 @@ def test_a_later_answer_shown_first_is_not_replaced_by_an_earlier_one(qtbot: QtB
     assert shown == ["second"] and first.cancelled()
 
 
-def test_an_answer_to_a_question_no_longer_asked_is_dropped_a_repeated_one_is_not(
-    qtbot: QtBot, lanes: Lanes
-) -> None:
+def test_an_answer_to_a_question_no_longer_asked_is_dropped_a_repeated_one_is_not(qtbot: QtBot, lanes: Lanes) -> None:
     owner = QWidget()
     qtbot.addWidget(owner)
     tasks = Tasks(owner, lanes, lambda _m: None)
