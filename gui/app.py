@@ -1,14 +1,17 @@
-"""Start the console: settings, the store, the window."""
+"""Start the console: settings, the store, the service, the window, on a qasync event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 
+import qasync
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui import i18n
+from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.theme import apply_theme
 from service.config import load_config
@@ -42,16 +45,22 @@ def run_console(home: str | None = None) -> int:
     except JiyiError as exc:
         problem = str(exc)
         log.warning("the console runs without its service: %s", exc)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    lanes = Lanes(loop)
     try:
         settings = QSettings()
         i18n.install(app, str(settings.value("ui/language", "zh")))
         apply_theme(app, str(settings.value("ui/theme", "system")))
-        window = MainWindow(memory, settings, host if problem is None else None)
+        window = MainWindow(memory, settings, lanes, host if problem is None else None)
         if problem:
             window.update_service_status(problem)
         window.show()
-        return int(app.exec())
+        return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
     finally:
+        lanes.shutdown()  # the writes asked for finish before the store closes
+        loop.close()
+        asyncio.set_event_loop(None)
         if problem is None:
             host.stop()
         memory.close()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from service.memory.memory import Memory
@@ -21,7 +24,15 @@ class ChangeFeed(QObject):
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._flush)
         self._poke.connect(self._note)
-        memory.add_listener(lambda domain, _txn: self._poke.emit(domain))
+        memory.add_listener(self._heard)
+
+    def _heard(self, domain: str, _txn: int) -> None:
+        """On the writer's thread. The feed may be gone (its window closed) while `memory` lives on."""
+        if not shiboken6.isValid(self):
+            return
+        # Deleted on the GUI thread between the check and the emit: nobody is left to tell.
+        with contextlib.suppress(RuntimeError):
+            self._poke.emit(domain)  # queued to the GUI thread
 
     def _note(self, domain: str) -> None:
         self._pending.add(domain)

@@ -1,4 +1,9 @@
-"""The console's main window: a page list, the pages, and a status bar."""
+"""The console's main window: a page list, the pages, and a status bar.
+
+The pages run their work in the window's `Lanes`; a failure on any page is
+also shown in the status bar. Closing the window cancels the pages' work (the
+writes under way still finish; whoever made the lanes drains them).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QListWidget, QMainWindow, QSplitter, QStackedWidget, QWidget
 
-from gui.background import Background
 from gui.changes import ChangeFeed
+from gui.lanes import Lanes
 from gui.pages.appkb_page import AppKbPage
 from gui.pages.bundles_page import BundlesPage
 from gui.pages.episodes_page import EpisodesPage
@@ -24,38 +29,43 @@ from service.rpc.host import SocketHost
 
 
 class MainWindow(QMainWindow):
-    """Hosts the pages over one `Memory`; remembers its geometry in `settings`."""
+    """Hosts the pages over one `Memory`, working in `lanes`; remembers its geometry in `settings`."""
 
     def __init__(
-        self, memory: Memory, settings: QSettings, host: SocketHost | None = None, parent: QWidget | None = None
+        self,
+        memory: Memory,
+        settings: QSettings,
+        lanes: Lanes,
+        host: SocketHost | None = None,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.memory = memory
         self.host = host
         self.settings = settings
-        self.background = Background()
+        self.lanes = lanes
         self.setWindowTitle(self.tr("记忆 Jiyi — {0}").format(memory.store.home))
 
         self.page_list = QListWidget()
         self.stack = QStackedWidget()
-        self.overview_page = OverviewPage(memory, self.background)
-        self.appkb_page = AppKbPage(memory, self.background)
+        self.overview_page = OverviewPage(memory, lanes)
+        self.appkb_page = AppKbPage(memory, lanes)
         self._add_page(self.tr("概览"), self.overview_page)
-        self.episodes_page = EpisodesPage(memory, self.background)
+        self.episodes_page = EpisodesPage(memory, lanes)
         self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
         self._add_page(self.tr("运行档案"), self.episodes_page)
-        self.recall_page = RecallPage(memory, self.background)
+        self.recall_page = RecallPage(memory, lanes)
         self._add_page(self.tr("回想质量"), self.recall_page)
         self.recall_page.run_requested.connect(self.open_run)
-        self.bundles_page = BundlesPage(memory, self.background)
+        self.bundles_page = BundlesPage(memory, lanes)
         self._add_page(self.tr("资料夹"), self.bundles_page)
-        self.skills_page = SkillsPage(memory, self.background)
+        self.skills_page = SkillsPage(memory, lanes)
         self._add_page(self.tr("技能审批"), self.skills_page)
-        self.facts_page = FactsPage(memory, self.background)
+        self.facts_page = FactsPage(memory, lanes)
         self._add_page(self.tr("长期事实"), self.facts_page)
-        self.topics_page = TopicsPage(memory, self.background)
+        self.topics_page = TopicsPage(memory, lanes)
         self._add_page(self.tr("话题与工作日"), self.topics_page)
-        self.maintenance_page = MaintenancePage(memory, self.background)
+        self.maintenance_page = MaintenancePage(memory, lanes)
         self._add_page(self.tr("维护"), self.maintenance_page)
         self.desk_pages = (
             self.bundles_page,
@@ -74,28 +84,8 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([170, 1030])
         self.setCentralWidget(self.splitter)
 
-        self.home_label = QLabel(self.tr("状态目录：{0}").format(memory.store.home))
-        self.statusBar().addWidget(self.home_label, 1)
-        self.service_label = QLabel()
-        self.statusBar().addPermanentWidget(self.service_label)
-        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {memory.store.schema_version}"))
-        self._service_timer = QTimer(self)
-        self._service_timer.timeout.connect(self.update_service_status)
-        self._service_timer.start(5000)
-        if host is not None:
-            host.connections_changed.connect(lambda _n: self.update_service_status())
-        self.update_service_status()
-
-        self.changes = ChangeFeed(memory, parent=self)
-        self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
-        self.changes.changed.connect(lambda _domains: self.overview_page.reload())
-        self.changes.changed.connect(self._desk_changed)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.appkb_page.reload)
-        settings_action = self.menuBar().addAction(self.tr("设置…"))
-        settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
-        settings_action.triggered.connect(self.open_settings)
-
+        self._build_status_bar()
+        self._follow_changes()
         self._restore_state()
         self.overview_page.reload()
         self.appkb_page.reload()
@@ -103,6 +93,33 @@ class MainWindow(QMainWindow):
         self.recall_page.reload()
         for page in self.desk_pages:
             page.reload()
+
+    def _build_status_bar(self) -> None:
+        """The home, the service's state, the version and schema; failures of the pages' work."""
+        self.home_label = QLabel(self.tr("状态目录：{0}").format(self.memory.store.home))
+        self.statusBar().addWidget(self.home_label, 1)
+        self.service_label = QLabel()
+        self.statusBar().addPermanentWidget(self.service_label)
+        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {self.memory.store.schema_version}"))
+        self._service_timer = QTimer(self)
+        self._service_timer.timeout.connect(self.update_service_status)
+        self._service_timer.start(5000)
+        if self.host is not None:
+            self.host.connections_changed.connect(lambda _n: self.update_service_status())
+        self.update_service_status()
+        self.lanes.failed.connect(self.show_failure)
+
+    def _follow_changes(self) -> None:
+        """Refresh the pages when the memory changes (an agent's write or the console's), and the shortcuts."""
+        self.changes = ChangeFeed(self.memory, parent=self)
+        self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
+        self.changes.changed.connect(lambda _domains: self.overview_page.reload())
+        self.changes.changed.connect(self._desk_changed)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.find_alias)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, lambda: self.appkb_page.reload())
+        settings_action = self.menuBar().addAction(self.tr("设置…"))
+        settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        settings_action.triggered.connect(self.open_settings)
 
     def _desk_changed(self, domains: set[str]) -> None:
         """An agent (or this console) changed the desktop-assistant memory: refresh its pages."""
@@ -141,6 +158,10 @@ class MainWindow(QMainWindow):
                 )
             )
 
+    def show_failure(self, message: str) -> None:
+        """A page's work failed: say so in the status bar (the page shows it too)."""
+        self.statusBar().showMessage(self.tr("出错了：{0}").format(message), 15_000)
+
     def _add_page(self, title: str, page: QWidget) -> None:
         self.page_list.addItem(title)
         self.stack.addWidget(page)
@@ -167,5 +188,5 @@ class MainWindow(QMainWindow):
         for page in (self.bundles_page, self.skills_page, self.facts_page, self.topics_page):
             page.save_state(self.settings)
         self.settings.sync()
-        self.background.shutdown()
+        self.lanes.cancel(under=self)
         super().closeEvent(event)

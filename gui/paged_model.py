@@ -1,19 +1,43 @@
 """A table model that holds the rows it has and asks for more a page at a time.
 
 Pages come from the service (filters and sorting are done there); the model
-only keeps what was fetched. Subclasses name their `COLUMNS`, set `headers`
-and implement `data`.
+only keeps what was fetched. A listing starts with `begin(query)`: the query
+(the filters as they were then) and a generation are captured together, and
+every later page of that listing is fetched with the same query, whatever the
+filter boxes say meanwhile. Reads run in parallel and may finish out of
+order: a listing older than the one shown is dropped when it arrives, and so is
+one whose filters were changed since (it answers a question nobody asks any
+more), and so are pages of a listing no longer shown. A listing of the same
+filters as a newer one is still shown (the memory changed, the question did
+not), so a stream of changes cannot keep the table from ever updating. Subclasses name their `COLUMNS`, set
+`headers` and implement `data`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 Index = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
+Query = TypeVar("Query")
+
+
+@dataclass(frozen=True)
+class Listing(Generic[Query]):
+    """One listing of a table: the filters it was asked with and its generation."""
+
+    generation: int
+    query: Query
+
+
+class Fetch(Protocol):
+    """What a fetcher returns: the running fetch (an asyncio task), so the model learns when it ends."""
+
+    def add_done_callback(self, callback: Callable[[Any], object], /) -> None: ...
 
 
 class PagedTableModel(QAbstractTableModel, Generic[Row]):
@@ -25,17 +49,43 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         super().__init__(parent)
         self.rows: list[Row] = []
         self.has_more = False
-        self.fetcher: Callable[[int], None] | None = None
+        self.fetcher: Callable[[int], Fetch] | None = None
         self.headers: tuple[str, ...] = ()
-        self._fetching = False
+        self.listing: Listing[Any] | None = None  # the listing whose rows are shown
+        self._generation = 0
+        self._latest: Listing[Any] | None = None  # the listing begun last
+        self._fetch: Fetch | None = None  # the fetch under way, if any
+
+    def begin(self, query: Query) -> Listing[Query]:
+        """Start a new listing with `query` (its first page is shown with `show`)."""
+        self._generation += 1
+        self._latest = Listing(self._generation, query)
+        return self._latest
+
+    def show(self, listing: Listing[Any], rows: list[Row], has_more: bool) -> bool:
+        """The first page of `listing`; False (and nothing shown) when it is out of date (see the module)."""
+        if self.listing is not None and listing.generation <= self.listing.generation:
+            return False
+        if self._latest is not None and listing is not self._latest and listing.query != self._latest.query:
+            return False
+        self.listing = listing
+        self.reset_rows(rows, has_more)
+        return True
+
+    def extend(self, listing: Listing[Any], rows: list[Row], has_more: bool) -> bool:
+        """A further page of `listing`; False (and nothing added) when another listing is shown now."""
+        if listing is not self.listing:
+            return False
+        self.append_rows(rows, has_more)
+        return True
 
     def reset_rows(self, rows: list[Row], has_more: bool) -> None:
         self.beginResetModel()
-        self.rows, self.has_more, self._fetching = list(rows), has_more, False
+        self.rows, self.has_more, self._fetch = list(rows), has_more, None
         self.endResetModel()
 
     def append_rows(self, rows: list[Row], has_more: bool) -> None:
-        self._fetching, self.has_more = False, has_more
+        self.has_more = has_more
         if rows:
             self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(rows) - 1)
             self.rows.extend(rows)
@@ -52,12 +102,18 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self.has_more and not self._fetching and self.fetcher is not None
+        return not parent.isValid() and self.has_more and self._fetch is None and self.fetcher is not None
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008
         if self.canFetchMore(parent) and self.fetcher is not None:
-            self._fetching = True
-            self.fetcher(len(self.rows))
+            fetch = self.fetcher(len(self.rows))
+            self._fetch = fetch
+            fetch.add_done_callback(lambda _done: self._fetch_ended(fetch))
+
+    def _fetch_ended(self, fetch: Fetch) -> None:
+        """However the fetch ended (rows, a failure, a cancel), the view may ask for more again."""
+        if self._fetch is fetch:
+            self._fetch = None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         horizontal = orientation == Qt.Orientation.Horizontal

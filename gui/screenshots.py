@@ -6,6 +6,7 @@ embedder, a few hundred runs), so the pictures always have data.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import tempfile
@@ -19,9 +20,11 @@ from service.config import Config
 def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] = (1400, 860)) -> list[Path]:
     """Render each page of the console on `config`'s home (or a fresh demo home) into `out`."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
-    from PySide6.QtWidgets import QApplication, QWidget
+    import qasync
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
 
+    from gui.lanes import Lanes
     from gui.main_window import MainWindow
     from service.demo.fill import make_demo
     from service.memory.memory import Memory
@@ -37,105 +40,138 @@ def take(config: Config, out: Path, *, fresh_home: bool, size: tuple[int, int] =
             values["embed_model"] = "hash"
             config = Config(values, config.sources)
         memory = Memory.open(config)
+        loop = qasync.QEventLoop(app)
+        lanes = Lanes(loop)
+        problems: list[str] = []  # a picture of a console that failed is no picture: fail loudly
+        loop.set_exception_handler(lambda _loop, context: problems.append(str(context.get("message"))))
+        lanes.failed.connect(problems.append)
         try:
-            window = MainWindow(memory, QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
+            window = MainWindow(memory, QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat), lanes)
             window.resize(*size)
             window.show()
-
-            def wait(signal: Any, action: Callable[[], object]) -> None:
-                loop = QEventLoop()
-                signal.connect(lambda *_: loop.quit())
-                QTimer.singleShot(15_000, loop.quit)
-                action()
-                loop.exec()
-
-            saved = []
-            shots: list[tuple[str, QWidget, list[tuple[Any, Callable[[], object]]]]] = [
-                ("overview", window.overview_page, [(window.overview_page.loaded, window.overview_page.reload)]),
-                (
-                    "appkb",
-                    window.appkb_page,
-                    [
-                        (window.appkb_page.rows_loaded, window.appkb_page.reload),
-                        (window.appkb_page.editor.history_loaded, lambda: window.appkb_page.table.selectRow(0)),
-                        (window.appkb_page.editor.resolved, lambda: _resolve(window, "威信")),
-                    ],
-                ),
-                (
-                    "episodes",
-                    window.episodes_page,
-                    [
-                        (window.episodes_page.rows_loaded, window.episodes_page.reload),
-                        (window.episodes_page.detail_shown, lambda: window.episodes_page.table.selectRow(0)),
-                    ],
-                ),
-                (
-                    "recall",
-                    window.recall_page,
-                    [
-                        (window.recall_page.loaded, window.recall_page.reload),
-                        (window.recall_page.day_shown, lambda: _last_day(window)),
-                        (window.recall_page.probe.answered, lambda: _probe(window, "搜一下烧烤的做法")),
-                    ],
-                ),
-                (
-                    "bundles",
-                    window.bundles_page,
-                    [
-                        (window.bundles_page.tree_loaded, window.bundles_page.reload),
-                        (
-                            window.bundles_page.document_opened,
-                            lambda: window.bundles_page.open_document("schedule/ufo-daily", "preferences.md"),
-                        ),
-                    ],
-                ),
-                (
-                    "skills",
-                    window.skills_page,
-                    [
-                        (window.skills_page.loaded, lambda: window.skills_page.status_box.setCurrentIndex(0)),
-                        (window.skills_page.loaded, lambda: _select_first(window.skills_page)),
-                    ],
-                ),
-                (
-                    "facts",
-                    window.facts_page,
-                    [
-                        (window.facts_page.loaded, window.facts_page.reload),
-                        (window.facts_page.loaded, lambda: _select_first(window.facts_page)),
-                    ],
-                ),
-                (
-                    "topics",
-                    window.topics_page,
-                    [
-                        (window.topics_page.workdays_loaded, window.topics_page.reload),
-                        (window.topics_page.topics_loaded, lambda: window.topics_page.day_table.selectRow(1)),
-                        (window.topics_page.topic_loaded, lambda: window.topics_page.topic_table.selectRow(0)),
-                    ],
-                ),
-                (
-                    "maintenance",
-                    window.maintenance_page,
-                    [
-                        (window.maintenance_page.reports_loaded, window.maintenance_page.reload),
-                        (window.maintenance_page.preview_ready, window.maintenance_page.preview_dream),
-                    ],
-                ),
-            ]
-            for name, page, steps in shots:
-                window.page_list.setCurrentRow(window.stack.indexOf(page))
-                for signal, action in steps:
-                    wait(signal, action)
-                app.processEvents()
-                path = out / f"{name}.png"
-                window.grab().save(str(path))
-                saved.append(path)
+            saved: list[Path] = loop.run_until_complete(_shoot(window, out))
             window.close()
-            window.background.shutdown()
+            if problems:
+                raise RuntimeError("the console failed while the pictures were taken: " + "; ".join(problems))
             return saved
         finally:
+            lanes.shutdown()
+            loop.close()
             memory.close()
+
+
+async def _shoot(window: Any, out: Path) -> list[Path]:
+    """Bring each page to a telling state, step by step (each step waits for the signal it causes), and grab it."""
+    saved = []
+    for name, page, steps in _shots(window):
+        window.page_list.setCurrentRow(window.stack.indexOf(page))
+        for signal, action in steps:
+            await _after(signal, action)
+        # Let Qt lay out and paint what the steps filled in. Not processEvents(): it would run
+        # other tasks' steps inside this one's.
+        await asyncio.sleep(0.2)
+        path = out / f"{name}.png"
+        window.grab().save(str(path))
+        saved.append(path)
+    return saved
+
+
+async def _after(signal: Any, action: Callable[[], object], timeout_s: float = 15.0) -> None:
+    """Do `action` and wait until `signal` fires (or `timeout_s` passes: the picture is taken as it is)."""
+    fired = asyncio.get_running_loop().create_future()
+
+    def note(*_args: object) -> None:
+        if not fired.done():
+            fired.set_result(None)
+
+    signal.connect(note)
+    try:
+        action()
+        await asyncio.wait_for(fired, timeout_s)
+    except TimeoutError:
+        pass
+    finally:
+        signal.disconnect(note)
+
+
+def _shots(window: Any) -> list[tuple[str, Any, list[tuple[Any, Callable[[], object]]]]]:
+    """Each page, and the steps that fill it: (the signal to wait for, the action that causes it).
+
+    A table rather than logic, one entry per page: long because the console has many pages.
+    """
+    return [
+        ("overview", window.overview_page, [(window.overview_page.loaded, window.overview_page.reload)]),
+        (
+            "appkb",
+            window.appkb_page,
+            [
+                (window.appkb_page.rows_loaded, window.appkb_page.reload),
+                (window.appkb_page.editor.history_loaded, lambda: window.appkb_page.table.selectRow(0)),
+                (window.appkb_page.editor.resolved, lambda: _resolve(window, "威信")),
+            ],
+        ),
+        (
+            "episodes",
+            window.episodes_page,
+            [
+                (window.episodes_page.rows_loaded, window.episodes_page.reload),
+                (window.episodes_page.detail_shown, lambda: window.episodes_page.table.selectRow(0)),
+            ],
+        ),
+        (
+            "recall",
+            window.recall_page,
+            [
+                (window.recall_page.loaded, window.recall_page.reload),
+                (window.recall_page.day_shown, lambda: _last_day(window)),
+                (window.recall_page.probe.answered, lambda: _probe(window, "搜一下烧烤的做法")),
+            ],
+        ),
+        (
+            "bundles",
+            window.bundles_page,
+            [
+                (window.bundles_page.tree_loaded, window.bundles_page.reload),
+                (
+                    window.bundles_page.document_opened,
+                    lambda: window.bundles_page.open_document("schedule/ufo-daily", "preferences.md"),
+                ),
+            ],
+        ),
+        (
+            "skills",
+            window.skills_page,
+            [
+                (window.skills_page.loaded, lambda: window.skills_page.status_box.setCurrentIndex(0)),
+                (window.skills_page.loaded, lambda: _select_first(window.skills_page)),
+            ],
+        ),
+        (
+            "facts",
+            window.facts_page,
+            [
+                (window.facts_page.loaded, window.facts_page.reload),
+                (window.facts_page.loaded, lambda: _select_first(window.facts_page)),
+            ],
+        ),
+        (
+            "topics",
+            window.topics_page,
+            [
+                (window.topics_page.workdays_loaded, window.topics_page.reload),
+                (window.topics_page.topics_loaded, lambda: window.topics_page.day_table.selectRow(1)),
+                (window.topics_page.topic_loaded, lambda: window.topics_page.topic_table.selectRow(0)),
+            ],
+        ),
+        (
+            "maintenance",
+            window.maintenance_page,
+            [
+                (window.maintenance_page.reports_loaded, window.maintenance_page.reload),
+                (window.maintenance_page.preview_ready, window.maintenance_page.preview_dream),
+            ],
+        ),
+    ]
 
 
 def _select_first(page: Any) -> None:

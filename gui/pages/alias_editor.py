@@ -1,15 +1,15 @@
 """The App-KB editor panel: teach and forget aliases, see why a name resolves, undo and redo.
 
 Only global user and learned aliases are edited here; device entries come from
-the devices themselves and are read-only. Every edit is a `Memory` call on the
-background worker; undo and redo go through a `QUndoStack` whose commands
+the devices themselves and are read-only. Every edit is a `Memory` call in the
+write lane; undo and redo go through a `QUndoStack` whose commands
 append reverting events (history is never rewritten).
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
+from gui.words import labelled, semicolon_list, with_note
 from service.memory.memory import Memory
 
 
@@ -59,9 +60,10 @@ class AliasEditor(QWidget):
     history_loaded = Signal(str)
     reverted = Signal(int)
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._fail)
         self.undo_stack = QUndoStack(self)
 
         teach = QGroupBox(self.tr("教它一个叫法（全局用户别名，最高信任）"))
@@ -112,56 +114,51 @@ class AliasEditor(QWidget):
         layout.addWidget(probe, 2)
         layout.addWidget(history, 2)
 
-        self.save_button.clicked.connect(self.save)
-        self.forget_button.clicked.connect(self.forget)
-        self.resolve_edit.returnPressed.connect(self.resolve)
+        self.save_button.clicked.connect(lambda: self.save())
+        self.forget_button.clicked.connect(lambda: self.forget())
+        self.resolve_edit.returnPressed.connect(lambda: self.resolve())
         self.resolve_device.currentIndexChanged.connect(lambda _i: self.resolve())
 
     # -- edits -------------------------------------------------------------------------
 
-    def _fail(self, exc: Exception) -> None:
-        self.message.setText(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
-        self.failed.emit(str(exc))
+    def _fail(self, message: str) -> None:
+        self.message.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
+        self.failed.emit(message)
 
-    def save(self) -> None:
+    @page_task
+    async def save(self) -> None:
         name, package = self.name_edit.text().strip(), self.package_edit.text().strip()
+        outcome = await self.tasks.write(self.memory.appkb.learn_alias, name, package, actor="user")
+        result = outcome.result
+        saved = self.tr("已保存：{0} → {1}").format(result.entry.term, result.entry.package)
+        if outcome.warnings:
+            saved = with_note(saved, semicolon_list(outcome.warnings))
+        self.message.setText(saved)
+        if result.changed:
+            self.undo_stack.push(AliasChange(self, self.tr("设置 {0}").format(result.entry.term), result.txn))
+        self.load_history(name)
+        self.saved.emit(result.txn)
 
-        def done(outcome: Any) -> None:
-            result = outcome.result
-            note = "；".join(outcome.warnings)
-            saved = self.tr("已保存：{0} → {1}").format(result.entry.term, result.entry.package)
-            self.message.setText(saved + (f"（{note}）" if note else ""))
-            if result.changed:
-                self.undo_stack.push(AliasChange(self, self.tr("设置 {0}").format(result.entry.term), result.txn))
-            self.load_history(name)
-            self.saved.emit(result.txn)
-
-        self.background.submit(lambda: self.memory.appkb.learn_alias(name, package, actor="user"), done, self._fail)
-
-    def forget(self) -> None:
+    @page_task
+    async def forget(self) -> None:
         name = self.name_edit.text().strip()
+        result = await self.tasks.write(self.memory.appkb.forget_alias, name, actor="user")
+        if result.removed:
+            self.message.setText(self.tr("已忘记 {0}（设备清单条目不动）").format(result.term))
+            self.undo_stack.push(AliasChange(self, self.tr("忘记 {0}").format(result.term), result.txn))
+        else:
+            self.message.setText(self.tr("{0} 没有可忘记的用户或学习别名").format(result.term))
+        self.load_history(name)
+        self.saved.emit(result.txn)
 
-        def done(result: Any) -> None:
-            if result.removed:
-                self.message.setText(self.tr("已忘记 {0}（设备清单条目不动）").format(result.term))
-                self.undo_stack.push(AliasChange(self, self.tr("忘记 {0}").format(result.term), result.txn))
-            else:
-                self.message.setText(self.tr("{0} 没有可忘记的用户或学习别名").format(result.term))
-            self.load_history(name)
-            self.saved.emit(result.txn)
-
-        self.background.submit(lambda: self.memory.appkb.forget_alias(name, actor="user"), done, self._fail)
-
-    def revert(self, txn: int, remember: Any) -> None:
+    @page_task
+    async def revert(self, txn: int, remember: Callable[[int], object]) -> None:
         """Append events reverting change `txn`; `remember(new_txn)` gets the revert's id."""
-
-        def done(result: Any) -> None:
-            remember(result.txn)
-            self.message.setText(self.tr("已撤回改动 {0}").format(txn))
-            self.load_history(self.name_edit.text().strip())
-            self.reverted.emit(result.txn)
-
-        self.background.submit(lambda: self.memory.appkb.undo_change(txn, actor="user"), done, self._fail)
+        result = await self.tasks.write(self.memory.appkb.undo_change, txn, actor="user")
+        remember(result.txn)
+        self.message.setText(self.tr("已撤回改动 {0}").format(txn))
+        self.load_history(self.name_edit.text().strip())
+        self.reverted.emit(result.txn)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -180,59 +177,54 @@ class AliasEditor(QWidget):
         self.resolve_device.setCurrentIndex(max(0, self.resolve_device.findData(current)) if current else 0)
         self.resolve_device.blockSignals(False)
 
-    def load_history(self, name: str) -> None:
+    @page_task
+    async def load_history(self, name: str) -> None:
         if not name:
             self.history_view.clear()
             return
+        items = await self.tasks.refresh("history", self.memory.appkb.alias_history, name, limit=100)
+        change = self.tr("改动")
+        rows = [
+            f"<tr><td>{html.escape(i.ts[:16].replace('T', ' '))}</td><td>{html.escape(i.actor)}</td>"
+            f"<td>{html.escape(i.type)}</td><td>{html.escape((i.kind or '') + ' ' + (i.package or ''))}</td>"
+            f"<td>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
+            for i in items
+        ]
+        table = "<table cellpadding='3'>" + "".join(rows) + "</table>"
+        self.history_view.setHtml(table if rows else self.tr("没有历史"))
+        self.history_loaded.emit(name)
 
-        def done(items: list[Any]) -> None:
-            change = self.tr("改动")
-            rows = [
-                f"<tr><td>{html.escape(i.ts[:16].replace('T', ' '))}</td><td>{html.escape(i.actor)}</td>"
-                f"<td>{html.escape(i.type)}</td><td>{html.escape((i.kind or '') + ' ' + (i.package or ''))}</td>"
-                f"<td>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
-                for i in items
-            ]
-            table = "<table cellpadding='3'>" + "".join(rows) + "</table>"
-            self.history_view.setHtml(table if rows else self.tr("没有历史"))
-            self.history_loaded.emit(name)
-
-        self.background.submit(lambda: self.memory.appkb.alias_history(name, limit=100), done, self._fail)
-
-    def resolve(self) -> None:
+    @page_task
+    async def resolve(self) -> None:
         name, device = self.resolve_edit.text().strip(), self.resolve_device.currentData()
         if not name:
             return
-
-        def done(result: Any) -> None:
-            states = {
-                "resolved": self.tr("可直接打开"),
-                "ambiguous": self.tr("需要模型选择"),
-                "unknown": self.tr("不认识"),
-            }
-            state = states.get(result.state, result.state)
-            chosen, reason = html.escape(result.package or "—"), html.escape(result.reason)
-            head = f"<p><b>{state}</b>：{chosen}（{reason}）</p>"
-            installed = {None: "", True: self.tr("已安装"), False: self.tr("未安装")}
-            rows = [
-                f"<tr><td>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td><td>{html.escape(c.name)}</td>"
-                f"<td>{html.escape(c.evidence)}{' ✓' if c.strong else ''}</td><td>{c.similarity:.3f}</td>"
-                f"<td>{c.prior:.3f}</td><td>{c.score:.3f}</td>"
-                f"<td>{installed[c.installed]}</td></tr>"
-                for c in result.candidates
-            ]
-            titles = (
-                self.tr("包名"),
-                self.tr("标准名"),
-                self.tr("匹配到"),
-                self.tr("证据"),
-                self.tr("相似度"),
-                self.tr("先验"),
-                self.tr("得分"),
-                "",
-            )
-            header = "".join(f"<th>{t}</th>" for t in titles)
-            self.resolve_output.setHtml(head + f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
-            self.resolved.emit(result)
-
-        self.background.submit(lambda: self.memory.appkb.resolve_app(name, device=device), done, self._fail)
+        result = await self.tasks.refresh("resolve", self.memory.appkb.resolve_app, name, device=device)
+        states = {
+            "resolved": self.tr("可直接打开"),
+            "ambiguous": self.tr("需要模型选择"),
+            "unknown": self.tr("不认识"),
+        }
+        state = html.escape(states.get(result.state, result.state))
+        head = labelled(f"<b>{state}</b>", with_note(html.escape(result.package or "—"), html.escape(result.reason)))
+        installed = {None: "", True: self.tr("已安装"), False: self.tr("未安装")}
+        rows = [
+            f"<tr><td>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td><td>{html.escape(c.name)}</td>"
+            f"<td>{html.escape(c.evidence)}{' ✓' if c.strong else ''}</td><td>{c.similarity:.3f}</td>"
+            f"<td>{c.prior:.3f}</td><td>{c.score:.3f}</td>"
+            f"<td>{installed[c.installed]}</td></tr>"
+            for c in result.candidates
+        ]
+        titles = (
+            self.tr("包名"),
+            self.tr("标准名"),
+            self.tr("匹配到"),
+            self.tr("证据"),
+            self.tr("相似度"),
+            self.tr("先验"),
+            self.tr("得分"),
+            "",
+        )
+        header = "".join(f"<th>{t}</th>" for t in titles)
+        self.resolve_output.setHtml(f"<p>{head}</p><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
+        self.resolved.emit(result)

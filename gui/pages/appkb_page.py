@@ -2,7 +2,7 @@
 
 It shows what agents and people taught Jiyi, in the trust order user >
 device > learned, and lets a person correct it (see `alias_editor`). Filters
-go to the store; rows arrive in pages on the background worker, so the page
+go to the store; rows arrive in pages from the read lane, so the page
 stays responsive at any size.
 """
 
@@ -35,9 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.pages.alias_editor import AliasEditor
+from gui.words import semicolon_list
 from service.memory.memory import AppKbEntry, Memory
 
 PAGE_SIZE = 500
@@ -116,11 +117,11 @@ class AppKbPage(QWidget):
     load_failed = Signal(str)
     transferred = Signal(str)  # a message after an import or export
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.memory = memory
-        self.background = background
-        self._generation = 0
+        self.tasks = Tasks(self, lanes, self._failed)
+        self._total = 0
 
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(self.tr("搜索名称、标准名或包名"))
@@ -142,28 +143,12 @@ class AppKbPage(QWidget):
         filters.addWidget(self.stale_check)
 
         self.model.fetcher = self._fetch_page
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
-            self.table.setColumnWidth(column, width)
+        self.table = self._build_table()
 
-        self.trust_label = QLabel(
-            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
-        )
-        self.editor = AliasEditor(memory, background)
+        self.editor = AliasEditor(memory, lanes)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self._select(current.row()))
         self.editor.saved.connect(lambda _txn: self.reload())
         self.editor.reverted.connect(lambda _txn: self.reload())
-        self.count_label = QLabel()
-        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
-        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -177,6 +162,39 @@ class AppKbPage(QWidget):
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
+        layout.addLayout(self._build_footer())
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(lambda: self.reload())
+        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
+        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.stale_check.toggled.connect(lambda _on: self.reload())
+
+    def _build_table(self) -> QTableView:
+        table = QTableView()
+        table.setModel(self.model)
+        table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        table.setAlternatingRowColors(True)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        table.horizontalHeader().setStretchLastSection(True)
+        for column, width in enumerate((150, 130, 260, 80, 110, 70, 80, 130)):
+            table.setColumnWidth(column, width)
+        return table
+
+    def _build_footer(self) -> QHBoxLayout:
+        """The row count, the trust order, import and export."""
+        self.count_label = QLabel()
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        sample = self.tr("显示 {0}{1} 条，共 {2} 条").format(888888, "+", 888888)
+        self.count_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(sample) + 8)
+        self.trust_label = QLabel(
+            self.tr("信任顺序：用户 > 设备清单 > 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。")
+        )
         self.trust_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.import_button = QPushButton(self.tr("导入 TaskWizard…"))
         self.export_button = QPushButton(self.tr("导出 TaskWizard…"))
@@ -188,16 +206,7 @@ class AppKbPage(QWidget):
         footer.addWidget(self.trust_label, 1)
         footer.addWidget(self.import_button)
         footer.addWidget(self.export_button)
-        layout.addLayout(footer)
-
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(200)
-        self._debounce.timeout.connect(self.reload)
-        self.search_edit.textChanged.connect(lambda _text: self._debounce.start())
-        self.device_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.kind_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.stale_check.toggled.connect(lambda _on: self.reload())
+        return footer
 
     # -- loading -----------------------------------------------------------------------
 
@@ -210,42 +219,35 @@ class AppKbPage(QWidget):
             "order": "trust",
         }
 
-    def reload(self) -> None:
+    @page_task
+    async def reload(self) -> None:
         """Load the first page for the current filters (and refresh the device list)."""
-        self._generation += 1
-        generation, filters = self._generation, self.filters()
+        listing = self.model.begin(self.filters())
 
         def load() -> tuple[list[AppKbEntry], list[str], int]:
-            rows = self.memory.appkb.list_aliases(limit=PAGE_SIZE + 1, offset=0, **filters)
+            rows = self.memory.appkb.list_aliases(limit=PAGE_SIZE + 1, offset=0, **listing.query)
             return rows, self.memory.appkb.devices(), self.memory.appkb.count_aliases()
 
-        def done(result: tuple[list[AppKbEntry], list[str], int]) -> None:
-            if generation != self._generation:
-                return
-            rows, devices, total = result
+        rows, devices, total = await self.tasks.read(load)
+        if self.model.show(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self._set_devices(devices)
             self.editor.set_devices(devices)
-            self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
             self._total = total
             self._update_count()
             self.rows_loaded.emit(len(self.model.rows))
 
-        self.background.submit(load, done, self._failed)
-
-    def _fetch_page(self, offset: int) -> None:
-        generation, filters = self._generation, self.filters()
-
-        def done(rows: list[AppKbEntry]) -> None:
-            if generation == self._generation:
-                self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
-                self._update_count()
-                self.rows_loaded.emit(len(self.model.rows))
-
-        self.background.submit(
-            lambda: self.memory.appkb.list_aliases(limit=PAGE_SIZE + 1, offset=offset, **filters),
-            done,
-            self._failed,
+    @page_task
+    async def _fetch_page(self, offset: int) -> None:
+        """The next page of the listing shown, asked with the filters that listing started with."""
+        listing = self.model.listing
+        if listing is None:
+            return
+        rows = await self.tasks.read(
+            self.memory.appkb.list_aliases, limit=PAGE_SIZE + 1, offset=offset, **listing.query
         )
+        if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
+            self._update_count()
+            self.rows_loaded.emit(len(self.model.rows))
 
     def save_state(self, settings: QSettings) -> None:
         settings.setValue("appkb/splitter", self.splitter.saveState())
@@ -264,46 +266,51 @@ class AppKbPage(QWidget):
         if folder:
             then(Path(folder))
 
-    def import_from(self, folder: Path) -> None:
-        """Import a TaskWizard memory/ directory (App-KB and episodes), off the GUI thread."""
+    @page_task
+    async def import_from(self, folder: Path) -> None:
+        """Import a TaskWizard memory/ directory (App-KB and episodes) in the write lane."""
+        try:
+            reports = await self.tasks.write(self.memory.import_taskwizard, folder)
+        except Exception as exc:
+            self._transfer_failed(exc)
+            return
+        message = semicolon_list(
+            self.tr("{0}：已导入过").format(name)
+            if r.already_imported
+            else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
+            for name, r in reports.items()
+        )
+        self.count_label.setText(message)
+        self.transferred.emit(message)
+        self.reload()
 
-        def done(reports: dict[str, Any]) -> None:
-            parts = [
-                self.tr("{0}：已导入过").format(name)
-                if r.already_imported
-                else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
-                for name, r in reports.items()
-            ]
-            self.count_label.setText("；".join(parts))
-            self.transferred.emit("；".join(parts))
-            self.reload()
-
-        self.background.submit(lambda: self.memory.import_taskwizard(folder), done, self._transfer_failed)
-
-    def export_to(self, folder: Path) -> None:
-        """Write the App-KB and episodes as a TaskWizard memory/ directory, off the GUI thread."""
-
-        def done(counts: dict[str, dict[str, int]]) -> None:
-            message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
-                counts["app_kb"]["events"], counts["experience"]["records"], folder
-            )
-            self.count_label.setText(message)
-            self.transferred.emit(message)
-
-        self.background.submit(lambda: self.memory.export_taskwizard(folder), done, self._transfer_failed)
+    @page_task
+    async def export_to(self, folder: Path) -> None:
+        """Write the App-KB and episodes as a TaskWizard memory/ directory, from the read lane."""
+        try:
+            counts = await self.tasks.read(self.memory.export_taskwizard, folder)
+        except Exception as exc:
+            self._transfer_failed(exc)
+            return
+        message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
+            counts["app_kb"]["events"], counts["experience"]["records"], folder
+        )
+        self.count_label.setText(message)
+        self.transferred.emit(message)
 
     def _transfer_failed(self, exc: Exception) -> None:
-        self.count_label.setText(self.tr("没有完成：{0}").format(exc))
-        self.transferred.emit(str(exc))
+        self.count_label.setText(self.tr("没有完成：{0}").format(describe(exc)))
+        self.transferred.emit(describe(exc))
+        self.tasks.report(exc, show=False)
 
     def _select(self, row: int) -> None:
         if 0 <= row < len(self.model.rows):
             entry = self.model.rows[row]
             self.editor.show_entry(entry.term, entry.package)
 
-    def _failed(self, exc: Exception) -> None:
-        self.count_label.setText(self.tr("读取失败：{0}").format(exc))
-        self.load_failed.emit(str(exc))
+    def _failed(self, message: str) -> None:
+        self.count_label.setText(self.tr("读取失败：{0}").format(message))
+        self.load_failed.emit(message)
 
     def _set_devices(self, devices: list[str]) -> None:
         current = self.device_combo.currentData()
@@ -321,6 +328,4 @@ class AppKbPage(QWidget):
 
     def _update_count(self) -> None:
         more = "+" if self.model.has_more else ""
-        self.count_label.setText(
-            self.tr("显示 {0}{1} 条，共 {2} 条").format(len(self.model.rows), more, getattr(self, "_total", 0))
-        )
+        self.count_label.setText(self.tr("显示 {0}{1} 条，共 {2} 条").format(len(self.model.rows), more, self._total))

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.bundle_conflict import ConflictDialog
 from service.errors import Conflict
 from service.memory.memory import Memory
@@ -46,9 +46,10 @@ class BundlesPage(QWidget):
     conflict_raised = Signal(object)  # the conflict's details
     save_failed = Signal(str)
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         self.current: dict[str, Any] | None = None  # bundle_id, path, revision, content
         self.conflict_dialog: ConflictDialog | None = None
         self.tree = QTreeWidget()
@@ -65,13 +66,13 @@ class BundlesPage(QWidget):
         self.info = QLabel(self.tr("选择左边的文档。"))
         self.info.setWordWrap(True)
         self.save_button = QPushButton(self.tr("保存"))
-        self.save_button.clicked.connect(self.save)
+        self.save_button.clicked.connect(lambda: self.save())
         self.new_button = QPushButton(self.tr("新建文档…"))
         self.new_button.clicked.connect(self.ask_new_document)
         self.folder_button = QPushButton(self.tr("打开文件夹"))
         self.folder_button.clicked.connect(self.open_folder)
         self.reload_button = QPushButton(self.tr("刷新"))
-        self.reload_button.clicked.connect(self.reload)
+        self.reload_button.clicked.connect(lambda: self.reload())
 
         buttons = QHBoxLayout()
         for button in (self.save_button, self.new_button, self.folder_button, self.reload_button):
@@ -93,8 +94,9 @@ class BundlesPage(QWidget):
 
     # -- the tree --------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        self.background.submit(self.memory.desk.list_bundles, self._fill_tree, lambda exc: self.info.setText(str(exc)))
+    @page_task
+    async def reload(self) -> None:
+        self._fill_tree(await self.tasks.refresh("tree", self.memory.desk.list_bundles))
 
     def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
         keep = (self.current["bundle_id"], self.current["path"]) if self.current else None
@@ -155,12 +157,11 @@ class BundlesPage(QWidget):
 
     # -- one document ----------------------------------------------------------------------
 
-    def open_document(self, bundle_id: str, path: str) -> None:
-        def shown(bundle: dict[str, Any]) -> None:
-            doc = bundle["documents"][0]
-            self._show(bundle_id, path, doc["revision"], doc["content"], doc.get("file", "same"))
-
-        self.background.submit(lambda: self.memory.desk.get_bundle(bundle_id, path), shown, self._failed)
+    @page_task
+    async def open_document(self, bundle_id: str, path: str) -> None:
+        bundle = await self.tasks.refresh("document", self.memory.desk.get_bundle, bundle_id, path)
+        doc = bundle["documents"][0]
+        self._show(bundle_id, path, doc["revision"], doc["content"], doc.get("file", "same"))
 
     def _show(self, bundle_id: str, path: str, revision: int, content: str, file_state: str = "same") -> None:
         self.current = {"bundle_id": bundle_id, "path": path, "revision": revision, "content": content}
@@ -194,33 +195,26 @@ class BundlesPage(QWidget):
             return
         self._put(self.editor.toPlainText(), self.current["revision"])
 
-    def _put(self, text: str, expected: int) -> None:
+    @page_task
+    async def _put(self, text: str, expected: int) -> None:
         assert self.current is not None
         bundle_id, path = self.current["bundle_id"], self.current["path"]
         self.save_button.setEnabled(False)
-
-        def done(result: dict[str, Any]) -> None:
-            self._show(bundle_id, path, result["revision"], result["content"])
-            if result.get("outside_edit_kept"):
-                self.info.setText(
-                    self.info.text()
-                    + self.tr("；文件在外部被改过的版本已另存为 {0}").format(result["outside_edit_kept"])
-                )
-            self.saved.emit(path, result["revision"])
-
-        def failed(exc: Exception) -> None:
-            if isinstance(exc, Conflict) and exc.details:
-                self._conflict(exc.details, text)
-            else:
-                self._failed(exc)
-
-        self.background.submit(
-            lambda: self.memory.desk.put_bundle_document(
-                bundle_id, path, text, expected_revision=expected, actor="user"
-            ),
-            done,
-            failed,
-        )
+        try:
+            result = await self.tasks.write(
+                self.memory.desk.put_bundle_document, bundle_id, path, text, expected_revision=expected, actor="user"
+            )
+        except Conflict as exc:
+            if not exc.details:
+                raise
+            self._conflict(exc.details, text)
+            return
+        self._show(bundle_id, path, result["revision"], result["content"])
+        if result.get("outside_edit_kept"):
+            self.info.setText(
+                self.info.text() + self.tr("；文件在外部被改过的版本已另存为 {0}").format(result["outside_edit_kept"])
+            )
+        self.saved.emit(path, result["revision"])
 
     def _conflict(self, details: dict[str, Any], edited: str) -> None:
         stored = details.get("content") or ""
@@ -239,10 +233,10 @@ class BundlesPage(QWidget):
         self.conflict_raised.emit(details)
         dialog.open()
 
-    def _failed(self, exc: Exception) -> None:
-        self.info.setText(self.tr("失败：{0}").format(exc))
+    def _failed(self, message: str) -> None:
+        self.info.setText(self.tr("失败：{0}").format(message))
         self._update_buttons()
-        self.save_failed.emit(str(exc))
+        self.save_failed.emit(message)
 
     # -- folders and new documents -----------------------------------------------------------
 
@@ -258,27 +252,21 @@ class BundlesPage(QWidget):
         if ok and name.strip():
             self.new_document(name.strip())
 
-    def new_document(self, name: str) -> None:
+    @page_task
+    async def new_document(self, name: str) -> None:
         """Create `name` (".md" added when missing) in the selected bundle, then open it."""
         bundle_id = getattr(self, "current_bundle", None)
         if bundle_id is None:
             return
         path = name if name.endswith((".md", ".json")) else f"{name}.md"
         title = path.rsplit(".", 1)[0]
-
-        def done(result: dict[str, Any]) -> None:
-            self.reload()
-            self._show(bundle_id, path, result["revision"], result["content"])
-            self.tabs.setCurrentWidget(self.editor)
-            self.saved.emit(path, result["revision"])
-
-        self.background.submit(
-            lambda: self.memory.desk.put_bundle_document(
-                bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"
-            ),
-            done,
-            self._failed,
+        result = await self.tasks.write(
+            self.memory.desk.put_bundle_document, bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"
         )
+        self.reload()
+        self._show(bundle_id, path, result["revision"], result["content"])
+        self.tabs.setCurrentWidget(self.editor)
+        self.saved.emit(path, result["revision"])
 
     def restore_state(self, settings: QSettings) -> None:
         state = settings.value("bundles/splitter")

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
@@ -33,9 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
+from gui.words import comma_list, with_note
 from service.memory.memory import EpisodeFilter, Memory
 
 PAGE_SIZE = 200
@@ -73,10 +75,9 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
             if column == "apps":
                 return " ".join(record.get("apps", []))
             if column == "success":
+                outcome = self.tr("成功") if record.get("success") else self.tr("失败")
                 reason = record.get("reason", "")
-                return (self.tr("成功") if record.get("success") else self.tr("失败")) + (
-                    f"（{reason}）" if reason else ""
-                )
+                return with_note(outcome, reason) if reason else outcome
             if column == "revoked":
                 return self.tr("已撤销") if record.get("revoked") else ""
             return str(record.get(column, ""))
@@ -93,12 +94,49 @@ class EpisodesPage(QWidget):
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
     revocation_changed = Signal(str)
+    failed = Signal(str)  # a listing or an action failed: the message shown
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
-        self._generation = 0
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         self._shown: str | None = None
+        filters = self._build_filters()
+        self.model = EpisodeTableModel(self)
+        self.model.fetcher = self._fetch_page
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
+        right = self._build_detail()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([640, 380])
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.splitter, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(lambda: self.reload())
+        for edit in (self.text_edit, self.app_edit, self.device_edit):
+            edit.textChanged.connect(lambda _t: self._debounce.start())
+        self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+
+    def _build_filters(self) -> QHBoxLayout:
+        """Goal text, app, device, outcome and time range: applied by the store."""
         self.text_edit = QLineEdit()
         self.text_edit.setPlaceholderText(self.tr("搜索目标"))
         self.app_edit = QLineEdit()
@@ -125,20 +163,10 @@ class EpisodesPage(QWidget):
             (self.days_combo, 1),
         ):
             filters.addWidget(widget, stretch)
+        return filters
 
-        self.model = EpisodeTableModel(self)
-        self.model.fetcher = self._fetch_page
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
+    def _build_detail(self) -> QWidget:
+        """The selected run's detail, revoke and restore, and the page's message line."""
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
         self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
@@ -148,8 +176,10 @@ class EpisodesPage(QWidget):
             button.setEnabled(False)
         self.revoke_button.clicked.connect(lambda: self.set_revoked(True))
         self.restore_button.clicked.connect(lambda: self.set_revoked(False))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
         actions = QHBoxLayout()
-        actions.addStretch(1)
+        actions.addWidget(self.message, 1)
         actions.addWidget(self.revoke_button)
         actions.addWidget(self.restore_button)
         right = QWidget()
@@ -157,24 +187,7 @@ class EpisodesPage(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.detail, 1)
         right_layout.addLayout(actions)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.table)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([640, 380])
-        layout = QVBoxLayout(self)
-        layout.addLayout(filters)
-        layout.addWidget(self.splitter, 1)
-
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(250)
-        self._debounce.timeout.connect(self.reload)
-        for edit in (self.text_edit, self.app_edit, self.device_edit):
-            edit.textChanged.connect(lambda _t: self._debounce.start())
-        self.outcome_combo.currentIndexChanged.connect(lambda _i: self.reload())
-        self.days_combo.currentIndexChanged.connect(lambda _i: self.reload())
+        return right
 
     def save_state(self, settings: QSettings) -> None:
         settings.setValue("episodes/splitter", self.splitter.saveState())
@@ -201,28 +214,30 @@ class EpisodesPage(QWidget):
             since=time.time() - days * 86400 if days else None,
         )
 
-    def reload(self) -> None:
-        self._generation += 1
-        generation, f = self._generation, self.filters()
+    @page_task
+    async def reload(self) -> None:
+        """The first page for the filters as they are now (the listing keeps them for its later pages)."""
+        listing = self.model.begin(self.filters())
+        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1)
+        if self.model.show(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
+            self.message.clear()
+            if self._shown is not None:
+                self.show_run(self._shown)  # the run being read stays, refreshed (a live reload must not blank it)
+            self.rows_loaded.emit(len(self.model.rows))
 
-        def done(rows: list[dict[str, Any]]) -> None:
-            if generation == self._generation:
-                self.model.reset_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
-                if self._shown is not None:
-                    self.show_run(self._shown)  # the run being read stays, refreshed (a live reload must not blank it)
-                self.rows_loaded.emit(len(self.model.rows))
+    @page_task
+    async def _fetch_page(self, offset: int) -> None:
+        """The next page of the listing shown, asked with the filters that listing started with."""
+        listing = self.model.listing
+        if listing is None:
+            return
+        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, offset=offset)
+        if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
+            self.rows_loaded.emit(len(self.model.rows))
 
-        self.background.submit(lambda: self.memory.runs.list_episodes(f, limit=PAGE_SIZE + 1), done)
-
-    def _fetch_page(self, offset: int) -> None:
-        generation, f = self._generation, self.filters()
-
-        def done(rows: list[dict[str, Any]]) -> None:
-            if generation == self._generation:
-                self.model.append_rows(rows[:PAGE_SIZE], len(rows) > PAGE_SIZE)
-                self.rows_loaded.emit(len(self.model.rows))
-
-        self.background.submit(lambda: self.memory.runs.list_episodes(f, limit=PAGE_SIZE + 1, offset=offset), done)
+    def _failed(self, message: str) -> None:
+        self.message.setText(self.tr("失败：{0}").format(message))
+        self.failed.emit(message)
 
     def current_run(self) -> str | None:
         """The run whose detail is shown (selected in the table, or opened from another page)."""
@@ -232,53 +247,41 @@ class EpisodesPage(QWidget):
         if 0 <= row < len(self.model.rows):
             self.show_run(str(self.model.rows[row]["run_id"]))
 
-    def show_run(self, run_id: str) -> None:
+    @page_task
+    async def show_run(self, run_id: str) -> None:
         """Show one run's detail (with revoke and restore), whether or not the table lists it."""
         self._shown = run_id
-
-        def load() -> tuple[dict[str, Any], dict[str, Any] | None]:
-            return self.memory.runs.get_episode(run_id), self.memory.recall.recall_trace(run_id)
-
-        def done(result: tuple[dict[str, Any], dict[str, Any] | None]) -> None:
-            if self._shown != run_id:
-                return
-            episode, trace = result
-            self.detail.setHtml(self._render(episode, trace))
-            self.revoke_button.setEnabled(not episode.get("revoked"))
-            self.restore_button.setEnabled(bool(episode.get("revoked")))
-            self.detail_shown.emit(run_id)
-
-        def failed(exc: Exception) -> None:
+        try:
+            episode, trace = await self.tasks.refresh("detail", self._read_run, run_id)
+        except Exception as exc:
             if self._shown == run_id:
-                self.detail.setHtml(f"<p style='color:#cf222e'>{html.escape(str(exc))}</p>")
+                self.detail.setHtml(f"<p style='color:#cf222e'>{html.escape(describe(exc))}</p>")
                 for button in (self.revoke_button, self.restore_button):
                     button.setEnabled(False)
+            self.tasks.report(exc, show=False)
+            return
+        if self._shown != run_id:
+            return
+        self.detail.setHtml(self._render(episode, trace))
+        self.revoke_button.setEnabled(not episode.get("revoked"))
+        self.restore_button.setEnabled(bool(episode.get("revoked")))
+        self.detail_shown.emit(run_id)
 
-        self.background.submit(load, done, failed)
+    def _read_run(self, run_id: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        return self.memory.runs.get_episode(run_id), self.memory.recall.recall_trace(run_id)
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape
-        words = {
-            "apps": self.tr("应用"),
-            "tokens": self.tr("令牌"),
-            "lessons": self.tr("注入的经验"),
-            "events": self.tr("工具事件"),
-            "recall": self.tr("回想"),
-            "recalled": self.tr("召回"),
-            "actual": self.tr("实际"),
-            "contaminated": self.tr("污染"),
-            "no_recall": self.tr("这次运行没有回想记录"),
-            "by": self.tr("依据"),
-        }
-        tokens = "，".join(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
-        lessons = "，".join(e.get("injected_lessons") or []) or "—"
+        tokens = comma_list(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
+        lessons = comma_list(e.get("injected_lessons") or []) or "—"
+        apps = self.tr("应用：{0}　令牌：{1}").format(" ".join(e.get("apps", [])) or "—", tokens)
+        given = self.tr("注入的经验：{0}").format(lessons)
+        events = self.tr("工具事件")
         parts = [
             f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
             f"<p>{esc(str(e['run_id']))} · {esc(str(e.get('device_scope', '')))} · "
             f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
-            f"<p>{words['apps']}：{esc(' '.join(e.get('apps', [])) or '—')}　{words['tokens']}：{esc(tokens)}</p>",
-            f"<p>{words['lessons']}：{esc(lessons)}</p>",
-            f"<h4>{words['events']}</h4><table cellpadding='3'>",
+            f"<p>{esc(apps)}</p><p>{esc(given)}</p><h4>{esc(events)}</h4><table cellpadding='3'>",
         ]
         for ev in e.get("events", []):
             parts.append(
@@ -287,42 +290,44 @@ class EpisodesPage(QWidget):
                 f"<td>{esc(ev.get('note') or '')}</td></tr>"
             )
         parts.append("</table>")
-        if trace:
-            ev = trace.get("evaluation", {})
-            contaminated = self.tr("是") if ev.get("contaminated_run") else self.tr("否")
-            parts.append(
-                f"<h4>{words['recall']}</h4><p>{words['recalled']}：{esc(' '.join(ev.get('recalled_apps', [])) or '—')}"
-                f"　{words['actual']}：{esc(' '.join(ev.get('actual_apps', [])) or '—')}"
-                f"　Hit@1：{'✓' if ev.get('hit_at_1') else '✗'}　{words['contaminated']}：{contaminated}</p>"
-            )
-            top = (trace.get("recall", {}).get("candidates") or [{}])[0]
-            if top.get("run_id"):
-                parts.append(
-                    f"<p>{words['by']}：≈ {esc(str(top.get('goal', '')))} ({run_link(str(top['run_id']))})</p>"
-                )
-        else:
-            parts.append(f"<p>{words['no_recall']}</p>")
+        if not trace:
+            nothing = self.tr("这次运行没有回想记录")
+            parts.append(f"<p>{esc(nothing)}</p>")
+            return "".join(parts)
+        ev = trace.get("evaluation", {})
+        line = self.tr("召回：{0}　实际：{1}　Hit@1：{2}　污染：{3}").format(
+            " ".join(ev.get("recalled_apps", [])) or "—",
+            " ".join(ev.get("actual_apps", [])) or "—",
+            "✓" if ev.get("hit_at_1") else "✗",
+            self.tr("是") if ev.get("contaminated_run") else self.tr("否"),
+        )
+        title = self.tr("回想")
+        parts.append(f"<h4>{esc(title)}</h4><p>{esc(line)}</p>")
+        top = (trace.get("recall", {}).get("candidates") or [{}])[0]
+        if top.get("run_id"):
+            by = esc(self.tr("依据：≈ {0} ({1})")).format(esc(str(top.get("goal", ""))), run_link(str(top["run_id"])))
+            parts.append(f"<p>{by}</p>")
         return "".join(parts)
 
-    def set_revoked(self, revoked: bool) -> None:
+    @page_task
+    async def set_revoked(self, revoked: bool) -> None:
+        """Keep the run shown out of recall (or let it back in), as the user."""
         run_id = self.current_run()
         if run_id is None:
             return
 
-        def work() -> dict[str, Any]:
+        def change() -> dict[str, Any]:
             if revoked:
                 self.memory.runs.revoke_episode(run_id, actor="user")
             else:
                 self.memory.runs.restore_episode(run_id, actor="user")
             return self.memory.runs.get_episode(run_id)
 
-        def done(episode: dict[str, Any]) -> None:
-            record = {k: v for k, v in episode.items() if k != "events"}
-            for row, listed in enumerate(self.model.rows):
-                if listed["run_id"] == run_id:
-                    self.model.replace_row(row, record)
-            self.revoke_button.setEnabled(not episode.get("revoked"))
-            self.restore_button.setEnabled(bool(episode.get("revoked")))
-            self.revocation_changed.emit(run_id)
-
-        self.background.submit(work, done)
+        episode = await self.tasks.write(change)
+        record = {k: v for k, v in episode.items() if k != "events"}
+        for row, listed in enumerate(self.model.rows):
+            if listed["run_id"] == run_id:
+                self.model.replace_row(row, record)
+        self.revoke_button.setEnabled(not episode.get("revoked"))
+        self.restore_button.setEnabled(bool(episode.get("revoked")))
+        self.revocation_changed.emit(run_id)

@@ -18,9 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.record_page import RecordPage
 from gui.record_model import Column, RecordModel
+from gui.words import quoted
 from service.memory.memory import Memory
 
 
@@ -30,9 +31,10 @@ class FactsPage(RecordPage):
     ID_KEY = "fact_id"
     FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         scopes, statuses = self.scope_names(), self.status_names()
         self.scope_box = QComboBox()
         self.scope_box.addItem(self.tr("全部范围"), None)
@@ -48,7 +50,7 @@ class FactsPage(RecordPage):
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(250)
-        self._debounce.timeout.connect(self.reload)
+        self._debounce.timeout.connect(lambda: self.reload())
         self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
         self.scope_box.currentIndexChanged.connect(lambda _i: self.reload())
         self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
@@ -80,24 +82,24 @@ class FactsPage(RecordPage):
     def status_names(self) -> dict[str, str]:
         return {"candidate": self.tr("候选"), "active": self.tr("有效"), "inactive": self.tr("已停用")}
 
-    def reload(self) -> None:
+    @page_task
+    async def reload(self) -> None:
         scope, status = self.scope_box.currentData(), self.status_box.currentData()
         text = self.search_edit.text().strip() or None
-        self.background.submit(
-            lambda: self.memory.desk.list_facts(scope=scope, status=status, text=text), self._loaded, self._failed
-        )
+        await self._load(self.memory.desk.list_facts, scope=scope, status=status, text=text)
 
     def _show(self, row: int) -> None:
-        words = {"选择一条事实查看它的证据。": self.tr("选择一条事实查看它的证据。"), "证据": self.tr("证据")}
         record = self.model.record(row)
         self.confirm_button.setEnabled(record is not None and record["status"] != "active")
         self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")
         if record is None:
-            self.detail.setHtml(f"<p>{html.escape(words['选择一条事实查看它的证据。'])}</p>")
+            hint = self.tr("选择一条事实查看它的证据。")
+            self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
             return
         speakers = {"user": self.tr("用户原话"), "assistant": self.tr("助手复述"), "task": self.tr("任务结果")}
         kind = f" · {record['profile_kind']}" if record.get("profile_kind") else ""
         project = f" · {record['project']}" if record.get("project") else ""
+        evidence = self.tr("证据")
         parts = [
             f"<h3>{html.escape(record['content'])}</h3>",
             f"<p>{html.escape(self.scope_names().get(record['scope'], record['scope']) + kind + project)} · "
@@ -105,11 +107,11 @@ class FactsPage(RecordPage):
         ]
         if record.get("status_reason"):
             parts.append(f"<p><i>{html.escape(record['status_reason'])}</i></p>")
-        parts.append(f"<h4>{html.escape(words['证据'])}</h4><ul>")
+        parts.append(f"<h4>{html.escape(evidence)}</h4><ul>")
         for item in record.get("evidence", []):
             counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
             parts.append(
-                f"<li>「{html.escape(item['quote'])}」<br><small>"
+                f"<li>{html.escape(quoted(item['quote']))}<br><small>"
                 f"{html.escape(speakers.get(item['speaker'], item['speaker']))} · {html.escape(item['source_id'])} · "
                 f"{html.escape(item['workday'])} {html.escape(counted)}</small></li>"
             )

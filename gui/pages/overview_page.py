@@ -3,7 +3,8 @@
 State directory, schema, counts, RAG mode, the embedder and its vector index
 (a mismatch is shown with a rebuild button), recall quality over the last 30
 days, the last dream, recent errors.
-Everything is read through `Memory.overview()` on the background worker.
+Everything is read through `Memory.overview()` in the read lane; the rebuild
+runs in the write lane, so the page keeps reading while it runs.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.memory.memory import Memory
+from service.memory.results import Overview
 
 
 class OverviewPage(QWidget):
@@ -23,10 +26,12 @@ class OverviewPage(QWidget):
 
     loaded = Signal(object)
     rebuild_finished = Signal(object)
+    failed = Signal(str)
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         self.values: dict[str, QLabel] = {}
         layout = QVBoxLayout(self)
         for title, keys in (
@@ -69,9 +74,9 @@ class OverviewPage(QWidget):
                 form.addRow(label, value)
             layout.addWidget(box)
         self.rebuild_button = QPushButton(self.tr("重建向量索引"))
-        self.rebuild_button.clicked.connect(self.rebuild_index)
+        self.rebuild_button.clicked.connect(lambda: self.rebuild_index())
         self.refresh_button = QPushButton(self.tr("刷新"))
-        self.refresh_button.clicked.connect(self.reload)
+        self.refresh_button.clicked.connect(lambda: self.reload())
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.rebuild_button)
@@ -79,13 +84,16 @@ class OverviewPage(QWidget):
         layout.addLayout(buttons)
         layout.addStretch(1)
 
-    def reload(self) -> None:
-        self.background.submit(self.memory.overview, self._show, self._failed)
+    @page_task
+    async def reload(self) -> None:
+        self._show(await self.tasks.refresh("overview", self.memory.overview))
 
-    def _failed(self, exc: Exception) -> None:
-        self.values["errors"].setText(self.tr("读取失败：{0}").format(exc))
+    def _failed(self, message: str) -> None:
+        self.values["errors"].setText(self.tr("读取失败：{0}").format(message))
+        self.rebuild_button.setEnabled(True)
+        self.failed.emit(message)
 
-    def _show(self, data: dict[str, Any]) -> None:
+    def _show(self, data: Overview) -> None:
         for key in (
             "home",
             "database",
@@ -110,16 +118,10 @@ class OverviewPage(QWidget):
         dream = data.get("last_dream")
         if dream:
             when = datetime.fromtimestamp(float(dream["ts"])).isoformat(sep=" ", timespec="minutes")
-            steps = {
-                "alias_overwrites": self.tr("别名纠正"),
-                "merge": self.tr("合并"),
-                "evict": self.tr("淘汰"),
-                "fold": self.tr("折叠"),
-                "index_reconcile": self.tr("索引对账"),
-            }
-            summary = "，".join(f"{steps.get(k, k)} {v}" for k, v in dream.get("summary", {}).items())
+            steps = dream_step_names()
+            summary = comma_list(f"{steps.get(k, k)} {v}" for k, v in dream.get("summary", {}).items())
             kind = self.tr("完整") if dream.get("pass") == "full" else self.tr("轻量")
-            self.values["last_dream"].setText(f"{when}（{kind}）：{summary}")
+            self.values["last_dream"].setText(labelled(with_note(when, kind), summary))
         else:
             self.values["last_dream"].setText(self.tr("还没有整理过"))
         errors = data.get("errors", {})
@@ -143,13 +145,19 @@ class OverviewPage(QWidget):
             quality.get("abstain_rate") or 0.0,
         )
 
-    def rebuild_index(self) -> None:
-        """Rebuild the vector index from the archive, off the GUI thread."""
+    @page_task
+    async def rebuild_index(self) -> None:
+        """Rebuild the vector index from the archive in the write lane (closing the console stops it)."""
         self.rebuild_button.setEnabled(False)
         self.values["index"].setText(self.tr("正在重建…"))
-
-        def done(result: dict[str, int]) -> None:
-            self.rebuild_finished.emit(result)
-            self.reload()
-
-        self.background.submit(self.memory.recall.rebuild_vectors, done, self._failed)
+        try:
+            result = await self.tasks.write(
+                self.memory.recall.rebuild_vectors, progress=self.tasks.lanes.check_stopping
+            )
+        except Exception as exc:
+            self.values["index"].setText(self.tr("重建失败：{0}").format(describe(exc)))
+            self.rebuild_button.setEnabled(True)
+            self.tasks.report(exc, show=False)
+            return
+        self.rebuild_finished.emit(result)
+        self.reload()

@@ -31,10 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.recall_probe import RecallProbe
 from gui.run_links import open_run_link, run_link
 from service.memory.memory import Memory
+from service.memory.results import RecallStatistics
 
 DAY = 86400.0
 
@@ -61,10 +62,12 @@ class RecallPage(QWidget):
     loaded = Signal(object)
     day_shown = Signal(str)
     run_requested = Signal(str)  # a run's id was clicked: open it in the episode browser
+    failed = Signal(str)
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         self.days: list[dict[str, Any]] = []
         self.mode_label = QLabel()
         self.range_combo = QComboBox()
@@ -78,48 +81,20 @@ class RecallPage(QWidget):
         self.range_combo.setCurrentIndex(1)
         self.range_combo.currentIndexChanged.connect(lambda _i: self.reload())
         refresh = QPushButton(self.tr("刷新"))
-        refresh.clicked.connect(self.reload)
+        refresh.clicked.connect(lambda: self.reload())
         top = QHBoxLayout()
         top.addWidget(self.mode_label, 1)
         top.addWidget(self.range_combo)
         top.addWidget(refresh)
 
-        pg.setConfigOptions(antialias=True, background="w", foreground="k")
-        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
-        self.rates_plot.setYRange(0, 1)
-        self.rates_plot.addLegend(offset=(10, 10))
-        self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
-        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
-        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
-        self.count_plot.setTitle(self.tr("每日评估次数"))
-        self.package_plot = pg.PlotWidget()
-        self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
-        self.package_plot.setYRange(0, 1)
-
-        self.package_model = QStandardItemModel(0, 5, self)
-        self.package_model.setHorizontalHeaderLabels(
-            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
-        )
-        proxy = QSortFilterProxyModel(self)
-        proxy.setSourceModel(self.package_model)
-        proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self.package_table = QTableView()
-        self.package_table.setModel(proxy)
-        self.package_table.setSortingEnabled(True)
-        self.package_table.verticalHeader().setVisible(False)
-        header = self.package_table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        charts = self._build_charts()
+        self.package_table = self._build_package_table()
         self.day_view = QTextBrowser()
         self.day_view.setOpenLinks(False)
         self.day_view.anchorClicked.connect(lambda url: open_run_link(url, self.run_requested.emit))
         self.day_view.setPlaceholderText(self.tr("点击上方图表中的某一天，查看那天的运行"))
 
-        charts = QSplitter(Qt.Orientation.Vertical)
-        charts.addWidget(self.rates_plot)
-        charts.addWidget(self.count_plot)
-        charts.addWidget(self.package_plot)
-        self.probe = RecallProbe(memory, background)
+        self.probe = RecallProbe(memory, lanes)
         self.probe.run_requested.connect(self.run_requested)
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.package_table)
@@ -135,13 +110,55 @@ class RecallPage(QWidget):
         layout.addLayout(top)
         layout.addWidget(body, 1)
 
-    def reload(self) -> None:
+    def _build_charts(self) -> QSplitter:
+        """Rates per day, evaluations per day, precision and recall of the busiest apps."""
+        pg.setConfigOptions(antialias=True, background="w", foreground="k")
+        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.rates_plot.setYRange(0, 1)
+        self.rates_plot.addLegend(offset=(10, 10))
+        self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
+        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
+        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.count_plot.setTitle(self.tr("每日评估次数"))
+        self.package_plot = pg.PlotWidget()
+        self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
+        self.package_plot.setYRange(0, 1)
+        charts = QSplitter(Qt.Orientation.Vertical)
+        charts.addWidget(self.rates_plot)
+        charts.addWidget(self.count_plot)
+        charts.addWidget(self.package_plot)
+        return charts
+
+    def _build_package_table(self) -> QTableView:
+        """Every app's precision and recall, sortable by value."""
+        self.package_model = QStandardItemModel(0, 5, self)
+        self.package_model.setHorizontalHeaderLabels(
+            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
+        )
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.package_model)
+        proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        table = QTableView()
+        table.setModel(proxy)
+        table.setSortingEnabled(True)
+        table.verticalHeader().setVisible(False)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        return table
+
+    @page_task
+    async def reload(self) -> None:
         days = int(self.range_combo.currentData() or 0)
         since = time.time() - days * DAY if days else None
-        self.background.submit(lambda: self.memory.recall.recall_statistics(since=since), self._show)
         self.probe.load_devices()
+        self._show(await self.tasks.refresh("statistics", self.memory.recall.recall_statistics, since=since))
 
-    def _show(self, stats: dict[str, Any]) -> None:
+    def _failed(self, message: str) -> None:
+        self.mode_label.setText(self.tr("读取失败：{0}").format(message))
+        self.failed.emit(message)
+
+    def _show(self, stats: RecallStatistics) -> None:
         totals = stats["totals"]
         self.mode_label.setText(
             self.tr("模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}").format(
@@ -235,28 +252,26 @@ class RecallPage(QWidget):
             parts.append(self.tr("用词 {0:.2f}").format(owned))
         return f"≈ {top.get('goal', '')} ({' · '.join(parts)})" if parts else f"≈ {top.get('goal', '')}"
 
-    def show_day(self, day: str) -> None:
+    @page_task
+    async def show_day(self, day: str) -> None:
         """List the runs evaluated on `day` with recalled against actual apps."""
         start = day_start(day)
-
-        def done(runs: list[dict[str, Any]]) -> None:
-            rows = []
-            why = html.escape(self.tr("依据："))
-            for run in runs:
-                ev = run.get("evaluation", {})
-                rows.append(
-                    f"<tr><td nowrap>{run_link(str(run.get('run_id')))}</td>"
-                    f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
-                    f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
-                    f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"
-                    f"<td>{'✓' if ev.get('hit_at_1') else ('✗' if ev.get('recalled_apps') else '—')}</td></tr>"
-                    f"<tr><td></td><td colspan='4' style='color:#57606a'>{why}"
-                    f"{html.escape(self._why(run.get('recall', {})))}</td></tr>"
-                )
-            header = "".join(
-                f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), self.tr("召回"), self.tr("实际"), "Hit@1")
+        runs = await self.tasks.refresh("day", self.memory.recall.recall_runs, start, start + DAY)
+        rows = []
+        why = html.escape(self.tr("依据："))
+        for run in runs:
+            ev = run.get("evaluation", {})
+            rows.append(
+                f"<tr><td nowrap>{run_link(str(run.get('run_id')))}</td>"
+                f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
+                f"<td>{html.escape(' '.join(ev.get('recalled_apps', [])) or '—')}</td>"
+                f"<td>{html.escape(' '.join(ev.get('actual_apps', [])) or '—')}</td>"
+                f"<td>{'✓' if ev.get('hit_at_1') else ('✗' if ev.get('recalled_apps') else '—')}</td></tr>"
+                f"<tr><td></td><td colspan='4' style='color:#57606a'>{why}"
+                f"{html.escape(self._why(run.get('recall', {})))}</td></tr>"
             )
-            self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
-            self.day_shown.emit(day)
-
-        self.background.submit(lambda: self.memory.recall.recall_runs(start, start + DAY), done)
+        header = "".join(
+            f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), self.tr("召回"), self.tr("实际"), "Hit@1")
+        )
+        self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
+        self.day_shown.emit(day)

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.run_links import open_run_link, run_link
 from service.memory.memory import Memory
 
@@ -27,12 +27,13 @@ class RecallProbe(QWidget):
     answered = Signal(object)  # the explained recall, or the exception
     run_requested = Signal(str)  # a past run's id was clicked
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._show_error)
         self.task = QLineEdit()
         self.task.setPlaceholderText(self.tr("输入一个任务，看回想会给出哪个应用、为什么"))
-        self.task.returnPressed.connect(self.ask)
+        self.task.returnPressed.connect(lambda: self.ask())
         self.device = QComboBox()
         self.device.setEditable(True)
         self.device.setMinimumContentsLength(10)
@@ -40,7 +41,7 @@ class RecallProbe(QWidget):
         if edit is not None:
             edit.setPlaceholderText(self.tr("设备"))
         self.button = QPushButton(self.tr("召回"))
-        self.button.clicked.connect(self.ask)
+        self.button.clicked.connect(lambda: self.ask())
         self.answer = QTextBrowser()
         self.answer.setPlaceholderText(self.tr("只是询问：不记录、不计分"))
         self.answer.setOpenLinks(False)
@@ -54,27 +55,32 @@ class RecallProbe(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.answer, 1)
 
-    def load_devices(self) -> None:
+    @page_task
+    async def load_devices(self) -> None:
         """Offer the devices recall has past runs of (keeping what was typed)."""
+        devices = await self.tasks.refresh("devices", self.memory.recall.recall_devices)
+        typed = self.device.currentText()
+        self.device.clear()
+        self.device.addItems(devices)
+        self.device.setEditText(typed or (devices[0] if devices else ""))
 
-        def done(devices: list[str]) -> None:
-            typed = self.device.currentText()
-            self.device.clear()
-            self.device.addItems(devices)
-            self.device.setEditText(typed or (devices[0] if devices else ""))
-
-        self.background.submit(self.memory.recall.recall_devices, done, lambda _exc: None)
-
-    def ask(self) -> None:
+    @page_task
+    async def ask(self) -> None:
         goal, device = self.task.text().strip(), self.device.currentText().strip()
         if not goal or not device:
             missing = self.tr("请输入任务并选择设备。")
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
-        self.background.submit(
-            lambda: self.memory.recall.recall_query(goal, device, explain=True), self._show, self._failed
-        )
+        try:
+            result = await self.tasks.refresh("answer", self.memory.recall.recall_query, goal, device, explain=True)
+        except Exception as exc:
+            self.button.setEnabled(True)
+            self._show_error(describe(exc))
+            self.answered.emit(exc)
+            self.tasks.report(exc, show=False)
+            return
+        self._show(result)
 
     def _show(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)
@@ -107,7 +113,5 @@ class RecallProbe(QWidget):
         self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{table}{empty}")
         self.answered.emit(result)
 
-    def _failed(self, exc: Exception) -> None:
-        self.button.setEnabled(True)
-        self.answer.setHtml(f"<p style='color:#cf222e'>{html.escape(str(exc))}</p>")
-        self.answered.emit(exc)
+    def _show_error(self, message: str) -> None:
+        self.answer.setHtml(f"<p style='color:#cf222e'>{html.escape(message)}</p>")

@@ -4,7 +4,7 @@ the person's decision on the selected record, and filter boxes remembered in QSe
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Tasks, page_task
 from gui.record_model import RecordModel
 from service.memory.memory import Memory
 
 
 class RecordPage(QWidget):
-    """Subclasses call `build`, name `ID_KEY` and `FILTERS`, and define `_show(row)` and `reload()`."""
+    """Subclasses set `tasks`, call `build`, name `ID_KEY` and `FILTERS`, and define `_show(row)` and `reload()`."""
 
     loaded = Signal(int)
     status_changed = Signal(object)  # the record after the change
@@ -37,17 +37,19 @@ class RecordPage(QWidget):
     FILTERS: tuple[tuple[str, str], ...] = ()  # (settings key, attribute of a QComboBox)
 
     memory: Memory
-    background: Background
+    tasks: Tasks
     model: RecordModel
     table: QTableView
     detail: QTextBrowser
     message: QLabel
 
-    if TYPE_CHECKING:
+    def _show(self, row: int) -> None:
+        """Show record `row` in the detail pane (-1: no record); each page says how."""
+        raise NotImplementedError
 
-        def _show(self, row: int) -> None: ...
-
-        def reload(self) -> None: ...
+    def reload(self) -> object:
+        """List the records for the filters chosen; each page says which."""
+        raise NotImplementedError
 
     def build(
         self,
@@ -92,8 +94,9 @@ class RecordPage(QWidget):
         layout.addWidget(splitter, 1)
         self._show(-1)
 
-    def _loaded(self, rows: list[dict[str, Any]]) -> None:
-        """Show `rows`, keeping the selected record selected when it is still there."""
+    async def _load(self, fetch: Callable[..., list[dict[str, Any]]], **filters: Any) -> None:
+        """Show the rows `fetch(**filters)` reads, keeping the selected record selected when it is still there."""
+        rows = await self.tasks.refresh("rows", fetch, **filters)
         selected = self.selected()
         self.model.reset_rows(rows, False)
         key = self.ID_KEY
@@ -103,27 +106,24 @@ class RecordPage(QWidget):
         self._show(keep)
         self.loaded.emit(len(rows))
 
-    def _failed(self, exc: Exception) -> None:
-        self.message.setText(self.tr("失败：{0}").format(exc))
-        self.action_failed.emit(str(exc))
+    def _failed(self, message: str) -> None:
+        self.message.setText(self.tr("失败：{0}").format(message))
+        self.action_failed.emit(message)
 
     def selected(self) -> dict[str, Any] | None:
         index = self.table.currentIndex()
         return self.model.record(index.row()) if index.isValid() else None
 
-    def decide(self, change: Callable[[str], dict[str, Any]], describe: Callable[[dict[str, Any]], str]) -> None:
-        """Apply the person's decision `change(record id)` to the selected record, then reload."""
+    @page_task
+    async def decide(self, change: Callable[[str], dict[str, Any]], describe: Callable[[dict[str, Any]], str]) -> None:
+        """Apply the person's decision `change(record id)` to the selected record (write lane), then reload."""
         record = self.selected()
         if record is None:
             return
-        record_id = record[self.ID_KEY]
-
-        def done(changed: dict[str, Any]) -> None:
-            self.message.setText(self.tr("已更新：{0}").format(describe(changed)))
-            self.status_changed.emit(changed)
-            self.reload()
-
-        self.background.submit(lambda: change(record_id), done, self._failed)
+        changed = await self.tasks.write(change, record[self.ID_KEY])
+        self.message.setText(self.tr("已更新：{0}").format(describe(changed)))
+        self.status_changed.emit(changed)
+        self.reload()
 
     def restore_state(self, settings: QSettings) -> None:
         """Bring back the filters the user chose last time."""

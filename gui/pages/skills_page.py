@@ -16,9 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.record_page import RecordPage
 from gui.record_model import Column, RecordModel
+from gui.words import field_html, with_note
 from service.memory.memory import Memory
 
 
@@ -30,9 +31,10 @@ class SkillsPage(RecordPage):
 
     STATUSES = ("draft", "active", "disabled", "rejected")
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         names = self.status_names()
         self.status_box = QComboBox()
         self.status_box.addItem(self.tr("全部"), None)
@@ -71,43 +73,38 @@ class SkillsPage(RecordPage):
             "rejected": self.tr("已拒绝"),
         }
 
-    def reload(self) -> None:
+    @page_task
+    async def reload(self) -> None:
         status = self.status_box.currentData()
-        self.background.submit(lambda: self.memory.desk.list_skills(status), self._loaded, self._failed)
+        await self._load(self.memory.desk.list_skills, status=status)
 
     def _show(self, row: int) -> None:
-        words = {
-            "选择一个技能查看它的内容和来源。": self.tr("选择一个技能查看它的内容和来源。"),
-            "状态": self.tr("状态"),
-            "来源问答": self.tr("来源问答"),
-            "决定者": self.tr("决定者"),
-        }
         record = self.model.record(row)
         for button in (self.approve_button, self.reject_button, self.disable_button):
             button.setEnabled(False)
         if record is None:
-            self.detail.setHtml(f"<p>{html.escape(words['选择一个技能查看它的内容和来源。'])}</p>")
+            hint = self.tr("选择一个技能查看它的内容和来源。")
+            self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
             return
         status = record["status"]
         self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
         self.reject_button.setEnabled(status == "draft")
         self.disable_button.setEnabled(status == "active")
-        names = self.status_names()
         parts = [
             f"<h3>{html.escape(record['name'])}</h3>",
-            f"<p><b>{html.escape(words['状态'])}</b>：{html.escape(names.get(status, status))}</p>",
+            field_html(self.tr("状态"), self.status_names().get(status, status)),
             f"<pre style='white-space: pre-wrap'>{html.escape(record['text'])}</pre>",
-            f"<p><b>{html.escape(words['来源问答'])}</b>："
-            f"{html.escape(str(record.get('source_interaction_id') or ''))}</p>",
+            field_html(self.tr("来源问答"), str(record.get("source_interaction_id") or "")),
         ]
         source = record.get("source_quote")
         if source:
             parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
         if record.get("decided_by"):
+            who = record["decided_by"]
             parts.append(
-                f"<p><b>{html.escape(words['决定者'])}</b>：{html.escape(record['decided_by'])}"
-                + (f"（{html.escape(record['user_request'])}）" if record.get("user_request") else "")
-                + "</p>"
+                field_html(
+                    self.tr("决定者"), with_note(who, record["user_request"]) if record.get("user_request") else who
+                )
             )
         self.detail.setHtml("".join(parts))
 

@@ -8,6 +8,7 @@ The maintenance backlog (turns no topic holds yet) is shown on top.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -24,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.background import Background
+from gui.lanes import Lanes, Tasks, page_task
 from gui.record_model import Column, RecordModel
+from gui.words import labelled
 from service.memory.memory import Memory
 
 TURNS_PER_PAGE = 50
@@ -38,10 +40,12 @@ class TopicsPage(QWidget):
     topics_loaded = Signal(int)
     topic_loaded = Signal(str, int)  # topic_id, turns shown
     status_loaded = Signal(object)
+    failed = Signal(str)
 
-    def __init__(self, memory: Memory, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(self, memory: Memory, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.memory, self.background = memory, background
+        self.memory = memory
+        self.tasks = Tasks(self, lanes, self._failed)
         self.topic: dict[str, Any] | None = None
         self.items: list[dict[str, Any]] = []
         self.backlog_label = QLabel("…")
@@ -52,9 +56,36 @@ class TopicsPage(QWidget):
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(250)
-        self._debounce.timeout.connect(self.search_topics)
+        self._debounce.timeout.connect(lambda: self.search_topics())
         self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
 
+        self.day_table, self.topic_table = self._build_tables()
+        self.detail = QTextBrowser()
+        self.more_button = QPushButton(self.tr("更多问答"))
+        self.more_button.clicked.connect(lambda: self.load_more())
+        self.more_button.setEnabled(False)
+
+        top = QHBoxLayout()
+        top.addWidget(self.backlog_label, 1)
+        top.addWidget(self.search_edit, 1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addWidget(self.more_button)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.day_table)
+        self.splitter.addWidget(self.topic_table)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([260, 380, 420])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        hint = self.tr("选择一个工作日和话题。")
+        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
+
+    def _build_tables(self) -> tuple[QTableView, QTableView]:
+        """Workdays (select one to list its topics) and topics (select one to read it)."""
         self.days = RecordModel(
             [
                 Column("workday", self.tr("工作日")),
@@ -83,35 +114,20 @@ class TopicsPage(QWidget):
         self.topic_table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.topic_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.topic_table.selectionModel().currentRowChanged.connect(lambda cur, _o: self._topic_selected(cur.row()))
-        self.detail = QTextBrowser()
-        self.more_button = QPushButton(self.tr("更多问答"))
-        self.more_button.clicked.connect(self.load_more)
-        self.more_button.setEnabled(False)
-
-        top = QHBoxLayout()
-        top.addWidget(self.backlog_label, 1)
-        top.addWidget(self.search_edit, 1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.detail, 1)
-        right_layout.addWidget(self.more_button)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.day_table)
-        self.splitter.addWidget(self.topic_table)
-        self.splitter.addWidget(right)
-        self.splitter.setSizes([260, 380, 420])
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.splitter, 1)
-        hint = self.tr("选择一个工作日和话题。")
-        self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
+        return self.day_table, self.topic_table
 
     def reload(self) -> None:
-        self.background.submit(self.memory.desk.maintenance_status, self._status)
-        self.background.submit(lambda: self.memory.desk.list_workdays(limit=60), self._workdays)
+        self.load_status()
+        self.load_workdays()
 
-    def _status(self, status: dict[str, Any]) -> None:
+    def _failed(self, message: str) -> None:
+        self.backlog_label.setText(self.tr("读取失败：{0}").format(message))
+        self.failed.emit(message)
+
+    @page_task
+    async def load_status(self) -> None:
+        """The backlog line: today's workday, turns no topic holds yet, idle time, a review due."""
+        status = await self.tasks.refresh("status", self.memory.desk.maintenance_status)
         idle = status.get("idle_seconds")
         idle_text = self.tr("无活动记录") if idle is None else self.tr("空闲 {0} 分钟").format(int(idle // 60))
         review = self.tr("前一工作日 {0} 待复核").format(status["previous_workday"])
@@ -123,22 +139,26 @@ class TopicsPage(QWidget):
         )
         self.status_loaded.emit(status)
 
-    def _workdays(self, rows: list[dict[str, Any]]) -> None:
+    @page_task
+    async def load_workdays(self) -> None:
+        rows = await self.tasks.refresh("workdays", self.memory.desk.list_workdays, limit=60)
         self.days.reset_rows(rows, False)
         self.workdays_loaded.emit(len(rows))
 
     def _day_selected(self, row: int) -> None:
         record = self.days.record(row)
         if record is not None:
-            workday = record["workday"]
-            self.background.submit(lambda: self.memory.desk.workday_topics(workday), self._topics)
+            self.load_topics(self.memory.desk.workday_topics, record["workday"])
 
     def search_topics(self) -> None:
         text = self.search_edit.text().strip()
         if text:
-            self.background.submit(lambda: self.memory.desk.list_topics(text=text), self._topics)
+            self.load_topics(self.memory.desk.list_topics, text=text)
 
-    def _topics(self, rows: list[dict[str, Any]]) -> None:
+    @page_task
+    async def load_topics(self, fetch: Callable[..., list[dict[str, Any]]], *args: Any, **kwargs: Any) -> None:
+        """The topics of a workday or of a search (whichever was asked last is shown)."""
+        rows = await self.tasks.refresh("topics", fetch, *args, **kwargs)
         self.topics.reset_rows(rows, False)
         self.topics_loaded.emit(len(rows))
 
@@ -147,56 +167,61 @@ class TopicsPage(QWidget):
         if record is not None:
             self.open_topic(record["topic_id"])
 
-    def open_topic(self, topic_id: str) -> None:
-        self.background.submit(lambda: self.memory.desk.get_topic(topic_id, limit=TURNS_PER_PAGE), self._topic)
+    @page_task
+    async def open_topic(self, topic_id: str) -> None:
+        topic = await self.tasks.refresh("topic", self.memory.desk.get_topic, topic_id, limit=TURNS_PER_PAGE)
+        self.items = list(topic["items"])
+        self._show_topic(topic)
 
-    def load_more(self) -> None:
+    @page_task
+    async def load_more(self) -> None:
+        """The next turns of the open topic, below those shown."""
         if self.topic is None or self.topic.get("next_offset") is None:
             return
         topic_id, offset = self.topic["topic_id"], self.topic["next_offset"]
         self.more_button.setEnabled(False)
-        self.background.submit(
-            lambda: self.memory.desk.get_topic(topic_id, limit=TURNS_PER_PAGE, offset=offset),
-            lambda page: self._topic(page, append=True),
-        )
+        try:
+            page = await self.tasks.refresh(
+                "topic", self.memory.desk.get_topic, topic_id, limit=TURNS_PER_PAGE, offset=offset
+            )
+        except Exception:
+            self.more_button.setEnabled(True)  # the same turns can be asked for again
+            raise
+        if self.topic is not None and self.topic["topic_id"] == topic_id:
+            self.items = [*self.items, *page["items"]]
+            self._show_topic(page)
 
-    def _topic(self, topic: dict[str, Any], append: bool = False) -> None:
-        words = {
-            "{0} 条问答": self.tr("{0} 条问答"),
-            "每日概括": self.tr("每日概括"),
-            "关联任务": self.tr("关联任务"),
-            "问答": self.tr("问答"),
-            "用户": self.tr("用户"),
-            "助手": self.tr("助手"),
-        }
-        self.items = [*self.items, *topic["items"]] if append else list(topic["items"])
+    def _show_topic(self, topic: dict[str, Any]) -> None:
         self.topic = topic
         kinds = {"task": self.tr("任务"), "chat": self.tr("闲聊"), "discussion": self.tr("讨论")}
+        esc = html.escape
+        turns, daily, tasks, asked = self.tr("{0} 条问答"), self.tr("每日概括"), self.tr("关联任务"), self.tr("问答")
+        user, assistant = self.tr("用户"), self.tr("助手")
         parts = [
-            f"<h3>{html.escape(topic['title'])}</h3>",
-            f"<p>{html.escape(kinds.get(topic['kind'], topic['kind']))} · "
-            f"{html.escape(topic['first_workday'])} → {html.escape(topic['last_workday'])} · "
-            f"{html.escape(words['{0} 条问答'].format(topic['interactions']))}</p>",
+            f"<h3>{esc(topic['title'])}</h3>",
+            f"<p>{esc(kinds.get(topic['kind'], topic['kind']))} · "
+            f"{esc(topic['first_workday'])} → {esc(topic['last_workday'])} · "
+            f"{esc(turns.format(topic['interactions']))}</p>",
         ]
         if topic.get("summary"):
-            parts.append(f"<p>{html.escape(topic['summary'])}</p>")
-        parts.append(f"<h4>{html.escape(words['每日概括'])}</h4><ul>")
-        parts += [f"<li>{html.escape(s['workday'])}：{html.escape(s['summary'])}</li>" for s in topic["segments"]]
+            parts.append(f"<p>{esc(topic['summary'])}</p>")
+        parts.append(f"<h4>{esc(daily)}</h4><ul>")
+        parts += [f"<li>{esc(labelled(s['workday'], s['summary']))}</li>" for s in topic["segments"]]
         parts.append("</ul>")
         if topic.get("tasks"):
-            parts.append(f"<h4>{html.escape(words['关联任务'])}</h4><ul>")
+            parts.append(f"<h4>{esc(tasks)}</h4><ul>")
             parts += [
-                f"<li>{html.escape(t['title'])} → {html.escape(t['status'])}：{html.escape(t['result'])}</li>"
-                for t in topic["tasks"]
+                f"<li>{esc(labelled(t['title'] + ' → ' + t['status'], t['result']))}</li>" for t in topic["tasks"]
             ]
             parts.append("</ul>")
-        parts.append(f"<h4>{html.escape(words['问答'])}</h4>")
+        parts.append(f"<h4>{esc(asked)}</h4>")
         for item in self.items:
             parts.append(
-                f"<p><small>{html.escape(item['ts'][:19].replace('T', ' '))} · "
-                f"{html.escape(item['source'])}</small><br>"
-                f"<b>{html.escape(words['用户'])}</b>：{html.escape(item['user_text'])}<br>"
-                f"<b>{html.escape(words['助手'])}</b>：{html.escape(item['assistant_text'])}</p>"
+                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(item['source'])}</small><br>"
+                + labelled(f"<b>{esc(user)}</b>", esc(item["user_text"]))
+                + "<br>"
+                + labelled(f"<b>{esc(assistant)}</b>", esc(item["assistant_text"]))
+                + "</p>"
             )
         self.detail.setHtml("".join(parts))
         self.more_button.setEnabled(topic.get("next_offset") is not None)

@@ -133,6 +133,9 @@ def run_ids(store: Store, device_scope: str) -> list[str]:
 
 
 def scopes(store: Store) -> list[str]:
+    """Device scopes with indexed episodes: none before the index was first built (`ensure` makes its tables)."""
+    if not store.db.table_exists("recall_term_scope"):
+        return []
     return [r[0] for r in store.db.execute_sql("SELECT device_scope FROM recall_term_scope WHERE docs > 0")]
 
 

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.alias_editor import AliasEditor
 from gui.pages.appkb_page import AppKbPage
 from service.memory.memory import Memory
 
 
 @pytest.fixture
-def editor(qtbot: QtBot, memory: Memory) -> Iterator[AliasEditor]:
+def editor(qtbot: QtBot, memory: Memory, lanes: Lanes) -> AliasEditor:
     memory.appkb.sync_inventory("d1", [("com.tencent.mm", "微信"), ("com.tencent.wework", "企业微信")])
-    background = Background()
-    widget = AliasEditor(memory, background)
+    widget = AliasEditor(memory, lanes)
     widget.set_devices(["d1"])
     qtbot.addWidget(widget)
-    yield widget
-    background.shutdown()
+    return widget
 
 
 def test_alias_editor_learns_alias(qtbot: QtBot, editor: AliasEditor, memory: Memory) -> None:
@@ -83,14 +79,12 @@ def test_the_resolve_box_explains_the_decision(qtbot: QtBot, editor: AliasEditor
     assert "需要模型选择" in text and "com.tencent.mm" in text and "pinyin_full" in text and "已安装" in text
 
 
-def test_selecting_a_row_fills_the_editor(qtbot: QtBot, memory: Memory) -> None:
+def test_selecting_a_row_fills_the_editor(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.appkb.learn_alias("绿泡泡", "com.tencent.mm")
-    background = Background()
-    page = AppKbPage(memory, background)
+    page = AppKbPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.reload()
     with qtbot.waitSignal(page.editor.history_loaded, timeout=5000):
         page.table.selectRow(0)
     assert (page.editor.name_edit.text(), page.editor.package_edit.text()) == ("绿泡泡", "com.tencent.mm")
-    background.shutdown()

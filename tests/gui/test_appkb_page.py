@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from service.memory.memory import Memory
@@ -25,14 +24,12 @@ def filled(memory: Memory) -> Memory:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, filled: Memory) -> Iterator[AppKbPage]:
-    background = Background()
-    widget = AppKbPage(filled, background)
+def page(qtbot: QtBot, filled: Memory, lanes: Lanes) -> AppKbPage:
+    widget = AppKbPage(filled, lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
         widget.reload()
-    yield widget
-    background.shutdown()
+    return widget
 
 
 def column(page: AppKbPage, name: str) -> list[str]:
@@ -66,10 +63,9 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: AppKbPage) -> None:
     assert sorted(column(page, "term")) == ["微信", "绿泡泡"]
 
 
-def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory) -> None:
+def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
-    background = Background()
-    page = AppKbPage(memory, background)
+    page = AppKbPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.reload()
@@ -77,16 +73,17 @@ def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory) -> None:
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.model.fetchMore()
     assert page.model.rowCount() == PAGE_SIZE + 120 and not page.model.canFetchMore()
-    background.shutdown()
 
 
 def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:
     qtmodeltester.check(page.model, force_py=True)
 
 
-def test_window_refreshes_when_an_agent_changes_memory(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
+def test_window_refreshes_when_an_agent_changes_memory(
+    qtbot: QtBot, filled: Memory, lanes: Lanes, tmp_path: Path
+) -> None:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(filled, settings)
+    window = MainWindow(filled, settings, lanes)
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: window.appkb_page.model.rowCount() == 4, timeout=5000)
     with qtbot.waitSignal(window.appkb_page.rows_loaded, timeout=5000):
@@ -99,15 +96,15 @@ def test_window_refreshes_when_an_agent_changes_memory(qtbot: QtBot, filled: Mem
     qtbot.waitUntil(lambda: (window.width(), window.height()) == size)
     window.close()
     assert settings.value("main/geometry") is not None
-    again = MainWindow(filled, settings)
+    again = MainWindow(filled, settings, lanes)
     qtbot.addWidget(again)
     again.show()
     assert (again.width(), again.height()) == size
     again.close()
 
 
-def test_search_shortcut_focuses_the_search_box(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
-    window = MainWindow(filled, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+def test_search_shortcut_focuses_the_search_box(qtbot: QtBot, filled: Memory, lanes: Lanes, tmp_path: Path) -> None:
+    window = MainWindow(filled, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
     qtbot.addWidget(window)
     with qtbot.waitActive(window):
         window.show()
@@ -127,15 +124,15 @@ def test_import_and_export_from_the_page(qtbot: QtBot, page: AppKbPage, filled: 
     assert "没有完成" in page.count_label.text() and "nowhere" in again.args[0]
 
 
-def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, tmp_path: Path) -> None:
+def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, lanes: Lanes, tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(filled, settings)
+    window = MainWindow(filled, settings, lanes)
     qtbot.addWidget(window)
     window.appkb_page.kind_combo.setCurrentIndex(window.appkb_page.kind_combo.findData("user"))
     window.appkb_page.stale_check.setChecked(False)
     window.episodes_page.days_combo.setCurrentIndex(window.episodes_page.days_combo.findData(7))
     window.close()
-    again = MainWindow(filled, settings)
+    again = MainWindow(filled, settings, lanes)
     qtbot.addWidget(again)
     assert again.appkb_page.kind_combo.currentData() == "user"
     assert not again.appkb_page.stale_check.isChecked()

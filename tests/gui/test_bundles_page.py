@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.bundle_conflict import changed_lines
 from gui.pages.bundles_page import BundlesPage
 from service.client import JiyiClient
@@ -21,17 +20,15 @@ from service.rpc.host import SocketHost
 
 
 @pytest.fixture
-def page(qtbot: QtBot, memory: Memory) -> Iterator[BundlesPage]:
+def page(qtbot: QtBot, memory: Memory, lanes: Lanes) -> BundlesPage:
     memory.desk.complete_task(
         "t1", title="每日 UFO 检查", status="succeeded", result="构建通过", schedule_id="ufo", run_id="r1"
     )
-    background = Background()
-    widget = BundlesPage(memory, background)
+    widget = BundlesPage(memory, lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.tree_loaded, timeout=5000):
         widget.reload()
-    yield widget
-    background.shutdown()
+    return widget
 
 
 def child(item: QTreeWidgetItem | None, index: int) -> QTreeWidgetItem:

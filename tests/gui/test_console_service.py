@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
+from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from service.client import JiyiClient
 from service.memory.memory import Memory
@@ -17,11 +18,13 @@ from service.rpc.host import SocketHost
 
 
 @pytest.fixture
-def hosted(qtbot: QtBot, memory: Memory, socket_path: Path, tmp_path: Path) -> Iterator[tuple[MainWindow, SocketHost]]:
-    """The console's window hosting the service on `socket_path`, as `jiyi` runs it."""
+def hosted(
+    qtbot: QtBot, memory: Memory, lanes: Lanes, socket_path: Path, tmp_path: Path
+) -> Iterator[tuple[MainWindow, SocketHost]]:
+    """The console's window hosting the service on `socket_path` on the qasync loop, as `jiyi` runs it."""
     host = SocketHost(memory, socket_path)
     host.start()
-    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), host)
+    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, host)
     qtbot.addWidget(window)
     yield window, host
     window.close()

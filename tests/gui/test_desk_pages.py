@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.facts_page import FactsPage
 from gui.pages.maintenance_page import MaintenancePage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
 from service.errors import Cancelled
 from service.memory.memory import Memory
-
-
-@pytest.fixture
-def background() -> Iterator[Background]:
-    worker = Background()
-    yield worker
-    worker.shutdown()
 
 
 def file_all(memory: Memory, **extra: object) -> dict:
@@ -32,7 +23,7 @@ def file_all(memory: Memory, **extra: object) -> dict:
     return memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
 
 
-def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memory, background: Background) -> None:
+def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.desk.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
     done = file_all(
         memory,
@@ -41,7 +32,7 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
         ],
     )
     skill_id = done["skills"][0]["skill_id"]
-    page = SkillsPage(memory, background)
+    page = SkillsPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.reload()
@@ -62,7 +53,7 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
     assert memory.desk.get_skill(skill_id)["status"] == "disabled"
 
 
-def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, background: Background) -> None:
+def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.desk.remember_interaction(
         "e", user_text="书房电脑是 Ubuntu 24.04", assistant_text="好", ts="2026-11-25T02:00:00Z"
     )
@@ -83,7 +74,7 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, ba
             },
         ],
     )
-    page = FactsPage(memory, background)
+    page = FactsPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.reload()
@@ -101,9 +92,7 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, ba
     qtbot.waitUntil(lambda: [r["scope"] for r in page.model.rows] == ["profile"], timeout=5000)
 
 
-def test_topics_page_walks_workdays_topics_and_pages_turns(
-    qtbot: QtBot, memory: Memory, background: Background
-) -> None:
+def test_topics_page_walks_workdays_topics_and_pages_turns(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     for n in range(60):
         memory.desk.remember_interaction(
             f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60
@@ -114,7 +103,7 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
     memory.desk.maintenance_commit(
         {"topics": [{"topic_id": "ufo", "title": "UFO 检查", "interaction_ids": ids, "segment": "查 UFO"}]}
     )
-    page = TopicsPage(memory, background)
+    page = TopicsPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.workdays_loaded, timeout=5000):
         page.reload()
@@ -134,9 +123,9 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
         page.search_edit.setText("UFO")
 
 
-def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, background: Background) -> None:
+def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.desk.remember_interaction("a", user_text="UFO", assistant_text="好")
-    page = MaintenancePage(memory, background)
+    page = MaintenancePage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.reports_loaded, timeout=5000):
         page.reload()
@@ -147,14 +136,15 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, ba
         qtbot.mouseClick(page.views_button, Qt.MouseButton.LeftButton)
     assert rebuilt.args[0] == "views" and rebuilt.args[1]["desk"] == 1
     assert "重建完成" in page.rebuild_label.text() and page.progress.value() == page.progress.maximum()
-    # Cancel: hold the worker so the rebuild is still queued when the user cancels.
+    # Cancel: hold the write lane so the rebuild is still queued when the user cancels.
     gate = threading.Event()
-    background.submit(lambda: gate.wait(10), lambda _r: None)
+    held = page.tasks.start(page.tasks.write(gate.wait, 10))
     page.rebuild_views()
     assert page.cancel_button.isEnabled()
     qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
     with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as cancelled:
         gate.set()
+    assert held.done() and held.result() is True
     assert isinstance(cancelled.args[1], Cancelled) and "已取消" in page.rebuild_label.text()
     assert memory.desk.get_interaction("a")["user_text"] == "UFO"  # the views are intact
     with qtbot.waitSignal(page.dream_finished, timeout=10_000):
@@ -162,11 +152,11 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, ba
     qtbot.waitUntil(lambda: "整理报告" in page.reports_view.toPlainText(), timeout=5000)
 
 
-def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, background: Background, tmp_path) -> None:
+def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path) -> None:
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    facts, skills = FactsPage(memory, background), SkillsPage(memory, background)
+    facts, skills = FactsPage(memory, lanes), SkillsPage(memory, lanes)
     qtbot.addWidget(facts)
     qtbot.addWidget(skills)
     facts.scope_box.setCurrentIndex(3)
@@ -176,7 +166,7 @@ def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, background: 
     skills.save_state(settings)
     settings.sync()
     again = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    facts2, skills2 = FactsPage(memory, background), SkillsPage(memory, background)
+    facts2, skills2 = FactsPage(memory, lanes), SkillsPage(memory, lanes)
     qtbot.addWidget(facts2)
     qtbot.addWidget(skills2)
     facts2.restore_state(again)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.episodes_page import PAGE_SIZE, EpisodesPage
 from service.config import load_config
 from service.memory.memory import EpisodeFilter, Memory
@@ -46,14 +46,12 @@ def memory_with_runs(tmp_path: Path) -> Iterator[Memory]:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, memory_with_runs: Memory) -> Iterator[EpisodesPage]:
-    background = Background()
-    widget = EpisodesPage(memory_with_runs, background)
+def page(qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes) -> EpisodesPage:
+    widget = EpisodesPage(memory_with_runs, lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=10_000):
         widget.reload()
-    yield widget
-    background.shutdown()
+    return widget
 
 
 def test_newest_first_and_paged(qtbot: QtBot, page: EpisodesPage) -> None:
@@ -77,6 +75,19 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: EpisodesPage) -> None:
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.outcome_combo.setCurrentIndex(page.outcome_combo.findData(False))
     assert all(not r["success"] for r in page.model.rows) and page.model.rowCount() == 115
+
+
+def test_later_pages_keep_the_filters_their_listing_started_with(qtbot: QtBot, page: EpisodesPage) -> None:
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.text_edit.setText("看视频")
+    assert page.model.rowCount() == PAGE_SIZE and page.model.canFetchMore()
+    page.outcome_combo.blockSignals(True)  # the filter changes while its reload has not started yet
+    page.outcome_combo.setCurrentIndex(page.outcome_combo.findData(False))
+    page.outcome_combo.blockSignals(False)
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.model.fetchMore()
+    assert page.model.rowCount() == PAGE_SIZE + 30  # every 看视频 run: the next page was not asked for failures only
+    assert {r["success"] for r in page.model.rows[PAGE_SIZE:]} == {True, False}
 
 
 def test_detail_shows_the_timeline_tokens_and_recall(qtbot: QtBot, page: EpisodesPage) -> None:

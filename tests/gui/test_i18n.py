@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from gui import i18n
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.appkb_page import AppKbPage
+from gui.pages.episodes_page import EpisodesPage
+from gui.pages.facts_page import FactsPage
+from service.errors import EnvironmentProblem
 from service.memory.memory import Memory
 from tests.conftest import REPO
 
@@ -19,23 +24,56 @@ TS = REPO / "resources" / "i18n" / "jiyi_en.ts"
 
 def test_every_console_string_is_translated() -> None:
     messages = {m.find("source").text: m.find("translation") for m in ET.parse(TS).iter("message")}  # type: ignore[union-attr]
-    unfinished = [
-        s for s, t in messages.items() if t is None or t.get("type") == "unfinished" or not (t.text or "").strip()
-    ]
+    unfinished = [s for s, t in messages.items() if t is None or t.get("type") == "unfinished" or not t.text]
     assert unfinished == []
     in_code = set()
     for path in (REPO / "gui").rglob("*.py"):
-        in_code |= {m.group(2) for m in re.finditer(r"""self\.tr\(\s*(["'])(.+?)\1\s*\)""", path.read_text("utf-8"))}
+        code = path.read_text("utf-8")
+        in_code |= {m.group(2) for m in re.finditer(r"""self\.tr\(\s*(["'])(.+?)\1\s*\)""", code)}
+        in_code |= {m.group(2) for m in re.finditer(r"""translate\(\s*"\w+",\s*(["'])(.+?)\1\s*\)""", code)}
     assert in_code - set(messages) == set(), "run pyside6-lupdate and translate the new strings"
+    contexts = [c.findtext("name") for c in ET.parse(TS).iter("context")]
+    assert all(contexts), "a string lupdate could not place in its class is never looked up at run time"
 
 
-def test_english_is_switchable(qtbot: QtBot, memory: Memory) -> None:
+FULL_WIDTH = set("，：；（）「」、。！？《》【】\u3000")
+
+
+def _outside_tr(path: Path) -> list[str]:
+    """Text constants holding Chinese punctuation that are not the argument of a `tr()`/`translate()`."""
+    tree = ast.parse(path.read_text("utf-8"))
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TR_CALLS:
+            inside |= {id(sub) for arg in node.args for sub in ast.walk(arg)}
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            inside.add(id(body[0].value))  # a docstring
+    return [
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in inside
+        and FULL_WIDTH & set(node.value)
+    ]
+
+
+TR_CALLS = {"tr", "translate"}
+
+
+def test_chinese_punctuation_is_only_inside_translated_text() -> None:
+    """English must not show "：" or "（）": the punctuation belongs to the Chinese strings, translated with them."""
+    found = [line for path in sorted((REPO / "gui").rglob("*.py")) for line in _outside_tr(path)]
+    assert found == []
+
+
+def test_english_is_switchable(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     app = QApplication.instance()
     assert app is not None
-    background = Background()
     try:
         assert i18n.install(app, "en")
-        english = AppKbPage(memory, background)
+        english = AppKbPage(memory, lanes)
         qtbot.addWidget(english)
         assert english.search_edit.placeholderText() == "Search names, labels or packages"
         assert (
@@ -44,7 +82,44 @@ def test_english_is_switchable(qtbot: QtBot, memory: Memory) -> None:
         )
     finally:
         i18n.install(app, "zh")
-    chinese = AppKbPage(memory, background)
+    chinese = AppKbPage(memory, lanes)
     qtbot.addWidget(chinese)
     assert chinese.search_edit.placeholderText() == "搜索名称、标准名或包名"
-    background.shutdown()
+
+
+def test_the_episode_browser_in_english_has_english_punctuation(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    memory.runs.run_start("e1", "phone1", goal="随便看看")
+    memory.runs.run_finish(
+        "e1",
+        {"success": False, "reason": "timeout", "apps": ["com.xingin.xhs"], "steps": 2, "tokens_by_role": {"actor": 9}},
+    )
+    app = QApplication.instance()
+    assert app is not None
+    try:
+        assert i18n.install(app, "en")
+        page = EpisodesPage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+            page.reload()
+        with qtbot.waitSignal(page.detail_shown, timeout=10_000):
+            page.show_run("e1")
+        assert page.model.data(page.model.index(0, 3)) == "Failure (timeout)"  # the model translates as it is read
+    finally:
+        i18n.install(app, "zh")
+    detail = page.detail.toPlainText()
+    assert "Apps: com.xingin.xhs" in detail and "Tokens: actor 9" in detail and "Recalled: " in detail
+    assert not FULL_WIDTH & set(detail.replace("随便看看", ""))
+
+
+def test_a_shared_page_base_speaks_english_too(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    app = QApplication.instance()
+    assert app is not None
+    try:
+        assert i18n.install(app, "en")
+        page = FactsPage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.action_failed, timeout=5000):
+            page.tasks.report(EnvironmentProblem("database is locked"))
+        assert page.message.text() == "Failed: database is locked"  # said by `RecordPage`, FactsPage's base
+    finally:
+        i18n.install(app, "zh")

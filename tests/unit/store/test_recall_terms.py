@@ -33,6 +33,13 @@ def test_counts_follow_puts_corrections_and_removals(store: Store) -> None:
     assert rows == 0  # emptied counts are deleted, not left at zero
 
 
+def test_scopes_of_an_index_never_built_are_none(store: Store) -> None:
+    assert recall_terms.scopes(store) == []  # a fresh home: asking for devices is not an error
+    recall_terms.ensure(store)
+    recall_terms.put(store, [doc("a", XHS, "火锅"), doc("c", MT, "火锅", scope="device:d2")])
+    assert sorted(recall_terms.scopes(store)) == ["device:d1", "device:d2"]
+
+
 def test_devices_are_counted_apart_and_owners_are_limited_to_the_apps_asked(store: Store) -> None:
     recall_terms.ensure(store)
     recall_terms.put(store, [doc("a", XHS, "火锅"), doc("b", MT, "火锅"), doc("c", MT, "火锅", scope="device:d2")])

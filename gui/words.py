@@ -1,0 +1,53 @@
+"""Wording that several pages share, translated once (translation context "Words").
+
+Chinese punctuation belongs to the Chinese text: lists are joined with the
+language's own separator, never with a "，" written in the code.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from PySide6.QtCore import QCoreApplication
+
+
+def comma_list(parts: Iterable[str]) -> str:
+    """`parts` joined the way the language lists things ("，" in Chinese, ", " in English)."""
+    return QCoreApplication.translate("Words", "，").join(parts)
+
+
+def semicolon_list(parts: Iterable[str]) -> str:
+    """`parts` that may hold commas themselves, joined ("；" in Chinese, "; " in English)."""
+    return QCoreApplication.translate("Words", "；").join(parts)
+
+
+def dream_step_names() -> dict[str, str]:
+    """What each step of a dream pass is called, on every page that shows one."""
+    return {
+        "alias_overwrites": QCoreApplication.translate("Words", "纠正开错的别名"),
+        "merge": QCoreApplication.translate("Words", "合并重复条目"),
+        "evict": QCoreApplication.translate("Words", "淘汰过期条目"),
+        "fold": QCoreApplication.translate("Words", "折叠旧运行档案"),
+        "index_reconcile": QCoreApplication.translate("Words", "向量索引对账"),
+    }
+
+
+def labelled(label: str, value: str) -> str:
+    """ "label：value" in Chinese, "label: value" in English."""
+    return QCoreApplication.translate("Words", "{0}：{1}").format(label, value)
+
+
+def with_note(text: str, note: str) -> str:
+    """ "text（note）" in Chinese, "text (note)" in English."""
+    return QCoreApplication.translate("Words", "{0}（{1}）").format(text, note)
+
+
+def quoted(text: str) -> str:
+    """Someone's own words: "「text」" in Chinese, "“text”" in English."""
+    return QCoreApplication.translate("Words", "「{0}」").format(text)
+
+
+def field_html(label: str, value: str) -> str:
+    """A paragraph with a bold label and its value (both plain text, escaped here)."""
+    return "<p>" + labelled(f"<b>{html.escape(label)}</b>", html.escape(value)) + "</p>"
