@@ -24,7 +24,10 @@ class ChangeFeed(QObject):
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._flush)
         self._poke.connect(self._note)
-        memory.add_listener(self._heard)
+        heard = self._heard
+        memory.add_listener(heard)
+        # The memory may outlive the window: stop listening when the feed goes.
+        self.destroyed.connect(lambda: memory.remove_listener(heard))
 
     def _heard(self, domain: str, _txn: int) -> None:
         """On the writer's thread. The feed may be gone (its window closed) while `memory` lives on."""

@@ -30,6 +30,12 @@ class ChangeBus:
         with self._lock:
             return self._generation
 
+    @property
+    def listener_count(self) -> int:
+        """How many listeners are registered (a closed window's feed must not stay among them)."""
+        with self._lock:
+            return len(self._listeners)
+
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(domain, txn)` after every committed change (on the writer's thread)."""
         with self._lock:

@@ -107,6 +107,10 @@ class Memory:
         """Call `listener(domain, txn)` after every committed change."""
         self.parts.bus.add_listener(listener)
 
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop calling `listener` (a window that closes while the memory lives on)."""
+        self.parts.bus.remove_listener(listener)
+
     # -- the whole home ------------------------------------------------------------------
 
     def health(self) -> Health:
