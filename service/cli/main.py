@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
         return next((code for kind, code in EXIT.items() if isinstance(exc, kind)), 1)
+    except BrokenPipeError:
+        # The reader went away (`jiyi health | head`): what was done is done; say nothing more.
+        # Python would report the pipe again when it flushes stdout at exit, so point stdout at devnull.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
 
 
 def main(argv: Sequence[str] | None = None) -> int:

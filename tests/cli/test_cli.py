@@ -223,6 +223,20 @@ def test_the_installed_console_script_runs(home: Path) -> None:
     assert done.returncode == 0 and "learned" in done.stdout
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly(home: Path) -> None:
+    """`jiyi health | head -1`: no traceback about the broken pipe, the shell's SIGPIPE status."""
+    script = Path(sys.executable).parent / "jiyi"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the command writes
+    with os.fdopen(write, "wb") as stdout:
+        done = subprocess.run(
+            [str(script), "health", "--home", str(home)], stdout=stdout, stderr=subprocess.PIPE, env=env, timeout=60
+        )
+    assert done.returncode == 141
+    assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
+
+
 def test_the_console_without_a_display_says_so(home: Path) -> None:
     script = Path(sys.executable).parent / "jiyi"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
