@@ -93,7 +93,7 @@ def test_a_page_closed_while_its_fetch_is_in_flight_takes_no_result(
         finally:
             read.set()
 
-    monkeypatch.setattr(hashed, "list_aliases", listed)
+    monkeypatch.setattr(hashed.appkb, "list_aliases", listed)
     fetch = page.reload()
     qtbot.waitUntil(started.is_set, timeout=5000)
     page.close()
@@ -114,7 +114,7 @@ def test_a_page_destroyed_while_its_fetch_is_in_flight_is_left_alone(
 ) -> None:
     page = EpisodesPage(hashed, lanes)
     gate, started = threading.Event(), threading.Event()
-    monkeypatch.setattr(hashed, "list_episodes", held(gate, started, hashed.runs.list_episodes))
+    monkeypatch.setattr(hashed.runs, "list_episodes", held(gate, started, hashed.runs.list_episodes))
     fetch = page.reload()
     qtbot.waitUntil(started.is_set, timeout=5000)
     page.deleteLater()
@@ -218,7 +218,7 @@ def test_a_failed_read_reaches_the_page_and_the_window(
     def full(*_a: object, **_k: object) -> None:
         raise EnvironmentProblem("database or disk is full")
 
-    monkeypatch.setattr(hashed, "list_episodes", full)
+    monkeypatch.setattr(hashed.runs, "list_episodes", full)
     with qtbot.waitSignal(window.episodes_page.failed, timeout=5000) as failed:
         window.episodes_page.reload()
     assert failed.args == ["database or disk is full"]
@@ -237,7 +237,7 @@ def test_a_failed_revoke_is_shown_on_the_episodes_page(
     def refused(*_a: object, **_k: object) -> None:
         raise EnvironmentProblem("attempt to write a readonly database")
 
-    monkeypatch.setattr(hashed, "revoke_episode", refused)
+    monkeypatch.setattr(hashed.runs, "revoke_episode", refused)
     with qtbot.waitSignal(page.failed, timeout=5000):
         page.revoke_button.click()
     assert "readonly" in page.message.text() and hashed.runs.get_episode("r0")["revoked"] is False
@@ -252,7 +252,7 @@ def test_a_bug_is_shown_and_logged_with_its_traceback(
     def broken(**_k: object) -> None:
         raise KeyError("kind")
 
-    monkeypatch.setattr(hashed, "list_aliases", broken)
+    monkeypatch.setattr(hashed.appkb, "list_aliases", broken)
     caplog.errors_expected = True  # type: ignore[attr-defined]
     with qtbot.waitSignal(lanes.failed, timeout=5000) as failed:
         page.reload()
@@ -276,7 +276,7 @@ def test_a_failed_page_fetch_lets_the_table_load_more(
             raise failures.pop()
         return real(**kwargs)
 
-    monkeypatch.setattr(memory, "list_aliases", flaky)
+    monkeypatch.setattr(memory.appkb, "list_aliases", flaky)
     with qtbot.waitSignal(page.load_failed, timeout=5000):
         page.model.fetchMore()
     qtbot.waitUntil(page.model.canFetchMore, timeout=5000)  # the failed fetch no longer blocks the next
