@@ -2,7 +2,11 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 libxcb-cursor0 fonts-wqy-microhei
+DEBS   := libgl1 libegl1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 fonts-wqy-microhei
+# What Qt's xcb plugin loads to open a window on an X11 desktop (`ldd` on libqxcb.so lists them).
+XCB    := libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-randr0 libxcb-render-util0 \
+          libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1
+DEBS   += $(XCB)
 
 .PHONY: run test lint bench screenshots system-deps clean
 
