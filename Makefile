@@ -41,6 +41,8 @@ lint: $(VENV)/.stamp-test
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The suite also opens the real console on an Xvfb display (tests/gui/test_real_console.py).
+test: DEBS += xvfb x11-utils
 test: system-deps $(VENV)/.stamp-test lint
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q $(PYTEST_ARGS)
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import qasync
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui import i18n
@@ -56,7 +60,8 @@ def run_console(home: str | None = None) -> int:
         if problem:
             window.update_service_status(problem)
         window.show()
-        return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
+        with _closing_on_signals(window):
+            return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
     finally:
         lanes.shutdown()  # the writes asked for finish before the store closes
         loop.close()
@@ -64,3 +69,28 @@ def run_console(home: str | None = None) -> int:
         if problem is None:
             host.stop()
         memory.close()
+
+
+@contextmanager
+def _closing_on_signals(window: MainWindow) -> Iterator[None]:
+    """Ctrl+C in the terminal that started the console, or SIGTERM from a session manager, closes the
+    window as its close button does: settings are saved and the writes asked for finish."""
+    previous: dict[signal.Signals, signal._HANDLER] = {}
+
+    def close(_signum: int, _frame: FrameType | None) -> None:
+        QTimer.singleShot(0, window.close)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.getsignal(signum)
+        signal.signal(signum, close)
+    # Python runs a signal handler only when the interpreter has control, and Qt's loop can wait in C++
+    # for as long as nothing happens: a timer hands control back to Python a few times a second.
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+    try:
+        yield
+    finally:
+        wake.stop()
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)

@@ -1,0 +1,79 @@
+"""The real console on a real X server: `jiyi` opens its window through Qt's xcb plugin and closes cleanly.
+
+The other GUI tests run offscreen; this one is what a person gets from `make run`, so a library the xcb
+plugin needs and the machine lacks fails here, not on the user's desktop.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+JIYI = str(Path(sys.executable).parent / "jiyi")
+
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    """A private Xvfb display (`make test` installs Xvfb)."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None or shutil.which("xwininfo") is None:
+        pytest.skip("Xvfb and xwininfo are not installed here (make test installs xvfb and x11-utils)")
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    try:
+        with os.fdopen(read) as announced:
+            number = announced.readline().strip()  # Xvfb writes its display number once it accepts clients
+        assert number, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def window_ids(display: str) -> str:
+    return subprocess.run(
+        ["xwininfo", "-root", "-tree", "-display", display], capture_output=True, text=True, timeout=10
+    ).stdout
+
+
+@pytest.mark.slow
+def test_the_console_opens_its_window_and_closes_on_sigterm(display: str, tmp_path: Path) -> None:
+    run = Path(tempfile.mkdtemp(prefix="jy", dir="/tmp"))  # a socket path must stay short
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JIYI_", "QT_QPA_"))}
+    env.update(DISPLAY=display, HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env.update(JIYI_SOCKET=str(run / "jiyi.sock"), JIYI_EMBED_MODEL="hash")
+    console = subprocess.Popen(
+        [JIYI, "--home", str(tmp_path / "home")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "Jiyi" not in window_ids(display):
+            assert console.poll() is None, console.communicate()[1].decode(errors="replace")
+            assert time.monotonic() < deadline, "the console's window never appeared"
+            time.sleep(0.2)
+        assert (run / "jiyi.sock").exists()  # the console hosts the agent service
+        console.send_signal(signal.SIGTERM)
+        _out, err = console.communicate(timeout=30)
+        assert console.returncode == 0, err.decode(errors="replace")
+        assert "Traceback" not in err.decode(errors="replace")
+        assert "Jiyi" not in window_ids(display)
+        assert not (run / "jiyi.sock").exists()  # the service stopped with the window
+    finally:
+        if console.poll() is None:
+            console.kill()
+            console.wait()
+        shutil.rmtree(run, ignore_errors=True)
