@@ -185,7 +185,8 @@ class SocketHost(QObject):
         self._served: deque[float] = deque()
         self._refused = 0
         self._socket_id: tuple[int, int] | None = None
-        self.failure: str | None = None
+        self.listener_problem: str | None = None
+        """Why the listener stopped while serving (see `listener_failed`); None while it listens."""
         self._watchdog = QTimer(self)
         self._watchdog.timeout.connect(self._watch)
         self._sweeper = QTimer(self)
@@ -227,7 +228,7 @@ class SocketHost(QObject):
 
     @property
     def listening(self) -> bool:
-        return bool(self._server.isListening()) and self.failure is None
+        return bool(self._server.isListening()) and self.listener_problem is None
 
     @property
     def connection_count(self) -> int:
@@ -257,10 +258,13 @@ class SocketHost(QObject):
             problem = f"the socket listener on {self.path} stopped ({self._server.errorString() or 'no reason given'})"
         elif not self._owns_socket_file():
             problem = f"the socket file {self.path} was removed or replaced"
+            if not self.path.exists():
+                # QLocalServer.close() deletes the file at its path whoever made it; close while nothing is there.
+                self._server.close()
         else:
             return
         self._watchdog.stop()
-        self.failure = problem
+        self.listener_problem = problem
         log.error("%s; agents can no longer connect", problem)
         self.listener_failed.emit(problem)
 
@@ -268,7 +272,12 @@ class SocketHost(QObject):
 
     def _adopt(self, descriptor: int) -> None:
         """Take an accepted client socket, or refuse it with one error line when the cap is reached."""
-        sock = socket.socket(fileno=descriptor)
+        try:
+            sock = socket.socket(fileno=descriptor)
+        except OSError as exc:
+            os.close(descriptor)
+            log.warning("dropping a connection Qt accepted: %s", exc)
+            return
         if len(self._links) >= self.max_connections or self._pool is None:
             self._refuse_connection(sock)
             return
@@ -426,14 +435,14 @@ def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) 
     try:
         memory = Memory.open(config)
         try:
-            failure = _serve_until_quit(app, memory, path, workers=workers)
+            problem = _serve_until_quit(app, memory, path, workers=workers)
         finally:
             memory.close()
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if failure is not None:
-        raise EnvironmentProblem(f"{failure}; stopped so that a supervisor can start the service again")
+    if problem is not None:
+        raise EnvironmentProblem(f"{problem}; stopped so that a supervisor can start the service again")
     print("jiyi: stopped", file=sys.stderr, flush=True)
     return 0
 
@@ -467,4 +476,4 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     finally:
         ticker.stop()
         host.stop()
-    return host.failure
+    return host.listener_problem
