@@ -100,7 +100,7 @@ def _check_text(data: dict[str, Any], line: bytes) -> None:
     """Refuse text that is not Unicode: a lone surrogate could be neither stored nor answered in UTF-8."""
     if not _SURROGATE_ESCAPE.search(line):
         return
-    message = "{} holds a lone surrogate escape (\\ud800-\\udfff without its pair), which is not Unicode text"
+    message = "a lone surrogate escape (\\ud800-\\udfff without its pair) in {}: text must be Unicode"
     if _lone_surrogate(data.get("id")):
         raise ProtocolError("invalid_request", message.format("id"))
     request_id = data.get("id")
@@ -144,12 +144,12 @@ def parse_request(line: bytes) -> Request:
     data = _decode(line)
     if not isinstance(data, dict):
         raise ProtocolError("invalid_request", "a request must be a JSON object")
-    _check_text(data, line)
     request_id = data.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, str | int | type(None)):
         raise ProtocolError("invalid_request", "id must be a string, an integer or null")
     if isinstance(request_id, str) and len(request_id) > MAX_ID_CHARS:
         raise ProtocolError("invalid_request", f"id is longer than {MAX_ID_CHARS} characters")
+    _check_text(data, line)
     check_version(data.get("v"), request_id)
     method = data.get("method")
     if not isinstance(method, str) or not method:
