@@ -357,6 +357,9 @@ class SocketHost(QObject):
             reason = connection.broken or "done"
             self._close(link, reason)
             return
+        # Qt's socket notifiers are level-triggered: a reader left on after end-of-file, or a writer with
+        # nothing to write, would fire on every turn of the loop; a reader left on while the client's
+        # replies pile up would read its requests without bound.
         link.reader.setEnabled(connection.wants_read)
         link.writer.setEnabled(connection.wants_write)
 
