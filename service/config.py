@@ -143,6 +143,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chroma_url", _url, "", "a Chroma server to use instead of the home's vectors/"),
     Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
     Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
+    Setting(
+        "max_connections",
+        _whole(0),
+        0,
+        "agent connections served at once; more are refused (0: a quarter of the open-file limit, at most 1024)",
+    ),
+    Setting("idle_timeout", _whole(0), 300, "seconds a connection may stay silent before it is closed (0: never)"),
     Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),
     Setting("launch_deny", _words, (), "packages (or prefixes ending in '.') never auto-launched"),
     Setting("bundles", _path, "", "where bundle folders are mirrored (default: <home>/bundles)"),

@@ -5,6 +5,14 @@ Lines are read on the Qt event loop and answered on a worker pool, so no
 request blocks the loop; each connection's requests are answered in order,
 one at a time, while different connections run in parallel. A write's answer
 is sent only after its transaction committed.
+
+Hostile clients (`docs/service.md`, "Limits"): connections are capped below
+the open-file limit and the ones past the cap are refused with one error line;
+buffers are bounded per connection (`service/rpc/connection.py`); idle
+connections are closed; every request gets exactly one reply or its
+connection is closed with a logged reason; and if the listener stops anyway,
+`listener_failed` is emitted and `jiyi serve` exits non-zero so that a
+supervisor restarts it.
 """
 
 from __future__ import annotations
@@ -19,32 +27,28 @@ import stat
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer, Signal
+from PySide6.QtNetwork import QLocalServer
 
 from service.client import default_socket_path
 from service.config import Config
 from service.memory.memory import Memory
+from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
 from service.rpc.dispatch import Dispatcher
-from service.rpc.protocol import DEFAULT_MAX_LINE, Request, encode, failure
+from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
+from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
 from store.core.errors import EnvironmentProblem, UnsafePath
 
 log = logging.getLogger("jiyi.service")
 
-
-@dataclass
-class _Connection:
-    id: int
-    socket: QLocalSocket
-    buffer: bytearray = field(default_factory=bytearray)
-    pending: deque[bytes] = field(default_factory=deque)
-    busy: bool = False
-    closing: bool = False
+WATCH_INTERVAL_MS = 1000
+"""How often the host checks that its listener still listens on its own socket file."""
 
 
 def prepare_socket_dir(path: Path) -> None:
@@ -107,12 +111,46 @@ def check_socket_free(path: Path) -> bool:
     return True
 
 
+class _Listener(QLocalServer):
+    """A `QLocalServer` that hands each accepted descriptor to `adopt` instead of wrapping it in a `QLocalSocket`.
+
+    Why not `QLocalSocket`: on Unix it is a `QAbstractSocket`, which closes the
+    descriptor as soon as a read returns end-of-file (canReadNotification →
+    readFromSocket fails → disconnectFromHost), so a client that shut down only
+    its sending side (`shutdown(SHUT_WR)`) could never read the replies to what
+    it sent; and its write buffer grows without bound. The host reads and writes
+    the accepted descriptor itself, woken by `QSocketNotifier`s.
+    """
+
+    def __init__(self, adopt: Callable[[int], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._adopt = adopt
+
+    def incomingConnection(self, socketDescriptor: int) -> None:  # Qt override, Qt names
+        self._adopt(int(socketDescriptor))
+
+
+@dataclass
+class _Link:
+    """A connection and the notifiers that wake the loop for it."""
+
+    connection: Connection
+    reader: QSocketNotifier
+    writer: QSocketNotifier
+
+
 class SocketHost(QObject):
-    """Serves one `Memory` on a local socket until `stop()`."""
+    """Serves one `Memory` on a local socket until `stop()`.
+
+    Limits left as None come from the memory's configuration (`max_line_bytes`,
+    `max_connections`, `idle_timeout`); `max_unfinished` defaults to
+    `UNFINISHED_LINES_FACTOR` longest lines.
+    """
 
     connections_changed = Signal(int)
     request_served = Signal()
-    _completed = Signal(object, object)  # connection id, response bytes (emitted from workers)
+    listener_failed = Signal(str)  # why the host can no longer accept connections
+    _completed = Signal(object, object)  # connection number, response bytes (emitted from workers)
 
     def __init__(
         self,
@@ -120,22 +158,39 @@ class SocketHost(QObject):
         path: Path | None = None,
         *,
         workers: int = 4,
-        max_line: int = DEFAULT_MAX_LINE,
+        max_line: int | None = None,
+        max_connections: int | None = None,
+        idle_timeout: float | None = None,
+        max_output: int = MAX_OUTPUT,
+        max_unfinished: int | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        config = memory.config
         self.memory = memory
         self.path = Path(path) if path else default_socket_path()
-        self.max_line = max_line
+        self.max_line = int(config.max_line_bytes if max_line is None else max_line)
+        self.max_connections = 0  # set by start(), from the open-file limit when not configured
+        self._configured_connections = int(config.max_connections if max_connections is None else max_connections)
+        self.idle_timeout = float(config.idle_timeout if idle_timeout is None else idle_timeout)
+        self.max_output = max_output
+        self.budget = LineBudget(UNFINISHED_LINES_FACTOR * self.max_line if max_unfinished is None else max_unfinished)
         self.dispatcher = Dispatcher(memory)
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
-        self._server = QLocalServer(self)
+        self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        self._server.newConnection.connect(self._accept)
-        self._connections: dict[int, _Connection] = {}
-        self._ids = itertools.count(1)
+        self._links: dict[int, _Link] = {}
+        self._numbers = itertools.count(1)
         self._served: deque[float] = deque()
+        self._refused = 0
+        self._socket_id: tuple[int, int] | None = None
+        self.listener_problem: str | None = None
+        """Why the listener stopped while serving (see `listener_failed`); None while it listens."""
+        self._watchdog = QTimer(self)
+        self._watchdog.timeout.connect(self._watch)
+        self._sweeper = QTimer(self)
+        self._sweeper.timeout.connect(self._sweep_idle)
         self._completed.connect(self._answer)
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -145,32 +200,44 @@ class SocketHost(QObject):
         if check_socket_free(self.path):
             log.info("removing the stale socket %s (nobody listens)", self.path)
             QLocalServer.removeServer(str(self.path))
+        self.max_connections = connection_cap(self._configured_connections, raise_open_file_limit())
         if not self._server.listen(str(self.path)):
             raise EnvironmentProblem(f"cannot listen on {self.path}: {self._server.errorString()}")
+        info = self.path.lstat()
+        self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
-        log.info("serving %s on %s", self.memory.store.home, self.path)
+        self._watchdog.start(WATCH_INTERVAL_MS)
+        if self.idle_timeout > 0:
+            self._sweeper.start(max(50, min(5000, int(self.idle_timeout * 250))))
+        log.info("serving %s on %s (at most %d connections)", self.memory.store.home, self.path, self.max_connections)
 
     def stop(self) -> None:
         """Stop accepting, finish the requests under way (their writes commit), close, remove the socket."""
+        self._watchdog.stop()
+        self._sweeper.stop()
         self._server.close()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-        QCoreApplication.sendPostedEvents(self)
-        for connection in list(self._connections.values()):
-            connection.socket.flush()
-            connection.socket.disconnectFromServer()
-        self._connections.clear()
-        if self.path.exists() and stat.S_ISSOCK(self.path.lstat().st_mode):
+        QCoreApplication.sendPostedEvents(self)  # the answers of the requests that just finished
+        for link in list(self._links.values()):
+            link.connection.send()  # what the socket takes now; a client that does not read loses the rest
+            self._close(link, "the service stopped", logging.DEBUG)
+        if self._owns_socket_file():
             self.path.unlink(missing_ok=True)
 
     @property
     def listening(self) -> bool:
-        return bool(self._server.isListening())
+        return bool(self._server.isListening()) and self.listener_problem is None
 
     @property
     def connection_count(self) -> int:
-        return len(self._connections)
+        return len(self._links)
+
+    @property
+    def buffered_output(self) -> int:
+        """Reply bytes written by the host that its clients have not read yet (over all connections)."""
+        return sum(len(link.connection.outbox) for link in self._links.values())
 
     def requests_last_minute(self) -> int:
         cutoff = time.monotonic() - 60
@@ -178,102 +245,190 @@ class SocketHost(QObject):
             self._served.popleft()
         return len(self._served)
 
+    def _owns_socket_file(self) -> bool:
+        try:
+            info = self.path.lstat()
+        except OSError:
+            return False
+        return stat.S_ISSOCK(info.st_mode) and (info.st_dev, info.st_ino) == self._socket_id
+
+    def _watch(self) -> None:
+        """Notice a listener that stopped (Qt closes it when accept fails) or a socket file that is gone."""
+        if not self._server.isListening():
+            problem = f"the socket listener on {self.path} stopped ({self._server.errorString() or 'no reason given'})"
+        elif not self._owns_socket_file():
+            problem = f"the socket file {self.path} was removed or replaced"
+            if not self.path.exists():
+                # QLocalServer.close() deletes the file at its path whoever made it; close while nothing is there.
+                self._server.close()
+        else:
+            return
+        self._watchdog.stop()
+        self.listener_problem = problem
+        log.error("%s; agents can no longer connect", problem)
+        self.listener_failed.emit(problem)
+
     # -- connections -------------------------------------------------------------------
 
-    def _accept(self) -> None:
-        while self._server.hasPendingConnections():
-            sock = self._server.nextPendingConnection()
-            connection = _Connection(next(self._ids), sock)
-            self._connections[connection.id] = connection
-            sock.readyRead.connect(lambda c=connection: self._read(c))
-            sock.disconnected.connect(lambda c=connection: self._drop(c))
-            self.connections_changed.emit(len(self._connections))
-            if sock.bytesAvailable():
-                self._read(connection)
-
-    def _drop(self, connection: _Connection) -> None:
-        if self._connections.pop(connection.id, None) is not None:
-            connection.socket.deleteLater()
-            self.connections_changed.emit(len(self._connections))
-
-    def _read(self, connection: _Connection) -> None:
-        if connection.closing:
-            connection.socket.readAll()
+    def _adopt(self, descriptor: int) -> None:
+        """Take an accepted client socket, or refuse it with one error line when the cap is reached."""
+        try:
+            sock = socket.socket(fileno=descriptor)
+        except OSError as exc:
+            os.close(descriptor)
+            log.warning("dropping a connection Qt accepted: %s", exc)
             return
-        connection.buffer += bytes(connection.socket.readAll().data())
-        while True:
-            end = connection.buffer.find(b"\n")
-            if end < 0:
-                if len(connection.buffer) > self.max_line:
-                    self._refuse_long_line(connection)
-                return
-            line = bytes(connection.buffer[:end]).rstrip(b"\r")
-            del connection.buffer[: end + 1]
-            if len(line) > self.max_line:
-                self._refuse_long_line(connection)
-                return
-            if line.strip():
-                connection.pending.append(line)
-                self._pump(connection)
+        if len(self._links) >= self.max_connections or self._pool is None:
+            self._refuse_connection(sock)
+            return
+        if self._refused:
+            log.info("accepting connections again (%d refused while at the cap)", self._refused)
+            self._refused = 0
+        connection = Connection(
+            next(self._numbers), sock, max_line=self.max_line, max_output=self.max_output, budget=self.budget
+        )
+        reader = QSocketNotifier(descriptor, QSocketNotifier.Type.Read, self)
+        writer = QSocketNotifier(descriptor, QSocketNotifier.Type.Write, self)
+        writer.setEnabled(False)
+        link = _Link(connection, reader, writer)
+        reader.activated.connect(lambda *_: self._on_readable(link))
+        writer.activated.connect(lambda *_: self._on_writable(link))
+        self._links[connection.number] = link
+        self.connections_changed.emit(len(self._links))
 
-    def _refuse_long_line(self, connection: _Connection) -> None:
-        connection.buffer.clear()
-        connection.pending.clear()
-        connection.closing = True
-        message = f"the request line is longer than {self.max_line} bytes; closing the connection"
-        if not connection.busy:
-            self._close_after(connection, encode(failure(None, "invalid_request", message)))
-        else:
-            connection.pending.append(b"")  # the error is sent once the request under way is answered
-            connection.buffer += message.encode()
+    def _refuse_connection(self, sock: socket.socket) -> None:
+        if not self._refused:
+            log.warning("refusing connections: %d are open, the cap (max_connections)", len(self._links))
+        self._refused += 1
+        message = f"too many connections: the service serves {self.max_connections} at a time; try again later"
+        refuse_at_once(sock, encode(failure(None, "unavailable", message)))
 
-    def _close_after(self, connection: _Connection, data: bytes) -> None:
-        connection.socket.write(data)
-        connection.socket.flush()
-        connection.socket.disconnectFromServer()
+    def _close(self, link: _Link, reason: str, level: int = logging.DEBUG) -> None:
+        connection = link.connection
+        if self._links.pop(connection.number, None) is None:
+            return
+        log.log(level, "closing connection %d: %s", connection.number, reason)
+        # A notifier must be off before its descriptor is closed: the number may be reused at once.
+        for notifier in (link.reader, link.writer):
+            notifier.setEnabled(False)
+            notifier.deleteLater()
+        connection.close()
+        self.connections_changed.emit(len(self._links))
 
-    def _pump(self, connection: _Connection) -> None:
-        """Start the connection's next request: at once when it needs no file, else on a worker."""
-        while not connection.busy and connection.pending and self._pool is not None:
-            if not connection.pending[0]:
-                return  # the marker of a refused long line, handled in _answer
-            line = connection.pending.popleft()
+    def _sweep_idle(self) -> None:
+        """Close the connections that moved no byte for `idle_timeout` seconds while nothing of theirs ran."""
+        cutoff = time.monotonic() - self.idle_timeout
+        for link in list(self._links.values()):
+            if not link.connection.busy and link.connection.last_active < cutoff:
+                self._close(link, f"idle for {self.idle_timeout:g} s", logging.INFO)
+
+    # -- reading, answering, writing ---------------------------------------------------
+
+    def _on_readable(self, link: _Link) -> None:
+        connection = link.connection
+        connection.receive()
+        if connection.unfinished > self.max_line:
+            self._refuse_line(connection, "invalid_request", self._long_line_message())
+        elif connection.unfinished and self.budget.exceeded:
+            message = (
+                f"the service holds more than {self.budget.cap} bytes of unfinished request lines; "
+                "closing this connection (send whole lines; try again later)"
+            )
+            self._refuse_line(connection, "unavailable", message)
+        self._drive(link)
+
+    def _on_writable(self, link: _Link) -> None:
+        link.connection.send()
+        self._drive(link)
+
+    def _long_line_message(self) -> str:
+        return f"the request line is longer than {self.max_line} bytes; closing the connection"
+
+    def _refuse_line(self, connection: Connection, code: str, message: str) -> None:
+        log.info("refusing connection %d: %s", connection.number, message)
+        connection.refuse(encode(failure(None, code, message)))
+
+    def _drive(self, link: _Link) -> None:
+        """Start what can start, write what can be written, and listen only for what the connection wants."""
+        connection = link.connection
+        self._pump(connection)
+        connection.send()
+        if connection.finished:
+            reason = connection.broken or "done"
+            self._close(link, reason)
+            return
+        # Qt's socket notifiers are level-triggered: a reader left on after end-of-file, or a writer with
+        # nothing to write, would fire on every turn of the loop; a reader left on while the client's
+        # replies pile up would read its requests without bound.
+        link.reader.setEnabled(connection.wants_read)
+        link.writer.setEnabled(connection.wants_write)
+
+    def _pump(self, connection: Connection) -> None:
+        """Start the connection's next requests, in order: at once when they need no file, else on a worker."""
+        while connection.accepts_work and self._pool is not None:
+            try:
+                line = connection.take_line()
+            except LineTooLong:
+                self._refuse_line(connection, "invalid_request", self._long_line_message())
+                break
+            if line is None:
+                break
+            self._start(connection, line)
+        connection.send_refusal()
+
+    def _start(self, connection: Connection, line: bytes) -> None:
+        request_id = None
+        try:
             prepared = self.dispatcher.prepare(line)
-            if isinstance(prepared, dict) or self.dispatcher.is_instant(prepared):
-                response = prepared if isinstance(prepared, dict) else self.dispatcher.run(prepared)
-                connection.socket.write(encode(response))
-                connection.socket.flush()  # now, not on the next turn of the loop
-                self._count_served()
-                continue
-            connection.busy = True
-            self._pool.submit(self._work, connection.id, prepared)
+            if isinstance(prepared, Request):
+                request_id = prepared.id
+                if not self.dispatcher.is_instant(prepared):
+                    assert self._pool is not None
+                    connection.busy = True
+                    self._pool.submit(self._work, connection.number, prepared)
+                    return
+                prepared = self.dispatcher.run(prepared)
+            reply = encode(prepared)
+        except Exception:
+            # Every request gets exactly one reply: a bug here must not leave the connection waiting.
+            log.exception("request %r on connection %d could not be answered", request_id, connection.number)
+            connection.busy = False
+            reply = encode(failure(request_id, "internal", INTERNAL_MESSAGE))
+        connection.queue(reply)
+        self._count_served()
 
-    def _work(self, connection_id: int, request: Request) -> None:
-        """On a worker thread: answer the request and hand the answer back to the loop."""
-        self._completed.emit(connection_id, encode(self.dispatcher.run(request)))
+    def _work(self, number: int, request: Request) -> None:
+        """On a worker thread: answer the request and hand the answer back to the loop, whatever happens."""
+        reply = encode(failure(None, "internal", INTERNAL_MESSAGE))
+        try:
+            reply = encode(self.dispatcher.run(request))
+        except Exception:
+            log.exception("request %r on connection %d could not be answered", request.id, number)
+            reply = encode(failure(request.id, "internal", INTERNAL_MESSAGE))
+        finally:
+            self._completed.emit(number, reply)
 
     def _count_served(self) -> None:
         self._served.append(time.monotonic())
         self.request_served.emit()
 
-    def _answer(self, connection_id: object, response: object) -> None:
-        connection = self._connections.get(connection_id)  # type: ignore[call-overload]
+    def _answer(self, number: object, reply: object) -> None:
         self._count_served()
-        if connection is None:
+        link = self._links.get(number)  # type: ignore[call-overload]
+        if link is None:
             return  # the client left; its write, if any, is committed all the same
-        assert isinstance(response, bytes)
-        connection.socket.write(response)
-        connection.socket.flush()
-        connection.busy = False
-        if connection.closing and connection.pending and connection.pending[0] == b"":
-            message = bytes(connection.buffer).decode()
-            self._close_after(connection, encode(failure(None, "invalid_request", message)))
-            return
-        self._pump(connection)
+        assert isinstance(reply, bytes)
+        link.connection.busy = False
+        link.connection.queue(reply)
+        self._drive(link)
 
 
 def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) -> int:
-    """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed)."""
+    """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
+
+    Raises `EnvironmentProblem` (exit 3) when the listener stops while serving,
+    after the requests under way finished: a supervisor then restarts the service.
+    """
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     path = socket_path_for(config, socket_path)
     check_socket_free(path)  # before the home is opened (or created)
@@ -283,12 +438,14 @@ def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) 
     try:
         memory = Memory.open(config)
         try:
-            _serve_until_quit(app, memory, path, workers=workers, max_line=config.max_line_bytes)
+            problem = _serve_until_quit(app, memory, path, workers=workers)
         finally:
             memory.close()
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    if problem is not None:
+        raise EnvironmentProblem(f"{problem}; stopped so that a supervisor can start the service again")
     print("jiyi: stopped", file=sys.stderr, flush=True)
     return 0
 
@@ -305,9 +462,13 @@ def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
     return {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
 
 
-def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int, max_line: int) -> None:
-    """Listen on `path` and serve until the loop quits; the requests under way finish before it returns."""
-    host = SocketHost(memory, path, workers=workers, max_line=max_line)
+def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int) -> str | None:
+    """Listen on `path` and serve until the loop quits; the requests under way finish before it returns.
+
+    Returns why the listener failed, when that is what ended the loop.
+    """
+    host = SocketHost(memory, path, workers=workers)
+    host.listener_failed.connect(lambda _problem: app.exit(1))
     host.start()
     print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
     ticker = QTimer()
@@ -318,3 +479,4 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     finally:
         ticker.stop()
         host.stop()
+    return host.listener_problem

@@ -34,6 +34,8 @@ MAX_ID_CHARS = 200
 INTERNAL_MESSAGE = "the request failed inside Jiyi; the log has the details"
 FIELDS = {"id", "method", "params", "v", "jsonrpc"}
 _VERSION = re.compile(r"(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})", re.ASCII)
+# UTF-8 cannot carry a surrogate, so a lone one can only arrive as a \uD800-\uDFFF escape.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 RequestId = str | int | None
 
@@ -76,6 +78,38 @@ def _decode(line: bytes) -> Any:
         raise ProtocolError("parse_error", "the line holds a number with too many digits") from None
 
 
+def _lone_surrogate(value: Any) -> bool:
+    """Whether any string in `value` (keys too) holds a surrogate that is not half of a pair."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _check_text(data: dict[str, Any], line: bytes) -> None:
+    """Refuse text that is not Unicode: a lone surrogate could be neither stored nor answered in UTF-8."""
+    if not _SURROGATE_ESCAPE.search(line):
+        return
+    message = "a lone surrogate escape (\\ud800-\\udfff without its pair) in {}: text must be Unicode"
+    if _lone_surrogate(data.get("id")):
+        raise ProtocolError("invalid_request", message.format("id"))
+    request_id = data.get("id")
+    if _lone_surrogate({k: v for k, v in data.items() if k not in ("id", "params")}):
+        raise ProtocolError("invalid_request", message.format("the request"), request_id)
+    if _lone_surrogate(data.get("params")):
+        raise ProtocolError("invalid_params", message.format("params"), request_id)
+
+
 def check_version(value: object, request_id: RequestId = None) -> None:
     """Accept a request's `v`: left out or null, an integer major, or "MAJOR.MINOR" text.
 
@@ -115,6 +149,7 @@ def parse_request(line: bytes) -> Request:
         raise ProtocolError("invalid_request", "id must be a string, an integer or null")
     if isinstance(request_id, str) and len(request_id) > MAX_ID_CHARS:
         raise ProtocolError("invalid_request", f"id is longer than {MAX_ID_CHARS} characters")
+    _check_text(data, line)
     check_version(data.get("v"), request_id)
     method = data.get("method")
     if not isinstance(method, str) or not method:
@@ -133,16 +168,20 @@ def parse_request(line: bytes) -> Request:
 def encode(response: dict[str, Any]) -> bytes:
     """One response as a UTF-8 JSON line; always valid JSON.
 
-    A result that JSON cannot carry (NaN, infinity) is a bug inside Jiyi: it is
-    logged and the caller gets `internal` for its request instead.
+    A result that JSON or UTF-8 cannot carry (NaN, infinity, a lone surrogate)
+    is a bug inside Jiyi: it is logged and the caller gets `internal` for its
+    request instead.
     """
     try:
         text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
-    except ValueError:
-        log.exception("the answer to request %r is not valid JSON", response.get("id"))
-        fallback = failure(response.get("id"), "internal", INTERNAL_MESSAGE)
-        text = json.dumps(fallback, ensure_ascii=False, separators=(",", ":"))
-    return (text + "\n").encode("utf-8")
+        return (text + "\n").encode("utf-8")
+    except Exception:
+        request_id = response.get("id") if isinstance(response, dict) else None
+        log.exception("the answer to request %r is not valid JSON", request_id)
+        if _lone_surrogate(request_id) or not isinstance(request_id, str | int):
+            request_id = None
+        fallback = failure(request_id, "internal", INTERNAL_MESSAGE)
+        return (json.dumps(fallback, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def success(request_id: RequestId, result: Any) -> dict[str, Any]:

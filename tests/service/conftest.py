@@ -14,9 +14,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,15 +55,32 @@ def wait_for_socket(path: Path, process: subprocess.Popen[bytes], timeout: float
     raise TimeoutError(f"jiyi serve did not listen on {path}")
 
 
-def start_server(home: Path, sock: Path, *extra: str) -> Server:
-    """A `jiyi serve` listening on `sock`; a process that never listens is killed, not left behind."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
-    process = subprocess.Popen(
-        [JIYI, "serve", "--home", str(home), "--socket", str(sock), *extra],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+# Runs `jiyi serve` with a lower open-file limit (soft and hard), as `prlimit --nofile=N:N` would.
+_LIMITED = (
+    "import os, resource, sys; n = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)); "
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
+def start_server(
+    home: Path,
+    sock: Path,
+    *extra: str,
+    env: Mapping[str, str] | None = None,
+    open_files: int | None = None,
+    log: Path | None = None,
+) -> Server:
+    """A `jiyi serve` listening on `sock`; a process that never listens is killed, not left behind.
+
+    `env` adds `JIYI_*` settings, `open_files` sets its open-file limit, `log`
+    receives its stderr (else it is discarded).
+    """
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")} | dict(env or {})
+    command = [JIYI, "serve", "--home", str(home), "--socket", str(sock), *extra]
+    if open_files is not None:
+        command = [sys.executable, "-c", _LIMITED, str(open_files), *command]
+    with open(log or os.devnull, "wb") as stderr:
+        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=stderr)
     try:
         wait_for_socket(sock, process)
     except BaseException:
@@ -95,8 +113,8 @@ def launch() -> Iterator[Callable[..., Server]]:
     """Start `jiyi serve` processes (as `start_server`); any still running when the test ends is killed."""
     started: list[Server] = []
 
-    def start(home: Path, sock: Path, *extra: str) -> Server:
-        started.append(start_server(home, sock, *extra))
+    def start(home: Path, sock: Path, *extra: str, **options: Any) -> Server:
+        started.append(start_server(home, sock, *extra, **options))
         return started[-1]
 
     yield start

@@ -1,21 +1,16 @@
 """The socket host in this process, as qutebrowser tests its IPC: a real `QLocalServer` over a real `Memory`.
 
-`QLocalSocket.waitForReadyRead()` against a server in the same thread deadlocks
-(the server only answers when this thread's event loop runs), so clients here
-are plain AF_UNIX sockets on a worker thread while the test thread spins the Qt
-loop (`qtbot.waitUntil`), or a `QLocalSocket` whose replies are awaited on the
-loop, never with the blocking `waitFor…` calls.
+Clients are plain AF_UNIX sockets on a worker thread (`tests/service/inprocess.py`)
+or a `QLocalSocket` whose replies are awaited on the loop, never with the
+blocking `waitFor…` calls (against a server in the same thread they deadlock).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
-import socket
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +26,9 @@ from service.rpc.methods import status
 from service.rpc.params import Params
 from service.rpc.protocol import ERROR_CODES, PROTOCOL_VERSION
 from service.rpc.registry import MethodTable, Registry
+from tests.service.inprocess import HEALTH, exchange, line
 
 MAX_LINE = 1 << 16
-HEALTH = b'{"id": "after", "method": "health"}'
 
 
 @pytest.fixture
@@ -44,40 +39,6 @@ def host(qtbot: QtBot, memory: Memory, short_dir: Path) -> Iterator[SocketHost]:
     yield served
     served.stop()
     assert not served.path.exists()
-
-
-def _talk(path: Path, payload: bytes, replies: int) -> list[bytes]:
-    """On a worker thread: send `payload` on a fresh connection, read `replies` lines or up to EOF."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(10)
-        sock.connect(str(path))
-        # The host may close the connection while a refused long line is still being sent; its answer stays readable.
-        with contextlib.suppress(BrokenPipeError):
-            sock.sendall(payload)
-        data = b""
-        while data.count(b"\n") < replies:
-            try:
-                chunk = sock.recv(1 << 16)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            data += chunk
-    return data.splitlines()
-
-
-def line(request: object) -> bytes:
-    """A request as one UTF-8 line (without its newline)."""
-    return json.dumps(request, ensure_ascii=False).encode("utf-8")
-
-
-def exchange(qtbot: QtBot, host: SocketHost, payload: bytes, replies: int) -> list[dict[str, Any]]:
-    """Run a plain-socket client on a thread while this thread runs the host's event loop; the parsed replies."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-client") as pool:
-        future = pool.submit(_talk, host.path, payload, replies)
-        qtbot.waitUntil(future.done, timeout=15_000)
-        lines = future.result()
-    return [json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in a reply")) for line in lines]
 
 
 INVALID = [

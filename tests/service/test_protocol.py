@@ -17,7 +17,15 @@ from service.config import ConfigError, load_config
 from service.memory.memory import Memory
 from service.rpc.dispatch import Dispatcher
 from service.rpc.params import Params
-from service.rpc.protocol import ERROR_CODES, PROTOCOL_MAJOR, PROTOCOL_VERSION, ProtocolError, parse_request
+from service.rpc.protocol import (
+    ERROR_CODES,
+    PROTOCOL_MAJOR,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    encode,
+    parse_request,
+    success,
+)
 from service.rpc.registry import MethodTable, Registry
 from store.core.errors import (
     Conflict,
@@ -51,6 +59,8 @@ from store.core.errors import (
         (b'{"id": 1, "method": "health", "params": {"x": ' + b"9" * 5000 + b"}}", "parse_error"),
         (b'{"id": 1, "method": "health", "v": 2}', "unsupported_version"),
         (b'{"id": 1, "method": "health", "v": 1.0}', "invalid_request"),
+        (b'{"id": "\\ud800", "method": "health"}', "invalid_request"),
+        (b'{"id": 1, "method": "memory.recall", "params": {"query": "\\udc00"}}', "invalid_params"),
     ],
 )
 def test_malformed_requests_are_named(line: bytes, code: str) -> None:
@@ -335,3 +345,17 @@ def test_a_bug_in_reading_a_line_still_answers_it(
     response = json.loads(Dispatcher(memory).handle_line(b'{"id": 1, "method": "health"}'))
     assert response == {"id": None, "ok": False, "error": {"code": "internal", "message": response["error"]["message"]}}
     assert "reader bug" not in response["error"]["message"] and "reader bug" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "result",
+    [{"text": "\ud800"}, {"x": float("nan")}, {("a", "tuple"): "key"}],
+    ids=["a lone surrogate", "NaN", "a key JSON cannot hold"],
+)
+def test_an_answer_json_cannot_carry_becomes_internal(result: object, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.errors_expected = True  # type: ignore[attr-defined]
+    for request_id, echoed in ((7, 7), ("\udfff", None)):
+        line = encode(success(request_id, result))
+        reply = json.loads(line)
+        assert line.endswith(b"\n") and reply["id"] == echoed and reply["error"]["code"] == "internal"
+    assert "is not valid JSON" in caplog.text
