@@ -43,6 +43,7 @@ def key_body(family: int) -> str:
 class Secret:
     text: str  # as a person would write it
     needles: tuple[str, ...]  # what must not be found where it may not be stored
+    alone: bool = True  # whether the needle is a secret without its words (a code is not: "OTP" makes it one)
 
     @property
     def compact(self) -> str:
@@ -78,9 +79,9 @@ def _card(f: int) -> Secret:
     return Secret(number, (number,))
 
 
-def _simple(template: str, needle: str) -> Callable[[int], Secret]:
+def _simple(template: str, needle: str, *, alone: bool = True) -> Callable[[int], Secret]:
     """A secret whose text and needle differ per family by the digit `{f}`."""
-    return lambda f: Secret(template.format(f=f), (needle.format(f=f),))
+    return lambda f: Secret(template.format(f=f), (needle.format(f=f),), alone)
 
 
 _GHP = "R8kT2vQ9xL4mN7pW1zY6bC3dF5gH0jKsAeU"
@@ -89,11 +90,11 @@ FORMATS: tuple[Format, ...] = (
     Format("mobile", _simple("1358246739{f}", "1358246739{f}")),
     Format("mobile_plus86", _simple("+86139726183{f}4", "139726183{f}4")),
     Format("mobile_spaced", _mobile_spaced),
-    Format("otp", _simple("OTP 7319574{f}", "7319574{f}")),
-    Format("check_code", _simple("校验码8462039{f}", "8462039{f}")),
-    Format("verification_code", _simple("您的验证码为 5927461{f}", "5927461{f}")),
+    Format("otp", _simple("OTP 7319574{f}", "7319574{f}", alone=False)),
+    Format("check_code", _simple("校验码8462039{f}", "8462039{f}", alone=False)),
+    Format("verification_code", _simple("您的验证码为 5927461{f}", "5927461{f}", alone=False)),
     Format("aws_access_key", _simple("AKIAQX7R2M{f}TZ5WK9PBL", "AKIAQX7R2M{f}TZ5WK9PBL")),
-    Format("aws_secret_key", _simple("aws_secret_access_key=" + _AWS_SECRET, _AWS_SECRET)),
+    Format("aws_secret_key", _simple("aws_secret_access_key=" + _AWS_SECRET, _AWS_SECRET, alone=False)),
     Format("github_token", _simple("ghp_" + _GHP + "{f}", _GHP + "{f}")),
     Format(
         "github_pat", _simple("github_pat_11ABQ7Z{f}0a9Kc2Lm4Np6Qr8St0Uv2Wx4Yz6", "11ABQ7Z{f}0a9Kc2Lm4Np6Qr8St0Uv2")
@@ -103,8 +104,8 @@ FORMATS: tuple[Format, ...] = (
     Format("id_number_18", _id18),
     Format("id_number_15", _simple("身份证 110105870514{f}31", "110105870514{f}31")),
     Format("card_number", _card),
-    Format("password", _simple("password=Xq7{f}vLm9Tz", "Xq7{f}vLm9Tz")),
-    Format("passwd", _simple("passwd: Pw{f}Rk3Yd8Qe", "Pw{f}Rk3Yd8Qe")),
+    Format("password", _simple("password=Xq7{f}vLm9Tz", "Xq7{f}vLm9Tz", alone=False)),
+    Format("passwd", _simple("passwd: Pw{f}Rk3Yd8Qe", "Pw{f}Rk3Yd8Qe", alone=False)),
     Format("email", _simple("lin.wei{f}7@example-mail.cn", "lin.wei{f}7@example-mail")),
 )
 PRIVATE_KEY_BODY = key_body(0)
