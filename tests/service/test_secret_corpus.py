@@ -149,7 +149,7 @@ def _fact(field: str) -> Build:
     def build(s: Setup, v: Any) -> dict[str, Any]:
         quote = v if field == "quote" else "项目叫 Jiyi"
         source = s.interaction(f"我们的{quote}，用 SQLite")
-        fact = {"scope": "project", "project": "jiyi", "content": "项目用 SQLite"}
+        fact: dict[str, Any] = {"scope": "project", "project": "jiyi", "content": "项目用 SQLite"}
         if field != "quote":
             fact[field] = v
         fact["evidence"] = [{"interaction_id": source, "quote": quote}]
