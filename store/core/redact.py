@@ -40,6 +40,10 @@ def default_words() -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
+# Below this length every rule simply runs: looking for the words it needs would cost more than the match.
+_SHORT = 2048
+
+
 class _Reading:
     """A text as the rules read it: full-width ASCII narrowed and a lower-case twin, both with the original
     offsets; and which of the words rules need are present (each is looked for once)."""
@@ -50,11 +54,12 @@ class _Reading:
         self.text = text
         # U+0130 (İ) is the one character whose lower case is two characters long.
         self.low = (text.replace("\u0130", "i") if "\u0130" in text else text).lower()
+        self._short = len(text) < _SHORT
         self._present: dict[str, bool] = {}
 
     def subject(self, rule: Rule) -> str | None:
         """What `rule` reads, or None when none of the words it needs is present."""
-        if rule.needs and not any(self._has(need) for need in rule.needs):
+        if rule.needs and not self._short and not any(self._has(need) for need in rule.needs):
             return None
         return self.low if rule.lowered else self.text
 
