@@ -96,7 +96,7 @@ class Redactor:
             if rule.check is None:
                 if rule.pattern.search(subject):
                     return True
-            elif any(rule.check(m.group()) for m in rule.pattern.finditer(subject)):
+            elif any(rule.check(m.group()) is not None for m in rule.pattern.finditer(subject)):
                 return True
         return words and any(word in reading.low for word in self.words)
 
@@ -125,8 +125,11 @@ class Redactor:
             matches = rule.pattern.finditer(subject)
             if rule.check is None:
                 spans += [(m.start(), -m.end(), rule.kind) for m in matches]
-            else:
-                spans += [(m.start(), -m.end(), rule.kind) for m in matches if rule.check(m.group())]
+                continue
+            for match in matches:
+                part = rule.check(match.group())
+                if part is not None:
+                    spans.append((match.start() + part[0], -(match.start() + part[1]), rule.kind))
         if words:
             spans += self._words(reading.low)
         spans.sort()

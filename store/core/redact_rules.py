@@ -49,6 +49,8 @@ _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 _LUHN_DOUBLE = str.maketrans("0123456789", "0246813579")
 _NOT_DIGIT = re.compile(r"[^0-9]")
+_DIGIT_GROUP = re.compile(r"[0-9]+")
+Part = tuple[int, int] | None  # what a check keeps of a match: the sensitive part's span in it, or nothing
 
 
 def _english(words: tuple[str, ...]) -> str:
@@ -68,10 +70,32 @@ def _id_number_valid(match: str) -> bool:
     return _ID_CHECK[total % 11] == number[17].upper()
 
 
-def _luhn_valid(match: str) -> bool:
-    digits = match.replace(" ", "").replace("-", "")
+def _whole(valid: Callable[[str], bool]) -> Callable[[str], Part]:
+    """A check that keeps the whole match when `valid` says so."""
+    return lambda match: (0, len(match)) if valid(match) else None
+
+
+def _luhn_valid(digits: str) -> bool:
     # Every second digit from the right is doubled (digit sum of the double: 0246813579).
     return (sum(map(int, digits[-1::-2])) + sum(map(int, digits[-2::-2].translate(_LUHN_DOUBLE)))) % 10 == 0
+
+
+def _card(match: str) -> Part:
+    """The longest run of whole digit groups in `match` that is a card number (13–19 digits from 2–6,
+    Luhn-valid), so that a card followed by its CVV or expiry ("… 1111 123") is still found. Runs of
+    more than six groups are taken whole only (one digit a group is no card's layout)."""
+    groups = [m.span() for m in _DIGIT_GROUP.finditer(match)]
+    count = len(groups)
+    pairs = [(0, count - 1)] if count > 6 else [(i, j) for i in range(count) for j in range(i, count)]
+    best: Part = None
+    for first, last in pairs:
+        start, end = groups[first][0], groups[last][1]
+        if best is not None and end - start <= best[1] - best[0]:
+            continue
+        digits = match[start:end].replace(" ", "").replace("-", "")
+        if 13 <= len(digits) <= 19 and digits[0] in "23456" and _luhn_valid(digits):
+            best = (start, end)
+    return best
 
 
 def _base64_like(match: str) -> bool:
@@ -85,14 +109,15 @@ class Rule:
     """One format of sensitive text.
 
     `needs`: the rule runs only when one of these appears in the lower-cased
-    text (a fast substring search); `check`: a match must also pass it (a
-    checksum); `lowered`: the pattern reads the lower-cased text.
+    text (a fast substring search); `check`: what of a match is sensitive
+    (a checksum, a shape), None for none of it; `lowered`: the pattern reads
+    the lower-cased text.
     """
 
     kind: str
     pattern: re.Pattern[str]
     needs: tuple[str, ...] = ()
-    check: Callable[[str], bool] | None = None
+    check: Callable[[str], Part] | None = None
     lowered: bool = False
 
 
@@ -100,7 +125,7 @@ def _rule(
     kind: str,
     pattern: str,
     needs: tuple[str, ...] = (),
-    check: Callable[[str], bool] | None = None,
+    check: Callable[[str], Part] | None = None,
     *,
     lowered: bool = False,
 ) -> Rule:
@@ -121,7 +146,7 @@ RULES: tuple[Rule, ...] = (
         "base64",
         rf"""{_B64}(?<![A-Za-z0-9+/=]{_B64}) {_B64}{{39,}}+ ={{0,2}}
             (?:[ \t]*+\r?\n[ \t]*+ {_B64}{{4,}}+ ={{0,2}} (?=[ \t]{{0,8}}(?:\r?\n|\Z)) )*+""",
-        check=_base64_like,
+        check=_whole(_base64_like),
     ),
     _rule("jwt", r"eyJ(?<![A-Za-z0-9_-]eyJ) [A-Za-z0-9_-]++ \.[A-Za-z0-9_-]++ \.[A-Za-z0-9_-]*+", ("eyj",)),
     _rule("api_key", r"sk-(?<![A-Za-z0-9_-]sk-) [A-Za-z0-9_-]{16,}+", ("sk-",)),
@@ -195,8 +220,8 @@ RULES: tuple[Rule, ...] = (
             (?: [ -]?(?:18|19|20)[0-9]{{2}}{_DATE}[ -]?[0-9]{{3}}[0-9Xx] | [0-9]{{2}}{_DATE}[0-9]{{3}} )
             (?![0-9A-Za-z])""",
         DIGITS,
-        _id_number_valid,
+        _whole(_id_number_valid),
     ),
     # A payment card: 13–19 digits (single spaces or dashes allowed) starting 2–6, Luhn-valid.
-    _rule("card_number", r"[2-6](?<![0-9][2-6]) (?:[ -]?[0-9]){12,18} (?![0-9])", DIGITS, _luhn_valid),
+    _rule("card_number", r"[2-6](?<![0-9][2-6]) (?:[ -]?[0-9]){12,18} (?![0-9])", DIGITS, _card),
 )

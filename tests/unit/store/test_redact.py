@@ -108,6 +108,18 @@ def test_id_and_card_numbers_need_a_valid_checksum(redactor: Redactor) -> None:
     assert not redactor.is_sensitive("990105491231002")  # 15 digits, but no province starts with 99
 
 
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        ("卡号 4111 1111 1111 1111 123", "卡号 [redacted:card_number] 123"),  # then its CVV
+        ("card 4111-1111-1111-1111-0925", "card [redacted:card_number]-0925"),  # then its expiry
+        ("5 4111 1111 1111 1111", "5 [redacted:card_number]"),  # after a stray digit
+    ],
+)
+def test_a_card_number_is_found_among_other_digit_groups(redactor: Redactor, text: str, clean: str) -> None:
+    assert redactor.redact(text) == clean
+
+
 def test_a_whole_private_key_block_goes_and_the_text_after_it_stays(redactor: Redactor) -> None:
     block = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + PRIVATE_KEY_BODY + "\n-----END OPENSSH PRIVATE KEY-----"
     clean = redactor.redact(f"my key:\n{block}\nthanks")
