@@ -135,7 +135,7 @@ class AppKbService:
         check_actor(actor)
         self._check_enabled()
         with self.parts.writes:
-            result = appkb.forget_alias(self.store, name, actor=actor)
+            result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
         self.parts.bus.publish(APP_KB, result.txn)
         return result
 

@@ -26,9 +26,10 @@ from service.memory.results import (
 )
 from store.core import clock
 from store.core.errors import InvalidInput
+from store.core.redact_json import redact_json
 from store.desk import bundles, facts, interactions, retrieval, skills, topics
 from store.desk.bundles import BundleFiles
-from store.desk.common import redact_json, when
+from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of
 

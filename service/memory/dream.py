@@ -156,7 +156,7 @@ class _Pass:
             removed, added = removed + len(extra), added + len(missing)
             if not self.dry_run:
                 index.delete(EPISODE, scope, extra)
-                index.upsert(EPISODE, scope, [episode_document(m) for m in missing])
+                index.upsert(EPISODE, scope, [episode_document(self.recall.for_index(m)) for m in missing])
         wanted_ids = {scope: set(rows) for scope, rows in live.items()}
         counted_ids = {scope: set(recall_terms.run_ids(store, scope)) for scope in recall_terms.scopes(store)}
         drifted = wanted_ids != {s: ids for s, ids in counted_ids.items() if ids} or not recall_terms.consistent(store)

@@ -183,11 +183,9 @@ class Memory:
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
             parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory)
         if (directory / "experience").is_dir():
-            parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory, self.redactor)
+            parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
         if directory.name == "experience" and "app_kb" in parts:
-            parts = {
-                "experience": lambda: taskwizard_experience.import_experience(self.store, directory, self.redactor)
-            }
+            parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
         if not parts:
             raise NotFound(f"{directory} has neither app_kb/ nor experience/ of a TaskWizard memory")
         reports = {}

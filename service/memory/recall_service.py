@@ -102,10 +102,20 @@ class RecallService:
             and int(outcome.get("steps", 0)) >= self.config.index_min_steps
         )
 
+    def for_index(self, outcome: dict[str, Any]) -> dict[str, Any]:
+        """An episode as the index may hold it: the archive keeps the goal and reason verbatim, the vector
+        store and the term counts (derived, outside the archive) hold them redacted."""
+        redact = self.parts.redactor.redact
+        return {
+            **outcome,
+            "goal_text": redact(str(outcome.get("goal_text", ""))),
+            "reason": redact(str(outcome.get("reason", ""))),
+        }
+
     def index(self, outcomes: list[dict[str, Any]]) -> int:
         """Index episodes that pass the gate (vectors and term counts), per device; returns how many were embedded."""
         by_scope: dict[str, list[Any]] = {}
-        gated = [o for o in outcomes if self.passes_gate(o)]
+        gated = [self.for_index(o) for o in outcomes if self.passes_gate(o)]
         for outcome in gated:
             by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
         embedded = sum(self.engine.index.upsert(EPISODE, scope, docs) for scope, docs in by_scope.items())
@@ -142,7 +152,7 @@ class RecallService:
         recall_terms.clear(self.store)
         counted = 0
         for rows in self._live_pages():
-            recall_terms.put(self.store, [term_document(row) for row in rows])
+            recall_terms.put(self.store, [term_document(self.for_index(row)) for row in rows])
             counted += len(rows)
         recall_terms.mark_built(self.store)
         log.info("counted the terms of %d episodes in %.1f s", counted, time.perf_counter() - started)

@@ -77,10 +77,11 @@ class RunService:
         if goal is not None and not isinstance(goal, str):
             raise InvalidInput("goal must be text")
         report = self.appkb.sync_inventory(device, installed, actor=actor) if installed is not None else None
-        state = RunState(device.strip(), time.time(), self.redactor.redact(goal or ""))
+        # The goal becomes the episode's goal_text as given; recall (whose trace is kept) reads it redacted.
+        state = RunState(device.strip(), time.time(), goal or "")
         mode = self.config.memory_rag
         if mode != "off" and state.goal.strip():
-            state.recall = self._shadow_recall(state.goal, state.device)
+            state.recall = self._shadow_recall(self.redactor.redact(state.goal), state.device)
         with self._runs_lock:
             self._runs[run_id] = state
         answer: RunStarted = {
@@ -134,7 +135,7 @@ class RunService:
         with self._runs_lock:
             run = self._runs.get(run_id) if isinstance(run_id, str) else None
         device = device or (run.device if run else None)
-        receipt = ExperienceEvent.coerce(event, device=device, now=time.time(), redactor=self.redactor)
+        receipt = ExperienceEvent.coerce(event, device=device, now=time.time())
         archived = self._archive(lambda: episodes.record_event(self.store, receipt, actor=actor))
         if run is not None:
             run.steps = max(run.steps, receipt.step)
@@ -214,7 +215,7 @@ class RunService:
                 data.setdefault("steps", run.steps)
                 data.setdefault("injected_lessons", list(run.lessons))
             data.setdefault("ts_end", now)
-            episode = EpisodeOutcome.coerce(data, self.redactor)
+            episode = EpisodeOutcome.coerce(data)
             record = episode.to_dict()
             archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
         evaluation = None
@@ -300,10 +301,17 @@ class RunService:
         return episodes.get_episode(self.store, run_id)
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
-        """Keep an episode out of recall (it stays archived); returns the change id."""
+        """Keep an episode out of recall (it stays archived); returns the change id.
+
+        The reason is a person's or agent's note, not part of the episode: it is redacted.
+        """
         check_actor(actor)
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidInput("reason must be text")
         with self.parts.writes:
-            seq = episodes.set_revoked(self.store, run_id, True, actor=actor, reason=reason)
+            seq = episodes.set_revoked(
+                self.store, run_id, True, actor=actor, reason=self.redactor.redact(reason) if reason else None
+            )
         self.parts.bus.publish(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         try:
@@ -325,7 +333,7 @@ class RunService:
 
     def archive_episodes(self, outcomes: list[dict[str, Any]], *, actor: str = "import", batch: int = 256) -> int:
         """Archive many finished runs at once (an import, an evaluation's history) and index them in batches."""
-        records = [EpisodeOutcome.coerce(o, self.redactor) for o in outcomes]
+        records = [EpisodeOutcome.coerce(o) for o in outcomes]
         for start in range(0, len(records), batch):
             chunk = records[start : start + batch]
             with self.parts.writes, self.store.atomic():

@@ -242,13 +242,19 @@ def learn_alias(store: Store, name: str, package: str, *, actor: str, redactor: 
         return LearnAliasResult(True, entry, matches, txn.id)
 
 
-def forget_alias(store: Store, name: str, *, actor: str) -> ForgetAliasResult:
-    """Remove the term's global learned and user entries; device entries stay. Always logged."""
+def forget_alias(store: Store, name: str, *, actor: str, redactor: Redactor) -> ForgetAliasResult:
+    """Remove the term's global learned and user entries; device entries stay. Always logged.
+
+    The log names the term, so a sensitive-looking name is refused, unless an alias holds it already
+    (imported as it was): forgetting that one writes nothing new.
+    """
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("name is empty")
     term = " ".join(name.split())
     with store.atomic() as txn:
         matches = _global_aliases(term)
+        if not matches and redactor.is_sensitive(term):
+            raise SensitiveContent("name looks sensitive (a credential, number or listed word); it is not stored")
         payload = {
             "term": term,
             "removed": [{"kind": m.kind, "package": m.package} for m in matches],

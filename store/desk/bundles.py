@@ -22,8 +22,9 @@ from typing import Any
 
 from store.core.atomic_file import write_text
 from store.core.database import Store
-from store.core.errors import Conflict, InvalidInput, NotFound, UnsafePath
+from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent, UnsafePath
 from store.core.redact import Redactor
+from store.core.redact_json import redact_json_text
 from store.desk.common import check_id
 from store.desk.models import Bundle, BundleDocument, TaskCard
 from store.desk.projection import DOMAIN
@@ -194,15 +195,18 @@ def put_document(
     """Write one document if `expected_revision` is still current (0 for a new document)."""
     kind, key = split_bundle_id(bundle_id)
     check_path(path)
+    _refuse_sensitive_names(redactor, key, path)
     if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
         raise InvalidInput("expected_revision must be the revision you read (0 for a new document)")
     if not isinstance(content, str):
         raise InvalidInput("content must be a string")
     if len(content) > MAX_DOCUMENT_CHARS:
         raise InvalidInput(f"a bundle document is at most {MAX_DOCUMENT_CHARS} characters")
-    clean = redactor.redact(content)
     if path == "state.json":
-        _check_state(clean)
+        _check_state(content)
+        clean = redact_json_text(redactor, content)
+    else:
+        clean = redactor.redact(content)
     with store.atomic():
         bundle = Bundle.get_or_none(Bundle.bundle_id == bundle_id)
         if bundle is None and kind == "schedule":
@@ -229,6 +233,16 @@ def put_document(
         _append_put(store, bundle_id, path, clean, revision + 1, actor)
     kept, problem = _mirror(files, bundle_id, path, clean, current.content if current else None)
     return PutResult(bundle_id, path, revision + 1, True, clean, kept, problem)
+
+
+def _refuse_sensitive_names(redactor: Redactor, key: str, path: str) -> None:
+    """A bundle key or a run id in a path becomes a directory name: one that looks sensitive is refused."""
+    names = [("the bundle key", key)]
+    if path.startswith("runs/"):
+        names.append(("the run id in the path", path.split("/")[1]))
+    for what, name in names:
+        if redactor.is_sensitive(name):
+            raise SensitiveContent(f"{what} looks sensitive (a number, token or listed word); names are not redacted")
 
 
 def _check_state(text: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from store.core import clock
 from store.core.errors import InvalidInput, SensitiveContent
@@ -24,19 +23,6 @@ def check_id(value: object, what: str, redactor: Redactor | None = None) -> str:
         raise InvalidInput(f"{what} {value[:40]!r} must be 1–128 characters without slashes or control characters")
     if redactor is not None and redactor.is_sensitive(value):
         raise SensitiveContent(f"{what} looks sensitive (a number, token or listed word); ids are stored as they are")
-    return value
-
-
-def redact_json(redactor: Redactor, value: Any, depth: int = 0) -> Any:
-    """`value` (parsed JSON) with every string passed through the safe-text filter."""
-    if depth > 20:
-        raise InvalidInput("the object is nested too deeply")
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, list):
-        return [redact_json(redactor, v, depth + 1) for v in value]
-    if isinstance(value, dict):
-        return {redactor.redact(str(k)): redact_json(redactor, v, depth + 1) for k, v in value.items()}
     return value
 
 

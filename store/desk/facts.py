@@ -96,7 +96,7 @@ def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> Fac
     if project is not None:
         if scope != "project":
             raise InvalidInput(f"{where}.project belongs to project facts only")
-        check_id(project, f"{where}.project")
+        check_id(project, f"{where}.project", redactor)
     items = raw.get("evidence")
     if not isinstance(items, list) or not items:
         raise InvalidInput(f"{where}.evidence must list at least one {{interaction_id or task_id, quote}}")

@@ -14,7 +14,7 @@ from typing import Any
 from store.appkb.entry import is_package_name
 from store.core import clock
 from store.core.database import Store
-from store.core.errors import Conflict, InvalidInput, NotFound
+from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
 from store.core.models import BaseModel
 from store.core.projection import EventRecord
 from store.core.redact import Redactor
@@ -73,6 +73,9 @@ def add(store: Store, text: str, apps: Sequence[str], *, actor: str, redactor: R
     bad = [a for a in apps if not isinstance(a, str) or not is_package_name(a)]
     if bad:
         raise InvalidInput(f"{bad[0]!r} is not a package name")
+    # The formats only: a listed word can be part of a real app's package (com.agilebits.onepassword).
+    if any(redactor.is_sensitive(a, words=False) for a in apps):
+        raise SensitiveContent("a package name of the lesson looks sensitive (a number, token or key)")
     lesson_id = "les_" + hashlib.sha256(f"{clean}\x1f{clock.iso_now()}".encode()).hexdigest()[:16]
     with store.atomic():
         store.append(DOMAIN, "lesson_added", {"lesson_id": lesson_id, "text": clean, "apps": list(apps)}, actor=actor)

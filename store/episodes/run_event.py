@@ -1,8 +1,9 @@
 """The shape of a tool receipt (`experience_event`, docs/protocol.md, run.event), validated, never rewritten.
 
-Only the schema's fields survive; strings are kept verbatim except `intent`
-and `note`, folded to one line and cut to 200 characters. Tool arguments,
-receipts, typed text, screenshots and reasoning have no field here.
+Only the schema's fields survive; strings are kept verbatim (as the reference
+keeps them) except that `intent` and `note` are folded to one line and cut to
+200 characters. Tool arguments, receipts, typed text, screenshots and
+reasoning have no field here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor
 
 TOOLS = frozenset(
     {
@@ -73,9 +73,7 @@ class ExperienceEvent:
         return {"type": "experience_event", "schema_v": 1, **asdict(self)}
 
     @classmethod
-    def coerce(
-        cls, data: dict[str, Any], *, device: str | None, now: float, redactor: Redactor | None = None
-    ) -> ExperienceEvent:
+    def coerce(cls, data: dict[str, Any], *, device: str | None, now: float) -> ExperienceEvent:
         """Validate shape and type; the coercions in the module docstring for the rest."""
         run_id = check_run_id(data.get("run_id"))
         step = data.get("step", 0)
@@ -92,7 +90,4 @@ class ExperienceEvent:
         if device or not (isinstance(scope, str) and scope.startswith("device:") and len(scope) > 7):
             scope = f"device:{device or 'unknown'}"
         intent, note = fold(data.get("intent")), fold(data.get("note"))
-        if redactor is not None:
-            intent = redactor.redact(intent) if intent else None
-            note = redactor.redact(note) if note else None
         return cls(run_id, step, ts, str(tool), str(result), package, scope, intent, note)

@@ -4,9 +4,11 @@ Unknown fields are dropped. Documented coercions: bad numbers become 0 (counts
 clamped at 0), a bad `verifier` becomes `skipped`, a bad `time_of_day`
 becomes `night`, missing `time_of_day`/`day_of_week` are derived from
 `ts_start` (local time, as the agent's own writer does), apps and lesson ids
-that do not have the required shape are dropped. Jiyi additionally redacts
-sensitive spans of `goal_text` (phone numbers, codes, tokens, …) and cuts it at
-2,000 characters: nothing sensitive is stored.
+that do not have the required shape are dropped. Strings are kept verbatim,
+as the reference keeps them ("字符串原文照存"): a goal that names a phone number
+is the goal the person gave. Jiyi only cuts `goal_text` at 2,000 characters and
+`reason`/`takeover` at 200. What Jiyi derives from an episode (the recall
+index, scored recall) is redacted where it is derived, not here.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Any
 
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor
 from store.episodes.run_event import check_run_id
 
 TIMES_OF_DAY = ("night", "morning", "afternoon", "evening")
@@ -83,7 +84,7 @@ class EpisodeOutcome:
         return {"type": "episode_outcome", "schema_v": 1, **asdict(self)}
 
     @classmethod
-    def coerce(cls, data: Any, redactor: Redactor) -> EpisodeOutcome:
+    def coerce(cls, data: Any) -> EpisodeOutcome:
         """Validate a record (see the module docstring for every coercion)."""
         if not isinstance(data, dict):
             raise InvalidInput("episode_outcome must be an object")
@@ -93,7 +94,7 @@ class EpisodeOutcome:
         scope = data.get("device_scope")
         scope = scope if isinstance(scope, str) and DEVICE_SCOPE.fullmatch(scope) else "device:unknown"
         goal = data.get("goal_text")
-        goal = redactor.redact(goal)[:GOAL_CHARS] if isinstance(goal, str) else ""
+        goal = goal[:GOAL_CHARS] if isinstance(goal, str) else ""
         apps = data.get("apps")
         apps = (
             list(dict.fromkeys(a for a in apps if isinstance(a, str) and is_package_name(a)))
@@ -123,7 +124,7 @@ class EpisodeOutcome:
             tokens_total=_count(data.get("tokens_total")),
             tokens_by_role=tokens_by_role,
             warnings=_count(data.get("warnings")),
-            takeover=redactor.redact(takeover)[:200] if isinstance(takeover, str) else None,
+            takeover=takeover[:200] if isinstance(takeover, str) else None,
             verifier=verifier if verifier in VERIFIERS else "skipped",
             capabilities=_capabilities(data.get("capabilities")),
             injected_lessons=_ids(data.get("injected_lessons"), LESSON_ID),

@@ -4,8 +4,8 @@
 `episode_archived` records; each valid line becomes one event of the
 `experience` domain with the record as its payload, so an export writes the
 same lines back. Records pass the same validation as live ones (a clean
-record comes through unchanged; sensitive text is redacted). Corrupt lines are
-skipped and counted. `episodes.json` is written as the reference's view.
+record comes through unchanged: strings verbatim, as the reference keeps
+them). Corrupt lines are skipped and counted. `episodes.json` is written as the reference's view.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor
 from store.episodes.archive import DOMAIN, episode_view
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
@@ -36,13 +35,13 @@ def experience_dir(root: Path) -> Path:
     raise NotFound(f"{root} has no experience/events.jsonl")
 
 
-def _record(line: str, redactor: Redactor) -> dict[str, Any]:
+def _record(line: str) -> dict[str, Any]:
     data: dict[str, Any] = parse_object(line)
     kind = data.get("type")
     if kind == "experience_event":
-        return ExperienceEvent.coerce(data, device=None, now=0.0, redactor=redactor).to_dict()
+        return ExperienceEvent.coerce(data, device=None, now=0.0).to_dict()
     if kind == "episode_outcome":
-        return EpisodeOutcome.coerce(data, redactor).to_dict()
+        return EpisodeOutcome.coerce(data).to_dict()
     if kind == "episode_archived":
         run_ids = data.get("run_ids")
         if not isinstance(run_ids, list) or not all(isinstance(r, str) for r in run_ids):
@@ -55,7 +54,7 @@ def _record(line: str, redactor: Redactor) -> dict[str, Any]:
     raise InvalidInput(f"unknown record type {kind!r}")
 
 
-def import_experience(store: Store, root: Path, redactor: Redactor, *, actor: str = "import") -> ImportReport:
+def import_experience(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
     """Append the reference's experience log at `root`; one transaction, idempotent per file content."""
     folder = experience_dir(root)
     once = ImportOnce("taskwizard:experience", folder / "events.jsonl")
@@ -66,7 +65,7 @@ def import_experience(store: Store, root: Path, redactor: Redactor, *, actor: st
     with store.atomic():
         for number, line in once.lines():
             try:
-                record = _record(line, redactor)
+                record = _record(line)
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue

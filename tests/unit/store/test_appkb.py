@@ -92,13 +92,13 @@ def test_forget_alias_removes_user_and_learned_and_keeps_device(store: Store, re
     put_entries(store, learned("小红书", "com.old.app"), actor="agent")
     appkb.learn_alias(store, "小红书", "com.xingin.xhs", actor="user", redactor=redactor)
     put_entries(store, learned("小红书", "com.again.app"), actor="agent")
-    result = appkb.forget_alias(store, "小红书", actor="user")
+    result = appkb.forget_alias(store, "小红书", actor="user", redactor=redactor)
     assert {(r.kind, r.package) for r in result.removed} == {("user", "com.xingin.xhs"), ("learned", "com.again.app")}
     assert kinds_and_packages(store, "小红书") == {("device", "com.xingin.xhs", "device:d1")}
 
 
-def test_forget_alias_with_nothing_to_forget_is_still_logged(store: Store) -> None:
-    result = appkb.forget_alias(store, "不存在", actor="user")
+def test_forget_alias_with_nothing_to_forget_is_still_logged(store: Store, redactor: Redactor) -> None:
+    result = appkb.forget_alias(store, "不存在", actor="user", redactor=redactor)
     assert result.removed == []
     event = list(store.events("app_kb"))[-1]
     assert (event.type, event.payload["removed"], event.payload["term"]) == ("alias_forgotten", [], "不存在")
@@ -187,7 +187,7 @@ def test_history_lists_every_change_of_a_name_newest_first(store: Store, redacto
     put_entries(store, learned("绿泡泡", "com.old.app"), actor="agent")
     appkb.learn_alias(store, "绿泡泡", "com.tencent.mm", actor="user", redactor=redactor)
     appkb.learn_alias(store, "别的", "com.tencent.mm", actor="user", redactor=redactor)
-    appkb.forget_alias(store, "绿泡泡", actor="user")
+    appkb.forget_alias(store, "绿泡泡", actor="user", redactor=redactor)
     items = appkb_history.history(store, "绿泡泡")
     assert [i.type for i in items] == ["alias_forgotten", "alias_user_set", "upsert"]
     assert [i.actor for i in items] == ["user", "user", "agent"]
@@ -220,7 +220,7 @@ def test_undo_after_a_later_change_is_a_conflict(store: Store, redactor: Redacto
 def test_undo_of_nothing(store: Store, redactor: Redactor) -> None:
     with pytest.raises(NotFound):
         appkb_history.undo(store, 999, actor="user")
-    forgot = appkb.forget_alias(store, "无", actor="user")
+    forgot = appkb.forget_alias(store, "无", actor="user", redactor=redactor)
     with pytest.raises(InvalidInput, match="nothing to undo"):
         appkb_history.undo(store, forgot.txn, actor="user")
 
@@ -236,7 +236,7 @@ def test_rebuild_reproduces_the_view_after_random_edits(store: Store, redactor: 
         if action == "learn":
             txns.append(appkb.learn_alias(store, name, package, actor="user", redactor=redactor).txn)
         elif action == "forget":
-            appkb.forget_alias(store, name, actor="user")
+            appkb.forget_alias(store, name, actor="user", redactor=redactor)
         elif action == "sync":
             apps = [(p, rng.choice(names)) for p in rng.sample(packages, rng.randint(0, 4))]
             appkb.sync_inventory(

@@ -8,7 +8,6 @@ import pytest
 
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor
 from store.episodes import archive as episodes
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent
@@ -34,7 +33,7 @@ def outcome(run_id: str = "r1", **extra: object) -> dict[str, object]:
     return base
 
 
-def test_outcome_keeps_the_schema_and_coerces_the_rest(redactor: Redactor) -> None:
+def test_outcome_keeps_the_schema_and_coerces_the_rest() -> None:
     record = EpisodeOutcome.coerce(
         outcome(
             apps=["com.xingin.xhs", "com.xingin.xhs", "not a package", 5],
@@ -48,7 +47,6 @@ def test_outcome_keeps_the_schema_and_coerces_the_rest(redactor: Redactor) -> No
             secret_field="never stored",
             screenshot="base64…",
         ),
-        redactor,
     ).to_dict()
     assert record["apps"] == ["com.xingin.xhs"]
     assert (record["steps"], record["tokens_total"], record["verifier"]) == (0, 0, "skipped")
@@ -61,19 +59,22 @@ def test_outcome_keeps_the_schema_and_coerces_the_rest(redactor: Redactor) -> No
     assert (record["type"], record["schema_v"]) == ("episode_outcome", 1)
 
 
-def test_outcome_redacts_sensitive_goal_text(redactor: Redactor) -> None:
-    record = EpisodeOutcome.coerce(outcome(goal_text="给13812345678发验证码 482913"), redactor)
-    assert "13812345678" not in record.goal_text and "482913" not in record.goal_text
-    assert "[redacted:mobile]" in record.goal_text
+def test_outcome_keeps_its_strings_verbatim() -> None:
+    """Episodes keep what the agent reported, as the reference does (字符串原文照存); nothing is redacted."""
+    record = EpisodeOutcome.coerce(
+        outcome(goal_text="联系 13800138000 问快递到哪了", reason="验证码 482913 不对", takeover="支付密码 需要本人")
+    )
+    assert record.goal_text == "联系 13800138000 问快递到哪了"
+    assert (record.reason, record.takeover) == ("验证码 482913 不对", "支付密码 需要本人")
 
 
 @pytest.mark.parametrize("bad", [None, "", 5, "x" * 200, "a\nb"])
-def test_outcome_needs_a_run_id(redactor: Redactor, bad: object) -> None:
+def test_outcome_needs_a_run_id(bad: object) -> None:
     with pytest.raises(InvalidInput, match="run_id"):
-        EpisodeOutcome.coerce(outcome(run_id=bad), redactor)  # type: ignore[arg-type]
+        EpisodeOutcome.coerce(outcome(run_id=bad))  # type: ignore[arg-type]
 
 
-def test_experience_event_folds_and_redacts_its_text(redactor: Redactor) -> None:
+def test_experience_event_folds_its_text_and_keeps_it_verbatim() -> None:
     event = ExperienceEvent.coerce(
         {
             "run_id": "r1",
@@ -85,20 +86,18 @@ def test_experience_event_folds_and_redacts_its_text(redactor: Redactor) -> None
         },
         device="d1",
         now=1.0,
-        redactor=redactor,
     )
-    assert event.intent == "输入 手机号 [redacted:mobile]"
+    assert event.intent == "输入 手机号 13812345678"
     assert event.note == "长" * 200
     assert event.device_scope == "device:d1"
 
 
-def test_archive_list_get_and_filters(store: Store, redactor: Redactor) -> None:
+def test_archive_list_get_and_filters(store: Store) -> None:
     for i in range(5):
         episodes.record_outcome(
             store,
             EpisodeOutcome.coerce(
                 outcome(f"r{i}", ts_end=TS + i, success=i % 2 == 0, apps=["com.a.b"] if i < 3 else ["com.c.d"]),
-                redactor,
             ),
             actor="agent",
         )
@@ -123,17 +122,15 @@ def test_archive_list_get_and_filters(store: Store, redactor: Redactor) -> None:
         episodes.get_episode(store, "nope")
 
 
-def test_a_later_outcome_for_a_run_replaces_the_earlier(store: Store, redactor: Redactor) -> None:
-    episodes.record_outcome(
-        store, EpisodeOutcome.coerce(outcome(success=False, reason="takeover"), redactor), actor="agent"
-    )
-    episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(success=True), redactor), actor="agent")
+def test_a_later_outcome_for_a_run_replaces_the_earlier(store: Store) -> None:
+    episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(success=False, reason="takeover")), actor="agent")
+    episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(success=True)), actor="agent")
     [only] = episodes.list_episodes(store, EpisodeFilter())
     assert only["success"] is True and only["reason"] == "finished"
 
 
-def test_revoke_and_restore_are_events_that_survive_rebuild(store: Store, redactor: Redactor) -> None:
-    episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(), redactor), actor="agent")
+def test_revoke_and_restore_are_events_that_survive_rebuild(store: Store) -> None:
+    episodes.record_outcome(store, EpisodeOutcome.coerce(outcome()), actor="agent")
     episodes.set_revoked(store, "r1", True, actor="user", reason="wrong app")
     assert episodes.count_episodes(store, EpisodeFilter(revoked=True)) == 1
     store.rebuild()
@@ -146,9 +143,9 @@ def test_revoke_and_restore_are_events_that_survive_rebuild(store: Store, redact
         episodes.set_revoked(store, "nope", True, actor="user")
 
 
-def test_archived_records_fold_episodes_into_aggregates(store: Store, redactor: Redactor) -> None:
+def test_archived_records_fold_episodes_into_aggregates(store: Store) -> None:
     for run_id in ("r1", "r2", "r3"):
-        episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(run_id), redactor), actor="agent")
+        episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(run_id)), actor="agent")
     folded = {
         "ts": TS,
         "run_ids": ["r1", "r2"],

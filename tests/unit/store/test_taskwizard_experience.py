@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 from service.memory.memory import EpisodeFilter, Memory
-from store.core.redact import Redactor
 from store.episodes.run_event import ExperienceEvent
 from store.episodes.schema import EpisodeOutcome
 
 
-def clean_lines(redactor: Redactor) -> list[str]:
+def clean_lines() -> list[str]:
     events = [
         ExperienceEvent.coerce(
             {
@@ -44,7 +43,6 @@ def clean_lines(redactor: Redactor) -> list[str]:
                 "steps": 2,
                 "verifier": "pass",
             },
-            redactor,
         ).to_dict()
         for run_id, end, goal in (("r1", 160.0, "搜索火锅"), ("r2", 260.0, "看视频"), ("r3", 360.0, "查天气"))
     ]
@@ -74,7 +72,7 @@ def write(root: Path, lines: list[str]) -> Path:
 
 
 def test_import_then_export_gives_back_the_same_lines(memory: Memory, tmp_path: Path) -> None:
-    lines = clean_lines(memory.redactor)
+    lines = clean_lines()
     corrupt = ["{broken", '{"type": "mystery"}', '{"type": "episode_outcome", "run_id": ""}', "[]"]
     reports = memory.import_taskwizard(write(tmp_path, lines[:3] + corrupt + lines[3:]))
     report = reports["experience"]
@@ -89,20 +87,21 @@ def test_import_then_export_gives_back_the_same_lines(memory: Memory, tmp_path: 
     assert set(view) == {"r1", "r2", "aggregate:system"}
 
 
-def test_sensitive_text_in_an_imported_archive_is_redacted(memory: Memory, tmp_path: Path) -> None:
-    record = {
-        "type": "episode_outcome",
-        "schema_v": 1,
-        "run_id": "r9",
-        "goal_text": "打电话给13812345678",
-        "ts_end": 5.0,
-    }
-    memory.import_taskwizard(write(tmp_path, [json.dumps(record, ensure_ascii=False)]))
-    assert "13812345678" not in memory.runs.get_episode("r9")["goal_text"]
+def test_goals_and_notes_come_through_an_import_verbatim(memory: Memory, tmp_path: Path) -> None:
+    """The reference keeps an episode's strings as they were (字符串原文照存); so does Jiyi, both ways."""
+    outcome = {**json.loads(clean_lines()[2]), "run_id": "r9", "goal_text": "联系 13800138000 问快递到哪了"}
+    event = {**json.loads(clean_lines()[0]), "run_id": "r9", "note": "输入支付密码 123456"}
+    lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in (event, outcome)]
+    memory.import_taskwizard(write(tmp_path, lines))
+    episode = memory.runs.get_episode("r9")
+    assert episode["goal_text"] == "联系 13800138000 问快递到哪了"
+    assert episode["events"][0]["note"] == "输入支付密码 123456"
+    memory.export_taskwizard(tmp_path / "out")
+    assert (tmp_path / "out" / "experience" / "events.jsonl").read_text("utf-8").splitlines() == lines
 
 
 def test_importing_twice_does_nothing_the_second_time(memory: Memory, tmp_path: Path) -> None:
-    folder = write(tmp_path, clean_lines(memory.redactor))
+    folder = write(tmp_path, clean_lines())
     memory.import_taskwizard(folder)
     again = memory.import_taskwizard(folder)
     assert again["experience"].already_imported

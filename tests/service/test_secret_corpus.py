@@ -1,0 +1,404 @@
+"""The secret corpus: every format Jiyi must filter, through every write method of the socket, then the home's bytes.
+
+The write methods come from the method registry (each declared `writes=True`);
+a method without placements here fails `test_every_write_method_is_in_the_corpus`,
+so a new one is covered as soon as it is declared. Each placement is the
+smallest valid request with one free-text field (or a name, key, package or
+number) holding the secret. The requests run in this process through the real
+dispatcher over a real `Memory`; afterwards every file of the home (database,
+WAL, bundles, vectors) and every log record is searched, case-insensitively,
+for the secrets. Episode records keep theirs verbatim (DESIGN.md, The store):
+those secrets, of their own family, may appear in the episode tables and the
+`experience` log only, and must appear there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.config import load_config
+from service.memory.memory import Memory
+from service.rpc.dispatch import Dispatcher
+from service.rpc.methods import REGISTRY
+from tests.secret_formats import FORMATS, Secret
+
+FILED, EPISODE = 0, 1  # the two families of tests/secret_formats.py
+EPISODE_TABLES = {"episode", "episode_app", "tool_event", "episode_aggregate"}
+EPISODE_RECORDS = ("episode_outcome", "experience_event", "episode_archived")
+EXPECTED_REFUSALS = {"forbidden", "invalid_params", "not_found", "conflict"}
+_SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+class Setup:
+    """What a placement needs to exist first (made through `Memory` with harmless text), and fresh ids."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._count = itertools.count(1)
+        self.runs: list[str] = []
+
+    def uid(self, prefix: str) -> str:
+        return f"{prefix}{next(self._count)}"
+
+    def interaction(self, user_text: str = "以后周报用表格") -> str:
+        interaction_id = self.uid("i")
+        self.memory.desk.remember_interaction(interaction_id, user_text=user_text, assistant_text="好的")
+        return interaction_id
+
+    def draft_skill(self) -> str:
+        source = self.interaction()
+        name = self.uid("周报格式")
+        skill = {"name": name, "text": "用表格", "source_interaction_id": source, "quote": "周报用表格"}
+        done = self.memory.desk.maintenance_commit(
+            {"topics": [{"title": "周报", "interaction_ids": [source]}], "skills": [skill]}
+        )
+        return str(done["skills"][0]["skill_id"])
+
+    def lesson(self) -> str:
+        return str(self.memory.lessons.add_lesson(self.uid("先解锁屏幕 "), [])["lesson_id"])
+
+    def change(self) -> int:
+        return self.memory.appkb.learn_alias(self.uid("绿泡泡"), "com.tencent.mm").result.txn
+
+    def run_id(self) -> str:
+        """A run id the test finishes at the end (an unfinished run leaves no episode)."""
+        run_id = self.uid("run")
+        self.runs.append(run_id)
+        return run_id
+
+    def started_run(self) -> str:
+        run_id = self.run_id()
+        self.memory.runs.run_start(run_id, "d1", goal="打开淘宝看看订单", installed=[("com.taobao.taobao", "淘宝")])
+        return run_id
+
+    def episode(self) -> str:
+        run_id = self.uid("ep")
+        self.memory.runs.run_start(run_id, "d1", goal="查天气")
+        self.memory.runs.run_finish(run_id, {"success": True, "steps": 3, "apps": ["com.tencent.mm"]})
+        return run_id
+
+    def schedule(self) -> str:
+        schedule_id = self.uid("weekly")
+        self.memory.desk.complete_task(
+            self.uid("t"), title="周报", status="succeeded", schedule_id=schedule_id, run_id=self.uid("r")
+        )
+        return schedule_id
+
+
+Build = Callable[[Setup, Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One field of one write method, and how a value goes into it.
+
+    `shape`: `text` (a sentence around the secret), `name` (the secret as one word: names, ids, keys),
+    `package` (a package name segment), `number` (an integer, when the secret is digits), `json` (a document).
+    """
+
+    method: str
+    field: str
+    build: Build
+    shape: str = "text"
+    family: int = FILED
+    harmless: str = "ok"  # how the request is answered with a harmless value in the field
+
+    def value(self, secret: Secret | None, setup: Setup) -> Any:
+        """The value for this field: the secret in this shape, a harmless one without a secret (`None`),
+        or None when the secret cannot take this shape."""
+        if secret is None:
+            harmless = {"text": "备注 普通的一句话 结束", "package": "com.example.plain", "number": 42}
+            return setup.uid("plain") if self.shape == "name" else harmless.get(self.shape, '{"note": "普通"}')
+        if self.shape == "text":
+            return f"备注 {secret.text} 结束"
+        if self.shape == "json":
+            return json.dumps({"note": secret.text, "count": 3}, ensure_ascii=False, indent=2)
+        word = secret.compact
+        if self.shape == "name":
+            return word if len(word) <= 120 and "/" not in word and "\n" not in word else None
+        if self.shape == "package":
+            segment = word if _SEGMENT.fullmatch(word) else f"s{word}"
+            return f"com.example.{segment}" if _SEGMENT.fullmatch(segment) else None
+        digits = secret.needles[0]
+        return int(digits) if digits.isdigit() and secret.alone else None
+
+
+def _commit(topic: dict[str, Any] | None = None, **extra: Any) -> Build:
+    """A maintenance commit filing one fresh interaction, with `topic` fields and `extra` request fields."""
+
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        source = s.interaction()
+        fields = {key: (v if value is ... else value) for key, value in (topic or {}).items()}
+        request = {"topics": [{"title": "周报", "interaction_ids": [source], **fields}]}
+        request.update({key: (v if value is ... else value) for key, value in extra.items()})
+        return request
+
+    return build
+
+
+def _fact(field: str) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        quote = v if field == "quote" else "项目叫 Jiyi"
+        source = s.interaction(f"我们的{quote}，用 SQLite")
+        fact: dict[str, Any] = {"scope": "project", "project": "jiyi", "content": "项目用 SQLite"}
+        if field != "quote":
+            fact[field] = v
+        fact["evidence"] = [{"interaction_id": source, "quote": quote}]
+        return {"topics": [{"title": "项目", "interaction_ids": [source]}], "facts": [fact]}
+
+    return build
+
+
+def _skill(field: str) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        quote = v if field == "quote" else "周报用表格"
+        source = s.interaction(f"以后{quote}吧")
+        skill = {"name": s.uid("技能"), "text": "用表格", "source_interaction_id": source, "quote": quote, field: v}
+        return {"topics": [{"title": "技能", "interaction_ids": [source]}], "skills": [skill]}
+
+    return build
+
+
+def _outcome(field: str) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        outcome = {"success": True, "steps": 5, "apps": ["com.taobao.taobao"], "verifier": "pass", field: v}
+        return {"run_id": s.started_run(), "outcome": outcome}
+
+    return build
+
+
+def _event(**fields: Any) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        event = {"run_id": s.started_run(), "step": 1, "tool": "type_text", "result_class": "ok"}
+        params: dict[str, Any] = {"event": event}
+        for key, value in fields.items():
+            target = event if key in ("intent", "note", "tool", "app_package", "result_class") else params
+            target[key] = v if value is ... else value
+        return params
+
+    return build
+
+
+def _task(**fields: Any) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        params = {"task_id": s.uid("t"), "title": "周报", "status": "succeeded", "schedule_id": None, "run_id": None}
+        params.update({key: (v if value is ... else value) for key, value in fields.items()})
+        if params["schedule_id"] is not None and params["run_id"] is None:
+            params["run_id"] = s.uid("r")
+        return {k: value for k, value in params.items() if value is not None}
+
+    return build
+
+
+def _document(path: str = "notes.md") -> Build:
+    return lambda s, v: {
+        "bundle_id": f"project/{s.uid('p')}",
+        "path": path,
+        "content": v,
+        "expected_revision": 0,
+    }
+
+
+V = ...  # where the value goes
+PLACEMENTS: tuple[Placement, ...] = (
+    Placement("app.alias.learn", "name", lambda s, v: {"name": v, "package": "com.tencent.mm"}, "name"),
+    Placement("app.alias.learn", "assignment", lambda s, v: {"assignment": f"{v}=com.tencent.mm"}, "name"),
+    Placement("app.alias.forget", "name", lambda s, v: {"name": v}, "name"),
+    Placement("app.alias.undo", "-", lambda s, v: {"change": s.change()}),
+    Placement(
+        "app.inventory.sync", "label", lambda s, v: {"device": "d1", "apps": [{"package": "com.a.b", "label": v}]}
+    ),
+    Placement("app.inventory.sync", "label (word)", lambda s, v: {"device": "d1", "apps": [["com.a.c", v]]}, "name"),
+    Placement("run.start", "goal", lambda s, v: {"run_id": s.run_id(), "device": "d1", "goal": v}, family=EPISODE),
+    Placement(
+        "run.start",
+        "installed.label",
+        lambda s, v: {"run_id": s.run_id(), "device": "d1", "installed": [{"package": "com.a.d", "label": v}]},
+    ),
+    Placement("run.event", "event.intent", _event(intent=V), family=EPISODE),
+    Placement("run.event", "event.note", _event(note=V), family=EPISODE),
+    Placement(
+        "run.event",
+        "launch_name",
+        _event(tool="launch_app", app_package="com.tencent.mm", launch_name=V),
+        "name",
+    ),
+    Placement(
+        "run.event",
+        "failure_message",
+        _event(tool="launch_app", result_class="error", launch_name="微信", failure_message=V),
+    ),
+    Placement("run.finish", "outcome.goal_text", _outcome("goal_text"), family=EPISODE),
+    Placement("run.finish", "outcome.reason", _outcome("reason"), family=EPISODE),
+    Placement("run.finish", "outcome.takeover", _outcome("takeover"), family=EPISODE),
+    Placement("run.finish", "outcome.deliverable_path", _outcome("deliverable_path"), family=EPISODE),
+    Placement("episode.revoke", "reason", lambda s, v: {"run_id": s.episode(), "reason": v}),
+    Placement("episode.restore", "-", lambda s, v: {"run_id": s.episode()}),
+    Placement("lesson.add", "text", lambda s, v: {"text": v}),
+    Placement("lesson.add", "apps", lambda s, v: {"text": "先解锁", "apps": [v]}, "package"),
+    Placement("lesson.revoke", "-", lambda s, v: {"lesson_id": s.lesson()}),
+    Placement("interaction.remember", "interaction_id", lambda s, v: {"interaction_id": v, "user_text": "好"}, "name"),
+    Placement("interaction.remember", "user_text", lambda s, v: {"interaction_id": s.uid("i"), "user_text": v}),
+    Placement(
+        "interaction.remember", "assistant_text", lambda s, v: {"interaction_id": s.uid("i"), "assistant_text": v}
+    ),
+    Placement(
+        "interaction.remember", "source", lambda s, v: {"interaction_id": s.uid("i"), "user_text": "好", "source": v}
+    ),
+    Placement(
+        "interaction.remember", "task_id", lambda s, v: {"interaction_id": s.uid("i"), "user_text": "好", "task_id": v}
+    ),
+    Placement("task.complete", "task_id", _task(task_id=V), "name"),
+    Placement("task.complete", "title", _task(title=V)),
+    Placement("task.complete", "result", _task(result=V)),
+    Placement("task.complete", "source", _task(source=V)),
+    Placement("task.complete", "schedule_id", _task(schedule_id=V), "name"),
+    Placement("task.complete", "run_id", _task(schedule_id="weekly", run_id=V), "name"),
+    Placement("task.complete", "interaction_id", _task(interaction_id=V), "name"),
+    Placement("consolidation.record", "summary", lambda s, v: {"kind": "note", "summary": v}),
+    Placement("consolidation.record", "detail value", lambda s, v: {"kind": "note", "detail": {"note": v}}),
+    Placement("consolidation.record", "detail key", lambda s, v: {"kind": "note", "detail": {v: 1}}, "name"),
+    Placement("consolidation.record", "detail number", lambda s, v: {"kind": "note", "detail": {"n": v}}, "number"),
+    Placement("memory.maintenance.plan", "-", lambda s, v: {"limit": 5}),
+    Placement("memory.maintenance.commit", "note", _commit(note=V)),
+    Placement("memory.maintenance.commit", "topic title", _commit({"title": V})),
+    Placement("memory.maintenance.commit", "topic summary", _commit({"summary": V})),
+    Placement("memory.maintenance.commit", "topic segment", _commit({"segment": V})),
+    Placement("memory.maintenance.commit", "topic_id", _commit({"topic_id": V}), "name"),
+    Placement("memory.maintenance.commit", "fact content", _fact("content")),
+    Placement("memory.maintenance.commit", "fact project", _fact("project"), "name"),
+    Placement("memory.maintenance.commit", "fact quote", _fact("quote")),
+    Placement("memory.maintenance.commit", "skill name", _skill("name")),
+    Placement("memory.maintenance.commit", "skill text", _skill("text")),
+    Placement("memory.maintenance.commit", "skill quote", _skill("quote")),
+    Placement(
+        "memory.skill.set_status",
+        "user_request",
+        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v},
+    ),
+    Placement("bundle.document.put", "content", _document()),
+    Placement("bundle.document.put", "state.json", _document("state.json"), "json"),
+    Placement(
+        "bundle.document.put",
+        "bundle key",
+        lambda s, v: {"bundle_id": f"project/{v}", "path": "notes.md", "content": "x", "expected_revision": 0},
+        "name",
+    ),
+    Placement(
+        "bundle.document.put",
+        "schedule_id",
+        lambda s, v: {"schedule_id": v, "path": "notes.md", "content": "x", "expected_revision": 0},
+        "name",
+        harmless="not_found",  # a schedule's bundle is made by its first run
+    ),
+    Placement(
+        "bundle.document.put",
+        "run id in the path",
+        lambda s, v: {
+            "bundle_id": f"project/{s.uid('p')}",
+            "path": f"runs/{v}/summary.md",
+            "content": "x",
+            "expected_revision": 0,
+        },
+        "name",
+    ),
+)
+
+
+def test_every_write_method_is_in_the_corpus() -> None:
+    """A method declared `writes=True` without placements here fails, so a new write method is covered at once."""
+    writes = {name for name, method in REGISTRY.items() if method.writes}
+    placed = {p.method for p in PLACEMENTS}
+    assert writes - placed == set(), "write methods without a placement in the secret corpus"
+    assert placed - writes == set(), "placements for methods that are not write methods (renamed?)"
+
+
+class Client:
+    """The dispatcher in this process, one request at a time, as the socket host would run it."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.dispatcher = Dispatcher(memory)
+        self._ids = itertools.count(1)
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        line = json.dumps({"id": next(self._ids), "method": method, "params": params}, ensure_ascii=False)
+        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode()))
+        return answer
+
+
+def _code(answer: dict[str, Any]) -> str:
+    return "ok" if answer.get("ok") else str(answer["error"]["code"])
+
+
+@pytest.fixture
+def corpus_memory(tmp_path: Path) -> Iterator[Memory]:
+    # The hashing embedder: this test is about what is stored, not about the model.
+    memory = Memory.open(load_config(home=tmp_path / "home", env={"JIYI_EMBED_MODEL": "hash"}))
+    yield memory
+    memory.close()
+
+
+@pytest.mark.slow
+def test_no_secret_is_stored_outside_episode_records(corpus_memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
+    memory, client, setup = corpus_memory, Client(corpus_memory), Setup(corpus_memory)
+    for placement in PLACEMENTS:
+        answer = client.call(placement.method, placement.build(setup, placement.value(None, setup)))
+        assert _code(answer) == placement.harmless, (placement.method, placement.field, answer)
+        for fmt in FORMATS:
+            value = placement.value(fmt.make(placement.family), setup)
+            if value is None:
+                continue
+            answer = client.call(placement.method, placement.build(setup, value))
+            assert _code(answer) in EXPECTED_REFUSALS | {"ok"}, (placement.method, placement.field, fmt.name, answer)
+    for run_id in setup.runs:
+        memory.runs.run_finish(run_id)
+    filed = _needles(FILED)
+    kept = _needles(EPISODE)
+    home = Path(memory.store.home)
+    logs = "\n".join(record.getMessage() for record in caplog.records).lower()
+    found = {(n, str(path.relative_to(home))) for path, data in _files(home) for n in filed if n in data}
+    found |= {(n, "log") for n in filed if n in logs}
+    assert not found, f"secrets stored: {sorted(found)[:20]}"
+    database = home / "jiyi.sqlite3"
+    outside = {(n, str(path.relative_to(home))) for path, data in _files(home) for n in kept if n in data}
+    assert {path for _, path in outside} <= {p.name for p in home.glob("jiyi.sqlite3*")}, sorted(outside)[:20]
+    rows_outside, rows_inside = _episode_split(database)
+    assert not [n for n in kept if n in rows_outside], "an episode's secret outside the episode records"
+    missing = [f.name for f in FORMATS if not any(n.lower() in rows_inside for n in f.make(EPISODE).needles)]
+    assert missing == [], "episodes keep their strings verbatim"
+
+
+def _needles(family: int) -> set[str]:
+    return {needle.lower() for fmt in FORMATS for needle in fmt.make(family).needles}
+
+
+def _files(home: Path) -> Iterator[tuple[Path, str]]:
+    """Every file of the home with its bytes as lower-case text (so FTS tokens and folded names are found too)."""
+    for path in sorted(home.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            yield path, path.read_bytes().lower().decode("latin-1")
+
+
+def _episode_split(database: Path) -> tuple[str, str]:
+    """Every row of the database as lower-case text: (outside the episode records, inside them)."""
+    outside: list[str] = []
+    inside: list[str] = []
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        for domain, kind, *row in db.execute("SELECT domain, type, * FROM event"):
+            episode = domain == "experience" and kind in EPISODE_RECORDS
+            (inside if episode else outside).append(repr(row).lower())
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            if table != "event":
+                rows = "\n".join(repr(row).lower() for row in db.execute(f'SELECT * FROM "{table}"'))
+                (inside if table in EPISODE_TABLES else outside).append(rows)
+    return "\n".join(outside), "\n".join(inside)
