@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store.core import clock
-from store.core.errors import InvalidInput
+from store.core.errors import InvalidInput, NotFound
 from store.core.models import MetaValue
 
 
@@ -28,9 +28,26 @@ class ImportReport:
 
 
 def refuse_links(*paths: Path) -> None:
+    """Refuse any of `paths` that is a symlink (to a file or to a folder)."""
     for path in paths:
         if path.is_symlink():
-            raise InvalidInput(f"{path} is a symlink; Jiyi does not read or write through links")
+            kind = "folder" if path.is_dir() else "file"
+            raise InvalidInput(f"{path} is a symlink to a {kind}; Jiyi does not read or write through links")
+
+
+def subfolder(root: Path, name: str, *markers: str) -> Path:
+    """`root/name` when it is a folder (never through a link), else `root` itself when it holds one of `markers`.
+
+    The folder the user names may be reached through a link; nothing inside it may be one.
+    """
+    root = Path(root)
+    inner = root / name
+    refuse_links(inner)
+    if inner.is_dir():
+        return inner
+    if any((root / marker).exists() or (root / marker).is_symlink() for marker in markers):
+        return root
+    raise NotFound(f"{root} has no {' or '.join(f'{name}/{marker}' for marker in markers)}")
 
 
 class ImportOnce:
@@ -38,6 +55,8 @@ class ImportOnce:
 
     def __init__(self, kind: str, source: Path) -> None:
         refuse_links(source)
+        if not source.is_file():
+            raise NotFound(f"{source} is missing or not a file")
         self.source = source
         self.raw = source.read_bytes()
         self.marker = f"import:{kind}:{hashlib.sha256(self.raw).hexdigest()}"

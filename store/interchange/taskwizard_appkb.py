@@ -20,7 +20,7 @@ from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.interchange.import_source import ImportOnce, ImportReport, parse_object, refuse_links
+from store.interchange.import_source import ImportOnce, ImportReport, parse_object, refuse_links, subfolder
 
 log = logging.getLogger("jiyi.store")
 
@@ -28,13 +28,8 @@ ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_
 
 
 def appkb_dir(root: Path) -> Path:
-    """The `app_kb` folder inside a reference memory dir (or the folder itself)."""
-    root = Path(root)
-    if (root / "app_kb").is_dir():
-        return root / "app_kb"
-    if (root / "events.jsonl").exists() or (root / "kb.json").exists():
-        return root
-    raise NotFound(f"{root} has no app_kb/events.jsonl or app_kb/kb.json")
+    """The `app_kb` folder inside a reference memory dir (or the folder itself); a symlinked one is refused."""
+    return subfolder(Path(root), "app_kb", "events.jsonl", "kb.json")
 
 
 def _parse_event(line: str) -> tuple[str, dict[str, Any]]:

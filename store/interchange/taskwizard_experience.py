@@ -17,22 +17,18 @@ from typing import Any
 
 from store.core.atomic_file import write_text
 from store.core.database import Store
-from store.core.errors import InvalidInput, NotFound
+from store.core.errors import InvalidInput
 from store.episodes.archive import DOMAIN, episode_view
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
-from store.interchange.import_source import ImportOnce, ImportReport, parse_object, refuse_links
+from store.interchange.import_source import ImportOnce, ImportReport, parse_object, refuse_links, subfolder
 
 log = logging.getLogger("jiyi.store")
 
 
 def experience_dir(root: Path) -> Path:
-    root = Path(root)
-    if (root / "experience").is_dir():
-        return root / "experience"
-    if (root / "events.jsonl").exists():
-        return root
-    raise NotFound(f"{root} has no experience/events.jsonl")
+    """The `experience` folder inside a reference memory dir (or the folder itself); a symlinked one is refused."""
+    return subfolder(Path(root), "experience", "events.jsonl")
 
 
 def _record(line: str) -> dict[str, Any]:
