@@ -427,13 +427,14 @@ class DeskService:
             "mirror_problem": result.mirror_problem,
         }
 
-    def restore_bundle_files(self) -> int:
+    def restore_bundle_files(self) -> bundles.MirrorReport:
         """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""
         return bundles.mirror_all(self.store, self.bundle_files)
 
     def bundle_directory(self, bundle_id: str) -> str:
+        """The folder a bundle is mirrored to (it may not exist yet)."""
         bundles.split_bundle_id(bundle_id)
-        return str(self.bundle_files.path_of(bundle_id))
+        return str(self.bundle_files.root / bundle_id)
 
     def desk_counts(self) -> dict[str, int]:
         return topics.counts(self.store)

@@ -167,9 +167,11 @@ class Memory:
         """Drop and rebuild every view from the event log, then write back any missing bundle file."""
         with self.parts.writes:
             counts = self.store.rebuild(progress=progress)
-            restored = self.desk.restore_bundle_files()
-        if restored:
-            counts["bundle_files_restored"] = restored
+            mirrored = self.desk.restore_bundle_files()
+        if mirrored.written:
+            counts["bundle_files_restored"] = mirrored.written
+        if mirrored.failed:
+            counts["bundle_files_failed"] = mirrored.failed
         self.parts.changed("app_kb")
         return counts
 

@@ -7,12 +7,21 @@ stale one is refused with the current revision and content. After the commit
 the file is written atomically; a file that was edited outside Jiyi since it
 was mirrored is kept beside it (`<name>.outside-<time>`) and reported, never
 silently overwritten.
+
+Names become file names, so they follow the file system's rules: a bundle
+key, a run id and a top-level document name are at most `NAME_BYTES` bytes
+(a name holds 255; Jiyi adds a suffix to kept outside edits), and paths are
+matched whole, without backslashes or control characters. A stored name the
+file system refuses anyway (written by an older Jiyi) is reported as the
+file state `unwritable` and never stops reading or mirroring the others.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +29,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store.core.atomic_file import write_text
+from store.core.atomic_file import make_private, make_private_dirs, write_text
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent, UnsafePath
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
-from store.desk.common import check_id
+from store.desk.common import NAME_BYTES, check_id, check_name
 from store.desk.models import Bundle, BundleDocument, TaskCard
 from store.desk.projection import DOMAIN
 
@@ -35,8 +44,9 @@ KINDS = ("schedule", "project")
 STANDARD = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
 MAX_DOCUMENT_CHARS = 256_000
 INDEX_RUNS = 30
-_TOP = re.compile(r"^[\w\u3400-\u9fff][\w\u3400-\u9fff.-]{0,80}\.md$")
-_RUN = re.compile(r"^runs/([^/\x00-\x1f]{1,128})/summary\.md$")
+_TOP = re.compile(r"[\w\u3400-\u9fff][\w\u3400-\u9fff.-]{0,80}\.md")  # matched whole (fullmatch)
+_RUN = re.compile(r"runs/([^/]+)/summary\.md")  # the run id is checked as a name (check_name)
+NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS in UTF-16 units)
 
 
 @dataclass(frozen=True)
@@ -65,17 +75,27 @@ def split_bundle_id(bundle_id: object) -> tuple[str, str]:
 
 
 def check_path(path: object) -> str:
-    """A document path inside a bundle: a top-level `.md`, `state.json` or `runs/<run_id>/summary.md`."""
+    """A document path inside a bundle: a top-level `.md`, `state.json` or `runs/<run_id>/summary.md`.
+
+    Matched whole; the run id follows the rules of a name (`check_name`), and a
+    top-level name is at most `NAME_BYTES` bytes.
+    """
     if not isinstance(path, str):
         raise InvalidInput("path must be a string")
-    if path == "state.json" or _TOP.match(path):
+    why = "a top-level name.md, state.json or runs/<run_id>/summary.md"
+    if path == "state.json":
         return path
-    run = _RUN.match(path)
-    if run and run.group(1) not in {".", ".."} and run.group(1).strip() == run.group(1):
-        return path
-    raise InvalidInput(
-        f"{path[:80]!r} is not a bundle document path (a top-level name.md, state.json or runs/<run_id>/summary.md)"
-    )
+    if _TOP.fullmatch(path):
+        if len(path.encode("utf-8")) <= NAME_BYTES:
+            return path
+        why = f"a document name is at most {NAME_BYTES} bytes in UTF-8"
+    elif run := _RUN.fullmatch(path):
+        try:
+            check_name(run.group(1), "the run id")
+            return path
+        except InvalidInput as exc:
+            why = str(exc)
+    raise InvalidInput(f"{path[:80]!r} is not a bundle document path ({why})")
 
 
 class BundleFiles:
@@ -85,15 +105,29 @@ class BundleFiles:
         self.root = root
 
     def path_of(self, bundle_id: str, path: str = "") -> Path:
+        """The file (or the bundle's folder) of a document, checked: no link on the way, every name fits.
+
+        Raises `UnsafePath` for a link, `OSError` (ENAMETOOLONG) for a name the file
+        system cannot hold, `ValueError` for one it cannot encode.
+        """
         target = self.root / bundle_id / path if path else self.root / bundle_id
+        parts = target.relative_to(self.root).parts
+        for part in parts:
+            if len(os.fsencode(part)) > NAME_MAX:
+                raise OSError(errno.ENAMETOOLONG, f"the name {part[:40]!r}… is longer than {NAME_MAX} bytes")
         here = self.root
         if here.is_symlink():
             raise UnsafePath(f"the bundles directory {here} is a symlink; Jiyi does not write through links")
-        for part in target.relative_to(self.root).parts:
+        for part in parts:
             here = here / part
             if here.is_symlink():
                 raise UnsafePath(f"{here} is a symlink; Jiyi does not write bundle files through links")
         return target
+
+    def make_private(self) -> None:
+        """Take group and other permissions off the mirror (folders made by an older Jiyi were 0755)."""
+        if self.root.is_dir() and not self.root.is_symlink():
+            make_private(self.root)
 
     def read(self, bundle_id: str, path: str) -> str | None:
         target = self.path_of(bundle_id, path)
@@ -107,24 +141,27 @@ class BundleFiles:
     def write(self, bundle_id: str, path: str, content: str, previous: str | None) -> str | None:
         """Mirror one document; returns where an outside edit was kept, if the file had one."""
         target = self.path_of(bundle_id, path)
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(target.parent)
         on_disk = self.read(bundle_id, path)
         kept = None
         if on_disk is not None and on_disk not in (previous, content):
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
             keep = target.with_name(f"{target.name}.outside-{stamp}")
             target.replace(keep)
+            os.chmod(keep, 0o600)  # an editor may have saved it readable by others; it is ours now
             kept = str(keep.relative_to(self.root / bundle_id))
             log.warning("%s/%s was edited outside Jiyi; kept that version as %s", bundle_id, path, kept)
         write_text(target, content)
         return kept
 
     def state(self, bundle_id: str, path: str, content: str) -> str:
-        """How the file compares with the stored document: same, missing or edited_outside."""
+        """How the file compares with the stored document: same, missing, edited_outside, unsafe or unwritable."""
         try:
             on_disk = self.read(bundle_id, path)
         except UnsafePath:
             return "unsafe"
+        except (OSError, ValueError):
+            return "unwritable"  # its name does not fit the file system (stored by an older Jiyi)
         if on_disk is None:
             return "missing"
         return "same" if on_disk == content else "edited_outside"
@@ -174,7 +211,7 @@ def get_bundle(store: Store, files: BundleFiles, bundle_id: str, path: str | Non
     if path is not None and not docs:
         raise NotFound(f"bundle {bundle_id} has no document {path!r}")
     item = _bundle_dict(row)
-    item["directory"] = str(files.path_of(bundle_id))
+    item["directory"] = str(files.root / bundle_id)  # where its files are mirrored, checked when written
     item["documents"] = [
         {**_document_dict(d, content=True), "file": files.state(bundle_id, d.path, d.content)} for d in docs
     ]
@@ -194,6 +231,7 @@ def put_document(
 ) -> PutResult:
     """Write one document if `expected_revision` is still current (0 for a new document)."""
     kind, key = split_bundle_id(bundle_id)
+    check_name(key, "the bundle key")
     check_path(path)
     _refuse_sensitive_names(redactor, key, path)
     if isinstance(expected_revision, bool) or not isinstance(expected_revision, int) or expected_revision < 0:
@@ -269,7 +307,7 @@ def _mirror(
     """Write the file of a committed document: (where an outside edit was kept, why the file could not be written)."""
     try:
         return files.write(bundle_id, path, content, previous), None
-    except (OSError, UnsafePath) as exc:
+    except (OSError, UnsafePath, ValueError) as exc:
         # The database is the truth and has the write; a later put or `jiyi rebuild` (`mirror_all`) writes the file.
         log.warning("could not mirror %s/%s: %s", bundle_id, path, exc)
         return None, str(exc)
@@ -321,10 +359,26 @@ def record_run(store: Store, card: dict[str, Any]) -> Pending:
     return writes
 
 
-def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> None:
-    """Write committed documents to their files."""
+@dataclass
+class MirrorReport:
+    """How many files were written, and how many could not be (each is logged; the database has them)."""
+
+    written: int = 0
+    failed: int = 0
+
+    def count(self, problem: str | None) -> None:
+        if problem is None:
+            self.written += 1
+        else:
+            self.failed += 1
+
+
+def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> MirrorReport:
+    """Write committed documents to their files; one that cannot be written never stops the others."""
+    report = MirrorReport()
     for path, (text, previous) in writes.items():
-        _mirror(files, bundle_id, path, text, previous)  # problems are logged; the database has the run
+        report.count(_mirror(files, bundle_id, path, text, previous)[1])
+    return report
 
 
 def _starter_documents(card: dict[str, Any]) -> dict[str, str]:
@@ -385,11 +439,19 @@ def _index(bundle_id: str, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def mirror_all(store: Store, files: BundleFiles) -> int:
-    """Write every document whose file is missing (after a crash between commit and mirror, or a wiped folder)."""
-    written = 0
+def mirror_all(store: Store, files: BundleFiles) -> MirrorReport:
+    """Write every document whose file is missing (after a crash between commit and mirror, or a wiped folder).
+
+    A document whose file cannot be written (a name the file system refuses, a
+    full disk) is logged and counted, and the others are still written.
+    """
+    files.make_private()
+    report = MirrorReport()
     for doc in BundleDocument.select():
-        if files.state(doc.bundle_id, doc.path, doc.content) == "missing":
-            _, problem = _mirror(files, doc.bundle_id, doc.path, doc.content, None)
-            written += problem is None
-    return written
+        state = files.state(doc.bundle_id, doc.path, doc.content)
+        if state == "missing":
+            report.count(_mirror(files, doc.bundle_id, doc.path, doc.content, None)[1])
+        elif state == "unwritable":
+            log.warning("cannot mirror %s/%s: its name does not fit the file system", doc.bundle_id, doc.path[:80])
+            report.failed += 1
+    return report

@@ -11,7 +11,12 @@ from store.core.errors import InvalidInput, SensitiveContent
 from store.core.redact import Redactor
 from store.desk.workday import workday_of
 
-_ID = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,128}$")
+# No control characters (C0, DEL, C1), no line or paragraph separators, no lone surrogates
+# (they cannot be encoded for SQLite or a file name), no slashes of either kind.
+_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff/\\]{1,128}")
+# A file or folder name holds 255 bytes; Jiyi adds up to 30 to a bundle file's name
+# (`<name>.outside-<time>` for a kept outside edit, `.<name>.<random>` while writing).
+NAME_BYTES = 200
 TRUNCATED = "…[truncated {n} characters]"
 
 
@@ -19,11 +24,25 @@ def check_id(value: object, what: str, redactor: Redactor | None = None) -> str:
     """An id: 1–128 characters, no control characters or slashes; never sensitive text (with a `redactor`)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be a non-empty string")
-    if not _ID.match(value) or value != value.strip() or value in {".", ".."}:
-        raise InvalidInput(f"{what} {value[:40]!r} must be 1–128 characters without slashes or control characters")
+    if not _ID.fullmatch(value) or value != value.strip() or value in {".", ".."}:
+        raise InvalidInput(
+            f"{what} {value[:40]!r} must be 1–128 characters without slashes, backslashes or control characters"
+        )
     if redactor is not None and redactor.is_sensitive(value):
         raise SensitiveContent(f"{what} looks sensitive (a number, token or listed word); ids are stored as they are")
     return value
+
+
+def check_name(value: object, what: str, redactor: Redactor | None = None) -> str:
+    """An id that becomes a file or folder name: `check_id`, and at most `NAME_BYTES` bytes in UTF-8."""
+    name = check_id(value, what, redactor)
+    size = len(name.encode("utf-8"))
+    if size > NAME_BYTES:
+        raise InvalidInput(
+            f"{what} {name[:40]!r}… is {size} bytes in UTF-8; it names a file or folder, so it may be "
+            f"at most {NAME_BYTES} bytes (about {NAME_BYTES // 3} Chinese characters)"
+        )
+    return name
 
 
 def safe_text(redactor: Redactor, value: object, what: str, max_chars: int) -> tuple[str, bool]:

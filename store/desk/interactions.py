@@ -14,7 +14,7 @@ from typing import Any
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.redact import Redactor
-from store.desk.common import When, check_id, safe_text
+from store.desk.common import When, check_id, check_name, safe_text
 from store.desk.models import Interaction, TaskCard, TopicInteraction
 from store.desk.projection import DOMAIN
 
@@ -136,9 +136,14 @@ def complete_task(
 ) -> tuple[dict[str, Any], bool]:
     """Save the task card of a finished task; (card, whether anything changed)."""
     check_id(task_id, "task_id", redactor)
-    for value, what in ((schedule_id, "schedule_id"), (run_id, "run_id"), (interaction_id, "interaction_id")):
+    # A schedule and its runs name the bundle's folders: they must fit a file name.
+    for value, what, check in (
+        (schedule_id, "schedule_id", check_name),
+        (run_id, "run_id", check_name),
+        (interaction_id, "interaction_id", check_id),
+    ):
         if value is not None:
-            check_id(value, what, redactor)
+            check(value, what, redactor)
     if schedule_id is not None and run_id is None:
         raise InvalidInput("a scheduled task needs its run_id (the bundle keeps one summary per run)")
     if status not in TASK_STATUSES:

@@ -1,0 +1,50 @@
+"""The commands facing files and names: bad input exits 2, and one unwritable bundle file never fails a rebuild."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from service.cli.main import main
+from service.config import load_config
+from service.memory.memory import Memory
+from store.desk.projection import DOMAIN
+
+Capsys = pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def run(home: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch):
+    for key in [k for k in os.environ if k.startswith("JIYI_")]:
+        monkeypatch.delenv(key)
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = main([*args, "--home", str(home)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke
+
+
+def test_importing_through_a_symlinked_folder_exits_2_naming_it(run, tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "experience").symlink_to("/etc", target_is_directory=True)
+    code, _, err = run("import", "taskwizard", str(root))
+    assert code == 2 and f"{root / 'experience'} is a symlink" in err
+
+
+def test_rebuild_writes_back_what_it_can_and_reports_what_it_cannot(run, home: Path) -> None:
+    with Memory.open(load_config(home=home, env={})) as memory:
+        memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
+        folder = Path(memory.desk.bundle_directory("schedule/weekly"))
+        with memory.store.atomic():  # a run name an older Jiyi accepted, longer than a file name holds
+            payload = {"bundle_id": "schedule/weekly", "path": f"runs/{'运' * 90}/summary.md", "revision": 1}
+            memory.store.append(DOMAIN, "bundle_document_put", {**payload, "content": "旧"}, actor="system")
+    (folder / "lessons.md").unlink()
+    code, out, err = run("rebuild")
+    assert code == 0 and "1 missing bundle files written back" in out and "integrity ok" in out
+    assert "1 bundle files could not be written" in err
+    assert (folder / "lessons.md").is_file()
