@@ -9,6 +9,16 @@ they were built with: a mismatch is an error that names `jiyi rebuild-vec`.
 Vectors are always computed by Jiyi's embedder (Chroma's own default would
 download a model). Ids are the run ids, so an upsert is idempotent; an
 unchanged source hash is never embedded again.
+
+The embedded index is private like the rest of the home: `vectors/` is made
+0700 before Chroma opens it, and after Chroma creates or writes files (its
+client, each upsert and delete) a pass takes group and other bits off what
+it made with the process umask (files 0600, folders 0700). Not a umask around
+Chroma's calls: the umask is process-wide, so it would also change what other
+threads create meanwhile (the console's own files, exports) and race with
+them restoring it; Chroma (1.x, local) writes its files in the calling
+thread, during those calls, so the pass after them leaves nothing behind, and
+until it runs the 0700 folder keeps others out.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from recall.embedders import CHOICES, Embedder
+from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
 
 log = logging.getLogger("jiyi.recall")
@@ -79,8 +90,10 @@ def _client(home: Path, url: str) -> Any:
             settings=settings,
         )
     folder = home / "vectors"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return chromadb.PersistentClient(path=str(folder), settings=settings)
+    make_private_dirs(folder)
+    client = chromadb.PersistentClient(path=str(folder), settings=settings)
+    make_private(folder)  # chroma.sqlite3, and what an older Jiyi left readable
+    return client
 
 
 class VectorIndex:
@@ -104,6 +117,11 @@ class VectorIndex:
                     where = self.url or str(self.home / "vectors")
                     raise EnvironmentProblem(f"cannot open the vector index at {where}: {exc}") from exc
             return self._client
+
+    def _keep_private(self) -> None:
+        """Take group and other bits off the files Chroma just made (the embedded index only)."""
+        if not self.url:
+            make_private(self.home / "vectors")
 
     def _prefix(self, kind: str) -> str:
         """`kind`, this embedder's slug and dimension: two embedders' collections never share a name."""
@@ -168,12 +186,14 @@ class VectorIndex:
                 documents=[d.text for d in changed],
                 metadatas=[{**d.metadata, "source_hash": d.source_hash} for d in changed],
             )
+            self._keep_private()  # a collection's first vectors make its segment folder and files
         return len(changed)
 
     def delete(self, kind: str, scope: str, ids: Sequence[str]) -> None:
         collection = self.collection(kind, scope, create=False)
         if collection is not None and ids:
             collection.delete(ids=list(ids))
+            self._keep_private()
 
     def query(self, kind: str, scope: str, vector: Any, k: int) -> list[Hit]:
         """The `k` nearest items of the scope (none when it has no collection yet)."""
