@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recall.alias_vectors import worth_embedding
 from recall.resolve import Resolution, ResolverIndex
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
@@ -66,7 +67,7 @@ class AppKbService:
         self._index_lock = threading.Lock()
         self._index: ResolverIndex | None = None
         self._index_seq = -1
-        self._index_generation = -1
+        self._current: tuple[int, ResolverIndex, int] | None = None  # (bus generation, index, App-KB seq)
         self._installed: dict[str, tuple[int, dict[str, str] | None]] = {}
         deny = tuple(parts.config.launch_deny)
         self._deny_exact = frozenset(p for p in deny if not p.endswith("."))
@@ -225,9 +226,14 @@ class AppKbService:
         date are applied, so a write costs the index what it changed. Rebuilt in
         full when a third of it is tombstones.
         """
+        return self._resolver()[0]
+
+    def _resolver(self) -> tuple[ResolverIndex, int]:
+        """The resolver's index and the App-KB event it is up to date with."""
         generation = self.parts.bus.generation
-        if self._index is not None and self._index_generation == generation:
-            return self._index
+        current = self._current  # one tuple, so generation, index and seq are read together
+        if current is not None and current[0] == generation:
+            return current[1], current[2]
         with self._index_lock:
             seq = self.store.last_seq(APP_KB)
             if self._index is None or self._index.dead_share > 0.33:
@@ -239,8 +245,8 @@ class AppKbService:
                         break
                     self._index.apply_event(event.type, event.payload)
             self._index_seq = seq
-            self._index_generation = generation
-            return self._index
+            self._current = (generation, self._index, seq)
+            return self._index, seq
 
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
         """Which package `name` means on `device`: resolved, ambiguous or unknown, with candidates."""
@@ -250,15 +256,15 @@ class AppKbService:
             raise InvalidInput("device must be a non-empty serial")
         installed = self.installed(device) if device else None
         present = set(installed) if installed is not None else None
-        index = self.resolver_index()
+        index, appkb_seq = self._resolver()
         result = index.resolve(name, device=device, installed=present, deny=self.launch_denied)
         if result.state != "unknown" or result.candidates or result.not_installed or not result.normalized:
             return result
-        if self.config.resolve_embedding == "off":
+        if self.config.resolve_embedding == "off" or not worth_embedding(result.normalized):
             return result
         # Nothing knows the name: ask the alias vectors (weak evidence: candidates, never `resolved`).
         try:
-            route = self.recall.alias_route(self.parts.bus.generation)
+            route = self.recall.alias_route(appkb_seq)
         except Exception as exc:  # the model or the index is unusable: the fast answer stands
             log.warning("the embedding route is unavailable: %s", exc)
             return result

@@ -1,7 +1,9 @@
 """Recall as the service runs it: the embedder, the vector index and the mention index together.
 
 Everything heavy loads lazily on first use (never at start-up, never on the
-GUI thread). The mention index follows the App-KB by generation.
+GUI thread). The mention index follows the App-KB by generation; the alias
+route by the App-KB's last event, so writes elsewhere never make it reconcile
+the collection again, and its query vectors outlive it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from recall.alias_vectors import AliasRoute, NameOf, alias_documents
+from recall.alias_vectors import AliasRoute, NameOf, QueryVectors, alias_documents
 from recall.embedders import Embedder, get_embedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
 from recall.term_ownership import goal_terms
@@ -43,6 +45,8 @@ class RecallService:
         self._engine: EpisodeRecall | None = None
         self._mentions: tuple[int, MentionIndex] | None = None
         self._aliases: tuple[int, AliasRoute] | None = None
+        self._aliases_lock = threading.Lock()
+        self._query_vectors: QueryVectors | None = None
         self.errors: dict[str, int] = {"episode": 0}
 
     @property
@@ -74,19 +78,30 @@ class RecallService:
         self._mentions = (generation, index)
         return index
 
-    def alias_route(self, generation: int) -> AliasRoute:
-        """The resolver's embedding route over the `app_alias` collection, reconciled with App-KB `generation`."""
+    def alias_route(self, appkb_seq: int) -> AliasRoute:
+        """The resolver's embedding route over the `app_alias` collection, reconciled with the App-KB as of its
+        event `appkb_seq` (made once per App-KB state; one thread reconciles while the others wait for it)."""
         cached = self._aliases
-        if cached is not None and cached[0] == generation:
+        if cached is not None and cached[0] == appkb_seq:
             return cached[1]
-        route = AliasRoute(self.engine.index, self.engine.embedder)
-        self.sync_aliases(route)
-        self._aliases = (generation, route)
-        return route
+        with self._aliases_lock:
+            cached = self._aliases
+            if cached is not None and cached[0] == appkb_seq:
+                return cached[1]
+            route = self._new_alias_route()
+            self.sync_aliases(route)
+            self._aliases = (appkb_seq, route)
+            return route
+
+    def _new_alias_route(self) -> AliasRoute:
+        engine = self.engine
+        if self._query_vectors is None or self._query_vectors.embedder is not engine.embedder:
+            self._query_vectors = QueryVectors(engine.embedder)
+        return AliasRoute(engine.index, engine.embedder, self._query_vectors)
 
     def sync_aliases(self, route: AliasRoute | None = None) -> dict[str, int]:
         """Reconcile the `app_alias` collection with the registry and the App-KB's live names."""
-        route = route or AliasRoute(self.engine.index, self.engine.embedder)
+        route = route or self._new_alias_route()
         names = [NameOf(e.term, e.package, e.label) for e in appkb.list_entries(self.store, include_stale=False)]
         return route.sync(alias_documents(self.registry, names))
 
