@@ -99,6 +99,22 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
         ("memory.maintenance.commit", {"topics": "x"}, "invalid_params"),
         ("memory.topic.get", {"topic_id": "nope"}, "not_found"),
         ("consolidation.record", {"kind": "workday_review"}, "invalid_params"),
+        # Names that become files: longer than a file name holds, a trailing newline, backslashes.
+        (
+            "task.complete",
+            {"task_id": "k", "title": "x", "status": "succeeded", "schedule_id": "s", "run_id": "运" * 90},
+            "invalid_params",
+        ),
+        (
+            "bundle.document.put",
+            {"bundle_id": "project/p", "path": "a.md\n", "content": "x", "expected_revision": 0},
+            "invalid_params",
+        ),
+        (
+            "bundle.document.put",
+            {"bundle_id": "project/p", "path": "runs/..\\..\\x/summary.md", "content": "x", "expected_revision": 0},
+            "invalid_params",
+        ),
     ],
 )
 def test_bad_desk_requests_get_clear_errors(shared_server: Server, method: str, params: dict, code: str) -> None:
