@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import tempfile
 from pathlib import Path
+
+log = logging.getLogger("jiyi.store")
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -51,7 +54,11 @@ def _privatize(path: str) -> int:
         return 0  # removed meanwhile
     if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
         return 0
-    os.chmod(path, PRIVATE_DIR if stat.S_ISDIR(info.st_mode) else PRIVATE_FILE)
+    try:
+        os.chmod(path, PRIVATE_DIR if stat.S_ISDIR(info.st_mode) else PRIVATE_FILE)
+    except OSError as exc:  # not ours (another user put it there): say so, and go on with the rest
+        log.warning("cannot make %s private: %s", path, exc.strerror)
+        return 0
     return 1
 
 

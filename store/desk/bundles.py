@@ -161,7 +161,7 @@ class BundleFiles:
         except UnsafePath:
             return "unsafe"
         except (OSError, ValueError):
-            return "unwritable"  # its name does not fit the file system (stored by an older Jiyi)
+            return "unwritable"  # a name the file system refuses (stored by an older Jiyi), or an unreadable folder
         if on_disk is None:
             return "missing"
         return "same" if on_disk == content else "edited_outside"
@@ -452,6 +452,6 @@ def mirror_all(store: Store, files: BundleFiles) -> MirrorReport:
         if state == "missing":
             report.count(_mirror(files, doc.bundle_id, doc.path, doc.content, None)[1])
         elif state == "unwritable":
-            log.warning("cannot mirror %s/%s: its name does not fit the file system", doc.bundle_id, doc.path[:80])
+            log.warning("cannot mirror %s/%s: the file system refuses its path", doc.bundle_id[:80], doc.path[:80])
             report.failed += 1
     return report
