@@ -21,7 +21,7 @@ from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from store.appkb import alias_correction
-from store.core.errors import InvalidInput
+from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import lessons, recall_stats
 from store.episodes.archive import DOMAIN as EXPERIENCE
@@ -279,6 +279,11 @@ class RunService:
         try:
             with self.parts.writes:
                 write()
+        except EnvironmentProblem as exc:
+            # A full disk or a spent budget is the machine's state, not a bug: no traceback for it.
+            self.archive_failures += 1
+            log.warning("archiving failed (%d so far); the run goes on: %s", self.archive_failures, exc)
+            return False
         except Exception:
             self.archive_failures += 1
             log.exception("archiving failed (%d so far); the run goes on", self.archive_failures)

@@ -19,10 +19,10 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from peewee import IntegrityError, SqliteDatabase
+from peewee import DatabaseError, IntegrityError, SqliteDatabase, _savepoint
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
+from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath, storage_problem
 from store.core.home import HomeLock, check_private_file, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
@@ -46,7 +46,7 @@ REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sq
 class Store:
     """Owns the database of one home. Open with `Store.open`, close with `close`."""
 
-    def __init__(self, home: Path, db: SqliteDatabase, lock: HomeLock) -> None:
+    def __init__(self, home: Path, db: JiyiDatabase, lock: HomeLock) -> None:
         self.home = home
         self.path = home / DB_NAME
         self.db = db
@@ -358,7 +358,64 @@ class _Transaction(AbstractContextManager[Any]):
             self._store._set_view_state(domain, {"version": version, "seq": seq})
 
 
-def _connect(path: Path) -> SqliteDatabase:
+class JiyiDatabase(SqliteDatabase):
+    """peewee's SQLite database, telling environment errors apart from bugs.
+
+    An error SQLite reports for the machine or the file (disk full, I/O error,
+    locked, read-only, damaged; see `storage_problem`) is raised as
+    `StorageProblem`, so callers answer `unavailable` rather than `internal`;
+    any other error stays peewee's own (a bug). And a transaction SQLite has
+    already rolled back is not rolled back a second time.
+    """
+
+    def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        try:
+            return super().execute_sql(sql, params)
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def begin(self, lock_type: str | None = None) -> None:
+        try:
+            super().begin(lock_type)
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def rollback(self) -> None:
+        # On SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM (and SQLITE_BUSY at COMMIT) SQLite may roll the
+        # whole transaction back by itself; a ROLLBACK then fails with "cannot rollback - no
+        # transaction is active", and that error would replace the one that explains what happened.
+        if self.sqlite_transaction_open():
+            super().rollback()
+
+    def savepoint(self) -> _savepoint:
+        return _Savepoint(self)
+
+    def sqlite_transaction_open(self) -> bool:
+        """Whether SQLite itself has a transaction open on this thread's connection (not peewee's bookkeeping)."""
+        return not self.is_closed() and bool(self.connection().in_transaction)
+
+
+class _Savepoint(_savepoint):
+    """A savepoint that is not rolled back after SQLite has rolled back the whole transaction (it is gone then)."""
+
+    def rollback(self, begin: bool = True) -> None:
+        if isinstance(self.db, JiyiDatabase) and not self.db.sqlite_transaction_open():
+            return
+        super().rollback(begin)
+
+
+def _classified(exc: DatabaseError) -> Exception:
+    """`exc` as a `StorageProblem` when the environment caused it, else `exc` itself."""
+    return storage_problem(exc) or exc
+
+
+def _connect(path: Path) -> JiyiDatabase:
     """Connect to `path` with Jiyi's pragmas after checking the files are private."""
     for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
         check_private_file(Path(f"{path}{suffix}"), what)
@@ -370,19 +427,28 @@ def _connect(path: Path) -> SqliteDatabase:
         except OSError as exc:
             raise EnvironmentProblem(f"cannot create database {path}: {exc.strerror}") from exc
         os.close(fd)
-    db = SqliteDatabase(str(path), pragmas=PRAGMAS)
+    db = JiyiDatabase(str(path), pragmas=PRAGMAS)
     try:
         db.connect()
         mode = db.execute_sql("PRAGMA journal_mode").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, DatabaseError, EnvironmentProblem) as exc:
         db.close()
-        raise EnvironmentProblem(f"cannot open database {path}: {exc}") from exc
+        raise EnvironmentProblem(f"cannot open database {path}: {exc}{_full_disk_hint(path)}") from exc
     if str(mode).lower() != "wal":
         db.close()
         raise EnvironmentProblem(f"database {path} refused WAL mode (got {mode})")
     for suffix, what in (("-wal", "WAL file"), ("-shm", "shared-memory file")):
         check_private_file(Path(f"{path}{suffix}"), what)
     return db
+
+
+def _full_disk_hint(path: Path) -> str:
+    """ " (the disk holding it is full; …)" when it is: SQLite reports a full disk on opening as an I/O error."""
+    try:
+        full = os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return ""
+    return " (the disk holding it is full; free some space)" if full else ""
 
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "Store"]

@@ -13,6 +13,8 @@ other.
 
 from __future__ import annotations
 
+import errno
+import sqlite3
 from typing import Literal, get_args
 
 ErrorCode = Literal["invalid_params", "not_found", "conflict", "forbidden", "unavailable", "internal"]
@@ -47,6 +49,33 @@ class SchemaTooNew(EnvironmentProblem):
     """The database was written by a newer Jiyi than this one."""
 
     code: ErrorCode = "unavailable"
+
+
+class StorageProblem(EnvironmentProblem):
+    """SQLite could not read or write the database for a reason outside Jiyi: the disk is full,
+    an I/O error, another connection holds the lock, the file is read-only or damaged.
+
+    `sqlite_code` is SQLite's (primary) result code name, e.g. `SQLITE_FULL`.
+    """
+
+    code: ErrorCode = "unavailable"
+
+    def __init__(self, message: str, sqlite_code: str) -> None:
+        super().__init__(message)
+        self.sqlite_code = sqlite_code
+
+
+class HomeOverBudget(EnvironmentProblem):
+    """The home has grown past its size budget (`JIYI_MAX_HOME_MB`); writes wait, reads go on.
+
+    `details` (the socket's `error.data`) carries the measured size and the budget, in bytes.
+    """
+
+    code: ErrorCode = "unavailable"
+
+    def __init__(self, message: str, details: dict[str, object]) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 class InvalidInput(JiyiError):
@@ -85,3 +114,58 @@ class Conflict(JiyiError):
     def __init__(self, message: str, details: dict[str, object] | None = None) -> None:
         super().__init__(message)
         self.details = details
+
+
+# SQLite's primary result codes that say the machine or the file is at fault, not Jiyi's SQL (as
+# qutebrowser's sql.py tells them apart), each with what a person can do about it.
+_ENVIRONMENT_CODES: dict[int, tuple[str, str]] = {
+    sqlite3.SQLITE_FULL: ("SQLITE_FULL", "the disk holding the database is full; free some space"),
+    sqlite3.SQLITE_IOERR: ("SQLITE_IOERR", "the disk failed to read or write the database; check the disk"),
+    sqlite3.SQLITE_BUSY: ("SQLITE_BUSY", "another connection holds the database lock; try again shortly"),
+    sqlite3.SQLITE_LOCKED: ("SQLITE_LOCKED", "the database is locked by another connection; try again shortly"),
+    sqlite3.SQLITE_READONLY: ("SQLITE_READONLY", "the database file cannot be written (read-only file or disk)"),
+    sqlite3.SQLITE_CANTOPEN: ("SQLITE_CANTOPEN", "the database file (or its WAL) cannot be opened"),
+    sqlite3.SQLITE_PROTOCOL: ("SQLITE_PROTOCOL", "the database's lock protocol failed; try again shortly"),
+    sqlite3.SQLITE_NOMEM: ("SQLITE_NOMEM", "SQLite ran out of memory"),
+    sqlite3.SQLITE_CORRUPT: ("SQLITE_CORRUPT", "the database file is damaged; restore it from a backup"),
+    sqlite3.SQLITE_NOTADB: ("SQLITE_NOTADB", "the file is not a SQLite database"),
+}
+_ENVIRONMENT_ERRNOS = {
+    errno.ENOSPC: "the disk is full; free some space",
+    errno.EDQUOT: "the disk quota is used up; free some space",
+    errno.EROFS: "the file system is read-only",
+    errno.EIO: "the disk failed to read or write; check the disk",
+}
+
+
+def storage_problem(exc: BaseException) -> StorageProblem | None:
+    """The environment problem behind a database error, or None when it is not one (then it is a bug).
+
+    Looks at SQLite's result code of `exc` and of the errors it wraps or was
+    raised while handling (peewee wraps sqlite3's errors; a failed rollback
+    hides the error that caused it), so a full disk is recognised however it
+    surfaces. The message says what happened and what a person can do.
+    """
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, StorageProblem):
+            return current
+        code = getattr(current, "sqlite_errorcode", None)
+        if isinstance(current, sqlite3.Error) and isinstance(code, int) and code & 0xFF in _ENVIRONMENT_CODES:
+            name, advice = _ENVIRONMENT_CODES[code & 0xFF]
+            return StorageProblem(f"the database is unavailable: {advice} (SQLite: {current})", name)
+        todo.extend(arg for arg in getattr(current, "args", ()) if isinstance(arg, BaseException))
+        todo.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return None
+
+
+def os_problem(exc: OSError, what: str) -> EnvironmentProblem:
+    """An `OSError` on `what` (e.g. "home /x") as an environment problem with advice a person can act on."""
+    advice = _ENVIRONMENT_ERRNOS.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc)
+    return EnvironmentProblem(f"cannot write {what}: {reason}" + (f" ({advice})" if advice else ""))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, HomeLocked, UnsafePath
+from store.core.errors import EnvironmentProblem, HomeLocked, UnsafePath, os_problem
 
 LOCK_NAME = "jiyi.lock"
 
@@ -84,17 +84,26 @@ class HomeLock:
         """Take the lock or raise `HomeLocked` naming the process that holds it."""
         check_private_file(self.path, "lock file")
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags, 0o600)
+        try:
+            fd = os.open(self.path, flags, 0o600)
+        except OSError as exc:
+            raise os_problem(exc, f"lock file {self.path}") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise HomeLocked(self._describe_owner()) from None
-            raise
+            raise os_problem(exc, f"lock file {self.path}") from exc
         owner = {"pid": os.getpid(), "argv": sys.argv[:4], "since": clock.iso_now()}
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps(owner, ensure_ascii=False).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps(owner, ensure_ascii=False).encode())
+        except OSError as exc:
+            # A full disk shows here first: the owner's note is the first byte Jiyi writes on opening.
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise os_problem(exc, f"lock file {self.path}") from exc
         self._fd = fd
 
     def release(self) -> None:
