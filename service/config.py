@@ -150,6 +150,12 @@ SETTINGS: tuple[Setting, ...] = (
         "agent connections served at once; more are refused (0: a quarter of the open-file limit, at most 1024)",
     ),
     Setting("idle_timeout", _whole(0), 300, "seconds a connection may stay silent before it is closed (0: never)"),
+    Setting(
+        "max_home_mb",
+        _whole(0),
+        4096,
+        "size budget of the home in MB (database, WAL, bundle files); past it writes are refused; 0: none",
+    ),
     Setting("sensitive_words", _words, (), "extra words that make a text sensitive"),
     Setting("launch_deny", _words, (), "packages (or prefixes ending in '.') never auto-launched"),
     Setting("bundles", _path, "", "where bundle folders are mirrored (default: <home>/bundles)"),

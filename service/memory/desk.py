@@ -261,6 +261,9 @@ class DeskService:
         if not 1 <= limit <= topics.MAX_BATCH:
             raise InvalidInput(f"limit must be between 1 and {topics.MAX_BATCH}")
         seconds = lease_seconds or self.config.lease_seconds
+        if self.store.budget is not None:
+            # A lease lives in memory, but its commit would be refused: tell the planner before it does the work.
+            self.store.budget.check()
         with self._leases_lock:
             now = time.monotonic()
             for batch_id in [b for b, lease in self._leases.items() if lease.expires <= now]:

@@ -32,6 +32,7 @@ from service.memory.results import Health, Overview, StoreCounts
 from service.memory.runs import RunService
 from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
+from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
 from store.core.errors import NotFound
 from store.core.redact import Redactor, default_words
@@ -62,6 +63,11 @@ class Memory:
     """Everything Jiyi remembers, behind one object. Open with `Memory.open`."""
 
     def __init__(self, config: Config, store: Store, registry: AppRegistry) -> None:
+        store.budget = HomeBudget(
+            config.max_home_mb * MB,
+            files=[store.path, *(Path(f"{store.path}{suffix}") for suffix in ("-wal", "-shm"))],
+            folders=[config.bundles_path],
+        )
         self.parts = Parts(config, store, registry, Redactor([*default_words(), *config.sensitive_words]))
         self.recall = RecallService(self.parts)
         self.appkb = AppKbService(self.parts, self.recall)
@@ -126,6 +132,7 @@ class Memory:
                     "episodes": self.runs.count_episodes(),
                     "devices": self.appkb.devices(),
                     "desk": self.desk.desk_counts(),
+                    "home_size": self.home_size(),
                 },
             )
             self._counts = counts
@@ -140,6 +147,15 @@ class Memory:
             "archive_failures": self.runs.archive_failures,
             **counts[1],
         }
+
+    def home_size(self) -> HomeSize:
+        """How many bytes the home's database and bundle files take, and its budget (`JIYI_MAX_HOME_MB`).
+
+        An estimate, measured again every so many writes or seconds; past the
+        budget every write is refused (`HomeOverBudget`) and reads go on.
+        """
+        assert self.store.budget is not None
+        return self.store.budget.size()
 
     def health_is_cached(self) -> bool:
         """Whether `health()` would answer without touching the database."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
+from store.core.budget import HomeSize
+
 JsonObject = dict[str, Any]
 
 
@@ -148,6 +150,7 @@ class StoreCounts(TypedDict):
     episodes: int
     devices: list[str]
     desk: dict[str, int]
+    home_size: HomeSize  # bytes used (an estimate), the budget, whether it is reached
 
 
 class Health(StoreCounts):

@@ -1,19 +1,85 @@
-"""Validated method parameters: each getter names the parameter it refuses."""
+"""Validated method parameters: each getter names the parameter it refuses, and the limit it broke.
+
+Every number anywhere in the params is checked on arrival: JSON reads `1e400`
+as infinity and keeps integers of thousands of digits, and neither can be
+stored, compared with SQLite's 64-bit integers, or sent back as JSON.
+"""
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
+from store.core import clock
 from store.core.errors import InvalidInput
 
 MAX_TEXT = 4096
 MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
+MAX_NAME = 256  # an app's name or package
+MAX_DOCUMENT_BYTES = 64 * 1024  # an object stored as it is (consolidation detail), serialized as UTF-8 JSON
+INT_LIMIT = (1 << 63) - 1  # SQLite's INTEGER: a larger integer can be neither stored nor compared
+EPOCH_MAX = 32_503_680_000  # 3000-01-01T00:00:00Z; no time an agent means lies beyond it
+
+
+def _bad_number(value: Any) -> bool:
+    """Whether `value` holds, at any depth, a float that is not finite or an integer beyond 64 bits."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, int):
+            if not -INT_LIMIT - 1 <= item <= INT_LIMIT:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def check_numbers(value: Any, where: str) -> None:
+    """Refuse a number JSON cannot carry or SQLite cannot keep, naming where it is (`params.detail.x`)."""
+    if not _bad_number(value):
+        return
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InvalidInput(f"{path} is not a finite number (JSON numbers beyond ±1.8e308 are refused)")
+        if isinstance(item, int) and not -INT_LIMIT - 1 <= item <= INT_LIMIT:
+            raise InvalidInput(f"{path} is out of range: integers are limited to 64 bits (±{INT_LIMIT})")
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{str(key)[:40]}", v) for key, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{index}]", v) for index, v in enumerate(item))
+
+
+def check_epoch(value: Any, where: str) -> float:
+    """`value` as epoch seconds, refused unless a number between 0 and `EPOCH_MAX` (the year 3000)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{where} must be epoch seconds")
+    if not 0 <= value <= EPOCH_MAX:
+        raise InvalidInput(f"{where} must be epoch seconds between 0 and {EPOCH_MAX} (the year 3000)")
+    return float(value)
+
+
+def serialized_size(value: Any) -> int:
+    """The bytes `value` takes as compact UTF-8 JSON (as the event log keeps it)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
 
 
 class Params:
-    """Read a request's params; `done()` refuses any that were not read (typos show up at once)."""
+    """Read a request's params; `done()` refuses any that were not read (typos show up at once).
+
+    Refuses at once (`InvalidInput`) params holding a number that is not finite
+    or an integer beyond 64 bits, wherever it is.
+    """
 
     def __init__(self, data: dict[str, Any]) -> None:
+        check_numbers(data, "params")
         self._data = data
         self._read: set[str] = set()
 
@@ -21,7 +87,8 @@ class Params:
         self._read.add(name)
         return self._data.get(name)
 
-    def text(self, name: str, *, max_chars: int = MAX_TEXT) -> str:
+    def text(self, name: str, *, max_chars: int = MAX_TEXT, max_bytes: int | None = None) -> str:
+        """A required string of at most `max_chars` characters (and `max_bytes` bytes of UTF-8, when given)."""
         value = self._get(name)
         if value is None:
             raise InvalidInput(f"params.{name} is required")
@@ -29,13 +96,59 @@ class Params:
             raise InvalidInput(f"params.{name} must be a string, not {type(value).__name__}")
         if len(value) > max_chars:
             raise InvalidInput(f"params.{name} is longer than {max_chars} characters")
+        # Four bytes a character at most: only a string that could be over the cap is encoded.
+        if max_bytes is not None and len(value) * 4 > max_bytes:
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > max_bytes:
+                raise InvalidInput(f"params.{name} is {size} bytes of UTF-8, more than the {max_bytes} allowed")
         return value
 
-    def opt_text(self, name: str, *, max_chars: int = MAX_TEXT) -> str | None:
+    def opt_text(self, name: str, *, max_chars: int = MAX_TEXT, max_bytes: int | None = None) -> str | None:
         if self._data.get(name) is None:
             self._read.add(name)
             return None
-        return self.text(name, max_chars=max_chars)
+        return self.text(name, max_chars=max_chars, max_bytes=max_bytes)
+
+    def strings(self, name: str, *, max_items: int, max_chars: int = MAX_NAME) -> list[str] | None:
+        """An optional list of at most `max_items` strings, each of at most `max_chars` characters."""
+        value = self._get(name)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise InvalidInput(f"params.{name} must be a list of strings")
+        if len(value) > max_items:
+            raise InvalidInput(f"params.{name} has more than {max_items} items")
+        for index, item in enumerate(value):
+            if len(item) > max_chars:
+                raise InvalidInput(f"params.{name}[{index}] is longer than {max_chars} characters")
+        return value
+
+    def document(self, name: str, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> dict[str, Any] | None:
+        """An optional JSON object of at most `max_bytes` bytes serialized (compact UTF-8 JSON)."""
+        value = self._get(name)
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise InvalidInput(f"params.{name} must be an object")
+        size = serialized_size(value)
+        if size > max_bytes:
+            raise InvalidInput(f"params.{name} is {size} bytes as JSON, more than the {max_bytes} allowed")
+        return value
+
+    def moment(self, name: str) -> str | float | None:
+        """An optional time: ISO-8601 text or epoch seconds, between 1970 and the year 3000."""
+        value = self._get(name)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                epoch = clock.parse_iso(value.strip()).timestamp() if len(value) <= 64 else -1.0
+            except (ValueError, OverflowError):
+                epoch = -1.0
+            if not 0 <= epoch <= EPOCH_MAX:
+                raise InvalidInput(f"params.{name} must be ISO-8601 text or epoch seconds, between 1970 and 3000")
+            return value
+        return check_epoch(value, f"params.{name}")
 
     def integer(self, name: str, default: int | None = None, *, low: int = 0, high: int = 1 << 31) -> int:
         value = self._get(name)
@@ -86,6 +199,8 @@ class Params:
                 raise InvalidInput(f"params.{name}[{index}] must be {{package, label}} or [package, label]")
             if not isinstance(package, str) or not isinstance(label, str | type(None)):
                 raise InvalidInput(f"params.{name}[{index}]: package and label must be strings")
+            if len(package) > MAX_NAME or len(label or "") > MAX_NAME:
+                raise InvalidInput(f"params.{name}[{index}]: package and label are at most {MAX_NAME} characters")
             apps.append((package, label or ""))
         return apps
 
@@ -93,13 +208,11 @@ class Params:
         return self._get(name)
 
     def window(self) -> tuple[float | None, float | None]:
-        """`since` and `until` as epoch seconds; either may be left out."""
+        """`since` and `until` as epoch seconds (0 to the year 3000); either may be left out."""
         bounds = []
         for name in ("since", "until"):
             value = self._get(name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-                raise InvalidInput(f"params.{name} must be epoch seconds")
-            bounds.append(float(value) if value is not None else None)
+            bounds.append(check_epoch(value, f"params.{name}") if value is not None else None)
         return bounds[0], bounds[1]
 
     def done(self) -> None:

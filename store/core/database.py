@@ -19,10 +19,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from peewee import DatabaseError, IntegrityError, SqliteDatabase, _savepoint
+from peewee import DatabaseError, IntegrityError
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath, storage_problem
+from store.core.budget import HomeBudget
+from store.core.connection import JiyiDatabase
+from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
 from store.core.home import HomeLock, check_private_file, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
@@ -56,6 +58,8 @@ class Store:
         self.rebuilt_on_open: list[str] = []
         # Read caches that live and die with this open store (each keyed by what invalidates it).
         self.caches: dict[str, Any] = {}
+        # When set, every write transaction asks it first (see `store.core.budget`).
+        self.budget: HomeBudget | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -144,7 +148,11 @@ class Store:
             raise RuntimeError("Store.append must run inside Store.atomic()")
         projection = self._projections.get(domain)
         subject = projection.subject_of(event_type, payload) if projection else None
-        text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        try:
+            # allow_nan=False: NaN and infinity are not JSON; kept in the log, they would break every reader.
+            text = json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        except ValueError as exc:
+            raise InvalidInput(f"a {domain} {event_type} event cannot be stored as JSON ({exc})") from None
         stamp = ts or clock.iso_now()
         # Plain SQL: this runs once per event, and peewee's query building would dominate it.
         cursor = self.db.execute_sql(
@@ -155,6 +163,7 @@ class Store:
         if self._txn == 0:
             self._txn = seq
             self.db.execute_sql("UPDATE event SET txn = ? WHERE seq = ?", (seq, seq))
+        self._local.payload_bytes += len(text.encode("utf-8", "surrogatepass"))
         record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
         if projection is not None:
             projection.apply(record)
@@ -330,14 +339,18 @@ class _Transaction(AbstractContextManager[Any]):
 
     def __enter__(self) -> _Transaction:
         self._outer = self._store._txn is None
+        if self._outer and self._store.budget is not None:
+            self._store.budget.check()
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
         self._atomic.__enter__()
         if self._outer:
             self._store._txn = 0
             self._store._local.views = {}
+            self._store._local.payload_bytes = 0
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        committed = False
         try:
             if self._outer and exc[0] is None:
                 try:
@@ -346,73 +359,19 @@ class _Transaction(AbstractContextManager[Any]):
                     self._atomic.__exit__(type(failure), failure, failure.__traceback__)
                     raise
             self._atomic.__exit__(*exc)
+            committed = self._outer and exc[0] is None
         finally:
             if self._outer:
                 self._id = self._store._txn or 0
                 self._store._txn = None
+        if committed and self._store.budget is not None:
+            self._store.budget.wrote(self._store._local.payload_bytes)
 
     def _record_views(self) -> None:
         """The views' bookkeeping: written once per transaction and committed with it."""
         for domain, seq in self._store._local.views.items():
             version = self._store._projections[domain].version
             self._store._set_view_state(domain, {"version": version, "seq": seq})
-
-
-class JiyiDatabase(SqliteDatabase):
-    """peewee's SQLite database, telling environment errors apart from bugs.
-
-    An error SQLite reports for the machine or the file (disk full, I/O error,
-    locked, read-only, damaged; see `storage_problem`) is raised as
-    `StorageProblem`, so callers answer `unavailable` rather than `internal`;
-    any other error stays peewee's own (a bug). And a transaction SQLite has
-    already rolled back is not rolled back a second time.
-    """
-
-    def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
-        try:
-            return super().execute_sql(sql, params)
-        except DatabaseError as exc:
-            raise _classified(exc) from exc
-
-    def begin(self, lock_type: str | None = None) -> None:
-        try:
-            super().begin(lock_type)
-        except DatabaseError as exc:
-            raise _classified(exc) from exc
-
-    def commit(self) -> None:
-        try:
-            super().commit()
-        except DatabaseError as exc:
-            raise _classified(exc) from exc
-
-    def rollback(self) -> None:
-        # On SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM (and SQLITE_BUSY at COMMIT) SQLite may roll the
-        # whole transaction back by itself; a ROLLBACK then fails with "cannot rollback - no
-        # transaction is active", and that error would replace the one that explains what happened.
-        if self.sqlite_transaction_open():
-            super().rollback()
-
-    def savepoint(self) -> _savepoint:
-        return _Savepoint(self)
-
-    def sqlite_transaction_open(self) -> bool:
-        """Whether SQLite itself has a transaction open on this thread's connection (not peewee's bookkeeping)."""
-        return not self.is_closed() and bool(self.connection().in_transaction)
-
-
-class _Savepoint(_savepoint):
-    """A savepoint that is not rolled back after SQLite has rolled back the whole transaction (it is gone then)."""
-
-    def rollback(self, begin: bool = True) -> None:
-        if isinstance(self.db, JiyiDatabase) and not self.db.sqlite_transaction_open():
-            return
-        super().rollback(begin)
-
-
-def _classified(exc: DatabaseError) -> Exception:
-    """`exc` as a `StorageProblem` when the environment caused it, else `exc` itself."""
-    return storage_problem(exc) or exc
 
 
 def _connect(path: Path) -> JiyiDatabase:

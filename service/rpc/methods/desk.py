@@ -10,19 +10,11 @@ from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import ConsolidationRecorded, InteractionRemembered, TaskCompleted
-from service.rpc.params import MAX_ID, Params
+from service.rpc.params import MAX_DOCUMENT_BYTES, MAX_ID, Params
 from service.rpc.registry import MethodTable
-from store.core.errors import InvalidInput
 
 TABLE = MethodTable("desk")
 TURN = 20_000  # characters of one user or assistant turn
-
-
-def _when(p: Params) -> str | float | None:
-    value = p.raw("ts")
-    if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
-        raise InvalidInput("params.ts must be ISO-8601 text or epoch seconds")
-    return value
 
 
 @TABLE.method("memory.recall")
@@ -40,7 +32,7 @@ def interaction_remember(memory: Memory, p: Params) -> InteractionRemembered:
     assistant_text = p.opt_text("assistant_text", max_chars=TURN)
     source = p.opt_text("source", max_chars=64)
     task_id = p.opt_text("task_id", max_chars=MAX_ID)
-    ts = _when(p)
+    ts = p.moment("ts")
     p.done()
     return memory.desk.remember_interaction(
         interaction_id, user_text=user_text, assistant_text=assistant_text, source=source, task_id=task_id, ts=ts
@@ -77,7 +69,7 @@ def task_complete(memory: Memory, p: Params) -> TaskCompleted:
     run_id = p.opt_text("run_id", max_chars=MAX_ID)
     interaction_id = p.opt_text("interaction_id", max_chars=MAX_ID)
     source = p.opt_text("source", max_chars=64)
-    ts = _when(p)
+    ts = p.moment("ts")
     p.done()
     return memory.desk.complete_task(
         task_id,
@@ -108,6 +100,6 @@ def consolidation_record(memory: Memory, p: Params) -> ConsolidationRecorded:
     kind = p.text("kind", max_chars=32)
     workday = p.opt_text("workday", max_chars=10)
     summary = p.opt_text("summary", max_chars=2000)
-    detail = p.raw("detail")
+    detail = p.document("detail", max_bytes=MAX_DOCUMENT_BYTES)
     p.done()
     return memory.desk.record_consolidation(kind, workday=workday, summary=summary, detail=detail)

@@ -13,12 +13,18 @@ from store.core.errors import InvalidInput
 TABLE = MethodTable("maintenance")
 
 
+# Items one commit may carry; each item's fields are capped where they are checked (store.desk).
+MAX_COMMIT_ITEMS = {"topics": 500, "facts": 200, "skills": 50}
+
+
 def _list(p: Params, name: str) -> list[Any]:
     value = p.raw(name)
     if value is None:
         return []
     if not isinstance(value, list):
         raise InvalidInput(f"params.{name} must be a list")
+    if len(value) > MAX_COMMIT_ITEMS[name]:
+        raise InvalidInput(f"params.{name} has more than {MAX_COMMIT_ITEMS[name]} items")
     return value
 
 

@@ -6,11 +6,12 @@ from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import RecallStatistics
-from service.rpc.params import Params
+from service.rpc.params import MAX_NAME, Params
 from service.rpc.registry import MethodTable
 from store.core.errors import InvalidInput
 
 TABLE = MethodTable("recall and lessons")
+MAX_LESSON_APPS = 50  # the packages a lesson is about
 
 
 @TABLE.method("recall.query")
@@ -42,9 +43,7 @@ def recall_runs(memory: Memory, p: Params) -> dict[str, Any]:
 @TABLE.method("lesson.add", writes=True)
 def lesson_add(memory: Memory, p: Params) -> dict[str, Any]:
     text = p.text("text", max_chars=2000)
-    apps = p.raw("apps")
-    if apps is not None and not (isinstance(apps, list) and all(isinstance(a, str) for a in apps)):
-        raise InvalidInput("params.apps must be a list of package names")
+    apps = p.strings("apps", max_items=MAX_LESSON_APPS, max_chars=MAX_NAME)
     p.done()
     return memory.lessons.add_lesson(text, apps or [], actor="agent")
 

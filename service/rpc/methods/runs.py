@@ -6,11 +6,53 @@ from typing import Any
 
 from service.memory.memory import EpisodeFilter, Memory
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
-from service.rpc.params import Params
+from service.rpc.params import Params, check_epoch
 from service.rpc.registry import MethodTable
 from store.core.errors import InvalidInput
 
 TABLE = MethodTable("runs and episodes")
+MAX_EVENT_BYTES = 16 * 1024  # one tool receipt; `intent` and `note` are folded to 200 characters anyway
+MAX_OUTCOME_BYTES = 64 * 1024
+# The caps of an outcome's fields (characters; `deliverable_path` in bytes, as file systems count).
+OUTCOME_TEXT = {"goal_text": 8192, "reason": 2000, "takeover": 2000, "device_scope": 200, "deliverable_path": 1024}
+OUTCOME_LISTS = {"apps": 200, "injected_lessons": 100, "injected_procedures": 100, "capabilities": 100}
+TIMES = ("ts", "ts_start", "ts_end")
+
+
+def _times(document: dict[str, Any], where: str) -> None:
+    """A time given as a number is epoch seconds between 0 and the year 3000 (other types are the store's)."""
+    for name in TIMES:
+        value = document.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            check_epoch(value, f"{where}.{name}")
+
+
+def _event(p: Params) -> dict[str, Any]:
+    event = p.document("event", max_bytes=MAX_EVENT_BYTES)
+    if event is None:
+        raise InvalidInput("params.event is required")
+    _times(event, "params.event")
+    return event
+
+
+def _outcome(p: Params) -> dict[str, Any] | None:
+    """The outcome within its caps; the shape and types of its fields are the store's to check."""
+    outcome = p.document("outcome", max_bytes=MAX_OUTCOME_BYTES)
+    if outcome is None:
+        return None
+    _times(outcome, "params.outcome")
+    for name, cap in OUTCOME_TEXT.items():
+        value = outcome.get(name)
+        if not isinstance(value, str):
+            continue
+        in_bytes = name == "deliverable_path"
+        if (len(value.encode("utf-8", "surrogatepass")) if in_bytes else len(value)) > cap:
+            raise InvalidInput(f"params.outcome.{name} is longer than {cap} {'bytes' if in_bytes else 'characters'}")
+    for name, cap in OUTCOME_LISTS.items():
+        value = outcome.get(name)
+        if isinstance(value, list | dict) and len(value) > cap:
+            raise InvalidInput(f"params.outcome.{name} has more than {cap} items")
+    return outcome
 
 
 @TABLE.method("run.start", writes=True)
@@ -25,7 +67,7 @@ def run_start(memory: Memory, p: Params) -> RunStarted:
 
 @TABLE.method("run.event", writes=True)
 def run_event(memory: Memory, p: Params) -> RunEventReceipt:
-    event = p.raw("event")
+    event = _event(p)
     device = p.opt_text("device", max_chars=128)
     launch_name = p.opt_text("launch_name", max_chars=256)
     failure_message = p.opt_text("failure_message", max_chars=8192)
@@ -36,7 +78,7 @@ def run_event(memory: Memory, p: Params) -> RunEventReceipt:
 @TABLE.method("run.finish", writes=True)
 def run_finish(memory: Memory, p: Params) -> RunFinished:
     run_id = p.text("run_id", max_chars=128)
-    outcome = p.raw("outcome")
+    outcome = _outcome(p)
     p.done()
     return memory.runs.run_finish(run_id, outcome)
 

@@ -1,0 +1,73 @@
+"""The SQLite connection of a store: peewee's database, telling environment errors apart from bugs.
+
+As qutebrowser's `sql.py` does, errors are split by SQLite's result code: the
+machine or the file at fault (disk full, I/O error, locked, read-only,
+damaged) is an `EnvironmentProblem` the user can act on, answered
+`unavailable`; anything else is a bug in Jiyi's SQL and stays peewee's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from peewee import DatabaseError, SqliteDatabase, _savepoint
+
+from store.core.errors import storage_problem
+
+
+class JiyiDatabase(SqliteDatabase):
+    """peewee's SQLite database, telling environment errors apart from bugs.
+
+    An error SQLite reports for the machine or the file (disk full, I/O error,
+    locked, read-only, damaged; see `storage_problem`) is raised as
+    `StorageProblem`, so callers answer `unavailable` rather than `internal`;
+    any other error stays peewee's own (a bug). And a transaction SQLite has
+    already rolled back is not rolled back a second time.
+    """
+
+    def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        try:
+            return super().execute_sql(sql, params)
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def begin(self, lock_type: str | None = None) -> None:
+        try:
+            super().begin(lock_type)
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        except DatabaseError as exc:
+            raise _classified(exc) from exc
+
+    def rollback(self) -> None:
+        # On SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM (and SQLITE_BUSY at COMMIT) SQLite may roll the
+        # whole transaction back by itself; a ROLLBACK then fails with "cannot rollback - no
+        # transaction is active", and that error would replace the one that explains what happened.
+        if self.sqlite_transaction_open():
+            super().rollback()
+
+    def savepoint(self) -> _savepoint:
+        return _Savepoint(self)
+
+    def sqlite_transaction_open(self) -> bool:
+        """Whether SQLite itself has a transaction open on this thread's connection (not peewee's bookkeeping)."""
+        return not self.is_closed() and bool(self.connection().in_transaction)
+
+
+class _Savepoint(_savepoint):
+    """A savepoint that is not rolled back after SQLite has rolled back the whole transaction (it is gone then)."""
+
+    def rollback(self, begin: bool = True) -> None:
+        if isinstance(self.db, JiyiDatabase) and not self.db.sqlite_transaction_open():
+            return
+        super().rollback(begin)
+
+
+def _classified(exc: DatabaseError) -> Exception:
+    """`exc` as a `StorageProblem` when the environment caused it, else `exc` itself."""
+    return storage_problem(exc) or exc
