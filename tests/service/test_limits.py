@@ -21,6 +21,7 @@ from service.memory.memory import Memory
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
 from store.core.errors import InvalidInput
+from tests.conftest import REPO
 from tests.service.conftest import Server, send_lines
 
 HUGE = 10**400  # a valid JSON integer no 64-bit column can hold
@@ -185,6 +186,13 @@ def test_every_free_text_field_has_a_cap_that_names_itself(
     events = memory.store.count_events()
     refused(answer(dispatcher, method, params), "invalid_params", *words)
     assert memory.store.count_events() == events
+
+
+def test_the_caps_of_every_write_method_are_documented() -> None:
+    doc = (REPO / "docs" / "protocol.md").read_text("utf-8")
+    limits = doc[doc.index("## Limits") : doc.index("## Methods")]
+    rows = {line.split("|")[1].strip().strip("`") for line in limits.splitlines() if line.startswith("| `")}
+    assert rows == {m.name for m in REGISTRY.values() if m.writes}
 
 
 def test_a_document_just_under_its_caps_is_kept(dispatcher: Dispatcher) -> None:
