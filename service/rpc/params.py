@@ -140,6 +140,8 @@ class Params:
         value = self._get(name)
         if value is None:
             return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise InvalidInput(f"params.{name} must be ISO-8601 text or epoch seconds")
         if isinstance(value, str):
             try:
                 epoch = clock.parse_iso(value.strip()).timestamp() if len(value) <= 64 else -1.0

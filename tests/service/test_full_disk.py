@@ -11,7 +11,6 @@ covers the same errors portably with SQLite's `max_page_count`.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -48,7 +47,6 @@ def test_a_full_disk_answers_unavailable_and_a_restart_exits_3(short_dir: Path) 
         [*UNSHARE, sys.executable, str(SCENARIO), str(mountpoint), str(run / "jiyi.sock"), JIYI],
         capture_output=True,
         timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.returncode == 0, done.stderr.decode()
     seen = json.loads(done.stdout)
