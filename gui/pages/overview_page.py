@@ -17,8 +17,10 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
-from service.memory.memory import Memory
+from service.memory.memory import HomeSize, Memory
 from service.memory.results import Overview
+
+MB = 1 << 20  # the budget is set in MB (JIYI_MAX_HOME_MB), and the size is shown in the same unit
 
 
 class OverviewPage(QWidget):
@@ -41,6 +43,7 @@ class OverviewPage(QWidget):
                     ("home", self.tr("状态目录")),
                     ("database", self.tr("数据库")),
                     ("schema_version", self.tr("结构版本")),
+                    ("home_size", self.tr("占用空间")),
                 ),
             ),
             (
@@ -107,6 +110,7 @@ class OverviewPage(QWidget):
         ):
             self.values[key].setText(str(data.get(key, "")))
         self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("无"))
+        self._show_size(data["home_size"])
         index = data.get("index") or {}
         if index.get("ok"):
             self.values["index"].setText(self.tr("正常，{0} 条运行向量").format(index.get("episode_vectors", 0)))
@@ -131,6 +135,18 @@ class OverviewPage(QWidget):
         )
         self.rebuild_button.setEnabled(True)
         self.loaded.emit(data)
+
+    def _show_size(self, size: HomeSize) -> None:
+        """The home's size against its budget (JIYI_MAX_HOME_MB); in red once writes are refused."""
+        used, budget = size["bytes"] / MB, size["budget_bytes"]
+        if budget is None:
+            text = self.tr("{0:.1f} MB（不设上限）").format(used)
+        elif size["over_budget"]:
+            text = self.tr("{0:.1f} MB，已到上限 {1} MB：写入被拒绝（JIYI_MAX_HOME_MB）").format(used, budget // MB)
+        else:
+            text = f"{used:.1f} MB / {budget // MB} MB"
+        self.values["home_size"].setText(text)
+        self.values["home_size"].setStyleSheet("color: #b3261e;" if size["over_budget"] else "")
 
     def _quality(self, quality: dict[str, Any]) -> str:
         """The recall page's headline figures for the overview's window, or that nothing was scored."""

@@ -282,7 +282,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/appkb_page.py" line="193"/>
-        <location filename="../../gui/pages/appkb_page.py" line="329"/>
+        <location filename="../../gui/pages/appkb_page.py" line="331"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
@@ -297,32 +297,32 @@
         <translation>Export TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="263"/>
+        <location filename="../../gui/pages/appkb_page.py" line="265"/>
         <source>选择 TaskWizard 的 memory 目录</source>
         <translation>Choose TaskWizard&apos;s memory folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="276"/>
+        <location filename="../../gui/pages/appkb_page.py" line="278"/>
         <source>{0}：已导入过</source>
         <translation>{0}: imported before</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="278"/>
+        <location filename="../../gui/pages/appkb_page.py" line="280"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="293"/>
+        <location filename="../../gui/pages/appkb_page.py" line="295"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="300"/>
+        <location filename="../../gui/pages/appkb_page.py" line="302"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="310"/>
+        <location filename="../../gui/pages/appkb_page.py" line="312"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -1001,162 +1001,177 @@
 <context>
     <name>OverviewPage</name>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="38"/>
+        <location filename="../../gui/pages/overview_page.py" line="42"/>
         <source>存储</source>
         <translation>Storage</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="40"/>
+        <location filename="../../gui/pages/overview_page.py" line="44"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="41"/>
+        <location filename="../../gui/pages/overview_page.py" line="45"/>
         <source>数据库</source>
         <translation>Database</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="42"/>
+        <location filename="../../gui/pages/overview_page.py" line="46"/>
         <source>结构版本</source>
         <translation>Schema version</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="46"/>
+        <location filename="../../gui/pages/overview_page.py" line="47"/>
+        <source>占用空间</source>
+        <translation>Disk use</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="51"/>
         <source>记忆内容</source>
         <translation>What it remembers</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="48"/>
+        <location filename="../../gui/pages/overview_page.py" line="53"/>
         <source>应用库条目</source>
         <translation>App-KB entries</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="49"/>
+        <location filename="../../gui/pages/overview_page.py" line="54"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="50"/>
+        <location filename="../../gui/pages/overview_page.py" line="55"/>
         <source>事件</source>
         <translation>Events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="51"/>
+        <location filename="../../gui/pages/overview_page.py" line="56"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="52"/>
+        <location filename="../../gui/pages/overview_page.py" line="57"/>
         <source>进行中的运行</source>
         <translation>Runs under way</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="56"/>
+        <location filename="../../gui/pages/overview_page.py" line="61"/>
         <source>语义回想</source>
         <translation>Semantic recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="58"/>
+        <location filename="../../gui/pages/overview_page.py" line="63"/>
         <source>模式</source>
         <translation>Mode</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="59"/>
+        <location filename="../../gui/pages/overview_page.py" line="64"/>
         <source>嵌入模型</source>
         <translation>Embedder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="60"/>
+        <location filename="../../gui/pages/overview_page.py" line="65"/>
         <source>向量索引</source>
         <translation>Vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="61"/>
+        <location filename="../../gui/pages/overview_page.py" line="66"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="64"/>
+        <location filename="../../gui/pages/overview_page.py" line="69"/>
         <source>整理与错误</source>
         <translation>Dream and errors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="64"/>
+        <location filename="../../gui/pages/overview_page.py" line="69"/>
         <source>上次整理</source>
         <translation>Last dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="64"/>
+        <location filename="../../gui/pages/overview_page.py" line="69"/>
         <source>最近错误</source>
         <translation>Recent errors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="75"/>
+        <location filename="../../gui/pages/overview_page.py" line="80"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="77"/>
+        <location filename="../../gui/pages/overview_page.py" line="82"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="91"/>
+        <location filename="../../gui/pages/overview_page.py" line="96"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="108"/>
+        <location filename="../../gui/pages/overview_page.py" line="113"/>
         <source>无</source>
         <translation>none</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="111"/>
+        <location filename="../../gui/pages/overview_page.py" line="117"/>
         <source>正常，{0} 条运行向量</source>
         <translation>OK, {0} episode vectors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="114"/>
+        <location filename="../../gui/pages/overview_page.py" line="120"/>
         <source>有问题：{0}</source>
         <translation>Problem: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="155"/>
+        <location filename="../../gui/pages/overview_page.py" line="144"/>
+        <source>{0:.1f} MB（不设上限）</source>
+        <translation>{0:.1f} MB (no budget)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="146"/>
+        <source>{0:.1f} MB，已到上限 {1} MB：写入被拒绝（JIYI_MAX_HOME_MB）</source>
+        <translation>{0:.1f} MB, at its budget of {1} MB: writes are refused (JIYI_MAX_HOME_MB)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="175"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="122"/>
+        <location filename="../../gui/pages/overview_page.py" line="128"/>
         <source>完整</source>
         <translation>full</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="122"/>
+        <location filename="../../gui/pages/overview_page.py" line="128"/>
         <source>轻量</source>
         <translation>light</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="125"/>
+        <location filename="../../gui/pages/overview_page.py" line="131"/>
         <source>还没有整理过</source>
         <translation>Not yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="129"/>
+        <location filename="../../gui/pages/overview_page.py" line="135"/>
         <source>档案写入失败 {0} 次，回想失败 {1} 次</source>
         <translation>{0} archive write failures, {1} recall failures</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="138"/>
+        <location filename="../../gui/pages/overview_page.py" line="156"/>
         <source>近 {0} 天没有评估过的运行</source>
         <translation>No runs scored in the last {0} days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="139"/>
+        <location filename="../../gui/pages/overview_page.py" line="157"/>
         <source>近 {0} 天：评估 {1} 次 · Hit@1 {2:.2f} · 污染率 {3:.2f} · 弃答率 {4:.2f}</source>
         <translation>Last {0} days: {1} runs scored · Hit@1 {2:.2f} · contamination {3:.2f} · abstained {4:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="151"/>
+        <location filename="../../gui/pages/overview_page.py" line="169"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
@@ -1164,137 +1179,137 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="74"/>
+        <location filename="../../gui/pages/recall_page.py" line="75"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="75"/>
+        <location filename="../../gui/pages/recall_page.py" line="76"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="76"/>
+        <location filename="../../gui/pages/recall_page.py" line="77"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="77"/>
+        <location filename="../../gui/pages/recall_page.py" line="78"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="82"/>
+        <location filename="../../gui/pages/recall_page.py" line="83"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="118"/>
+        <location filename="../../gui/pages/recall_page.py" line="119"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="121"/>
+        <location filename="../../gui/pages/recall_page.py" line="122"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="123"/>
+        <location filename="../../gui/pages/recall_page.py" line="124"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="135"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="135"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="135"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="135"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="135"/>
+        <location filename="../../gui/pages/recall_page.py" line="136"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="94"/>
+        <location filename="../../gui/pages/recall_page.py" line="95"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="157"/>
+        <location filename="../../gui/pages/recall_page.py" line="158"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="164"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="180"/>
+        <location filename="../../gui/pages/recall_page.py" line="181"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="181"/>
+        <location filename="../../gui/pages/recall_page.py" line="182"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="197"/>
+        <location filename="../../gui/pages/recall_page.py" line="198"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="247"/>
+        <location filename="../../gui/pages/recall_page.py" line="248"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="249"/>
+        <location filename="../../gui/pages/recall_page.py" line="250"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="251"/>
+        <location filename="../../gui/pages/recall_page.py" line="252"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="260"/>
+        <location filename="../../gui/pages/recall_page.py" line="261"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="273"/>
+        <location filename="../../gui/pages/recall_page.py" line="274"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="273"/>
+        <location filename="../../gui/pages/recall_page.py" line="274"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="273"/>
+        <location filename="../../gui/pages/recall_page.py" line="274"/>
         <source>召回</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="273"/>
+        <location filename="../../gui/pages/recall_page.py" line="274"/>
         <source>实际</source>
         <translation>Actual</translation>
     </message>

@@ -49,6 +49,7 @@ __all__ = [
     "AppKbEntry",
     "EpisodeFilter",
     "HistoryItem",
+    "HomeSize",
     "LaunchOutcome",
     "LearnAliasOutcome",
     "Memory",

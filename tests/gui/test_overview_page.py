@@ -95,3 +95,24 @@ def test_an_index_built_by_another_model_is_shown_as_a_problem(qtbot: QtBot, has
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
     assert "rebuild-vec" in page.values["index"].text()
+
+
+def test_the_home_size_is_shown_against_its_budget(qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
+    home = tmp_path / "h"
+    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_MAX_HOME_MB": "1"}
+    with Memory.open(load_config(home=home, env=env)) as memory:
+        page = OverviewPage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.loaded, timeout=10_000):
+            page.reload()
+        assert page.values["home_size"].text().endswith("MB / 1 MB")
+    filler = home / "bundles" / "project" / "big.md"  # bundle files count
+    filler.parent.mkdir(parents=True)
+    filler.write_bytes(b"x" * (2 << 20))
+    with Memory.open(load_config(home=home, env=env)) as memory:
+        page = OverviewPage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.loaded, timeout=10_000):
+            page.reload()
+        assert "已到上限 1 MB：写入被拒绝（JIYI_MAX_HOME_MB）" in page.values["home_size"].text()
+        assert "b3261e" in page.values["home_size"].styleSheet()
