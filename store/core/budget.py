@@ -109,7 +109,7 @@ class HomeBudget:
             raise HomeOverBudget(
                 f"the home has reached its size budget of {budget_mb} MB (JIYI_MAX_HOME_MB): it holds "
                 f"{used / MB:.1f} MB in its database and bundle files. Reads still work; writes are refused "
-                "until the budget is raised (JIYI_MAX_HOME_MB, 0 for no budget) or space is freed",
+                "until JIYI_MAX_HOME_MB is raised (0: no budget) and the home is opened again",
                 {"bytes": used, "budget_bytes": self.limit_bytes},
             )
 
