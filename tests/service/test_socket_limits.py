@@ -166,8 +166,9 @@ def test_idle_connections_time_out_and_the_client_reconnects(short_dir: Path, la
 def test_a_client_that_reads_no_replies_keeps_the_server_small(short_dir: Path, launch: Launch) -> None:
     server = launch(short_dir / "home", short_dir / "run" / "jiyi.sock")
     with JiyiClient(server.socket, timeout=60) as client:
-        put = client.put_document("project/big", "notes.md", "记忆" * 128_000, expected_revision=0)
-        assert put["revision"] == 1  # 256,000 characters: 768 KB in UTF-8
+        for name in ("notes.md", "more.md", "rest.md"):  # a document holds 256 KiB at most: three make 768 KB
+            put = client.put_document("project/big", name, "记忆" * 43_500, expected_revision=0)
+            assert put["revision"] == 1  # 87,000 characters: 261 KB in UTF-8
     get = json.dumps({"id": "x" * 190, "method": "bundle.get", "params": {"bundle_id": "project/big"}}).encode()
     [first] = send_lines(server.socket, [get], timeout=60)
     assert len(first) > 768_000
