@@ -248,6 +248,15 @@ class AppKbService:
             self._current = (generation, self._index, seq)
             return self._index, seq
 
+    def resolve_is_warm(self) -> bool:
+        """Whether `resolve_app` would answer from memory: the index is current and, when unknown names fall
+        back to the embedding route, that route is loaded and reconciled (a new name then costs one query
+        embedding, cached afterwards). The socket answers such a resolve on its own thread, with no worker."""
+        current = self._current
+        if current is None or current[0] != self.parts.bus.generation:
+            return False
+        return self.config.resolve_embedding == "off" or self.recall.alias_route_is_ready(current[2])
+
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
         """Which package `name` means on `device`: resolved, ambiguous or unknown, with candidates."""
         if not isinstance(name, str):

@@ -78,6 +78,11 @@ class RecallService:
         self._mentions = (generation, index)
         return index
 
+    def alias_route_is_ready(self, appkb_seq: int) -> bool:
+        """Whether `alias_route(appkb_seq)` would answer at once (the model loaded, the route reconciled)."""
+        cached = self._aliases
+        return cached is not None and cached[0] == appkb_seq
+
     def alias_route(self, appkb_seq: int) -> AliasRoute:
         """The resolver's embedding route over the `app_alias` collection, reconciled with the App-KB as of its
         event `appkb_seq` (made once per App-KB state; one thread reconciles while the others wait for it)."""

@@ -14,7 +14,13 @@ from store.appkb.kb import parse_assignment
 TABLE = MethodTable("app-KB")
 
 
-@TABLE.method("app.resolve")
+def _resolve_is_warm(memory: Memory) -> bool:
+    return memory.appkb.resolve_is_warm()
+
+
+# A warm resolve is answered on the socket's thread: CPU-bound work on several workers only contends
+# for the GIL (8 clients: ~2,300/s on 4 workers against ~3,000-4,000/s on one).
+@TABLE.method("app.resolve", instant=_resolve_is_warm)
 def app_resolve(memory: Memory, p: Params) -> dict[str, Any]:
     name, device = p.text("name", max_chars=256), p.opt_text("device", max_chars=128)
     p.done()

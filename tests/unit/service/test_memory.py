@@ -151,3 +151,16 @@ def test_the_resolver_index_follows_edits_incrementally(memory: Memory) -> None:
         b = fresh.resolve(name, device="d1", installed=installed).to_dict()
         a.pop("elapsed_ms"), b.pop("elapsed_ms")
         assert a == b, name
+
+
+def test_a_resolve_is_warm_only_while_its_index_and_route_are_current(tmp_path: Path) -> None:
+    """The socket answers a warm resolve on its own thread, so warm must never mean "about to load a model"."""
+    with Memory.open(load_config(home=tmp_path / "home", env={"JIYI_EMBED_MODEL": "hash"})) as memory:
+        assert not memory.appkb.resolve_is_warm()  # nothing built yet
+        memory.appkb.resolve_app("不存在的应用xyz")  # an unknown name: builds the index and the embedding route
+        assert memory.appkb.resolve_is_warm()
+        memory.appkb.learn_alias("绿泡泡", "com.tencent.mm")
+        assert not memory.appkb.resolve_is_warm()  # the App-KB moved on: the next resolve brings the index up
+        assert memory.appkb.resolve_app("绿泡泡").package == "com.tencent.mm"
+        memory.appkb.resolve_app("不存在的应用xyz")
+        assert memory.appkb.resolve_is_warm()
