@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,15 +34,23 @@ def memory_kb(pid: int, field: str = "VmRSS") -> int:
 
 
 def answers_health(server: Server, timeout: float = 30) -> bool:
-    """Whether the server answers `health`, once the connections a test just closed are gone from it."""
+    """Whether the server answers `health`, once the connections a test just closed are gone from it,
+    and its database passes SQLite's integrity check."""
     deadline = time.monotonic() + timeout
     with JiyiClient(server.socket, timeout=timeout) as client:
         while True:
             health = client.health()
             busy = "too many connections" in str(health.get("error", {}).get("message"))
             if not busy or time.monotonic() > deadline:
-                return health.get("pid") == server.process.pid
+                break
             time.sleep(0.05)
+    return health.get("pid") == server.process.pid and integrity(server.home) == "ok"
+
+
+def integrity(home: Path) -> str:
+    """SQLite's `integrity_check` of the home's database, read beside the running server (WAL allows it)."""
+    with contextlib.closing(sqlite3.connect(f"file:{home / 'jiyi.sqlite3'}?mode=ro", uri=True, timeout=30)) as db:
+        return str(db.execute("PRAGMA integrity_check").fetchone()[0])
 
 
 def connect(path: Path, timeout: float) -> socket.socket:
