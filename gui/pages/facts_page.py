@@ -74,6 +74,8 @@ class FactsPage(RecordPage):
             [self.scope_box, self.status_box, self.search_edit],
             [self.confirm_button, self.deactivate_button],
             (620, 380),
+            show=self._show_fact,
+            reload=self.reload,
         )
 
     def scope_names(self) -> dict[str, str]:
@@ -88,7 +90,7 @@ class FactsPage(RecordPage):
         text = self.search_edit.text().strip() or None
         await self._load(self.memory.desk.list_facts, scope=scope, status=status, text=text)
 
-    def _show(self, row: int) -> None:
+    def _show_fact(self, row: int) -> None:
         record = self.model.record(row)
         self.confirm_button.setEnabled(record is not None and record["status"] != "active")
         self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")

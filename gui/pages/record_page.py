@@ -27,7 +27,7 @@ from service.memory.memory import Memory
 
 
 class RecordPage(QWidget):
-    """Subclasses set `tasks`, call `build`, name `ID_KEY` and `FILTERS`, and define `_show(row)` and `reload()`."""
+    """Subclasses set `tasks`, call `build`, name `ID_KEY` and `FILTERS`, and pass `show` and `reload` to `build`."""
 
     loaded = Signal(int)
     status_changed = Signal(object)  # the record after the change
@@ -43,14 +43,6 @@ class RecordPage(QWidget):
     detail: QTextBrowser
     message: QLabel
 
-    def _show(self, row: int) -> None:
-        """Show record `row` in the detail pane (-1: no record); each page says how."""
-        raise NotImplementedError
-
-    def reload(self) -> object:
-        """List the records for the filters chosen; each page says which."""
-        raise NotImplementedError
-
     def build(
         self,
         model: RecordModel,
@@ -58,8 +50,17 @@ class RecordPage(QWidget):
         top: Sequence[QWidget],
         buttons: Sequence[QPushButton],
         sizes: tuple[int, int],
+        *,
+        show: Callable[[int], None],
+        reload: Callable[[], object],
     ) -> None:
-        """Lay the page out: `top` (filters) above the record table | detail, `buttons` and a message."""
+        """Lay the page out: `top` (filters) above the record table | detail, `buttons` and a message.
+
+        `show(row)` fills the detail pane with record `row` (-1: none); `reload()` lists the records for
+        the filters chosen. Each page says how.
+        """
+        self._show = show
+        self._reload = reload
         self.model = model
         self.table = QTableView()
         self.table.setModel(model)
@@ -123,7 +124,7 @@ class RecordPage(QWidget):
         changed = await self.tasks.write(change, record[self.ID_KEY])
         self.message.setText(self.tr("已更新：{0}").format(describe(changed)))
         self.status_changed.emit(changed)
-        self.reload()
+        self._reload()
 
     def restore_state(self, settings: QSettings) -> None:
         """Bring back the filters the user chose last time."""

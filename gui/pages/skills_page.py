@@ -63,6 +63,8 @@ class SkillsPage(RecordPage):
             [QLabel(self.tr("状态")), self.status_box],
             [self.approve_button, self.reject_button, self.disable_button],
             (600, 400),
+            show=self._show_skill,
+            reload=self.reload,
         )
 
     def status_names(self) -> dict[str, str]:
@@ -78,7 +80,7 @@ class SkillsPage(RecordPage):
         status = self.status_box.currentData()
         await self._load(self.memory.desk.list_skills, status=status)
 
-    def _show(self, row: int) -> None:
+    def _show_skill(self, row: int) -> None:
         record = self.model.record(row)
         for button in (self.approve_button, self.reject_button, self.disable_button):
             button.setEnabled(False)
