@@ -215,6 +215,7 @@ class Memory:
             "rag_mode": self.config.memory_rag,
             "registry_apps": len(self.registry),
             "active_runs": len(self.runs.active_runs()),
+            "abandoned_runs": self.runs.abandoned_runs,
             "archive_failures": self.runs.archive_failures,
             **counts[1],
         }

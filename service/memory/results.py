@@ -169,6 +169,7 @@ class Health(StoreCounts):
     rag_mode: str
     registry_apps: int
     active_runs: int
+    abandoned_runs: int  # runs dropped unfinished because too many were under way
     archive_failures: int
 
 

@@ -32,6 +32,14 @@ from store.episodes.schema import EpisodeOutcome
 
 log = logging.getLogger("jiyi.service")
 
+# Runs under way live in memory until their `run.finish`. An agent that dies mid-run never sends it,
+# and a hostile client can start runs without end: past this many, the run that started longest ago
+# is abandoned (its evidence dropped, a finish sent later still archives what it reports).
+MAX_RUNS_UNDER_WAY = 4096
+# What one run keeps in memory for its light dream and its outcome: bounded however long it runs.
+MAX_OBSERVED_PER_RUN = 1000
+MAX_LAUNCHED_PER_RUN = 64
+
 
 @dataclass
 class RunState:
@@ -69,6 +77,7 @@ class RunService:
         self.finished: list[Callable[[str], None]] = []
         self._runs: dict[str, RunState] = {}
         self._runs_lock = threading.Lock()
+        self.abandoned_runs = 0  # runs dropped unfinished to keep MAX_RUNS_UNDER_WAY
 
     # -- the run lifecycle -------------------------------------------------------------
 
@@ -94,7 +103,11 @@ class RunService:
         if mode != "off" and state.goal.strip():
             state.recall = self._shadow_recall(self.redactor.redact(state.goal), state.device)
         with self._runs_lock:
+            self._runs.pop(run_id, None)  # a restarted run id goes to the back of the line
             self._runs[run_id] = state
+            abandoned = self._abandon_past_limit()
+        for old in abandoned:
+            self.appkb.end_run_evidence(old)
         answer: RunStarted = {
             "run_id": run_id,
             "device": state.device,
@@ -113,6 +126,23 @@ class RunService:
             state.lessons = [lesson["lesson_id"] for lesson in given]
             answer["lessons"] = [{"lesson_id": g["lesson_id"], "text": g["text"]} for g in given]
         return answer
+
+    def _abandon_past_limit(self) -> list[str]:
+        """Drop the runs that started longest ago while more than MAX_RUNS_UNDER_WAY are under way (lock held)."""
+        abandoned: list[str] = []
+        while len(self._runs) > MAX_RUNS_UNDER_WAY:
+            old = next(iter(self._runs))  # insertion order is start order
+            del self._runs[old]
+            abandoned.append(old)
+        if abandoned:
+            self.abandoned_runs += len(abandoned)
+            log.warning(
+                "%d runs under way: abandoned %d that started longest ago (first %s) without their run.finish",
+                MAX_RUNS_UNDER_WAY,
+                len(abandoned),
+                abandoned[0],
+            )
+        return abandoned
 
     def _shadow_recall(self, goal: str, device: str) -> RecallResult:
         """Recall for a run's goal, failing open."""
@@ -152,7 +182,7 @@ class RunService:
         if run is not None:
             run.steps = max(run.steps, receipt.step)
             confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
-            if confirmed and receipt.app_package not in run.launched:
+            if confirmed and receipt.app_package not in run.launched and len(run.launched) < MAX_LAUNCHED_PER_RUN:
                 run.launched.append(str(receipt.app_package))
         self._observe(receipt, launch_name, event.get("note"), actor)
         outcome = LaunchOutcome()
@@ -182,8 +212,9 @@ class RunService:
         if term and (self.redactor.is_sensitive(term) or len(term) > 64):
             term = None  # a sensitive term is blanked
         run = self._runs.get(receipt.run_id)
+        kept = run.observed if run is not None and len(run.observed) < MAX_OBSERVED_PER_RUN else []
         self._archive(
-            lambda: (run.observed if run is not None else []).append(
+            lambda: kept.append(
                 alias_correction.record_observation(
                     self.store,
                     run_id=receipt.run_id,

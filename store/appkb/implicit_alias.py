@@ -15,6 +15,11 @@ from dataclasses import dataclass, field
 from store.appkb.entry import normalize_term
 from store.appkb.kb import packages_named_in
 
+# Evidence is kept in memory for runs under way; events may name any run id (no run.start is
+# required), so both the runs and each run's failed names are bounded: the oldest go first.
+MAX_RUNS = 4096
+MAX_NAMES_PER_RUN = 64
+
 
 @dataclass
 class _RunEvidence:
@@ -36,10 +41,21 @@ class ImplicitAliasEvidence:
         if not run_id or not norm or not packages:
             return packages
         with self._lock:
-            run = self._runs.setdefault(run_id, _RunEvidence())
-            _, known = run.failed.get(norm, (name, set()))
+            run = self._run(run_id)
+            _, known = run.failed.pop(norm, (name, set()))
             run.failed[norm] = (name, known | set(packages))
+            while len(run.failed) > MAX_NAMES_PER_RUN:
+                del run.failed[next(iter(run.failed))]
         return packages
+
+    def _run(self, run_id: str) -> _RunEvidence:
+        """The run's evidence, made when missing; the runs heard of longest ago go past MAX_RUNS (lock held)."""
+        run = self._runs.get(run_id)
+        if run is None:
+            run = self._runs[run_id] = _RunEvidence()
+            while len(self._runs) > MAX_RUNS:
+                del self._runs[next(iter(self._runs))]
+        return run
 
     def names_for(self, run_id: str, package: str) -> list[str]:
         """Failed names of this run whose evidence names exactly `package`, not yet written."""
@@ -51,7 +67,7 @@ class ImplicitAliasEvidence:
 
     def mark_written(self, run_id: str, name: str) -> None:
         with self._lock:
-            self._runs.setdefault(run_id, _RunEvidence()).written.add(normalize_term(name))
+            self._run(run_id).written.add(normalize_term(name))
 
     def was_written(self, run_id: str, name: str) -> bool:
         with self._lock:

@@ -68,3 +68,56 @@ def test_revoke_restore_and_listing(memory: Memory) -> None:
     assert [e["run_id"] for e in memory.runs.list_episodes(EpisodeFilter(revoked=False))] == ["r2", "r0"]
     memory.runs.restore_episode("r1")
     assert memory.runs.count_episodes(EpisodeFilter(revoked=True)) == 0
+
+
+def test_runs_never_finished_are_abandoned_oldest_first_past_the_limit(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.memory import runs
+
+    monkeypatch.setattr(runs, "MAX_RUNS_UNDER_WAY", 3)
+    for n in range(5):
+        memory.runs.run_start(f"lost-{n}", "d1", goal="打开微信")
+    memory.runs.run_start("lost-2", "d1", goal="restarted: to the back of the line")
+    memory.runs.run_start("fresh", "d1")
+    assert memory.runs.active_runs() == ["lost-4", "lost-2", "fresh"]
+    assert memory.health()["abandoned_runs"] == 3
+    # An abandoned run that finishes after all is archived with what it reports, not Jiyi's fill-ins.
+    finished = memory.runs.run_finish("lost-0", {"success": True, "goal_text": "打开微信"})
+    assert (finished["archived"], finished["known"]) == (True, False)
+    assert memory.runs.run_finish("lost-4", {"success": True})["known"] is True
+
+
+def test_one_long_run_keeps_bounded_evidence(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.memory import runs
+
+    monkeypatch.setattr(runs, "MAX_LAUNCHED_PER_RUN", 2)
+    monkeypatch.setattr(runs, "MAX_OBSERVED_PER_RUN", 4)
+    memory.runs.run_start("long", "d1")
+    for step in range(1, 11):
+        package = f"com.example.app{step}"
+        memory.runs.run_event(
+            {"run_id": "long", "step": step, "tool": "launch_app", "result_class": "ok", "app_package": package},
+            launch_name=f"应用{step}",
+        )
+    state = memory.runs._runs["long"]
+    assert state.launched == ["com.example.app1", "com.example.app2"]
+    assert len(state.observed) == 4 and state.steps == 10
+    # Every receipt is archived all the same: the bound is on what the run keeps in memory.
+    memory.runs.run_finish("long", {"success": True})
+    assert len(memory.runs.get_episode("long")["events"]) == 10
+
+
+def test_implicit_alias_evidence_is_bounded_for_runs_nobody_started() -> None:
+    from store.appkb import implicit_alias
+
+    evidence = implicit_alias.ImplicitAliasEvidence()
+    message = "no app named that; did you mean com.tencent.mm?"
+    for n in range(implicit_alias.MAX_RUNS + 10):
+        evidence.note_failure(f"ghost-{n}", "微心", message)
+    runs_kept = evidence.active_runs()
+    assert len(runs_kept) == implicit_alias.MAX_RUNS and runs_kept[0] == "ghost-10"
+    for n in range(implicit_alias.MAX_NAMES_PER_RUN + 5):
+        evidence.note_failure("busy", f"名字{n}", message)
+    assert evidence.names_for("busy", "com.tencent.mm")[0] == "名字5"
+    assert len(evidence.names_for("busy", "com.tencent.mm")) == implicit_alias.MAX_NAMES_PER_RUN
