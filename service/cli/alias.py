@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli.command import Subparsers, add_command, add_group
+from service.cli.command import Subparsers, add_command, add_group, positive_int
 from service.cli.output import pad, print_json
 from service.config import Config
 from service.remote.attach import open_memory
@@ -21,6 +21,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     listing.add_argument("--kind", choices=KINDS, help="only entries of this source")
     listing.add_argument("--text", help="substring of the name, label or package")
     listing.add_argument("--no-stale", action="store_true", help="hide stale entries")
+    listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N entries (default: all)")
     listing.add_argument("--json", action="store_true", help="print JSON instead of columns")
     learn = add_command(alias, "learn", common, learn_alias, "set a global user alias: 名称=包名", home="create")
     learn.add_argument("assignment", metavar="名称=包名", help="the name and the package it opens")
@@ -36,7 +37,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def list_aliases(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
         entries = memory.appkb.list_aliases(
-            device=args.device, kind=args.kind, text=args.text, include_stale=not args.no_stale
+            device=args.device, kind=args.kind, text=args.text, include_stale=not args.no_stale, limit=args.limit
         )
     if args.json:
         print_json([e.to_dict() for e in entries])
@@ -48,7 +49,8 @@ def list_aliases(args: argparse.Namespace, config: Config) -> int:
     for e in entries:
         state = "stale" if e.stale else ""
         print(f"{pad(e.term, 20)}{pad(e.package, 40)}{pad(e.kind, 8)}{pad(e.scope, 18)}{e.success_count:>4}  {state}")
-    print(f"{len(entries)} entries")
+    more = args.limit is not None and len(entries) == args.limit
+    print(f"{len(entries)} entries" + (" (the first; a larger --limit shows more)" if more else ""))
     return 0
 
 

@@ -61,6 +61,17 @@ def test_alias_learn_list_history_undo_forget(run, inventory: Path) -> None:
     assert {e["kind"] for e in json.loads(out)} == {"device"}
 
 
+def test_alias_list_limit(run, inventory: Path) -> None:
+    run("inventory", "sync", "--device", "d1", str(inventory))
+    code, out, _ = run("alias", "list", "--limit", "1")
+    assert code == 0 and "1 entries (the first; a larger --limit shows more)" in out
+    assert len(json.loads(run("alias", "list", "--limit", "1", "--json")[1])) == 1
+    assert len(json.loads(run("alias", "list", "--json")[1])) == 2
+    with pytest.raises(SystemExit) as refused:
+        run("alias", "list", "--limit", "0")
+    assert refused.value.code == 2
+
+
 def test_learn_and_forget_flags(run, home: Path) -> None:
     code, out, err = run("--home", str(home), "--learn-alias", "小黄=com.sankuai.meituan")
     assert code == 0 and "learned" in out and "could not be checked; saved anyway" in err
