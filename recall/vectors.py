@@ -26,13 +26,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from recall.embedders import CHOICES, Embedder
+from recall.vector_errors import vector_problem
 from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
 
@@ -123,6 +125,17 @@ class VectorIndex:
                     raise EnvironmentProblem(f"cannot open the vector index at {where}: {exc}") from exc
             return self._client
 
+    @contextmanager
+    def _disk_checked(self) -> Iterator[None]:
+        """A failed call on the embedded index is raised as the full disk it was, when it was one."""
+        try:
+            yield
+        except Exception as exc:
+            problem = None if self.url else vector_problem(exc, self.home / "vectors")
+            if problem is None:
+                raise
+            raise problem from exc
+
     def _keep_private(self) -> None:
         """Take group and other bits off the files Chroma just made (the embedded index only)."""
         if not self.url:
@@ -142,7 +155,7 @@ class VectorIndex:
         name = self.name(kind, scope)
         if name in self._collections:
             return self._collections[name]
-        with self._cache_lock:
+        with self._cache_lock, self._disk_checked():
             return self._open(kind, scope, name, create=create)
 
     def _open(self, kind: str, scope: str, name: str, *, create: bool) -> Any | None:
@@ -191,8 +204,9 @@ class VectorIndex:
         assert collection is not None
         documents = list({d.id: d for d in documents}.values())  # an id listed twice: its last listing
         embedded = 0
-        for start in range(0, len(documents), BATCH):
-            embedded += self._upsert_batch(collection, documents[start : start + BATCH])
+        with self._disk_checked():
+            for start in range(0, len(documents), BATCH):
+                embedded += self._upsert_batch(collection, documents[start : start + BATCH])
         return embedded
 
     def _upsert_batch(self, collection: Any, documents: Sequence[Document]) -> int:
@@ -213,7 +227,8 @@ class VectorIndex:
     def delete(self, kind: str, scope: str, ids: Sequence[str]) -> None:
         collection = self.collection(kind, scope, create=False)
         if collection is not None and ids:
-            collection.delete(ids=list(ids))
+            with self._disk_checked():
+                collection.delete(ids=list(ids))
             self._keep_private()
 
     def query(self, kind: str, scope: str, vector: Any, k: int) -> list[Hit]:
@@ -227,7 +242,8 @@ class VectorIndex:
             return [[] for _ in vectors]
         # No count() first: it costs ~9 ms at 100k, and Chroma answers a short or empty collection with fewer hits.
         # Documents are not fetched: recall needs the metadata only, and long texts cost time at 100k.
-        result = collection.query(query_embeddings=list(vectors), n_results=k, include=["distances", "metadatas"])
+        with self._disk_checked():
+            result = collection.query(query_embeddings=list(vectors), n_results=k, include=["distances", "metadatas"])
         return [
             [Hit(i, float(d), m or {}, "") for i, d, m in zip(ids, distances, metadatas, strict=False)]
             for ids, distances, metadatas in zip(result["ids"], result["distances"], result["metadatas"], strict=True)
@@ -235,7 +251,10 @@ class VectorIndex:
 
     def count(self, kind: str, scope: str) -> int:
         collection = self.collection(kind, scope, create=False)
-        return 0 if collection is None else int(collection.count())
+        if collection is None:
+            return 0
+        with self._disk_checked():
+            return int(collection.count())
 
     def ids(self, kind: str, scope: str) -> list[str]:
         collection = self.collection(kind, scope, create=False)
