@@ -7,7 +7,7 @@ event applies it in the same transaction; rebuilding replays the whole domain.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,3 +43,19 @@ class Projection(Protocol):
     def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
         """Return the history key an event belongs to (e.g. a normalized term)."""
         ...
+
+
+def first_text(payload: dict[str, Any], keys: Sequence[str]) -> str | None:
+    """The first of `keys` whose value in `payload` is text: the subject of a domain that names it several ways."""
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def dispatch(handlers: Mapping[str, Callable[[EventRecord], None]], event: EventRecord) -> None:
+    """Apply `event` with its type's handler; a type the view does not keep is ignored."""
+    handler = handlers.get(event.type)
+    if handler is not None:
+        handler(event)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from store.core.models import BaseModel
-from store.core.projection import EventRecord
+from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
 from store.desk.models import (
     DESK_MODELS,
@@ -82,16 +82,10 @@ class DeskProjection:
         }
 
     def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
-        for key in SUBJECT_KEYS:
-            value = payload.get(key)
-            if isinstance(value, str):
-                return value
-        return None
+        return first_text(payload, SUBJECT_KEYS)
 
     def apply(self, event: EventRecord) -> None:
-        handler = self._apply.get(event.type)
-        if handler is not None:
-            handler(event)
+        dispatch(self._apply, event)
 
     @staticmethod
     def _fts(kind: str) -> fts.FtsTable:

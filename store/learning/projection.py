@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from store.core.models import BaseModel
-from store.core.projection import EventRecord
+from store.core.projection import EventRecord, dispatch, first_text
 from store.learning.models import (
     LEARNING_MODELS,
     LearningCursor,
@@ -55,16 +55,10 @@ class LearningProjection:
         }
 
     def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
-        for key in SUBJECT_KEYS:
-            value = payload.get(key)
-            if isinstance(value, str):
-                return value
-        return None
+        return first_text(payload, SUBJECT_KEYS)
 
     def apply(self, event: EventRecord) -> None:
-        handler = self._apply.get(event.type)
-        if handler is not None:
-            handler(event)
+        dispatch(self._apply, event)
 
     @staticmethod
     def _grant(event: EventRecord) -> None:
