@@ -8,9 +8,8 @@ rebuild held half-way, the indexing of each batch waits on a gate.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,24 +23,7 @@ from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
 from tests.service.inprocess import in_thread
-
-EPISODES = 600  # three batches of the rebuild (256 each): progress moves twice before the end
-
-
-def episodes(count: int) -> list[dict[str, Any]]:
-    now = time.time()
-    return [
-        {
-            "run_id": f"r{i}",
-            "goal_text": f"给妈妈发消息 {i}",
-            "ts_end": now - i,
-            "success": True,
-            "apps": ["com.tencent.mm"],
-            "device_scope": "device:d1",
-            "steps": 3,
-        }
-        for i in range(count)
-    ]
+from tests.service.jobs_setup import EPISODES, Gate, episodes
 
 
 @pytest.fixture
@@ -70,33 +52,6 @@ def remote(qtbot: QtBot, host: SocketHost, hashed_config: Config) -> Iterator[Re
     attached = in_thread(qtbot, lambda: RemoteMemory.attach(hashed_config, host.path))
     yield attached
     attached.close()
-
-
-class Gate:
-    """Holds the rebuild before each batch after the first (whose progress is reported by then) until
-    `release`, or until `passes(batch number)` lets it by."""
-
-    def __init__(self, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.batches = 0
-        self.held = threading.Event()
-        self.opened = threading.Event()
-        self.passes: Callable[[int], bool] = lambda _batches: False
-        real = memory.recall.index
-
-        def index(rows: list[dict[str, Any]]) -> int:
-            if rows:
-                self.batches += 1
-            if self.batches > 1:
-                self.held.set()
-                deadline = time.monotonic() + 20
-                while not (self.opened.is_set() or self.passes(self.batches)) and time.monotonic() < deadline:
-                    time.sleep(0.01)
-            return int(real(rows))
-
-        monkeypatch.setattr(memory.recall, "index", index)
-
-    def release(self) -> None:
-        self.opened.set()
 
 
 def test_a_remote_rebuild_reports_progress_up_to_its_total(
