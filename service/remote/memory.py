@@ -158,6 +158,22 @@ class JobFollower:
         return cast(dict[str, Any], status)
 
 
+class RemoteJobs:
+    """The service's jobs: the one running (if any), one by id, cancel one."""
+
+    def __init__(self, wire_: Wire) -> None:
+        self._wire = wire_
+
+    def running(self) -> dict[str, Any] | None:
+        return cast(dict[str, Any] | None, self._wire.call("service.status")["job"])
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._wire.call("job.status", {"job_id": job_id}))
+
+    def cancel(self, job_id: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._wire.call("job.cancel", {"job_id": job_id}))
+
+
 class RemoteAppKb:
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
@@ -437,12 +453,13 @@ class RemoteMemory:
         self._schema_version = int(health["schema_version"])
         self.service_pid = int(health.get("pid") or 0)
         self._wire = Wire(socket_path, hello=client)
-        self._jobs = JobFollower(self._wire, _version(health.get("protocol")))
+        self._follower = JobFollower(self._wire, _version(health.get("protocol")))
+        self.jobs = RemoteJobs(self._wire)
         self.integrity: str | None = None
         """SQLite's verdict after the last `rebuild` (the service checks the database after it)."""
         self.appkb = RemoteAppKb(self._wire)
         self.runs = RemoteRuns(self._wire)
-        self.recall = RemoteRecall(self._wire, self._jobs)
+        self.recall = RemoteRecall(self._wire, self._follower)
         self.lessons = RemoteLessons(self._wire)
         self.desk = RemoteDesk(self._wire)
         self.dream = RemoteDream(self._wire)
@@ -489,7 +506,7 @@ class RemoteMemory:
         return cast(Overview, self._wire.call("overview"))
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
-        outcome = self._jobs.run("rebuild", progress)
+        outcome = self._follower.run("rebuild", progress)
         self.integrity = str(outcome.get("integrity"))
         return cast(dict[str, int], outcome["counts"])
 

@@ -119,3 +119,28 @@ def test_the_views_rebuild_from_an_attached_console_reports_done(
     job = hashed.jobs.list()[0]
     assert job["kind"] == "rebuild" and job["state"] == "done" and job["started"] >= started
     assert hashed.runs.count_episodes() == EPISODES
+
+
+def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_there(
+    qtbot: QtBot, attached: tuple[MainWindow, SocketHost], hashed: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window, host = attached
+    page = window.maintenance_page
+    gate = Gate(hashed, monkeypatch)
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])  # held until cancelled
+
+    def command_starts_a_rebuild() -> str:
+        with JiyiClient(host.path, timeout=10, hello="command") as command:  # as `jiyi rebuild-vec` does
+            return str(command.request("job.start", {"kind": "vectors.rebuild"})["result"]["job_id"])
+
+    job_id = in_thread(qtbot, command_starts_a_rebuild)
+    window.show()
+    window.page_list.setCurrentRow(window.stack.indexOf(page))  # the page, shown, watches the service's jobs
+    qtbot.waitUntil(lambda: page.progress.value() == 256 and job_id in page.rebuild_label.text(), timeout=15_000)
+    assert page.progress.maximum() == EPISODES and "由别处启动" in page.rebuild_label.text()
+    assert page.cancel_button.isEnabled() and not page.vectors_button.isEnabled()
+    with qtbot.waitSignal(page.job_followed, timeout=15_000, check_params_cb=lambda job: job is None):
+        qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    assert hashed.jobs.status(job_id)["state"] == "cancelled"
+    assert page.rebuild_label.text() == f"重建向量索引（{job_id}）已取消"
+    assert page.vectors_button.isEnabled() and not page.cancel_button.isEnabled()
