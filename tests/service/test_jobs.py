@@ -201,3 +201,23 @@ def test_closing_the_memory_stops_a_running_job(hashed: Memory, monkeypatch: pyt
     assert gate.held.wait(10)
     hashed.jobs.close()  # what Memory.close does first
     assert hashed.jobs.status(job["job_id"])["state"] == "cancelled"
+
+
+def test_ctrl_c_in_a_command_following_a_job_cancels_it(
+    qtbot: QtBot, hashed: Memory, remote: RemoteMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(hashed, monkeypatch)
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])
+
+    def interrupted(_done: int, _total: int) -> None:
+        raise KeyboardInterrupt  # what Ctrl+C raises in `jiyi rebuild-vec` while its bar is fed
+
+    def rebuild() -> BaseException | None:
+        try:
+            remote.recall.rebuild_vectors(progress=interrupted)
+        except KeyboardInterrupt as exc:
+            return exc
+        return None
+
+    assert isinstance(in_thread(qtbot, rebuild), KeyboardInterrupt)
+    assert hashed.jobs.list()[0]["state"] == "cancelled"
