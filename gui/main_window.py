@@ -8,9 +8,11 @@ writes under way still finish; whoever made the lanes drains them).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -24,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
-from gui.lanes import Lanes
+from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.appkb_page import AppKbPage
 from gui.pages.bundles_page import BundlesPage
 from gui.pages.episodes_page import EpisodesPage
@@ -39,6 +41,7 @@ from gui.pages.topics_page import TopicsPage
 from gui.settings_dialog import SettingsDialog
 from gui.words import field_html
 from service import __version__
+from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
@@ -46,6 +49,8 @@ from service.rpc.host import SocketHost
 
 class MainWindow(QMainWindow):
     """Hosts the pages over one `Memory`, working in `lanes`; remembers its geometry in `settings`."""
+
+    service_status_shown = Signal(object)  # attached: the service's `service.status`, as the status bar shows it
 
     def __init__(
         self,
@@ -60,6 +65,7 @@ class MainWindow(QMainWindow):
         self.host = host
         self.settings = settings
         self.lanes = lanes
+        self.tasks = Tasks(self, lanes, self.show_failure)
         # Qt adds the application's display name (记忆 Jiyi) after a window's title itself.
         self.setWindowTitle(str(memory.home))
 
@@ -258,14 +264,21 @@ class MainWindow(QMainWindow):
         return box
 
     def update_service_status(self, problem: str | None = None) -> None:
-        """Which mode (本地 / attached to a service), the service's state, socket path, agents, requests per minute."""
+        """Which mode (本地 / attached to a service), the service's state, socket path, agents, requests per minute.
+
+        Attached, the counts are the service's (`service.status`), asked in the read lane: the text
+        changes when the answer comes.
+        """
         attached = self.memory.attached_to
         if attached is not None:
             self.mode_label.setText(self.tr("已连接到服务"))
             if isinstance(self.memory, RemoteMemory) and not self.memory.connected:
                 self.service_label.setText(self.tr("与服务 {0} 的连接已断开，正在重连…").format(attached))
             elif isinstance(self.memory, RemoteMemory):
-                self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(attached, self.memory.service_pid))
+                self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
+                if not self.service_label.text():
+                    self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(attached, self.memory.service_pid))
+                self._ask_service()
             else:
                 self.service_label.setText(str(attached))
             return
@@ -278,11 +291,29 @@ class MainWindow(QMainWindow):
         elif self.host is None or not self.host.listening:
             self.service_label.setText(self.tr("服务未启动"))
         else:
-            self.service_label.setText(
-                self.tr("服务 {0} · {1} 个连接 · {2} 次/分钟").format(
-                    self.host.path, self.host.connection_count, self.host.requests_last_minute()
-                )
-            )
+            self.service_label.setText(self._service_text(self.host.path, self.host.presence.snapshot()))
+
+    def _service_text(self, path: Path, status: Mapping[str, Any]) -> str:
+        """ "服务 PATH · 3 个连接 · 2 个智能体 · 40 次/分钟", the same whether this console hosts the service or not."""
+        by_kind = status.get("by_kind") or {}
+        agents = int(by_kind.get("agent", 0)) + int(by_kind.get("worker", 0))
+        return self.tr("服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟").format(
+            path, status.get("connections", 0), agents, status.get("requests_last_minute", 0)
+        )
+
+    @page_task
+    async def _ask_service(self) -> None:
+        """Attached: the service's connections and requests (`service.status`), shown when they come."""
+        memory = self.memory
+        assert isinstance(memory, RemoteMemory)
+        try:
+            status = await self.tasks.refresh("service", memory.service_status)
+        except JiyiError:
+            # Gone meanwhile (the notice reader tells, next time), or a service older than `service.status`.
+            self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(memory.socket_path, memory.service_pid))
+            return
+        self.service_label.setText(self._service_text(memory.socket_path, status))
+        self.service_status_shown.emit(status)
 
     def show_failure(self, message: str) -> None:
         """A page's work failed: say so in the status bar (the page shows it too)."""

@@ -50,11 +50,19 @@ class JiyiClient:
     """One connection to the Jiyi service, opened on first use and reused."""
 
     def __init__(
-        self, socket_path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0, strict: bool = False
+        self,
+        socket_path: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float = 5.0,
+        strict: bool = False,
+        hello: str | None = None,
     ):
+        """`hello` names what this client is ("agent", "console", "command", "worker") to the service,
+        once per connection (`client.hello`, sent with the first request: no extra round trip)."""
         self.socket_path = str(socket_path or default_socket_path())
         self.timeout = timeout
         self.strict = strict
+        self.hello = hello
         self._sock: socket.socket | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
@@ -94,14 +102,17 @@ class JiyiClient:
                 sock = self._connect()
             except OSError as exc:
                 return _unavailable(f"cannot reach the Jiyi service at {self.socket_path}: {exc.strerror or exc}")
+            hello = b"" if reused or self.hello is None else self._hello_line()
             try:
-                sock.sendall(payload)
+                sock.sendall(hello + payload)
             except OSError as exc:
                 self.close()
                 if reused and attempt == 1:
                     continue
                 return _unavailable(f"the Jiyi service closed the connection: {exc.strerror or exc}")
             try:
+                if hello:
+                    self._read_response()  # its answer says nothing we need (an older service: method_not_found)
                 return self._read_response()
             except (OSError, ValueError) as exc:
                 self.close()
@@ -110,6 +121,10 @@ class JiyiClient:
                 reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
                 return _unavailable(f"no answer from the Jiyi service ({reason})")
         return _unavailable("no answer from the Jiyi service")
+
+    def _hello_line(self) -> bytes:
+        hello = {"id": f"hello-{next(self._ids)}", "v": PROTOCOL_MAJOR, "method": "client.hello"}
+        return json.dumps({**hello, "params": {"kind": self.hello}}).encode("utf-8") + b"\n"
 
     def _connect(self) -> socket.socket:
         if self._sock is None:

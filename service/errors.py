@@ -1,6 +1,7 @@
 """The errors a `Memory` call can raise, for callers above the service (the console, the socket host)."""
 
 from store.core.errors import (
+    Busy,
     Conflict,
     EnvironmentProblem,
     HomeLocked,
@@ -18,6 +19,7 @@ class Cancelled(Exception):
 
 
 __all__ = [
+    "Busy",
     "Cancelled",
     "Conflict",
     "EnvironmentProblem",

@@ -4,8 +4,12 @@ Rebuilding the views replays the event log domain by domain, each in one
 transaction: cancelling rolls the current domain back (its old view stays),
 the ones already rebuilt keep their new view. Rebuilding the vector index
 re-embeds every live episode; a cancelled one leaves a partial index that
-the next dream (index reconcile) or rebuild completes. The last dream
-reports and the consolidation log of the desktop assistant are listed below.
+the next dream (index reconcile) or rebuild completes. Attached to a
+service, a rebuild runs as the service's job and reports the same progress;
+a rebuild someone else started there (`jiyi rebuild-vec`, another console)
+is shown while the page is visible, and can be cancelled from here. The last
+dream reports and the consolidation log of the desktop assistant are listed
+below.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -31,10 +36,11 @@ from PySide6.QtWidgets import (
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
-from service.errors import Cancelled
+from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
+WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
 
 
 class MaintenancePage(QWidget):
@@ -44,12 +50,18 @@ class MaintenancePage(QWidget):
     dream_finished = Signal(object)
     rebuild_finished = Signal(str, object)  # which ("views" / "vectors"), result or the exception
     reports_loaded = Signal(int)
+    job_followed = Signal(object)  # a job someone else started, as shown (its status; None when it ended)
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
         self._cancel = threading.Event()
+        self._own = False  # a rebuild this page started is under way
+        self._followed: dict[str, Any] | None = None  # a job someone else started, shown here while it runs
+        self.watch_timer = QTimer(self)
+        self.watch_timer.setInterval(WATCH_MS)
+        self.watch_timer.timeout.connect(lambda: self.watch_jobs())
 
         dream_box = QGroupBox(self.tr("整理（dream）"))
         self.preview_button = QPushButton(self.tr("预览改动"))
@@ -72,7 +84,7 @@ class MaintenancePage(QWidget):
         self.vectors_button.clicked.connect(lambda: self.rebuild_vectors())
         self.cancel_button = QPushButton(self.tr("取消"))
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self._cancel.set)
+        self.cancel_button.clicked.connect(self._cancel_clicked)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -184,6 +196,7 @@ class MaintenancePage(QWidget):
     async def _rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
         """Run a rebuild in the write lane with progress; the cancel button (or closing) stops it."""
         self._cancel.clear()
+        self._own = True
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -204,6 +217,7 @@ class MaintenancePage(QWidget):
         self.progress.setValue(done)
 
     def _finished(self, which: str, outcome: dict[str, int] | Exception) -> None:
+        self._own = False
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(True)
         self.cancel_button.setEnabled(False)
@@ -224,6 +238,93 @@ class MaintenancePage(QWidget):
             summary = comma_list(f"{k} {v}" for k, v in outcome.items())
             self.rebuild_label.setText(self.tr("重建完成：{0}").format(summary))
         self.rebuild_finished.emit(which, outcome)
+
+    # -- a rebuild someone else started ----------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.watch_timer.start()
+        self.watch_jobs()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.watch_timer.stop()
+        super().hideEvent(event)
+
+    def _cancel_clicked(self) -> None:
+        if self._followed is not None and not self._own:
+            self.cancel_followed(str(self._followed["job_id"]))
+        else:
+            self._cancel.set()
+
+    @page_task
+    async def watch_jobs(self) -> None:
+        """Show the rebuild the service runs for someone else (a command, another console), and how it ended."""
+        if self._own:
+            return
+        try:
+            job = await self.tasks.refresh("job", self.memory.jobs.running)
+        except JiyiError:
+            return  # the service is away (the status bar says so) or too old to have jobs
+        if self._own:
+            return
+        if job is not None:
+            self._show_followed(job)
+        elif self._followed is not None:
+            try:
+                ended: dict[str, Any] | None = await self.tasks.read(self.memory.jobs.status, self._followed["job_id"])
+            except JiyiError:
+                ended = None
+            if not self._own and self._followed is not None:
+                self._end_followed(ended)
+
+    @page_task
+    async def cancel_followed(self, job_id: str) -> None:
+        self.cancel_button.setEnabled(False)
+        await self.tasks.read(self.memory.jobs.cancel, job_id)
+        self.rebuild_label.setText(self.tr("已请求取消 {0}，等它在下一步停下…").format(job_id))
+
+    def _job_name(self, job: Mapping[str, Any]) -> str:
+        names = {"rebuild": self.tr("重建视图"), "vectors.rebuild": self.tr("重建向量索引")}
+        return names.get(str(job.get("kind")), str(job.get("kind")))
+
+    def _show_followed(self, job: dict[str, Any]) -> None:
+        first = self._followed is None or self._followed["job_id"] != job["job_id"]
+        self._followed = job
+        for button in (self.views_button, self.vectors_button):
+            button.setEnabled(False)
+        if first:
+            self.cancel_button.setEnabled(not job.get("cancel_requested"))
+        done, total = int(job.get("done") or 0), int(job.get("total") or 0)
+        if total:
+            self._moved(done, total)
+        else:
+            self.progress.setRange(0, 0)
+        if not job.get("cancel_requested"):
+            text = self.tr("服务正在{0}（{1}，由别处启动）：{2}/{3}")
+            self.rebuild_label.setText(text.format(self._job_name(job), job["job_id"], done, total))
+        self.job_followed.emit(job)
+
+    def _end_followed(self, ended: dict[str, Any] | None) -> None:
+        followed, self._followed = self._followed or {}, None
+        for button in (self.views_button, self.vectors_button):
+            button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setRange(0, 1)
+        self.progress.setTextVisible(False)
+        name, job_id = self._job_name(followed), followed.get("job_id", "")
+        state = (ended or {}).get("state")
+        self.progress.setValue(1 if state == "done" else 0)
+        if state == "done":
+            self.rebuild_label.setText(self.tr("{0}（{1}）已完成").format(name, job_id))
+        elif state == "cancelled":
+            self.rebuild_label.setText(self.tr("{0}（{1}）已取消").format(name, job_id))
+        elif state == "failed":
+            message = ((ended or {}).get("error") or {}).get("message", "")
+            self.rebuild_label.setText(self.tr("{0}（{1}）失败：{2}").format(name, job_id, message))
+        else:
+            self.rebuild_label.setText(self.tr("服务上的{0}（{1}）已结束").format(name, job_id))
+        self.job_followed.emit(None)
+        self.reload()
 
     # -- reports -----------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from service.client import default_socket_path
 from service.config import Config
 from service.memory.memory import Memory
 from service.remote.attach import open_memory
+from service.remote.memory import RemoteMemory
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -37,10 +38,15 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def rebuild_views(args: argparse.Namespace, config: Config) -> int:
-    with Memory.open(config) as memory:
+    """Here, or as a job of the service that owns the home (the same progress; Ctrl+C cancels it there too)."""
+    with open_memory(config) as memory:
         with progress_bar("replaying", "events") as progress:
             counts = memory.rebuild(progress=progress)
-        check = memory.store.integrity_check()
+        if isinstance(memory, RemoteMemory):
+            check = memory.integrity  # the service checked the database after its rebuild
+        else:
+            assert isinstance(memory, Memory)
+            check = memory.store.integrity_check()
     restored = counts.pop("bundle_files_restored", 0)
     failed = counts.pop("bundle_files_failed", 0)
     views = ", ".join(

@@ -29,9 +29,11 @@ from service.memory.desk import DeskService
 from service.memory.doctor import Check, run_checks
 from service.memory.dream import DreamService
 from service.memory.ingest import IngestService
+from service.memory.jobs import Jobs
 from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
 from service.memory.parts import Parts
+from service.memory.presence import Presence
 from service.memory.recall_service import RecallService
 from service.memory.results import Health, Overview, StoreCounts
 from service.memory.runs import RunService
@@ -90,6 +92,8 @@ class Memory:
         self.learning = LearningService(self.parts)
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
+        self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)
+        self.presence = Presence()  # who the service serving this memory talks to (filled by its host)
         self._counts: tuple[int, StoreCounts] | None = None
         # On a shared store, other hosts' commits reach the bus too (the console refreshes, caches drop).
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
@@ -165,7 +169,9 @@ class Memory:
         return None
 
     def close(self) -> None:
-        """Shut learning down (admission closed, open leases cancelled and persisted), then close the store."""
+        """Stop the running job, shut learning down (admission closed, open leases cancelled and persisted),
+        then close the store."""
+        self.jobs.close()
         if self._feed is not None:
             self._feed.stop()
             self._feed = None

@@ -52,5 +52,5 @@ def open_memory(config: Config) -> MemoryApi:
     found = find_service(config)
     if found is not None:
         path, health = found
-        return RemoteMemory(config, path, health)
+        return RemoteMemory(config, path, health, client="command")
     return Memory.open(config)

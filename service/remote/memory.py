@@ -6,7 +6,10 @@ service becomes the error class a local `Memory` raises). Each thread talks
 on its own connection (the console reads on several threads at once); long
 operations (rebuilds, dream, import) get a connection with a long timeout.
 Listeners hear the service's change notices (`service.remote.notices`).
-Closing it closes its connections; the service goes on.
+The rebuilds run as the service's jobs (`docs/protocol.md`, Jobs): this side
+starts one, polls it and turns it into the same `progress(done, total)` calls
+a local rebuild makes; a `Cancelled` (or Ctrl+C) from the caller cancels the
+job. Closing it closes its connections; the service goes on.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, cast
 from recall.resolve import Resolution
 from service.client import JiyiClient
 from service.config import Config
+from service.errors import Cancelled
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
@@ -34,15 +38,18 @@ from store.interchange.import_source import ImportReport
 
 TIMEOUT_S = 30.0
 FRESH_S = 20.0  # a connection unused this long is opened again (far below the service's idle timeout)
-LONG_TIMEOUT_S = 3600.0  # a vector rebuild of a large archive, an import
-Progress = Any  # accepted for the local signature's sake; the socket reports no progress
+LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
+POLL_S = 0.2  # how often a job this side follows is asked how far it got
+JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
+Progress = Callable[[int, int], None]
 
 
 class Wire:
     """Calls on the socket, one connection per thread; failures raised as Jiyi's errors."""
 
-    def __init__(self, socket_path: Path) -> None:
+    def __init__(self, socket_path: Path, hello: str | None = None) -> None:
         self.socket_path = socket_path
+        self.hello = hello  # what this side tells the service it is, on each connection (`client.hello`)
         self._local = threading.local()
         self._clients: list[JiyiClient] = []
         self._lock = threading.Lock()
@@ -60,7 +67,7 @@ class Wire:
             raise EnvironmentProblem(f"the connection to the service on {self.socket_path} was closed")
         params = {k: v for k, v in (params or {}).items() if v is not None}
         if long:
-            client = JiyiClient(self.socket_path, timeout=LONG_TIMEOUT_S)
+            client = JiyiClient(self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello)
             with self._lock:
                 self._clients.append(client)  # `close` cuts it too: a closing console does not wait for it
             try:
@@ -86,7 +93,7 @@ class Wire:
     def _client(self) -> JiyiClient:
         client = getattr(self._local, "client", None)
         if client is None:
-            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S)
+            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello)
             self._local.client = client
             with self._lock:
                 if self._closed:
@@ -105,6 +112,66 @@ class Wire:
             clients, self._clients = self._clients, []
         for client in clients:
             client.close()
+
+
+class JobFollower:
+    """Runs a rebuild as a job of the service and follows it to its end, for `progress` and cancel."""
+
+    def __init__(self, wire_: Wire, protocol: tuple[int, int]) -> None:
+        self._wire = wire_
+        self._protocol = protocol
+
+    def run(self, kind: str, progress: Progress | None) -> dict[str, Any]:
+        """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
+
+        `progress(done, total)` is called on every poll once the job knows its total; when it raises
+        `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped.
+        """
+        if self._protocol < JOBS_SINCE:
+            return cast(dict[str, Any], self._wire.call(kind, writes=True, long=True))
+        status = self._wire.call("job.start", {"kind": kind}, writes=True)
+        try:
+            while status["state"] == "running":
+                if progress is not None and status["total"]:
+                    progress(int(status["done"]), int(status["total"]))
+                time.sleep(POLL_S)
+                status = self._wire.call("job.status", {"job_id": status["job_id"]})
+        except (Cancelled, KeyboardInterrupt):
+            status = self._stop(str(status["job_id"]))
+            if status["state"] != "done":
+                raise
+        if status["state"] == "done":
+            if progress is not None:
+                progress(int(status["total"]), int(status["total"]))
+            return cast(dict[str, Any], status["outcome"])
+        if status["state"] == "cancelled":
+            raise Cancelled(f"job {status['job_id']} ({kind}) was cancelled")
+        error = status.get("error") or {}
+        raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")))
+
+    def _stop(self, job_id: str) -> dict[str, Any]:
+        """Cancel the job and wait until it stopped (it stops at its next step)."""
+        status = self._wire.call("job.cancel", {"job_id": job_id})
+        while status["state"] == "running":
+            time.sleep(POLL_S)
+            status = self._wire.call("job.status", {"job_id": job_id})
+        return cast(dict[str, Any], status)
+
+
+class RemoteJobs:
+    """The service's jobs: the one running (if any), one by id, cancel one."""
+
+    def __init__(self, wire_: Wire) -> None:
+        self._wire = wire_
+
+    def running(self) -> dict[str, Any] | None:
+        return cast(dict[str, Any] | None, self._wire.call("service.status")["job"])
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._wire.call("job.status", {"job_id": job_id}))
+
+    def cancel(self, job_id: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._wire.call("job.cancel", {"job_id": job_id}))
 
 
 class RemoteAppKb:
@@ -205,8 +272,9 @@ class RemoteRuns:
 
 
 class RemoteRecall:
-    def __init__(self, wire_: Wire) -> None:
+    def __init__(self, wire_: Wire, jobs: JobFollower) -> None:
         self._wire = wire_
+        self._jobs = jobs
 
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         return cast(RecallStatistics, self._wire.call("recall.stats", {"since": since, "until": until}))
@@ -226,7 +294,7 @@ class RemoteRecall:
         )
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
-        return cast(dict[str, int], self._wire.call("vectors.rebuild", long=True))
+        return cast(dict[str, int], self._jobs.run("vectors.rebuild", progress))
 
 
 class RemoteLessons:
@@ -377,16 +445,21 @@ class RemoteLearning:
 class RemoteMemory:
     """A home's memory as served by the service listening on `socket_path`. Open with `RemoteMemory.attach`."""
 
-    def __init__(self, config: Config, socket_path: Path, health: dict[str, Any]) -> None:
+    def __init__(self, config: Config, socket_path: Path, health: dict[str, Any], *, client: str = "console") -> None:
+        """`client` is what this side tells the service it is: "console", or "command" for a `jiyi` command."""
         self._config = config
         self.socket_path = socket_path
         self._home = Path(str(health["home"]))
         self._schema_version = int(health["schema_version"])
         self.service_pid = int(health.get("pid") or 0)
-        self._wire = Wire(socket_path)
+        self._wire = Wire(socket_path, hello=client)
+        self._follower = JobFollower(self._wire, _version(health.get("protocol")))
+        self.jobs = RemoteJobs(self._wire)
+        self.integrity: str | None = None
+        """SQLite's verdict after the last `rebuild` (the service checks the database after it)."""
         self.appkb = RemoteAppKb(self._wire)
         self.runs = RemoteRuns(self._wire)
-        self.recall = RemoteRecall(self._wire)
+        self.recall = RemoteRecall(self._wire, self._follower)
         self.lessons = RemoteLessons(self._wire)
         self.desk = RemoteDesk(self._wire)
         self.dream = RemoteDream(self._wire)
@@ -398,7 +471,11 @@ class RemoteMemory:
     @classmethod
     def attach(cls, config: Config, socket_path: Path) -> RemoteMemory:
         """Attach to the service on `socket_path`; `EnvironmentProblem` when nobody answers there."""
-        health = Wire(socket_path).call("health")
+        probe = Wire(socket_path)
+        try:
+            health = probe.call("health")
+        finally:
+            probe.close()
         return cls(config, socket_path, health)
 
     @property
@@ -429,7 +506,13 @@ class RemoteMemory:
         return cast(Overview, self._wire.call("overview"))
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
-        return cast(dict[str, int], self._wire.call("rebuild", long=True)["counts"])
+        outcome = self._follower.run("rebuild", progress)
+        self.integrity = str(outcome.get("integrity"))
+        return cast(dict[str, int], outcome["counts"])
+
+    def service_status(self) -> dict[str, Any]:
+        """Who the service serves (`connections`, `by_kind`), `requests_last_minute`, and its running `job`."""
+        return cast(dict[str, Any], self._wire.call("service.status"))
 
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
@@ -476,3 +559,12 @@ class RemoteMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _version(text: object) -> tuple[int, int]:
+    """ "1.2" as (1, 2); (1, 0) for a service too old to say."""
+    try:
+        major, minor = str(text).split(".")
+        return int(major), int(minor)
+    except ValueError:
+        return (1, 0)

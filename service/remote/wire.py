@@ -10,6 +10,7 @@ from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
 from store.appkb.kb import ForgetAliasResult, LearnAliasResult
 from store.core.errors import (
+    Busy,
     Conflict,
     EnvironmentProblem,
     Forbidden,
@@ -30,6 +31,8 @@ def error_for(code: str, message: str, data: Any = None) -> JiyiError:
     """The error a local `Memory` would have raised for a failure the service answered with `code`."""
     if code == "conflict":
         return Conflict(message, data if isinstance(data, dict) else None)
+    if code == "busy":
+        return Busy(message, data if isinstance(data, dict) else {})
     kind = ERRORS.get(code)
     if kind is None:
         return JiyiError(f"the service answered {code}: {message}")

@@ -26,7 +26,6 @@ import socket
 import stat
 import sys
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ WATCH_INTERVAL_MS = 1000
 """How often the host checks that its listener still listens on its own socket file."""
 
 SUBSCRIBE = "changes.subscribe"
+HELLO = "client.hello"
 NOTICE_DELAY_MS = 100
 """Changes committed within this long of each other go out as one notice line."""
 
@@ -188,7 +188,7 @@ class SocketHost(QObject):
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._links: dict[int, _Link] = {}
         self._numbers = itertools.count(1)
-        self._served: deque[float] = deque()
+        self.presence = memory.presence  # who is connected and how busy they keep it (`service.status`)
         self._refused = 0
         self._socket_id: tuple[int, int] | None = None
         self.listener_problem: str | None = None
@@ -221,6 +221,7 @@ class SocketHost(QObject):
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
+        self.presence.reset()
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
         if self.idle_timeout > 0:
@@ -258,10 +259,7 @@ class SocketHost(QObject):
         return sum(len(link.connection.outbox) for link in self._links.values())
 
     def requests_last_minute(self) -> int:
-        cutoff = time.monotonic() - 60
-        while self._served and self._served[0] < cutoff:
-            self._served.popleft()
-        return len(self._served)
+        return self.presence.requests_last_minute()
 
     def _owns_socket_file(self) -> bool:
         try:
@@ -312,6 +310,7 @@ class SocketHost(QObject):
         reader.activated.connect(lambda *_: self._on_readable(link))
         writer.activated.connect(lambda *_: self._on_writable(link))
         self._links[connection.number] = link
+        self.presence.opened(connection.number)
         self.connections_changed.emit(len(self._links))
 
     def _refuse_connection(self, sock: socket.socket) -> None:
@@ -326,6 +325,7 @@ class SocketHost(QObject):
         if self._links.pop(connection.number, None) is None:
             return
         self._subscribers.discard(connection.number)
+        self.presence.closed(connection.number)
         log.log(level, "closing connection %d: %s", connection.number, reason)
         # A notifier must be off before its descriptor is closed: the number may be reused at once.
         for notifier in (link.reader, link.writer):
@@ -411,6 +411,9 @@ class SocketHost(QObject):
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):
                     self._subscribers.add(connection.number)
+                    self.presence.named(connection.number, "console")  # only consoles follow the changes
+                elif method == HELLO and prepared.get("ok"):
+                    self.presence.named(connection.number, str(prepared["result"]["kind"]))
             reply = encode(prepared)
         except Exception:
             # Every request gets exactly one reply: a bug here must not leave the connection waiting.
@@ -464,7 +467,7 @@ class SocketHost(QObject):
         return len(self._subscribers)
 
     def _count_served(self) -> None:
-        self._served.append(time.monotonic())
+        self.presence.served()
         self.request_served.emit()
 
     def _answer(self, number: object, reply: object) -> None:

@@ -17,7 +17,7 @@ import errno
 import sqlite3
 from typing import Literal, get_args
 
-ErrorCode = Literal["invalid_params", "not_found", "conflict", "forbidden", "unavailable", "internal"]
+ErrorCode = Literal["invalid_params", "not_found", "conflict", "busy", "forbidden", "unavailable", "internal"]
 ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
 
 
@@ -112,6 +112,19 @@ class Conflict(JiyiError):
     code: ErrorCode = "conflict"
 
     def __init__(self, message: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+class Busy(JiyiError):
+    """Work that runs one at a time is running already (a rebuild); nothing was started.
+
+    `details` (the socket's `error.data`) carries the running job's status, so the caller can follow or cancel it.
+    """
+
+    code: ErrorCode = "busy"
+
+    def __init__(self, message: str, details: dict[str, object]) -> None:
         super().__init__(message)
         self.details = details
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,7 +59,7 @@ def test_a_person_approves_a_lesson_through_the_service_and_an_agent_cannot(
 def test_a_command_that_needs_the_home_itself_says_to_stop_the_service(
     routed: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(jiyi(routed.home, "rebuild")) == 3
+    assert main(jiyi(routed.home, "recall-stats")) == 3
     err = capsys.readouterr().err
     assert f"pid {routed.process.pid}" in err and "stop the service first" in err
     assert routed.alive()
@@ -73,3 +74,32 @@ def test_a_service_of_another_home_is_not_used(
     assert main(jiyi(other, "health")) == 0
     health = json.loads(capsys.readouterr().out)
     assert health["home"] == str(other) and health["pid"] != routed.process.pid
+
+
+@pytest.fixture
+def hashed_server(short_dir: Path, launch: Callable[..., Server], monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    """A running service on the hash embedder (the model is not under test), on the configured socket."""
+    running = launch(short_dir / "home", short_dir / "run" / "jiyi.sock", env={"JIYI_EMBED_MODEL": "hash"})
+    monkeypatch.setenv("JIYI_SOCKET", str(running.socket))
+    yield running
+    assert running.stop() == 0
+
+
+def test_the_rebuilds_run_as_the_services_jobs_with_the_same_progress(
+    hashed_server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with JiyiClient(hashed_server.socket, timeout=10, strict=True) as agent:
+        for i in range(3):
+            agent.run_start(f"r{i}", "phone1")
+            agent.call("run.finish", {"run_id": f"r{i}", "outcome": {"success": True, "goal_text": f"发消息 {i}"}})
+    assert main(jiyi(hashed_server.home, "rebuild-vec")) == 0
+    out, err = capsys.readouterr()
+    assert "indexed 3 episodes" in out
+    assert "indexing" in err and "3/3 episodes" in err  # the bar a local rebuild draws, fed by the service's job
+    assert main(jiyi(hashed_server.home, "rebuild")) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("rebuilt ") and out.rstrip().endswith("integrity ok") and "replaying" in err
+    with JiyiClient(hashed_server.socket, timeout=10, strict=True) as agent:
+        jobs = agent.call("job.list")["jobs"]
+    assert [(job["kind"], job["state"]) for job in jobs] == [("rebuild", "done"), ("vectors.rebuild", "done")]
+    assert hashed_server.alive()

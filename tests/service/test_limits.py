@@ -342,6 +342,7 @@ def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
         "memory.fact.set_status": {"fact_id": fact, "status": "inactive", "actor": "user"},
         "rebuild": {},
         "vectors.rebuild": {},
+        "job.start": {"kind": "vectors.rebuild"},
         "dream.run": {},
         "taskwizard.import": {"directory": str(taskwizard)},
         "bundle.document.put": {"bundle_id": "project/p", "path": "a.md", "content": "# 笔记", "expected_revision": 0},

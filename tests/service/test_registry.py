@@ -6,7 +6,19 @@ import grimp
 import pytest
 
 from service.memory.memory import Memory
-from service.rpc.methods import REGISTRY, appkb, bundles, desk, learning, maintenance, recall, runs, status, upkeep
+from service.rpc.methods import (
+    REGISTRY,
+    appkb,
+    bundles,
+    desk,
+    jobs,
+    learning,
+    maintenance,
+    recall,
+    runs,
+    status,
+    upkeep,
+)
 from service.rpc.params import Params
 from service.rpc.registry import MethodTable, Registry
 
@@ -31,7 +43,7 @@ def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
 
 
 def test_the_registry_holds_every_domain_table_and_nothing_else() -> None:
-    tables = [status, appkb, runs, recall, desk, maintenance, bundles, learning, upkeep]
+    tables = [status, appkb, runs, recall, desk, maintenance, bundles, learning, upkeep, jobs]
     declared = [method.name for module in tables for method in module.TABLE]
     assert len(declared) == len(set(declared)) == len(REGISTRY)
     assert set(declared) == set(REGISTRY)

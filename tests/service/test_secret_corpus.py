@@ -18,6 +18,7 @@ import itertools
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,13 @@ class Setup:
         self.memory = memory
         self._count = itertools.count(1)
         self.runs: list[str] = []
+
+    def job(self, kind: str) -> dict[str, str]:
+        """`job.start`'s params, once the job started before has ended (a job runs on after its answer)."""
+        deadline = time.monotonic() + 60
+        while self.memory.jobs.running() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return {"kind": kind}
 
     def uid(self, prefix: str) -> str:
         return f"{prefix}{next(self._count)}"
@@ -468,6 +476,7 @@ PLACEMENTS: tuple[Placement, ...] = (
     ),
     Placement("rebuild", "-", lambda s, v: {}),
     Placement("vectors.rebuild", "-", lambda s, v: {}),
+    Placement("job.start", "-", lambda s, v: s.job("vectors.rebuild")),
     Placement("dream.run", "-", lambda s, v: {"full": True}),
     Placement(
         "taskwizard.import",

@@ -6,7 +6,7 @@ others; `docs/protocol.md` documents each method and a test keeps the two in ste
 
 from __future__ import annotations
 
-from service.rpc.methods import appkb, bundles, desk, learning, maintenance, recall, runs, status, upkeep
+from service.rpc.methods import appkb, bundles, desk, jobs, learning, maintenance, recall, runs, status, upkeep
 from service.rpc.registry import Registry
 
 REGISTRY = Registry(
@@ -19,4 +19,5 @@ REGISTRY = Registry(
     bundles.TABLE,
     learning.TABLE,
     upkeep.TABLE,
+    jobs.TABLE,
 )

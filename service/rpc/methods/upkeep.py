@@ -1,9 +1,9 @@
-"""The whole home: the overview, rebuilding views and vectors, dream passes, TaskWizard import and export.
+"""The whole home: the overview, dream passes, TaskWizard import and export.
 
 These are the console's and the commands' operations, offered on the socket so
 that a console or a `jiyi` command attached to a running service can do what
 they would do on a home of their own. They take long (seconds to minutes):
-a client gives them a long timeout.
+a client gives them a long timeout. The rebuilds are jobs (`service/rpc/methods/jobs.py`).
 """
 
 from __future__ import annotations
@@ -40,21 +40,6 @@ def _directory(p: Params) -> Path:
 def overview(memory: Memory, p: Params) -> Overview:
     p.done()
     return memory.overview()
-
-
-@TABLE.method("rebuild", writes=True)
-def rebuild(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    _check_budget(memory)
-    counts = memory.rebuild()
-    return {"counts": counts, "integrity": memory.store.integrity_check()}
-
-
-@TABLE.method("vectors.rebuild", writes=True)
-def vectors_rebuild(memory: Memory, p: Params) -> dict[str, int]:
-    p.done()
-    _check_budget(memory)
-    return memory.recall.rebuild_vectors()
 
 
 @TABLE.method("dream.run", writes=True)

@@ -1,0 +1,77 @@
+"""Who the service serving a memory talks to, and how busy they keep it (the socket's `service.status`).
+
+Whoever serves the memory (the socket host) tells it of each connection that
+opens, names itself (`client.hello`: a console, a command, an agent) or
+subscribes to change notices (only consoles do), closes, and of each request
+served. A connection that never names itself counts as an agent: the seed
+002 clients and the agents' own clients say nothing about themselves.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any
+
+KINDS = ("agent", "console", "command", "worker")
+"""What a client may call itself in `client.hello`."""
+
+
+class Presence:
+    """The open connections by kind and the requests of the last minute; safe from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kinds: dict[int, str] = {}
+        self._served: deque[float] = deque()
+
+    def reset(self) -> None:
+        """Forget everything (a host starts serving)."""
+        with self._lock:
+            self._kinds.clear()
+            self._served.clear()
+
+    def opened(self, connection: int) -> None:
+        with self._lock:
+            self._kinds[connection] = "agent"
+
+    def named(self, connection: int, kind: str) -> None:
+        """The connection said what it is (or subscribed to notices: a console)."""
+        with self._lock:
+            if connection in self._kinds:
+                self._kinds[connection] = kind
+
+    def closed(self, connection: int) -> None:
+        with self._lock:
+            self._kinds.pop(connection, None)
+
+    def served(self) -> None:
+        """One request was answered."""
+        now = time.monotonic()
+        with self._lock:
+            self._served.append(now)
+            self._forget_before(now - 60)
+
+    @property
+    def connections(self) -> int:
+        with self._lock:
+            return len(self._kinds)
+
+    def requests_last_minute(self) -> int:
+        with self._lock:
+            self._forget_before(time.monotonic() - 60)
+            return len(self._served)
+
+    def snapshot(self) -> dict[str, Any]:
+        """`connections`, `by_kind` (every kind, zero included) and `requests_last_minute`."""
+        with self._lock:
+            self._forget_before(time.monotonic() - 60)
+            by_kind = dict.fromkeys(KINDS, 0)
+            for kind in self._kinds.values():
+                by_kind[kind] += 1
+            return {"connections": len(self._kinds), "by_kind": by_kind, "requests_last_minute": len(self._served)}
+
+    def _forget_before(self, cutoff: float) -> None:
+        while self._served and self._served[0] < cutoff:
+            self._served.popleft()

@@ -1,0 +1,104 @@
+"""Rebuilds as jobs: start one and get its id at once, follow it, cancel it (`service/memory/jobs.py`).
+
+`rebuild` and `vectors.rebuild` are the same work for clients that wait for the
+result on their connection; they run as jobs too, so other clients see their
+progress, may cancel them, and cannot start a second rebuild meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from service.errors import Cancelled
+from service.memory.jobs import Progress
+from service.memory.memory import Memory
+from service.rpc.params import MAX_ID, Params
+from service.rpc.registry import MethodTable
+from store.core.errors import Conflict, InvalidInput
+
+TABLE = MethodTable("jobs")
+
+
+def _rebuild_views(memory: Memory) -> Callable[[Progress], dict[str, Any]]:
+    def work(progress: Progress) -> dict[str, Any]:
+        counts = memory.rebuild(progress=progress)
+        return {"counts": counts, "integrity": memory.store.integrity_check()}
+
+    return work
+
+
+def _rebuild_vectors(memory: Memory) -> Callable[[Progress], dict[str, Any]]:
+    def work(progress: Progress) -> dict[str, Any]:
+        return dict(memory.recall.rebuild_vectors(progress=progress))
+
+    return work
+
+
+KINDS: dict[str, Callable[[Memory], Callable[[Progress], dict[str, Any]]]] = {
+    "rebuild": _rebuild_views,
+    "vectors.rebuild": _rebuild_vectors,
+}
+"""What a job may be, by the name of the method that does the same work and waits for it."""
+
+
+def _check_budget(memory: Memory) -> None:
+    """A rebuild is refused up front past the home's size budget (as every write is)."""
+    if memory.store.budget is not None:
+        memory.store.budget.check()
+
+
+def _always(_memory: Memory) -> bool:
+    return True
+
+
+def _run(memory: Memory, kind: str) -> dict[str, Any]:
+    """Run a rebuild as a job and wait for it; a cancel from another client answers `conflict`."""
+    _check_budget(memory)
+    try:
+        return memory.jobs.run(kind, KINDS[kind](memory))
+    except Cancelled:
+        raise Conflict(f"the {kind} was cancelled by a client (job.cancel) before it finished") from None
+
+
+@TABLE.method("rebuild", writes=True)
+def rebuild(memory: Memory, p: Params) -> dict[str, Any]:
+    p.done()
+    return _run(memory, "rebuild")
+
+
+@TABLE.method("vectors.rebuild", writes=True)
+def vectors_rebuild(memory: Memory, p: Params) -> dict[str, Any]:
+    p.done()
+    return _run(memory, "vectors.rebuild")
+
+
+@TABLE.method("job.start", writes=True)
+def job_start(memory: Memory, p: Params) -> dict[str, Any]:
+    kind = p.choice("kind", tuple(KINDS))
+    p.done()
+    if kind is None:
+        raise InvalidInput(f"params.kind is required: one of {', '.join(KINDS)}")
+    _check_budget(memory)
+    return memory.jobs.start(kind, KINDS[kind](memory))
+
+
+# Answered on the loop: a job's status is in memory, and a client polls it often.
+@TABLE.method("job.status", instant=_always)
+def job_status(memory: Memory, p: Params) -> dict[str, Any]:
+    job_id = p.text("job_id", max_chars=MAX_ID)
+    p.done()
+    return memory.jobs.status(job_id)
+
+
+@TABLE.method("job.cancel", instant=_always)
+def job_cancel(memory: Memory, p: Params) -> dict[str, Any]:
+    job_id = p.text("job_id", max_chars=MAX_ID)
+    p.done()
+    return memory.jobs.cancel(job_id)
+
+
+@TABLE.method("job.list", instant=_always)
+def job_list(memory: Memory, p: Params) -> dict[str, Any]:
+    p.done()
+    return {"jobs": memory.jobs.list()}
