@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return next((code for kind, code in EXIT.items() if isinstance(exc, kind)), 1)
+    except KeyboardInterrupt:
+        # Ctrl+C: what was committed stays (a rebuild attached to a service has cancelled its job by now).
+        print("jiyi: interrupted", file=sys.stderr)
+        return 130  # as a shell reports a command ended by SIGINT
     except BrokenPipeError:
         # The reader went away (`jiyi health | head`): what was done is done; say nothing more.
         # Python would report the pipe again when it flushes stdout at exit, so point stdout at devnull.

@@ -276,6 +276,16 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(home: Path, command: t
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
 
 
+def test_ctrl_c_ends_a_command_with_130_and_no_traceback(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt  # what Ctrl+C raises wherever the command is
+
+    run("alias", "learn", "绿泡泡=com.tencent.mm")
+    monkeypatch.setattr(Memory, "health", interrupted)
+    code, out, err = run("health")
+    assert (code, out) == (130, "") and err.strip() == "jiyi: interrupted"
+
+
 def test_the_console_without_a_display_says_so(home: Path) -> None:
     script = Path(sys.executable).parent / "jiyi"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
