@@ -243,8 +243,9 @@ class EpisodeFilter:
     revoked: bool | None = None
 
 
-def _filtered(f: EpisodeFilter) -> Any:
-    query = Episode.select()
+def _filtered(f: EpisodeFilter, query: Any = None) -> Any:
+    """`query` (all of an episode's columns by default) narrowed by `f`."""
+    query = Episode.select() if query is None else query
     if f.text:
         query = query.where(Episode.goal_text.contains(f.text))
     if f.app:
@@ -266,8 +267,11 @@ def list_episodes(store: Store, f: EpisodeFilter, *, limit: int = 100, offset: i
     """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`."""
     if limit < 1 or offset < 0:
         raise InvalidInput("limit must be >= 1 and offset >= 0")
-    rows = _filtered(f).order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(limit).offset(offset)
-    return [{**json.loads(row.record), "revoked": bool(row.revoked)} for row in rows]
+    query = _filtered(f, Episode.select(Episode.record, Episode.revoked))
+    # Newest first by the (ts_end, run_id, goal_text) index: a page stops reading once it is full, and the
+    # goal filter is tested on the index's copy of the goal, not on the rows with their records.
+    rows = query.order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(limit).offset(offset).tuples()
+    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows]
 
 
 def count_episodes(store: Store, f: EpisodeFilter | None = None) -> int:
