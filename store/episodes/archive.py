@@ -267,11 +267,13 @@ def list_episodes(store: Store, f: EpisodeFilter, *, limit: int = 100, offset: i
     """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`."""
     if limit < 1 or offset < 0:
         raise InvalidInput("limit must be >= 1 and offset >= 0")
-    query = _filtered(f, Episode.select(Episode.record, Episode.revoked))
-    # Newest first by the (ts_end, run_id, goal_text) index: a page stops reading once it is full, and the
-    # goal filter is tested on the index's copy of the goal, not on the rows with their records.
-    rows = query.order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(limit).offset(offset).tuples()
-    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows]
+    newest = (Episode.ts_end.desc(), Episode.run_id.desc())
+    # The page's run ids first, newest first from the (ts_end, run_id, goal_text) index: the scan stops once
+    # the page is full, and the goal filter is tested on the index's copy of each goal (PostgreSQL, too,
+    # would otherwise read every row with its record when few goals match); then those rows' records.
+    page = _filtered(f, Episode.select(Episode.run_id)).order_by(*newest).limit(limit).offset(offset)
+    rows: Any = Episode.select(Episode.record, Episode.revoked).where(Episode.run_id.in_(page)).order_by(*newest)
+    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()]
 
 
 def count_episodes(store: Store, f: EpisodeFilter | None = None) -> int:
