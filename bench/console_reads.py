@@ -12,9 +12,11 @@ last 365 days, each with its scored shadow recall (the trace a run keeps):
 * `recall_stats` — the recall page's `recall_statistics` over all time and
   over its default 30 days.
 
-Each read is timed `--requests` times; p50 and p99 are printed with the p50's
-ratio to the baseline's (`get_episode` of a random run, which reads one row
-and its tool events by key). The home is built through the bulk path
+Each read is timed `--requests` times; p50 and p99 (wall) are printed with the
+p50's ratio to the baseline's (`get_episode` of a random run, which reads one
+row and its tool events by key), and the p50 of this process's CPU time
+(steadier than the wall on a shared machine; on PostgreSQL the server's work is
+not in it). The home is built through the bulk path
 (`archive.record_many` and `memory.ingest.record_evaluations`; no vectors: no
 read here uses them) and reused with `--home DIR`. With `--database-url URL`
 (its password in `JIYI_DATABASE_PASSWORD_FILE`) or `--postgres` (a server
@@ -153,17 +155,18 @@ def build(memory: Memory, n: int) -> float:
     return time.perf_counter() - started
 
 
-def _timed(call: Callable[[int], object], count: int) -> list[float]:
+def _timed(call: Callable[[int], object], count: int) -> list[tuple[float, float]]:
+    """(wall, this process's CPU) seconds of each of `count` calls."""
     times = []
     for i in range(count):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         call(i)
-        times.append(time.perf_counter() - started)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
     return times
 
 
-def measure(memory: Memory, requests: int) -> dict[str, list[float]]:
-    """Seconds each read took, `requests` times."""
+def measure(memory: Memory, requests: int) -> dict[str, list[tuple[float, float]]]:
+    """Seconds each read took (wall, CPU), `requests` times."""
     rng = random.Random(7)
     ids = [str(r["run_id"]) for r in memory.runs.list_episodes(EpisodeFilter(), limit=1000)]
     runs_api = memory.runs
@@ -195,16 +198,18 @@ def run_backend(home: Path, url: str, password_file: str, n: int, requests: int)
         return {"built_s": round(built, 1), "schema": memory.store.schema_version, "reads": measure(memory, requests)}
 
 
-def summary(reads: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    base = percentile(reads["baseline get_episode"], 50)
-    return {
-        name: {
-            "p50_s": round(percentile(t, 50), 4),
-            "p99_s": round(percentile(t, 99), 4),
-            "x_baseline": round(percentile(t, 50) / base, 1) if base else 0.0,
+def summary(reads: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    base = percentile([wall for wall, _ in reads["baseline get_episode"]], 50)
+    out = {}
+    for name, times in reads.items():
+        wall = [w for w, _ in times]
+        out[name] = {
+            "p50_s": round(percentile(wall, 50), 4),
+            "p99_s": round(percentile(wall, 99), 4),
+            "x_baseline": round(percentile(wall, 50) / base, 1) if base else 0.0,
+            "cpu_p50_s": round(percentile([c for _, c in times], 50), 4),
         }
-        for name, t in reads.items()
-    }
+    return out
 
 
 def main() -> None:
@@ -242,10 +247,13 @@ def main() -> None:
         return
     for backend, f in figures.items():
         print(f"{backend}: {args.episodes:,} episodes, schema {f['schema']}, built in {f['built_s']} s (0 = reused)")
-        print(f"  {'read':<24} {'p50 s':>8} {'p99 s':>8} {'x baseline p50':>15}")
+        print(f"  {'read':<24} {'p50 s':>8} {'p99 s':>8} {'x baseline p50':>15} {'cpu p50 s':>10}")
         for name, row in f.items():
             if isinstance(row, dict):
-                print(f"  {name:<24} {row['p50_s']:>8.4f} {row['p99_s']:>8.4f} {row['x_baseline']:>15.1f}")
+                print(
+                    f"  {name:<24} {row['p50_s']:>8.4f} {row['p99_s']:>8.4f} {row['x_baseline']:>15.1f}"
+                    f" {row['cpu_p50_s']:>10.4f}"
+                )
 
 
 if __name__ == "__main__":
