@@ -186,14 +186,14 @@ def baseline(store: Store) -> dict[str, Any] | None:
     return json.loads(row.stats) if row is not None else None
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def statistics(store: Store, since: float | None = None, until: float | None = None) -> dict[str, Any]:
-    """Counters and rates over a window of evaluation times (epoch seconds). Without a window the counters
-    imported from the reference are included (`imported_evaluations` says how many of them there are), with
-    its procedure-card counters, and `errors`: recall failures per namespace (imported and Jiyi's own)."""
+def _counters(
+    store: Store, since: float | None, until: float | None, days: Sequence[dict[str, Any]] | None
+) -> dict[str, int]:
+    if days is not None:
+        summed = {name: sum(int(d[name]) for d in days) for name in COUNTERS}
+        # A time no local day can hold (a clock gone wrong) is in no day: then the sums are not the window's.
+        if int(tuples(_window(RecallEval.select(fn.COUNT(SQL("*"))), since, until))[0][0]) == summed["evaluations"]:
+            return summed
     row = _window(
         RecallEval.select(
             fn.COUNT(RecallEval.run_id),
@@ -208,8 +208,23 @@ def statistics(store: Store, since: float | None = None, until: float | None = N
         since,
         until,
     )
-    values = tuples(row)[0]
-    counters = {name: int(value or 0) for name, value in zip(COUNTERS, values, strict=True)}
+    return {name: int(value or 0) for name, value in zip(COUNTERS, tuples(row)[0], strict=True)}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def statistics(
+    store: Store, since: float | None = None, until: float | None = None, days: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Counters and rates over a window of evaluation times (epoch seconds). Without a window the counters
+    imported from the reference are included (`imported_evaluations` says how many of them there are), with
+    its procedure-card counters, and `errors`: recall failures per namespace (imported and Jiyi's own).
+
+    `days`, the window's `daily` series when the caller has it, saves summing every evaluation again: its
+    sums are the counters when it holds every evaluation of the window (one count tells)."""
+    counters = _counters(store, since, until, days)
     extra: dict[str, Any] = {}
     if since is None and until is None:
         imported = baseline(store) or {}
@@ -269,8 +284,13 @@ def _day_numbers(store: Store, since: float | None, until: float | None) -> Iter
     low, high = math.floor(first / 86400), math.floor(last / 86400)
     if high - low <= _MAX_SPAN_DAYS:
         return range(low, high + 1)
-    number = SQL("CAST(ts / 86400 AS INTEGER)")
-    return [int(r[0]) for r in tuples(_window(RecallEval.select(number), since, until).group_by(SQL("1")))]
+    number = SQL("CAST(ts / 86400 AS BIGINT)")
+    named = _window(RecallEval.select(number), since, until).where(RecallEval.ts.between(*_NAMEABLE))
+    return [int(r[0]) for r in tuples(named.group_by(SQL("1")))]
+
+
+# The times a `datetime` can hold (years 1 to 9999): a local day can be named for nothing else.
+_NAMEABLE = (-62_135_596_800.0 + 2 * 86400, 253_402_300_799.0 - 2 * 86400)
 
 
 _MAX_SPAN_DAYS = 40 * 366

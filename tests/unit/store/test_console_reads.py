@@ -137,3 +137,19 @@ def test_the_goal_filter_finds_what_a_substring_test_finds_newest_first(store: S
         pages = [archive.list_episodes(store, f, limit=7, offset=offset) for offset in range(0, 240, 7)]
         paged = [r["run_id"] for page in pages for r in page]
         assert paged == expected, word  # the browser's pages, one after another, neither repeat nor skip
+
+
+def test_totals_from_the_daily_series_are_the_totals_even_with_a_time_no_day_holds(store: Store) -> None:
+    _fill(store)
+    evaluation = recall_stats.evaluate(["com.a"], ["com.a"], ["com.a"])
+    since, until = 1_780_000_000.0 + 5 * DAY, 1_780_000_000.0 + 20 * DAY
+    for start, end in ((None, None), (since, until)):
+        days = recall_stats.daily(store, start, end)
+        assert recall_stats.statistics(store, start, end, days=days) == recall_stats.statistics(store, start, end)
+    # A clock gone wrong: a time in no local day (datetime cannot hold it), counted in the totals all the same.
+    recall_stats.record_evaluation(store, {"run_id": "odd", "ts": 1e15, "evaluation": evaluation}, actor="system")
+    days = recall_stats.daily(store)
+    assert sum(d["evaluations"] for d in days) == 240
+    assert (
+        recall_stats.statistics(store, days=days)["evaluations"] == 241 == recall_stats.statistics(store)["evaluations"]
+    )
