@@ -101,7 +101,6 @@ def _back_to_schema_2(store: Store) -> None:
 
 
 def test_a_new_home_has_the_read_indexes_at_the_current_schema(store: Store) -> None:
-    assert SCHEMA_VERSION == 3
     assert store.schema_version == SCHEMA_VERSION
     assert _indexes(store) == _expected_indexes()
 
