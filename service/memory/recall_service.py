@@ -375,12 +375,13 @@ class RecallService:
 
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
+        days = recall_stats.daily(self.store, since, until)
         return {
             "mode": self.config.memory_rag,
             "embedder": self.embedder_id,
             "window": {"since": since, "until": until},
-            "totals": recall_stats.statistics(self.store, since, until),
-            "daily": recall_stats.daily(self.store, since, until),
+            "totals": recall_stats.statistics(self.store, since, until, days=days),
+            "daily": days,
             "packages": recall_stats.per_package(self.store, since, until),
             "calibration": self.thresholds.current() if self.thresholds else [],
         }

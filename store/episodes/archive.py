@@ -243,8 +243,9 @@ class EpisodeFilter:
     revoked: bool | None = None
 
 
-def _filtered(f: EpisodeFilter) -> Any:
-    query = Episode.select()
+def _filtered(f: EpisodeFilter, query: Any = None) -> Any:
+    """`query` (all of an episode's columns by default) narrowed by `f`."""
+    query = Episode.select() if query is None else query
     if f.text:
         query = query.where(Episode.goal_text.contains(f.text))
     if f.app:
@@ -266,8 +267,13 @@ def list_episodes(store: Store, f: EpisodeFilter, *, limit: int = 100, offset: i
     """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`."""
     if limit < 1 or offset < 0:
         raise InvalidInput("limit must be >= 1 and offset >= 0")
-    rows = _filtered(f).order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(limit).offset(offset)
-    return [{**json.loads(row.record), "revoked": bool(row.revoked)} for row in rows]
+    newest = (Episode.ts_end.desc(), Episode.run_id.desc())
+    # The page's run ids first, newest first from the (ts_end, run_id, goal_text) index: the scan stops once
+    # the page is full, and the goal filter is tested on the index's copy of each goal (PostgreSQL, too,
+    # would otherwise read every row with its record when few goals match); then those rows' records.
+    page = _filtered(f, Episode.select(Episode.run_id)).order_by(*newest).limit(limit).offset(offset)
+    rows: Any = Episode.select(Episode.record, Episode.revoked).where(Episode.run_id.in_(page)).order_by(*newest)
+    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()]
 
 
 def count_episodes(store: Store, f: EpisodeFilter | None = None) -> int:

@@ -17,16 +17,16 @@ a recall namespace, so the `*_errors` counters survive a restart).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from datetime import datetime
+import math
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from peewee import SQL, fn
 
 from store.core.database import Store
 from store.core.models import BaseModel, tuples
-from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord
+from store.episodes.local_days import local_days
 from store.episodes.models import RecallBaseline, RecallErrorCount, RecallEval, RecallEvalApp
 
 DOMAIN = "recall"
@@ -186,14 +186,14 @@ def baseline(store: Store) -> dict[str, Any] | None:
     return json.loads(row.stats) if row is not None else None
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def statistics(store: Store, since: float | None = None, until: float | None = None) -> dict[str, Any]:
-    """Counters and rates over a window of evaluation times (epoch seconds). Without a window the counters
-    imported from the reference are included (`imported_evaluations` says how many of them there are), with
-    its procedure-card counters, and `errors`: recall failures per namespace (imported and Jiyi's own)."""
+def _counters(
+    store: Store, since: float | None, until: float | None, days: Sequence[dict[str, Any]] | None
+) -> dict[str, int]:
+    if days is not None:
+        summed = {name: sum(int(d[name]) for d in days) for name in COUNTERS}
+        # A time no local day can hold (a clock gone wrong) is in no day: then the sums are not the window's.
+        if int(tuples(_window(RecallEval.select(fn.COUNT(SQL("*"))), since, until))[0][0]) == summed["evaluations"]:
+            return summed
     row = _window(
         RecallEval.select(
             fn.COUNT(RecallEval.run_id),
@@ -208,8 +208,23 @@ def statistics(store: Store, since: float | None = None, until: float | None = N
         since,
         until,
     )
-    values = tuples(row)[0]
-    counters = {name: int(value or 0) for name, value in zip(COUNTERS, values, strict=True)}
+    return {name: int(value or 0) for name, value in zip(COUNTERS, tuples(row)[0], strict=True)}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def statistics(
+    store: Store, since: float | None = None, until: float | None = None, days: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Counters and rates over a window of evaluation times (epoch seconds). Without a window the counters
+    imported from the reference are included (`imported_evaluations` says how many of them there are), with
+    its procedure-card counters, and `errors`: recall failures per namespace (imported and Jiyi's own).
+
+    `days`, the window's `daily` series when the caller has it, saves summing every evaluation again: its
+    sums are the counters when it holds every evaluation of the window (one count tells)."""
+    counters = _counters(store, since, until, days)
     extra: dict[str, Any] = {}
     if since is None and until is None:
         imported = baseline(store) or {}
@@ -225,60 +240,74 @@ def statistics(store: Store, since: float | None = None, until: float | None = N
 def daily(store: Store, since: float | None = None, until: float | None = None) -> list[dict[str, Any]]:
     """Per local day: counters and rates, oldest first (for charts).
 
-    Summed in SQL, 100k evaluations are a few hundred rows, not 100k trace documents read into Python.
-    SQLite groups by the local date itself (its `localtime` is the C library's, as
-    `datetime.fromtimestamp` is). PostgreSQL knows only its session's time zone, so it sums per quarter
-    hour (every time zone's offset is a whole number of quarter hours) and Python folds those into local
-    days, daylight saving included.
+    Summed in SQL over the counters' index, one range of it per local day (`local_days`): 100k evaluations
+    are a few hundred rows, neither 100k trace documents read into Python nor 100k times turned into dates.
+    Each day's sums are one subquery (an array), so no back end sorts 100k rows to group them.
     """
-    sums = [
-        fn.COUNT(RecallEval.run_id),
-        fn.SUM(RecallEval.recalled),
-        fn.SUM(RecallEval.hit),
-        fn.SUM(RecallEval.hit_at_1),
-        fn.SUM(RecallEval.contaminated),
-        fn.SUM(RecallEval.true_positives),
-        fn.SUM(RecallEval.predictions),
-        fn.SUM(RecallEval.actuals),
-    ]
-    if isinstance(store.db, JiyiPostgresDatabase):
-        # Grouped by position: the bucket's divisor would be a second bound parameter in GROUP BY.
-        bucket = fn.FLOOR(RecallEval.ts / SQL(str(QUARTER_HOUR)))
-        rows = tuples(_window(RecallEval.select(bucket, *sums), since, until).group_by(SQL("1")))
-        by_day: dict[str, list[int]] = {}
-        for row in rows:
-            local = datetime.fromtimestamp(float(row[0]) * QUARTER_HOUR).date().isoformat()
-            total = by_day.setdefault(local, [0] * len(COUNTERS))
-            for i, value in enumerate(row[1:]):
-                total[i] += int(value or 0)
-        grouped = sorted(by_day.items())
-    else:
-        day = fn.date(RecallEval.ts, "unixepoch", "localtime")
-        rows = tuples(_window(RecallEval.select(day, *sums), since, until).group_by(day).order_by(day))
-        grouped = [(str(row[0]), [int(value or 0) for value in row[1:]]) for row in rows]
+    postgres = getattr(store.db, "backend", "sqlite") == "postgresql"
+    array = "json_build_array" if postgres else "json_array"
     days = []
-    for name, values in grouped:
-        c = dict(zip(COUNTERS, values, strict=True))
-        days.append({"day": name, **c, **{k: round(v, 4) for k, v in _rates(c).items()}})
+    ranges = local_days(_day_numbers(store, since, until), since, until)
+    for start in range(0, len(ranges), _DAYS_PER_QUERY):
+        chunk = ranges[start : start + _DAYS_PER_QUERY]
+        values = ", ".join(["(?, ?, ?)"] * len(chunk))
+        rows = store.db.execute_sql(
+            f"WITH days (day, lo, hi) AS (VALUES {values})"
+            f" SELECT day, (SELECT {array}({_SUMS}) FROM recall_eval WHERE ts >= lo AND ts < hi) FROM days",
+            [value for day in chunk for value in day],
+        ).fetchall()
+        for day, sums in rows:
+            counts = [int(v or 0) for v in (sums if isinstance(sums, list) else json.loads(sums))]
+            if counts[0]:
+                c = dict(zip(COUNTERS, counts, strict=True))
+                days.append({"day": str(day), **c, **{k: round(v, 4) for k, v in _rates(c).items()}})
     return days
 
 
-QUARTER_HOUR = 900.0
+_DAYS_PER_QUERY = 300  # three bound values a day: well under either back end's cap
+_SUMS = (
+    "COUNT(*), SUM(recalled), SUM(hit), SUM(hit_at_1), SUM(contaminated),"
+    " SUM(true_positives), SUM(predictions), SUM(actuals)"
+)
+
+
+def _day_numbers(store: Store, since: float | None, until: float | None) -> Iterable[int]:
+    """Whole UTC days since the epoch covering the window's evaluations: every day from the first to the last
+    (two probes of the counters' index). A span of over `_MAX_SPAN_DAYS` (a clock gone wrong) is narrowed to
+    the days that hold evaluations, by a pass over the index (truncated on SQLite, rounded on PostgreSQL:
+    `local_days` allows for both)."""
+    # Two queries: SQLite answers a lone MIN or MAX from the index's end, both at once by reading all of it.
+    first = tuples(_window(RecallEval.select(fn.MIN(RecallEval.ts)), since, until))[0][0]
+    last = tuples(_window(RecallEval.select(fn.MAX(RecallEval.ts)), since, until))[0][0]
+    if first is None or last is None:
+        return []
+    low, high = math.floor(first / 86400), math.floor(last / 86400)
+    if high - low <= _MAX_SPAN_DAYS:
+        return range(low, high + 1)
+    number = SQL("CAST(ts / 86400 AS BIGINT)")
+    named = _window(RecallEval.select(number), since, until).where(RecallEval.ts.between(*_NAMEABLE))
+    return [int(r[0]) for r in tuples(named.group_by(SQL("1")))]
+
+
+# The times a `datetime` can hold (years 1 to 9999): a local day can be named for nothing else.
+_NAMEABLE = (-62_135_596_800.0 + 2 * 86400, 253_402_300_799.0 - 2 * 86400)
+
+
+_MAX_SPAN_DAYS = 40 * 366
 
 
 def per_package(store: Store, since: float | None = None, until: float | None = None) -> list[dict[str, Any]]:
     """Precision and recall per package over the window, most evaluated first."""
-    window = _window(RecallEval.select(RecallEval.run_id), since, until)
-    rows = tuples(
-        RecallEvalApp.select(
-            RecallEvalApp.package,
-            fn.SUM(RecallEvalApp.recalled.cast("INTEGER") * RecallEvalApp.actual.cast("INTEGER")),
-            fn.SUM(RecallEvalApp.recalled.cast("INTEGER")),
-            fn.SUM(RecallEvalApp.actual.cast("INTEGER")),
-        )
-        .where(RecallEvalApp.run_id.in_(window))
-        .group_by(RecallEvalApp.package)
-    )
+    query = RecallEvalApp.select(
+        RecallEvalApp.package,
+        fn.SUM(RecallEvalApp.recalled.cast("INTEGER") * RecallEvalApp.actual.cast("INTEGER")),
+        fn.SUM(RecallEvalApp.recalled.cast("INTEGER")),
+        fn.SUM(RecallEvalApp.actual.cast("INTEGER")),
+    ).group_by(RecallEvalApp.package)
+    if since is not None or until is not None:
+        query = query.where(RecallEvalApp.run_id.in_(_window(RecallEval.select(RecallEval.run_id), since, until)))
+    # Without a window every row counts: each evaluation's apps are written and replaced with it (`apply`).
+    rows = tuples(query)
     out = [
         {
             "package": package,
