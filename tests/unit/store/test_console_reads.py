@@ -25,10 +25,15 @@ GOALS = [
     "b站搜索烧烤的视频",
     "营",
     "Order an AMERICANO",
+    "电量 100% 时提醒",
+    "打开 my_app 的设置",
+    "路径 C:\\照片",
     "",
 ]
 # CJK words and single characters, Latin words in any case, a character inside a word, and words no goal holds.
 FILTERS = ["露营", "营", "帐篷灯", "latte", "LATTE", "Latte", "b站", "B站", "a", "星", "o", "不存在", "zzz", "Star"]
+# What a filter box gets typed that LIKE would read as wildcards or its escape: matched as themselves.
+FILTERS += ["%", "100%", "_", "y_a", "m_a", "\\", "C:\\", "%提醒", "\\%"]
 
 
 def _fill(store: Store, runs: int = 240) -> None:
