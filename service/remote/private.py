@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -114,17 +115,14 @@ class PrivateService:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
-            return self.process.wait(grace_s)
+            code = self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
             if grace_s:
                 log.warning("the console's private service (pid %d) did not stop in %g s; killed", self.pid, grace_s)
             self.process.kill()
             code = self.process.wait()
-        # Killed, it could not remove its socket. Only then: a child that exited by itself may have been
-        # refused a socket another server holds, and that socket is not this one's to remove.
-        with contextlib.suppress(OSError):
-            if stat.S_ISSOCK(self.socket_path.lstat().st_mode):
-                self.socket_path.unlink()
+        if code != 0:
+            _remove_if_stale(self.socket_path)  # killed, it could not remove its socket itself
         return code
 
     def last_words(self) -> str:
@@ -134,6 +132,21 @@ class PrivateService:
         except OSError:
             return "(no log)"
         return " / ".join(lines[-3:]) or "(no output)"
+
+
+def _remove_if_stale(path: Path) -> None:
+    """Remove the socket file at `path` if nobody listens on it: never one a live server holds (a child
+    that exited by itself may have been refused the socket because another server serves it)."""
+    with contextlib.suppress(OSError):
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            return
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            path.unlink()
+        finally:
+            probe.close()
 
 
 def child_environment(config: Config) -> dict[str, str]:

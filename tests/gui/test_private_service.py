@@ -93,6 +93,26 @@ def test_the_console_works_through_a_private_child_and_stops_it_on_closing(
     assert _lock_free(tmp_path / "home")  # nobody holds the home any more
 
 
+def test_a_private_service_that_dies_is_said_so_and_its_socket_removed(
+    qtbot: QtBot, opened: Opened, lanes: Lanes, child_env: Path, tmp_path: Path
+) -> None:
+    private = opened.private
+    assert private is not None
+    window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
+    qtbot.addWidget(window)
+    window.private_service = private
+    qtbot.waitUntil(lambda: not any(group.pending for group in lanes._groups), timeout=30_000)  # pages loaded
+    os.kill(private.pid, signal.SIGKILL)
+    private.process.wait(timeout=30)
+    window.update_service_status()
+    assert window.service_label.text().startswith("私有服务已退出（-9）")  # its exit, then its log's last lines
+    assert "serving" in window.service_label.text()
+    window.close()
+    assert stat.S_ISSOCK(child_env.lstat().st_mode)  # killed, it could not remove its socket
+    close_home(opened)
+    assert not child_env.exists()  # the console did
+
+
 def _lock_free(home: Path) -> bool:
     lock = HomeLock(home)
     try:
