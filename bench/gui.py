@@ -7,9 +7,10 @@ longest stall while heavy work runs. Figures are printed beside a baseline measu
 
 1. Builds a home with N episodes (each with its scored shadow recall), N desk turns and N/10 topics, spread
    over the last 365 days. Episodes, recall scores and turns are appended to the event log in batches of
-   2,000 per transaction through `Store.append` (the same events agents cause, without one transaction
-   each); topics go through `memory.desk.maintenance_commit`, 500 at a time. No vectors are built: the
-   vector rebuild below is part of the load. A `--home` that already holds the episodes is reused.
+   2,000 per transaction through `Store.append_many` (the same events agents cause, applied to their views
+   in bulk, as `memory.ingest` does); topics go through `memory.desk.maintenance_commit`, 500 at a time.
+   No vectors are built: the vector rebuild below is part of the load. A `--home` that already holds the
+   episodes is reused.
 2. Opens the console offscreen on its qasync loop as `jiyi` does, in each `--console-service` mode (default:
    both, one after the other): `child`, the console attached to a private `jiyi serve` it started for the
    home (the default since the GIL fix; the loads below then go to the child), and `inprocess`, the console
@@ -95,9 +96,13 @@ def build(home: Path, episodes: int, progress: Callable[[str], None]) -> dict[st
         began = time.perf_counter()
         with memory.parts.writes:
             for first in range(0, episodes, BATCH):
+                by_domain: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+                for i in range(first, min(episodes, first + BATCH)):
+                    for domain, kind, payload in _one(rng, i, start + (i + rng.random()) * 365 * DAY / episodes):
+                        by_domain.setdefault(domain, []).append((kind, payload))
                 with store.atomic():
-                    for i in range(first, min(episodes, first + BATCH)):
-                        _one(store, rng, i, start + (i + rng.random()) * 365 * DAY / episodes)
+                    for domain, items in by_domain.items():
+                        store.append_many(domain, items, actor=ACTORS[domain])
                 progress(f"episodes, recall scores and turns: {min(episodes, first + BATCH):,}/{episodes:,}")
         timings["episodes_turns_s"] = time.perf_counter() - began
         began = time.perf_counter()
@@ -118,7 +123,10 @@ def build(home: Path, episodes: int, progress: Callable[[str], None]) -> dict[st
     return timings
 
 
-def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
+ACTORS = {"experience": "import", "recall": "system", "desk": "agent"}
+
+
+def _one(rng: random.Random, i: int, ts_end: float) -> list[tuple[str, str, dict[str, Any]]]:
     """One run's episode, its scored recall and one desk turn: the events an agent's run causes."""
     package = rng.choice(list(APPS))
     _label, goals = APPS[package]
@@ -140,7 +148,6 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
             "verifier": "pass" if success else "fail",
         }
     )
-    store.append("experience", "episode_outcome", outcome.to_dict(), actor="import")
     recalled = [package] if rng.random() < 0.7 else [rng.choice(list(APPS))]
     trace = {
         "run_id": run_id,
@@ -151,7 +158,6 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
         "recall": {"goal": goal, "candidates": [{"apps": recalled, "score": 0.8, "source": "episode"}]},
         "evaluation": recall_stats.evaluate(recalled, recalled, [package]),
     }
-    store.append("recall", "recall_evaluated", trace, actor="system")
     at = when(ts_end)
     turn = {
         "interaction_id": f"turn-{i}",
@@ -163,7 +169,11 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
         "assistant_text": "好的",
         "task_id": None,
     }
-    store.append("desk", "interaction_remembered", turn, actor="agent")
+    return [
+        ("experience", "episode_outcome", outcome.to_dict()),
+        ("recall", "recall_evaluated", trace),
+        ("desk", "interaction_remembered", turn),
+    ]
 
 
 def taskwizard_dir(folder: Path, runs: int) -> Path:
