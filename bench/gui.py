@@ -1,24 +1,29 @@
 """How the console keeps up with a large home: first rows, a filter, the recall charts, and the GUI thread's
 longest stall while heavy work runs. Figures are printed beside a baseline measured in the same process.
 
-    python -P bench/gui.py --episodes 100000 [--json] [--home DIR]
+    python -P bench/gui.py --episodes 100000 [--json] [--home DIR] [--console-service child|inprocess]
 
 (`-P`, as `make bench` runs it: this file's name would otherwise hide the `gui` package.)
 
 1. Builds a home with N episodes (each with its scored shadow recall), N desk turns and N/10 topics, spread
    over the last 365 days. Episodes, recall scores and turns are appended to the event log in batches of
-   2,000 per transaction through `Store.append` (the same events agents cause, without one transaction
-   each); topics go through `memory.desk.maintenance_commit`, 500 at a time. No vectors are built: the
-   vector rebuild below is part of the load. A `--home` that already holds the episodes is reused.
-2. Opens the console offscreen on its qasync loop, hosting the socket, as `jiyi` does, and measures
+   2,000 per transaction through `Store.append_many` (the same events agents cause, applied to their views
+   in bulk, as `memory.ingest` does); topics go through `memory.desk.maintenance_commit`, 500 at a time.
+   No vectors are built: the vector rebuild below is part of the load. A `--home` that already holds the
+   episodes is reused.
+2. Opens the console offscreen on its qasync loop as `jiyi` does, in each `--console-service` mode (default:
+   both, one after the other): `child`, the console attached to a private `jiyi serve` it started for the
+   home (the default since the GIL fix; the loads below then go to the child), and `inprocess`, the console
+   opening the home and hosting the socket itself. For each it measures
    - `first_rows_s`: the window is created → the episode browser shows its first rows;
    - `filter_s`: a goal-text filter applied → its rows shown (the 250 ms typing debounce not counted);
    - `chart_redraw_s`: the recall page switched to all time (365 days) → statistics read and charts drawn;
    - `max_stall_ms`: the longest gap of a 10 ms heartbeat timer on the GUI thread while a vector rebuild
-     (the console's write lane, as the maintenance page runs it), a TaskWizard import (over the socket,
+     (the console's write lane, as the maintenance page runs it: in-process, or a `vectors.rebuild` call
+     through `RemoteMemory`, which the child runs), a TaskWizard import (over the socket,
      as an attached `jiyi import` sends it) and 8 agents over the socket (runs, resolves, listings) run.
-   Baselines, same process: the same reads called directly on `Memory` (no GUI), and the heartbeat's
-   longest gap with the console idle.
+   Baselines, same process: the same reads called directly on the console's memory without the window
+   (`Memory`, or `RemoteMemory` over the socket), and the heartbeat's longest gap with the console idle.
 
 Targets at 100k (issue 20): first rows ≤ 0.5 s, filter ≤ 0.3 s, no stall over 100 ms.
 """
@@ -47,11 +52,12 @@ from PySide6.QtWidgets import QApplication
 
 from gui.lanes import Lanes
 from gui.main_window import MainWindow
+from gui.opening import close_home, open_home
 from service.client import JiyiClient, ServiceError
 from service.config import load_config
-from service.errors import Cancelled
+from service.errors import Cancelled, JiyiError
+from service.memory.api import MemoryApi
 from service.memory.memory import EpisodeFilter, Memory
-from service.rpc.host import SocketHost
 from store.desk.common import when
 from store.episodes import recall_stats
 from store.episodes.schema import EpisodeOutcome
@@ -90,9 +96,13 @@ def build(home: Path, episodes: int, progress: Callable[[str], None]) -> dict[st
         began = time.perf_counter()
         with memory.parts.writes:
             for first in range(0, episodes, BATCH):
+                by_domain: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+                for i in range(first, min(episodes, first + BATCH)):
+                    for domain, kind, payload in _one(rng, i, start + (i + rng.random()) * 365 * DAY / episodes):
+                        by_domain.setdefault(domain, []).append((kind, payload))
                 with store.atomic():
-                    for i in range(first, min(episodes, first + BATCH)):
-                        _one(store, rng, i, start + (i + rng.random()) * 365 * DAY / episodes)
+                    for domain, items in by_domain.items():
+                        store.append_many(domain, items, actor=ACTORS[domain])
                 progress(f"episodes, recall scores and turns: {min(episodes, first + BATCH):,}/{episodes:,}")
         timings["episodes_turns_s"] = time.perf_counter() - began
         began = time.perf_counter()
@@ -113,7 +123,10 @@ def build(home: Path, episodes: int, progress: Callable[[str], None]) -> dict[st
     return timings
 
 
-def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
+ACTORS = {"experience": "import", "recall": "system", "desk": "agent"}
+
+
+def _one(rng: random.Random, i: int, ts_end: float) -> list[tuple[str, str, dict[str, Any]]]:
     """One run's episode, its scored recall and one desk turn: the events an agent's run causes."""
     package = rng.choice(list(APPS))
     _label, goals = APPS[package]
@@ -135,7 +148,6 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
             "verifier": "pass" if success else "fail",
         }
     )
-    store.append("experience", "episode_outcome", outcome.to_dict(), actor="import")
     recalled = [package] if rng.random() < 0.7 else [rng.choice(list(APPS))]
     trace = {
         "run_id": run_id,
@@ -146,7 +158,6 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
         "recall": {"goal": goal, "candidates": [{"apps": recalled, "score": 0.8, "source": "episode"}]},
         "evaluation": recall_stats.evaluate(recalled, recalled, [package]),
     }
-    store.append("recall", "recall_evaluated", trace, actor="system")
     at = when(ts_end)
     turn = {
         "interaction_id": f"turn-{i}",
@@ -158,7 +169,11 @@ def _one(store: Any, rng: random.Random, i: int, ts_end: float) -> None:
         "assistant_text": "好的",
         "task_id": None,
     }
-    store.append("desk", "interaction_remembered", turn, actor="agent")
+    return [
+        ("experience", "episode_outcome", outcome.to_dict()),
+        ("recall", "recall_evaluated", trace),
+        ("desk", "interaction_remembered", turn),
+    ]
 
 
 def taskwizard_dir(folder: Path, runs: int) -> Path:
@@ -247,10 +262,11 @@ def agent(socket_path: Path, number: int, stop: threading.Event, counts: list[in
 
 
 LOADS = ("rebuild", "import", "agents")
+MODES = ("inprocess", "child")
 
 
 async def measure(
-    window: MainWindow, memory: Memory, host: SocketHost, lanes: Lanes, load_s: float, loads: tuple[str, ...]
+    window: MainWindow, memory: MemoryApi, socket: Path, lanes: Lanes, load_s: float, loads: tuple[str, ...]
 ) -> dict[str, Any]:
     episodes, recall = window.episodes_page, window.recall_page
     figures: dict[str, Any] = {}
@@ -294,16 +310,18 @@ async def measure(
             return f"finished: {result['episodes']:,} episodes"
         except Cancelled:
             return "stopped at the end of the measurement"
+        except JiyiError as exc:  # attached: the console closed its connection; the service goes on
+            return f"left running in the service ({exc})"
 
     folder = Path(tempfile.mkdtemp(prefix="jiyi-bench-tw-"))
     source = taskwizard_dir(folder / "memory", 2000)
     imported: list[Any] = []
 
     def importer() -> None:
-        with JiyiClient(host.path, timeout=3600) as client:
+        with JiyiClient(socket, timeout=3600) as client:
             imported.append(client.call("taskwizard.import", {"directory": str(source)}))
 
-    threads = [threading.Thread(target=agent, args=(host.path, n, stop, counts, waits)) for n in range(8)]
+    threads = [threading.Thread(target=agent, args=(socket, n, stop, counts, waits)) for n in range(8)]
     threads = threads if "agents" in loads else []
     if "import" in loads:
         threads.append(threading.Thread(target=importer))
@@ -315,35 +333,46 @@ async def measure(
     await asyncio.sleep(load_s)
     stop.set()
     cancel.set()
-    while any(t.is_alive() for t in threads) or not rebuilding.done():
+    # In-process the rebuild stops at its next batch; attached, the service's rebuild cannot be stopped
+    # from here: the measurement ends without it, and the rebuild is left to finish in the service.
+    attached = memory.attached_to is not None
+    while any(t.is_alive() for t in threads) or not (rebuilding.done() or attached):
         await asyncio.sleep(0.05)
     figures["max_stall_ms"] = heartbeat.stop()
     figures["load_s"] = round(time.perf_counter() - began, 1)
     figures["agent_requests"] = sum(counts)
     figures["agent_timeouts"] = sum(waits)
-    figures["rebuild"] = rebuilding.result()
+    figures["rebuild"] = rebuilding.result() if rebuilding.done() else "still running in the service at the end"
+    if not rebuilding.done():
+        rebuilding.cancel()
     result = imported[0] if imported else {}
     figures["import"] = f"{result.get('experience', {}).get('imported', 0):,} episodes" if result else "not done"
     shutil.rmtree(folder, ignore_errors=True)
     return figures
 
 
-def run_console(home: Path, load_s: float, loads: tuple[str, ...]) -> dict[str, Any]:
+def run_console(home: Path, load_s: float, loads: tuple[str, ...], mode: str) -> dict[str, Any]:
+    """Open the console on `home` as `jiyi` does in `mode`: `child` (a private `jiyi serve`, the console
+    attached to it) or `inprocess` (the console opens the home and hosts the socket on its loop)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    config = load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})
-    memory = Memory.open(config)
     socket_dir = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
     os.chmod(socket_dir, 0o700)
-    host = SocketHost(memory, socket_dir / "jiyi.sock")
-    host.start()
+    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(socket_dir / "jiyi.sock"), "JIYI_CONSOLE_SERVICE": mode}
+    opened = open_home(load_config(home=home, env=env))
+    assert (opened.private is not None) == (mode == "child"), opened.private_problem
+    memory = opened.memory
+    socket = opened.private.socket_path if opened.private is not None else opened.host.path  # type: ignore[union-attr]
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
     settings_dir = Path(tempfile.mkdtemp(prefix="jiyi-bench-settings-"))
-    figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"console_service": mode}
     try:
         began = time.perf_counter()
-        window = MainWindow(memory, QSettings(str(settings_dir / "s.ini"), QSettings.Format.IniFormat), lanes, host)
+        window = MainWindow(
+            memory, QSettings(str(settings_dir / "s.ini"), QSettings.Format.IniFormat), lanes, opened.host
+        )
+        window.private_service = opened.private
         window.resize(1400, 860)
         window.show()
         first: asyncio.Future[float] = loop.create_future()
@@ -357,17 +386,18 @@ def run_console(home: Path, load_s: float, loads: tuple[str, ...]) -> dict[str, 
             memory.runs.list_episodes(EpisodeFilter(), limit=201)
             figures["first_rows_baseline_s"] = time.perf_counter() - t
             await asyncio.sleep(1.0)  # let the other pages' first loads finish
-            return {**figures, **await measure(window, memory, host, lanes, load_s, loads)}
+            return {**figures, **await measure(window, memory, socket, lanes, load_s, loads)}
 
         result = loop.run_until_complete(everything())
         window.close()
         return result
     finally:
+        if memory.attached_to is not None:
+            memory.close()  # as the console does: a rebuild left running goes on in the service, not here
         lanes.shutdown()
         loop.close()
         asyncio.set_event_loop(None)
-        host.stop()
-        memory.close()
+        close_home(opened)
         shutil.rmtree(socket_dir, ignore_errors=True)
         shutil.rmtree(settings_dir, ignore_errors=True)
 
@@ -381,6 +411,13 @@ def main() -> int:
     parser.add_argument(
         "--load", action="append", choices=LOADS, help="run only this load while stalls are measured (repeatable)"
     )
+    parser.add_argument(
+        "--console-service",
+        action="append",
+        choices=MODES,
+        help="open the console this way (repeatable; default: both, side by side): child = a private jiyi serve "
+        "as `jiyi` starts it, inprocess = the console opens the home itself",
+    )
     args = parser.parse_args()
     temporary = None if args.home else Path(tempfile.mkdtemp(prefix="jiyi-bench-gui-"))
     home = args.home or (temporary / "home")  # type: ignore[operator]
@@ -389,23 +426,40 @@ def main() -> int:
         began = time.perf_counter()
         built = build(home, args.episodes, say)
         built["build_s"] = time.perf_counter() - began
-        figures = {"episodes": args.episodes, **{k: round(v, 1) for k, v in built.items()}}
-        figures.update(run_console(home, args.load_seconds, tuple(args.load or LOADS)))
+        built_figures = {"episodes": args.episodes, **{k: round(v, 1) for k, v in built.items()}}
+        runs = [
+            {**built_figures, **run_console(home, args.load_seconds, tuple(args.load or LOADS), mode)}
+            for mode in args.console_service or MODES
+        ]
     finally:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
+    results = [rounded(figures) for figures in runs]
+    if args.json:
+        print(json.dumps(results if len(results) > 1 else results[0], ensure_ascii=False))
+        return 0
+    for figures in results:
+        report(figures, args.episodes)
+    return 0
+
+
+def rounded(figures: dict[str, Any]) -> dict[str, Any]:
+    """The figures rounded for print, and which targets they meet."""
     for key in ("first_rows_s", "filter_s", "chart_redraw_s", "first_rows_baseline_s", "filter_baseline_s"):
         figures[key] = round(figures[key], 3)
     figures["chart_baseline_s"] = round(figures["chart_baseline_s"], 3)
     figures["max_stall_ms"] = round(figures["max_stall_ms"], 1)
     figures["idle_stall_ms"] = round(figures["idle_stall_ms"], 1)
     figures["targets_met"] = {key: figures[key] <= limit for key, limit in TARGETS.items()}
-    if args.json:
-        print(json.dumps(figures, ensure_ascii=False))
-        return 0
-    n = args.episodes
+    return figures
+
+
+def report(figures: dict[str, Any], n: int) -> None:
     topics = max(1, n // 10)
-    print(f"console on a home of {n:,} episodes, {n:,} turns, {topics:,} topics (built in {figures['build_s']} s)")
+    print(
+        f"console ({figures['console_service']}) on a home of {n:,} episodes, {n:,} turns, {topics:,} topics "
+        f"(built in {figures['build_s']} s)"
+    )
     rows = [
         ("first_rows_s", "first_rows_baseline_s", "window created → first episode rows", "list_episodes alone"),
         ("filter_s", "filter_baseline_s", f"filter “{FILTER_WORD}” → rows", "the filtered listing alone"),
@@ -425,7 +479,6 @@ def main() -> int:
         f"({figures['agent_timeouts']} unanswered within 20 s), "
         f"import {figures['import']}, vector rebuild {figures['rebuild']}"
     )
-    return 0
 
 
 if __name__ == "__main__":

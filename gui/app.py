@@ -1,4 +1,5 @@
-"""Start the console: settings, the store, the service, the window, on a qasync event loop."""
+"""Start the console: settings, the home (attached, through a private service, or in-process), the window,
+on a qasync event loop."""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import FrameType
 
 import qasync
@@ -17,14 +16,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from gui import i18n
 from gui.lanes import Lanes
 from gui.main_window import MainWindow
+from gui.opening import Opened, close_home, open_home
 from gui.theme import apply_theme
 from service.config import load_config
 from service.errors import HomeLocked, JiyiError
-from service.memory.api import MemoryApi
-from service.memory.memory import Memory
-from service.remote.attach import find_service
-from service.remote.memory import RemoteMemory
-from service.rpc.host import SocketHost, socket_path_for
 
 log = logging.getLogger("jiyi.gui")
 
@@ -36,45 +31,41 @@ def run_console(home: str | None = None) -> int:
     app.setOrganizationName("Jiyi")
     app.setApplicationName("jiyi")
     QApplication.setApplicationDisplayName("记忆 Jiyi")
-    memory: MemoryApi
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
-    try:
-        config = load_config(home=home)
-        logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-        found = find_service(config)
-        if found is not None:
-            # A service owns this home: the console is one more client of it, and leaves it running.
-            memory = RemoteMemory(config, *found)
-            log.info("attached to the service on %s", found[0])
-        else:
-            memory = Memory.open(config)
-    except JiyiError as exc:
-        print(f"jiyi: {exc}", file=sys.stderr)
-        if QApplication.platformName() != "offscreen":
-            refusal(exc).exec()
-        return 3
-    host: SocketHost | None = None
-    problem = None
-    if isinstance(memory, Memory):  # the owner hosts the socket and the learning timer (attached: the service)
-        host = SocketHost(memory, socket_path_for(config), max_line=config.max_line_bytes)
+    with _ClosingOnSignals() as signals:
         try:
-            host.start()
+            config = load_config(home=home)
+            logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+            opened = open_home(config)
         except JiyiError as exc:
-            problem = str(exc)
-            log.warning("the console runs without its service: %s", exc)
-        memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
+            print(f"jiyi: {exc}", file=sys.stderr)
+            if QApplication.platformName() != "offscreen":
+                refusal(exc).exec()
+            return 3
+        try:
+            if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
+                return 0
+            return _run_window(app, opened, signals)
+        finally:
+            close_home(opened)
+
+
+def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -> int:
+    """The window over `opened.memory` on a qasync loop, until it closes; the lanes drained afterwards."""
+    memory = opened.memory
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
     try:
         settings = QSettings()
         apply_theme(app, str(settings.value("ui/theme", "system")))
-        window = MainWindow(memory, settings, lanes, host if problem is None else None)
-        if problem:
-            window.update_service_status(problem)
+        window = MainWindow(memory, settings, lanes, opened.host)
+        window.private_service = opened.private
+        window.private_problem = opened.private_problem
+        window.update_service_status(opened.problem)
         window.show()
-        with _closing_on_signals(window):
-            return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
+        signals.close_on_signal(window)
+        return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
     finally:
         if memory.attached_to is not None:
             # The service does the work: cut this console's connections first, so that a rebuild
@@ -83,9 +74,6 @@ def run_console(home: str | None = None) -> int:
         lanes.shutdown()  # the writes asked for finish before the store closes
         loop.close()
         asyncio.set_event_loop(None)
-        if host is not None and problem is None:
-            host.stop()
-        memory.close()  # attached: only this console's connections close; the service goes on
 
 
 def refusal(exc: JiyiError) -> QMessageBox:
@@ -100,26 +88,41 @@ def refusal(exc: JiyiError) -> QMessageBox:
     return box
 
 
-@contextmanager
-def _closing_on_signals(window: MainWindow) -> Iterator[None]:
+class _ClosingOnSignals:
     """Ctrl+C in the terminal that started the console, or SIGTERM from a session manager, closes the
-    window as its close button does: settings are saved and the writes asked for finish."""
-    previous: dict[signal.Signals, signal._HANDLER] = {}
+    window as its close button does: settings are saved, the writes asked for finish, the console's
+    private service stops. Caught from the start: a signal while the home opens stops the console too."""
 
-    def close(_signum: int, _frame: FrameType | None) -> None:
-        QTimer.singleShot(0, window.close)
+    def __init__(self) -> None:
+        self.received = False
+        self._window: MainWindow | None = None
+        self._previous: dict[signal.Signals, signal._HANDLER] = {}
+        self._wake: QTimer | None = None
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.getsignal(signum)
-        signal.signal(signum, close)
-    # Python runs a signal handler only when the interpreter has control, and Qt's loop can wait in C++
-    # for as long as nothing happens: a timer hands control back to Python a few times a second.
-    wake = QTimer(window)
-    wake.timeout.connect(lambda: None)
-    wake.start(250)
-    try:
-        yield
-    finally:
-        wake.stop()
-        for number, handler in previous.items():
+    def _caught(self, _signum: int, _frame: FrameType | None) -> None:
+        self.received = True
+        if self._window is not None:
+            QTimer.singleShot(0, self._window.close)
+
+    def close_on_signal(self, window: MainWindow) -> None:
+        """From now on a signal closes `window` (one that came before closes it as soon as the loop runs)."""
+        self._window = window
+        if self.received:
+            QTimer.singleShot(0, window.close)
+        # Python runs a signal handler only when the interpreter has control, and Qt's loop can wait in C++
+        # for as long as nothing happens: a timer hands control back to Python a few times a second.
+        self._wake = QTimer(window)
+        self._wake.timeout.connect(lambda: None)
+        self._wake.start(250)
+
+    def __enter__(self) -> _ClosingOnSignals:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous[signum] = signal.getsignal(signum)
+            signal.signal(signum, self._caught)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._wake is not None:
+            self._wake.stop()
+        for number, handler in self._previous.items():
             signal.signal(number, handler if handler is not None else signal.SIG_DFL)

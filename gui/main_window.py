@@ -44,6 +44,7 @@ from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.remote.memory import RemoteMemory
+from service.remote.private import PrivateService
 from service.rpc.host import SocketHost
 
 
@@ -63,6 +64,9 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.memory = memory
         self.host = host
+        # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`, or why it did not start.
+        self.private_service: PrivateService | None = None
+        self.private_problem: str | None = None
         self.settings = settings
         self.lanes = lanes
         self.tasks = Tasks(self, lanes, self.show_failure)
@@ -243,11 +247,14 @@ class MainWindow(QMainWindow):
 
     def open_about(self) -> QMessageBox:
         """The About box: version, home, schema version, and whether this console owns the home or is attached."""
-        mode = (
-            self.tr("已连接到服务 {0}").format(self.memory.attached_to)
-            if self.memory.attached_to is not None
-            else self.tr("本地（这个控制台打开了状态目录）")
-        )
+        if self.private_service is not None:
+            mode = self.tr("私有服务 {0}（这个控制台启动的进程 {1}）").format(
+                self.memory.attached_to, self.private_service.pid
+            )
+        elif self.memory.attached_to is not None:
+            mode = self.tr("已连接到服务 {0}").format(self.memory.attached_to)
+        else:
+            mode = self.tr("本地（这个控制台打开了状态目录）")
         text = "".join(
             field_html(label, value)
             for label, value in (
@@ -264,15 +271,20 @@ class MainWindow(QMainWindow):
         return box
 
     def update_service_status(self, problem: str | None = None) -> None:
-        """Which mode (本地 / attached to a service), the service's state, socket path, agents, requests per minute.
+        """Which mode (私有服务 / 已连接到服务 / 本地), the service's state, socket path, agents, requests a minute.
 
         Attached, the counts are the service's (`service.status`), asked in the read lane: the text
         changes when the answer comes.
         """
         attached = self.memory.attached_to
+        private = self.private_service
         if attached is not None:
-            self.mode_label.setText(self.tr("已连接到服务"))
-            if isinstance(self.memory, RemoteMemory) and not self.memory.connected:
+            self.mode_label.setText(self.tr("私有服务") if private is not None else self.tr("已连接到服务"))
+            if private is not None and not private.running:
+                self.service_label.setText(
+                    self.tr("私有服务已退出（{0}）：{1}").format(private.process.returncode, private.last_words())
+                )
+            elif isinstance(self.memory, RemoteMemory) and not self.memory.connected:
                 self.service_label.setText(self.tr("与服务 {0} 的连接已断开，正在重连…").format(attached))
             elif isinstance(self.memory, RemoteMemory):
                 self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
@@ -292,6 +304,10 @@ class MainWindow(QMainWindow):
             self.service_label.setText(self.tr("服务未启动"))
         else:
             self.service_label.setText(self._service_text(self.host.path, self.host.presence.snapshot()))
+        if self.private_problem:
+            self.service_label.setText(
+                self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.private_problem)
+            )
 
     def _service_text(self, path: Path, status: Mapping[str, Any]) -> str:
         """ "服务 PATH · 3 个连接 · 2 个智能体 · 40 次/分钟", the same whether this console hosts the service or not."""

@@ -215,6 +215,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("idle_minutes", _whole(1), 60, "minutes without activity before maintenance should run"),
     Setting("lease_seconds", _whole(10), 600, "how long a maintenance batch stays leased to its planner"),
     Setting("log_level", _choice("debug", "info", "warning", "error"), "info", "logging level"),
+    Setting(
+        "console_service",
+        _choice("child", "inprocess"),
+        "child",
+        "where the console's memory works when no service owns the home: a private `jiyi serve` child "
+        "(the console stays responsive) or inside the console",
+    ),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 BY_ENV = {s.env: s for s in SETTINGS}

@@ -1,0 +1,169 @@
+"""The console's private service: a `jiyi serve` child for a home no service owns, ending with the console.
+
+The memory's heavy work (a vector rebuild, an import, agents' runs) then
+happens in the child. The console process does only socket I/O and drawing:
+Chroma's embedded client holds Python's GIL inside its Rust calls for up to
+~0.5 s, which inside the console's own process froze the window as long.
+
+The child listens on the home's configured socket, so agents reach it exactly
+as they reached a console hosting the service. Its stderr goes to
+`<home>/console-service.log` (overwritten at each start), quoted when it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
+from service.remote.attach import configured_socket, find_service
+from store.core.errors import EnvironmentProblem
+from store.core.home import prepare_home
+
+log = logging.getLogger("jiyi.service")
+
+LOG_NAME = "console-service.log"
+START_S = 60.0  # a fresh home serves in ~1 s; a large one's migration takes longer; a stuck child is given up
+STOP_S = 10.0  # the child finishes the requests under way (its drain) within this, else it is killed
+POLL_S = 0.05
+
+
+class ServiceDidNotStart(EnvironmentProblem):
+    """The private service exited or did not answer in time; the message carries its own last words."""
+
+
+class PrivateService:
+    """A running `jiyi serve` this process started for `config`'s home; `stop()` ends it."""
+
+    def __init__(self, process: subprocess.Popen[bytes], socket_path: Path, log_path: Path) -> None:
+        self.process = process
+        self.socket_path = socket_path
+        self.log_path = log_path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    @classmethod
+    def start(
+        cls, config: Config, *, tick: Callable[[], None] = lambda: None, timeout_s: float = START_S
+    ) -> tuple[PrivateService, dict[str, Any]]:
+        """Start the child and wait until it answers `health` for the home: the service and that health.
+
+        `tick` is called between probes (the console keeps its splash painted). Raises
+        `ServiceDidNotStart` with the child's reason when it exits or does not answer
+        within `timeout_s` (it is killed then); nothing is left running.
+        """
+        home = prepare_home(config.home_path)  # the child would create it too; its log lives there
+        socket_path = configured_socket(config)
+        log_path = home / LOG_NAME
+        # `jiyi serve` through the `jiyi` program's module: the same interpreter, in a venv or installed.
+        command = [sys.executable, "-m", "gui.main", "serve", "--home", str(home), "--socket", str(socket_path)]
+        command += ["--parent-pid", str(os.getpid())]
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "wb") as stderr:
+            # Its own session: Ctrl+C in the console's terminal reaches the console, which then stops the
+            # child in order (closing its connections first), instead of both at once.
+            process = subprocess.Popen(
+                command,
+                env=child_environment(config),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        service = cls(process, socket_path, log_path)
+        try:
+            health = service._wait_until_ready(config, tick, timeout_s)
+        except BaseException:
+            service.stop(grace_s=0)
+            raise
+        log.info("started the console's private service (pid %d) on %s", process.pid, socket_path)
+        return service, health
+
+    def _wait_until_ready(self, config: Config, tick: Callable[[], None], timeout_s: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.process.poll() is not None:
+                raise ServiceDidNotStart(f"jiyi serve exited ({self.process.returncode}): {self.last_words()}")
+            with contextlib.suppress(OSError):
+                found = find_service(config)
+                if found is not None and int(found[1].get("pid") or 0) == self.pid:
+                    return found[1]
+            if time.monotonic() >= deadline:
+                raise ServiceDidNotStart(f"jiyi serve did not answer within {timeout_s:g} s: {self.last_words()}")
+            tick()
+            time.sleep(POLL_S)
+
+    def stop(self, grace_s: float = STOP_S) -> int:
+        """SIGTERM, wait up to `grace_s` for its drain, else kill; its exit code. A socket file a killed
+        child left behind is removed (a child that stopped removed its own)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            code = self.process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            if grace_s:
+                log.warning("the console's private service (pid %d) did not stop in %g s; killed", self.pid, grace_s)
+            self.process.kill()
+            code = self.process.wait()
+        if code != 0:
+            _remove_if_stale(self.socket_path)  # killed, it could not remove its socket itself
+        return code
+
+    def last_words(self) -> str:
+        """The last lines the child wrote to its log (its reason, when it failed)."""
+        try:
+            lines = self.log_path.read_text("utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            return "(no log)"
+        return " / ".join(lines[-3:]) or "(no output)"
+
+
+def _remove_if_stale(path: Path) -> None:
+    """Remove the socket file at `path` if nobody listens on it: never one a live server holds (a child
+    that exited by itself may have been refused the socket because another server serves it)."""
+    with contextlib.suppress(OSError):
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            return
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(str(path))
+        except ConnectionRefusedError:
+            path.unlink()
+        finally:
+            probe.close()
+
+
+def child_environment(config: Config) -> dict[str, str]:
+    """This process's environment, its `JIYI_*` settings replaced by `config`'s own (those not from a default
+    or the home's config.toml, which the child reads itself): the child serves the home as `config` says."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith(ENV_PREFIX)}
+    for setting in SETTINGS:
+        if setting.name not in ("home", "socket") and config.sources.get(setting.name) in ("env", "flag"):
+            env[setting.env] = _as_text(config.values[setting.name])
+    if config.password is not None:
+        env[PASSWORD_ENV] = config.password
+    return env
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, list | tuple):
+        return ",".join(str(item) for item in value)
+    return str(value)

@@ -1,0 +1,229 @@
+"""The console's private service: with no service on the home, the console starts a `jiyi serve` child for it,
+works through it, and stops it on closing; a child that cannot start leaves the console in-process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from gui.lanes import Lanes
+from gui.main_window import MainWindow
+from gui.opening import Opened, close_home, open_home
+from service.client import JiyiClient
+from service.config import load_config
+from service.errors import HomeLocked
+from service.memory.memory import Memory
+from service.remote.memory import RemoteMemory
+from store.core.home import HomeLock, prepare_home
+
+JIYI = str(Path(sys.executable).parent / "jiyi")
+
+
+def gone(pid: int) -> bool:
+    """Whether `pid` has ended (a zombie nobody reaped yet counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as status:
+            return status.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def wait_until(condition: object, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def child_env(monkeypatch: pytest.MonkeyPatch, socket_path: Path) -> Path:
+    """The settings the console and its child read: the hash embedder, the test's socket."""
+    for name in [n for n in os.environ if n.startswith("JIYI_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    monkeypatch.setenv("JIYI_SOCKET", str(socket_path))
+    return socket_path
+
+
+@pytest.fixture
+def opened(tmp_path: Path, child_env: Path) -> Iterator[Opened]:
+    """The home opened as `jiyi` opens it: no service runs, so through a private child."""
+    result = open_home(load_config(home=tmp_path / "home"))
+    try:
+        yield result
+    finally:
+        close_home(result)
+
+
+def test_the_console_works_through_a_private_child_and_stops_it_on_closing(
+    qtbot: QtBot, opened: Opened, lanes: Lanes, child_env: Path, tmp_path: Path
+) -> None:
+    private = opened.private
+    assert private is not None and isinstance(opened.memory, RemoteMemory) and opened.host is None
+    assert private.pid != os.getpid() and opened.memory.service_pid == private.pid
+    with JiyiClient(child_env, timeout=10, strict=True) as agent:  # an agent on the configured socket
+        assert agent.call("health", {})["pid"] == private.pid
+        agent.sync_inventory("phone1", [{"package": "com.tencent.mm", "label": "微信"}])
+        assert agent.learn_alias("绿泡泡", "com.tencent.mm")["stored"] is True
+    assert opened.memory.appkb.resolve_app("绿泡泡", device="phone1").package == "com.tencent.mm"
+
+    window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
+    qtbot.addWidget(window)
+    window.private_service = private
+    window.update_service_status()
+    assert window.mode_label.text() == "私有服务" and str(private.pid) in window.service_label.text()
+    about = window.open_about()
+    assert "私有服务" in about.text() and str(private.pid) in about.text()
+    about.close()
+    window.close()
+
+    opened.memory.close()
+    assert private.stop() == 0  # SIGTERM: it drained and stopped by itself
+    assert gone(private.pid) and not child_env.exists()
+    assert _lock_free(tmp_path / "home")  # nobody holds the home any more
+
+
+def test_a_private_service_that_dies_is_said_so_and_its_socket_removed(
+    qtbot: QtBot, opened: Opened, lanes: Lanes, child_env: Path, tmp_path: Path
+) -> None:
+    private = opened.private
+    assert private is not None
+    window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
+    qtbot.addWidget(window)
+    window.private_service = private
+    qtbot.waitUntil(lambda: not any(group.pending for group in lanes._groups), timeout=30_000)  # pages loaded
+    os.kill(private.pid, signal.SIGKILL)
+    private.process.wait(timeout=30)
+    window.update_service_status()
+    assert window.service_label.text().startswith("私有服务已退出（-9）")  # its exit, then its log's last lines
+    assert "serving" in window.service_label.text()
+    window.close()
+    assert stat.S_ISSOCK(child_env.lstat().st_mode)  # killed, it could not remove its socket
+    close_home(opened)
+    assert not child_env.exists()  # the console did
+
+
+def _lock_free(home: Path) -> bool:
+    lock = HomeLock(home)
+    try:
+        lock.acquire()
+    except HomeLocked:
+        return False
+    lock.release()
+    return True
+
+
+def test_a_child_that_cannot_start_leaves_the_console_in_process_with_its_reason(
+    qtbot: QtBot, tmp_path: Path, child_env: Path, lanes: Lanes
+) -> None:
+    child_env.write_text("not a socket")  # the child refuses the configured socket path, naming it
+    opened = open_home(load_config(home=tmp_path / "home"))
+    try:
+        assert isinstance(opened.memory, Memory) and opened.private is None
+        assert opened.private_problem is not None and "jiyi serve exited (3)" in opened.private_problem
+        assert f"{child_env} exists and is not a socket" in opened.private_problem  # the child's own words
+        window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
+        qtbot.addWidget(window)
+        window.private_problem = opened.private_problem
+        window.update_service_status(opened.problem)
+        assert window.mode_label.text() == "本地"
+        assert "私有服务未能启动" in window.service_label.text() and "not a socket" in window.service_label.text()
+        window.close()
+    finally:
+        close_home(opened)
+    assert child_env.read_text() == "not a socket"  # what was there is left alone
+
+
+def test_in_process_mode_is_kept_on_request(tmp_path: Path, child_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JIYI_CONSOLE_SERVICE", "inprocess")
+    opened = open_home(load_config(home=tmp_path / "home"))
+    try:
+        assert isinstance(opened.memory, Memory) and opened.private is None and opened.private_problem is None
+        assert opened.host is not None and opened.host.listening
+        assert stat.S_ISSOCK(child_env.lstat().st_mode)
+    finally:
+        close_home(opened)
+    assert not child_env.exists()
+
+
+def test_a_bad_console_service_setting_is_refused_naming_it(tmp_path: Path) -> None:
+    from service.config import ConfigError
+
+    with pytest.raises(ConfigError, match="JIYI_CONSOLE_SERVICE: expected one of child, inprocess"):
+        load_config(home=tmp_path, env={"JIYI_CONSOLE_SERVICE": "thread"})
+
+
+def test_a_home_another_process_holds_is_refused(tmp_path: Path, child_env: Path) -> None:
+    home = prepare_home(tmp_path / "home")
+    lock = HomeLock(home)
+    lock.acquire()  # this test's process holds the home and serves nothing
+    try:
+        with pytest.raises(HomeLocked, match=f"in use by pid {os.getpid()}"):
+            open_home(load_config(home=home))
+        assert "in use by pid" in (home / "console-service.log").read_text()  # the child was refused too
+        console = subprocess.run(
+            [JIYI, "--home", str(home)],
+            env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")},
+            capture_output=True,
+            timeout=120,
+        )
+        assert console.returncode == 3 and f"in use by pid {os.getpid()}" in console.stderr.decode()
+    finally:
+        lock.release()
+    assert not child_env.exists()
+
+
+def console(home: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """`jiyi` on `home`, offscreen; its stderr in `tmp_path/console.err`."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with open(tmp_path / "console.err", "wb") as stderr:
+        return subprocess.Popen([JIYI, "--home", str(home)], env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+
+
+def service_pid(sock: Path, process: subprocess.Popen[bytes], err: Path) -> int:
+    """The pid that answers `health` on `sock` once the console's child serves."""
+    deadline = time.monotonic() + 90
+    while True:
+        assert process.poll() is None, err.read_text(errors="replace")
+        assert time.monotonic() < deadline, "the console's service never answered"
+        if sock.exists():
+            with JiyiClient(sock, timeout=5) as client:
+                answer = client.request("health")
+            if answer.get("ok"):
+                return int(answer["result"]["pid"])
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", ["SIGTERM", "SIGKILL"])
+def test_the_real_console_ends_its_child_however_it_ends(tmp_path: Path, child_env: Path, ending: str) -> None:
+    process = console(tmp_path / "home", tmp_path)
+    try:
+        pid = service_pid(child_env, process, tmp_path / "console.err")
+        assert pid != process.pid
+        with open(f"/proc/{pid}/stat", encoding="ascii") as status:
+            assert int(status.read().rsplit(")", 1)[1].split()[1]) == process.pid  # the console's own child
+        process.send_signal(getattr(signal, ending))
+        process.wait(timeout=60)
+        if ending == "SIGTERM":
+            err = (tmp_path / "console.err").read_text(errors="replace")
+            assert process.returncode == 0 and "Traceback" not in err, err
+            assert gone(pid)  # the console stopped it before exiting
+        else:
+            wait_until(lambda: gone(pid), 15, "the child outlived the killed console")
+        wait_until(lambda: not child_env.exists(), 5, "the child's socket was left behind")  # it drained and stopped
+        assert _lock_free(tmp_path / "home")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
