@@ -877,19 +877,24 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../gui/app.py" line="95"/>
+        <location filename="../../gui/app.py" line="83"/>
         <source>这个状态目录正被另一个记忆进程使用。</source>
         <translation>Another Jiyi process is using this home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="96"/>
+        <location filename="../../gui/app.py" line="84"/>
         <source>关闭那个进程，或用 --home 选择另一个状态目录。</source>
         <translation>Close that process, or choose another home with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="98"/>
+        <location filename="../../gui/app.py" line="86"/>
         <source>无法打开状态目录。</source>
         <translation>The home cannot be opened.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/opening.py" line="94"/>
+        <source>正在启动记忆服务…</source>
+        <translation>Starting the memory service…</translation>
     </message>
 </context>
 <context>
@@ -1484,172 +1489,198 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gui/main_window.py" line="70"/>
+        <location filename="../../gui/main_window.py" line="80"/>
         <source>概览</source>
         <translation>Overview</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="72"/>
+        <location filename="../../gui/main_window.py" line="82"/>
         <source>应用库 App-KB</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="73"/>
+        <location filename="../../gui/main_window.py" line="83"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="75"/>
+        <location filename="../../gui/main_window.py" line="85"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="78"/>
+        <location filename="../../gui/main_window.py" line="88"/>
         <source>经验教训</source>
         <translation>Lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="81"/>
+        <location filename="../../gui/main_window.py" line="91"/>
         <source>资料夹</source>
         <translation>Bundles</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="83"/>
+        <location filename="../../gui/main_window.py" line="93"/>
         <source>技能审批</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="85"/>
+        <location filename="../../gui/main_window.py" line="95"/>
         <source>长期事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="87"/>
+        <location filename="../../gui/main_window.py" line="97"/>
         <source>话题与工作日</source>
         <translation>Topics and workdays</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="89"/>
+        <location filename="../../gui/main_window.py" line="99"/>
         <source>学习</source>
         <translation>Learning</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="91"/>
+        <location filename="../../gui/main_window.py" line="101"/>
         <source>维护</source>
         <translation>Maintenance</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="148"/>
+        <location filename="../../gui/main_window.py" line="158"/>
         <source>状态目录：{0}</source>
         <translation>Home: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="174"/>
+        <location filename="../../gui/main_window.py" line="184"/>
         <source>记忆</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="175"/>
+        <location filename="../../gui/main_window.py" line="185"/>
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="178"/>
+        <location filename="../../gui/main_window.py" line="188"/>
         <source>筛选当前页</source>
         <translation>Filter this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="181"/>
+        <location filename="../../gui/main_window.py" line="191"/>
         <source>刷新当前页</source>
         <translation>Refresh this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="185"/>
+        <location filename="../../gui/main_window.py" line="195"/>
         <source>关于记忆…</source>
         <translation>About Jiyi…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="187"/>
+        <location filename="../../gui/main_window.py" line="197"/>
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="241"/>
+        <location filename="../../gui/main_window.py" line="251"/>
+        <source>私有服务 {0}（这个控制台启动的进程 {1}）</source>
+        <translation>Private service {0} (process {1}, started by this console)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="255"/>
         <source>已连接到服务 {0}</source>
         <translation>Attached to the service {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="243"/>
+        <location filename="../../gui/main_window.py" line="257"/>
         <source>本地（这个控制台打开了状态目录）</source>
         <translation>Local (this console opened the home)</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="248"/>
+        <location filename="../../gui/main_window.py" line="261"/>
         <source>版本</source>
         <translation>Version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="249"/>
+        <location filename="../../gui/main_window.py" line="262"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="250"/>
+        <location filename="../../gui/main_window.py" line="263"/>
         <source>数据库结构版本</source>
         <translation>Schema version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="251"/>
+        <location filename="../../gui/main_window.py" line="264"/>
         <source>模式</source>
         <translation>Mode</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="254"/>
+        <location filename="../../gui/main_window.py" line="267"/>
         <source>关于记忆 Jiyi</source>
         <translation>About Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="256"/>
+        <location filename="../../gui/main_window.py" line="269"/>
         <source>记忆 Jiyi</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="264"/>
+        <location filename="../../gui/main_window.py" line="282"/>
         <source>已连接到服务</source>
         <translation>Attached to the service</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="266"/>
+        <location filename="../../gui/main_window.py" line="282"/>
+        <source>私有服务</source>
+        <translation>Private service</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="285"/>
+        <source>私有服务已退出（{0}）：{1}</source>
+        <translation>The private service exited ({0}): {1}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="288"/>
         <source>与服务 {0} 的连接已断开，正在重连…</source>
         <translation>Lost the service {0}; reconnecting…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="268"/>
+        <location filename="../../gui/main_window.py" line="290"/>
+        <source>服务进程 {0}</source>
+        <translation>Service process {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="292"/>
+        <location filename="../../gui/main_window.py" line="329"/>
         <source>{0} · 服务进程 {1}</source>
         <translation>{0} · service pid {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="272"/>
+        <location filename="../../gui/main_window.py" line="297"/>
         <source>本地</source>
         <translation>Local</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="277"/>
+        <location filename="../../gui/main_window.py" line="302"/>
         <source>服务未启动：{0}</source>
         <translation>Service not running: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="279"/>
+        <location filename="../../gui/main_window.py" line="304"/>
         <source>服务未启动</source>
         <translation>Service not running</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="282"/>
-        <source>服务 {0} · {1} 个连接 · {2} 次/分钟</source>
-        <translation>Service {0} · {1} connected · {2}/min</translation>
+        <location filename="../../gui/main_window.py" line="309"/>
+        <source>私有服务未能启动：{0}</source>
+        <translation>The private service did not start: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="289"/>
+        <location filename="../../gui/main_window.py" line="316"/>
+        <source>服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟</source>
+        <translation>Service {0} · {1} connections · {2} agents · {3}/min</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="336"/>
         <source>出错了：{0}</source>
         <translation>Something went wrong: {0}</translation>
     </message>
@@ -1657,198 +1688,234 @@
 <context>
     <name>MaintenancePage</name>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="54"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="66"/>
         <source>整理（dream）</source>
         <translation>Consolidation (dream)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="55"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="67"/>
         <source>预览改动</source>
         <translation>Preview changes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="57"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="69"/>
         <source>运行整理</source>
         <translation>Run dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="68"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="80"/>
         <source>重建</source>
         <translation>Rebuild</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="69"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="81"/>
         <source>重建视图（重放事件日志）</source>
         <translation>Rebuild views (replay the event log)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="71"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="83"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="287"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="73"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="85"/>
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="91"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="103"/>
         <source>最近的报告</source>
         <translation>Recent reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="116"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="128"/>
         <source>预览：以下是整理会做的每一项改动（尚未执行）</source>
         <translation>Preview: every change the dream would make (nothing done yet)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="128"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="140"/>
         <source>已完成整理</source>
         <translation>Dream finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="135"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="147"/>
         <source>整理失败：{0}</source>
         <translation>Dream failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="144"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="156"/>
         <source>跳过</source>
         <translation>skipped</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="164"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="176"/>
         <source>没有需要改动的地方。</source>
         <translation>Nothing to change.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="148"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="160"/>
         <source>删除 {0}，补上 {1}</source>
         <translation>removed {0}, added {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="150"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="162"/>
         <source>{0} 项</source>
         <translation>{0} items</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="161"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="173"/>
         <source>…以及另外 {0} 次运行</source>
         <translation>…and {0} more runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="172"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="184"/>
         <source>成功</source>
         <translation>Succeeded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="191"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="204"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="215"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="229"/>
         <source>已取消：正在重建的那部分保持原样。</source>
         <translation>Cancelled: the part being rebuilt was left as it was.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="217"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="231"/>
         <source>已取消：向量索引只重建了一部分，下次整理或重建会补全。</source>
         <translation>Cancelled: the vector index is only partly rebuilt; the next dream or rebuild completes it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="221"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="235"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="225"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="239"/>
         <source>重建完成：{0}</source>
         <translation>Rebuilt: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="231"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="284"/>
+        <source>已请求取消 {0}，等它在下一步停下…</source>
+        <translation>Cancel requested for {0}; it stops at its next step…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="287"/>
+        <source>重建视图</source>
+        <translation>Rebuild views</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="303"/>
+        <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
+        <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="318"/>
+        <source>{0}（{1}）已完成</source>
+        <translation>{0} ({1}) finished</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="320"/>
+        <source>{0}（{1}）已取消</source>
+        <translation>{0} ({1}) cancelled</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="323"/>
+        <source>{0}（{1}）失败：{2}</source>
+        <translation>{0} ({1}) failed: {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="325"/>
+        <source>服务上的{0}（{1}）已结束</source>
+        <translation>{0} ({1}) on the service has ended</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="332"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="239"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="340"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="240"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="341"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="241"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="342"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="242"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="343"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="265"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="366"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="266"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="367"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="267"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="368"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="268"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="369"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="269"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="370"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="285"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="286"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="387"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="287"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="388"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="288"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="389"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="289"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="390"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="172"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="270"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="184"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="371"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="271"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="372"/>
         <source>备注</source>
         <translation>note</translation>
     </message>
