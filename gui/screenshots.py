@@ -15,17 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal as signals
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from service.config import Config, load_config
-from service.errors import JiyiError
 from service.memory.api import MemoryApi
 
 SERVE_START_S = 60.0  # a demo home's service opens in a few seconds; a stuck one is an error, not a hang
@@ -98,61 +94,29 @@ def _take(app: Any, memory: MemoryApi, out: Path, tmp: Path, size: tuple[int, in
 
 @contextlib.contextmanager
 def _attached(config: Config, tmp: Path, *, demo: bool) -> Iterator[MemoryApi]:
-    """The home's memory through the service that serves it: a running one, else a `jiyi serve` started
-    here (on a socket in `tmp`) and stopped afterwards. Its stderr goes to `tmp/serve.log`, quoted on failure."""
+    """The home's memory through the service that serves it: a running one, else a private `jiyi serve`
+    started here on a socket in `tmp` (as the console starts one) and stopped afterwards."""
     from service.remote.attach import find_service
     from service.remote.memory import RemoteMemory
+    from service.remote.private import PrivateService
 
     found = find_service(config)
-    process: subprocess.Popen[bytes] | None = None
-    log_path = tmp / "serve.log"
+    private: PrivateService | None = None
     if found is None:
-        values = dict(config.values)
+        values, sources = dict(config.values), dict(config.sources)
         values["socket"] = str(tmp / "jiyi.sock")
-        config = Config(values, config.sources)
-        env = dict(os.environ)
-        if demo:
-            env["JIYI_EMBED_MODEL"] = "hash"  # the demo home's vectors were made by the hash embedder
-        command = [sys.executable, "-m", "gui.main", "serve", "--home", str(config.home_path)]
-        command += ["--socket", str(config.socket)]
-        with open(log_path, "wb") as stderr:
-            process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-        found = _wait_for_service(config, process, log_path)
+        if demo:  # the demo home's vectors were made by the hash embedder
+            values["embed_model"], sources["embed_model"] = "hash", "flag"
+        config = Config(values, sources)
+        private, health = PrivateService.start(config, timeout_s=SERVE_START_S)
+        found = (private.socket_path, health)
     memory = RemoteMemory(config, *found)
     try:
         yield memory
     finally:
         memory.close()
-        if process is not None:
-            process.send_signal(signals.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(30)
-
-
-def _wait_for_service(config: Config, process: subprocess.Popen[bytes], log_path: Path) -> tuple[Path, Any]:
-    """Poll until the started service answers `health` for the home (it takes seconds to open a home)."""
-    from service.remote.attach import find_service
-
-    deadline = time.monotonic() + SERVE_START_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise JiyiError(f"jiyi serve exited ({process.returncode}): {_tail(log_path)}")
-        with contextlib.suppress(OSError):
-            found = find_service(config)
-            if found is not None:
-                return found
-        time.sleep(0.1)
-    process.kill()
-    process.wait(30)
-    raise JiyiError(f"jiyi serve did not answer within {SERVE_START_S:.0f} s: {_tail(log_path)}")
-
-
-def _tail(path: Path) -> str:
-    lines = path.read_text(errors="replace").strip().splitlines()
-    return " / ".join(lines[-3:]) or "(no output)"
+        if private is not None:
+            private.stop(grace_s=30)
 
 
 async def _shoot(window: Any, out: Path) -> list[Path]:

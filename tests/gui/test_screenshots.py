@@ -33,8 +33,13 @@ def test_attach_says_why_the_service_did_not_start() -> None:
     from service.errors import JiyiError
 
     with private_folder() as folder:
-        blocker = folder / "home"
-        blocker.write_text("not a folder")  # the service cannot open a home that is a file
-        config = load_config(home=blocker, env={"JIYI_EMBED_MODEL": "hash"})
-        with pytest.raises(JiyiError, match="jiyi serve exited"), _attached(config, folder, demo=True):
+        home = folder / "home"
+        home.mkdir(mode=0o700)
+        (folder / "elsewhere.sqlite3").write_bytes(b"")
+        (home / "jiyi.sqlite3").symlink_to(folder / "elsewhere.sqlite3")  # the service refuses a symlinked database
+        config = load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})
+        with (
+            pytest.raises(JiyiError, match=r"jiyi serve exited \(3\): .*symlink"),
+            _attached(config, folder, demo=True),
+        ):
             pass
