@@ -65,7 +65,9 @@ def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -
         window.update_service_status(opened.problem)
         window.show()
         signals.close_on_signal(window)
-        return int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
+        code = int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
+        opened.private = window.private_service  # the one it started in place of a lost service, if it did
+        return code
     finally:
         if memory.attached_to is not None:
             # The service does the work: cut this console's connections first, so that a rebuild

@@ -38,6 +38,7 @@ from gui.pages.overview_page import OverviewPage
 from gui.pages.recall_page import RecallPage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
+from gui.service_keeper import ServiceKeeper
 from gui.settings_dialog import SettingsDialog
 from gui.words import field_html
 from service import __version__
@@ -67,6 +68,12 @@ class MainWindow(QMainWindow):
         # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`, or why it did not start.
         self.private_service: PrivateService | None = None
         self.private_problem: str | None = None
+        # Attached, when the service goes away for good, the console starts a private one in its place.
+        self.keeper = (
+            ServiceKeeper(memory.config)
+            if isinstance(memory, RemoteMemory) and memory.config.console_service == "child"
+            else None
+        )
         self.settings = settings
         self.lanes = lanes
         self.tasks = Tasks(self, lanes, self.show_failure)
@@ -286,6 +293,10 @@ class MainWindow(QMainWindow):
                 )
             elif isinstance(self.memory, RemoteMemory) and not self.memory.connected:
                 self.service_label.setText(self.tr("与服务 {0} 的连接已断开，正在重连…").format(attached))
+                if self.keeper is not None and self.keeper.problem:
+                    self.service_label.setText(
+                        self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.keeper.problem)
+                    )
             elif isinstance(self.memory, RemoteMemory):
                 self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
                 if not self.service_label.text():
@@ -293,6 +304,7 @@ class MainWindow(QMainWindow):
                 self._ask_service()
             else:
                 self.service_label.setText(str(attached))
+            self._keep_served()
             return
         self.mode_label.setText(self.tr("本地"))
         if problem:
@@ -308,6 +320,27 @@ class MainWindow(QMainWindow):
             self.service_label.setText(
                 self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.private_problem)
             )
+
+    def _keep_served(self) -> None:
+        """Attached: start a private service when no service has answered for a while (gui/service_keeper.py)."""
+        if self.keeper is None or not isinstance(self.memory, RemoteMemory):
+            return
+        served = self.memory.connected and (self.private_service is None or self.private_service.running)
+        if self.keeper.due(served):
+            self._take_over()
+
+    @page_task
+    async def _take_over(self) -> None:
+        keeper = self.keeper
+        assert keeper is not None
+        keeper.starting = True
+        try:
+            started = await self.tasks.write(keeper.take_over)  # seconds; no write reaches a service meanwhile
+        finally:
+            keeper.starting = False
+        if started is not None:
+            self.private_service = started  # stopped when the console closes, as the first one would be
+        self.update_service_status()
 
     def _service_text(self, path: Path, status: Mapping[str, Any]) -> str:
         """ "服务 PATH · 3 个连接 · 2 个智能体 · 40 次/分钟", the same whether this console hosts the service or not."""

@@ -113,6 +113,39 @@ def test_a_private_service_that_dies_is_said_so_and_its_socket_removed(
     assert not child_env.exists()  # the console did
 
 
+def test_a_console_whose_service_went_away_starts_a_private_one_in_its_place(
+    qtbot: QtBot, opened: Opened, lanes: Lanes, child_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gui import service_keeper
+
+    monkeypatch.setattr(service_keeper, "TAKE_OVER_AFTER_S", 0.5)
+    first = opened.private
+    assert first is not None and isinstance(opened.memory, RemoteMemory)
+    # This console is attached to a service it did not start (another console's private service, say).
+    window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
+    qtbot.addWidget(window)
+    assert window.keeper is not None and window.private_service is None
+    qtbot.waitUntil(lambda: not any(group.pending for group in lanes._groups), timeout=30_000)
+    first.stop()  # the other console closed, and its service with it
+    opened.private = None
+
+    def replaced() -> bool:
+        window.update_service_status()
+        return window.private_service is not None and opened.memory.connected
+
+    qtbot.waitUntil(replaced, timeout=60_000)
+    second = window.private_service
+    assert second is not None and second.pid != first.pid and second.running
+    opened.private = second  # closing the console stops the service it started
+    with JiyiClient(child_env, timeout=10, strict=True) as agent:  # agents find the home served again
+        assert agent.call("health", {})["pid"] == second.pid
+        agent.sync_inventory("phone1", [{"package": "com.tencent.mm", "label": "微信"}])
+    qtbot.waitUntil(lambda: opened.memory.appkb.devices() == ["phone1"], timeout=30_000)  # the console reads it
+    window.update_service_status()
+    assert window.mode_label.text() == "私有服务"
+    window.close()
+
+
 def _lock_free(home: Path) -> bool:
     lock = HomeLock(home)
     try:
