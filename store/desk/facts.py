@@ -316,9 +316,9 @@ def core_facts(store: Store, limit: int) -> list[dict[str, Any]]:
     return [_plain(r) for r in rows]
 
 
-def related_facts(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
-    """Active project and environment facts by relevance to `query`."""
-    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4)
+def related_facts(store: Store, query: str, limit: int, newest: int | None = None) -> list[dict[str, Any]]:
+    """Active project and environment facts by relevance to `query` (`newest`: the search table's `rows()`)."""
+    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4, newest)
     if not hits:
         return []
     ids = [h.rowid for h in hits]
