@@ -220,9 +220,7 @@ def _newest(name: str) -> str:
     return f"(SELECT rowid FROM {name} ORDER BY rowid DESC LIMIT 1)"
 
 
-def newest_rows(db: Any, names: Sequence[str], *, meta_key: str) -> tuple[dict[str, int], str | None]:
-    """`rows()` of each table and the `meta` value under `meta_key`, in one statement (one round trip on a server)."""
-    row = db.execute_sql(
-        f"SELECT {', '.join(_newest(n) for n in names)}, (SELECT value FROM meta WHERE key = ?)", (meta_key,)
-    ).fetchone()
-    return {name: int(value or 0) for name, value in zip(names, row, strict=False)}, row[-1]
+def newest_rows(names: Sequence[str], *, meta_key: str) -> tuple[str, list[Any]]:
+    """A statement reading `rows()` of each table and the `meta` value under `meta_key` (one round trip)."""
+    columns = ", ".join(f"{_newest(name)} AS newest_{i}" for i, name in enumerate(names))
+    return f"SELECT {columns}, (SELECT value FROM meta WHERE key = ?) AS meta", [meta_key]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from store.core import clock
 from store.core.database import Store
@@ -44,16 +44,21 @@ def _table(store: Store, model: Any) -> fts.FtsTable:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What every recall asks first, read in one statement: each search table's newest row, the overview's version."""
+    """What every recall asks first: each search table's newest row and the overview's version."""
 
     newest: dict[str, int]
     overview_version: str
 
+    TABLES: ClassVar[tuple[Any, ...]] = (InteractionFts, TaskCardFts, TopicFts, FactFts)
+
     @classmethod
-    def read(cls, store: Store) -> Snapshot:
-        names = [m._meta.table_name for m in (InteractionFts, TaskCardFts, TopicFts, FactFts)]
-        newest, version = fts.newest_rows(store.db, names, meta_key=OVERVIEW_VERSION_KEY)
-        return cls(newest, str(version) if version is not None else "0")
+    def statement(cls) -> tuple[str, list[Any]]:
+        return fts.newest_rows([m._meta.table_name for m in cls.TABLES], meta_key=OVERVIEW_VERSION_KEY)
+
+    @classmethod
+    def of_row(cls, row: dict[str, Any]) -> Snapshot:
+        newest = {m._meta.table_name: int(row[f"newest_{i}"] or 0) for i, m in enumerate(cls.TABLES)}
+        return cls(newest, str(row["meta"]) if row["meta"] is not None else "0")
 
     def of(self, model: Any) -> int | None:
         return self.newest.get(model._meta.table_name)
@@ -138,10 +143,16 @@ def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str
     return out
 
 
-def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) -> list[dict[str, Any]]:
+BUNDLES = "SELECT bundle_id, key, title, updated FROM desk_bundle"
+
+
+def _bundles_for(
+    store: Store, query: str, schedule_ids: list[str], limit: int, bundles: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The bundles of the recalled scheduled tasks and those named like the query (`bundles`: `BUNDLES`' rows)."""
     wanted = {f"schedule/{s}" for s in schedule_ids}
     scored = []
-    for row in sql.select(store.db, "SELECT bundle_id, key, title, updated FROM desk_bundle"):
+    for row in bundles:
         score = fts.overlap(query, f"{row['title']} {row['key']}")
         if row["bundle_id"] in wanted or score > 0:
             scored.append((row["bundle_id"] in wanted, score, row))
@@ -179,25 +190,31 @@ def cached_recent_workdays(store: Store, version: str | None = None) -> list[dic
 def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
     """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
     limit = limits.limit
-    # On a server each statement is a round trip: what every search would ask first is read at once.
-    seen = Snapshot.read(store)
-    interactions = _merge(
-        related_interactions(store, query, limit, seen),
-        sql.recent_interactions(store.db, RECENT),
-        "interaction_id",
-        limit,
+    # On a server each statement is a round trip: what does not depend on the query is read in one.
+    snapshot, recent_turns, recent_cards, bundles, core, active_skills = sql.select_together(
+        store.db,
+        [
+            Snapshot.statement(),
+            (sql.RECENT_INTERACTIONS, [RECENT]),
+            (sql.RECENT_CARDS, [RECENT]),
+            (BUNDLES, []),
+            (facts.CORE_FACTS, [limits.core_facts]),
+            (skills.ACTIVE_SKILLS, []),
+        ],
     )
-    cards = _merge(related_cards(store, query, limit, seen), sql.recent_cards(store.db, RECENT), "task_id", limit)
+    seen = Snapshot.of_row(snapshot[0])
+    interactions = _merge(related_interactions(store, query, limit, seen), recent_turns, "interaction_id", limit)
+    cards = _merge(related_cards(store, query, limit, seen), recent_cards, "task_id", limit)
     return {
         "query": query,
         "task_cards": cards,
         "interactions": interactions,
-        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit),
+        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit, bundles),
         "recent_workdays": cached_recent_workdays(store, seen.overview_version),
         "related_topics": related_topics(store, query, limit, seen),
-        "core_facts": facts.core_facts(store, limits.core_facts),
+        "core_facts": facts.core_facts_of(core),
         "related_facts": facts.related_facts(store, query, limit, seen.of(FactFts)),
-        "relevant_skills": skills.relevant_skills(store, query, limit),
+        "relevant_skills": skills.relevant_skills(store, query, limit, active_skills),
     }
 
 

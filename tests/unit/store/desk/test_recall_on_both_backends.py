@@ -15,7 +15,8 @@ import pytest
 
 from service.config import load_config, save_settings
 from service.memory.memory import Memory
-from tests.postgres_server import PostgresServer
+from store.core.errors import StorageProblem
+from tests.postgres_server import PostgresServer, start_postgres
 
 pytestmark = pytest.mark.postgresql_only
 
@@ -113,3 +114,24 @@ def test_recall_answers_the_same_on_both_back_ends(postgres: PostgresServer, dat
     assert on_sqlite["没有的词"]["interactions"] == [
         {**i, "why": "recent"} for i in on_sqlite["没有的词"]["interactions"]
     ]
+
+
+def test_recall_with_the_server_away_is_unavailable_and_answers_again_when_it_is_back(tmp_path: Path) -> None:
+    # Its first reads go out together (pipelined): a server going away there is an environment problem too.
+    server = start_postgres()
+    try:
+        home = tmp_path / "home"
+        home.mkdir(mode=0o700)
+        save_settings(
+            home, {"database_url": server.create_database("away"), "database_password_file": str(server.password_file)}
+        )
+        with Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})) as memory:
+            memory.desk.remember_interaction("i1", user_text="提醒我买牛奶")
+            server.pause()
+            with pytest.raises(StorageProblem) as away:
+                memory.desk.memory_recall("牛奶")
+            assert away.value.code == "unavailable" and "the database is unavailable" in str(away.value)
+            server.resume()
+            assert [i["interaction_id"] for i in memory.desk.memory_recall("牛奶")["interactions"]] == ["i1"]
+    finally:
+        server.stop()
