@@ -24,7 +24,7 @@ from service.memory.results import (
 from store.core import clock
 from store.core.errors import InvalidInput
 from store.core.redact_json import redact_json
-from store.desk import bundles, facts, interactions, leases, retrieval, skills, topics
+from store.desk import bundle_catch_up, bundles, facts, interactions, leases, retrieval, skills, topics
 from store.desk.bundles import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
@@ -40,7 +40,10 @@ class DeskService:
         self.parts = parts
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.bundle_files = BundleFiles(parts.config.bundles_path)
-        self._mirrored = parts.store.last_seq(DESK)  # other hosts' puts up to here are in this host's files
+        # How far other hosts' puts are in this host's files (a shared store; `catch_up_mirror` brings it up to date).
+        self._mark = (
+            bundle_catch_up.MirrorMark.load(self.store, self.bundle_files) if self.store.target.shared else None
+        )
 
     def _desk_changed(self) -> None:
         self.parts.changed(DESK)
@@ -117,7 +120,9 @@ class DeskService:
                 if changed and card["schedule_id"]:
                     pending = bundles.record_run(self.store, card)
             if pending:
-                bundles.mirror(self.bundle_files, bundles.bundle_id_of("schedule", card["schedule_id"]), pending)
+                bundle_id = bundles.bundle_id_of("schedule", card["schedule_id"])
+                bundles.mirror(self.bundle_files, bundle_id, pending)
+                self._wrote(bundle_id, {path: text for path, (text, _previous) in pending.items()})
         if changed:
             self._desk_changed()
         bundle = bundles.bundle_id_of("schedule", card["schedule_id"]) if card["schedule_id"] else None
@@ -384,6 +389,8 @@ class DeskService:
                 expected_revision=expected_revision,
                 actor=actor,
             )
+            if result.changed and result.mirror_problem is None:
+                self._wrote(result.bundle_id, {result.path: result.content})
         if result.changed:
             self._desk_changed()
         return {
@@ -399,10 +406,22 @@ class DeskService:
     def mirror_remote(self, seq: int) -> None:
         """Another host committed desk event `seq`: mirror the documents it (or others) put since the last call."""
         with self.parts.writes:
-            if seq <= self._mirrored:
-                return
-            bundles.mirror_since(self.store, self.bundle_files, self._mirrored)
-            self._mirrored = seq
+            if self._mark is not None:
+                bundle_catch_up.follow(self.store, self.bundle_files, self._mark, seq)
+
+    def catch_up_mirror(self) -> bundles.MirrorReport:
+        """Mirror what other hosts put while this host was not hearing their notices (stopped, or reconnecting)."""
+        with self.parts.writes:
+            if self._mark is None:
+                return bundles.MirrorReport()
+            return bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)
+
+    def _wrote(self, bundle_id: str, documents: dict[str, str]) -> None:
+        """This host mirrored its own puts (under the write lock): the mark remembers them, see `MirrorMark`."""
+        if self._mark is not None and documents:
+            for path, content in documents.items():
+                self._mark.wrote(bundle_id, path, content)
+            self._mark.save(self.bundle_files)
 
     def restore_bundle_files(self) -> bundles.MirrorReport:
         """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""

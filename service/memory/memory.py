@@ -41,7 +41,7 @@ from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
-from store.core.errors import NotFound, os_problem
+from store.core.errors import NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
@@ -99,6 +99,8 @@ class Memory:
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
         if store.target.shared:
             register_host(store.db, self.host_id, self._host_record())
+            # Listening already: what other hosts put while this host was stopped is mirrored now, the rest by notice.
+            self.desk.catch_up_mirror()
 
     @property
     def host_id(self) -> str:
@@ -113,6 +115,11 @@ class Memory:
             "database": self.store.location,
         }
 
+    @property
+    def feed_backend_pid(self) -> int | None:
+        """The server process this host's change notices come through (None: not shared, or not listening)."""
+        return self._feed.backend_pid if self._feed is not None else None
+
     def doctor(self) -> list[Check]:
         """Whether this host can serve its memory, and whether the hosts sharing it agree (`jiyi doctor`)."""
         return run_checks(self.parts)
@@ -124,7 +131,11 @@ class Memory:
         self.parts.bus.publish(domain, seq)
 
     def _everything_changed(self) -> None:
-        """Change notices may have been missed (the feed's connection dropped): tell every domain."""
+        """Change notices may have been missed (the feed's connection dropped): catch up, tell every domain."""
+        try:
+            self.desk.catch_up_mirror()
+        except StorageProblem as exc:  # the server went away again: the feed reconnects, and this runs again then
+            log.warning("the bundle mirror could not catch up with the database: %s", exc)
         for domain in self.store.domains:
             self.parts.bus.publish(domain, self.store.last_seq(domain))
 

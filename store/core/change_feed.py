@@ -50,6 +50,7 @@ class ChangeFeed:
         self._on_resync = on_resync
         self._stopping = threading.Event()
         self._listening = threading.Event()
+        self.backend_pid: int | None = None  # the server process listening (for an operator, or a test, to find)
         self._thread = threading.Thread(target=self._run, name="jiyi-change-feed", daemon=True)
 
     def start(self, timeout: float = 10.0) -> None:
@@ -71,6 +72,7 @@ class ChangeFeed:
             try:
                 with self._connect() as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    self.backend_pid = conn.info.backend_pid
                     self._listening.set()
                     if not first:
                         self._on_resync()
@@ -80,6 +82,7 @@ class ChangeFeed:
                             self._deliver(note.payload)
             except Exception as exc:  # the server went away: listen again once it is back
                 self._listening.clear()
+                self.backend_pid = None
                 if self._stopping.is_set():
                     return
                 log.warning("change notices from other hosts paused (%s); retrying", str(exc).splitlines()[0])

@@ -135,6 +135,24 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
         params = {k: v for k, v in self.connect_params.items() if k != "application_name"}
         return psycopg.connect(self.database, autocommit=True, application_name="jiyi-feed", **params)
 
+    def select_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[list[str], list[Any]]]:
+        """Run read statements in one round trip (psycopg's pipeline mode): each one's column names and rows."""
+        self._drop_dead_connection()
+        try:
+            conn = self.connection()
+            cursors = []
+            with conn.pipeline():
+                for sql, params in statements:
+                    cursor = conn.cursor()
+                    cursor.execute(_format_style(sql), list(params))
+                    cursors.append(cursor)
+            return [([d[0] for d in c.description], c.fetchall()) for c in cursors]
+        except Exception as exc:  # psycopg's own errors: the statements above bypass peewee's wrapper
+            problem = self._classified(exc)
+            if problem is exc:
+                raise
+            raise problem from exc
+
     def create_tables(self, models: Iterable[type[Any]], **options: Any) -> None:
         models = list(models)
         super().create_tables([m for m in models if not issubclass(m, FTS5Model)], **options)

@@ -19,6 +19,7 @@ file state `unwritable` and never stops reading or mirroring the others.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import logging
 import os
@@ -283,7 +284,7 @@ def put_document(
             )
         _append_put(store, bundle_id, path, clean, revision + 1, actor)
     earlier = (lambda text: _stored_before(store, bundle_id, path, text)) if store.target.shared else None
-    kept, problem = _mirror(files, bundle_id, path, clean, current.content if current else None, earlier)
+    kept, problem = mirror_document(files, bundle_id, path, clean, current.content if current else None, earlier)
     return PutResult(bundle_id, path, revision + 1, True, clean, kept, problem)
 
 
@@ -321,7 +322,7 @@ def _stored_before(store: Store, bundle_id: str, path: str, text: str) -> bool:
     return any(e.payload.get("path") == path and e.payload.get("content") == text for e in puts)
 
 
-def _mirror(
+def mirror_document(
     files: BundleFiles,
     bundle_id: str,
     path: str,
@@ -402,15 +403,19 @@ def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> MirrorReport:
     """Write committed documents to their files; one that cannot be written never stops the others."""
     report = MirrorReport()
     for path, (text, previous) in writes.items():
-        report.count(_mirror(files, bundle_id, path, text, previous)[1])
+        report.count(mirror_document(files, bundle_id, path, text, previous)[1])
     return report
 
 
-def mirror_since(store: Store, files: BundleFiles, after: int) -> tuple[int, MirrorReport]:
+def mirror_since(
+    store: Store, files: BundleFiles, after: int, written: dict[str, str] | None = None
+) -> tuple[int, MirrorReport]:
     """Mirror the documents put after event `after` (by other hosts of a shared store); returns the newest put.
 
     Each put is written as stored (a file this host left at an older revision is refreshed, not kept
-    as an outside edit); a later put of the same document wins, as it did in the database.
+    as an outside edit); a later put of the same document wins, as it did in the database. `written`
+    (`bundle_id/path` -> SHA-256 of the content) names what this host wrote itself: such a document
+    whose newest put is that content is not written again; every document walked leaves `written`.
     """
     report = MirrorReport()
     newest = after
@@ -421,8 +426,11 @@ def mirror_since(store: Store, files: BundleFiles, after: int) -> tuple[int, Mir
         if isinstance(p.get("bundle_id"), str) and isinstance(p.get("path"), str) and isinstance(p.get("content"), str):
             latest[(p["bundle_id"], p["path"])] = p["content"]
     for (bundle_id, path), content in latest.items():
+        own = (written or {}).pop(f"{bundle_id}/{path}", None)
+        if own is not None and own == hashlib.sha256(content.encode("utf-8")).hexdigest():
+            continue
         earlier = (lambda text, b=bundle_id, d=path: _stored_before(store, b, d, text)) if store.target.shared else None
-        report.count(_mirror(files, bundle_id, path, content, None, earlier)[1])
+        report.count(mirror_document(files, bundle_id, path, content, None, earlier)[1])
     return newest, report
 
 
@@ -495,7 +503,7 @@ def mirror_all(store: Store, files: BundleFiles) -> MirrorReport:
     for doc in BundleDocument.select():
         state = files.state(doc.bundle_id, doc.path, doc.content)
         if state == "missing":
-            report.count(_mirror(files, doc.bundle_id, doc.path, doc.content, None)[1])
+            report.count(mirror_document(files, doc.bundle_id, doc.path, doc.content, None)[1])
         elif state == "unwritable":
             log.warning("cannot mirror %s/%s: the file system refuses its path", doc.bundle_id[:80], doc.path[:80])
             report.failed += 1

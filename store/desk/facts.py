@@ -298,6 +298,9 @@ def list_facts(
 CORE_COLUMNS = (
     "fact_id, scope, profile_kind, project, content, status, status_reason, valid_workdays, first_workday, updated"
 )
+CORE_FACTS = (
+    f"SELECT {CORE_COLUMNS} FROM desk_fact WHERE scope = 'profile' AND status = 'active' ORDER BY updated DESC LIMIT ?"
+)
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
@@ -307,18 +310,17 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
 
 def core_facts(store: Store, limit: int) -> list[dict[str, Any]]:
     """The few global profile facts that always come back."""
-    rows = sql.select(
-        store.db,
-        f"SELECT {CORE_COLUMNS} FROM desk_fact WHERE scope = 'profile' AND status = 'active' "
-        "ORDER BY updated DESC LIMIT ?",
-        [limit],
-    )
+    return core_facts_of(sql.select(store.db, CORE_FACTS, [limit]))
+
+
+def core_facts_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`core_facts` from the rows of `CORE_FACTS` (read with other statements)."""
     return [_plain(r) for r in rows]
 
 
-def related_facts(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
-    """Active project and environment facts by relevance to `query`."""
-    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4)
+def related_facts(store: Store, query: str, limit: int, newest: int | None = None) -> list[dict[str, Any]]:
+    """Active project and environment facts by relevance to `query` (`newest`: the search table's `rows()`)."""
+    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4, newest)
     if not hits:
         return []
     ids = [h.rowid for h in hits]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,15 +167,15 @@ class FtsTable:
 
     def rows(self) -> int:
         """The highest rowid (a proxy for the table's size; `max(rowid)` would scan an FTS5 table)."""
-        row = self.db.execute_sql(f"SELECT rowid FROM {self.name} ORDER BY rowid DESC LIMIT 1").fetchone()
-        return int(row[0]) if row else 0
+        row = self.db.execute_sql(f"SELECT {_newest(self.name)}").fetchone()
+        return int(row[0] or 0)
 
-    def search(self, text: str, limit: int) -> list[Hit]:
-        """Rows matching `text`, best first (at most `limit`)."""
+    def search(self, text: str, limit: int, newest: int | None = None) -> list[Hit]:
+        """Rows matching `text`, best first (at most `limit`); `newest` is `rows()` when the caller read it already."""
         terms = query_terms(text)
         if not terms or limit <= 0:
             return []
-        newest = self.rows()
+        newest = self.rows() if newest is None else newest
         if newest == 0:
             return []  # an empty table: no need to ask for any term's rows (a round trip on a server)
         df = {t: n for t, n in self.frequencies(terms, newest).items() if n > 0}
@@ -214,3 +214,13 @@ def overlap(query: str, text: str) -> float:
         return 0.0
     have = set(tokens(text))
     return sum(1 for t in terms if t in have) / len(terms)
+
+
+def _newest(name: str) -> str:
+    return f"(SELECT rowid FROM {name} ORDER BY rowid DESC LIMIT 1)"
+
+
+def newest_rows(names: Sequence[str], *, meta_key: str) -> tuple[str, list[Any]]:
+    """A statement reading `rows()` of each table and the `meta` value under `meta_key` (one round trip)."""
+    columns = ", ".join(f"{_newest(name)} AS newest_{i}" for i, name in enumerate(names))
+    return f"SELECT {columns}, (SELECT value FROM meta WHERE key = ?) AS meta", [meta_key]

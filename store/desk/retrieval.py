@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from store.core import clock
 from store.core.database import Store
 from store.desk import facts, fts, skills, sql, topics
 from store.desk.models import (
+    FactFts,
     Interaction,
     InteractionFts,
     TaskCard,
@@ -22,7 +23,7 @@ from store.desk.models import (
     Topic,
     TopicFts,
 )
-from store.desk.projection import overview_version
+from store.desk.projection import OVERVIEW_VERSION_KEY, overview_version
 
 RECENT = 3
 CANDIDATES = 4  # related items read per item returned, so that equally relevant ones can be ordered by date
@@ -41,16 +42,38 @@ def _table(store: Store, model: Any) -> fts.FtsTable:
     return fts.FtsTable(store.db, model._meta.table_name)
 
 
-def related_interactions(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Snapshot:
+    """What every recall asks first: each search table's newest row and the overview's version."""
+
+    newest: dict[str, int]
+    overview_version: str
+
+    TABLES: ClassVar[tuple[Any, ...]] = (InteractionFts, TaskCardFts, TopicFts, FactFts)
+
+    @classmethod
+    def statement(cls) -> tuple[str, list[Any]]:
+        return fts.newest_rows([m._meta.table_name for m in cls.TABLES], meta_key=OVERVIEW_VERSION_KEY)
+
+    @classmethod
+    def of_row(cls, row: dict[str, Any]) -> Snapshot:
+        newest = {m._meta.table_name: int(row[f"newest_{i}"] or 0) for i, m in enumerate(cls.TABLES)}
+        return cls(newest, str(row["meta"]) if row["meta"] is not None else "0")
+
+    def of(self, model: Any) -> int | None:
+        return self.newest.get(model._meta.table_name)
+
+
+def related_interactions(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
     """Turns that share words with `query`, by relevance, the newest first among equals (see `_rank`)."""
-    hits = _table(store, InteractionFts).search(query, limit * CANDIDATES)
+    hits = _table(store, InteractionFts).search(query, limit * CANDIDATES, seen.of(InteractionFts) if seen else None)
     rows = sql.interactions_by_rowid(store.db, [h.rowid for h in hits])
     return _rank(query, hits, rows, ("user_text", "assistant_text"), limit)
 
 
-def related_cards(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
+def related_cards(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
     """Task cards that share words with `query`, by relevance, the newest first among equals (see `_rank`)."""
-    hits = _table(store, TaskCardFts).search(query, limit * CANDIDATES)
+    hits = _table(store, TaskCardFts).search(query, limit * CANDIDATES, seen.of(TaskCardFts) if seen else None)
     rows = sql.cards_by_rowid(store.db, [h.rowid for h in hits])
     return _rank(query, hits, rows, ("title", "result"), limit)
 
@@ -74,8 +97,8 @@ def _rank(
     return [{**row, "score": share} for share, _when, _order, row in found[:limit]]
 
 
-def related_topics(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
-    hits = _table(store, TopicFts).search(query, limit)
+def related_topics(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
+    hits = _table(store, TopicFts).search(query, limit, seen.of(TopicFts) if seen else None)
     if not hits:
         return []
     ids = [h.rowid for h in hits]
@@ -120,10 +143,16 @@ def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str
     return out
 
 
-def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) -> list[dict[str, Any]]:
+BUNDLES = "SELECT bundle_id, key, title, updated FROM desk_bundle"
+
+
+def _bundles_for(
+    store: Store, query: str, schedule_ids: list[str], limit: int, bundles: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The bundles of the recalled scheduled tasks and those named like the query (`bundles`: `BUNDLES`' rows)."""
     wanted = {f"schedule/{s}" for s in schedule_ids}
     scored = []
-    for row in sql.select(store.db, "SELECT bundle_id, key, title, updated FROM desk_bundle"):
+    for row in bundles:
         score = fts.overlap(query, f"{row['title']} {row['key']}")
         if row["bundle_id"] in wanted or score > 0:
             scored.append((row["bundle_id"] in wanted, score, row))
@@ -145,9 +174,12 @@ def _bundles_for(store: Store, query: str, schedule_ids: list[str], limit: int) 
     ]
 
 
-def cached_recent_workdays(store: Store) -> list[dict[str, Any]]:
-    """The workday overview, read again only after a segment was written (a counter in `meta` says when)."""
-    version = overview_version(store.db)
+def cached_recent_workdays(store: Store, version: str | None = None) -> list[dict[str, Any]]:
+    """The workday overview, read again only after a segment was written (a counter in `meta` says when).
+
+    `version` is that counter when the caller read it already.
+    """
+    version = overview_version(store.db) if version is None else version
     cached = store.caches.get("desk:overview")
     if cached is None or cached[0] != version:
         cached = (version, topics.recent_workdays(store))
@@ -158,20 +190,31 @@ def cached_recent_workdays(store: Store) -> list[dict[str, Any]]:
 def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
     """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
     limit = limits.limit
-    interactions = _merge(
-        related_interactions(store, query, limit), sql.recent_interactions(store.db, RECENT), "interaction_id", limit
+    # On a server each statement is a round trip: what does not depend on the query is read in one.
+    snapshot, recent_turns, recent_cards, bundles, core, active_skills = sql.select_together(
+        store.db,
+        [
+            Snapshot.statement(),
+            (sql.RECENT_INTERACTIONS, [RECENT]),
+            (sql.RECENT_CARDS, [RECENT]),
+            (BUNDLES, []),
+            (facts.CORE_FACTS, [limits.core_facts]),
+            (skills.ACTIVE_SKILLS, []),
+        ],
     )
-    cards = _merge(related_cards(store, query, limit), sql.recent_cards(store.db, RECENT), "task_id", limit)
+    seen = Snapshot.of_row(snapshot[0])
+    interactions = _merge(related_interactions(store, query, limit, seen), recent_turns, "interaction_id", limit)
+    cards = _merge(related_cards(store, query, limit, seen), recent_cards, "task_id", limit)
     return {
         "query": query,
         "task_cards": cards,
         "interactions": interactions,
-        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit),
-        "recent_workdays": cached_recent_workdays(store),
-        "related_topics": related_topics(store, query, limit),
-        "core_facts": facts.core_facts(store, limits.core_facts),
-        "related_facts": facts.related_facts(store, query, limit),
-        "relevant_skills": skills.relevant_skills(store, query, limit),
+        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit, bundles),
+        "recent_workdays": cached_recent_workdays(store, seen.overview_version),
+        "related_topics": related_topics(store, query, limit, seen),
+        "core_facts": facts.core_facts_of(core),
+        "related_facts": facts.related_facts(store, query, limit, seen.of(FactFts)),
+        "relevant_skills": skills.relevant_skills(store, query, limit, active_skills),
     }
 
 

@@ -126,14 +126,17 @@ def list_skills(store: Store, status: str | None = None, limit: int = 200, offse
     return [skill_dict(r) for r in query.order_by(Skill.updated.desc()).limit(limit).offset(offset)]
 
 
-def relevant_skills(store: Store, query: str, limit: int) -> list[dict[str, Any]]:
-    """Active skills by relevance to `query` (there are few: scored in Python)."""
-    rows = sql.select(
-        store.db,
-        "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
-        "user_request "
-        "FROM desk_skill WHERE status = 'active'",
-    )
+ACTIVE_SKILLS = (
+    "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
+    "user_request FROM desk_skill WHERE status = 'active'"
+)
+
+
+def relevant_skills(
+    store: Store, query: str, limit: int, rows: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Active skills by relevance to `query` (there are few: scored in Python); `rows`: `ACTIVE_SKILLS`' if read."""
+    rows = sql.select(store.db, ACTIVE_SKILLS) if rows is None else rows
     scored = [(fts.overlap(query, f"{r['name']} {r['text']}"), r) for r in rows]
     scored = sorted((pair for pair in scored if pair[0] > 0), key=lambda pair: -pair[0])
     return [{**r, "score": round(s, 3)} for s, r in scored[:limit]]

@@ -26,6 +26,13 @@ def select(db: SqliteDatabase, sql: str, args: Sequence[Any] = ()) -> list[dict[
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
+def select_together(db: Any, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[dict[str, Any]]]:
+    """Several reads' rows as dicts: one round trip on a server (pipelined), one after the other in SQLite."""
+    if not hasattr(db, "select_together"):
+        return [select(db, sql, args) for sql, args in statements]
+    return [[dict(zip(names, row, strict=True)) for row in rows] for names, rows in db.select_together(statements)]
+
+
 def marks(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
@@ -41,11 +48,13 @@ def interactions_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int
     return {r.pop("_rowid"): r for r in rows}
 
 
+RECENT_INTERACTIONS = f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} ORDER BY i.epoch DESC, i.id DESC LIMIT ?"
+RECENT_CARDS = f"SELECT {CARD_COLUMNS} FROM desk_task_card ORDER BY epoch DESC, id DESC LIMIT ?"
+
+
 def recent_interactions(db: SqliteDatabase, limit: int) -> list[dict[str, Any]]:
     """The newest turns by when they were said (a turn synced late still takes its place in time)."""
-    return select(
-        db, f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} ORDER BY i.epoch DESC, i.id DESC LIMIT ?", [limit]
-    )
+    return select(db, RECENT_INTERACTIONS, [limit])
 
 
 def cards_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -56,4 +65,4 @@ def cards_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int, dict[
 
 
 def recent_cards(db: SqliteDatabase, limit: int) -> list[dict[str, Any]]:
-    return select(db, f"SELECT {CARD_COLUMNS} FROM desk_task_card ORDER BY epoch DESC, id DESC LIMIT ?", [limit])
+    return select(db, RECENT_CARDS, [limit])
