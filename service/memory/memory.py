@@ -216,6 +216,7 @@ class Memory:
             "registry_apps": len(self.registry),
             "active_runs": len(self.runs.active_runs()),
             "archive_failures": self.runs.archive_failures,
+            "writes": self.store.write_stats.snapshot(),
             **counts[1],
         }
 

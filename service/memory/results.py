@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from store.core.budget import HomeSize
+from store.core.write_stats import WriteTotals
 
 JsonObject = dict[str, Any]
 
@@ -170,6 +171,7 @@ class Health(StoreCounts):
     registry_apps: int
     active_runs: int
     archive_failures: int
+    writes: WriteTotals  # this process's write transactions: the write lock waited for and held
 
 
 class Overview(Health):

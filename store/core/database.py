@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -33,6 +34,7 @@ from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase, connect_postgres, server_now_ok
 from store.core.projection import EventRecord, Projection
+from store.core.write_stats import WriteStats
 
 log = logging.getLogger("jiyi.store")
 
@@ -90,6 +92,8 @@ class Store:
         self.caches: dict[str, Any] = {}
         # When set, every write transaction asks it first (see `store.core.budget`).
         self.budget: HomeBudget | None = None
+        # How this process's write transactions wait for and hold the write lock (`health`, the benchmarks).
+        self.write_stats = WriteStats()
 
     # -- opening -------------------------------------------------------------------
 
@@ -451,6 +455,9 @@ class _Transaction(AbstractContextManager[Any]):
         self._atomic: Any = None
         self._outer = False
         self._id = 0
+        self._locked_at = 0.0
+        self._waited = 0.0
+        self._trips = 0
 
     @property
     def id(self) -> int:
@@ -462,8 +469,12 @@ class _Transaction(AbstractContextManager[Any]):
         if self._outer and self._store.budget is not None:
             self._store.budget.check()
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        started = time.perf_counter()
         self._atomic.__enter__()
         if self._outer:
+            self._locked_at = time.perf_counter()
+            self._waited = self._locked_at - started
+            self._trips = self._round_trips()
             self._store._txn = 0
             self._store._local.views = {}
             self._store._local.types = set()
@@ -485,8 +496,15 @@ class _Transaction(AbstractContextManager[Any]):
             if self._outer:
                 self._id = self._store._txn or 0
                 self._store._txn = None
+        if committed:
+            held = time.perf_counter() - self._locked_at
+            self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
         if committed and self._store.budget is not None:
             self._store.budget.wrote(self._store._local.payload_bytes)
+
+    def _round_trips(self) -> int:
+        db = self._store.db
+        return db.round_trips() if isinstance(db, JiyiPostgresDatabase) else 0
 
     def _record_views(self) -> None:
         """The views' bookkeeping: written once per transaction and committed with it.
