@@ -3,8 +3,10 @@
 This is the one module of `service` that uses Qt (QtCore and QtNetwork only).
 Lines are read on the Qt event loop and answered on a worker pool, so no
 request blocks the loop; each connection's requests are answered in order,
-one at a time, while different connections run in parallel. A write's answer
-is sent only after its transaction committed.
+one at a time, while different connections run in parallel. Writes that may
+share a transaction (`grouped` methods) go to the write lane instead, which
+commits the waiting ones together (`service/rpc/write_lane.py`). A write's
+answer is sent only after its transaction committed.
 
 Hostile clients (`docs/service.md`, "Limits"): connections are capped below
 the open-file limit and the ones past the cap are refused with one error line;
@@ -44,6 +46,7 @@ from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_a
 from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
+from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem, UnsafePath
 
 log = logging.getLogger("jiyi.service")
@@ -184,6 +187,7 @@ class SocketHost(QObject):
         self.dispatcher = Dispatcher(memory)
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        self._lane: WriteLane | None = None
         self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._links: dict[int, _Link] = {}
@@ -221,6 +225,7 @@ class SocketHost(QObject):
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
+        self._lane = WriteLane(self.dispatcher, self._completed.emit)
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
         if self.idle_timeout > 0:
@@ -234,6 +239,9 @@ class SocketHost(QObject):
         self._notice_timer.stop()
         self.memory.remove_listener(self._heard_commit)
         self._server.close()
+        if self._lane is not None:
+            self._lane.stop()  # the queued writes commit and are answered
+            self._lane = None
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
@@ -404,9 +412,12 @@ class SocketHost(QObject):
             if isinstance(prepared, Request):
                 request_id = prepared.id
                 if not self.dispatcher.is_instant(prepared):
-                    assert self._pool is not None
+                    assert self._pool is not None and self._lane is not None
                     connection.busy = True
-                    self._pool.submit(self._work, connection.number, prepared)
+                    if self.dispatcher.is_grouped(prepared):
+                        self._lane.submit(connection.number, prepared)
+                    else:
+                        self._pool.submit(self._work, connection.number, prepared)
                     return
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):

@@ -140,6 +140,13 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
         except (DatabaseError, InterfaceError) as exc:
             raise self._classified(exc) from exc
 
+    def transaction_failed(self) -> bool:
+        """Whether this thread's transaction was aborted by a failed statement (only a rollback helps)."""
+        import psycopg  # the driver is loaded only for a PostgreSQL store
+
+        conn = self._local_state.conn
+        return conn is not None and conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+
     def listener_connection(self) -> Any:
         """A connection of its own, in autocommit, for LISTEN (the change feed's thread holds it)."""
         import psycopg  # the driver is loaded only for a PostgreSQL store

@@ -25,7 +25,7 @@ def memory_recall(memory: Memory, p: Params) -> dict[str, Any]:
     return memory.desk.memory_recall(query, limit=limit)
 
 
-@TABLE.method("interaction.remember", writes=True)
+@TABLE.method("interaction.remember", writes=True, grouped=True)
 def interaction_remember(memory: Memory, p: Params) -> InteractionRemembered:
     interaction_id = p.text("interaction_id", max_chars=MAX_ID)
     user_text = p.opt_text("user_text", max_chars=TURN)
