@@ -157,7 +157,9 @@ def _profile(before: Sample, after: Sample, acked: int) -> str:
     )
 
 
-def write_throughput(hosts: int, seconds: float, url: str, server: PostgresServer | None) -> tuple[float, str]:
+def write_throughput(
+    hosts: int, seconds: float, url: str, server: PostgresServer | None, group: int = 32
+) -> tuple[float, str]:
     """Acknowledged `interaction.remember` per second with `hosts` × 8 agents (each host its own home),
     and where the time went."""
     folder = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
@@ -165,7 +167,11 @@ def write_throughput(hosts: int, seconds: float, url: str, server: PostgresServe
     try:
         for h in range(hosts):
             home = _home(folder / f"h{h}", url, server)
-            started.append(start_server(home, folder / f"h{h}" / "s.sock", env={"JIYI_EMBED_MODEL": "hash"}))
+            started.append(
+                start_server(
+                    home, folder / f"h{h}" / "s.sock", env={"JIYI_EMBED_MODEL": "hash", "JIYI_WRITE_GROUP": str(group)}
+                )
+            )
         acked = [0]
         lock = threading.Lock()
         stop = threading.Event()
@@ -241,20 +247,31 @@ def reads(server: PostgresServer, requests: int) -> None:
 
 
 def writes(server: PostgresServer, seconds: float) -> None:
-    """Write throughput: one host on SQLite, then 1, 2 and 4 hosts sharing PostgreSQL."""
-    base, profile = write_throughput(1, seconds, "", None)
-    print(f"\nwrites/s, 8 agents per host: sqlite 1 host {base:,.0f}\n{profile}", flush=True)
-    first = 0.0
-    for hosts in (1, 2, 4):
-        name = f"bench_writes_{hosts}"
-        url = server.create_database(name)
-        rate, profile = write_throughput(hosts, seconds, url, server)
-        first = first or rate
-        print(
-            f"postgresql {hosts} host(s) × 8 agents: {rate:,.0f}/s ({rate / first:.2f}x of 1 host)\n{profile}",
-            flush=True,
-        )
-        server.drop_database(name)
+    """Write throughput: one host on SQLite, then 1, 2 and 4 hosts sharing PostgreSQL.
+
+    Each figure twice, side by side: with group commit (the default) and with
+    every write committing alone (`JIYI_WRITE_GROUP=1`, the baseline).
+    """
+    print("\nwrites/s, 8 agents per host; group commit against each write alone (JIYI_WRITE_GROUP=1)", flush=True)
+    for backend, counts in (("sqlite", (1,)), ("postgresql", (1, 2, 4))):
+        first = 0.0
+        for hosts in counts:
+            name = f"bench_writes_{hosts}"
+            url = server.create_database(name) if backend == "postgresql" else ""
+            alone, alone_profile = write_throughput(hosts, seconds, url, server if url else None, group=1)
+            if url:
+                server.drop_database(name)
+                url = server.create_database(name)
+            rate, profile = write_throughput(hosts, seconds, url, server if url else None)
+            if url:
+                server.drop_database(name)
+            first = first or rate
+            print(
+                f"{backend} {hosts} host(s): grouped {rate:,.0f}/s ({rate / first:.2f}x of 1 host), "
+                f"alone {alone:,.0f}/s; grouped/alone {rate / alone:.2f}x\n"
+                f"  grouped:\n{profile}\n  alone:\n{alone_profile}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -32,9 +32,6 @@ from typing import Any
 from service.memory.parts import Parts
 from store.core.errors import EnvironmentProblem, JiyiError
 
-MAX_GROUP = 32
-"""The most writes one transaction carries (a longer queue is served by the next ones)."""
-
 
 @dataclass(frozen=True)
 class Outcome:

@@ -11,7 +11,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from service.memory.memory import Memory
 from service.rpc.methods import REGISTRY
@@ -81,7 +81,18 @@ class Dispatcher:
     def call_of(self, request: Request) -> Callable[[], Any]:
         """The request's handler bound to its params, to be called (and to raise) where the caller chooses."""
         method = self.methods[request.method]
+        if method.grouped:
+            return lambda: self.prepare_write(request)()
         return functools.partial(method.handler, self.memory, Params(request.params))
+
+    def prepare_write(self, request: Request) -> Callable[[], Any]:
+        """A grouped write checked and prepared (raising when it is refused); the call returned does it."""
+        method = self.methods[request.method]
+        assert method.grouped, f"{request.method} is not a grouped write"
+        write = method.handler(self.memory, Params(request.params))
+        if not callable(write):
+            raise TypeError(f"the grouped method {request.method} did not return its write")
+        return cast(Callable[[], Any], write)
 
     def succeeded(self, request: Request, result: Any) -> dict[str, Any]:
         """The response carrying the result of `request`."""

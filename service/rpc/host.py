@@ -225,7 +225,7 @@ class SocketHost(QObject):
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
-        self._lane = WriteLane(self.dispatcher, self._completed.emit)
+        self._lane = WriteLane(self.dispatcher, self._completed.emit, int(self.memory.config.write_group))
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
         if self.idle_timeout > 0:
@@ -239,12 +239,12 @@ class SocketHost(QObject):
         self._notice_timer.stop()
         self.memory.remove_listener(self._heard_commit)
         self._server.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)  # every grouped write under way is prepared and queued on the lane
+            self._pool = None
         if self._lane is not None:
             self._lane.stop()  # the queued writes commit and are answered
             self._lane = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
         QCoreApplication.sendPostedEvents(self)  # the answers of the requests that just finished
         for link in list(self._links.values()):
             link.connection.send()  # what the socket takes now; a client that does not read loses the rest
@@ -414,10 +414,8 @@ class SocketHost(QObject):
                 if not self.dispatcher.is_instant(prepared):
                     assert self._pool is not None and self._lane is not None
                     connection.busy = True
-                    if self.dispatcher.is_grouped(prepared):
-                        self._lane.submit(connection.number, prepared)
-                    else:
-                        self._pool.submit(self._work, connection.number, prepared)
+                    work = self._prepare_write if self.dispatcher.is_grouped(prepared) else self._work
+                    self._pool.submit(work, connection.number, prepared)
                     return
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):
@@ -441,6 +439,19 @@ class SocketHost(QObject):
             reply = encode(failure(request.id, "internal", INTERNAL_MESSAGE))
         finally:
             self._completed.emit(number, reply)
+
+    def _prepare_write(self, number: int, request: Request) -> None:
+        """On a worker thread: check and prepare a grouped write, then queue it on the write lane.
+
+        A refused one is answered at once; the lane answers the others after their group commits.
+        """
+        try:
+            write = self.dispatcher.prepare_write(request)
+        except Exception as exc:
+            self._completed.emit(number, encode(self.dispatcher.failed(request, exc)))
+            return
+        assert self._lane is not None  # `stop` ends the lane only after the workers
+        self._lane.submit(number, request, write)
 
     def _heard_commit(self, domain: str, _txn: int) -> None:
         """On the writer's thread: hand the change to the loop (a queued signal)."""

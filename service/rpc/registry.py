@@ -26,6 +26,8 @@ class Method:
     handler: Handler
     writes: bool
     # A write that may share a transaction with others (`service.memory.group` says what that asks of it).
+    # Its handler checks and prepares, needing no lock, and returns the write itself as a call without
+    # arguments: the host prepares the next writes while a group holds the write lock.
     grouped: bool = False
     # When this says so, the call touches no file and may be answered on the event loop.
     instant: Callable[[Memory], bool] | None = None

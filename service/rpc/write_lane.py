@@ -1,7 +1,9 @@
 """The host's write lane: grouped writes queue here and commit together (`service.memory.group`).
 
-One thread takes whatever grouped write requests are waiting (at most
-`MAX_GROUP`), runs them in one write transaction and, only after it
+The writes arrive prepared (checked, filtered, their params read: see
+`Dispatcher.prepare_write`), on the host's worker threads and outside the
+lock. One thread takes whatever prepared writes are waiting (at most
+`write_group`, a setting), runs them in one write transaction and, only after it
 committed, hands each its own reply. While a group commits, the next
 requests queue up, so the busier the host, the more writes share one
 turn of the write lock. A connection has at most one request under way, so
@@ -14,13 +16,16 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from typing import Any
 
-from service.memory.group import MAX_GROUP, Outcome, run_group
+from service.memory.group import Outcome, run_group
 from service.rpc.dispatch import Dispatcher
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
 
 log = logging.getLogger("jiyi.service")
 
+_Queued = tuple[int, Request, Callable[[], Any]]
+"""A connection's number, its request and the request's prepared write."""
 Deliver = Callable[[int, bytes], None]
 """Where a reply goes: the connection's number and the encoded reply line."""
 
@@ -28,16 +33,18 @@ Deliver = Callable[[int, bytes], None]
 class WriteLane:
     """A thread running queued write requests in groups; `stop` finishes the queued ones first."""
 
-    def __init__(self, dispatcher: Dispatcher, deliver: Deliver) -> None:
+    def __init__(self, dispatcher: Dispatcher, deliver: Deliver, most: int) -> None:
         self._dispatcher = dispatcher
+        self._most = most
         self._deliver = deliver
-        self._queue: queue.SimpleQueue[tuple[int, Request] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="jiyi-write-lane", daemon=True)
         self._thread.start()
 
-    def submit(self, number: int, request: Request) -> None:
-        """Queue the request of connection `number`; its reply is delivered after its group commits."""
-        self._queue.put((number, request))
+    def submit(self, number: int, request: Request, write: Callable[[], Any]) -> None:
+        """Queue the prepared `write` of connection `number`'s request; its reply is delivered after its group
+        commits."""
+        self._queue.put((number, request, write))
 
     def stop(self) -> None:
         """Run what is queued, then end the thread (and wait for it)."""
@@ -51,7 +58,7 @@ class WriteLane:
             if first is None:
                 return
             batch = [first]
-            while len(batch) < MAX_GROUP:
+            while len(batch) < self._most:
                 try:
                     item = self._queue.get_nowait()
                 except queue.Empty:
@@ -62,18 +69,17 @@ class WriteLane:
                 batch.append(item)
             self._serve(batch)
 
-    def _serve(self, batch: list[tuple[int, Request]]) -> None:
+    def _serve(self, batch: list[_Queued]) -> None:
         """Run one group and deliver every reply, whatever happens (each request gets exactly one)."""
         replies: list[bytes] = []
         try:
-            calls = [self._dispatcher.call_of(request) for _, request in batch]
-            outcomes = run_group(self._dispatcher.memory.parts, calls)
-            replies = [self._reply(request, outcome) for (_, request), outcome in zip(batch, outcomes, strict=True)]
+            outcomes = run_group(self._dispatcher.memory.parts, [write for _, _, write in batch])
+            replies = [self._reply(request, outcome) for (_, request, _), outcome in zip(batch, outcomes, strict=True)]
         except Exception:
             log.exception("a group of %d writes could not be run", len(batch))
-            replies = [encode(failure(request.id, "internal", INTERNAL_MESSAGE)) for _, request in batch]
+            replies = [encode(failure(request.id, "internal", INTERNAL_MESSAGE)) for _, request, _ in batch]
         finally:
-            for (number, _), reply in zip(batch, replies, strict=False):
+            for (number, _, _), reply in zip(batch, replies, strict=False):
                 self._deliver(number, reply)
 
     def _reply(self, request: Request, outcome: Outcome) -> bytes:
