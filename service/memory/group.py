@@ -16,7 +16,8 @@ have no other effect than publishing its changes. Then:
 - a write that fails after appending something gets its own error, the
   whole transaction is rolled back, and the others are run again in a new
   one (nothing of theirs was acknowledged, and running them again is what
-  the contract above makes safe);
+  the contract above makes safe); all of the failed write is undone, even
+  a block of it that had finished (alone, that block would have committed);
 - when the commit itself fails (the server went away), every write that had
   succeeded gets that error: none of them is acknowledged.
 
