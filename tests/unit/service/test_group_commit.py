@@ -97,6 +97,8 @@ def test_changes_are_published_only_once_the_group_committed(memory: Memory) -> 
                 found.append(True)
             except NotFound:
                 found.append(False)
+            finally:
+                memory.store.db.close()  # this thread's connection
 
         reader = threading.Thread(target=look)
         reader.start()
@@ -136,6 +138,8 @@ def test_a_reader_following_the_log_during_two_hosts_group_commits_never_skips_a
                 seen.extend(e.seq for e in memory.store.events(after=after))
         except BaseException as exc:
             failures.append(exc)
+        finally:
+            memory.store.db.close()  # this thread's connection
 
     follow = threading.Thread(target=reader)
     follow.start()
