@@ -10,18 +10,26 @@ The PostgreSQL server is started here (Debian's `postgresql` binaries, as
 the tests do) and stopped at the end. Targets: PostgreSQL's read paths
 within 2x SQLite's p50; aggregate write throughput grows from 1 to 4 hosts.
 
-Run: `python -P bench/scale_out.py [--requests 300] [--seconds 5]`.
+With each write figure it prints where the time went, so lock-bound can be
+told from CPU-bound: per acknowledged write, the write lock waited for and
+held (and the round trips to the server while holding it, from each host's
+`health`), and the CPU the hosts, the PostgreSQL server and the agents used
+(seconds of CPU per second of wall time: 2.0 is both cores of a 2-core machine).
+
+Run: `python -P bench/scale_out.py [--requests 300] [--seconds 5] [--writes-only] [--repeat N]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,14 +84,94 @@ def _home(folder: Path, url: str, server: PostgresServer | None) -> Path:
     return home
 
 
-def write_throughput(hosts: int, seconds: float, url: str, server: PostgresServer | None) -> float:
-    """Acknowledged `interaction.remember` per second with `hosts` × 8 agents (each host its own home)."""
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of process `pid` so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_pids(server: PostgresServer | None) -> list[int]:
+    """The PostgreSQL server's processes: the postmaster and its children (the backends)."""
+    if server is None:
+        return []
+    postmaster = int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
+    pids = [postmaster]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(stat[1]) == postmaster:
+                pids.append(int(entry.name))
+    return pids
+
+
+@dataclass
+class Sample:
+    """What the hosts and the server had used at one moment."""
+
+    wall: float
+    agents_cpu: float
+    hosts_cpu: float
+    server_cpu: float
+    writes: list[dict[str, float]]
+
+    @classmethod
+    def take(cls, started: list[Server], server: PostgresServer | None) -> Sample:
+        healths = []
+        for running in started:
+            with JiyiClient(running.socket, timeout=60) as client:
+                healths.append(client.call("health"))
+        return cls(
+            time.perf_counter(),
+            time.process_time(),
+            sum(_cpu_seconds(int(h["pid"])) for h in healths),
+            sum(_cpu_seconds(pid) for pid in _server_pids(server)),
+            [h["writes"] for h in healths],
+        )
+
+
+def _profile(before: Sample, after: Sample, acked: int) -> str:
+    """Where the time of one acknowledged write went between two samples."""
+    wall = after.wall - before.wall
+    per = max(acked, 1)
+
+    def total(key: str) -> float:
+        return sum(a[key] - b[key] for a, b in zip(after.writes, before.writes, strict=True))
+
+    transactions = max(total("transactions"), 1)
+    hosts, server, agents = (
+        after.hosts_cpu - before.hosts_cpu,
+        after.server_cpu - before.server_cpu,
+        after.agents_cpu - before.agents_cpu,
+    )
+    return (
+        f"    per write: lock wait {total('lock_wait_ms') / per:.2f} ms, held {total('lock_held_ms') / per:.2f} ms, "
+        f"{total('statements') / transactions:.1f} round trips held per transaction, "
+        f"{acked / transactions:.1f} writes per transaction; host CPU {hosts / per * 1000:.2f} ms\n"
+        f"    CPU (cores busy): hosts {hosts / wall:.2f}, server {server / wall:.2f}, agents {agents / wall:.2f}"
+    )
+
+
+def write_throughput(
+    hosts: int, seconds: float, url: str, server: PostgresServer | None, group: int = 32
+) -> tuple[float, str]:
+    """Acknowledged `interaction.remember` per second with `hosts` × 8 agents (each host its own home),
+    and where the time went."""
     folder = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
     started: list[Server] = []
     try:
         for h in range(hosts):
             home = _home(folder / f"h{h}", url, server)
-            started.append(start_server(home, folder / f"h{h}" / "s.sock", env={"JIYI_EMBED_MODEL": "hash"}))
+            started.append(
+                start_server(
+                    home, folder / f"h{h}" / "s.sock", env={"JIYI_EMBED_MODEL": "hash", "JIYI_WRITE_GROUP": str(group)}
+                )
+            )
         acked = [0]
         lock = threading.Lock()
         stop = threading.Event()
@@ -104,11 +192,15 @@ def write_throughput(hosts: int, seconds: float, url: str, server: PostgresServe
         ]
         for thread in agents:
             thread.start()
+        time.sleep(min(1.0, seconds / 5))  # the agents connect and settle
+        before, acked_before = Sample.take(started, server), acked[0]
         time.sleep(seconds)
+        after, acked_after = Sample.take(started, server), acked[0]
         stop.set()
         for thread in agents:
             thread.join()
-        return acked[0] / seconds
+        done = acked_after - acked_before
+        return done / (after.wall - before.wall), _profile(before, after, done)
     finally:
         for running in started:
             running.stop()
@@ -119,39 +211,67 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--writes-only", action="store_true", help="only the write throughput")
+    parser.add_argument("--repeat", type=int, default=1, help="measure the write throughput this many times")
     args = parser.parse_args()
     server = start_postgres()
     try:
-        latencies: dict[str, dict[str, list[float]]] = {}
-        for backend in ("sqlite", "postgresql"):
-            folder = Path(tempfile.mkdtemp(prefix="jyb"))
-            url = server.create_database("bench_reads") if backend == "postgresql" else ""
-            try:
-                home = _home(folder, url, server if url else None)
-                with Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})) as memory:
-                    latencies[backend] = read_paths(memory, args.requests)
-            finally:
-                shutil.rmtree(folder, ignore_errors=True)
-        print(f"{'call':<15} {'sqlite p50':>11} {'p99':>8} {'postgres p50':>13} {'p99':>8} {'pg/sqlite p50':>14}")
-        for call in ("app.resolve", "run.finish", "memory.recall"):
-            s, p = latencies["sqlite"][call], latencies["postgresql"][call]
-            s50, p50 = percentile(s, 50), percentile(p, 50)
-            print(
-                f"{call:<15} {s50:>9.2f}ms {percentile(s, 99):>6.2f}ms {p50:>11.2f}ms {percentile(p, 99):>6.2f}ms "
-                f"{p50 / s50:>13.2f}x"
-            )
-        base = write_throughput(1, args.seconds, "", None)
-        print(f"\nwrites/s, 8 agents per host: sqlite 1 host {base:,.0f}")
-        first = 0.0
-        for hosts in (1, 2, 4):
-            name = f"bench_writes_{hosts}"
-            url = server.create_database(name)
-            rate = write_throughput(hosts, args.seconds, url, server)
-            first = first or rate
-            print(f"postgresql {hosts} host(s) × 8 agents: {rate:,.0f}/s ({rate / first:.2f}x of 1 host)")
-            server.drop_database(name)
+        if not args.writes_only:
+            reads(server, args.requests)
+        for _ in range(args.repeat):
+            writes(server, args.seconds)
     finally:
         server.stop()
+
+
+def reads(server: PostgresServer, requests: int) -> None:
+    """The three read paths on both back ends, side by side."""
+    latencies: dict[str, dict[str, list[float]]] = {}
+    for backend in ("sqlite", "postgresql"):
+        folder = Path(tempfile.mkdtemp(prefix="jyb"))
+        url = server.create_database("bench_reads") if backend == "postgresql" else ""
+        try:
+            home = _home(folder, url, server if url else None)
+            with Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})) as memory:
+                latencies[backend] = read_paths(memory, requests)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"{'call':<15} {'sqlite p50':>11} {'p99':>8} {'postgres p50':>13} {'p99':>8} {'pg/sqlite p50':>14}")
+    for call in ("app.resolve", "run.finish", "memory.recall"):
+        s, p = latencies["sqlite"][call], latencies["postgresql"][call]
+        s50, p50 = percentile(s, 50), percentile(p, 50)
+        print(
+            f"{call:<15} {s50:>9.2f}ms {percentile(s, 99):>6.2f}ms {p50:>11.2f}ms {percentile(p, 99):>6.2f}ms "
+            f"{p50 / s50:>13.2f}x"
+        )
+
+
+def writes(server: PostgresServer, seconds: float) -> None:
+    """Write throughput: one host on SQLite, then 1, 2 and 4 hosts sharing PostgreSQL.
+
+    Each figure twice, side by side: with group commit (the default) and with
+    every write committing alone (`JIYI_WRITE_GROUP=1`, the baseline).
+    """
+    print("\nwrites/s, 8 agents per host; group commit against each write alone (JIYI_WRITE_GROUP=1)", flush=True)
+    for backend, counts in (("sqlite", (1,)), ("postgresql", (1, 2, 4))):
+        first = 0.0
+        for hosts in counts:
+            name = f"bench_writes_{hosts}"
+            url = server.create_database(name) if backend == "postgresql" else ""
+            alone, alone_profile = write_throughput(hosts, seconds, url, server if url else None, group=1)
+            if url:
+                server.drop_database(name)
+                url = server.create_database(name)
+            rate, profile = write_throughput(hosts, seconds, url, server if url else None)
+            if url:
+                server.drop_database(name)
+            first = first or rate
+            print(
+                f"{backend} {hosts} host(s): grouped {rate:,.0f}/s ({rate / first:.2f}x of 1 host), "
+                f"alone {alone:,.0f}/s; grouped/alone {rate / alone:.2f}x\n"
+                f"  grouped:\n{profile}\n  alone:\n{alone_profile}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

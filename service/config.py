@@ -201,6 +201,7 @@ SETTINGS: tuple[Setting, ...] = (
         "agent connections served at once; more are refused (0: a quarter of the open-file limit, at most 1024)",
     ),
     Setting("idle_timeout", _whole(0), 300, "seconds a connection may stay silent before it is closed (0: never)"),
+    Setting("write_group", _whole(1), 32, "most agents' writes the service commits together (1: each commits alone)"),
     Setting(
         "max_home_mb",
         _whole(0),

@@ -9,6 +9,7 @@ classifies and summarizes, Jiyi checks and stores.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -62,27 +63,54 @@ class DeskService:
         actor: str = "agent",
     ) -> InteractionRemembered:
         """Keep one completed turn (idempotent by `interaction_id`)."""
+        return self.prepare_interaction(
+            interaction_id,
+            user_text=user_text,
+            assistant_text=assistant_text,
+            source=source,
+            task_id=task_id,
+            ts=ts,
+            actor=actor,
+        )()
+
+    def prepare_interaction(
+        self,
+        interaction_id: str,
+        *,
+        user_text: str | None = None,
+        assistant_text: str | None = None,
+        source: str | None = None,
+        task_id: str | None = None,
+        ts: str | float | None = None,
+        actor: str = "agent",
+    ) -> Callable[[], InteractionRemembered]:
+        """`remember_interaction` in two steps: checked and filtered now (refused here when it must be), and
+        the returned call writes it. A host prepares turns while another group of writes holds the write lock."""
         check_actor(actor)
-        with self.parts.writes:
-            result = interactions.remember(
-                self.store,
-                self.redactor,
-                interaction_id=interaction_id,
-                user_text=user_text,
-                assistant_text=assistant_text,
-                source=source,
-                task_id=task_id,
-                at=when(ts),
-                actor=actor,
-            )
-        if result.created:
-            self._desk_changed()
-        return {
-            "interaction_id": result.interaction_id,
-            "created": result.created,
-            "workday": result.workday,
-            "truncated": result.truncated,
-        }
+        turn = interactions.prepare_turn(
+            self.redactor,
+            interaction_id=interaction_id,
+            user_text=user_text,
+            assistant_text=assistant_text,
+            source=source,
+            task_id=task_id,
+            at=when(ts),
+            actor=actor,
+        )
+
+        def write() -> InteractionRemembered:
+            with self.parts.writes:
+                result = interactions.write_turn(self.store, turn)
+            if result.created:
+                self._desk_changed()
+            return {
+                "interaction_id": result.interaction_id,
+                "created": result.created,
+                "workday": result.workday,
+                "truncated": result.truncated,
+            }
+
+        return write
 
     def complete_task(
         self,

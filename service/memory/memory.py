@@ -234,6 +234,7 @@ class Memory:
             "active_runs": len(self.runs.active_runs()),
             "abandoned_runs": self.runs.abandoned_runs,
             "archive_failures": self.runs.archive_failures,
+            "writes": self.store.write_stats.snapshot(),
             **counts[1],
         }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 from store.core.budget import HomeSize
+from store.core.write_stats import WriteTotals
 
 JsonObject = dict[str, Any]
 
@@ -171,6 +172,7 @@ class Health(StoreCounts):
     active_runs: int
     abandoned_runs: int  # runs dropped unfinished because too many were under way
     archive_failures: int
+    writes: WriteTotals  # this process's write transactions: the write lock waited for and held
 
 
 class Overview(Health):

@@ -7,10 +7,11 @@ here raises.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from service.memory.memory import Memory
 from service.rpc.methods import REGISTRY
@@ -66,21 +67,47 @@ class Dispatcher:
         method = self.methods[request.method]
         return method.instant is not None and method.instant(self.memory)
 
+    def is_grouped(self, request: Request) -> bool:
+        """Whether the request is a write that may share a transaction with others (`Method.grouped`)."""
+        return self.methods[request.method].grouped
+
     def run(self, request: Request) -> dict[str, Any]:
         """Run a prepared request; expected errors become codes, anything else `internal`."""
-        request_id: RequestId = request.id
         try:
-            method = self.methods[request.method]
-            result = method.handler(self.memory, Params(request.params))
-            if request.method == "health" and isinstance(result, dict):
-                result["uptime_s"] = round(time.monotonic() - self.started, 3)
-            return success(request_id, result)
-        except ProtocolError as exc:
+            return self.succeeded(request, self.call_of(request)())
+        except Exception as exc:
+            return self.failed(request, exc)
+
+    def call_of(self, request: Request) -> Callable[[], Any]:
+        """The request's handler bound to its params, to be called (and to raise) where the caller chooses."""
+        method = self.methods[request.method]
+        if method.grouped:
+            return lambda: self.prepare_write(request)()
+        return functools.partial(method.handler, self.memory, Params(request.params))
+
+    def prepare_write(self, request: Request) -> Callable[[], Any]:
+        """A grouped write checked and prepared (raising when it is refused); the call returned does it."""
+        method = self.methods[request.method]
+        assert method.grouped, f"{request.method} is not a grouped write"
+        write = method.handler(self.memory, Params(request.params))
+        if not callable(write):
+            raise TypeError(f"the grouped method {request.method} did not return its write")
+        return cast(Callable[[], Any], write)
+
+    def succeeded(self, request: Request, result: Any) -> dict[str, Any]:
+        """The response carrying the result of `request`."""
+        if request.method == "health" and isinstance(result, dict):
+            result["uptime_s"] = round(time.monotonic() - self.started, 3)
+        return success(request.id, result)
+
+    def failed(self, request: Request, exc: BaseException) -> dict[str, Any]:
+        """The response to `request` failing with `exc`: its stable code, or `internal` (logged with its traceback)."""
+        request_id: RequestId = request.id
+        if isinstance(exc, ProtocolError):
             return failure(exc.request_id if exc.request_id is not None else request_id, exc.code, exc.message)
-        except JiyiError as exc:
+        if isinstance(exc, JiyiError):
             return failure(request_id, exc.code, str(exc), getattr(exc, "details", None))
-        except RecursionError:
+        if isinstance(exc, RecursionError):
             return failure(request_id, "invalid_params", "the params are nested too deeply")
-        except Exception:
-            log.exception("request %r failed", request_id)
-            return failure(request_id, "internal", INTERNAL_MESSAGE)
+        log.error("request %r failed", request_id, exc_info=exc)
+        return failure(request_id, "internal", INTERNAL_MESSAGE)

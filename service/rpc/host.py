@@ -3,8 +3,10 @@
 This is the one module of `service` that uses Qt (QtCore and QtNetwork only).
 Lines are read on the Qt event loop and answered on a worker pool, so no
 request blocks the loop; each connection's requests are answered in order,
-one at a time, while different connections run in parallel. A write's answer
-is sent only after its transaction committed.
+one at a time, while different connections run in parallel. Writes that may
+share a transaction (`grouped` methods) go to the write lane instead, which
+commits the waiting ones together (`service/rpc/write_lane.py`). A write's
+answer is sent only after its transaction committed.
 
 Hostile clients (`docs/service.md`, "Limits"): connections are capped below
 the open-file limit and the ones past the cap are refused with one error line;
@@ -43,6 +45,7 @@ from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_a
 from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
+from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem, UnsafePath
 
 log = logging.getLogger("jiyi.service")
@@ -184,6 +187,7 @@ class SocketHost(QObject):
         self.dispatcher = Dispatcher(memory)
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        self._lane: WriteLane | None = None
         self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._links: dict[int, _Link] = {}
@@ -222,6 +226,7 @@ class SocketHost(QObject):
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
         self.presence.reset()
+        self._lane = WriteLane(self.dispatcher, self._completed.emit, int(self.memory.config.write_group))
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
         if self.idle_timeout > 0:
@@ -236,8 +241,11 @@ class SocketHost(QObject):
         self.memory.remove_listener(self._heard_commit)
         self._server.close()
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=True)  # every grouped write under way is prepared and queued on the lane
             self._pool = None
+        if self._lane is not None:
+            self._lane.stop()  # the queued writes commit and are answered
+            self._lane = None
         QCoreApplication.sendPostedEvents(self)  # the answers of the requests that just finished
         for link in list(self._links.values()):
             link.connection.send()  # what the socket takes now; a client that does not read loses the rest
@@ -404,9 +412,10 @@ class SocketHost(QObject):
             if isinstance(prepared, Request):
                 request_id = prepared.id
                 if not self.dispatcher.is_instant(prepared):
-                    assert self._pool is not None
+                    assert self._pool is not None and self._lane is not None
                     connection.busy = True
-                    self._pool.submit(self._work, connection.number, prepared)
+                    work = self._prepare_write if self.dispatcher.is_grouped(prepared) else self._work
+                    self._pool.submit(work, connection.number, prepared)
                     return
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):
@@ -433,6 +442,19 @@ class SocketHost(QObject):
             reply = encode(failure(request.id, "internal", INTERNAL_MESSAGE))
         finally:
             self._completed.emit(number, reply)
+
+    def _prepare_write(self, number: int, request: Request) -> None:
+        """On a worker thread: check and prepare a grouped write, then queue it on the write lane.
+
+        A refused one is answered at once; the lane answers the others after their group commits.
+        """
+        try:
+            write = self.dispatcher.prepare_write(request)
+        except Exception as exc:
+            self._completed.emit(number, encode(self.dispatcher.failed(request, exc)))
+            return
+        assert self._lane is not None  # `stop` ends the lane only after the workers
+        self._lane.submit(number, request, write)
 
     def _heard_commit(self, domain: str, _txn: int) -> None:
         """On the writer's thread: hand the change to the loop (a queued signal)."""

@@ -25,6 +25,10 @@ class Method:
     name: str
     handler: Handler
     writes: bool
+    # A write that may share a transaction with others (`service.memory.group` says what that asks of it).
+    # Its handler checks and prepares, needing no lock, and returns the write itself as a call without
+    # arguments: the host prepares the next writes while a group holds the write lock.
+    grouped: bool = False
     # When this says so, the call touches no file and may be answered on the event loop.
     instant: Callable[[Memory], bool] | None = None
 
@@ -37,14 +41,22 @@ class MethodTable:
         self._methods: dict[str, Method] = {}
 
     def method(
-        self, name: str, *, writes: bool = False, instant: Callable[[Memory], bool] | None = None
+        self,
+        name: str,
+        *,
+        writes: bool = False,
+        grouped: bool = False,
+        instant: Callable[[Memory], bool] | None = None,
     ) -> Callable[[Handler], Handler]:
-        """Declare `name` as served by the decorated handler; `writes` marks a method that commits."""
+        """Declare `name` as served by the decorated handler; `writes` marks a method that commits,
+        `grouped` a write the host may commit together with others (see `service.memory.group`)."""
 
         def declare(handler: Handler) -> Handler:
             if name in self._methods:
                 raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
-            self._methods[name] = Method(name, handler, writes, instant)
+            if grouped and not writes:
+                raise ValueError(f"socket method {name!r} is grouped but does not write")
+            self._methods[name] = Method(name, handler, writes, grouped, instant)
             return handler
 
         return declare

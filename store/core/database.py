@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -33,6 +34,7 @@ from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase, connect_postgres, server_now_ok
 from store.core.projection import EventRecord, Projection
+from store.core.write_stats import WriteStats
 
 log = logging.getLogger("jiyi.store")
 
@@ -44,6 +46,14 @@ PRAGMAS = {
     "synchronous": "full",
 }
 Progress = Callable[[int, int], None]
+_UPSERT_META = "INSERT INTO meta (key, value) VALUES"
+_ON_META_CONFLICT = "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+# An event appended on PostgreSQL: its number drawn first, so that a transaction's first event names it in `txn`.
+_PG_APPEND = (
+    "INSERT INTO event (seq, ts, domain, type, schema_v, actor, payload, txn, subject) "
+    "SELECT n.seq, ?, ?, ?, ?, ?, ?, coalesce(?, n.seq), ? "
+    "FROM (SELECT nextval(pg_get_serial_sequence('event', 'seq')) AS seq) AS n RETURNING seq"
+)
 REPLAY_BATCH = 500
 # What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
 REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
@@ -90,6 +100,8 @@ class Store:
         self.caches: dict[str, Any] = {}
         # When set, every write transaction asks it first (see `store.core.budget`).
         self.budget: HomeBudget | None = None
+        # How this process's write transactions wait for and hold the write lock (`health`, the benchmarks).
+        self.write_stats = WriteStats()
 
     # -- opening -------------------------------------------------------------------
 
@@ -185,6 +197,14 @@ class Store:
         """A write transaction (BEGIN IMMEDIATE); events appended inside share one txn id."""
         return _Transaction(self)
 
+    def part(self, *, fast: bool = True) -> _Part:
+        """One write of a group sharing this thread's open transaction (see `_Part`)."""
+        return _Part(self, fast)
+
+    def transaction_failed(self) -> bool:
+        """Whether this thread's transaction can only be rolled back (a statement failed on the server)."""
+        return isinstance(self.db, JiyiPostgresDatabase) and self.db.transaction_failed()
+
     def append(
         self,
         domain: str,
@@ -207,16 +227,25 @@ class Store:
             raise InvalidInput(f"a {domain} {event_type} event cannot be stored as JSON ({exc})") from None
         stamp = ts or clock.iso_now()
         # Plain SQL: this runs once per event, and peewee's query building would dominate it.
-        cursor = self.db.execute_sql(
-            "INSERT INTO event (ts, domain, type, schema_v, actor, payload, txn, subject) VALUES (?,?,?,?,?,?,?,?) "
-            "RETURNING seq",
-            (stamp, domain, event_type, schema_v, actor, text, self._txn if self._txn > 0 else None, subject),
-        )
-        seq = int(cursor.fetchone()[0])
-        if self._txn == 0:
-            self._txn = seq
-            self.db.execute_sql("UPDATE event SET txn = ? WHERE seq = ?", (seq, seq))
+        params = (stamp, domain, event_type, schema_v, actor, text, self._txn if self._txn > 0 else None, subject)
+        if isinstance(self.db, JiyiPostgresDatabase):
+            # One round trip while holding the write lock: a transaction's first event is its id.
+            cursor = self.db.execute_sql(_PG_APPEND, params)
+            seq = int(cursor.fetchone()[0])
+            if self._txn == 0:
+                self._txn = seq
+        else:
+            cursor = self.db.execute_sql(
+                "INSERT INTO event (ts, domain, type, schema_v, actor, payload, txn, subject) "
+                "VALUES (?,?,?,?,?,?,?,?) RETURNING seq",
+                params,
+            )
+            seq = int(cursor.fetchone()[0])
+            if self._txn == 0:
+                self._txn = seq
+                self.db.execute_sql("UPDATE event SET txn = ? WHERE seq = ?", (seq, seq))
         self._local.payload_bytes += len(text.encode("utf-8", "surrogatepass"))
+        self._local.events += 1
         record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
         if projection is not None:
             projection.apply(record)
@@ -404,10 +433,7 @@ class Store:
         return value if isinstance(value, dict) else {}
 
     def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
-        self.db.execute_sql(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (f"view:{domain}", json.dumps(state)),
-        )
+        self.db.execute_sql(f"{_UPSERT_META} (?, ?) {_ON_META_CONFLICT}", (f"view:{domain}", json.dumps(state)))
 
     # -- facts ---------------------------------------------------------------------
 
@@ -451,6 +477,11 @@ class _Transaction(AbstractContextManager[Any]):
         self._atomic: Any = None
         self._outer = False
         self._id = 0
+        self._locked_at = 0.0
+        self._waited = 0.0
+        self._trips = 0
+        self._part: _Part | None = None  # set when this is a fast part's own transaction (no savepoint)
+        self._events = 0
 
     @property
     def id(self) -> int:
@@ -461,16 +492,33 @@ class _Transaction(AbstractContextManager[Any]):
         self._outer = self._store._txn is None
         if self._outer and self._store.budget is not None:
             self._store.budget.check()
+        part: _Part | None = getattr(self._store._local, "part", None)
+        if not self._outer and part is not None and part.fast and not part.depth:
+            # A write's own transaction inside a group: the group's rules stand in for a savepoint.
+            self._part, self._events = part, self._store._local.events
+            part.depth += 1
+            return self
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        started = time.perf_counter()
         self._atomic.__enter__()
         if self._outer:
+            self._locked_at = time.perf_counter()
+            self._waited = self._locked_at - started
+            self._trips = self._round_trips()
             self._store._txn = 0
             self._store._local.views = {}
             self._store._local.types = set()
             self._store._local.payload_bytes = 0
+            self._store._local.events = 0
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self._part is not None:
+            self._part.depth -= 1
+            if exc[0] is not None and self._store._local.events != self._events:
+                self._part.broken = True  # half of it appended: only a rollback of the group undoes that
+            self._part = None
+            return
         committed = False
         try:
             if self._outer and exc[0] is None:
@@ -485,21 +533,76 @@ class _Transaction(AbstractContextManager[Any]):
             if self._outer:
                 self._id = self._store._txn or 0
                 self._store._txn = None
+        if committed:
+            held = time.perf_counter() - self._locked_at
+            self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
         if committed and self._store.budget is not None:
             self._store.budget.wrote(self._store._local.payload_bytes)
+
+    def _round_trips(self) -> int:
+        db = self._store.db
+        return db.round_trips() if isinstance(db, JiyiPostgresDatabase) else 0
 
     def _record_views(self) -> None:
         """The views' bookkeeping: written once per transaction and committed with it.
 
         On a shared store, other hosts hear of it by a notice the server sends when this commits.
         """
-        views = self._store._local.views
-        for domain, seq in views.items():
-            version = self._store._projections[domain].version
-            self._store._set_view_state(domain, {"version": version, "seq": seq})
-        if views and self._store._feed_connect is not None:
-            payload = notice(self._store.origin, views, sorted(self._store._local.types))
-            self._store.db.execute_sql("SELECT pg_notify(?, ?)", (CHANNEL, payload))
+        store = self._store
+        views = store._local.views
+        states = [
+            (f"view:{domain}", json.dumps({"version": store._projections[domain].version, "seq": seq}))
+            for domain, seq in views.items()
+        ]
+        if states and store._feed_connect is not None:
+            # One round trip while holding the write lock: the views' states and the notice together.
+            payload = notice(store.origin, views, sorted(store._local.types))
+            store.db.execute_sql(
+                f"WITH v AS ({_UPSERT_META} {','.join(['(?, ?)'] * len(states))} {_ON_META_CONFLICT}) "
+                "SELECT pg_notify(?, ?)",
+                (*(value for state in states for value in state), CHANNEL, payload),
+            )
+            return
+        for key, value in states:
+            store.db.execute_sql(f"{_UPSERT_META} (?, ?) {_ON_META_CONFLICT}", (key, value))
+
+
+class _Part(AbstractContextManager[Any]):
+    """One write among several that share an open write transaction (a host's group commit).
+
+    Its events get a transaction id of their own, as if it had committed
+    alone, so history and undo still see one change per write; they are
+    committed, like the others', only with the transaction. `wrote` says
+    whether it appended anything.
+
+    A fast part saves two round trips while holding the write lock: the
+    write's own `atomic()` block takes no savepoint. If that block raises
+    after appending, `broken` is set: what it appended is still in the
+    transaction, and only rolling the whole group back undoes it (the group
+    then runs again with savepoints). Blocks nested deeper keep theirs.
+    """
+
+    def __init__(self, store: Store, fast: bool) -> None:
+        self._store = store
+        self.fast = fast
+        self.depth = 0
+        self.broken = False
+        self.wrote = False
+        self._events = 0
+
+    def __enter__(self) -> _Part:
+        store = self._store
+        if store._txn is None:
+            raise RuntimeError("Store.part must run inside Store.atomic()")
+        store._txn = 0
+        store._local.part = self
+        self._events = store._local.events
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._store._txn = 0
+        self._store._local.part = None
+        self.wrote = self._store._local.events != self._events
 
 
 def connect_database(home: Path, database_url: str, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:

@@ -62,6 +62,14 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
         # peewee keeps one connection per thread; the store's close must close every one of them.
         self._opened: list[Any] = []
         self._opened_lock = threading.Lock()
+        self._trips = threading.local()
+
+    def round_trips(self) -> int:
+        """How many statements this thread has sent to the server (the write statistics count them)."""
+        return int(getattr(self._trips, "count", 0))
+
+    def _trip(self) -> None:
+        self._trips.count = getattr(self._trips, "count", 0) + 1
 
     def _connect(self) -> Any:
         conn = super()._connect()  # type: ignore[misc]  # peewee's stubs leave out the hook
@@ -81,6 +89,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
 
     def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         self._drop_dead_connection()
+        self._trip()
         try:
             return super().execute_sql(_format_style(sql), params)
         except (DatabaseError, InterfaceError) as exc:
@@ -89,6 +98,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
     def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run `sql` once per row of parameters (one statement, many rows)."""
         self._drop_dead_connection()
+        self._trip()
         try:
             self.cursor().executemany(_format_style(sql), rows)
         except Exception as exc:
@@ -100,6 +110,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
     def begin(self, isolation_level: str | None = None) -> None:
         """BEGIN; a write transaction (SQLite's "IMMEDIATE") also takes the store's write lock."""
         self._drop_dead_connection()
+        self._trip()
         try:
             if isolation_level in ("IMMEDIATE", "EXCLUSIVE"):
                 # One round trip for both (no parameters: the simple protocol takes two statements).
@@ -113,6 +124,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
             raise problem from exc
 
     def commit(self) -> None:
+        self._trip()
         try:
             super().commit()
         except (DatabaseError, InterfaceError) as exc:
@@ -127,6 +139,13 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
             super().rollback()
         except (DatabaseError, InterfaceError) as exc:
             raise self._classified(exc) from exc
+
+    def transaction_failed(self) -> bool:
+        """Whether this thread's transaction was aborted by a failed statement (only a rollback helps)."""
+        import psycopg  # the driver is loaded only for a PostgreSQL store
+
+        conn = self._local_state.conn
+        return conn is not None and conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
 
     def listener_connection(self) -> Any:
         """A connection of its own, in autocommit, for LISTEN (the change feed's thread holds it)."""

@@ -59,6 +59,78 @@ def card_dict(row: TaskCard) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Turn:
+    """An interaction checked and filtered, ready to be written (`prepare_turn`, then `write_turn`)."""
+
+    interaction_id: str
+    user_text: str
+    assistant_text: str
+    source: str
+    task_id: str | None
+    at: When
+    actor: str
+    truncated: bool
+
+
+def prepare_turn(
+    redactor: Redactor,
+    *,
+    interaction_id: str,
+    user_text: object,
+    assistant_text: object,
+    source: object,
+    task_id: object,
+    at: When,
+    actor: str,
+) -> Turn:
+    """Check and filter a turn; needs no database (so a host does it before taking the write lock)."""
+    check_id(interaction_id, "interaction_id", redactor)
+    if task_id is not None:
+        check_id(task_id, "task_id", redactor)
+    if source is not None and not isinstance(source, str):
+        raise InvalidInput("source must be a string")
+    user, cut_user = safe_text(redactor, user_text, "user_text", MAX_TURN_CHARS)
+    reply, cut_reply = safe_text(redactor, assistant_text, "assistant_text", MAX_TURN_CHARS)
+    if not user and not reply:
+        raise InvalidInput("an interaction needs user_text or assistant_text")
+    src = redactor.redact(str(source or "").strip())[:64]
+    task = task_id if isinstance(task_id, str) else None
+    return Turn(interaction_id, user, reply, src, task, at, actor, cut_user or cut_reply)
+
+
+def write_turn(store: Store, turn: Turn) -> RememberResult:
+    """Keep a prepared turn (idempotent by its id: the same text again is a no-op, other text a `Conflict`)."""
+    with store.atomic():
+        old = store.db.execute_sql(
+            "SELECT user_text, assistant_text, workday FROM desk_interaction WHERE interaction_id = ?",
+            (turn.interaction_id,),
+        ).fetchone()
+        if old is not None:
+            if (old[0], old[1]) != (turn.user_text, turn.assistant_text):
+                raise Conflict(
+                    f"interaction {turn.interaction_id} is already remembered with other text; "
+                    "raw interactions are never rewritten"
+                )
+            return RememberResult(turn.interaction_id, False, old[2], turn.truncated)
+        store.append(
+            DOMAIN,
+            "interaction_remembered",
+            {
+                "interaction_id": turn.interaction_id,
+                "ts": turn.at.iso,
+                "epoch": turn.at.epoch,
+                "workday": turn.at.workday,
+                "source": turn.source,
+                "user_text": turn.user_text,
+                "assistant_text": turn.assistant_text,
+                "task_id": turn.task_id,
+            },
+            actor=turn.actor,
+        )
+    return RememberResult(turn.interaction_id, True, turn.at.workday, turn.truncated)
+
+
 def remember(
     store: Store,
     redactor: Redactor,
@@ -71,44 +143,18 @@ def remember(
     at: When,
     actor: str,
 ) -> RememberResult:
-    check_id(interaction_id, "interaction_id", redactor)
-    if task_id is not None:
-        check_id(task_id, "task_id", redactor)
-    if source is not None and not isinstance(source, str):
-        raise InvalidInput("source must be a string")
-    user, cut_user = safe_text(redactor, user_text, "user_text", MAX_TURN_CHARS)
-    reply, cut_reply = safe_text(redactor, assistant_text, "assistant_text", MAX_TURN_CHARS)
-    if not user and not reply:
-        raise InvalidInput("an interaction needs user_text or assistant_text")
-    src = redactor.redact(str(source or "").strip())[:64]
-    with store.atomic():
-        old = store.db.execute_sql(
-            "SELECT user_text, assistant_text, workday FROM desk_interaction WHERE interaction_id = ?",
-            (interaction_id,),
-        ).fetchone()
-        if old is not None:
-            if (old[0], old[1]) != (user, reply):
-                raise Conflict(
-                    f"interaction {interaction_id} is already remembered with other text; "
-                    "raw interactions are never rewritten"
-                )
-            return RememberResult(interaction_id, False, old[2], cut_user or cut_reply)
-        store.append(
-            DOMAIN,
-            "interaction_remembered",
-            {
-                "interaction_id": interaction_id,
-                "ts": at.iso,
-                "epoch": at.epoch,
-                "workday": at.workday,
-                "source": src,
-                "user_text": user,
-                "assistant_text": reply,
-                "task_id": task_id,
-            },
-            actor=actor,
-        )
-    return RememberResult(interaction_id, True, at.workday, cut_user or cut_reply)
+    """Keep one completed turn: `prepare_turn` then `write_turn`."""
+    turn = prepare_turn(
+        redactor,
+        interaction_id=interaction_id,
+        user_text=user_text,
+        assistant_text=assistant_text,
+        source=source,
+        task_id=task_id,
+        at=at,
+        actor=actor,
+    )
+    return write_turn(store, turn)
 
 
 def get_interaction(store: Store, interaction_id: str) -> dict[str, Any]:

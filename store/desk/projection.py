@@ -41,6 +41,10 @@ SUBJECT_KEYS = ("interaction_id", "task_id", "topic_id", "fact_id", "skill_id", 
 
 
 OVERVIEW_VERSION_KEY = "desk:overview_version"
+_INSERT_INTERACTION = (
+    "INSERT INTO desk_interaction (interaction_id, ts, epoch, workday, source, user_text, assistant_text, task_id) "
+    "VALUES (?,?,?,?,?,?,?,?)"
+)
 
 
 def bump_overview_version(db: Any) -> None:
@@ -94,22 +98,30 @@ class DeskProjection:
     def _interaction(self, event: EventRecord) -> None:
         p = event.payload
         db = Interaction._meta.database
-        row_id = db.execute_sql(
-            "INSERT INTO desk_interaction (interaction_id, ts, epoch, workday, source, user_text, assistant_text, "
-            "task_id) VALUES (?,?,?,?,?,?,?,?) RETURNING id",
-            (
-                p["interaction_id"],
-                p["ts"],
-                p["epoch"],
-                p["workday"],
-                p.get("source", ""),
-                p.get("user_text", ""),
-                p.get("assistant_text", ""),
-                p.get("task_id"),
-            ),
-        ).fetchone()[0]
-        db.execute_sql("INSERT INTO desk_unarchived (interaction) VALUES (?)", (row_id,))
+        row = (
+            p["interaction_id"],
+            p["ts"],
+            p["epoch"],
+            p["workday"],
+            p.get("source", ""),
+            p.get("user_text", ""),
+            p.get("assistant_text", ""),
+            p.get("task_id"),
+        )
         text = fts.index_text(p.get("user_text"), p.get("assistant_text"))
+        if getattr(db, "backend", "sqlite") == "postgresql":
+            # One round trip for the row, its "not yet filed" mark and its search row (every remembered
+            # turn runs this while holding the shared write lock).
+            search = f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) SELECT id, ? FROM r"
+            db.execute_sql(
+                f"WITH r AS ({_INSERT_INTERACTION} RETURNING id), "
+                "u AS (INSERT INTO desk_unarchived (interaction) SELECT id FROM r) "
+                + (search if text else "SELECT id FROM r"),
+                (*row, text) if text else row,
+            )
+            return
+        row_id = db.execute_sql(f"{_INSERT_INTERACTION} RETURNING id", row).fetchone()[0]
+        db.execute_sql("INSERT INTO desk_unarchived (interaction) VALUES (?)", (row_id,))
         if text:  # a new row: nothing to delete first
             db.execute_sql(f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) VALUES (?, ?)", (row_id, text))
 

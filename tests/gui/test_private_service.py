@@ -119,8 +119,8 @@ def test_a_console_whose_service_went_away_starts_a_private_one_in_its_place(
     from gui import service_keeper
 
     monkeypatch.setattr(service_keeper, "TAKE_OVER_AFTER_S", 0.5)
-    first = opened.private
-    assert first is not None and isinstance(opened.memory, RemoteMemory)
+    first, memory = opened.private, opened.memory
+    assert first is not None and isinstance(memory, RemoteMemory)
     # This console is attached to a service it did not start (another console's private service, say).
     window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
     qtbot.addWidget(window)
@@ -131,7 +131,7 @@ def test_a_console_whose_service_went_away_starts_a_private_one_in_its_place(
 
     def replaced() -> bool:
         window.update_service_status()
-        return window.private_service is not None and opened.memory.connected
+        return window.private_service is not None and memory.connected
 
     qtbot.waitUntil(replaced, timeout=60_000)
     second = window.private_service

@@ -6,6 +6,7 @@ documents each one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service.memory.memory import Memory
@@ -25,8 +26,8 @@ def memory_recall(memory: Memory, p: Params) -> dict[str, Any]:
     return memory.desk.memory_recall(query, limit=limit)
 
 
-@TABLE.method("interaction.remember", writes=True)
-def interaction_remember(memory: Memory, p: Params) -> InteractionRemembered:
+@TABLE.method("interaction.remember", writes=True, grouped=True)
+def interaction_remember(memory: Memory, p: Params) -> Callable[[], InteractionRemembered]:
     interaction_id = p.text("interaction_id", max_chars=MAX_ID)
     user_text = p.opt_text("user_text", max_chars=TURN)
     assistant_text = p.opt_text("assistant_text", max_chars=TURN)
@@ -34,7 +35,7 @@ def interaction_remember(memory: Memory, p: Params) -> InteractionRemembered:
     task_id = p.opt_text("task_id", max_chars=MAX_ID)
     ts = p.moment("ts")
     p.done()
-    return memory.desk.remember_interaction(
+    return memory.desk.prepare_interaction(
         interaction_id, user_text=user_text, assistant_text=assistant_text, source=source, task_id=task_id, ts=ts
     )
 

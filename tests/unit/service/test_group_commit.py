@@ -1,0 +1,159 @@
+"""Group commit (`service.memory.group`): several writes, one transaction, each its own outcome."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.config import Config, load_config
+from service.memory.group import run_group
+from service.memory.memory import Memory
+from store.core.errors import Conflict, InvalidInput, NotFound
+from store.desk.projection import DOMAIN as DESK
+
+
+def _remember(memory: Memory, interaction_id: str, text: str = "提醒我买牛奶") -> Callable[[], Any]:
+    return lambda: memory.desk.remember_interaction(interaction_id, user_text=f"{interaction_id} {text}")
+
+
+def _interaction_ids(memory: Memory) -> list[str]:
+    return [e.payload["interaction_id"] for e in memory.store.events(DESK, types=["interaction_remembered"])]
+
+
+def test_a_refused_write_gets_its_own_error_and_the_others_commit_each_as_its_own_change(memory: Memory) -> None:
+    memory.desk.remember_interaction("x", user_text="x 原来的话")
+    outcomes = run_group(
+        memory.parts,
+        [
+            _remember(memory, "a"),
+            _remember(memory, "x", "换了的话"),  # the same id with other text: a conflict
+            lambda: memory.desk.remember_interaction("empty"),  # neither text: refused
+            _remember(memory, "a"),  # a repeat inside the group sees the first: not created again
+            _remember(memory, "c"),
+        ],
+    )
+    assert [type(o.error) for o in outcomes] == [type(None), Conflict, InvalidInput, type(None), type(None)]
+    assert [o.value["created"] for o in outcomes if o.error is None] == [True, False, True]
+    assert _interaction_ids(memory) == ["x", "a", "c"]
+    # Each write is its own change in the log (history and undo group events by it).
+    events = list(memory.store.events(DESK))
+    assert [e.txn for e in events] == [e.seq for e in events]
+    assert memory.store.write_stats.snapshot()["transactions"] == 2  # the first write, then the group
+
+
+def test_a_write_failing_after_it_appended_is_rolled_back_and_the_others_still_commit(
+    memory: Memory, config: Config
+) -> None:
+    def half_written() -> None:
+        memory.desk.remember_interaction("half", user_text="只写了一半")
+        raise RuntimeError("failed after writing")
+
+    outcomes = run_group(memory.parts, [_remember(memory, "a"), half_written, _remember(memory, "b")])
+    assert outcomes[0].error is None and outcomes[2].error is None
+    assert isinstance(outcomes[1].error, RuntimeError)
+    assert _interaction_ids(memory) == ["a", "b"]
+    with pytest.raises(NotFound):
+        memory.desk.get_interaction("half")
+    assert memory.desk.desk_counts()["interactions"] == 2
+    memory.close()
+    # The views' bookkeeping names only committed events: opened again, nothing needs a rebuild.
+    with Memory.open(config) as reopened:
+        assert reopened.store.rebuilt_on_open == []
+        assert reopened.desk.desk_counts()["interactions"] == 2
+
+
+def test_a_write_that_catches_its_own_half_written_block_keeps_nothing_of_it(memory: Memory) -> None:
+    store = memory.store
+
+    def catches() -> str:
+        try:
+            with store.atomic():
+                memory.desk.remember_interaction("inner", user_text="块里写了一条")
+                raise Conflict("the block fails after appending")
+        except Conflict:
+            pass
+        return "went on"
+
+    outcomes = run_group(memory.parts, [_remember(memory, "a"), catches, _remember(memory, "b")])
+    assert [o.value if o.error is None else o.error for o in outcomes][1] == "went on"
+    assert all(o.error is None for o in outcomes)
+    assert _interaction_ids(memory) == ["a", "b"]  # as when the block was a transaction of its own
+
+
+def test_changes_are_published_only_once_the_group_committed(memory: Memory) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def listener(domain: str, _seq: int) -> None:
+        # Another thread has its own connection: it sees only what is committed.
+        found: list[bool] = []
+
+        def look() -> None:
+            try:
+                memory.desk.get_interaction("b")
+                found.append(True)
+            except NotFound:
+                found.append(False)
+            finally:
+                memory.store.db.close()  # this thread's connection
+
+        reader = threading.Thread(target=look)
+        reader.start()
+        reader.join()
+        seen.append((domain, found[0]))
+
+    memory.add_listener(listener)
+    run_group(memory.parts, [_remember(memory, "a"), _remember(memory, "b")])
+    assert seen == [(DESK, True)]
+
+
+@pytest.mark.postgresql_only
+def test_a_reader_following_the_log_during_two_hosts_group_commits_never_skips_an_event(
+    memory: Memory, home: Path, tmp_path: Path
+) -> None:
+    """Event numbers are drawn inside the write lock, so they commit in order: what a reader has seen
+    up to event n is everything up to n, even while two hosts commit groups as fast as they can."""
+    other_home = tmp_path / "other"
+    other_home.mkdir(mode=0o700)
+    (other_home / "config.toml").write_text((home / "config.toml").read_text())
+    other = Memory.open(load_config(home=other_home, env={}))
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    seen: list[int] = []
+
+    def host(target: Memory, name: str) -> None:
+        try:
+            for g in range(25):
+                run_group(target.parts, [_remember(target, f"{name}-{g}-{i}") for i in range(4)])
+        except BaseException as exc:  # reported below: a thread's failure must fail the test
+            failures.append(exc)
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                after = seen[-1] if seen else 0
+                seen.extend(e.seq for e in memory.store.events(after=after))
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            memory.store.db.close()  # this thread's connection
+
+    follow = threading.Thread(target=reader)
+    follow.start()
+    writers = [threading.Thread(target=host, args=(m, n)) for m, n in ((memory, "h0"), (other, "h1"))]
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join()
+    stop.set()
+    follow.join()
+    try:
+        assert not failures
+        seen.extend(e.seq for e in memory.store.events(after=seen[-1] if seen else 0))
+        assert seen == [e.seq for e in memory.store.events()]  # nothing skipped, nothing twice
+        assert len(_interaction_ids(other)) == 200
+    finally:
+        other.close()
