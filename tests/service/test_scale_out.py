@@ -22,7 +22,8 @@ from tests.postgres_server import PostgresServer
 from tests.service.conftest import Server
 from tests.service.test_chroma_server import CHROMA, free_port
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgresql_only]  # starts servers: seconds
+# Starts servers (seconds): once, on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.postgresql_only, pytest.mark.xdist_group("scale_out")]
 AGENTS = 8
 
 
