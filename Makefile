@@ -43,9 +43,13 @@ lint: $(VENV)/.stamp-test
 
 # The suite also opens the real console on an Xvfb display (tests/gui/test_real_console.py), and
 # runs the store and service tests on a PostgreSQL server it starts from Debian's binaries.
+# It runs on every core (pytest-xdist): each worker has its own PostgreSQL server, temporary folders,
+# sockets and Xvfb display; tests marked `xdist_group` share a worker (one module-wide server or build).
+# `make test JOBS=0` runs it in one process.
+JOBS ?= auto
 test: DEBS += xvfb x11-utils postgresql
 test: system-deps $(VENV)/.stamp-test lint
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 # -P: a script's own folder is not put first on the import path, so bench/ never hides a package.
 bench: $(VENV)/.stamp-run

@@ -42,9 +42,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("backend", ["sqlite", "postgresql"] if both else ["sqlite"], indirect=True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test process (each xdist worker) its own runtime directory: a default socket path is never
+    another worker's, nor the developer's own running service's."""
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    run = tmp_path_factory.mktemp("run")
+    run.chmod(0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(run)
+    yield
+    if before is None:
+        os.environ.pop("XDG_RUNTIME_DIR", None)
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
-    """One PostgreSQL server for the whole session (started on first use, stopped at the end)."""
+    """One PostgreSQL server for the whole session (started on first use, stopped at the end).
+
+    Under pytest-xdist the session is a worker's: each worker starts its own server, on its own port.
+    """
     server = start_postgres()
     yield server
     server.stop()

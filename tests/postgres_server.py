@@ -25,6 +25,7 @@ import psycopg
 
 SUPERUSER = "jiyi"
 SERVICE_USER = "nobody"
+PORT_ATTEMPTS = 3
 
 
 def postgres_bin() -> Path | None:
@@ -127,7 +128,6 @@ def start_postgres() -> PostgresServer:
         shutil.chown(init_password, SERVICE_USER)
         data.mkdir(mode=0o700)
         shutil.chown(data, SERVICE_USER)
-    port = _free_port()
     try:
         _run_as_owner(
             [
@@ -146,20 +146,29 @@ def start_postgres() -> PostgresServer:
             ]
         )
         init_password.unlink()
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    # The port is free when chosen but may be taken before the server binds it (parallel test
+    # workers start servers at the same moment): then the start fails and another port is tried.
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = _free_port()
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='' "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
             "-c shared_buffers=32MB"
         )
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    server = PostgresServer(folder, port, password, password_file, bin_dir, options)
-    try:
-        server.resume()
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
+        server = PostgresServer(folder, port, password, password_file, bin_dir, options)
+        try:
+            server.resume()
+            break
+        except RuntimeError:
+            if attempt == PORT_ATTEMPTS:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
     deadline = time.monotonic() + 30
     while True:
         try:

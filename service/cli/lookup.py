@@ -15,7 +15,7 @@ from service.cli.output import pad, print_json
 from service.config import Config
 from service.memory.memory import Memory
 from service.remote.attach import open_memory
-from store.core.errors import InvalidInput
+from store.core.errors import InvalidInput, NotFound
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -96,6 +96,8 @@ def _print_decision(result: dict[str, Any], device: str) -> None:
 def calibrate_recall(args: argparse.Namespace, config: Config) -> int:
     """Choose the threshold of one device (or of every device with evidence) again, and say what was chosen."""
     with Memory.open(config) as memory:  # calibration writes the home itself (not through a service)
+        if args.device is not None and args.device.strip() not in memory.calibration.devices():
+            raise NotFound(f"device {args.device!r} has no scored recalls or past runs to calibrate from")
         done = memory.calibration.calibrate(args.device)
     if args.json:
         print_json([c.to_dict() for c in done])

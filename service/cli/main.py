@@ -4,7 +4,8 @@
 runs those (the service cannot import Qt widgets). Every other word is a
 headless command, declared with its handler in its group's module. Every
 command takes `--home DIR` (same as JIYI_HOME). Exit codes: 0 done, 2 bad
-input, 3 the home or machine is not usable, 4 not found, 5 conflict.
+input, 3 the home or machine is not usable, 4 not found, 5 conflict, 6 not allowed (e.g. learning
+without the owner's grant).
 """
 
 from __future__ import annotations
@@ -35,9 +36,18 @@ from service.cli import (
 from service.cli.command import HomeUse, Subparsers
 from service.config import load_config
 from store.core.database import require_home
-from store.core.errors import Busy, Conflict, EnvironmentProblem, HomeLocked, InvalidInput, JiyiError, NotFound
+from store.core.errors import (
+    Busy,
+    Conflict,
+    EnvironmentProblem,
+    Forbidden,
+    HomeLocked,
+    InvalidInput,
+    JiyiError,
+    NotFound,
+)
 
-EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5, Busy: 5}
+EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5, Busy: 5, Forbidden: 6}
 GROUPS = (demo, alias, lesson, learn, inventory, lookup, serve, dream, upkeep, migrate, interchange, desk, evaluate)
 """The command groups, in the order `jiyi --help` lists them."""
 
@@ -96,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"jiyi: {exc}", file=sys.stderr)
         if isinstance(exc, HomeLocked):
             print(
-                "jiyi: this command needs the home to itself (resolve, recall, alias, health, rebuild, rebuild-vec, "
-                "desk, lesson, dream, import and export go through a running `jiyi serve`); stop the service first",
+                "jiyi: this command needs the home to itself (resolve, recall, recall-stats, alias, health, doctor, "
+                "rebuild, rebuild-vec, desk, lesson, dream, import and export go through a running `jiyi serve`); "
+                "stop the service first",
                 file=sys.stderr,
             )
         return next((code for kind, code in EXIT.items() if isinstance(exc, kind)), 1)

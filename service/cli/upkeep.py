@@ -15,8 +15,9 @@ from service.cli.command import Subparsers, add_command, positive_int
 from service.cli.output import pad, print_json, progress_bar
 from service.client import default_socket_path
 from service.config import Config
+from service.memory.doctor import service_checks
 from service.memory.memory import Memory
-from service.remote.attach import open_memory
+from service.remote.attach import find_service, open_memory
 from service.remote.memory import RemoteMemory
 
 
@@ -72,10 +73,13 @@ def rebuild_vectors(args: argparse.Namespace, config: Config) -> int:
 
 def recall_stats(args: argparse.Namespace, config: Config) -> int:
     since = time.time() - args.days * 86400 if args.days is not None else None
-    with Memory.open(config) as memory:
-        stats = memory.recall.recall_statistics(since=since)
-        if args.export:
+    if args.export:  # the reference's file is written from the home's store: the home to itself
+        with Memory.open(config) as memory:
+            stats = memory.recall.recall_statistics(since=since)
             memory.recall.export_recall_stats(args.export)
+    else:
+        with open_memory(config) as attached:  # through a running service when one owns the home
+            stats = attached.recall.recall_statistics(since=since)
     if args.json:
         print_json(stats)
     elif args.per == "day":
@@ -130,9 +134,13 @@ def show_config(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_doctor(args: argparse.Namespace, config: Config) -> int:
-    """One line per check; exit 1 when any failed."""
-    with Memory.open(config) as memory:
-        checks = memory.doctor()
+    """One line per check; exit 1 when any failed. While a service owns the home, what its `health` tells."""
+    found = find_service(config)
+    if found is not None:
+        checks = service_checks(*found)
+    else:
+        with Memory.open(config) as memory:
+            checks = memory.doctor()
     for check in checks:
         print(f"{'ok' if check.ok else 'FAIL':<5} {check.name:<18} {check.detail}")
     return 0 if all(check.ok for check in checks) else 1

@@ -12,6 +12,8 @@ from __future__ import annotations
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
@@ -51,6 +53,20 @@ def run_checks(parts: Parts) -> list[Check]:
             else:
                 detail = "; ".join(f"{host}: {value!r}" for host, value in values.items())
                 checks.append(Check(f"same {what}", False, detail))
+    return checks
+
+
+def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
+    """What `jiyi doctor` can tell while a running service owns the home: what its `health` answers.
+
+    The database's integrity and the hosts' agreement need the home to itself (the service holds it).
+    """
+    checks = [Check("service", True, f"jiyi serve (pid {health.get('pid')}) answers on {socket}")]
+    checks.append(Check("database", True, f"{health.get('database')}: answers (integrity: stop the service to check)"))
+    version = health.get("schema_version")
+    checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
+    failures = health.get("archive_failures")
+    checks.append(Check("archive", not failures, f"{failures or 0} runs the service could not archive"))
     return checks
 
 

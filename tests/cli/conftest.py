@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.service.conftest import launch, short_dir
+from tests.service.conftest import launch, server, short_dir
 
-__all__ = ["launch", "short_dir"]
+__all__ = ["launch", "server", "short_dir"]

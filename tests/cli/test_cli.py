@@ -390,6 +390,8 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert code == 0 and chosen["device"] == "eval" and chosen["source"] == "default" and chosen["threshold"] == 0.5
     code, out, _ = run("recall", "calibrate", "--device", "eval")
     assert code == 0 and out.startswith("eval") and "threshold 0.5000  from default" in out
+    code, out, err = run("recall", "calibrate", "--device", "nosuch")  # no scored recalls, no past runs
+    assert code == 4 and out == "" and "'nosuch'" in err and "no scored recalls" in err
     code, out, err = run("recall-stats", "--json")
     assert code == 0 and json.loads(out)["calibration"][0]["device"] == "eval"
     assert "device eval: threshold 0.5000 from default" in run("recall-stats")[2]

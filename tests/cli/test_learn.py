@@ -53,6 +53,16 @@ def test_a_bad_grant_is_refused_naming_the_key(tmp_path: Path, capsys: pytest.Ca
     assert "learning.review.budget: unknown key" in capsys.readouterr().err
 
 
+def test_a_scan_without_a_grant_is_refused_with_its_own_exit_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    Memory.open(load_config(home=home, env={})).close()
+    assert main(["learn", "scan", "--home", str(home)]) == 6  # not allowed: docs/cli.md's exit codes
+    captured = capsys.readouterr()
+    assert captured.out == "" and "learning" in captured.err and "Traceback" not in captured.err
+
+
 class FixtureModel:
     """An OpenAI-compatible `/v1/chat/completions` answering each request with the next fixture text."""
 

@@ -59,7 +59,7 @@ def test_a_person_approves_a_lesson_through_the_service_and_an_agent_cannot(
 def test_a_command_that_needs_the_home_itself_says_to_stop_the_service(
     routed: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(jiyi(routed.home, "recall-stats")) == 3
+    assert main(jiyi(routed.home, "recall-stats", "--export", str(routed.home / "stats.json"))) == 3
     err = capsys.readouterr().err
     assert f"pid {routed.process.pid}" in err and "stop the service first" in err
     assert routed.alive()

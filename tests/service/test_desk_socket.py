@@ -117,6 +117,7 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
         ),
     ],
 )
+@pytest.mark.xdist_group("desk_shared_server")  # one worker starts the module's one server
 def test_bad_desk_requests_get_clear_errors(shared_server: Server, method: str, params: dict, code: str) -> None:
     answer = call(shared_server, method, params)
     assert answer["ok"] is False and answer["error"]["code"] == code and answer["error"]["message"]

