@@ -278,8 +278,8 @@ class StallWatch:
 def _stack(frame: Any, depth: int) -> str:
     parts = []
     while frame is not None and len(parts) < depth:
-        code = frame.f_code
-        parts.append(f"{Path(code.co_filename).parent.name}/{Path(code.co_filename).name}:{frame.f_lineno} ({code.co_name})")
+        code, file = frame.f_code, Path(frame.f_code.co_filename)
+        parts.append(f"{file.parent.name}/{file.name}:{frame.f_lineno} ({code.co_name})")
         frame = frame.f_back
     return " <- ".join(parts)
 

@@ -66,6 +66,10 @@ class Dispatcher:
         method = self.methods[request.method]
         return method.instant is not None and method.instant(self.memory)
 
+    def is_long(self, request: Request) -> bool:
+        """Whether the request is maintenance that may run for minutes (an import, a rebuild)."""
+        return self.methods[request.method].long
+
     def run(self, request: Request) -> dict[str, Any]:
         """Run a prepared request; expected errors become codes, anything else `internal`."""
         request_id: RequestId = request.id

@@ -55,6 +55,10 @@ HELLO = "client.hello"
 NOTICE_DELAY_MS = 100
 """Changes committed within this long of each other go out as one notice line."""
 
+LONG_WORKERS = 2
+"""Long maintenance requests (an import, a rebuild; `Method.long`) served at once, beside the request workers:
+more wait their turn there, and none ever takes a worker that agents' short requests need."""
+
 
 def prepare_socket_dir(path: Path) -> None:
     """Create the socket's folder private (0700) or check that it is private and ours."""
@@ -184,6 +188,7 @@ class SocketHost(QObject):
         self.dispatcher = Dispatcher(memory)
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        self._long_pool: ThreadPoolExecutor | None = None
         self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._links: dict[int, _Link] = {}
@@ -221,6 +226,7 @@ class SocketHost(QObject):
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
+        self._long_pool = ThreadPoolExecutor(max_workers=LONG_WORKERS, thread_name_prefix="jiyi-long")
         self.presence.reset()
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
@@ -235,9 +241,10 @@ class SocketHost(QObject):
         self._notice_timer.stop()
         self.memory.remove_listener(self._heard_commit)
         self._server.close()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        for pool in (self._pool, self._long_pool):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._pool = self._long_pool = None
         QCoreApplication.sendPostedEvents(self)  # the answers of the requests that just finished
         for link in list(self._links.values()):
             link.connection.send()  # what the socket takes now; a client that does not read loses the rest
@@ -404,9 +411,11 @@ class SocketHost(QObject):
             if isinstance(prepared, Request):
                 request_id = prepared.id
                 if not self.dispatcher.is_instant(prepared):
-                    assert self._pool is not None
+                    # A long one (minutes of maintenance) must not hold a worker short requests wait for.
+                    pool = self._long_pool if self.dispatcher.is_long(prepared) else self._pool
+                    assert pool is not None
                     connection.busy = True
-                    self._pool.submit(self._work, connection.number, prepared)
+                    pool.submit(self._work, connection.number, prepared)
                     return
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):

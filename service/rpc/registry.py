@@ -27,6 +27,9 @@ class Method:
     writes: bool
     # When this says so, the call touches no file and may be answered on the event loop.
     instant: Callable[[Memory], bool] | None = None
+    # Maintenance that may run for minutes (an import, a rebuild): the host runs it off the request workers,
+    # so that it never holds one of the workers agents' short requests wait for.
+    long: bool = False
 
 
 class MethodTable:
@@ -37,14 +40,22 @@ class MethodTable:
         self._methods: dict[str, Method] = {}
 
     def method(
-        self, name: str, *, writes: bool = False, instant: Callable[[Memory], bool] | None = None
+        self,
+        name: str,
+        *,
+        writes: bool = False,
+        instant: Callable[[Memory], bool] | None = None,
+        long: bool = False,
     ) -> Callable[[Handler], Handler]:
-        """Declare `name` as served by the decorated handler; `writes` marks a method that commits."""
+        """Declare `name` as served by the decorated handler; `writes` marks a method that commits, `long`
+        one that may run for minutes (served beside the request workers, never on them)."""
 
         def declare(handler: Handler) -> Handler:
             if name in self._methods:
                 raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
-            self._methods[name] = Method(name, handler, writes, instant)
+            if long and instant is not None:
+                raise ValueError(f"socket method {name!r} cannot be both long and instant")
+            self._methods[name] = Method(name, handler, writes, instant, long)
             return handler
 
         return declare
