@@ -236,6 +236,8 @@ class StallWatch:
     def __init__(self, heartbeat: Heartbeat, late_ms: float = 50.0) -> None:
         self.heartbeat, self.late_s = heartbeat, late_ms / 1000
         self.gui_ident = threading.get_ident()
+        self._schedstat = Path(f"/proc/self/task/{threading.get_native_id()}/schedstat")
+        self.stalls: list[tuple[float, float, float]] = []  # each stall's wall, on-CPU and run-queue seconds
         self.stacks: Counter[str] = Counter()
         self.others: Counter[str] = Counter()
         self.samples = 0
@@ -249,10 +251,24 @@ class StallWatch:
         self._stop.set()
         self._thread.join()
 
+    def _sched(self) -> tuple[float, float, float]:
+        """Now, and the GUI thread's time on a CPU and waiting for one (the kernel's schedstat), in seconds."""
+        try:
+            on_cpu, waiting, _slices = self._schedstat.read_text().split()
+        except (OSError, ValueError):
+            return time.monotonic(), 0.0, 0.0
+        return time.monotonic(), int(on_cpu) / 1e9, int(waiting) / 1e9
+
     def _run(self) -> None:
+        before, stalled = self._sched(), False
         while not self._stop.wait(0.005):
             if not self.heartbeat.timer.isActive() or time.monotonic() - self.heartbeat.last_tick < self.late_s:
+                now = self._sched()
+                if stalled:  # the stall ended: how its time went, from the last sample before it
+                    self.stalls.append((now[0] - before[0], now[1] - before[1], now[2] - before[2]))
+                before, stalled = now, False
                 continue
+            stalled = True
             frames = sys._current_frames()
             self.samples += 1
             gui = frames.get(self.gui_ident)
@@ -268,6 +284,16 @@ class StallWatch:
 
     def report(self, top: int = 8) -> str:
         lines = [f"stall samples (heartbeat > {self.late_s * 1000:.0f} ms late, every 5 ms): {self.samples}"]
+        wall, cpu, queued = (sum(stall[i] for stall in self.stalls) for i in range(3))
+        lines.append(
+            f"  {len(self.stalls)} stalls, {wall:.2f} s in all: the GUI thread on a CPU {cpu:.2f} s, waiting for a "
+            f"CPU {queued:.2f} s, off the run queue (blocked: the GIL, I/O) {wall - cpu - queued:.2f} s"
+        )
+        for stall in sorted(self.stalls, reverse=True)[:5]:
+            lines.append(
+                f"    longest: {stall[0] * 1000:.0f} ms: on a CPU {stall[1] * 1000:.0f}, run queue "
+                f"{stall[2] * 1000:.0f}, blocked {(stall[0] - stall[1] - stall[2]) * 1000:.0f}"
+            )
         for stack, n in self.stacks.most_common(top):
             lines.append(f"  {n:>5} × GUI thread in:\n      " + stack.replace(" <- ", "\n      <- "))
         for other, n in self.others.most_common(top):

@@ -32,6 +32,11 @@ from store.core.home import prepare_home
 
 log = logging.getLogger("jiyi.service")
 
+PRIVATE_NICE = 10
+"""How much lower the private service's CPU priority is than the console's. Its vector rebuilds and imports
+keep both cores busy; at the same priority the console's GUI thread waited up to 0.15 s for a CPU (100k home,
+docs/console-speed.md). Niced, the kernel runs the GUI thread first whenever it wakes."""
+
 LOG_NAME = "console-service.log"
 START_S = 60.0  # a fresh home serves in ~1 s; a large one's migration takes longer; a stuck child is given up
 STOP_S = 10.0  # the child finishes the requests under way (its drain) within this, else it is killed
@@ -73,7 +78,7 @@ class PrivateService:
         log_path = home / LOG_NAME
         # `jiyi serve` through the `jiyi` program's module: the same interpreter, in a venv or installed.
         command = [sys.executable, "-m", "gui.main", "serve", "--home", str(home), "--socket", str(socket_path)]
-        command += ["--parent-pid", str(os.getpid())]
+        command += ["--parent-pid", str(os.getpid()), "--nice", str(PRIVATE_NICE)]
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as stderr:
             # Its own session: Ctrl+C in the console's terminal reaches the console, which then stops the
