@@ -383,8 +383,14 @@ async def measure(
     window.page_list.setCurrentRow(window.stack.indexOf(window.overview_page))
 
     heartbeat.start()
+    idle_watch = StallWatch(heartbeat) if os.environ.get("JIYI_BENCH_STALL_STACKS") else None
+    if idle_watch is not None:
+        idle_watch.start()
     await asyncio.sleep(2.0)
     figures["idle_stall_ms"] = heartbeat.stop()
+    if idle_watch is not None:
+        idle_watch.stop()
+        print("the idle console:\n" + idle_watch.report(top=1), file=sys.stderr, flush=True)
 
     # The load: a vector rebuild in the write lane, an import over the socket, 8 agents over the socket.
     stop, cancel = threading.Event(), threading.Event()
@@ -434,7 +440,7 @@ async def measure(
     figures["max_stall_ms"] = heartbeat.stop()
     if watch is not None:
         watch.stop()
-        print(watch.report(), file=sys.stderr, flush=True)
+        print("under load:\n" + watch.report(), file=sys.stderr, flush=True)
     figures["load_s"] = round(time.perf_counter() - began, 1)
     figures["agent_requests"] = sum(counts)
     figures["agent_timeouts"] = sum(waits)
