@@ -118,6 +118,13 @@ def test_the_private_child_runs_every_thread_below_the_consoles_priority(
     nices = thread_nices(private.pid)
     assert len(nices) > 2, nices  # the main thread, the parent's follower, the workers that served the agent
     assert all(nice == min(19, ours + PRIVATE_NICE) for nice in nices.values()), nices
+    # Nice orders threads within their session's CPU group (Linux autogroups): the child is in the console's
+    # session, so its threads come after the GUI thread, and in a process group of its own (Ctrl+C in the
+    # console's terminal reaches only the console, which stops the child in order).
+    assert os.getsid(private.pid) == os.getsid(0) and os.getpgid(private.pid) == private.pid != os.getpgid(0)
+    group = Path(f"/proc/{private.pid}/autogroup")
+    if group.exists():
+        assert group.read_text() == Path("/proc/self/autogroup").read_text()
 
 
 def test_a_private_service_that_dies_is_said_so_and_its_socket_removed(
