@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 from pathlib import Path
 
 from service.cli.command import Subparsers, add_command
@@ -20,6 +22,9 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
     # The console's private service (docs/service.md): stops when the console that started it ends.
     serve.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
+    # The console's private service runs below the console's CPU priority, so that its rebuilds and imports
+    # never keep the console's GUI thread waiting for a CPU (docs/console-speed.md).
+    serve.add_argument("--nice", type=int, default=0, help=argparse.SUPPRESS)
 
 
 def serve_headless(args: argparse.Namespace, config: Config) -> int:
@@ -29,8 +34,25 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
 
     if not 1 <= args.workers <= 64:
         raise InvalidInput("--workers must be between 1 and 64")
+    if not 0 <= args.nice <= 19:
+        raise InvalidInput(f"--nice must be between 0 and 19, got {args.nice}")
+    if args.nice:
+        lower_priority(args.nice)
     if args.parent_pid is not None:
         if args.parent_pid < 1:
             raise InvalidInput(f"--parent-pid must be a process id (a whole number >= 1), got {args.parent_pid}")
         follow_parent(args.parent_pid)
     return serve(config, socket_path=args.socket, workers=args.workers)
+
+
+def lower_priority(by: int) -> None:
+    """Run this process `by` nice levels below where it runs now, every thread of it, before and after."""
+    os.nice(by)
+    # On Linux a thread's priority is its own and a new thread takes its creator's: the threads started from
+    # here on (workers, jobs, Chroma's) take this one's; those some import started already are set one by one.
+    tasks = Path("/proc/self/task")
+    if tasks.is_dir():
+        target = os.getpriority(os.PRIO_PROCESS, 0)
+        for task in tasks.iterdir():
+            with contextlib.suppress(OSError):  # ended meanwhile
+                os.setpriority(os.PRIO_PROCESS, int(task.name), target)

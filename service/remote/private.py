@@ -32,6 +32,11 @@ from store.core.home import prepare_home
 
 log = logging.getLogger("jiyi.service")
 
+PRIVATE_NICE = 10
+"""How much lower the private service's CPU priority is than the console's (its threads and, where the kernel
+groups sessions, its session's group). Its vector rebuilds and imports keep both cores busy; at the same
+priority the console's GUI thread waited up to 0.2 s for a CPU (100k home, docs/console-speed.md)."""
+
 LOG_NAME = "console-service.log"
 START_S = 60.0  # a fresh home serves in ~1 s; a large one's migration takes longer; a stuck child is given up
 STOP_S = 10.0  # the child finishes the requests under way (its drain) within this, else it is killed
@@ -73,18 +78,21 @@ class PrivateService:
         log_path = home / LOG_NAME
         # `jiyi serve` through the `jiyi` program's module: the same interpreter, in a venv or installed.
         command = [sys.executable, "-m", "gui.main", "serve", "--home", str(home), "--socket", str(socket_path)]
-        command += ["--parent-pid", str(os.getpid())]
+        command += ["--parent-pid", str(os.getpid()), "--nice", str(PRIVATE_NICE)]
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as stderr:
-            # Its own session: Ctrl+C in the console's terminal reaches the console, which then stops the
-            # child in order (closing its connections first), instead of both at once.
+            # Its own process group: Ctrl+C in the console's terminal reaches the console, which then stops
+            # the child in order (closing its connections first), instead of both at once. Not its own
+            # session: where the kernel groups sessions for CPU (Linux autogroups), a session of its own
+            # would take as much CPU as the console's whole session, its nice ordering it only among itself;
+            # in the console's group it runs after the GUI thread.
             process = subprocess.Popen(
                 command,
                 env=child_environment(config),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                start_new_session=True,
+                process_group=0,
             )
         service = cls(process, socket_path, log_path)
         try:

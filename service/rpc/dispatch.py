@@ -71,6 +71,10 @@ class Dispatcher:
         """Whether the request is a write that may share a transaction with others (`Method.grouped`)."""
         return self.methods[request.method].grouped
 
+    def is_long(self, request: Request) -> bool:
+        """Whether the request is maintenance that may run for minutes (an import, a rebuild)."""
+        return self.methods[request.method].long
+
     def run(self, request: Request) -> dict[str, Any]:
         """Run a prepared request; expected errors become codes, anything else `internal`."""
         try:

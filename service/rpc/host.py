@@ -58,6 +58,10 @@ HELLO = "client.hello"
 NOTICE_DELAY_MS = 100
 """Changes committed within this long of each other go out as one notice line."""
 
+LONG_WORKERS = 2
+"""Long maintenance requests (an import, a rebuild; `Method.long`) served at once, beside the request workers:
+more wait their turn there, and none ever takes a worker that agents' short requests need."""
+
 
 def prepare_socket_dir(path: Path) -> None:
     """Create the socket's folder private (0700) or check that it is private and ours."""
@@ -188,6 +192,7 @@ class SocketHost(QObject):
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
         self._lane: WriteLane | None = None
+        self._long_pool: ThreadPoolExecutor | None = None
         self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._links: dict[int, _Link] = {}
@@ -225,6 +230,7 @@ class SocketHost(QObject):
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
+        self._long_pool = ThreadPoolExecutor(max_workers=LONG_WORKERS, thread_name_prefix="jiyi-long")
         self.presence.reset()
         self._lane = WriteLane(self.dispatcher, self._completed.emit, int(self.memory.config.write_group))
         self.memory.add_listener(self._heard_commit)
@@ -240,9 +246,10 @@ class SocketHost(QObject):
         self._notice_timer.stop()
         self.memory.remove_listener(self._heard_commit)
         self._server.close()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)  # every grouped write under way is prepared and queued on the lane
-            self._pool = None
+        for pool in (self._pool, self._long_pool):
+            if pool is not None:
+                pool.shutdown(wait=True)  # every grouped write under way is prepared and queued on the lane
+        self._pool = self._long_pool = None
         if self._lane is not None:
             self._lane.stop()  # the queued writes commit and are answered
             self._lane = None
@@ -412,10 +419,14 @@ class SocketHost(QObject):
             if isinstance(prepared, Request):
                 request_id = prepared.id
                 if not self.dispatcher.is_instant(prepared):
-                    assert self._pool is not None and self._lane is not None
+                    assert self._pool is not None and self._long_pool is not None and self._lane is not None
                     connection.busy = True
-                    work = self._prepare_write if self.dispatcher.is_grouped(prepared) else self._work
-                    self._pool.submit(work, connection.number, prepared)
+                    if self.dispatcher.is_grouped(prepared):
+                        self._pool.submit(self._prepare_write, connection.number, prepared)
+                    else:
+                        # A long one (minutes of maintenance) must not hold a worker short requests wait for.
+                        pool = self._long_pool if self.dispatcher.is_long(prepared) else self._pool
+                        pool.submit(self._work, connection.number, prepared)
                     return
                 method, prepared = prepared.method, self.dispatcher.run(prepared)
                 if method == SUBSCRIBE and prepared.get("ok"):

@@ -31,6 +31,9 @@ class Method:
     grouped: bool = False
     # When this says so, the call touches no file and may be answered on the event loop.
     instant: Callable[[Memory], bool] | None = None
+    # Maintenance that may run for minutes (an import, a rebuild): the host runs it off the request workers,
+    # so that it never holds one of the workers agents' short requests wait for.
+    long: bool = False
 
 
 class MethodTable:
@@ -47,16 +50,22 @@ class MethodTable:
         writes: bool = False,
         grouped: bool = False,
         instant: Callable[[Memory], bool] | None = None,
+        long: bool = False,
     ) -> Callable[[Handler], Handler]:
         """Declare `name` as served by the decorated handler; `writes` marks a method that commits,
-        `grouped` a write the host may commit together with others (see `service.memory.group`)."""
+        `grouped` a write the host may commit together with others (see `service.memory.group`), `long`
+        one that may run for minutes (served beside the request workers, never on them)."""
 
         def declare(handler: Handler) -> Handler:
             if name in self._methods:
                 raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
             if grouped and not writes:
                 raise ValueError(f"socket method {name!r} is grouped but does not write")
-            self._methods[name] = Method(name, handler, writes, grouped, instant)
+            if long and instant is not None:
+                raise ValueError(f"socket method {name!r} cannot be both long and instant")
+            if long and grouped:
+                raise ValueError(f"socket method {name!r} cannot be both long and grouped")
+            self._methods[name] = Method(name, handler, writes, grouped, instant, long)
             return handler
 
         return declare

@@ -3,6 +3,7 @@ works through it, and stops it on closing; a child that cannot start leaves the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
@@ -24,6 +25,7 @@ from service.config import load_config
 from service.errors import HomeLocked
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
+from service.remote.private import PRIVATE_NICE
 from store.core.home import HomeLock, prepare_home
 
 JIYI = str(Path(sys.executable).parent / "jiyi")
@@ -91,6 +93,38 @@ def test_the_console_works_through_a_private_child_and_stops_it_on_closing(
     assert private.stop() == 0  # SIGTERM: it drained and stopped by itself
     assert gone(private.pid) and not child_env.exists()
     assert _lock_free(tmp_path / "home")  # nobody holds the home any more
+
+
+def thread_nices(pid: int) -> dict[str, int]:
+    """Each thread of `pid` by name: its nice value (field 19 of its /proc stat)."""
+    nices = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+            name = (task / "comm").read_text().strip()
+            nices[f"{name} ({task.name})"] = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+    return nices
+
+
+def test_the_private_child_runs_every_thread_below_the_consoles_priority(
+    qtbot: QtBot, opened: Opened, child_env: Path
+) -> None:
+    """Its rebuilds and imports must not keep the console's GUI thread waiting for a CPU."""
+    private = opened.private
+    assert private is not None
+    with JiyiClient(child_env, timeout=10, strict=True) as agent:  # work for its request workers
+        agent.sync_inventory("phone1", [{"package": "com.tencent.mm", "label": "微信"}])
+        agent.call("episode.list", {"limit": 5})
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    nices = thread_nices(private.pid)
+    assert len(nices) > 2, nices  # the main thread, the parent's follower, the workers that served the agent
+    assert all(nice == min(19, ours + PRIVATE_NICE) for nice in nices.values()), nices
+    # Nice orders threads within their session's CPU group (Linux autogroups): the child is in the console's
+    # session, so its threads come after the GUI thread, and in a process group of its own (Ctrl+C in the
+    # console's terminal reaches only the console, which stops the child in order).
+    assert os.getsid(private.pid) == os.getsid(0) and os.getpgid(private.pid) == private.pid != os.getpgid(0)
+    group = Path(f"/proc/{private.pid}/autogroup")
+    if group.exists():
+        assert group.read_text() == Path("/proc/self/autogroup").read_text()
 
 
 def test_a_private_service_that_dies_is_said_so_and_its_socket_removed(

@@ -61,13 +61,13 @@ def _run(memory: Memory, kind: str) -> dict[str, Any]:
         raise Conflict(f"the {kind} was cancelled by a client (job.cancel) before it finished") from None
 
 
-@TABLE.method("rebuild", writes=True)
+@TABLE.method("rebuild", writes=True, long=True)
 def rebuild(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
     return _run(memory, "rebuild")
 
 
-@TABLE.method("vectors.rebuild", writes=True)
+@TABLE.method("vectors.rebuild", writes=True, long=True)
 def vectors_rebuild(memory: Memory, p: Params) -> dict[str, Any]:
     p.done()
     return _run(memory, "vectors.rebuild")

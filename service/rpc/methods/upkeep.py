@@ -42,7 +42,7 @@ def overview(memory: Memory, p: Params) -> Overview:
     return memory.overview()
 
 
-@TABLE.method("dream.run", writes=True)
+@TABLE.method("dream.run", writes=True, long=True)
 def dream_run(memory: Memory, p: Params) -> DreamReport:
     full = p.boolean("full", True)
     dry_run = p.boolean("dry_run", False)
@@ -59,7 +59,7 @@ def dream_reports(memory: Memory, p: Params) -> dict[str, Any]:
     return {"reports": memory.dream.reports(limit)}
 
 
-@TABLE.method("taskwizard.import", writes=True)
+@TABLE.method("taskwizard.import", writes=True, long=True)
 def taskwizard_import(memory: Memory, p: Params) -> dict[str, Any]:
     directory = _directory(p)
     p.done()
@@ -67,7 +67,7 @@ def taskwizard_import(memory: Memory, p: Params) -> dict[str, Any]:
     return {name: asdict(report) for name, report in memory.import_taskwizard(directory).items()}
 
 
-@TABLE.method("taskwizard.export")
+@TABLE.method("taskwizard.export", long=True)
 def taskwizard_export(memory: Memory, p: Params) -> dict[str, dict[str, int]]:
     directory = _directory(p)
     p.done()
