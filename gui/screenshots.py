@@ -59,6 +59,8 @@ def take(
             memory: MemoryApi
             if attach:
                 memory = stack.enter_context(_attached(config, Path(tmp), demo=fresh_home))
+                if fresh_home:
+                    stack.enter_context(_an_agent(memory))
             else:
                 memory = Memory.open(config)
                 stack.callback(memory.close)
@@ -90,6 +92,18 @@ def _take(app: Any, memory: MemoryApi, out: Path, tmp: Path, size: tuple[int, in
     finally:
         lanes.shutdown()
         loop.close()
+
+
+@contextlib.contextmanager
+def _an_agent(memory: MemoryApi) -> Iterator[None]:
+    """An agent connected to the demo's service while the pictures are taken, as on a desktop in use: the
+    status bar counts it."""
+    from service.client import JiyiClient
+
+    assert memory.attached_to is not None
+    with JiyiClient(memory.attached_to, timeout=10) as agent:
+        agent.request("health")  # connected, and said so; it stays open until the pictures are taken
+        yield
 
 
 @contextlib.contextmanager

@@ -164,6 +164,14 @@ class Store:
     def _txn(self, value: int | None) -> None:
         self._local.txn = value
 
+    def take_models(self) -> None:
+        """Bind the models to this store again. peewee's models are bound to one database per process: a
+        second store opened beside this one (two homes in one test) takes them, and after it closes they
+        would open connections on its database that nothing closes."""
+        self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
+        for projection in self._projections.values():
+            self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+
     def _register(self, projection: Projection) -> None:
         self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
         self._projections[projection.domain] = projection

@@ -157,3 +157,4 @@ def test_a_reader_following_the_log_during_two_hosts_group_commits_never_skips_a
         assert len(_interaction_ids(other)) == 200
     finally:
         other.close()
+        memory.store.take_models()  # the fixture's memory closes through its own database
