@@ -32,7 +32,7 @@ def find_service(config: Config) -> tuple[Path, dict[str, Any]] | None:
     path = configured_socket(config)
     if not path.exists():
         return None
-    with JiyiClient(path, timeout=PROBE_TIMEOUT_S) as client:
+    with JiyiClient(path, timeout=PROBE_TIMEOUT_S, hello="command") as client:  # a probe, never an agent
         response = client.request("health")
     result = response.get("result")
     if not response.get("ok") or not isinstance(result, dict):
