@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -109,6 +110,26 @@ def _run_as_owner(command: list[str]) -> None:
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
 
 
+def _watch_for(server: PostgresServer) -> None:
+    """A watchdog in a session of its own: when this process ends without stopping the server (a killed
+    pytest run), it stops the server and removes its folder, so no cluster outlives its tests."""
+    pg_ctl = [str(server.bin / "pg_ctl"), "stop", "-D", str(server.folder / "data"), "-m", "immediate"]
+    if os.geteuid() == 0:
+        pg_ctl = ["runuser", "-u", SERVICE_USER, "--", *pg_ctl]
+    script = (
+        f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 2; done; "
+        f"if [ -d {shlex.quote(str(server.folder / 'data'))} ]; then {shlex.join(pg_ctl)} >/dev/null 2>&1; fi; "
+        f"rm -rf {shlex.quote(str(server.folder))}"
+    )
+    subprocess.Popen(
+        ["sh", "-c", script],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def start_postgres() -> PostgresServer:
     """initdb a fresh cluster in a temporary folder and start it on 127.0.0.1; raises when it cannot."""
     bin_dir = postgres_bin()
@@ -169,6 +190,7 @@ def start_postgres() -> PostgresServer:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+    _watch_for(server)
     deadline = time.monotonic() + 30
     while True:
         try:
