@@ -21,7 +21,8 @@ from service.memory.memory import Memory
 from service.remote.attach import find_service
 from service.remote.memory import RemoteMemory
 from service.remote.private import PrivateService
-from service.rpc.host import SocketHost, socket_path_for
+from service.rpc.host import SocketHost
+from service.rpc.socket_file import socket_path_for
 
 log = logging.getLogger("jiyi.gui")
 

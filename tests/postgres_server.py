@@ -100,6 +100,10 @@ class PostgresServer:
     def stop(self) -> None:
         self.pause()
         shutil.rmtree(self.folder, ignore_errors=True)
+        watchdog = _WATCHDOGS.pop(self.folder, None)
+        if watchdog is not None:  # nothing left for it to stop
+            watchdog.kill()
+            watchdog.wait()
 
 
 def _run_as_owner(command: list[str]) -> None:
@@ -108,6 +112,9 @@ def _run_as_owner(command: list[str]) -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
+
+
+_WATCHDOGS: dict[Path, subprocess.Popen[bytes]] = {}  # by server folder; ended by the server's stop()
 
 
 def _watch_for(server: PostgresServer) -> None:
@@ -121,7 +128,7 @@ def _watch_for(server: PostgresServer) -> None:
         f"if [ -d {shlex.quote(str(server.folder / 'data'))} ]; then {shlex.join(pg_ctl)} >/dev/null 2>&1; fi; "
         f"rm -rf {shlex.quote(str(server.folder))}"
     )
-    subprocess.Popen(
+    _WATCHDOGS[server.folder] = subprocess.Popen(
         ["sh", "-c", script],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

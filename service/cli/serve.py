@@ -30,7 +30,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def serve_headless(args: argparse.Namespace, config: Config) -> int:
     """Host the service until SIGINT or SIGTERM; its exit code is the host's."""
     # Imported here: the host brings Qt, which no other command needs.
-    from service.rpc.host import serve
+    from service.rpc.headless import serve
 
     if not 1 <= args.workers <= 64:
         raise InvalidInput("--workers must be between 1 and 64")

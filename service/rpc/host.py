@@ -1,6 +1,7 @@
 """The socket host: a `QLocalServer` serving the protocol, in the console or headless.
 
-This is the one module of `service` that uses Qt (QtCore and QtNetwork only).
+With `service/rpc/headless.py` (`jiyi serve`), the one place in `service` that uses Qt (QtCore and
+QtNetwork only).
 Lines are read on the Qt event loop and answered on a worker pool, so no
 request blocks the loop; each connection's requests are answered in order,
 one at a time, while different connections run in parallel. Writes that may
@@ -20,33 +21,28 @@ supervisor restarts it.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
-import signal
 import socket
 import stat
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer
 
 from service.client import default_socket_path
-from service.config import Config
 from service.memory.memory import Memory
-from service.remote.attach import configured_socket
 from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
 from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
+from service.rpc.socket_file import check_socket_free
 from service.rpc.write_lane import WriteLane
-from store.core.errors import EnvironmentProblem, UnsafePath
+from store.core.errors import EnvironmentProblem
 
 log = logging.getLogger("jiyi.service")
 
@@ -61,66 +57,6 @@ NOTICE_DELAY_MS = 100
 LONG_WORKERS = 2
 """Long maintenance requests (an import, a rebuild; `Method.long`) served at once, beside the request workers:
 more wait their turn there, and none ever takes a worker that agents' short requests need."""
-
-
-def prepare_socket_dir(path: Path) -> None:
-    """Create the socket's folder private (0700) or check that it is private and ours."""
-    folder = path.parent
-    if not folder.exists():
-        folder.mkdir(mode=0o700, parents=True)
-    info = folder.lstat()
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise UnsafePath(f"socket folder {folder} is not a plain directory")
-    if info.st_uid != os.geteuid():
-        raise UnsafePath(f"socket folder {folder} belongs to uid {info.st_uid}, not to you")
-    if info.st_mode & 0o022:
-        raise UnsafePath(f"socket folder {folder} is writable by others; run: chmod 700 {folder}")
-
-
-def probe(path: Path, timeout: float = 1.0) -> dict[str, object] | None:
-    """Ask whoever listens on `path` for its health; None when nobody does."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(str(path))
-    except OSError:
-        return None
-    try:
-        sock.sendall(b'{"id":"probe","method":"health"}\n')
-        data = b""
-        while b"\n" not in data:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        response = json.loads(data.partition(b"\n")[0] or b"{}")
-        result = response.get("result") if isinstance(response, dict) else None
-        return result if isinstance(result, dict) else {}
-    except (OSError, ValueError):
-        return {}
-    finally:
-        sock.close()
-
-
-def socket_path_for(config: Config, flag: Path | None = None) -> Path:
-    """--socket, else JIYI_SOCKET / config, else the runtime directory's default."""
-    return configured_socket(config, flag)
-
-
-def check_socket_free(path: Path) -> bool:
-    """Refuse a path that a live server or another kind of file holds; True when a stale socket is there."""
-    prepare_socket_dir(path)
-    if not (path.exists() or path.is_symlink()):
-        return False
-    if path.is_symlink() or not stat.S_ISSOCK(path.lstat().st_mode):
-        raise UnsafePath(f"{path} exists and is not a socket; remove it or set JIYI_SOCKET")
-    owner = probe(path)
-    if owner is not None:
-        raise EnvironmentProblem(
-            f"socket {path} is already served by pid {owner.get('pid', '?')} "
-            f"for home {owner.get('home', '?')}; stop it or set JIYI_SOCKET"
-        )
-    return True
 
 
 class _Listener(QLocalServer):
@@ -512,63 +448,3 @@ class SocketHost(QObject):
         link.connection.busy = False
         link.connection.queue(reply)
         self._drive(link)
-
-
-def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) -> int:
-    """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
-
-    Raises `EnvironmentProblem` (exit 3) when the listener stops while serving,
-    after the requests under way finished: a supervisor then restarts the service.
-    """
-    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    path = socket_path_for(config, socket_path)
-    check_socket_free(path)  # before the home is opened (or created)
-    # Handlers go in before anything is opened: a supervisor's SIGTERM that arrives while the
-    # home opens or just after the socket listens must still stop cleanly, not kill the process.
-    previous = _quit_on_signals(app)
-    try:
-        memory = Memory.open(config)
-        try:
-            problem = _serve_until_quit(app, memory, path, workers=workers)
-        finally:
-            memory.close()
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if problem is not None:
-        raise EnvironmentProblem(f"{problem}; stopped so that a supervisor can start the service again")
-    print("jiyi: stopped", file=sys.stderr, flush=True)
-    return 0
-
-
-def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
-    """Make SIGINT and SIGTERM end `app`'s event loop, even one that has not started yet; the previous handlers."""
-
-    def request_stop(_signum: int, _frame: object) -> None:
-        # quit() before exec() is lost: Qt documents that exit() does nothing while the event loop
-        # is not running (PySide6 6.11 behaves so), so a signal while the home opens would be
-        # ignored. A zero timer is delivered as soon as the loop runs.
-        QTimer.singleShot(0, app.quit)
-
-    return {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-
-
-def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int) -> str | None:
-    """Listen on `path` and serve until the loop quits; the requests under way finish before it returns.
-
-    Returns why the listener failed, when that is what ended the loop.
-    """
-    host = SocketHost(memory, path, workers=workers)
-    host.listener_failed.connect(lambda _problem: app.exit(1))
-    host.start()
-    memory.learning.start_timer()
-    print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
-    ticker = QTimer()
-    ticker.timeout.connect(lambda: None)
-    ticker.start(200)  # Python runs its signal handlers only between bytecodes; Qt's wait is not one
-    try:
-        app.exec()
-    finally:
-        ticker.stop()
-        host.stop()
-    return host.listener_problem

@@ -21,7 +21,8 @@ from pytestqt.qtbot import QtBot
 
 from service.memory.memory import Memory
 from service.rpc.dispatch import Dispatcher
-from service.rpc.host import SocketHost, _quit_on_signals
+from service.rpc.headless import _quit_on_signals
+from service.rpc.host import SocketHost
 from service.rpc.methods import status
 from service.rpc.params import Params
 from service.rpc.protocol import ERROR_CODES, PROTOCOL_VERSION

@@ -1,0 +1,77 @@
+"""`jiyi serve`: the socket host on a `QCoreApplication`, until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QTimer
+
+from service.config import Config
+from service.memory.memory import Memory
+from service.rpc.host import SocketHost
+from service.rpc.socket_file import check_socket_free, socket_path_for
+from store.core.errors import EnvironmentProblem
+
+
+def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) -> int:
+    """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
+
+    Raises `EnvironmentProblem` (exit 3) when the listener stops while serving,
+    after the requests under way finished: a supervisor then restarts the service.
+    """
+    app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    path = socket_path_for(config, socket_path)
+    check_socket_free(path)  # before the home is opened (or created)
+    # Handlers go in before anything is opened: a supervisor's SIGTERM that arrives while the
+    # home opens or just after the socket listens must still stop cleanly, not kill the process.
+    previous = _quit_on_signals(app)
+    try:
+        memory = Memory.open(config)
+        try:
+            problem = _serve_until_quit(app, memory, path, workers=workers)
+        finally:
+            memory.close()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if problem is not None:
+        raise EnvironmentProblem(f"{problem}; stopped so that a supervisor can start the service again")
+    print("jiyi: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
+    """Make SIGINT and SIGTERM end `app`'s event loop, even one that has not started yet; the previous handlers."""
+
+    def request_stop(_signum: int, _frame: object) -> None:
+        # quit() before exec() is lost: Qt documents that exit() does nothing while the event loop
+        # is not running (PySide6 6.11 behaves so), so a signal while the home opens would be
+        # ignored. A zero timer is delivered as soon as the loop runs.
+        QTimer.singleShot(0, app.quit)
+
+    return {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int) -> str | None:
+    """Listen on `path` and serve until the loop quits; the requests under way finish before it returns.
+
+    Returns why the listener failed, when that is what ended the loop.
+    """
+    host = SocketHost(memory, path, workers=workers)
+    host.listener_failed.connect(lambda _problem: app.exit(1))
+    host.start()
+    memory.learning.start_timer()
+    print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)
+    ticker.start(200)  # Python runs its signal handlers only between bytecodes; Qt's wait is not one
+    try:
+        app.exec()
+    finally:
+        ticker.stop()
+        host.stop()
+    return host.listener_problem

@@ -1,0 +1,73 @@
+"""The socket's file: its private folder, who listens on it, and whether a new server may take it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+from pathlib import Path
+
+from service.config import Config
+from service.remote.attach import configured_socket
+from store.core.errors import EnvironmentProblem, UnsafePath
+
+
+def prepare_socket_dir(path: Path) -> None:
+    """Create the socket's folder private (0700) or check that it is private and ours."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True)
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UnsafePath(f"socket folder {folder} is not a plain directory")
+    if info.st_uid != os.geteuid():
+        raise UnsafePath(f"socket folder {folder} belongs to uid {info.st_uid}, not to you")
+    if info.st_mode & 0o022:
+        raise UnsafePath(f"socket folder {folder} is writable by others; run: chmod 700 {folder}")
+
+
+def probe(path: Path, timeout: float = 1.0) -> dict[str, object] | None:
+    """Ask whoever listens on `path` for its health; None when nobody does."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        return None
+    try:
+        sock.sendall(b'{"id":"probe","method":"health"}\n')
+        data = b""
+        while b"\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        response = json.loads(data.partition(b"\n")[0] or b"{}")
+        result = response.get("result") if isinstance(response, dict) else None
+        return result if isinstance(result, dict) else {}
+    except (OSError, ValueError):
+        return {}
+    finally:
+        sock.close()
+
+
+def socket_path_for(config: Config, flag: Path | None = None) -> Path:
+    """--socket, else JIYI_SOCKET / config, else the runtime directory's default."""
+    return configured_socket(config, flag)
+
+
+def check_socket_free(path: Path) -> bool:
+    """Refuse a path that a live server or another kind of file holds; True when a stale socket is there."""
+    prepare_socket_dir(path)
+    if not (path.exists() or path.is_symlink()):
+        return False
+    if path.is_symlink() or not stat.S_ISSOCK(path.lstat().st_mode):
+        raise UnsafePath(f"{path} exists and is not a socket; remove it or set JIYI_SOCKET")
+    owner = probe(path)
+    if owner is not None:
+        raise EnvironmentProblem(
+            f"socket {path} is already served by pid {owner.get('pid', '?')} "
+            f"for home {owner.get('home', '?')}; stop it or set JIYI_SOCKET"
+        )
+    return True
