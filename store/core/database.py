@@ -14,40 +14,31 @@ import logging
 import os
 import sqlite3
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from peewee import DatabaseError, IntegrityError
+from peewee import IntegrityError
 
 from store.core import clock
 from store.core.budget import HomeBudget
-from store.core.change_feed import CHANNEL, Changed, ChangeFeed, notice
+from store.core.change_feed import Changed, ChangeFeed
+from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, UnsafePath
-from store.core.home import HomeLock, check_private_file, prepare_home
+from store.core.errors import InvalidInput, NotFound
+from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
-from store.core.postgres import JiyiPostgresDatabase, connect_postgres, server_now_ok
+from store.core.postgres import JiyiPostgresDatabase, server_now_ok
 from store.core.projection import EventRecord, Projection
+from store.core.transaction import ON_META_CONFLICT, UPSERT_META, Part, Transaction
 from store.core.write_stats import WriteStats
 
 log = logging.getLogger("jiyi.store")
 
-DB_NAME = "jiyi.sqlite3"
-PRAGMAS = {
-    "journal_mode": "wal",
-    "foreign_keys": 1,
-    "busy_timeout": 10_000,
-    "synchronous": "full",
-}
 Progress = Callable[[int, int], None]
-_UPSERT_META = "INSERT INTO meta (key, value) VALUES"
-_ON_META_CONFLICT = "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 # An event appended on PostgreSQL: its number drawn first, so that a transaction's first event names it in `txn`.
 _PG_APPEND = (
     "INSERT INTO event (seq, ts, domain, type, schema_v, actor, payload, txn, subject) "
@@ -134,7 +125,7 @@ class Store:
         lock.acquire()
         try:
             new = not target.shared and not (target.path or home / DB_NAME).exists()
-            db = _connect_target(home, target, password)
+            db = connect_target(home, target, password)
             store = cls(home, db, lock, target)
             if isinstance(db, JiyiPostgresDatabase):
                 store._feed_connect = db.listener_connection
@@ -201,13 +192,13 @@ class Store:
 
     # -- events --------------------------------------------------------------------
 
-    def atomic(self) -> _Transaction:
+    def atomic(self) -> Transaction:
         """A write transaction (BEGIN IMMEDIATE); events appended inside share one txn id."""
-        return _Transaction(self)
+        return Transaction(self)
 
-    def part(self, *, fast: bool = True) -> _Part:
+    def part(self, *, fast: bool = True) -> Part:
         """One write of a group sharing this thread's open transaction (see `_Part`)."""
-        return _Part(self, fast)
+        return Part(self, fast)
 
     def transaction_failed(self) -> bool:
         """Whether this thread's transaction can only be rolled back (a statement failed on the server)."""
@@ -441,7 +432,7 @@ class Store:
         return value if isinstance(value, dict) else {}
 
     def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
-        self.db.execute_sql(f"{_UPSERT_META} (?, ?) {_ON_META_CONFLICT}", (f"view:{domain}", json.dumps(state)))
+        self.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (f"view:{domain}", json.dumps(state)))
 
     # -- facts ---------------------------------------------------------------------
 
@@ -477,201 +468,4 @@ class Store:
         self._lock.release()
 
 
-class _Transaction(AbstractContextManager[Any]):
-    """BEGIN IMMEDIATE around a group of appends that share one txn id."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._atomic: Any = None
-        self._outer = False
-        self._id = 0
-        self._locked_at = 0.0
-        self._waited = 0.0
-        self._trips = 0
-        self._part: _Part | None = None  # set when this is a fast part's own transaction (no savepoint)
-        self._events = 0
-
-    @property
-    def id(self) -> int:
-        """The transaction's id: the seq of its first event (0 before any append)."""
-        return self._store._txn or self._id
-
-    def __enter__(self) -> _Transaction:
-        self._outer = self._store._txn is None
-        if self._outer and self._store.budget is not None:
-            self._store.budget.check()
-        part: _Part | None = getattr(self._store._local, "part", None)
-        if not self._outer and part is not None and part.fast and not part.depth:
-            # A write's own transaction inside a group: the group's rules stand in for a savepoint.
-            self._part, self._events = part, self._store._local.events
-            part.depth += 1
-            return self
-        self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
-        started = time.perf_counter()
-        self._atomic.__enter__()
-        if self._outer:
-            self._locked_at = time.perf_counter()
-            self._waited = self._locked_at - started
-            self._trips = self._round_trips()
-            self._store._txn = 0
-            self._store._local.views = {}
-            self._store._local.types = set()
-            self._store._local.payload_bytes = 0
-            self._store._local.events = 0
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._part is not None:
-            self._part.depth -= 1
-            if exc[0] is not None and self._store._local.events != self._events:
-                self._part.broken = True  # half of it appended: only a rollback of the group undoes that
-            self._part = None
-            return
-        committed = False
-        try:
-            if self._outer and exc[0] is None:
-                try:
-                    self._record_views()
-                except BaseException as failure:
-                    self._atomic.__exit__(type(failure), failure, failure.__traceback__)
-                    raise
-            self._atomic.__exit__(*exc)
-            committed = self._outer and exc[0] is None
-        finally:
-            if self._outer:
-                self._id = self._store._txn or 0
-                self._store._txn = None
-        if committed:
-            held = time.perf_counter() - self._locked_at
-            self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
-        if committed and self._store.budget is not None:
-            self._store.budget.wrote(self._store._local.payload_bytes)
-
-    def _round_trips(self) -> int:
-        db = self._store.db
-        return db.round_trips() if isinstance(db, JiyiPostgresDatabase) else 0
-
-    def _record_views(self) -> None:
-        """The views' bookkeeping: written once per transaction and committed with it.
-
-        On a shared store, other hosts hear of it by a notice the server sends when this commits.
-        """
-        store = self._store
-        views = store._local.views
-        states = [
-            (f"view:{domain}", json.dumps({"version": store._projections[domain].version, "seq": seq}))
-            for domain, seq in views.items()
-        ]
-        if states and store._feed_connect is not None:
-            # One round trip while holding the write lock: the views' states and the notice together.
-            payload = notice(store.origin, views, sorted(store._local.types))
-            store.db.execute_sql(
-                f"WITH v AS ({_UPSERT_META} {','.join(['(?, ?)'] * len(states))} {_ON_META_CONFLICT}) "
-                "SELECT pg_notify(?, ?)",
-                (*(value for state in states for value in state), CHANNEL, payload),
-            )
-            return
-        for key, value in states:
-            store.db.execute_sql(f"{_UPSERT_META} (?, ?) {_ON_META_CONFLICT}", (key, value))
-
-
-class _Part(AbstractContextManager[Any]):
-    """One write among several that share an open write transaction (a host's group commit).
-
-    Its events get a transaction id of their own, as if it had committed
-    alone, so history and undo still see one change per write; they are
-    committed, like the others', only with the transaction. `wrote` says
-    whether it appended anything.
-
-    A fast part saves two round trips while holding the write lock: the
-    write's own `atomic()` block takes no savepoint. If that block raises
-    after appending, `broken` is set: what it appended is still in the
-    transaction, and only rolling the whole group back undoes it (the group
-    then runs again with savepoints). Blocks nested deeper keep theirs.
-    """
-
-    def __init__(self, store: Store, fast: bool) -> None:
-        self._store = store
-        self.fast = fast
-        self.depth = 0
-        self.broken = False
-        self.wrote = False
-        self._events = 0
-
-    def __enter__(self) -> _Part:
-        store = self._store
-        if store._txn is None:
-            raise RuntimeError("Store.part must run inside Store.atomic()")
-        store._txn = 0
-        store._local.part = self
-        self._events = store._local.events
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._store._txn = 0
-        self._store._local.part = None
-        self.wrote = self._store._local.events != self._events
-
-
-def connect_database(home: Path, database_url: str, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:
-    """A bare connection to the database `database_url` names for `home` (no lock, no views): for moving a store."""
-    try:
-        target = parse_database_url(database_url)
-    except ValueError as exc:
-        raise InvalidInput(f"database URL: {exc}") from None
-    return _connect_target(home, target, password)
-
-
-def _connect_target(home: Path, target: DatabaseTarget, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:
-    """Connect to the database `target` names for `home`: its SQLite file or a PostgreSQL server."""
-    if not target.shared:
-        return _connect(target.path or home / DB_NAME)
-    url = "postgresql" + target.url[target.url.index(":") :]
-    db = connect_postgres(url, user=target.user, password=password, description=target.describe())
-    try:
-        db.connect()
-    except (DatabaseError, EnvironmentProblem) as exc:
-        db.close()
-        if isinstance(exc, EnvironmentProblem):
-            raise
-        raise EnvironmentProblem(f"cannot open database {target.describe()}: {exc}") from exc
-    return db
-
-
-def _connect(path: Path) -> JiyiDatabase:
-    """Connect to `path` with Jiyi's pragmas after checking the files are private."""
-    for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
-        check_private_file(Path(f"{path}{suffix}"), what)
-    if not path.exists():
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except FileExistsError:
-            raise UnsafePath(f"database {path} appeared while opening; refusing to race") from None
-        except OSError as exc:
-            raise EnvironmentProblem(f"cannot create database {path}: {exc.strerror}") from exc
-        os.close(fd)
-    db = JiyiDatabase(str(path), pragmas=PRAGMAS)
-    try:
-        db.connect()
-        mode = db.execute_sql("PRAGMA journal_mode").fetchone()[0]
-    except (sqlite3.DatabaseError, DatabaseError, EnvironmentProblem) as exc:
-        db.close()
-        raise EnvironmentProblem(f"cannot open database {path}: {exc}{_full_disk_hint(path)}") from exc
-    if str(mode).lower() != "wal":
-        db.close()
-        raise EnvironmentProblem(f"database {path} refused WAL mode (got {mode})")
-    for suffix, what in (("-wal", "WAL file"), ("-shm", "shared-memory file")):
-        check_private_file(Path(f"{path}{suffix}"), what)
-    return db
-
-
-def _full_disk_hint(path: Path) -> str:
-    """ " (the disk holding it is full; …)" when it is: SQLite reports a full disk on opening as an I/O error."""
-    try:
-        full = os.statvfs(path.parent).f_bavail == 0
-    except OSError:
-        return ""
-    return " (the disk holding it is full; free some space)" if full else ""
-
-
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "Store", "require_home"]
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "Store", "connect_database", "require_home"]

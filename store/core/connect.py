@@ -1,0 +1,84 @@
+"""Connect to a store's database: the home's SQLite file (private, in WAL mode) or a PostgreSQL server."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from peewee import DatabaseError
+
+from store.core.connection import JiyiDatabase
+from store.core.database_url import DatabaseTarget, parse_database_url
+from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
+from store.core.home import check_private_file
+from store.core.postgres import JiyiPostgresDatabase, connect_postgres
+
+DB_NAME = "jiyi.sqlite3"
+PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10_000,
+    "synchronous": "full",
+}
+
+
+def connect_database(home: Path, database_url: str, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:
+    """A bare connection to the database `database_url` names for `home` (no lock, no views): for moving a store."""
+    try:
+        target = parse_database_url(database_url)
+    except ValueError as exc:
+        raise InvalidInput(f"database URL: {exc}") from None
+    return connect_target(home, target, password)
+
+
+def connect_target(home: Path, target: DatabaseTarget, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:
+    """Connect to the database `target` names for `home`: its SQLite file or a PostgreSQL server."""
+    if not target.shared:
+        return connect_sqlite(target.path or home / DB_NAME)
+    url = "postgresql" + target.url[target.url.index(":") :]
+    db = connect_postgres(url, user=target.user, password=password, description=target.describe())
+    try:
+        db.connect()
+    except (DatabaseError, EnvironmentProblem) as exc:
+        db.close()
+        if isinstance(exc, EnvironmentProblem):
+            raise
+        raise EnvironmentProblem(f"cannot open database {target.describe()}: {exc}") from exc
+    return db
+
+
+def connect_sqlite(path: Path) -> JiyiDatabase:
+    """Connect to `path` with Jiyi's pragmas after checking the files are private."""
+    for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
+        check_private_file(Path(f"{path}{suffix}"), what)
+    if not path.exists():
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except FileExistsError:
+            raise UnsafePath(f"database {path} appeared while opening; refusing to race") from None
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot create database {path}: {exc.strerror}") from exc
+        os.close(fd)
+    db = JiyiDatabase(str(path), pragmas=PRAGMAS)
+    try:
+        db.connect()
+        mode = db.execute_sql("PRAGMA journal_mode").fetchone()[0]
+    except (sqlite3.DatabaseError, DatabaseError, EnvironmentProblem) as exc:
+        db.close()
+        raise EnvironmentProblem(f"cannot open database {path}: {exc}{_full_disk_hint(path)}") from exc
+    if str(mode).lower() != "wal":
+        db.close()
+        raise EnvironmentProblem(f"database {path} refused WAL mode (got {mode})")
+    for suffix, what in (("-wal", "WAL file"), ("-shm", "shared-memory file")):
+        check_private_file(Path(f"{path}{suffix}"), what)
+    return db
+
+
+def _full_disk_hint(path: Path) -> str:
+    """ " (the disk holding it is full; …)" when it is: SQLite reports a full disk on opening as an I/O error."""
+    try:
+        full = os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return ""
+    return " (the disk holding it is full; free some space)" if full else ""
