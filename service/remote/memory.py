@@ -15,163 +15,23 @@ job. Closing it closes its connections; the service goes on.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from recall.resolve import Resolution
-from service.client import JiyiClient
 from service.config import Config
-from service.errors import Cancelled
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
 from service.remote import wire
+from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
 from store.appkb.kb import ForgetAliasResult
-from store.core.errors import EnvironmentProblem
 from store.episodes.archive import EpisodeFilter
 from store.interchange.import_source import ImportReport
-
-TIMEOUT_S = 30.0
-FRESH_S = 20.0  # a connection unused this long is opened again (far below the service's idle timeout)
-LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
-POLL_S = 0.2  # how often a job this side follows is asked how far it got
-JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
-Progress = Callable[[int, int], None]
-
-
-class Wire:
-    """Calls on the socket, one connection per thread; failures raised as Jiyi's errors."""
-
-    def __init__(self, socket_path: Path, hello: str | None = None) -> None:
-        self.socket_path = socket_path
-        self.hello = hello  # what this side tells the service it is, on each connection (`client.hello`)
-        self._local = threading.local()
-        self._clients: list[JiyiClient] = []
-        self._lock = threading.Lock()
-        self._closed = False
-
-    def call(
-        self, method: str, params: dict[str, Any] | None = None, *, writes: bool = False, long: bool = False
-    ) -> Any:
-        """The method's result; raises what a local `Memory` would have raised.
-
-        A read is sent again on a fresh connection when a reused one turns out
-        dead after sending; a write never is (it may have been done).
-        """
-        if self._closed:
-            raise EnvironmentProblem(f"the connection to the service on {self.socket_path} was closed")
-        params = {k: v for k, v in (params or {}).items() if v is not None}
-        if long:
-            client = JiyiClient(self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello)
-            with self._lock:
-                self._clients.append(client)  # `close` cuts it too: a closing console does not wait for it
-            try:
-                return self._answer(client.request(method, params))
-            finally:
-                client.close()
-                with self._lock:
-                    if client in self._clients:
-                        self._clients.remove(client)
-        client = self._client()
-        try:
-            return self._answer(client.request(method, params, retry_after_send=not writes))
-        finally:
-            if self._closed:  # closed while this call ran: its connection, opened again, goes too
-                client.close()
-
-    def _answer(self, response: dict[str, Any]) -> Any:
-        if response.get("ok"):
-            return response.get("result")
-        error = response.get("error") or {}
-        raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")), error.get("data"))
-
-    def _client(self) -> JiyiClient:
-        client = getattr(self._local, "client", None)
-        if client is None:
-            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello)
-            self._local.client = client
-            with self._lock:
-                if self._closed:
-                    raise EnvironmentProblem(f"the connection to the service on {self.socket_path} was closed")
-                self._clients.append(client)
-        elif time.monotonic() - self._local.used > FRESH_S:
-            # The service closes connections idle for its JIYI_IDLE_TIMEOUT; a write sent on one it
-            # closed could not be told from a write that failed, so an old connection is not reused.
-            client.close()
-        self._local.used = time.monotonic()
-        return cast(JiyiClient, client)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            clients, self._clients = self._clients, []
-        for client in clients:
-            client.close()
-
-
-class JobFollower:
-    """Runs a rebuild as a job of the service and follows it to its end, for `progress` and cancel."""
-
-    def __init__(self, wire_: Wire, protocol: tuple[int, int]) -> None:
-        self._wire = wire_
-        self._protocol = protocol
-
-    def run(self, kind: str, progress: Progress | None) -> dict[str, Any]:
-        """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
-
-        `progress(done, total)` is called on every poll once the job knows its total; when it raises
-        `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped.
-        """
-        if self._protocol < JOBS_SINCE:
-            return cast(dict[str, Any], self._wire.call(kind, writes=True, long=True))
-        status = self._wire.call("job.start", {"kind": kind}, writes=True)
-        try:
-            while status["state"] == "running":
-                if progress is not None and status["total"]:
-                    progress(int(status["done"]), int(status["total"]))
-                time.sleep(POLL_S)
-                status = self._wire.call("job.status", {"job_id": status["job_id"]})
-        except (Cancelled, KeyboardInterrupt):
-            status = self._stop(str(status["job_id"]))
-            if status["state"] != "done":
-                raise
-        if status["state"] == "done":
-            if progress is not None:
-                progress(int(status["total"]), int(status["total"]))
-            return cast(dict[str, Any], status["outcome"])
-        if status["state"] == "cancelled":
-            raise Cancelled(f"job {status['job_id']} ({kind}) was cancelled")
-        error = status.get("error") or {}
-        raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")))
-
-    def _stop(self, job_id: str) -> dict[str, Any]:
-        """Cancel the job and wait until it stopped (it stops at its next step)."""
-        status = self._wire.call("job.cancel", {"job_id": job_id})
-        while status["state"] == "running":
-            time.sleep(POLL_S)
-            status = self._wire.call("job.status", {"job_id": job_id})
-        return cast(dict[str, Any], status)
-
-
-class RemoteJobs:
-    """The service's jobs: the one running (if any), one by id, cancel one."""
-
-    def __init__(self, wire_: Wire) -> None:
-        self._wire = wire_
-
-    def running(self) -> dict[str, Any] | None:
-        return cast(dict[str, Any] | None, self._wire.call("service.status")["job"])
-
-    def status(self, job_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("job.status", {"job_id": job_id}))
-
-    def cancel(self, job_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("job.cancel", {"job_id": job_id}))
 
 
 class RemoteAppKb:
@@ -453,7 +313,7 @@ class RemoteMemory:
         self._schema_version = int(health["schema_version"])
         self.service_pid = int(health.get("pid") or 0)
         self._wire = Wire(socket_path, hello=client)
-        self._follower = JobFollower(self._wire, _version(health.get("protocol")))
+        self._follower = JobFollower(self._wire, protocol_version(health.get("protocol")))
         self.jobs = RemoteJobs(self._wire)
         self.integrity: str | None = None
         """SQLite's verdict after the last `rebuild` (the service checks the database after it)."""
@@ -559,12 +419,3 @@ class RemoteMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _version(text: object) -> tuple[int, int]:
-    """ "1.2" as (1, 2); (1, 0) for a service too old to say."""
-    try:
-        major, minor = str(text).split(".")
-        return int(major), int(minor)
-    except ValueError:
-        return (1, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.remote.memory import Wire
+from service.remote.channel import Wire
 from store.core.errors import EnvironmentProblem
 
 
