@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui import i18n
 from gui.lanes import Lanes
+from gui.main_thread_gc import MainThreadCollector
 from gui.main_window import MainWindow
 from gui.opening import Opened, close_home, open_home
 from gui.theme import apply_theme
@@ -56,6 +57,8 @@ def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
+    collector = MainThreadCollector()  # the lanes' threads never run Qt destructors (gui/main_thread_gc.py)
+    collector.start()
     try:
         settings = QSettings()
         apply_theme(app, str(settings.value("ui/theme", "system")))
@@ -74,6 +77,7 @@ def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -
             # it asked for goes on in the service instead of holding the console open.
             memory.close()
         lanes.shutdown()  # the writes asked for finish before the store closes
+        collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
 

@@ -73,10 +73,13 @@ def _take(app: Any, memory: MemoryApi, out: Path, tmp: Path, size: tuple[int, in
     from PySide6.QtCore import QSettings
 
     from gui.lanes import Lanes
+    from gui.main_thread_gc import MainThreadCollector
     from gui.main_window import MainWindow
 
     loop = qasync.QEventLoop(app)
     lanes = Lanes(loop)
+    collector = MainThreadCollector()  # as the console does: no Qt destructor in a lane's thread
+    collector.start()
     problems: list[str] = []  # a picture of a console that failed is no picture: fail loudly
     loop.set_exception_handler(lambda _loop, context: problems.append(str(context.get("message"))))
     lanes.failed.connect(problems.append)
@@ -91,6 +94,7 @@ def _take(app: Any, memory: MemoryApi, out: Path, tmp: Path, size: tuple[int, in
         return saved
     finally:
         lanes.shutdown()
+        collector.stop()
         loop.close()
 
 

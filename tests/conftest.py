@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import logging
@@ -128,6 +129,24 @@ def memory(config: Config) -> Iterator[Memory]:
 @pytest.fixture
 def redactor() -> Redactor:
     return Redactor(default_words())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _garbage_collected_on_the_main_thread() -> Iterator[None]:
+    """As in the console (gui/main_thread_gc.py): Python's collector never runs in a worker thread, where it
+    could run a Qt object's destructor and deadlock with the main thread; each test's garbage is collected
+    after it, here."""
+    was = gc.isenabled()
+    gc.disable()
+    yield
+    if was:
+        gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collected_after_each_test() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
