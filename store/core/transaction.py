@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import time
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from store.core.change_feed import CHANNEL, notice
 from store.core.postgres import JiyiPostgresDatabase
 
-if TYPE_CHECKING:
-    from store.core.database import Store
+# The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
+Store = Any
 
 UPSERT_META = "INSERT INTO meta (key, value) VALUES"
 ON_META_CONFLICT = "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
