@@ -27,7 +27,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,7 +134,22 @@ class VectorIndex:
             problem = None if self.url else vector_problem(exc, self.home / "vectors")
             if problem is None:
                 raise
+            self._reopen_later()
             raise problem from exc
+
+    def _reopen_later(self) -> None:
+        """Close the embedded client after a disk failure; the next call opens a fresh one.
+
+        A write that failed on a full disk can leave one of Chroma's SQLite connections inside its
+        transaction, and every later write then waits on that lock for good (about one run in eight
+        on a 4 MB disk). Closing the client closes its connections, which rolls the transaction back.
+        """
+        with self._cache_lock, self._lock:  # the order `collection` takes them in
+            client, self._client = self._client, None
+            self._collections.clear()
+        if client is not None:
+            with suppress(Exception):  # closing a client whose disk is full must not hide the problem
+                client.close()
 
     def _keep_private(self) -> None:
         """Take group and other bits off the files Chroma just made (the embedded index only)."""

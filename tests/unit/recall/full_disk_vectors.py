@@ -9,6 +9,7 @@ JSON object with what it saw; `test_vector_full_disk.py` asserts on it.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import subprocess
 import sys
@@ -54,4 +55,5 @@ def main(mountpoint: Path) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
+    faulthandler.dump_traceback_later(90, exit=True)  # a hang fails with where it hung, before the test's timeout
     print(json.dumps(main(Path(sys.argv[1])), ensure_ascii=False))

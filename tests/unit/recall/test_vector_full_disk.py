@@ -31,12 +31,14 @@ def test_a_full_disk_under_the_vector_index_is_named_and_recovers(tmp_path: Path
     done = subprocess.run(
         [*UNSHARE, sys.executable, str(SCENARIO), str(mountpoint)],
         capture_output=True,
-        timeout=300,
+        timeout=150,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert done.returncode == 0, done.stderr.decode()
     seen = json.loads(done.stdout)
     assert seen["written"] > 0 and len(seen["errors"]) == 1, seen
+    on_full_disk = seen["query_on_full_disk"]  # answered, or refused as the full disk it is
+    assert on_full_disk == "ok" or on_full_disk["type"] == "EnvironmentProblem", on_full_disk
     error = seen["errors"][0]
     assert error["type"] == "EnvironmentProblem", error
     assert "the disk holding it is full" in error["message"] and "free some space" in error["message"]
