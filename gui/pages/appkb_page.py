@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -214,10 +215,14 @@ class AppKbPage(QWidget):
         self.export_button = QPushButton(self.tr("导出 TaskWizard…"))
         self.import_button.clicked.connect(lambda: self._choose_folder(self.import_from))
         self.export_button.clicked.connect(lambda: self._choose_folder(self.export_to))
+        self.import_progress = QProgressBar()  # shown while an import runs: busy, then its runs indexed
+        self.import_progress.setMaximumWidth(180)
+        self.import_progress.setVisible(False)
         footer = QHBoxLayout()
         footer.addWidget(self.count_label, 0)
         footer.addSpacing(16)
         footer.addWidget(self.trust_label, 1)
+        footer.addWidget(self.import_progress)
         footer.addWidget(self.import_button)
         footer.addWidget(self.export_button)
         return footer
@@ -283,12 +288,19 @@ class AppKbPage(QWidget):
     @page_task
     async def import_from(self, folder: Path) -> None:
         """Import a TaskWizard memory/ directory (App-KB, episodes, recall scorecard, lessons) in the write
-        lane; importing it again adds only what TaskWizard appended since."""
+        lane; importing it again adds only what TaskWizard appended since. The footer shows it running, then
+        how many imported runs are indexed for recall (attached to a service: the service's import job)."""
+        self._transferring(True)
+        self.import_progress.setRange(0, 0)
+        self.count_label.setText(self.tr("正在导入 {0}…").format(folder))
+        report = self.tasks.progress(self._import_moved)
         try:
-            reports = await self.tasks.write(self.memory.import_taskwizard, folder)
+            reports = await self.tasks.write(self.memory.import_taskwizard, folder, progress=report)
         except Exception as exc:
+            self._transferring(False)
             self._transfer_failed(exc)
             return
+        self._transferring(False)
         message = semicolon_list(
             self.tr("{0}：已导入过").format(name)
             if r.already_imported
@@ -313,6 +325,16 @@ class AppKbPage(QWidget):
         )
         self.count_label.setText(message)
         self.transferred.emit(message)
+
+    def _transferring(self, busy: bool) -> None:
+        self.import_progress.setVisible(busy)
+        self.import_button.setEnabled(not busy)
+        self.export_button.setEnabled(not busy)
+
+    def _import_moved(self, done: int, total: int) -> None:
+        self.import_progress.setRange(0, max(total, 1))
+        self.import_progress.setValue(done)
+        self.count_label.setText(self.tr("已导入，正在为回想建立索引：{0}/{1} 条运行").format(done, total))
 
     def _transfer_failed(self, exc: Exception) -> None:
         self.count_label.setText(self.tr("没有完成：{0}").format(describe(exc)))

@@ -284,7 +284,11 @@ class MaintenancePage(QWidget):
         self.rebuild_label.setText(self.tr("已请求取消 {0}，等它在下一步停下…").format(job_id))
 
     def _job_name(self, job: Mapping[str, Any]) -> str:
-        names = {"rebuild": self.tr("重建视图"), "vectors.rebuild": self.tr("重建向量索引")}
+        names = {
+            "rebuild": self.tr("重建视图"),
+            "vectors.rebuild": self.tr("重建向量索引"),
+            "taskwizard.import": self.tr("导入 TaskWizard"),
+        }
         return names.get(str(job.get("kind")), str(job.get("kind")))
 
     def _show_followed(self, job: dict[str, Any]) -> None:
@@ -293,7 +297,8 @@ class MaintenancePage(QWidget):
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(False)
         if first:
-            self.cancel_button.setEnabled(not job.get("cancel_requested"))
+            # an import commits as it goes and cannot be cancelled (the service refuses it)
+            self.cancel_button.setEnabled(not job.get("cancel_requested") and bool(job.get("cancellable", True)))
         done, total = int(job.get("done") or 0), int(job.get("total") or 0)
         if total:
             self._moved(done, total)

@@ -168,92 +168,92 @@
 <context>
     <name>AliasTableModel</name>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="66"/>
+        <location filename="../../gui/pages/appkb_page.py" line="67"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="67"/>
+        <location filename="../../gui/pages/appkb_page.py" line="68"/>
         <source>标准名</source>
         <translation>Label</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="68"/>
+        <location filename="../../gui/pages/appkb_page.py" line="69"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="69"/>
+        <location filename="../../gui/pages/appkb_page.py" line="70"/>
         <source>来源</source>
         <translation>Source</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="70"/>
+        <location filename="../../gui/pages/appkb_page.py" line="71"/>
         <source>范围</source>
         <translation>Scope</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="71"/>
+        <location filename="../../gui/pages/appkb_page.py" line="72"/>
         <source>置信度</source>
         <translation>Confidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="72"/>
+        <location filename="../../gui/pages/appkb_page.py" line="73"/>
         <source>成功</source>
         <translation>Succeeded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="73"/>
+        <location filename="../../gui/pages/appkb_page.py" line="74"/>
         <source>最近成功</source>
         <translation>Last success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="74"/>
+        <location filename="../../gui/pages/appkb_page.py" line="75"/>
         <source>状态</source>
         <translation>State</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="77"/>
+        <location filename="../../gui/pages/appkb_page.py" line="78"/>
         <source>用户</source>
         <translation>User</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="78"/>
+        <location filename="../../gui/pages/appkb_page.py" line="79"/>
         <source>设备清单</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="79"/>
+        <location filename="../../gui/pages/appkb_page.py" line="80"/>
         <source>学习</source>
         <translation>Learned</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="80"/>
+        <location filename="../../gui/pages/appkb_page.py" line="81"/>
         <source>别名</source>
         <translation>Alias</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="91"/>
+        <location filename="../../gui/pages/appkb_page.py" line="92"/>
         <source>成功启动次数</source>
         <translation>Successful launches</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="95"/>
+        <location filename="../../gui/pages/appkb_page.py" line="96"/>
         <source>首次出现 {0}，最近出现 {1}</source>
         <translation>First seen {0}, last seen {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="106"/>
+        <location filename="../../gui/pages/appkb_page.py" line="107"/>
         <source>全局</source>
         <translation>Global</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="114"/>
+        <location filename="../../gui/pages/appkb_page.py" line="115"/>
         <source>已失效</source>
         <translation>Stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="114"/>
+        <location filename="../../gui/pages/appkb_page.py" line="115"/>
         <source>有效</source>
         <translation>Live</translation>
     </message>
@@ -261,78 +261,88 @@
 <context>
     <name>AppKbPage</name>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="132"/>
+        <location filename="../../gui/pages/appkb_page.py" line="133"/>
         <source>搜索名称、标准名或包名</source>
         <translation>Search names, labels or packages</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="135"/>
+        <location filename="../../gui/pages/appkb_page.py" line="136"/>
         <source>全部设备</source>
         <translation>All devices</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="137"/>
+        <location filename="../../gui/pages/appkb_page.py" line="138"/>
         <source>全部来源</source>
         <translation>All sources</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="141"/>
+        <location filename="../../gui/pages/appkb_page.py" line="142"/>
         <source>显示已失效</source>
         <translation>Show stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="204"/>
+        <location filename="../../gui/pages/appkb_page.py" line="205"/>
         <source>信任顺序：用户 &gt; 设备清单 &gt; 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。</source>
         <translation>Trust: user &gt; device &gt; learned. Device entries come from the devices and are read-only; teach or forget names on the right.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="201"/>
-        <location filename="../../gui/pages/appkb_page.py" line="347"/>
+        <location filename="../../gui/pages/appkb_page.py" line="202"/>
+        <location filename="../../gui/pages/appkb_page.py" line="369"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="207"/>
+        <location filename="../../gui/pages/appkb_page.py" line="208"/>
         <source>应用库还是空的：设备同步应用清单后（inventory.sync，或 jiyi inventory sync）这里会列出已安装的应用；也可以在右侧教它一个叫法，或导入 TaskWizard。</source>
         <translation>The App-KB is empty: once a device syncs its app list (inventory.sync, or jiyi inventory sync) its installed apps are listed here; you can also teach it a name on the right, or import TaskWizard.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="213"/>
+        <location filename="../../gui/pages/appkb_page.py" line="214"/>
         <source>导入 TaskWizard…</source>
         <translation>Import TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="214"/>
+        <location filename="../../gui/pages/appkb_page.py" line="215"/>
         <source>导出 TaskWizard…</source>
         <translation>Export TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="279"/>
+        <location filename="../../gui/pages/appkb_page.py" line="284"/>
         <source>选择 TaskWizard 的 memory 目录</source>
         <translation>Choose TaskWizard&apos;s memory folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="293"/>
+        <location filename="../../gui/pages/appkb_page.py" line="295"/>
+        <source>正在导入 {0}…</source>
+        <translation>Importing {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="305"/>
         <source>{0}：已导入过</source>
         <translation>{0}: imported before</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="295"/>
+        <location filename="../../gui/pages/appkb_page.py" line="307"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="311"/>
+        <location filename="../../gui/pages/appkb_page.py" line="323"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="318"/>
+        <location filename="../../gui/pages/appkb_page.py" line="337"/>
+        <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
+        <translation>Imported; indexing runs for recall: {0}/{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="340"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="328"/>
+        <location filename="../../gui/pages/appkb_page.py" line="350"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -877,22 +887,22 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../gui/app.py" line="83"/>
+        <location filename="../../gui/app.py" line="89"/>
         <source>这个状态目录正被另一个记忆进程使用。</source>
         <translation>Another Jiyi process is using this home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="84"/>
+        <location filename="../../gui/app.py" line="90"/>
         <source>关闭那个进程，或用 --home 选择另一个状态目录。</source>
         <translation>Close that process, or choose another home with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="86"/>
+        <location filename="../../gui/app.py" line="92"/>
         <source>无法打开状态目录。</source>
         <translation>The home cannot be opened.</translation>
     </message>
     <message>
-        <location filename="../../gui/opening.py" line="94"/>
+        <location filename="../../gui/opening.py" line="95"/>
         <source>正在启动记忆服务…</source>
         <translation>Starting the memory service…</translation>
     </message>
@@ -1489,198 +1499,199 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gui/main_window.py" line="80"/>
+        <location filename="../../gui/main_window.py" line="87"/>
         <source>概览</source>
         <translation>Overview</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="82"/>
+        <location filename="../../gui/main_window.py" line="89"/>
         <source>应用库 App-KB</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="83"/>
+        <location filename="../../gui/main_window.py" line="90"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="85"/>
+        <location filename="../../gui/main_window.py" line="92"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="88"/>
+        <location filename="../../gui/main_window.py" line="95"/>
         <source>经验教训</source>
         <translation>Lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="91"/>
+        <location filename="../../gui/main_window.py" line="98"/>
         <source>资料夹</source>
         <translation>Bundles</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="93"/>
+        <location filename="../../gui/main_window.py" line="100"/>
         <source>技能审批</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="95"/>
+        <location filename="../../gui/main_window.py" line="102"/>
         <source>长期事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="97"/>
+        <location filename="../../gui/main_window.py" line="104"/>
         <source>话题与工作日</source>
         <translation>Topics and workdays</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="99"/>
+        <location filename="../../gui/main_window.py" line="106"/>
         <source>学习</source>
         <translation>Learning</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="101"/>
+        <location filename="../../gui/main_window.py" line="108"/>
         <source>维护</source>
         <translation>Maintenance</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="158"/>
+        <location filename="../../gui/main_window.py" line="165"/>
         <source>状态目录：{0}</source>
         <translation>Home: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="184"/>
+        <location filename="../../gui/main_window.py" line="191"/>
         <source>记忆</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="185"/>
+        <location filename="../../gui/main_window.py" line="192"/>
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="188"/>
+        <location filename="../../gui/main_window.py" line="195"/>
         <source>筛选当前页</source>
         <translation>Filter this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="191"/>
+        <location filename="../../gui/main_window.py" line="198"/>
         <source>刷新当前页</source>
         <translation>Refresh this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="195"/>
+        <location filename="../../gui/main_window.py" line="202"/>
         <source>关于记忆…</source>
         <translation>About Jiyi…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="197"/>
+        <location filename="../../gui/main_window.py" line="204"/>
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="251"/>
+        <location filename="../../gui/main_window.py" line="258"/>
         <source>私有服务 {0}（这个控制台启动的进程 {1}）</source>
         <translation>Private service {0} (process {1}, started by this console)</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="255"/>
+        <location filename="../../gui/main_window.py" line="262"/>
         <source>已连接到服务 {0}</source>
         <translation>Attached to the service {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="257"/>
+        <location filename="../../gui/main_window.py" line="264"/>
         <source>本地（这个控制台打开了状态目录）</source>
         <translation>Local (this console opened the home)</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="261"/>
+        <location filename="../../gui/main_window.py" line="268"/>
         <source>版本</source>
         <translation>Version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="262"/>
+        <location filename="../../gui/main_window.py" line="269"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="263"/>
+        <location filename="../../gui/main_window.py" line="270"/>
         <source>数据库结构版本</source>
         <translation>Schema version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="264"/>
+        <location filename="../../gui/main_window.py" line="271"/>
         <source>模式</source>
         <translation>Mode</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="267"/>
+        <location filename="../../gui/main_window.py" line="274"/>
         <source>关于记忆 Jiyi</source>
         <translation>About Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="269"/>
+        <location filename="../../gui/main_window.py" line="276"/>
         <source>记忆 Jiyi</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="282"/>
+        <location filename="../../gui/main_window.py" line="289"/>
         <source>已连接到服务</source>
         <translation>Attached to the service</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="282"/>
+        <location filename="../../gui/main_window.py" line="289"/>
         <source>私有服务</source>
         <translation>Private service</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="285"/>
+        <location filename="../../gui/main_window.py" line="292"/>
         <source>私有服务已退出（{0}）：{1}</source>
         <translation>The private service exited ({0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="288"/>
+        <location filename="../../gui/main_window.py" line="295"/>
         <source>与服务 {0} 的连接已断开，正在重连…</source>
         <translation>Lost the service {0}; reconnecting…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="290"/>
+        <location filename="../../gui/main_window.py" line="301"/>
         <source>服务进程 {0}</source>
         <translation>Service process {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="292"/>
-        <location filename="../../gui/main_window.py" line="329"/>
+        <location filename="../../gui/main_window.py" line="303"/>
+        <location filename="../../gui/main_window.py" line="362"/>
         <source>{0} · 服务进程 {1}</source>
         <translation>{0} · service pid {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="297"/>
+        <location filename="../../gui/main_window.py" line="309"/>
         <source>本地</source>
         <translation>Local</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="302"/>
+        <location filename="../../gui/main_window.py" line="314"/>
         <source>服务未启动：{0}</source>
         <translation>Service not running: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="304"/>
+        <location filename="../../gui/main_window.py" line="316"/>
         <source>服务未启动</source>
         <translation>Service not running</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="309"/>
+        <location filename="../../gui/main_window.py" line="298"/>
+        <location filename="../../gui/main_window.py" line="321"/>
         <source>私有服务未能启动：{0}</source>
         <translation>The private service did not start: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="316"/>
+        <location filename="../../gui/main_window.py" line="349"/>
         <source>服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟</source>
         <translation>Service {0} · {1} connections · {2} agents · {3}/min</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="336"/>
+        <location filename="../../gui/main_window.py" line="369"/>
         <source>出错了：{0}</source>
         <translation>Something went wrong: {0}</translation>
     </message>
@@ -1714,7 +1725,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/maintenance_page.py" line="83"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="287"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="289"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
@@ -1804,118 +1815,123 @@
         <translation>Cancel requested for {0}; it stops at its next step…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="287"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="288"/>
         <source>重建视图</source>
         <translation>Rebuild views</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="303"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="290"/>
+        <source>导入 TaskWizard</source>
+        <translation>TaskWizard import</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="308"/>
         <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
         <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="318"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="323"/>
         <source>{0}（{1}）已完成</source>
         <translation>{0} ({1}) finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="320"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="325"/>
         <source>{0}（{1}）已取消</source>
         <translation>{0} ({1}) cancelled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="323"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="328"/>
         <source>{0}（{1}）失败：{2}</source>
         <translation>{0} ({1}) failed: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="325"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="330"/>
         <source>服务上的{0}（{1}）已结束</source>
         <translation>{0} ({1}) on the service has ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="332"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="337"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="340"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="345"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="341"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="346"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="342"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="347"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="343"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="348"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="366"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="371"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="367"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="372"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="368"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="373"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="369"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="374"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="370"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="375"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="391"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="387"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="392"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="388"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="393"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="389"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="394"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="390"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="395"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
         <location filename="../../gui/pages/maintenance_page.py" line="184"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="371"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="376"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="372"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="377"/>
         <source>备注</source>
         <translation>note</translation>
     </message>

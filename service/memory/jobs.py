@@ -1,14 +1,17 @@
 """Long maintenance work run by whoever holds the memory, for any client to follow and cancel: a job.
 
-A job is one rebuild (`vectors.rebuild`, `rebuild`). One runs at a time: a
-second is refused with `Busy`, which names the running one. A job reports
-`done`/`total` as its work moves, ends `done` (with the work's `outcome`),
-`failed` (with the error's `code` and `message`) or `cancelled`, and is
-cancelled only when someone asks (`cancel`): a client that goes away leaves
-it running. Jobs started with `start` run on a thread of their own and are
-answered at once; `run` runs one on the caller's thread (the socket's
-synchronous methods, for clients that wait for the result). The last few
-finished jobs are kept so that a client polling one sees how it ended.
+A job is one rebuild (`vectors.rebuild`, `rebuild`) or one TaskWizard import.
+One runs at a time: a second is refused with `Busy`, which names the running
+one. A job reports `done`/`total` as its work moves, ends `done` (with the
+work's `outcome`), `failed` (with the error's `code` and `message`) or
+`cancelled`, and is cancelled only when someone asks (`cancel`): a client
+that goes away leaves it running. A job that is not `cancellable` (an import
+commits part by part) refuses `cancel` with `Conflict`; only the memory's
+own close stops it. Jobs started with `start` run on a thread of their own
+and are answered at once; `run` runs one on the caller's thread (the
+socket's synchronous methods, for clients that wait for the result). The
+last few finished jobs are kept so that a client polling one sees how it
+ended.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import Cancelled
-from store.core.errors import Busy, JiyiError, NotFound
+from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service")
 
@@ -49,6 +52,7 @@ class Job:
     error: dict[str, str] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     raised: BaseException | None = None  # what the work raised (for `Jobs.run` to raise again)
+    cancellable: bool = True
 
     def status(self) -> dict[str, Any]:
         """The job as clients see it (JSON)."""
@@ -61,6 +65,7 @@ class Job:
             "started": self.started,
             "finished": self.finished,
             "cancel_requested": self.cancel.is_set(),
+            "cancellable": self.cancellable,
             "outcome": self.outcome,
             "error": self.error,
         }
@@ -75,9 +80,9 @@ class Jobs:
         self._numbers = itertools.count(1)
         self._threads: list[threading.Thread] = []
 
-    def start(self, kind: str, work: Work) -> dict[str, Any]:
+    def start(self, kind: str, work: Work, *, cancellable: bool = True) -> dict[str, Any]:
         """Start `work` on a thread of its own; its status at once. `Busy` while another job runs."""
-        job = self._begin(kind)
+        job = self._begin(kind, cancellable)
         thread = threading.Thread(target=self._run, args=(job, work), name=f"jiyi-{job.job_id}", daemon=True)
         with self._lock:
             self._threads = [t for t in self._threads if t.is_alive()] + [thread]
@@ -110,6 +115,12 @@ class Jobs:
             if job is None:
                 raise NotFound(f"no job {job_id!r} (the service remembers its last {KEPT} jobs since it started)")
             if job.state == "running":
+                if not job.cancellable:
+                    raise Conflict(
+                        f"job {job_id} ({job.kind}) cannot be cancelled: it commits what it read part by part; "
+                        "let it finish (job.status follows it)",
+                        {"job": job.status()},
+                    )
                 job.cancel.set()
             return job.status()
 
@@ -139,7 +150,7 @@ class Jobs:
     def _running(self) -> Job | None:
         return next((j for j in self._jobs.values() if j.state == "running"), None)
 
-    def _begin(self, kind: str) -> Job:
+    def _begin(self, kind: str, cancellable: bool = True) -> Job:
         with self._lock:
             running = self._running()
             if running is not None:
@@ -148,7 +159,7 @@ class Jobs:
                     f"({running.done}/{running.total}); follow it with job.status or stop it with job.cancel",
                     {"job": running.status()},
                 )
-            job = Job(f"job-{next(self._numbers)}", kind, time.time())
+            job = Job(f"job-{next(self._numbers)}", kind, time.time(), cancellable=cancellable)
             self._jobs[job.job_id] = job
             while len(self._jobs) > KEPT:
                 oldest = next(iter(self._jobs))

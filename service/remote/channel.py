@@ -19,6 +19,7 @@ FRESH_S = 20.0  # a connection unused this long is opened again (far below the s
 LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
 POLL_S = 0.2  # how often a job this side follows is asked how far it got
 JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
+IMPORT_JOBS_SINCE = (1, 3)  # and the one that runs an import as a job; an older one imports without progress
 Progress = Callable[[int, int], None]
 
 
@@ -93,21 +94,23 @@ class Wire:
 
 
 class JobFollower:
-    """Runs a rebuild as a job of the service and follows it to its end, for `progress` and cancel."""
+    """Runs long work as a job of the service and follows it to its end, for `progress` and cancel."""
 
     def __init__(self, wire_: Wire, protocol: tuple[int, int]) -> None:
         self._wire = wire_
         self._protocol = protocol
 
-    def run(self, kind: str, progress: Progress | None) -> dict[str, Any]:
+    def run(self, kind: str, progress: Progress | None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
 
         `progress(done, total)` is called on every poll once the job knows its total; when it raises
-        `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped.
+        `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped. A job
+        the service cannot cancel (an import) is left to finish there, and `Cancelled` is raised at once.
         """
-        if self._protocol < JOBS_SINCE:
-            return cast(dict[str, Any], self._wire.call(kind, writes=True, long=True))
-        status = self._wire.call("job.start", {"kind": kind}, writes=True)
+        since = IMPORT_JOBS_SINCE if kind == "taskwizard.import" else JOBS_SINCE
+        if self._protocol < since:
+            return cast(dict[str, Any], self._wire.call(kind, params, writes=True, long=True))
+        status = self._wire.call("job.start", {"kind": kind, **(params or {})}, writes=True)
         try:
             while status["state"] == "running":
                 if progress is not None and status["total"]:
@@ -115,6 +118,8 @@ class JobFollower:
                 time.sleep(POLL_S)
                 status = self._wire.call("job.status", {"job_id": status["job_id"]})
         except (Cancelled, KeyboardInterrupt):
+            if not status.get("cancellable", True):
+                raise
             status = self._stop(str(status["job_id"]))
             if status["state"] != "done":
                 raise

@@ -377,8 +377,12 @@ class RemoteMemory:
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, ImportReport]:
-        """The service imports (and indexes) the directory; `progress` hears nothing: the work is not ours."""
-        result = self._wire.call("taskwizard.import", {"directory": str(Path(directory).resolve())}, long=True)
+        """The service imports (and indexes) the directory as its job; `progress` hears the indexing move.
+
+        Cancelling (the console closing, Ctrl+C) stops following it; the service finishes the import.
+        """
+        params = {"directory": str(Path(directory).resolve())}
+        result = self._follower.run("taskwizard.import", progress, params)
         return {name: ImportReport(**report) for name, report in result.items()}
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:

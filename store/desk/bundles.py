@@ -18,23 +18,19 @@ file state `unwritable` and never stops reading or mirroring the others.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import logging
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from store.core.atomic_file import make_private, make_private_dirs, write_text
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent, UnsafePath
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
+from store.desk.bundle_files import BundleFiles
 from store.desk.common import NAME_BYTES, check_id, check_name
 from store.desk.models import Bundle, BundleDocument, TaskCard
 from store.desk.projection import DOMAIN
@@ -47,7 +43,6 @@ MAX_DOCUMENT_CHARS = 256_000
 INDEX_RUNS = 30
 _TOP = re.compile(r"[\w\u3400-\u9fff][\w\u3400-\u9fff.-]{0,80}\.md")  # matched whole (fullmatch)
 _RUN = re.compile(r"runs/([^/]+)/summary\.md")  # the run id is checked as a name (check_name)
-NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS in UTF-16 units)
 
 
 @dataclass(frozen=True)
@@ -97,88 +92,6 @@ def check_path(path: object) -> str:
         except InvalidInput as exc:
             why = str(exc)
     raise InvalidInput(f"{path[:80]!r} is not a bundle document path ({why})")
-
-
-class BundleFiles:
-    """The mirror of the bundles under one directory (default `<home>/bundles`)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def path_of(self, bundle_id: str, path: str = "") -> Path:
-        """The file (or the bundle's folder) of a document, checked: no link on the way, every name fits.
-
-        Raises `UnsafePath` for a link, `OSError` (ENAMETOOLONG) for a name the file
-        system cannot hold, `ValueError` for one it cannot encode.
-        """
-        target = self.root / bundle_id / path if path else self.root / bundle_id
-        parts = target.relative_to(self.root).parts
-        for part in parts:
-            if len(os.fsencode(part)) > NAME_MAX:
-                raise OSError(errno.ENAMETOOLONG, f"the name {part[:40]!r}… is longer than {NAME_MAX} bytes")
-        here = self.root
-        if here.is_symlink():
-            raise UnsafePath(f"the bundles directory {here} is a symlink; Jiyi does not write through links")
-        for part in parts:
-            here = here / part
-            if here.is_symlink():
-                raise UnsafePath(f"{here} is a symlink; Jiyi does not write bundle files through links")
-        return target
-
-    def make_private(self) -> None:
-        """Take group and other permissions off the mirror (folders made by an older Jiyi were 0755)."""
-        if self.root.is_dir() and not self.root.is_symlink():
-            make_private(self.root)
-
-    def read(self, bundle_id: str, path: str) -> str | None:
-        target = self.path_of(bundle_id, path)
-        try:
-            return target.read_text("utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError):
-            return "\x00unreadable"
-
-    def write(
-        self,
-        bundle_id: str,
-        path: str,
-        content: str,
-        previous: str | None,
-        stored_before: Callable[[str], bool] | None = None,
-    ) -> str | None:
-        """Mirror one document; returns where an outside edit was kept, if the file had one.
-
-        `stored_before(text)` tells whether `text` was once a stored revision: on a store
-        several hosts share, this host's file may lag behind what another host wrote, and
-        an older revision on disk is a stale mirror, not an outside edit.
-        """
-        target = self.path_of(bundle_id, path)
-        make_private_dirs(target.parent)
-        on_disk = self.read(bundle_id, path)
-        kept = None
-        stale = on_disk is not None and stored_before is not None and stored_before(on_disk)
-        if on_disk is not None and on_disk not in (previous, content) and not stale:
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-            keep = target.with_name(f"{target.name}.outside-{stamp}")
-            target.replace(keep)
-            os.chmod(keep, 0o600)  # an editor may have saved it readable by others; it is ours now
-            kept = str(keep.relative_to(self.root / bundle_id))
-            log.warning("%s/%s was edited outside Jiyi; kept that version as %s", bundle_id, path, kept)
-        write_text(target, content)
-        return kept
-
-    def state(self, bundle_id: str, path: str, content: str) -> str:
-        """How the file compares with the stored document: same, missing, edited_outside, unsafe or unwritable."""
-        try:
-            on_disk = self.read(bundle_id, path)
-        except UnsafePath:
-            return "unsafe"
-        except (OSError, ValueError):
-            return "unwritable"  # a name the file system refuses (stored by an older Jiyi), or an unreadable folder
-        if on_disk is None:
-            return "missing"
-        return "same" if on_disk == content else "edited_outside"
 
 
 def _document_dict(row: BundleDocument, *, content: bool) -> dict[str, Any]:

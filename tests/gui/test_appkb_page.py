@@ -12,6 +12,7 @@ from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from service.memory.memory import Memory
+from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
 
 @pytest.fixture
@@ -128,6 +129,26 @@ def test_import_and_export_from_the_page(qtbot: QtBot, page: AppKbPage, filled: 
     with qtbot.waitSignal(page.transferred, timeout=10_000) as again:
         page.import_from(tmp_path / "nowhere")
     assert "没有完成" in page.count_label.text() and "nowhere" in again.args[0]
+
+
+def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(
+    qtbot: QtBot, page: AppKbPage, filled: Memory, tmp_path: Path
+) -> None:
+    folder = taskwizard_dir(tmp_path, [outcome(i, *GOALS[i % 2]) for i in range(5)])
+    moves: list[tuple[int, int, bool, bool]] = []
+    shown = page._import_moved
+
+    def moved(done: int, total: int) -> None:
+        shown(done, total)
+        moves.append((done, total, page.import_progress.isVisibleTo(page), page.import_button.isEnabled()))
+
+    page._import_moved = moved  # type: ignore[method-assign]
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
+        page.import_from(folder)
+    assert "experience：导入 5 条" in imported.args[0]
+    assert moves and moves[-1] == (5, 5, True, False)  # while indexing: the bar shown, import not offered twice
+    assert not page.import_progress.isVisibleTo(page) and page.import_button.isEnabled()
+    assert page.export_button.isEnabled()
 
 
 def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, lanes: Lanes, tmp_path: Path) -> None:

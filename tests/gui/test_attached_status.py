@@ -26,6 +26,7 @@ from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
 from tests.service.inprocess import in_thread
 from tests.service.jobs_setup import EPISODES, Gate, episodes
+from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
 
 @pytest.fixture
@@ -144,3 +145,29 @@ def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_ther
     assert hashed.jobs.status(job_id)["state"] == "cancelled"
     assert page.rebuild_label.text() == f"重建向量索引（{job_id}）已取消"
     assert page.vectors_button.isEnabled() and not page.cancel_button.isEnabled()
+
+
+def test_an_import_from_the_attached_console_runs_as_the_services_job_that_nobody_cancels(
+    qtbot: QtBot,
+    attached: tuple[MainWindow, SocketHost],
+    hashed: Memory,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    window, _host = attached
+    gate = Gate(hashed, monkeypatch)  # holds the second device's batch of the import's indexing
+    records = [outcome(i, *GOALS[i % 2], device="phone1" if i < 6 else "phone2") for i in range(12)]
+    folder = taskwizard_dir(tmp_path / "tw", records)
+    maintenance, appkb = window.maintenance_page, window.appkb_page
+    window.show()
+    window.page_list.setCurrentRow(window.stack.indexOf(maintenance))  # it watches the service's jobs
+    with qtbot.waitSignal(appkb.transferred, timeout=30_000) as imported:
+        appkb.import_from(folder)
+        qtbot.waitUntil(lambda: appkb.import_progress.value() == 6, timeout=15_000)  # one device indexed
+        assert "6/12" in appkb.count_label.text()
+        qtbot.waitUntil(lambda: "导入 TaskWizard" in maintenance.rebuild_label.text(), timeout=15_000)
+        assert not maintenance.cancel_button.isEnabled() and not maintenance.vectors_button.isEnabled()
+        gate.release()
+    assert "experience：导入 12 条" in imported.args[0]
+    job = hashed.jobs.list()[0]
+    assert job["kind"] == "taskwizard.import" and job["state"] == "done"

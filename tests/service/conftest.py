@@ -20,9 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
-from service.config import save_settings
+from service.config import Config, load_config, save_settings
+from service.memory.memory import Memory
+from service.remote.memory import RemoteMemory
+from service.rpc.host import SocketHost
 from tests.postgres_server import PostgresServer
+from tests.service.inprocess import in_thread
 
 JIYI = str(Path(sys.executable).parent / "jiyi")
 
@@ -174,3 +179,27 @@ def send_lines(path: Path, lines: list[bytes], timeout: float = 30.0) -> list[by
                 break
             data += chunk
     return data.splitlines()
+
+
+# The job tests' memory on a socket, with a console attached: a module that asks for them defines `hashed`,
+# the `Memory` served (hash embedder), opened on `hashed_config`.
+
+
+@pytest.fixture
+def hashed_config(home: Path) -> Config:
+    return load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})
+
+
+@pytest.fixture
+def host(hashed: Memory, short_dir: Path) -> Iterator[SocketHost]:
+    served = SocketHost(hashed, short_dir / "run" / "jiyi.sock", workers=2)
+    served.start()
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def remote(qtbot: QtBot, host: SocketHost, hashed_config: Config) -> Iterator[RemoteMemory]:
+    attached = in_thread(qtbot, lambda: RemoteMemory.attach(hashed_config, host.path))
+    yield attached
+    attached.close()

@@ -1,4 +1,5 @@
-"""What the job tests share: a home's worth of runs, and a gate that holds a rebuild half-way."""
+"""What the job tests share: a home's worth of runs, and a gate that holds a rebuild half-way (the served
+memory's fixtures are in `conftest.py`)."""
 
 from __future__ import annotations
 

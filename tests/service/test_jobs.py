@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from service.client import JiyiClient
-from service.config import Config, load_config
+from service.config import Config
 from service.errors import Busy, Cancelled
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
@@ -27,31 +26,11 @@ from tests.service.jobs_setup import EPISODES, Gate, episodes
 
 
 @pytest.fixture
-def hashed_config(home: Path) -> Config:
-    return load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})
-
-
-@pytest.fixture
 def hashed(hashed_config: Config) -> Iterator[Memory]:
     memory = Memory.open(hashed_config)
     memory.runs.archive_episodes(episodes(EPISODES))
     yield memory
     memory.close()
-
-
-@pytest.fixture
-def host(hashed: Memory, short_dir: Path) -> Iterator[SocketHost]:
-    served = SocketHost(hashed, short_dir / "run" / "jiyi.sock", workers=2)
-    served.start()
-    yield served
-    served.stop()
-
-
-@pytest.fixture
-def remote(qtbot: QtBot, host: SocketHost, hashed_config: Config) -> Iterator[RemoteMemory]:
-    attached = in_thread(qtbot, lambda: RemoteMemory.attach(hashed_config, host.path))
-    yield attached
-    attached.close()
 
 
 def test_a_remote_rebuild_reports_progress_up_to_its_total(

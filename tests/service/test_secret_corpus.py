@@ -477,6 +477,12 @@ PLACEMENTS: tuple[Placement, ...] = (
     Placement("rebuild", "-", lambda s, v: {}),
     Placement("vectors.rebuild", "-", lambda s, v: {}),
     Placement("job.start", "-", lambda s, v: s.job("vectors.rebuild")),
+    Placement(
+        "job.start",
+        "directory",
+        lambda s, v: {**s.job("taskwizard.import"), "directory": f"/nonexistent/{v}"},
+        "name",
+    ),
     Placement("dream.run", "-", lambda s, v: {"full": True}),
     Placement(
         "taskwizard.import",

@@ -1,18 +1,23 @@
-"""Rebuilds as jobs: start one and get its id at once, follow it, cancel it (`service/memory/jobs.py`).
+"""Long work as jobs: start one and get its id at once, follow it, cancel it (`service/memory/jobs.py`).
 
 `rebuild` and `vectors.rebuild` are the same work for clients that wait for the
 result on their connection; they run as jobs too, so other clients see their
-progress, may cancel them, and cannot start a second rebuild meanwhile.
+progress, may cancel them, and cannot start a second rebuild meanwhile. A
+TaskWizard import started as a job (`kind` `taskwizard.import`, with its
+`directory`) reports how many imported runs are indexed; it cannot be
+cancelled, since each part it imports is committed as it goes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from service.errors import Cancelled
 from service.memory.jobs import Progress
 from service.memory.memory import Memory
+from service.rpc.methods.upkeep import directory_param
 from service.rpc.params import MAX_ID, Params
 from service.rpc.registry import MethodTable
 from store.core.errors import Conflict, InvalidInput
@@ -20,7 +25,10 @@ from store.core.errors import Conflict, InvalidInput
 TABLE = MethodTable("jobs")
 
 
-def _rebuild_views(memory: Memory) -> Callable[[Progress], dict[str, Any]]:
+Work = Callable[[Progress], dict[str, Any]]
+
+
+def _rebuild_views(memory: Memory, _p: Params) -> Work:
     def work(progress: Progress) -> dict[str, Any]:
         counts = memory.rebuild(progress=progress)
         return {"counts": counts, "integrity": memory.store.integrity_check()}
@@ -28,18 +36,32 @@ def _rebuild_views(memory: Memory) -> Callable[[Progress], dict[str, Any]]:
     return work
 
 
-def _rebuild_vectors(memory: Memory) -> Callable[[Progress], dict[str, Any]]:
+def _rebuild_vectors(memory: Memory, _p: Params) -> Work:
     def work(progress: Progress) -> dict[str, Any]:
         return dict(memory.recall.rebuild_vectors(progress=progress))
 
     return work
 
 
-KINDS: dict[str, Callable[[Memory], Callable[[Progress], dict[str, Any]]]] = {
+def _import_taskwizard(memory: Memory, p: Params) -> Work:
+    directory = directory_param(p)
+
+    def work(progress: Progress) -> dict[str, Any]:
+        return {name: asdict(report) for name, report in memory.import_taskwizard(directory, progress).items()}
+
+    return work
+
+
+KINDS: dict[str, Callable[[Memory, Params], Work]] = {
     "rebuild": _rebuild_views,
     "vectors.rebuild": _rebuild_vectors,
+    "taskwizard.import": _import_taskwizard,
 }
-"""What a job may be, by the name of the method that does the same work and waits for it."""
+"""What a job may be, by the name of the method that does the same work and waits for it; each reads its
+own params (an import its `directory`)."""
+
+UNSTOPPABLE = frozenset({"taskwizard.import"})
+"""Kinds whose work commits as it goes, so that a cancel would leave half of it: `job.cancel` is refused."""
 
 
 def _check_budget(memory: Memory) -> None:
@@ -52,35 +74,36 @@ def _always(_memory: Memory) -> bool:
     return True
 
 
-def _run(memory: Memory, kind: str) -> dict[str, Any]:
+def _run(memory: Memory, kind: str, p: Params) -> dict[str, Any]:
     """Run a rebuild as a job and wait for it; a cancel from another client answers `conflict`."""
+    work = KINDS[kind](memory, p)
+    p.done()
     _check_budget(memory)
     try:
-        return memory.jobs.run(kind, KINDS[kind](memory))
+        return memory.jobs.run(kind, work)
     except Cancelled:
         raise Conflict(f"the {kind} was cancelled by a client (job.cancel) before it finished") from None
 
 
 @TABLE.method("rebuild", writes=True, long=True)
 def rebuild(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return _run(memory, "rebuild")
+    return _run(memory, "rebuild", p)
 
 
 @TABLE.method("vectors.rebuild", writes=True, long=True)
 def vectors_rebuild(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return _run(memory, "vectors.rebuild")
+    return _run(memory, "vectors.rebuild", p)
 
 
 @TABLE.method("job.start", writes=True)
 def job_start(memory: Memory, p: Params) -> dict[str, Any]:
     kind = p.choice("kind", tuple(KINDS))
-    p.done()
     if kind is None:
         raise InvalidInput(f"params.kind is required: one of {', '.join(KINDS)}")
+    work = KINDS[kind](memory, p)
+    p.done()
     _check_budget(memory)
-    return memory.jobs.start(kind, KINDS[kind](memory))
+    return memory.jobs.start(kind, work, cancellable=kind not in UNSTOPPABLE)
 
 
 # Answered on the loop: a job's status is in memory, and a client polls it often.

@@ -3,7 +3,8 @@
 These are the console's and the commands' operations, offered on the socket so
 that a console or a `jiyi` command attached to a running service can do what
 they would do on a home of their own. They take long (seconds to minutes):
-a client gives them a long timeout. The rebuilds are jobs (`service/rpc/methods/jobs.py`).
+a client gives them a long timeout. The rebuilds are jobs (`service/rpc/methods/jobs.py`), and an
+import may be started as one to be followed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def _check_budget(memory: Memory) -> None:
         memory.store.budget.check()
 
 
-def _directory(p: Params) -> Path:
+def directory_param(p: Params) -> Path:
+    """`params.directory`: an absolute path (the service's working folder is not the client's)."""
     text = p.text("directory", max_chars=MAX_PATH_BYTES, max_bytes=MAX_PATH_BYTES)
     path = Path(text).expanduser()
     if not path.is_absolute():
@@ -61,7 +63,7 @@ def dream_reports(memory: Memory, p: Params) -> dict[str, Any]:
 
 @TABLE.method("taskwizard.import", writes=True, long=True)
 def taskwizard_import(memory: Memory, p: Params) -> dict[str, Any]:
-    directory = _directory(p)
+    directory = directory_param(p)
     p.done()
     _check_budget(memory)
     return {name: asdict(report) for name, report in memory.import_taskwizard(directory).items()}
@@ -69,6 +71,6 @@ def taskwizard_import(memory: Memory, p: Params) -> dict[str, Any]:
 
 @TABLE.method("taskwizard.export", long=True)
 def taskwizard_export(memory: Memory, p: Params) -> dict[str, dict[str, int]]:
-    directory = _directory(p)
+    directory = directory_param(p)
     p.done()
     return memory.export_taskwizard(directory)
