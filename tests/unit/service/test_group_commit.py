@@ -12,7 +12,8 @@ import pytest
 from service.config import Config, load_config
 from service.memory.group import run_group
 from service.memory.memory import Memory
-from store.core.errors import Conflict, InvalidInput, NotFound
+from store.core.errors import Conflict, EnvironmentProblem, InvalidInput, NotFound
+from store.core.transaction import Transaction
 from store.desk.projection import DOMAIN as DESK
 
 
@@ -158,3 +159,56 @@ def test_a_reader_following_the_log_during_two_hosts_group_commits_never_skips_a
     finally:
         other.close()
         memory.store.take_models()  # the fixture's memory closes through its own database
+
+
+def _no_write_of_the_group_is_kept(memory: Memory, outcomes: list[Any], published: list[str]) -> None:
+    assert isinstance(outcomes[1].error, InvalidInput)  # refused before the commit: its own error
+    for outcome in (outcomes[0], outcomes[2], outcomes[3]):  # succeeded, then the commit failed: not acknowledged
+        assert outcome.value is None and isinstance(outcome.error, Exception), outcome
+        assert not isinstance(outcome.error, InvalidInput)
+    assert published == []
+    assert _interaction_ids(memory) == ["before"]
+    # The store goes on: the next group commits, and nothing of the failed one comes back with it.
+    again = run_group(memory.parts, [_remember(memory, "c")])
+    assert again[0].error is None and _interaction_ids(memory) == ["before", "c"]
+    assert published == [DESK]
+
+
+def test_when_the_commit_fails_every_write_of_the_group_gets_the_error_and_none_is_kept(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.desk.remember_interaction("before", user_text="before 先记下的")
+    published: list[str] = []
+    memory.add_listener(lambda domain, _seq: published.append(domain))
+    real = Transaction._record_views
+
+    def commit_fails(transaction: Transaction) -> None:
+        # The commit's own statement (the views' bookkeeping, written with the COMMIT) fails, as on a lost disk.
+        monkeypatch.setattr(Transaction, "_record_views", real)
+        raise EnvironmentProblem("the database could not be written at commit")
+
+    monkeypatch.setattr(Transaction, "_record_views", commit_fails)
+    calls = [_remember(memory, "a"), lambda: memory.desk.remember_interaction("empty"), _remember(memory, "b")]
+    outcomes = run_group(memory.parts, [*calls, _remember(memory, "d")])
+    assert all("at commit" in str(o.error) for o in (outcomes[0], outcomes[2], outcomes[3]))
+    _no_write_of_the_group_is_kept(memory, outcomes, published)
+
+
+@pytest.mark.postgresql_only
+def test_when_the_server_drops_the_group_before_its_commit_no_write_is_acknowledged(
+    memory: Memory, request: pytest.FixtureRequest
+) -> None:
+    memory.desk.remember_interaction("before", user_text="before 先记下的")
+    published: list[str] = []
+    memory.add_listener(lambda domain, _seq: published.append(domain))
+    postgres = request.getfixturevalue("postgres")
+
+    def server_drops_this_connection() -> str:
+        pid = memory.store.db.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+        with postgres.admin() as admin:
+            assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        return "asked the server to end this group's connection"
+
+    calls = [_remember(memory, "a"), lambda: memory.desk.remember_interaction("empty"), _remember(memory, "b")]
+    outcomes = run_group(memory.parts, [*calls, server_drops_this_connection])
+    _no_write_of_the_group_is_kept(memory, outcomes, published)
