@@ -40,7 +40,7 @@ from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
 from gui.service_keeper import ServiceKeeper
 from gui.settings_dialog import SettingsDialog
-from gui.words import field_html
+from gui.words import field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
@@ -68,6 +68,8 @@ class MainWindow(QMainWindow):
         # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`, or why it did not start.
         self.private_service: PrivateService | None = None
         self.private_problem: str | None = None
+        self._close_confirmed = False  # closing was asked for with work under way, and the person said close
+        self.close_question: QMessageBox | None = None
         # Attached, when the service goes away for good, the console starts a private one in its place.
         self.keeper = (
             ServiceKeeper(memory.config)
@@ -204,7 +206,7 @@ class MainWindow(QMainWindow):
         self.quit_action = menu.addAction(self.tr("退出"))
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        self.quit_action.triggered.connect(self.close)  # the last window closed ends the console
+        self.quit_action.triggered.connect(self.request_close)  # the last window closed ends the console
 
     def _lessons_changed(self, domains: set[str]) -> None:
         if domains & {"lessons", "experience"}:
@@ -393,7 +395,54 @@ class MainWindow(QMainWindow):
         ):
             page.restore_state(self.settings)
 
+    def work_closing_stops(self) -> list[str]:
+        """The work under way that closing the console would stop, in words.
+
+        In its own home or with its private service, closing stops whatever runs there. Attached to a
+        service that stays, it stops only a rebuild this console started (it cancels the job it follows);
+        an import and a job someone else started run on in the service.
+        """
+        shared = self.memory.attached_to is not None and self.private_service is None
+        work = [self.maintenance_page.work_under_way(others=not shared)]
+        if not shared:
+            work.append(self.appkb_page.work_under_way())
+        return [w for w in work if w]
+
+    def request_close(self) -> None:
+        """Close, asking first when closing would stop work under way (Ctrl+Q, the window's close button)."""
+        work = [] if self._close_confirmed else self.work_closing_stops()
+        if not work:
+            self._close_confirmed = True
+            self.close()
+            return
+        if self.close_question is not None and self.close_question.isVisible():
+            self.close_question.raise_()
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("关闭记忆 Jiyi？"),
+            self.tr("还有工作在进行：{0}。关闭会停下它，已经完成的部分会保留。").format(semicolon_list(work)),
+            parent=self,
+        )
+        close = box.addButton(self.tr("仍然关闭"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(self.tr("继续工作"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+
+        def answered() -> None:
+            if box.clickedButton() is close:
+                self._close_confirmed = True
+                self.close()
+
+        box.finished.connect(answered)
+        box.open()  # not exec(): the work it asks about goes on while it is shown
+        self.close_question = box
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        # The window's close button asks first when work is under way; a signal or a program's close() does not.
+        if event.spontaneous() and not self._close_confirmed and self.work_closing_stops():
+            event.ignore()
+            self.request_close()
+            return
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/splitter", self.splitter.saveState())
         self.appkb_page.save_state(self.settings)

@@ -326,6 +326,13 @@ class AppKbPage(QWidget):
         self.count_label.setText(message)
         self.transferred.emit(message)
 
+    def work_under_way(self) -> str | None:
+        """The import under way from this page, in words, or None."""
+        if not self.import_progress.isVisibleTo(self):
+            return None
+        done, total = self.import_progress.value(), self.import_progress.maximum()
+        return self.tr("导入 TaskWizard") + (f" {done}/{total}" if total > 0 else "")
+
     def _transferring(self, busy: bool) -> None:
         self.import_progress.setVisible(busy)
         self.import_button.setEnabled(not busy)

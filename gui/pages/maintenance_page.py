@@ -58,6 +58,7 @@ class MaintenancePage(QWidget):
         self.tasks = Tasks(self, lanes, self._failed)
         self._cancel = threading.Event()
         self._own = False  # a rebuild this page started is under way
+        self._own_name = ""  # which one, in words
         self._followed: dict[str, Any] | None = None  # a job someone else started, shown here while it runs
         self.watch_timer = QTimer(self)
         self.watch_timer.setInterval(WATCH_MS)
@@ -197,6 +198,7 @@ class MaintenancePage(QWidget):
         """Run a rebuild in the write lane with progress; the cancel button (or closing) stops it."""
         self._cancel.clear()
         self._own = True
+        self._own_name = self.tr("重建视图") if which == "views" else self.tr("重建向量索引")
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -210,6 +212,17 @@ class MaintenancePage(QWidget):
             if not isinstance(exc, Cancelled):
                 self.tasks.report(exc, show=False)
         self._finished(which, outcome)
+
+    def work_under_way(self, *, others: bool = True) -> str | None:
+        """The rebuild under way that this page started (or, with `others`, follows), in words with how far it
+        got, or None."""
+        done, total = self.progress.value(), self.progress.maximum()
+        so_far = f" {done}/{total}" if self.progress.isTextVisible() and total > 1 else ""
+        if self._own:
+            return self._own_name + so_far
+        if others and self._followed is not None:
+            return self._job_name(self._followed) + so_far
+        return None
 
     def _moved(self, done: int, total: int) -> None:
         self.progress.setTextVisible(True)

@@ -287,7 +287,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/appkb_page.py" line="202"/>
-        <location filename="../../gui/pages/appkb_page.py" line="369"/>
+        <location filename="../../gui/pages/appkb_page.py" line="376"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
@@ -332,17 +332,22 @@
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="337"/>
+        <location filename="../../gui/pages/appkb_page.py" line="334"/>
+        <source>导入 TaskWizard</source>
+        <translation>TaskWizard import</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="344"/>
         <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
         <translation>Imported; indexing runs for recall: {0}/{1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="340"/>
+        <location filename="../../gui/pages/appkb_page.py" line="347"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="350"/>
+        <location filename="../../gui/pages/appkb_page.py" line="357"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -1499,199 +1504,219 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../gui/main_window.py" line="87"/>
+        <location filename="../../gui/main_window.py" line="89"/>
         <source>概览</source>
         <translation>Overview</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="89"/>
+        <location filename="../../gui/main_window.py" line="91"/>
         <source>应用库 App-KB</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="90"/>
+        <location filename="../../gui/main_window.py" line="92"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="92"/>
+        <location filename="../../gui/main_window.py" line="94"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="95"/>
+        <location filename="../../gui/main_window.py" line="97"/>
         <source>经验教训</source>
         <translation>Lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="98"/>
+        <location filename="../../gui/main_window.py" line="100"/>
         <source>资料夹</source>
         <translation>Bundles</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="100"/>
+        <location filename="../../gui/main_window.py" line="102"/>
         <source>技能审批</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="102"/>
+        <location filename="../../gui/main_window.py" line="104"/>
         <source>长期事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="104"/>
+        <location filename="../../gui/main_window.py" line="106"/>
         <source>话题与工作日</source>
         <translation>Topics and workdays</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="106"/>
+        <location filename="../../gui/main_window.py" line="108"/>
         <source>学习</source>
         <translation>Learning</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="108"/>
+        <location filename="../../gui/main_window.py" line="110"/>
         <source>维护</source>
         <translation>Maintenance</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="165"/>
+        <location filename="../../gui/main_window.py" line="167"/>
         <source>状态目录：{0}</source>
         <translation>Home: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="191"/>
+        <location filename="../../gui/main_window.py" line="193"/>
         <source>记忆</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="192"/>
+        <location filename="../../gui/main_window.py" line="194"/>
         <source>设置…</source>
         <translation>Settings…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="195"/>
+        <location filename="../../gui/main_window.py" line="197"/>
         <source>筛选当前页</source>
         <translation>Filter this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="198"/>
+        <location filename="../../gui/main_window.py" line="200"/>
         <source>刷新当前页</source>
         <translation>Refresh this page</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="202"/>
+        <location filename="../../gui/main_window.py" line="204"/>
         <source>关于记忆…</source>
         <translation>About Jiyi…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="204"/>
+        <location filename="../../gui/main_window.py" line="206"/>
         <source>退出</source>
         <translation>Quit</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="258"/>
+        <location filename="../../gui/main_window.py" line="260"/>
         <source>私有服务 {0}（这个控制台启动的进程 {1}）</source>
         <translation>Private service {0} (process {1}, started by this console)</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="262"/>
+        <location filename="../../gui/main_window.py" line="264"/>
         <source>已连接到服务 {0}</source>
         <translation>Attached to the service {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="264"/>
+        <location filename="../../gui/main_window.py" line="266"/>
         <source>本地（这个控制台打开了状态目录）</source>
         <translation>Local (this console opened the home)</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="268"/>
+        <location filename="../../gui/main_window.py" line="270"/>
         <source>版本</source>
         <translation>Version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="269"/>
+        <location filename="../../gui/main_window.py" line="271"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="270"/>
+        <location filename="../../gui/main_window.py" line="272"/>
         <source>数据库结构版本</source>
         <translation>Schema version</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="271"/>
+        <location filename="../../gui/main_window.py" line="273"/>
         <source>模式</source>
         <translation>Mode</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="274"/>
+        <location filename="../../gui/main_window.py" line="276"/>
         <source>关于记忆 Jiyi</source>
         <translation>About Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="276"/>
+        <location filename="../../gui/main_window.py" line="278"/>
         <source>记忆 Jiyi</source>
         <translation>Jiyi</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="289"/>
+        <location filename="../../gui/main_window.py" line="291"/>
         <source>已连接到服务</source>
         <translation>Attached to the service</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="289"/>
+        <location filename="../../gui/main_window.py" line="291"/>
         <source>私有服务</source>
         <translation>Private service</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="292"/>
+        <location filename="../../gui/main_window.py" line="294"/>
         <source>私有服务已退出（{0}）：{1}</source>
         <translation>The private service exited ({0}): {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="295"/>
+        <location filename="../../gui/main_window.py" line="297"/>
         <source>与服务 {0} 的连接已断开，正在重连…</source>
         <translation>Lost the service {0}; reconnecting…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="301"/>
+        <location filename="../../gui/main_window.py" line="303"/>
         <source>服务进程 {0}</source>
         <translation>Service process {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="303"/>
-        <location filename="../../gui/main_window.py" line="362"/>
+        <location filename="../../gui/main_window.py" line="305"/>
+        <location filename="../../gui/main_window.py" line="364"/>
         <source>{0} · 服务进程 {1}</source>
         <translation>{0} · service pid {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="309"/>
+        <location filename="../../gui/main_window.py" line="311"/>
         <source>本地</source>
         <translation>Local</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="314"/>
+        <location filename="../../gui/main_window.py" line="316"/>
         <source>服务未启动：{0}</source>
         <translation>Service not running: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="316"/>
+        <location filename="../../gui/main_window.py" line="318"/>
         <source>服务未启动</source>
         <translation>Service not running</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="298"/>
-        <location filename="../../gui/main_window.py" line="321"/>
+        <location filename="../../gui/main_window.py" line="423"/>
+        <source>关闭记忆 Jiyi？</source>
+        <translation>Close Jiyi?</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="424"/>
+        <source>还有工作在进行：{0}。关闭会停下它，已经完成的部分会保留。</source>
+        <translation>Work is under way: {0}. Closing stops it; what is done so far is kept.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="427"/>
+        <source>仍然关闭</source>
+        <translation>Close anyway</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="428"/>
+        <source>继续工作</source>
+        <translation>Keep working</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="300"/>
+        <location filename="../../gui/main_window.py" line="323"/>
         <source>私有服务未能启动：{0}</source>
         <translation>The private service did not start: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="349"/>
+        <location filename="../../gui/main_window.py" line="351"/>
         <source>服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟</source>
         <translation>Service {0} · {1} connections · {2} agents · {3}/min</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="369"/>
+        <location filename="../../gui/main_window.py" line="371"/>
         <source>出错了：{0}</source>
         <translation>Something went wrong: {0}</translation>
     </message>
@@ -1699,239 +1724,241 @@
 <context>
     <name>MaintenancePage</name>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="66"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="67"/>
         <source>整理（dream）</source>
         <translation>Consolidation (dream)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="67"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="68"/>
         <source>预览改动</source>
         <translation>Preview changes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="69"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="70"/>
         <source>运行整理</source>
         <translation>Run dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="80"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="81"/>
         <source>重建</source>
         <translation>Rebuild</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="81"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="82"/>
         <source>重建视图（重放事件日志）</source>
         <translation>Rebuild views (replay the event log)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="83"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="289"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="84"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="201"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="302"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="85"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="86"/>
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="103"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="104"/>
         <source>最近的报告</source>
         <translation>Recent reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="128"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="129"/>
         <source>预览：以下是整理会做的每一项改动（尚未执行）</source>
         <translation>Preview: every change the dream would make (nothing done yet)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="140"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="141"/>
         <source>已完成整理</source>
         <translation>Dream finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="147"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="148"/>
         <source>整理失败：{0}</source>
         <translation>Dream failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="156"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="157"/>
         <source>跳过</source>
         <translation>skipped</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="176"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="177"/>
         <source>没有需要改动的地方。</source>
         <translation>Nothing to change.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="160"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="161"/>
         <source>删除 {0}，补上 {1}</source>
         <translation>removed {0}, added {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="162"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="163"/>
         <source>{0} 项</source>
         <translation>{0} items</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="173"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="174"/>
         <source>…以及另外 {0} 次运行</source>
         <translation>…and {0} more runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="184"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="185"/>
         <source>成功</source>
         <translation>Succeeded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="204"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="206"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="229"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="242"/>
         <source>已取消：正在重建的那部分保持原样。</source>
         <translation>Cancelled: the part being rebuilt was left as it was.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="231"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="244"/>
         <source>已取消：向量索引只重建了一部分，下次整理或重建会补全。</source>
         <translation>Cancelled: the vector index is only partly rebuilt; the next dream or rebuild completes it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="235"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="248"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="239"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="252"/>
         <source>重建完成：{0}</source>
         <translation>Rebuilt: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="284"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="297"/>
         <source>已请求取消 {0}，等它在下一步停下…</source>
         <translation>Cancel requested for {0}; it stops at its next step…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="288"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="201"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="301"/>
         <source>重建视图</source>
         <translation>Rebuild views</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="290"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="303"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="308"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="321"/>
         <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
         <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="323"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="336"/>
         <source>{0}（{1}）已完成</source>
         <translation>{0} ({1}) finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="325"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="338"/>
         <source>{0}（{1}）已取消</source>
         <translation>{0} ({1}) cancelled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="328"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="341"/>
         <source>{0}（{1}）失败：{2}</source>
         <translation>{0} ({1}) failed: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="330"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="343"/>
         <source>服务上的{0}（{1}）已结束</source>
         <translation>{0} ({1}) on the service has ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="337"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="350"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="345"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="358"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="346"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="359"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="347"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="360"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="348"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="361"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="371"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="384"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="372"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="385"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="373"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="374"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="387"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="375"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="388"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="391"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="404"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="392"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="405"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="393"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="406"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="394"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="407"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="395"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="408"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="184"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="376"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="185"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="389"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="377"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="390"/>
         <source>备注</source>
         <translation>note</translation>
     </message>

@@ -135,19 +135,22 @@ def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(
     qtbot: QtBot, page: AppKbPage, filled: Memory, tmp_path: Path
 ) -> None:
     folder = taskwizard_dir(tmp_path, [outcome(i, *GOALS[i % 2]) for i in range(5)])
-    moves: list[tuple[int, int, bool, bool]] = []
+    moves: list[tuple[int, int, bool, bool, str | None]] = []
     shown = page._import_moved
 
     def moved(done: int, total: int) -> None:
         shown(done, total)
-        moves.append((done, total, page.import_progress.isVisibleTo(page), page.import_button.isEnabled()))
+        shows = page.import_progress.isVisibleTo(page), page.import_button.isEnabled(), page.work_under_way()
+        moves.append((done, total, *shows))
 
     page._import_moved = moved  # type: ignore[method-assign]
     with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
         page.import_from(folder)
     assert "experience：导入 5 条" in imported.args[0]
-    assert moves and moves[-1] == (5, 5, True, False)  # while indexing: the bar shown, import not offered twice
+    # While indexing: the bar shown, import not offered twice, and closing the console would ask about it.
+    assert moves and moves[-1] == (5, 5, True, False, "导入 TaskWizard 5/5")
     assert not page.import_progress.isVisibleTo(page) and page.import_button.isEnabled()
+    assert page.work_under_way() is None
     assert page.export_button.isEnabled()
 
 

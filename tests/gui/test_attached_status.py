@@ -167,6 +167,7 @@ def test_an_import_from_the_attached_console_runs_as_the_services_job_that_nobod
         assert "6/12" in appkb.count_label.text()
         qtbot.waitUntil(lambda: "导入 TaskWizard" in maintenance.rebuild_label.text(), timeout=15_000)
         assert not maintenance.cancel_button.isEnabled() and not maintenance.vectors_button.isEnabled()
+        assert window.work_closing_stops() == []  # the service finishes the import whatever this console does
         gate.release()
     assert "experience：导入 12 条" in imported.args[0]
     job = hashed.jobs.list()[0]

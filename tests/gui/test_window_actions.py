@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -73,3 +74,27 @@ def test_the_about_box_names_version_home_and_schema(window: MainWindow, memory:
 def test_ctrl_q_closes_the_console(qtbot: QtBot, window: MainWindow) -> None:
     press(window, "Ctrl+Q")
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=3000)
+    assert window.close_question is None  # nothing under way: closed without a question
+
+
+def test_ctrl_q_during_a_rebuild_asks_first_and_closes_only_when_told(qtbot: QtBot, window: MainWindow) -> None:
+    page = window.maintenance_page
+    gate = threading.Event()
+    held = page.tasks.start(page.tasks.write(gate.wait, 20))  # the rebuild waits behind this in the write lane
+    page.rebuild_views()
+    qtbot.waitUntil(lambda: page.work_under_way() == "重建视图", timeout=3000)
+    press(window, "Ctrl+Q")
+    box = window.close_question
+    assert box is not None and box.isVisible() and window.isVisible()
+    assert "重建视图" in box.text() and "已经完成的部分会保留" in box.text()
+    keep = next(b for b in box.buttons() if b.text() == "继续工作")
+    qtbot.mouseClick(keep, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not box.isVisible(), timeout=3000)
+    assert window.isVisible() and page.work_under_way() == "重建视图"  # kept working
+    press(window, "Ctrl+Q")
+    again = window.close_question
+    assert again is not None and again is not box and again.isVisible()
+    qtbot.mouseClick(next(b for b in again.buttons() if b.text() == "仍然关闭"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=3000)  # closed: its pages' work is cancelled
+    gate.set()
+    qtbot.waitUntil(held.done, timeout=10_000)
