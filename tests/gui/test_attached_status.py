@@ -48,9 +48,11 @@ def attached(
     qtbot.addWidget(window)
     yield window, host
     window.close()
+    # The host answers on this thread's loop: stopped first, a read the page still has in flight ends at
+    # once instead of waiting out its timeout while `lanes.shutdown()` holds the loop.
+    host.stop()
     memory.close()
     lanes.shutdown()
-    host.stop()
 
 
 def test_the_attached_status_bar_counts_the_services_connections_and_agents(

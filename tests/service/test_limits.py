@@ -221,14 +221,15 @@ def full_home(home: Path, config: Config) -> Iterator[Callable[[int], Memory]]:
     opened: list[Memory] = []
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     (home / "config.toml").write_text(example_section(), "utf-8")
-    with Memory.open(load_config(home=home, env={})) as memory:
+    hashed = {"JIYI_EMBED_MODEL": "hash"}  # the budget is under test, not the model (its load took seconds)
+    with Memory.open(load_config(home=home, env=hashed)) as memory:
         seed(Dispatcher(memory))
     filler = config.bundles_path / "project" / "filler.md"
     filler.parent.mkdir(parents=True, exist_ok=True)
     filler.write_bytes(b"x" * (2 << 20))
 
     def reopen(budget_mb: int) -> Memory:
-        opened.append(Memory.open(load_config(home=home, env={"JIYI_MAX_HOME_MB": str(budget_mb)})))
+        opened.append(Memory.open(load_config(home=home, env={**hashed, "JIYI_MAX_HOME_MB": str(budget_mb)})))
         return opened[-1]
 
     yield reopen
