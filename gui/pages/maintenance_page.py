@@ -38,6 +38,7 @@ from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
+from service.memory.dream import STEPS
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
@@ -121,7 +122,9 @@ class MaintenancePage(QWidget):
         """
         self.preview_button.setEnabled(False)
         try:
-            report = await self.tasks.write(self.memory.dream.run, full=True, dry_run=True)
+            report = await self.tasks.write(
+                self.memory.dream.run, full=True, dry_run=True, progress=self.tasks.progress(self._dream_moved)
+            )
         except Exception as exc:
             self._dream_failed(exc)
             return
@@ -133,7 +136,9 @@ class MaintenancePage(QWidget):
     async def run_dream(self) -> None:
         self.run_button.setEnabled(False)
         try:
-            report = await self.tasks.write(self.memory.dream.run, full=True)
+            report = await self.tasks.write(
+                self.memory.dream.run, full=True, progress=self.tasks.progress(self._dream_moved)
+            )
         except Exception as exc:
             self._dream_failed(exc)
             return
@@ -141,6 +146,14 @@ class MaintenancePage(QWidget):
         self.dream_view.setHtml(self._render(report, self.tr("已完成整理")))
         self.dream_finished.emit(report)
         self.reload()
+
+    def _dream_moved(self, done: int, total: int) -> None:
+        """A full pass under way: which step runs now (attached, the service's dream job reports them)."""
+        if done < min(total, len(STEPS)):
+            name = dream_step_names().get(STEPS[done], STEPS[done])
+            self.dream_view.setPlainText(self.tr("正在整理：{0}（第 {1}/{2} 步）").format(name, done + 1, total))
+        else:
+            self.dream_view.setPlainText(self.tr("整理的每一步都做完了。"))
 
     def _dream_failed(self, exc: Exception) -> None:
         self.preview_button.setEnabled(True)
@@ -301,6 +314,7 @@ class MaintenancePage(QWidget):
             "rebuild": self.tr("重建视图"),
             "vectors.rebuild": self.tr("重建向量索引"),
             "taskwizard.import": self.tr("导入 TaskWizard"),
+            "dream": self.tr("整理"),
         }
         return names.get(str(job.get("kind")), str(job.get("kind")))
 

@@ -1724,241 +1724,256 @@
 <context>
     <name>MaintenancePage</name>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="67"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="68"/>
         <source>整理（dream）</source>
         <translation>Consolidation (dream)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="68"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="69"/>
         <source>预览改动</source>
         <translation>Preview changes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="70"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="71"/>
         <source>运行整理</source>
         <translation>Run dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="81"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="82"/>
         <source>重建</source>
         <translation>Rebuild</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="82"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="83"/>
         <source>重建视图（重放事件日志）</source>
         <translation>Rebuild views (replay the event log)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="84"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="201"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="302"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="85"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="214"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="315"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="86"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="87"/>
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="104"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="105"/>
         <source>最近的报告</source>
         <translation>Recent reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="129"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="132"/>
         <source>预览：以下是整理会做的每一项改动（尚未执行）</source>
         <translation>Preview: every change the dream would make (nothing done yet)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="141"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="146"/>
         <source>已完成整理</source>
         <translation>Dream finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="148"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="161"/>
         <source>整理失败：{0}</source>
         <translation>Dream failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="157"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="170"/>
         <source>跳过</source>
         <translation>skipped</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="177"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="190"/>
         <source>没有需要改动的地方。</source>
         <translation>Nothing to change.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="161"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="174"/>
         <source>删除 {0}，补上 {1}</source>
         <translation>removed {0}, added {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="163"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="176"/>
         <source>{0} 项</source>
         <translation>{0} items</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="174"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="187"/>
         <source>…以及另外 {0} 次运行</source>
         <translation>…and {0} more runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="185"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="198"/>
         <source>成功</source>
         <translation>Succeeded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="206"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="219"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="242"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="255"/>
         <source>已取消：正在重建的那部分保持原样。</source>
         <translation>Cancelled: the part being rebuilt was left as it was.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="244"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="257"/>
         <source>已取消：向量索引只重建了一部分，下次整理或重建会补全。</source>
         <translation>Cancelled: the vector index is only partly rebuilt; the next dream or rebuild completes it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="248"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="261"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="252"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="265"/>
         <source>重建完成：{0}</source>
         <translation>Rebuilt: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="297"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="310"/>
         <source>已请求取消 {0}，等它在下一步停下…</source>
         <translation>Cancel requested for {0}; it stops at its next step…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="201"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="301"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="214"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="314"/>
         <source>重建视图</source>
         <translation>Rebuild views</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="303"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="154"/>
+        <source>正在整理：{0}（第 {1}/{2} 步）</source>
+        <translation>Dreaming: {0} (step {1} of {2})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="156"/>
+        <source>整理的每一步都做完了。</source>
+        <translation>Every step of the dream is done.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="316"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="321"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="317"/>
+        <source>整理</source>
+        <translation>Dream</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/maintenance_page.py" line="335"/>
         <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
         <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="336"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="350"/>
         <source>{0}（{1}）已完成</source>
         <translation>{0} ({1}) finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="338"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="352"/>
         <source>{0}（{1}）已取消</source>
         <translation>{0} ({1}) cancelled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="341"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="355"/>
         <source>{0}（{1}）失败：{2}</source>
         <translation>{0} ({1}) failed: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="343"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="357"/>
         <source>服务上的{0}（{1}）已结束</source>
         <translation>{0} ({1}) on the service has ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="350"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="364"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="358"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="372"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="359"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="373"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="360"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="374"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="361"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="375"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="384"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="398"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="385"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="399"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="400"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="387"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="401"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="388"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="402"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="404"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="418"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="405"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="419"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="406"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="420"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="407"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="421"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="408"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="422"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="185"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="389"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="198"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="403"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="390"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="404"/>
         <source>备注</source>
         <translation>note</translation>
     </message>

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from service.cli.command import Subparsers, add_command
+from service.cli.output import progress_bar
 from service.config import Config
 from service.remote.attach import open_memory
 
@@ -25,7 +26,8 @@ def run_dream(args: argparse.Namespace, config: Config) -> int:
         if args.reports:
             _print_reports(memory.dream.reports())
             return 0
-        report = memory.dream.run(full=not args.light, dry_run=args.dry_run)
+        with progress_bar("dreaming", "steps") as progress:
+            report = memory.dream.run(full=not args.light, dry_run=args.dry_run, progress=progress)
     verb = "would change" if args.dry_run else "changed"
     for step in report["steps"]:
         if not step["ok"]:

@@ -52,10 +52,15 @@ class DreamService:
         dry_run: bool = False,
         run_evidence: dict[str, list[dict[str, Any]]] | None = None,
         actor: str = "system",
+        progress: Callable[[int, int], None] | None = None,
     ) -> DreamReport:
         """One pass (`full`, or the light one after a run with that run's evidence); `dry_run` previews every
         change. Returns (and, unless `dry_run`, stores) its report: `steps` in order, each `ok` or with its
-        `error`, `changed`, and the stored event's `seq`."""
+        `error`, `changed`, and the stored event's `seq`.
+
+        `progress(done, total)` hears the steps go by (before each, and once at the end); a `Cancelled` it
+        raises stops the pass between two steps: the steps done are kept, and no report is stored.
+        """
         if self.parts.config.dream == "off":
             raise InvalidInput("dream is off (JIYI_DREAM=off)")
         dream = _Pass(
@@ -63,7 +68,14 @@ class DreamService:
         )
         store = self.parts.store
         with self.parts.writes:
-            steps = [dream.step(name) for name in (STEPS if full else LIGHT_STEPS)]
+            names = STEPS if full else LIGHT_STEPS
+            steps = []
+            for done, name in enumerate(names):
+                if progress is not None:
+                    progress(done, len(names))
+                steps.append(dream.step(name))
+            if progress is not None:
+                progress(len(names), len(names))
             report: DreamReport = {
                 "ts": dream.now,
                 "pass": "full" if full else "light",

@@ -19,7 +19,7 @@ FRESH_S = 20.0  # a connection unused this long is opened again (far below the s
 LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
 POLL_S = 0.2  # how often a job this side follows is asked how far it got
 JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
-IMPORT_JOBS_SINCE = (1, 3)  # and the one that runs an import as a job; an older one imports without progress
+IMPORT_JOBS_SINCE = (1, 3)  # and the one that runs an import or a dream as a job; before, they had no progress
 Progress = Callable[[int, int], None]
 
 
@@ -107,9 +107,10 @@ class JobFollower:
         `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped. A job
         the service cannot cancel (an import) is left to finish there, and `Cancelled` is raised at once.
         """
-        since = IMPORT_JOBS_SINCE if kind == "taskwizard.import" else JOBS_SINCE
+        since = IMPORT_JOBS_SINCE if kind in ("taskwizard.import", "dream") else JOBS_SINCE
         if self._protocol < since:
-            return cast(dict[str, Any], self._wire.call(kind, params, writes=True, long=True))
+            method = "dream.run" if kind == "dream" else kind  # the method that does the same work and waits
+            return cast(dict[str, Any], self._wire.call(method, params, writes=True, long=True))
         status = self._wire.call("job.start", {"kind": kind, **(params or {})}, writes=True)
         try:
             while status["state"] == "running":

@@ -255,11 +255,16 @@ class RemoteDesk:
 
 
 class RemoteDream:
-    def __init__(self, wire_: Wire) -> None:
+    def __init__(self, wire_: Wire, follower: JobFollower) -> None:
         self._wire = wire_
+        self._follower = follower
 
-    def run(self, *, full: bool = True, dry_run: bool = False) -> DreamReport:
-        return cast(DreamReport, self._wire.call("dream.run", {"full": full, "dry_run": dry_run}, long=True))
+    def run(
+        self, *, full: bool = True, dry_run: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> DreamReport:
+        """The pass runs as the service's job; `progress` hears its steps, and a `Cancelled` it raises
+        cancels the job between two steps."""
+        return cast(DreamReport, self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}))
 
     def reports(self, limit: int = 20) -> list[dict[str, Any]]:
         return list(self._wire.call("dream.reports", {"limit": limit})["reports"])
@@ -322,7 +327,7 @@ class RemoteMemory:
         self.recall = RemoteRecall(self._wire, self._follower)
         self.lessons = RemoteLessons(self._wire)
         self.desk = RemoteDesk(self._wire)
-        self.dream = RemoteDream(self._wire)
+        self.dream = RemoteDream(self._wire, self._follower)
         self.learning = RemoteLearning(self._wire)
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()

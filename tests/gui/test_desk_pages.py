@@ -191,6 +191,24 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, la
     qtbot.waitUntil(lambda: "整理报告" in page.reports_view.toPlainText(), timeout=5000)
 
 
+def test_a_dream_shows_which_step_it_is_on(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    page = MaintenancePage(memory, lanes)
+    qtbot.addWidget(page)
+    shown: list[str] = []
+    moved = page._dream_moved
+
+    def record(done: int, total: int) -> None:
+        moved(done, total)
+        shown.append(page.dream_view.toPlainText())
+
+    page._dream_moved = record  # type: ignore[method-assign]
+    with qtbot.waitSignal(page.dream_finished, timeout=10_000):
+        qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    assert shown[0] == "正在整理：纠正开错的别名（第 1/6 步）" and shown[-1] == "整理的每一步都做完了。", shown
+    assert len(shown) == 7 and "第 6/6 步" in shown[-2]
+    assert "已完成整理" in page.dream_view.toPlainText()  # then the report replaces it
+
+
 def test_maintenance_speaks_of_runs_and_counts_not_ids_and_json(qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
     """A fold preview lists each run by date, device, outcome and goal; the log's details are counts in words;
     an idle progress bar shows no "0%"."""

@@ -138,7 +138,7 @@ def test_job_methods_refuse_what_they_cannot_do(qtbot: QtBot, host: SocketHost) 
             return [
                 agent.request("job.status", {"job_id": "job-99"}),
                 agent.request("job.cancel", {"job_id": "job-99"}),
-                agent.request("job.start", {"kind": "dream"}),
+                agent.request("job.start", {"kind": "backup"}),
                 agent.request("job.start", {}),
             ]
 

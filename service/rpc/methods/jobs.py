@@ -5,7 +5,9 @@ result on their connection; they run as jobs too, so other clients see their
 progress, may cancel them, and cannot start a second rebuild meanwhile. A
 TaskWizard import started as a job (`kind` `taskwizard.import`, with its
 `directory`) reports how many imported runs are indexed; it cannot be
-cancelled, since each part it imports is committed as it goes.
+cancelled, since each part it imports is committed as it goes. A dream pass
+(`kind` `dream`, with `full` and `dry_run` as `dream.run` takes them)
+reports its steps, and a cancel stops it between two.
 """
 
 from __future__ import annotations
@@ -52,10 +54,22 @@ def _import_taskwizard(memory: Memory, p: Params) -> Work:
     return work
 
 
+def _dream(memory: Memory, p: Params) -> Work:
+    full, dry_run = p.boolean("full", True), p.boolean("dry_run", False)
+    if not dry_run:
+        _check_budget(memory)  # a preview writes nothing: it is answered over the budget too
+
+    def work(progress: Progress) -> dict[str, Any]:
+        return dict(memory.dream.run(full=full, dry_run=dry_run, progress=progress))
+
+    return work
+
+
 KINDS: dict[str, Callable[[Memory, Params], Work]] = {
     "rebuild": _rebuild_views,
     "vectors.rebuild": _rebuild_vectors,
     "taskwizard.import": _import_taskwizard,
+    "dream": _dream,
 }
 """What a job may be, by the name of the method that does the same work and waits for it; each reads its
 own params (an import its `directory`)."""
@@ -102,7 +116,8 @@ def job_start(memory: Memory, p: Params) -> dict[str, Any]:
         raise InvalidInput(f"params.kind is required: one of {', '.join(KINDS)}")
     work = KINDS[kind](memory, p)
     p.done()
-    _check_budget(memory)
+    if kind != "dream":  # a dream checks the budget itself, unless it is a preview
+        _check_budget(memory)
     return memory.jobs.start(kind, work, cancellable=kind not in UNSTOPPABLE)
 
 
