@@ -62,6 +62,7 @@ def test_a_previewed_dream_stores_nothing_and_a_cancelled_one_stops_between_step
         return fold(self)
 
     monkeypatch.setattr(_Pass, "fold", held_fold)
+
     def reconcile(_self: _Pass) -> dict[str, Any]:
         ran.append("index_reconcile")
         return {}
