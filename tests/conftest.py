@@ -31,6 +31,12 @@ BOTH_BACKENDS = ("tests/unit/store/", "tests/unit/service/", "tests/unit/learnin
 _databases = itertools.count(1)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked `slow` first (in their order): on the workers the long ones start early and the
+    short ones fill in around them, instead of one long test running alone at the end of the suite."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" not in metafunc.fixturenames:
         return
