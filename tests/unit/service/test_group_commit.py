@@ -161,6 +161,19 @@ def test_a_reader_following_the_log_during_two_hosts_group_commits_never_skips_a
         memory.store.take_models()  # the fixture's memory closes through its own database
 
 
+def _written_before_and_heard(memory: Memory) -> list[str]:
+    """One turn committed before the group; the domains the memory publishes from now on."""
+    memory.desk.remember_interaction("before", user_text="before 先记下的")
+    published: list[str] = []
+    memory.add_listener(lambda domain, _seq: published.append(domain))
+    return published
+
+
+def _three_writes(memory: Memory) -> list[Callable[[], Any]]:
+    """Two good turns around one refused before it appends (neither text)."""
+    return [_remember(memory, "a"), lambda: memory.desk.remember_interaction("empty"), _remember(memory, "b")]
+
+
 def _no_write_of_the_group_is_kept(memory: Memory, outcomes: list[Any], published: list[str]) -> None:
     assert isinstance(outcomes[1].error, InvalidInput)  # refused before the commit: its own error
     for outcome in (outcomes[0], outcomes[2], outcomes[3]):  # succeeded, then the commit failed: not acknowledged
@@ -177,9 +190,7 @@ def _no_write_of_the_group_is_kept(memory: Memory, outcomes: list[Any], publishe
 def test_when_the_commit_fails_every_write_of_the_group_gets_the_error_and_none_is_kept(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    memory.desk.remember_interaction("before", user_text="before 先记下的")
-    published: list[str] = []
-    memory.add_listener(lambda domain, _seq: published.append(domain))
+    published = _written_before_and_heard(memory)
     real = Transaction._record_views
 
     def commit_fails(transaction: Transaction) -> None:
@@ -188,8 +199,7 @@ def test_when_the_commit_fails_every_write_of_the_group_gets_the_error_and_none_
         raise EnvironmentProblem("the database could not be written at commit")
 
     monkeypatch.setattr(Transaction, "_record_views", commit_fails)
-    calls = [_remember(memory, "a"), lambda: memory.desk.remember_interaction("empty"), _remember(memory, "b")]
-    outcomes = run_group(memory.parts, [*calls, _remember(memory, "d")])
+    outcomes = run_group(memory.parts, [*_three_writes(memory), _remember(memory, "d")])
     assert all("at commit" in str(o.error) for o in (outcomes[0], outcomes[2], outcomes[3]))
     _no_write_of_the_group_is_kept(memory, outcomes, published)
 
@@ -198,9 +208,7 @@ def test_when_the_commit_fails_every_write_of_the_group_gets_the_error_and_none_
 def test_when_the_server_drops_the_group_before_its_commit_no_write_is_acknowledged(
     memory: Memory, request: pytest.FixtureRequest
 ) -> None:
-    memory.desk.remember_interaction("before", user_text="before 先记下的")
-    published: list[str] = []
-    memory.add_listener(lambda domain, _seq: published.append(domain))
+    published = _written_before_and_heard(memory)
     postgres = request.getfixturevalue("postgres")
 
     def server_drops_this_connection() -> str:
@@ -209,6 +217,5 @@ def test_when_the_server_drops_the_group_before_its_commit_no_write_is_acknowled
             assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
         return "asked the server to end this group's connection"
 
-    calls = [_remember(memory, "a"), lambda: memory.desk.remember_interaction("empty"), _remember(memory, "b")]
-    outcomes = run_group(memory.parts, [*calls, server_drops_this_connection])
+    outcomes = run_group(memory.parts, [*_three_writes(memory), server_drops_this_connection])
     _no_write_of_the_group_is_kept(memory, outcomes, published)
