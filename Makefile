@@ -62,6 +62,7 @@ bench: $(VENV)/.stamp-run
 	$(PY) -P bench/taskwizard_reimport.py --runs 5000
 	$(PY) -P bench/learning.py
 	$(PY) -P bench/ingest.py
+	$(PY) -P bench/freed_memory.py
 	QT_QPA_PLATFORM=offscreen $(PY) -P bench/gui.py --episodes 10000
 
 # Renders every console page from a fresh demo home into docs/screenshots/ (the README shows them), the console

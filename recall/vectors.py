@@ -37,6 +37,7 @@ from recall.embedders import CHOICES, Embedder
 from recall.vector_errors import vector_problem
 from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
+from store.core.freed_memory import wipe_freed_memory
 
 log = logging.getLogger("jiyi.recall")
 
@@ -94,6 +95,7 @@ def _client(home: Path, url: str) -> Any:
             settings=settings,
         )
     folder = home / "vectors"
+    wipe_freed_memory()  # hnswlib writes rows it never filled to data_level0.bin
     make_private_dirs(folder)
     client = chromadb.PersistentClient(path=str(folder), settings=settings)
     make_private(folder)  # chroma.sqlite3, and what an older Jiyi left readable

@@ -28,6 +28,7 @@ from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import InvalidInput, NotFound
+from store.core.freed_memory import wipe_freed_memory
 from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
@@ -120,6 +121,7 @@ class Store:
             target = parse_database_url(database_url)
         except ValueError as exc:
             raise InvalidInput(f"database URL: {exc}") from None
+        wipe_freed_memory()  # before any text of the home is read (see `freed_memory`)
         home = prepare_home(home)
         lock = HomeLock(home)
         lock.acquire()
