@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,12 @@ class JiyiClient:
         self._sock: socket.socket | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
+        # A request under way is ended from another thread by shutting its connection down, never by closing
+        # it: a descriptor closed under a thread that is about to wait on it can be reused by a connection
+        # opened meanwhile, and that thread would then wait on someone else's connection.
+        self._state = threading.Lock()
+        self._in_request: int | None = None  # the thread sending a request and waiting for its answer
+        self._cut = False  # closed for good: no request opens a connection again
 
     def __enter__(self) -> JiyiClient:
         return self
@@ -74,12 +81,25 @@ class JiyiClient:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; a request waiting for its answer on another thread gives up at once."""
-        sock, self._sock, self._buffer = self._sock, None, b""
-        if sock is not None:
-            with contextlib.suppress(OSError):  # not connected, or the service closed it already
-                sock.shutdown(socket.SHUT_RDWR)  # close() alone would not wake a recv() under way
+        """Close the connection (the next request opens a new one). From another thread, a request
+        waiting for its answer gives up at once: its connection is shut down, and that request closes it."""
+        with self._state:
+            sock = self._sock
+            if sock is None:
+                return
+            elsewhere = self._in_request is not None and self._in_request != threading.get_ident()
+            if not elsewhere:
+                self._sock, self._buffer = None, b""
+        with contextlib.suppress(OSError):  # not connected, or the service closed it already
+            sock.shutdown(socket.SHUT_RDWR)  # close() alone would not wake a recv() under way
+        if not elsewhere:
             sock.close()
+
+    def cut(self) -> None:
+        """Close for good, from any thread: a request under way gives up at once, and no later one connects."""
+        with self._state:
+            self._cut = True
+        self.close()
 
     # -- the wire ----------------------------------------------------------------------
 
@@ -96,6 +116,18 @@ class JiyiClient:
         request = {"id": next(self._ids), "v": PROTOCOL_MAJOR, "method": method, "params": params or {}}
         line = json.dumps(request, ensure_ascii=False)
         payload = line.encode("utf-8") + b"\n"
+        with self._state:
+            self._in_request = threading.get_ident()
+        try:
+            return self._exchange(payload, retry_after_send)
+        finally:
+            with self._state:
+                self._in_request = None
+                cut = self._cut
+            if cut:
+                self.close()  # shut down from another thread meanwhile: closed here, by the thread that used it
+
+    def _exchange(self, payload: bytes, retry_after_send: bool) -> dict[str, Any]:
         for attempt in (1, 2):
             reused = self._sock is not None
             try:
@@ -127,19 +159,26 @@ class JiyiClient:
         return json.dumps({**hello, "params": {"kind": self.hello}}).encode("utf-8") + b"\n"
 
     def _connect(self) -> socket.socket:
-        if self._sock is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(self.timeout)
-            try:
-                sock.connect(self.socket_path)
-            except OSError:
+        if self._sock is not None:
+            return self._sock
+        if self._cut:
+            raise ConnectionRefusedError(f"this client was closed ({self.socket_path})")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            raise
+        with self._state:
+            if self._cut:  # cut while connecting: this connection would outlive the cut
                 sock.close()
-                raise
+                raise ConnectionRefusedError(f"this client was closed ({self.socket_path})")
             self._sock, self._buffer = sock, b""
-        return self._sock
+        return sock
 
     def _read_response(self) -> dict[str, Any]:
-        sock = self._sock  # `close` from another thread may drop it meanwhile: recv then fails (OSError)
+        sock = self._sock  # `close` from another thread shuts it down meanwhile: recv then answers nothing
         if sock is None:
             raise ConnectionError("the connection was closed")
         while b"\n" not in self._buffer:

@@ -90,7 +90,7 @@ class Wire:
             self._closed = True
             clients, self._clients = self._clients, []
         for client in clients:
-            client.close()
+            client.cut()  # a call under way on another thread gives up at once and opens no new connection
 
 
 class JobFollower:
