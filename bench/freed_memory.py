@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.ingest
 
-from bench.ingest import runs
+from bench.ingest import report_runs, runs
 from service.config import load_config
 from service.memory.memory import Memory
 from store.core.freed_memory import FREED_FILL, wipe_freed_memory
@@ -47,14 +47,7 @@ def one_round(folder: Path, n_runs: int, n_recalls: int, seed: int) -> tuple[flo
     sample = runs(n_runs, seed, f"r{seed}")
     with Memory.open(load_config(home=folder, env={"JIYI_MEMORY_RAG": "off"})) as memory:
         memory.recall.recall_query("预热", "pixel7")  # the model loaded before the clock starts
-        started = time.perf_counter()
-        for run in sample:
-            outcome = run["outcome"]
-            memory.runs.run_start(outcome["run_id"], outcome["device_scope"].removeprefix("device:"), goal="")
-            for event in run["events"]:
-                memory.runs.run_event(event)
-            memory.runs.run_finish(outcome["run_id"], outcome)
-        per_run = (time.perf_counter() - started) / n_runs
+        per_run = report_runs(memory, sample)
         started = time.perf_counter()
         for i in range(n_recalls):
             run = sample[i % n_runs]["outcome"]

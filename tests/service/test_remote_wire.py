@@ -14,12 +14,18 @@ from service.remote.channel import Wire
 from store.core.errors import EnvironmentProblem
 
 
+def _listening(path: Path, backlog: int = 1) -> socket.socket:
+    """A stand-in service on `path` that accepts and reads, and answers only when a test does."""
+    service = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    service.bind(str(path))
+    service.listen(backlog)
+    return service
+
+
 def test_closing_cuts_a_long_call_that_waits_for_its_answer(short_dir: Path) -> None:
     # A service busy with a long request: it accepts, reads, and has not answered yet.
     path = short_dir / "busy.sock"
-    busy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    busy.bind(str(path))
-    busy.listen(1)
+    busy = _listening(path)
     wire = Wire(path)
     outcome: list[BaseException] = []
 
@@ -57,9 +63,7 @@ def test_closing_cuts_a_read_under_way_and_it_opens_no_new_connection(short_dir:
     # A read on a reused connection may be sent again on a fresh one; not once the wire is closed (the
     # console closing): a fresh connection would wait out its whole timeout for an answer nobody reads.
     path = short_dir / "slow.sock"
-    service = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    service.bind(str(path))
-    service.listen(4)
+    service = _listening(path, backlog=4)
     wire = Wire(path)
     outcome: list[BaseException] = []
     second_sent = threading.Event()
@@ -108,9 +112,7 @@ def test_a_connection_in_use_is_shut_down_from_another_thread_and_closed_by_its_
     # Closing a descriptor another thread is about to wait on frees its number for the next socket opened,
     # and that thread then waits on someone else's connection (a console's close waited 30 s on one).
     path = short_dir / "paused.sock"
-    service = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    service.bind(str(path))
-    service.listen(1)
+    service = _listening(path)
     client = _Paused(path)
     answers: list[dict[str, Any]] = []
     owner = threading.Thread(target=lambda: answers.append(client.request("health")))
