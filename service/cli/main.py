@@ -30,6 +30,7 @@ from service.cli import (
     lesson,
     lookup,
     migrate,
+    schema,
     serve,
     upkeep,
 )
@@ -48,7 +49,22 @@ from store.core.errors import (
 )
 
 EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5, Busy: 5, Forbidden: 6}
-GROUPS = (demo, alias, lesson, learn, inventory, lookup, serve, dream, upkeep, migrate, interchange, desk, evaluate)
+GROUPS = (
+    demo,
+    alias,
+    lesson,
+    learn,
+    inventory,
+    lookup,
+    serve,
+    dream,
+    upkeep,
+    migrate,
+    interchange,
+    desk,
+    evaluate,
+    schema,
+)
 """The command groups, in the order `jiyi --help` lists them."""
 
 

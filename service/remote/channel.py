@@ -7,12 +7,19 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
+
+import msgspec
 
 from service.client import JiyiClient
 from service.errors import Cancelled
+from service.ops.declare import Args, Operation
 from service.remote import wire
-from store.core.errors import EnvironmentProblem
+from store.core.errors import EnvironmentProblem, JiyiError
+
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+T = TypeVar("T")
 
 TIMEOUT_S = 30.0
 FRESH_S = 20.0  # a connection unused this long is opened again (far below the service's idle timeout)
@@ -62,6 +69,21 @@ class Wire:
         finally:
             if self._closed:  # closed while this call ran: its connection, opened again, goes too
                 client.close()
+
+    def invoke(self, operation: Operation[A, R], params: A | None = None) -> R:
+        """Call a declared operation: its params encoded from their struct, its result decoded into the
+        operation's result type (checked: a result of another shape is an error naming the field)."""
+        return self.invoke_as(operation, params, operation.result)
+
+    def invoke_as(self, operation: Operation[A, Any], params: A | None, into: type[T]) -> T:
+        """Call `operation` and decode its result into `into`, a type with the result's field names
+        (the facade's own dataclass, where it has them: `Resolution`, `AppKbEntry`)."""
+        sent = msgspec.to_builtins(params) if params is not None else None
+        result = self.call(operation.name, sent, writes=operation.writes)
+        try:
+            return msgspec.convert(result, into)
+        except msgspec.ValidationError as exc:
+            raise JiyiError(f"the service answered {operation.name} with an unexpected result: {exc}") from exc
 
     def _answer(self, response: dict[str, Any]) -> Any:
         if response.get("ok"):

@@ -19,22 +19,29 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
 from recall.resolve import Resolution
 from service.config import Config
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+from service.ops import appkb as ops
+from service.ops import status
+from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
 from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult
+from store.appkb.kb import ForgetAliasResult, LearnAliasResult
 from store.episodes.archive import EpisodeFilter
 from store.interchange.import_source import ImportReport
 
 
 class RemoteAppKb:
+    """The App-KB's operations, each a call of its declaration (`service.ops.appkb`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
@@ -49,40 +56,64 @@ class RemoteAppKb:
         offset: int = 0,
         order: str = "reference",
     ) -> list[AppKbEntry]:
-        params = {"device": device, "kind": kind, "include_stale": include_stale, "text": text, "order": order}
+        def page(limit: int, offset: int) -> AliasPage:
+            args = ListArgs(
+                device=device,
+                kind=kind,
+                include_stale=include_stale,
+                text=text,
+                limit=limit,
+                offset=offset,
+                order=order,
+            )
+            return self._wire.invoke(ops.LIST, args)
+
         if limit is not None:
-            result = self._wire.call("app.alias.list", {**params, "limit": limit, "offset": offset})
-            return wire.entries(result["entries"])
+            return _entries(page(limit, offset).entries)
         rows: list[AppKbEntry] = []
         next_offset: int | None = offset
         while next_offset is not None:  # everything, a page at a time
-            result = self._wire.call("app.alias.list", {**params, "limit": 5000, "offset": next_offset})
-            rows += wire.entries(result["entries"])
-            next_offset = result["next_offset"]
+            result = page(5000, next_offset)
+            rows += _entries(result.entries)
+            next_offset = result.next_offset
         return rows
 
     def count_aliases(self) -> int:
-        return int(self._wire.call("app.devices")["aliases"])
+        return self._wire.invoke(ops.DEVICES).aliases
 
     def devices(self) -> list[str]:
-        return list(self._wire.call("app.devices")["devices"])
+        return self._wire.invoke(ops.DEVICES).devices
 
     def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
-        return wire.history_items(self._wire.call("app.alias.history", {"name": name, "limit": limit})["items"])
+        items = self._wire.invoke(ops.HISTORY, HistoryArgs(name=name, limit=limit)).items
+        return [HistoryItem(i.seq, i.ts, i.actor, i.type, i.change, i.payload) for i in items]
 
     def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
-        return wire.learned(
-            self._wire.call("app.alias.learn", {"name": name, "package": package, "actor": actor}, writes=True)
-        )
+        r = self._wire.invoke(ops.LEARN, LearnArgs(name=name, package=package, actor=actor))
+        result = LearnAliasResult(r.changed, _entry(r.entry), _entries(r.replaced), r.change)
+        return LearnAliasOutcome(result, r.installed_on, r.missing_on)
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
-        return wire.forgotten(self._wire.call("app.alias.forget", {"name": name, "actor": actor}, writes=True))
+        r = self._wire.invoke(ops.FORGET, ForgetArgs(name=name, actor=actor))
+        return ForgetAliasResult(term=r.term, removed=_entries(r.removed), txn=r.change)
 
     def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
-        return wire.undone(self._wire.call("app.alias.undo", {"change": txn, "actor": actor}, writes=True))
+        r = self._wire.invoke(ops.UNDO, UndoArgs(change=txn, actor=actor))
+        return UndoResult(
+            txn=r.change, reverted_txn=r.reverted, removed=_entries(r.removed), restored=_entries(r.restored)
+        )
 
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
-        return wire.resolution(self._wire.call("app.resolve", {"name": name, "device": device}))
+        # The wire's result has `Resolution`'s own field names: decoded into it directly.
+        return self._wire.invoke_as(ops.RESOLVE, ResolveArgs(name=name, device=device), Resolution)
+
+
+def _entry(row: AliasEntry) -> AppKbEntry:
+    return msgspec.convert(row, AppKbEntry, from_attributes=True)
+
+
+def _entries(rows: list[AliasEntry]) -> list[AppKbEntry]:
+    return [_entry(row) for row in rows]
 
 
 class RemoteRuns:
@@ -365,7 +396,7 @@ class RemoteMemory:
         return self.notices is None or self.notices.is_connected or not self.notices.subscribed.is_set()
 
     def health(self) -> Health:
-        return cast(Health, self._wire.call("health"))
+        return self._wire.invoke(status.HEALTH)
 
     def overview(self) -> Overview:
         return cast(Overview, self._wire.call("overview"))
@@ -375,9 +406,9 @@ class RemoteMemory:
         self.integrity = str(outcome.get("integrity"))
         return cast(dict[str, int], outcome["counts"])
 
-    def service_status(self) -> dict[str, Any]:
+    def service_status(self) -> status.ServiceStatus:
         """Who the service serves (`connections`, `by_kind`), `requests_last_minute`, and its running `job`."""
-        return cast(dict[str, Any], self._wire.call("service.status"))
+        return self._wire.invoke(status.SERVICE_STATUS)
 
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None

@@ -11,15 +11,12 @@ import json
 import math
 from typing import Any
 
+from service.ops.fields import EPOCH_MAX, MAX_DOCUMENT_BYTES, MAX_NAME, MAX_TEXT
+from service.ops.fields import MAX_ID as MAX_ID  # the caps are declared with the fields; the methods import them here
 from store.core import clock
 from store.core.errors import InvalidInput
 
-MAX_TEXT = 4096
-MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
-MAX_NAME = 256  # an app's name or package
-MAX_DOCUMENT_BYTES = 64 * 1024  # an object stored as it is (consolidation detail), serialized as UTF-8 JSON
 INT_LIMIT = (1 << 63) - 1  # SQLite's INTEGER: a larger integer can be neither stored nor compared
-EPOCH_MAX = 32_503_680_000  # 3000-01-01T00:00:00Z; no time an agent means lies beyond it
 
 
 def _bad_number(value: Any) -> bool:

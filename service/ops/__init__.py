@@ -1,0 +1,12 @@
+"""Every socket operation, declared once (`service/ops/declare.py` says what a declaration holds and
+what is derived from it), by domain. `DECLARED` holds them all by name.
+
+Imports nothing of the socket's server or client side: both are derived from here.
+"""
+
+from __future__ import annotations
+
+from service.ops import appkb, status
+from service.ops.declare import Operation
+
+DECLARED: dict[str, Operation] = {op.name: op for module in (status, appkb) for op in module.OPERATIONS}
