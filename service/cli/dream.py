@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.cli.command import Subparsers, add_command
+from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import progress_bar
-from service.config import Config
-from service.remote.attach import open_memory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
