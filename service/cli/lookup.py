@@ -41,7 +41,10 @@ def resolve_name(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    print(f"{result.state}: {result.package or '-'}  ({result.reason})")
+    if result.package:
+        print(f"{result.state}: {result.package}  ({result.reason})")
+    else:  # ambiguous or unknown: no package is chosen; the candidates follow
+        print(f"{result.state}: no package chosen  ({result.reason})")
     for c in result.candidates:
         installed = "" if c.installed is None else ("installed" if c.installed else "not installed")
         print(

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         return command(args, config)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
-        if isinstance(exc, HomeLocked):
+        if isinstance(exc, HomeLocked) and args.command != "serve":  # a second `serve` is told only who serves
             print(
                 "jiyi: this command needs the home to itself (resolve, recall, recall-stats, alias, health, doctor, "
                 "rebuild, rebuild-vec, desk, lesson, dream, import and export go through a running `jiyi serve`); "
