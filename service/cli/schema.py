@@ -6,11 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command
-from service.config import Config
-from service.ops import DECLARED
-from service.ops.docs import method_table, replace_table
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -23,6 +24,10 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def print_schema(args: argparse.Namespace, _config: Config) -> int:
+    # Imported here: `jiyi --help` imports no domain module (tests/cli/test_startup.py).
+    from service.ops import DECLARED
+    from service.ops.docs import method_table, replace_table
+
     if args.docs is not None:
         text = args.docs.read_text("utf-8")
         args.docs.write_text(replace_table(text, method_table(list(DECLARED.values()))), "utf-8")
