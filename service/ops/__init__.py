@@ -6,7 +6,9 @@ Imports nothing of the socket's server or client side: both are derived from her
 
 from __future__ import annotations
 
+from typing import Any
+
 from service.ops import appkb, status
 from service.ops.declare import Operation
 
-DECLARED: dict[str, Operation] = {op.name: op for module in (status, appkb) for op in module.OPERATIONS}
+DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in (status, appkb) for op in module.OPERATIONS}

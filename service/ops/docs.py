@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from service.ops.declare import Operation
@@ -11,14 +13,14 @@ BEGIN = "<!-- declared operations: begin -->"
 END = "<!-- declared operations: end -->"
 
 
-def _params(operation: Operation) -> str:  # type: ignore[type-arg]
+def _params(operation: Operation[Any, Any]) -> str:
     names = []
     for field in msgspec.structs.fields(operation.params):
         names.append(f"`{field.encode_name}`" if field.required else f"`{field.encode_name}`?")
     return ", ".join(names) or "—"
 
 
-def method_table(operations: list[Operation]) -> str:  # type: ignore[type-arg]
+def method_table(operations: list[Operation[Any, Any]]) -> str:
     """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, what it does."""
     lines = [
         BEGIN,

@@ -20,6 +20,7 @@ from service.rpc.context import CallContext
 from service.rpc.decode import decoder
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
+from service.rpc.protocol import Request
 from service.rpc.registry import MethodTable, Registry
 from store.core.errors import InvalidInput
 
@@ -130,9 +131,9 @@ def test_a_declared_handler_gets_its_struct_and_the_context_and_its_result_goes_
     reply = json.loads(dispatcher.handle_line(b'{"id": 1, "method": "test.echo", "params": {"name": "hi"}}'))
     assert reply["ok"] and reply["result"]["name"] == "hi" and reply["result"]["connection"] is None
     assert reply["result"]["uptime_s"] >= 0
-    on_seven = dispatcher.run(
-        dispatcher.prepare(b'{"id": 2, "method": "test.echo", "params": {"name": "x"}}'), dispatcher.context(7)
-    )  # type: ignore[arg-type]
+    request = dispatcher.prepare(b'{"id": 2, "method": "test.echo", "params": {"name": "x"}}')
+    assert isinstance(request, Request)
+    on_seven = dispatcher.run(request, dispatcher.context(7))
     assert on_seven["result"].connection == 7
     bad = json.loads(dispatcher.handle_line(b'{"id": 3, "method": "test.echo", "params": {"name": 1}}'))
     assert bad["error"] == {"code": "invalid_params", "message": "params.name must be a string, not int"}
@@ -144,10 +145,11 @@ def test_hello_and_subscribe_act_through_the_call_context(memory: Memory) -> Non
     context = dispatcher.context(5, lambda: subscribed.append(5))
     dispatcher.presence.opened(5)
     hello = dispatcher.prepare(b'{"id": 1, "method": "client.hello", "params": {"kind": "worker"}}')
-    assert dispatcher.run(hello, context)["ok"]  # type: ignore[arg-type]
+    assert isinstance(hello, Request) and dispatcher.run(hello, context)["ok"]
     assert context.peer_kind == "worker" and dispatcher.presence.snapshot()["by_kind"]["worker"] == 1
     subscribe = dispatcher.prepare(b'{"id": 2, "method": "changes.subscribe"}')
-    result = dispatcher.run(subscribe, context)["result"]  # type: ignore[arg-type]
+    assert isinstance(subscribe, Request)
+    result = dispatcher.run(subscribe, context)["result"]
     assert subscribed == [5] and context.peer_kind == "console" and result.generation == memory.generation
 
 
