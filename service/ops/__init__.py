@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.ops import appkb, status
+from service.ops import appkb, runs, status
 from service.ops.declare import Operation
 
-DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in (status, appkb) for op in module.OPERATIONS}
+DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in (status, appkb, runs) for op in module.OPERATIONS}

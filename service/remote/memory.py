@@ -27,8 +27,9 @@ from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
 from service.ops import appkb as ops
-from service.ops import status
+from service.ops import runs, status
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
+from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.notices import NoticeReader
@@ -117,21 +118,24 @@ def _entries(rows: list[AliasEntry]) -> list[AppKbEntry]:
 
 
 class RemoteRuns:
+    """The episode archive's operations, each a call of its declaration (`service.ops.runs`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     @staticmethod
-    def _filter(f: EpisodeFilter | None) -> dict[str, Any]:
+    def _filter(f: EpisodeFilter | None, **page: Any) -> EpisodeListArgs:
         f = f or EpisodeFilter()
-        return {
-            "text": f.text,
-            "app": f.app,
-            "device": f.device,
-            "success": f.success,
-            "since": f.since,
-            "until": f.until,
-            "revoked": f.revoked,
-        }
+        return EpisodeListArgs(
+            text=f.text,
+            app=f.app,
+            device=f.device,
+            success=f.success,
+            since=f.since,
+            until=f.until,
+            revoked=f.revoked,
+            **page,
+        )
 
     def list_episodes(
         self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
@@ -139,27 +143,23 @@ class RemoteRuns:
         rows: list[dict[str, Any]] = []
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
-            result = self._wire.call("episode.list", {**self._filter(f), "limit": page, "offset": offset + len(rows)})
-            rows += result["episodes"]
-            if result["next_offset"] is None:
+            result = self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=page, offset=offset + len(rows)))
+            rows += result.episodes
+            if result.next_offset is None:
                 break
         return rows
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
-        return int(self._wire.call("episode.list", {**self._filter(f), "limit": 1, "total": True})["total"])
+        return self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=1, total=True)).total or 0
 
     def get_episode(self, run_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("episode.get", {"run_id": run_id}))
+        return self._wire.invoke(runs.EPISODE_GET, EpisodeArgs(run_id=run_id))
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
-        return int(
-            self._wire.call("episode.revoke", {"run_id": run_id, "reason": reason, "actor": actor}, writes=True)[
-                "change"
-            ]
-        )
+        return self._wire.invoke(runs.EPISODE_REVOKE, RevokeArgs(run_id=run_id, reason=reason, actor=actor)).change
 
     def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
-        return int(self._wire.call("episode.restore", {"run_id": run_id, "actor": actor}, writes=True)["change"])
+        return self._wire.invoke(runs.EPISODE_RESTORE, RestoreArgs(run_id=run_id, actor=actor)).change
 
 
 class RemoteRecall:

@@ -16,6 +16,7 @@ import msgspec
 from service.ops.declare import Args, checks_of
 from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Moment, Strings, Text
 from service.rpc.params import Params, check_epoch
+from store.core.errors import InvalidInput
 
 Decoder = Callable[[dict[str, Any]], Args]
 
@@ -30,6 +31,13 @@ class _Field:
 
 
 def _read(p: Params, f: _Field) -> Any:
+    value = _value(p, f)
+    if value is None and f.required:
+        raise InvalidInput(f"params.{f.name} is required")
+    return value
+
+
+def _value(p: Params, f: _Field) -> Any:
     check, name = f.check, f.name
     if isinstance(check, Text):
         if f.required:
