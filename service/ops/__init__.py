@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.ops import appkb, runs, status
+from service.ops import appkb, recall, runs, status
 from service.ops.declare import Operation
 
-DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in (status, appkb, runs) for op in module.OPERATIONS}
+MODULES = (status, appkb, runs, recall)
+"""The domains whose operations are declared (the others are not yet: `docs/architecture.md`)."""
+
+DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in MODULES for op in module.OPERATIONS}

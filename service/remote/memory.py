@@ -27,7 +27,7 @@ from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
 from service.ops import appkb as ops
-from service.ops import runs, status
+from service.ops import recall, runs, status
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
 from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
@@ -163,52 +163,55 @@ class RemoteRuns:
 
 
 class RemoteRecall:
+    """Recall's operations, each a call of its declaration (`service.ops.recall`)."""
+
     def __init__(self, wire_: Wire, jobs: JobFollower) -> None:
         self._wire = wire_
         self._jobs = jobs
 
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
-        return cast(RecallStatistics, self._wire.call("recall.stats", {"since": since, "until": until}))
+        return self._wire.invoke(recall.STATS, recall.WindowArgs(since=since, until=until))
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
-        return list(self._wire.call("recall.runs", {"since": since, "until": until, "limit": limit})["runs"])
+        return self._wire.invoke(recall.RUNS, recall.RecallRunsArgs(since=since, until=until, limit=limit)).runs
 
     def recall_trace(self, run_id: str) -> dict[str, Any] | None:
-        return cast(dict[str, Any] | None, self._wire.call("recall.trace", {"run_id": run_id})["trace"])
+        return self._wire.invoke(recall.TRACE, recall.TraceArgs(run_id=run_id)).trace
 
     def recall_devices(self) -> list[str]:
-        return list(self._wire.call("recall.devices")["devices"])
+        return self._wire.invoke(recall.DEVICES).devices
 
     def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
-        return cast(
-            dict[str, Any], self._wire.call("recall.query", {"goal": goal, "device": device, "explain": explain})
-        )
+        return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
         return cast(dict[str, int], self._jobs.run("vectors.rebuild", progress))
 
 
 class RemoteLessons:
+    """The lessons' operations, each a call of its declaration (`service.ops.recall`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"text": text, "apps": list(apps), "runs": list(runs), "actor": actor}
-        return cast(dict[str, Any], self._wire.call("lesson.add", params, writes=True))
+        args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
+        return self._wire.invoke(recall.LESSON_ADD, args)
 
     def lesson_runs(self, lesson_id: str) -> dict[str, list[dict[str, Any]]]:
-        return cast(dict[str, list[dict[str, Any]]], self._wire.call("lesson.runs", {"lesson_id": lesson_id}))
+        runs: type[dict[str, list[dict[str, Any]]]] = dict
+        return self._wire.invoke_as(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id), runs)
 
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
-        method = {"approved": "lesson.approve", "revoked": "lesson.revoke"}.get(status)
-        if method is None:
+        operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
+        if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
-        return cast(dict[str, Any], self._wire.call(method, {"lesson_id": lesson_id, "actor": actor}, writes=True))
+        return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
     def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
-        return list(self._wire.call("lesson.list", {"status": status})["lessons"])
+        return self._wire.invoke(recall.LESSON_LIST, recall.LessonListArgs(status=status)).lessons
 
 
 class RemoteDesk:
