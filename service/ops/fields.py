@@ -96,6 +96,16 @@ class Strings(Check):
 
 
 @dataclass(frozen=True)
+class Items(Check):
+    """A list of at most `max_items` items (their fields are the store's to check)."""
+
+    max_items: int
+
+    def keywords(self) -> dict[str, Any]:
+        return {"maxItems": self.max_items}
+
+
+@dataclass(frozen=True)
 class Document(Check):
     """A JSON object of at most `max_bytes` bytes serialized (compact UTF-8 JSON)."""
 

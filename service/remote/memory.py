@@ -17,17 +17,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
-from recall.resolve import Resolution
+from recall.verdict import Resolution
 from service.config import Config
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
 from service.ops import appkb as ops
-from service.ops import recall, runs, status
+from service.ops import desk, recall, runs, status, upkeep
+from service.ops import learning as learn
+from service.ops import maintenance as maint
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
 from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
@@ -185,7 +187,7 @@ class RemoteRecall:
         return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
-        return cast(dict[str, int], self._jobs.run("vectors.rebuild", progress))
+        return msgspec.convert(self._jobs.run("vectors.rebuild", progress), dict[str, int])
 
 
 class RemoteLessons:
@@ -215,30 +217,31 @@ class RemoteLessons:
 
 
 class RemoteDesk:
+    """The desk memory's operations, each a call of its declaration (`service.ops.desk`, `.maintenance`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def maintenance_status(self) -> MaintenanceStatus:
-        return cast(MaintenanceStatus, self._wire.call("memory.maintenance.status"))
+        return self._wire.invoke(maint.STATUS)
 
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("memory.recall", {"query": query, "limit": limit}))
+        return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.topic.list", {"text": text, "limit": limit, "offset": offset})["topics"])
+        return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(text=text, limit=limit, offset=offset)).topics
 
     def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        params = {"topic_id": topic_id, "limit": limit, "offset": offset}
-        return cast(dict[str, Any], self._wire.call("memory.topic.get", params))
+        return self._wire.invoke(maint.TOPIC_GET, maint.TopicArgs(topic_id=topic_id, limit=limit, offset=offset))
 
     def workday_topics(self, workday: str) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.topic.list", {"workday": workday})["topics"])
+        return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(workday=workday)).topics
 
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.workday.list", {"limit": limit, "offset": offset})["workdays"])
+        return self._wire.invoke(maint.WORKDAY_LIST, maint.WorkdayListArgs(limit=limit, offset=offset)).workdays
 
     def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.consolidation.log", {"limit": limit})["entries"])
+        return self._wire.invoke(maint.CONSOLIDATION_LOG, maint.LogArgs(limit=limit)).entries
 
     def list_facts(
         self,
@@ -249,43 +252,39 @@ class RemoteDesk:
         limit: int = 200,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        params = {"scope": scope, "status": status, "text": text, "limit": limit, "offset": offset}
-        return list(self._wire.call("memory.fact.list", params)["facts"])
+        args = maint.FactListArgs(scope=scope, status=status, text=text, limit=limit, offset=offset)
+        return self._wire.invoke(maint.FACT_LIST, args).facts
 
     def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
-        params = {"fact_id": fact_id, "status": status, "reason": reason or None, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("memory.fact.set_status", params, writes=True))
+        args = maint.FactStatusArgs(fact_id=fact_id, status=status, reason=reason or None, actor=actor)
+        return self._wire.invoke(maint.FACT_SET_STATUS, args)
 
     def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        skills = self._wire.call("memory.skill.list", {"status": status, "audience": "review"})["skills"]
-        return list(skills[offset : offset + limit])
+        skills = self._wire.invoke(maint.SKILL_LIST, maint.SkillListArgs(status=status, audience="review")).skills
+        return skills[offset : offset + limit]
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"skill_id": skill_id, "status": status, "user_request": user_request, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("memory.skill.set_status", params, writes=True))
+        args = maint.SkillStatusArgs(skill_id=skill_id, status=status, user_request=user_request, actor=actor)
+        return self._wire.invoke(maint.SKILL_SET_STATUS, args)
 
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("bundle.list", {"kind": kind, "limit": limit, "offset": offset})["bundles"])
+        return self._wire.invoke(desk.BUNDLE_LIST, desk.BundleListArgs(kind=kind, limit=limit, offset=offset)).bundles
 
     def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("bundle.get", {"bundle_id": bundle_id, "path": path}))
+        return self._wire.invoke(desk.BUNDLE_GET, desk.BundleGetArgs(bundle_id=bundle_id, path=path))
 
     def put_bundle_document(
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
     ) -> DocumentWritten:
-        params = {
-            "bundle_id": bundle_id,
-            "path": path,
-            "content": content,
-            "expected_revision": expected_revision,
-            "actor": actor,
-        }
-        return cast(DocumentWritten, self._wire.call("bundle.document.put", params, writes=True))
+        args = desk.DocumentPutArgs(
+            bundle_id=bundle_id, path=path, content=content, expected_revision=expected_revision, actor=actor
+        )
+        return self._wire.invoke(desk.DOCUMENT_PUT, args)
 
     def bundle_directory(self, bundle_id: str) -> str:
-        return str(self._wire.call("bundle.directory", {"bundle_id": bundle_id})["directory"])
+        return self._wire.invoke(desk.BUNDLE_DIRECTORY, desk.BundleArgs(bundle_id=bundle_id)).directory
 
 
 class RemoteDream:
@@ -298,47 +297,48 @@ class RemoteDream:
     ) -> DreamReport:
         """The pass runs as the service's job; `progress` hears its steps, and a `Cancelled` it raises
         cancels the job between two steps."""
-        return cast(DreamReport, self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}))
+        return msgspec.convert(self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}), DreamReport)
 
     def reports(self, limit: int = 20) -> list[dict[str, Any]]:
-        return list(self._wire.call("dream.reports", {"limit": limit})["reports"])
+        return self._wire.invoke(upkeep.DREAM_REPORTS, upkeep.DreamReportsArgs(limit=limit)).reports
 
 
 class RemoteLearning:
-    """The owner's side of learning (seed 003): what the console's learning page reads and decides."""
+    """The owner's side of learning (seed 003): what the console's learning page reads and decides,
+    each a call of its declaration (`service.ops.learning`)."""
 
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def status(self) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("learning.status"))
+        return self._wire.invoke(learn.STATUS)
 
     def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("learning.queue", {"state": state, "limit": limit, "offset": offset})["intents"])
+        return self._wire.invoke(learn.QUEUE, learn.QueueArgs(state=state, limit=limit, offset=offset)).intents
 
     def intent(self, intent_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("learning.intent", {"intent_id": intent_id}))
+        return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
 
     def failures(self, limit: int = 100) -> list[dict[str, Any]]:
-        return list(self._wire.call("learning.failures", {"limit": limit})["intents"])
+        return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
 
     def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        params = {"state": state, "limit": limit, "offset": offset}
-        return list(self._wire.call("learning.records.list", params)["records"])
+        args = learn.RecordListArgs(state=state, limit=limit, offset=offset)
+        return self._wire.invoke(learn.RECORDS_LIST, args).records
 
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:
-        params = {"intent_id": intent_id, "verdict": verdict, "reason": reason, "actor": "user"}
-        return cast(dict[str, Any], self._wire.call("learning.owner_review", params, writes=True))
+        args = learn.OwnerReviewArgs(intent_id=intent_id, verdict=verdict, reason=reason, actor="user")
+        return self._wire.invoke(learn.OWNER_REVIEW, args)
 
     def revoke_record(
         self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"record_id": record_id, "request_id": request_id, "reason": reason or None, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("learning.record.revoke", params, writes=True))
+        args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
+        return self._wire.invoke(learn.RECORD_REVOKE, args)
 
     def edit_record(self, record_id: str, content: str) -> dict[str, Any]:
-        params = {"record_id": record_id, "content": content, "actor": "user"}
-        return cast(dict[str, Any], self._wire.call("learning.record.edit", params, writes=True))
+        args = learn.RecordEditArgs(record_id=record_id, content=content, actor="user")
+        return self._wire.invoke(learn.RECORD_EDIT, args)
 
 
 class RemoteMemory:
@@ -402,12 +402,12 @@ class RemoteMemory:
         return self._wire.invoke(status.HEALTH)
 
     def overview(self) -> Overview:
-        return cast(Overview, self._wire.call("overview"))
+        return self._wire.invoke(upkeep.OVERVIEW)
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
         outcome = self._follower.run("rebuild", progress)
         self.integrity = str(outcome.get("integrity"))
-        return cast(dict[str, int], outcome["counts"])
+        return msgspec.convert(outcome["counts"], dict[str, int])
 
     def service_status(self) -> status.ServiceStatus:
         """Who the service serves (`connections`, `by_kind`), `requests_last_minute`, and its running `job`."""
@@ -425,8 +425,9 @@ class RemoteMemory:
         return {name: ImportReport(**report) for name, report in result.items()}
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:
-        params = {"directory": str(Path(directory).resolve())}
-        return cast(dict[str, dict[str, int]], self._wire.call("taskwizard.export", params, long=True))
+        args = upkeep.DirectoryArgs(directory=str(Path(directory).resolve()))
+        exported: type[dict[str, dict[str, int]]] = dict
+        return self._wire.invoke_as(upkeep.EXPORT, args, exported, long=True)
 
     # -- change notices ------------------------------------------------------------------
 

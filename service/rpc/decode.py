@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from service.ops.declare import Args, checks_of
-from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Moment, Strings, Text
+from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Items, Moment, Strings, Text
 from service.rpc.params import Params, check_epoch
 from store.core.errors import InvalidInput
 
@@ -47,6 +47,8 @@ def _value(p: Params, f: _Field) -> Any:
     if isinstance(check, Choice):
         return p.choice(name, check.options, f.default)
     if isinstance(check, Integer):
+        if not f.required and f.default is None and p.raw(name) is None:
+            return None  # an optional integer left out
         return p.integer(name, None if f.required else f.default, low=check.low, high=check.high)
     if isinstance(check, Boolean):
         return p.boolean(name, f.default)
@@ -59,6 +61,15 @@ def _value(p: Params, f: _Field) -> Any:
     if isinstance(check, Strings):
         strings = p.strings(name, max_items=check.max_items, max_chars=check.max_chars)
         return f.default if strings is None else strings
+    if isinstance(check, Items):
+        items = p.raw(name)
+        if items is None:
+            return f.default
+        if not isinstance(items, list):
+            raise InvalidInput(f"params.{name} must be a list")
+        if len(items) > check.max_items:
+            raise InvalidInput(f"params.{name} has more than {check.max_items} items")
+        return items
     if isinstance(check, Document):
         document = p.document(name, max_bytes=check.max_bytes)
         return f.default if document is None else document

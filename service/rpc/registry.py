@@ -3,9 +3,9 @@ a `Registry` joins the tables and is what dispatch looks names up in.
 
 A method is served for its declaration (`@table.op(OPERATION)`, `service/ops/`):
 its name, kind and params check come from there, and its handler is called as
-`handler(memory, params, context)` with the params decoded and checked. The
-methods not yet declared there take `handler(memory, Params)` and read their
-params themselves (`@table.method(name)`); `docs/architecture.md` lists them.
+`handler(memory, params, context)` with the params decoded and checked. Every
+socket method is served so; `@table.method(name)`, whose handler reads its own
+`Params`, remains for the small tables tests build.
 
 A domain module imports only this module (and params, the facade, the store):
 never another domain module and never the package that builds the registry,
@@ -29,6 +29,7 @@ Handler = Callable[[Memory, Params], Any]
 OpHandler = Callable[[Memory, Any, CallContext], Any]
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
+GroupedHandler = Callable[[Memory, A, CallContext], Callable[[], R]]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,19 @@ class MethodTable:
         def serve(handler: Callable[[Memory, A, CallContext], R]) -> Callable[[Memory, A, CallContext], R]:
             check = decoder(operation.params)
             self._add(Method(operation.name, handler, operation.writes, grouped, instant, long, operation, check))
+            return handler
+
+        return serve
+
+    def grouped(self, operation: Operation[A, R]) -> Callable[[GroupedHandler[A, R]], GroupedHandler[A, R]]:
+        """Serve `operation`, a write the host may commit together with others (see `service.memory.group`):
+        the decorated handler checks and prepares, and answers the write itself as a call without arguments."""
+
+        def serve(handler: GroupedHandler[A, R]) -> GroupedHandler[A, R]:
+            method = Method(operation.name, handler, True, True, None, False, operation, decoder(operation.params))
+            if not operation.writes:
+                raise ValueError(f"socket method {operation.name!r} is grouped but does not write")
+            self._add(method)
             return handler
 
         return serve
