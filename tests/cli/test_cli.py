@@ -293,6 +293,20 @@ def test_the_console_without_a_display_says_so(home: Path) -> None:
     assert done.returncode == 3 and "no display" in done.stderr
 
 
+def test_eval_recall_runs_the_bundled_paraphrase_set(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    code, out, _ = run("eval", "recall", "--set", "paraphrase", "--scoring", "top", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 95 and report["with_history"]["n"] == 80 and report["scoring"] == "top"
+    assert sum(report["thresholds"]["sources"].values()) == 95  # prequential, as on a device
+    code, _, err = run("eval", "recall", "--set", "paraphrase", "--history", "h.tsv")
+    assert code == 2 and "either --set or --history" in err
+    code, _, err = run("eval", "recall", "--queries", "q.tsv")
+    assert code == 2 and "--set paraphrase" in err
+    with pytest.raises(SystemExit):
+        run("eval", "recall", "--set", "paraphrase", "--scoring", "best")
+
+
 def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
     history = tmp_path / "history.tsv"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recall.embedders import HashEmbedder
@@ -212,3 +214,52 @@ def test_recall_of_many_tasks_at_once_answers_as_one_at_a_time(index: VectorInde
     assert [replace(r, latency_ms=0.0) for r in together] == [replace(r, latency_ms=0.0) for r in alone]
     assert {r.status for r in together} == {"ok", "abstained"}
     assert recall.recall_many(goals, "nowhere", mentions, mode="shadow")[2].status == "abstained"
+
+
+class TwoModes(HashEmbedder):
+    """The hash embedder with e5's two modes told apart (a passage is embedded with its prefix)."""
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.queries([f"passage: {t}" for t in texts])
+
+
+def test_goals_are_embedded_as_queries_and_a_collection_of_passages_names_rebuild_vec(tmp_path: Path) -> None:
+    vectors = VectorIndex(tmp_path, TwoModes())
+    doc = episode_document(outcome("r1", "用高德导航去机场", "com.autonavi.minimap"))
+    vectors.upsert(EPISODE, "device:d1", [doc])
+    stored = vectors.collection(EPISODE, "device:d1")
+    assert stored is not None and stored.metadata["embed_mode"] == "query"
+    got = stored.get(ids=["r1"], include=["embeddings"])["embeddings"][0]
+    as_query = vectors.embedder.queries([str(doc.embed_text)])[0]
+    assert abs(float(sum(a * b for a, b in zip(got, as_query, strict=True))) - 1.0) < 1e-4
+    # a collection from before (scheme 2, goals as passages, no mode recorded) is refused until `jiyi rebuild-vec`
+    fresh = VectorIndex(tmp_path, TwoModes())
+    name = fresh.name(EPISODE, "device:old")
+    old = {"embedder": "hash", "dim": 384, "scheme": 2}
+    fresh.client.get_or_create_collection(name, embedding_function=None, metadata=old)
+    with pytest.raises(IndexMismatch, match=r"embedded as passage .*as query; run `jiyi rebuild-vec`"):
+        fresh.query(EPISODE, "device:old", [0.0] * 384, 1)
+    fresh.drop_all(EPISODE)  # what rebuild-vec does first; the collections it makes again record the mode
+    fresh.upsert(EPISODE, "device:old", [doc])
+    assert fresh.query(EPISODE, "device:old", as_query, 1)[0].id == "r1"
+
+
+def test_the_margin_confidence_counts_the_top_apps_lead_over_the_runner_up(index: VectorIndex) -> None:
+    recall = EpisodeRecall(index, index.embedder, min_score=0.0)
+    result = recall.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", now=2000.0, explain=True)
+    sure = result.confidence
+    assert sure is not None and sure.scoring == "margin" and sure.top_app == ["com.xingin.xhs"]
+    assert sure.runner_up and sure.second is not None and sure.margin == round(sure.top - sure.second, 4)
+    assert sure.value == round(sure.top + sure.margin, 4)
+    assert result.to_dict()["confidence"]["runner_up"] == sure.runner_up
+    # the threshold is held against the confidence, not the top score: between the two, margin recalls, top does not
+    between = (sure.top + sure.value) / 2
+    assert recall.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", threshold=between).top1_apps
+    top = EpisodeRecall(index, index.embedder, scoring="top")
+    assert (
+        top.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", threshold=between).status == "abstained"
+    )
+    # the reference's hybrid score stays available for comparison
+    ref = EpisodeRecall(index, index.embedder, min_score=0.0, scoring="reference")
+    by_ref = ref.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", explain=True).confidence
+    assert by_ref is not None and by_ref.scoring == "reference" and by_ref.value == by_ref.top
