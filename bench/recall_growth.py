@@ -14,7 +14,7 @@ reach, since it may only look back — the hit@1 of the best single threshold
 chosen in hindsight within the budget. Targets (issue 17): calibration keeps
 contamination ≤ the budget (0.10) at every size and raises hit@1 at every size.
 
-Run: `make bench` or `python bench/recall_growth.py [--split instruction|family] [--embed-model NAME]
+Run: `make bench` or `python bench/recall_growth.py [--split instruction|family|paraphrase] [--embed-model NAME]
 [--max-contamination X] [--sizes 50,150]`.
 """
 
@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from service.config import load_config
-from service.evaluation.recall_eval import read_history, run_eval
+from service.evaluation.recall_eval import bundled_set, read_history, run_eval
 
 DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {
-    "instruction": ("recall_history.tsv", "recall_queries.tsv"),
-    "family": ("recall_history_family.tsv", "recall_queries_family.tsv"),
+    "instruction": (DATA / "recall_history.tsv", DATA / "recall_queries.tsv"),
+    "family": (DATA / "recall_history_family.tsv", DATA / "recall_queries_family.tsv"),
+    "paraphrase": bundled_set("paraphrase"),  # resources/recall_dev_NOTICE.txt
 }
 SIZES = "50,150,400,all"
 DRAWS = 3
@@ -57,7 +58,7 @@ def main() -> None:
     parser.add_argument("--max-contamination", type=float, default=0.10)
     parser.add_argument("--sizes", default=SIZES, help=f"history sizes, comma-separated ('all': every row; {SIZES})")
     args = parser.parse_args()
-    history, queries = (DATA / name for name in SPLITS[args.split])
+    history, queries = SPLITS[args.split]
     total = len(read_history(history))
     sizes = [None if s.strip() == "all" else int(s) for s in args.sizes.split(",")]
     budget = args.max_contamination

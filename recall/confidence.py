@@ -4,8 +4,9 @@ Recall weighs one candidate per app (`EpisodeRecall.weigh`: vector + w × term
 ownership). What it decides on is a *confidence* over those apps
 (docs/recall.md, Confidence):
 
-* `margin` (default): s1 + λ × (s1 − s2) — the top app's score plus its lead
-  over the runner-up (λ per embedder, 1 for the listed ones). A task that
+* `margin` (default): s1 + λ × (s1 − s2) — the top app's score plus part of
+  its lead over the runner-up (λ per embedder, 0.5: measured against 0.25, 1
+  and 2 on the paraphrase set and the instruction split). A task that
   reads like one past run of one app and like nothing of any other app is a
   safer answer than one whose two best apps are level; the raw top score
   cannot tell them apart. With a single app among the neighbours there is no
@@ -61,6 +62,7 @@ class Confidence:
     runner_up: list[str]  # empty: no other app among the neighbours
     second: float | None
     margin: float  # top − second (0 without a runner-up)
+    lead_weight: float = 1.0  # λ: how much of the margin counts (scoring `margin`)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,4 +99,5 @@ def confidence(ranked: Sequence[Weighed], scoring: str, lead_weight: float = 1.0
         list(ranked[1].apps) if len(ranked) > 1 else [],
         None if second is None else round(second, 4),
         round(margin, 4),
+        lead_weight if scoring == "margin" else 0.0,
     )

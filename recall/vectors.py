@@ -44,10 +44,11 @@ log = logging.getLogger("jiyi.recall")
 # What a kind's vectors are computed from changed at these versions; an older collection needs `rebuild-vec`.
 # episode 2: the goal alone is embedded (1 embedded the whole document: goal, apps, outcome).
 SCHEMES = {"episode": 2}
-# How a kind's documents are embedded: e5 has a query and a passage mode. An episode's goal is matched against a
-# new task, goal against goal, a symmetric task, so both sides are embedded as queries (docs/recall.md, Confidence:
-# measured on the paraphrase development set). Recorded per collection; a collection without it holds passages.
-MODES = {"episode": "query"}
+# How a kind's documents are embedded: e5 has a query and a passage mode (the new task is always a query). Goals
+# embedded as queries too (goal against goal is a symmetric match) were measured and left out: level on the
+# paraphrase set out of sample, 0.08 of hit@1 lost on the instruction split (docs/recall.md, Confidence).
+# Recorded per collection (a collection without it holds passages); a change names `jiyi rebuild-vec`.
+MODES = {"episode": "passage"}
 # Documents embedded and written per Chroma call: well under Chroma's batch cap (5,461 for the embedded one).
 BATCH = 1000
 

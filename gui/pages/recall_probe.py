@@ -130,8 +130,8 @@ class RecallProbe(QWidget):
         if sure["scoring"] == "margin":
             if not sure["runner_up"]:
                 return self.tr("最高 {0:.3f}，附近没有别的应用（领先按 0 计）").format(sure["top"])
-            return self.tr("最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + 领先").format(
-                sure["top"], " ".join(sure["runner_up"]), sure["second"], sure["margin"]
+            return self.tr("最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先").format(
+                sure["top"], " ".join(sure["runner_up"]), sure["second"], sure["margin"], sure["lead_weight"]
             )
         if sure["scoring"] == "reference":
             return self.tr("参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}").format(sure["top"])

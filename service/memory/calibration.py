@@ -59,8 +59,14 @@ class CalibrationService:
 
     @property
     def default(self) -> float:
-        """The fixed threshold a device starts from and is anchored to: the embedder's, for the scoring."""
+        """The fixed threshold a device starts from: the embedder's, for the scoring (over a long history)."""
         return tuning(self.recall.embedder_id).anchor(self.recall.scoring)
+
+    def anchor(self, runs: list[leave_one_out.PastRun]) -> float:
+        """The fixed threshold a device with these past runs is anchored to: the cold-start one (from
+        paraphrase-style data) while most of them are their app's only run, else `default`."""
+        one_per_app = calib.singles_share([r.apps for r in runs]) >= calib.SINGLES_TO_LOOSEN
+        return tuning(self.recall.embedder_id).anchor(self.recall.scoring, one_per_app=one_per_app)
 
     # -- on the request path: answers from memory --------------------------------------
 
@@ -168,20 +174,23 @@ class CalibrationService:
         with self._lock:
             evaluations = list(observed)
         now = time.time()
+        runs = self._past_runs(device)
         chosen: Calibration | None
         if len(evaluations) >= calib.MIN_EVALUATIONS:
-            chosen = calib.choose(device, self.embedder, evaluations, "evaluations", self.budget, now, self.default)
+            anchor = self.anchor(runs)
+            chosen = calib.choose(device, self.embedder, evaluations, "evaluations", self.budget, now, anchor)
         else:
-            chosen = self._from_past_runs(device, scope, now, full, len(evaluations))
+            chosen = self._from_past_runs(device, scope, runs, now, full, len(evaluations))
         if chosen is not None:
             self._keep(chosen)
         return self._current[device]
 
-    def _from_past_runs(self, device: str, scope: str, now: float, full: bool, evaluations: int) -> Calibration | None:
+    def _from_past_runs(
+        self, device: str, scope: str, runs: list[leave_one_out.PastRun], now: float, full: bool, evaluations: int
+    ) -> Calibration | None:
         """Leave-one-out over the device's past successful runs, or the fixed threshold; None: unchanged."""
-        runs = self._past_runs(device)
         if len(runs) < calib.MIN_LEAVE_ONE_OUT:
-            return calib.fixed(device, self.embedder, self.default, self.budget, now, evaluations)
+            return calib.fixed(device, self.embedder, self.anchor(runs), self.budget, now, evaluations)
         known = self._current.get(device)
         if (
             not full
@@ -200,7 +209,7 @@ class CalibrationService:
             "leave-one-out",
             self.budget,
             now,
-            self.default,
+            self.anchor(runs),
             may_loosen=loosen,
             may_tighten=not loosen or calib.SINGLES_TIGHTEN,
         )

@@ -167,4 +167,4 @@ def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
     assert list(point.getData()[0]) == [kept["threshold"]]
     assert chart.budget_line.value() == 0.10 and chart.threshold_line.value() == kept["threshold"]
     # the thresholds are on the confidence, and the axis says so
-    assert "置信度（最高应用得分 + 领先第二名的差）" in chart.plot.getPlotItem().getAxis("bottom").labelText
+    assert "置信度（最高应用得分 + 部分领先第二名的差）" in chart.plot.getPlotItem().getAxis("bottom").labelText
