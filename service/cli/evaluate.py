@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall.confidence import SCORINGS
-from recall.embedders import EMBEDDERS
-from service.cli.command import Subparsers, add_command, add_group, positive_int
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group, positive_int
 from service.cli.output import print_json
-from service.config import Config
-from service.evaluation import recall_eval, resolve_eval
 from store.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -25,16 +25,23 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     recall.add_argument("--queries", type=Path, help="TSV: goal<TAB>actual[<TAB>has_history]")
     recall.add_argument(
         "--set",
-        choices=tuple(recall_eval.SETS),
-        help="a bundled set instead of --history/--queries: paraphrase (new tasks reworded from past ones, "
+        choices=LazyChoices("service.evaluation.recall_eval", "SETS"),
+        metavar="NAME",
+        help="a bundled set instead of --history/--queries: %(choices)s (new tasks reworded from past ones, "
         "mostly one past run per app; docs/recall.md)",
     )
     recall.add_argument(
         "--scoring",
-        choices=SCORINGS,
-        help="what the threshold is held against (default: JIYI_RECALL_SCORING): margin, top, reference",
+        choices=LazyChoices("recall.confidence", "SCORINGS"),
+        metavar="SCORING",
+        help="what the threshold is held against: %(choices)s (default: JIYI_RECALL_SCORING)",
     )
-    recall.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    recall.add_argument(
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        metavar="MODEL",
+        help="the embedder to evaluate: %(choices)s (default: JIYI_EMBED_MODEL)",
+    )
     recall.add_argument("--json", action="store_true", help="JSON only")
     recall.add_argument(
         "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
@@ -65,6 +72,8 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import resolve_eval
+
     fresh = "home" not in config.sources
     report = resolve_eval.run_eval(config, args.inventory, args.queries, fresh_home=fresh)
     print_json(report)
@@ -79,6 +88,8 @@ def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
 
 def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import recall_eval
+
     if args.set and (args.history or args.queries):
         raise InvalidInput("give either --set or --history and --queries, not both")
     if args.set:
