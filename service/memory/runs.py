@@ -19,6 +19,7 @@ from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.calibration import CalibrationService
 from service.memory.dream import DreamService
 from service.memory.parts import Parts, check_actor
+from service.memory.procedure_recall import ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from store.appkb import alias_correction
@@ -53,6 +54,7 @@ class RunState:
     recall: RecallResult | None = None
     lessons: list[str] = field(default_factory=list)
     observed: list[dict[str, Any]] = field(default_factory=list)
+    cards: RunCards = field(default_factory=lambda: RunCards(""))
 
 
 class RunService:
@@ -78,6 +80,7 @@ class RunService:
         self._runs: dict[str, RunState] = {}
         self._runs_lock = threading.Lock()
         self.abandoned_runs = 0  # runs dropped unfinished to keep MAX_RUNS_UNDER_WAY
+        self.procedures = ProcedureRecall(parts, recall, self._archive)
 
     # -- the run lifecycle -------------------------------------------------------------
 
@@ -100,8 +103,10 @@ class RunService:
         # The goal becomes the episode's goal_text as given; recall (whose trace is kept) reads it redacted.
         state = RunState(device.strip(), time.time(), goal or "")
         mode = self.config.memory_rag
+        state.cards = RunCards(self.redactor.redact(state.goal))
         if mode != "off" and state.goal.strip():
-            state.recall = self._shadow_recall(self.redactor.redact(state.goal), state.device)
+            state.recall = self._shadow_recall(state.cards.goal, state.device)
+        self.procedures.run_start(run_id, state.cards, state.device, state.recall)
         with self._runs_lock:
             self._runs.pop(run_id, None)  # a restarted run id goes to the back of the line
             self._runs[run_id] = state
@@ -184,6 +189,8 @@ class RunService:
             confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
             if confirmed and receipt.app_package not in run.launched and len(run.launched) < MAX_LAUNCHED_PER_RUN:
                 run.launched.append(str(receipt.app_package))
+            if confirmed:
+                self.procedures.launched(receipt.run_id, run.cards, run.device, str(receipt.app_package))
         self._observe(receipt, launch_name, event.get("note"), actor)
         outcome = LaunchOutcome()
         evidence: list[str] = []
