@@ -302,10 +302,20 @@ class AppKbPage(QWidget):
             return
         self._transferring(False)
         message = semicolon_list(
-            self.tr("{0}：已导入过").format(name)
-            if r.already_imported
-            else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
-            for name, r in reports.items()
+            [
+                *(
+                    self.tr("{0}：已导入过").format(name)
+                    if r.already_imported
+                    else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
+                    for name, r in reports.items()
+                ),
+                # A damaged view (episodes.json cut short...) is said, as TaskWizard's reader logs it.
+                *(
+                    self.tr("{0} 已损坏，按日志重建").format(note.split(" is damaged")[0])
+                    for r in reports.values()
+                    for note in r.damaged
+                ),
+            ]
         )
         self.count_label.setText(message)
         self.transferred.emit(message)

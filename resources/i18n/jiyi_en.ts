@@ -327,6 +327,11 @@
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/appkb_page.py" line="314"/>
+        <source>{0} 已损坏，按日志重建</source>
+        <translation>{0} is damaged; rebuilt from the log</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/appkb_page.py" line="323"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
