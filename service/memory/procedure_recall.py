@@ -17,8 +17,8 @@ Nothing is selected without a goal, or in mode `off`. Jiyi counts these selectio
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -42,37 +42,48 @@ class RunCards:
     query: np.ndarray | None = None
 
 
-class ProcedureRecall:
-    """Selects and counts a run's procedure cards (see the module's docstring)."""
+Pick = tuple[str, dict[str, Any]]  # (point, selection)
 
-    def __init__(self, parts: Parts, recall: RecallService, archive: Callable[[Callable[[], object]], bool]) -> None:
-        self.parts, self.recall, self._archive = parts, recall, archive
+
+class ProcedureRecall:
+    """Selects a run's procedure cards (see the module's docstring); the run path writes what it picked in
+    the transaction it writes anyway (`record`), so counting costs a run no commit of its own."""
+
+    def __init__(self, parts: Parts, recall: RecallService) -> None:
+        self.parts, self.recall = parts, recall
         self.store = parts.store
         self._vectors = CardVectors()
 
-    def run_start(self, run_id: str, cards: RunCards, device: str, shadow: RecallResult | None) -> None:
+    def run_start(self, cards: RunCards, device: str, shadow: RecallResult | None) -> list[Pick]:
         """The run-start points: a general card in mode `on`, then each app the goal names."""
         mode = self.parts.config.memory_rag
         if mode == "off" or not cards.goal.strip():
-            return
+            return []
+        picks: list[Pick | None] = []
         if mode == "on":
-            self._select(run_id, cards, device, None, "run_start")
+            picks.append(self._select(cards, device, None, "run_start"))
         named = [a for c in (shadow.candidates if shadow else []) if c.source == "mention" for a in c.apps]
         for package in list(dict.fromkeys(named))[:MENTION_PREFETCH_MAX_APPS]:
             if package not in cards.selected:
                 cards.selected.add(package)
-                self._select(run_id, cards, device, package, "run_start_mention")
+                picks.append(self._select(cards, device, package, "run_start_mention"))
+        return [pick for pick in picks if pick is not None]
 
-    def launched(self, run_id: str, cards: RunCards, device: str, package: str) -> None:
+    def launched(self, cards: RunCards, device: str, package: str) -> Pick | None:
         """A confirmed launch of `package`: its card, once per package per run."""
         if self.parts.config.memory_rag == "off" or not cards.goal.strip() or package in cards.selected:
-            return
+            return None
         if len(cards.selected) >= MAX_SELECTIONS_PER_RUN:
-            return
+            return None
         cards.selected.add(package)
-        self._select(run_id, cards, device, package, "app_launched")
+        return self._select(cards, device, package, "app_launched")
 
-    def _select(self, run_id: str, cards: RunCards, device: str, package: str | None, point: str) -> None:
+    def record(self, run_id: str, picks: list[Pick]) -> None:
+        """Count `picks` (inside the caller's transaction)."""
+        for point, chosen in picks:
+            recall_stats.record_procedure_selection(self.store, run_id, point, chosen, actor="system")
+
+    def _select(self, cards: RunCards, device: str, package: str | None, point: str) -> Pick | None:
         try:
             available = lessons.procedure_cards(self.store)
             embedder = self.recall.embedder if available else None
@@ -90,7 +101,5 @@ class ProcedureRecall:
         except Exception as exc:
             self.recall.note_error("procedure", exc)
             log.warning("procedure-card selection failed (the run goes on): %s", exc)
-            return
-        self._archive(
-            lambda: recall_stats.record_procedure_selection(self.store, run_id, point, chosen, actor="system")
-        )
+            return None
+        return point, chosen
