@@ -44,6 +44,8 @@ def import_recall_stats(store: Store, root: Path, *, actor: str = "import") -> I
     path = stats_path(root) or Path(root) / PLACES[0] / FILE
     refuse_links(path.parent, path)
     report = ImportReport(str(path))
+    if not path.is_file():  # a folder or a FIFO planted there is not read (a FIFO would block the import)
+        raise InvalidInput(f"{path} is not a regular file; nothing imported from it")
     try:
         data: Any = json.loads(path.read_bytes().decode("utf-8"))
         if not isinstance(data, dict):
