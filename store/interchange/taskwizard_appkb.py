@@ -109,6 +109,12 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path) -> 
         keys = set(identity_of(theirs.entries))
         # A path never imported: a compacted log of a directory imported from elsewhere is known by its
         # entries (a compaction keeps one upsert per live entry), and handled as that directory's rewrite.
+        # A record an earlier Jiyi kept has no identity: the entries imports put stand for it.
+        unknown = [r for r in source.elsewhere if not isinstance(r.get("identity"), list)]
+        if source.state == "new" and unknown:
+            put = identity_of(_imported_keys(store, actor))
+            for record in unknown:
+                record["identity"] = put
         source.recognise(sorted(keys))
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
         known = None
@@ -143,6 +149,15 @@ def _check_view(path: Path, report: ImportReport) -> None:
     except (UnicodeDecodeError, ValueError) as exc:
         why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
         report.damaged_view(path, why)
+
+
+def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
+    """The keys of the entries imports ever put."""
+    keys: set[tuple[str, str, str, str]] = set()
+    for event in store.events(DOMAIN):
+        if event.actor == actor:
+            keys.update(c.entry.key for c in changes_for(event.type, event.payload) if isinstance(c, Put))
+    return keys
 
 
 def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:

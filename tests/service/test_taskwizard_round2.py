@@ -20,6 +20,7 @@ from service.config import Config
 from service.memory.memory import Memory
 from service.rpc.host import SocketHost
 from store.appkb.kb import list_entries
+from store.core.models import MetaValue
 from tests.service.inprocess import in_thread
 from tests.taskwizard_memory import (
     LESSON_IDS,
@@ -117,6 +118,25 @@ def test_a_compacted_app_kb_moved_elsewhere_is_known_by_its_content(hashed: Memo
     before = hashed.store.last_seq()
     assert all(r.already_imported for r in hashed.import_taskwizard(tw.root).values())
     assert hashed.store.last_seq() == before
+
+
+def test_a_directory_an_earlier_jiyi_imported_is_known_after_compaction_and_a_move(
+    hashed: Memory, tmp_path: Path
+) -> None:
+    tw = taskwizard_memory(tmp_path)
+    hashed.import_taskwizard(tw.root)
+    # The progress record as Jiyi kept it before it kept what a log holds: bytes and digest only.
+    with hashed.store.atomic():
+        for row in MetaValue.select().where(MetaValue.key.startswith("import-progress:taskwizard:app_kb:")):
+            record = {k: v for k, v in json.loads(row.value).items() if k != "identity"}
+            MetaValue.update(value=json.dumps(record)).where(MetaValue.key == row.key).execute()
+    entries = [e for e in replay_appkb(tw.appkb) if e["term"] != "小红薯"]  # a full dream deleted it
+    tw.appkb = [{"op": "upsert", "entry": e, "ts": "2026-11-03T00:00:00+00:00"} for e in entries]
+    tw.write()
+    shutil.move(tw.root, tmp_path / "moved")
+    report = hashed.import_taskwizard(tmp_path / "moved")["app_kb"]
+    assert (report.rewritten, report.removed) == (True, 1)
+    assert "小红薯" not in {e.term for e in list_entries(hashed.store)}  # the learned alias is gone
 
 
 def test_another_taskwizard_directory_is_not_taken_for_a_compacted_one(hashed: Memory, tmp_path: Path) -> None:
