@@ -176,16 +176,25 @@ class GrowingLog:
         self.elsewhere: list[dict[str, Any]] = []
         row = MetaValue.get_or_none(MetaValue.key == self.key)
         previous = _record(row.value) if row is not None else None
+        others = self._others()
+        # Copies of one directory imported from two places may both have what one of them appended.
+        self.copies = bool(others)
         if previous is not None:
             self.previous = previous
             if not self._continue(previous):
                 self.state = "rewritten"
             return
-        for other in self._others():
+        for other in others:
             if self._continue(other):
                 self.previous, self.moved_from = other, str(other.get("source", ""))
                 return
             self.elsewhere.append(other)
+
+    @property
+    def compare(self) -> bool:
+        """Whether each line read must be compared with what the store holds (not only counted new): a log
+        read whole, or one appended to while a copy of it was imported from another path."""
+        return self.state in ("new", "rewritten") or (self.state == "appended" and self.copies)
 
     def _others(self) -> list[dict[str, Any]]:
         """The progress records of this kind of log imported from other paths, newest first."""

@@ -118,7 +118,7 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path) -> 
         source.recognise(sorted(keys))
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
         known = None
-        if source.state in ("new", "rewritten"):
+        if source.compare:
             known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
         for _number, op, payload in lines:
             if known is not None and known.take({"op": op, **payload}):

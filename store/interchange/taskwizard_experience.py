@@ -95,7 +95,7 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
         return report
     with store.atomic():
         known = None
-        if source.state in ("new", "rewritten"):
+        if source.compare:
             known = Known(_identity(e.payload) for e in store.events(DOMAIN))
         records: list[dict[str, Any]] = []
         run_ids: set[str] = set()

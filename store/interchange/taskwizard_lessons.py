@@ -101,7 +101,7 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
             return report
         ids: set[str] = set()
         lesson_events = store.events(lessons.DOMAIN, types=[*lessons.STATUS, *lessons.REFERENCE_EVENTS])
-        known = Known(_identity(e) for e in lesson_events) if source.state != "appended" else None
+        known = Known(_identity(e) for e in lesson_events) if source.compare else None
         for number, line in source.lines():
             try:
                 kind, payload = _parse(line)
