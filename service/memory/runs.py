@@ -148,7 +148,7 @@ class RunService:
         """Recall for a run's goal, failing open."""
         try:
             # Explained: the trace keeps every candidate weighed, below the threshold too, for calibration.
-            return self.recall.recall(goal, device, self.parts.bus.generation, explain=True)
+            return self.recall.recall(goal, device, self.parts.generation, explain=True)
         except Exception as exc:
             self.recall.note_error("episode", exc)
             log.warning("recall failed (the run goes on): %s", exc)
@@ -365,7 +365,7 @@ class RunService:
             seq = episodes.set_revoked(
                 self.store, run_id, True, actor=actor, reason=self.redactor.redact(reason) if reason else None
             )
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         try:
             self.recall.forget(run_id, episode["device_scope"])
@@ -378,7 +378,7 @@ class RunService:
         check_actor(actor)
         with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         if self.recall.passes_gate(episode):
             self._index_episode(episode)
