@@ -10,10 +10,11 @@ from __future__ import annotations
 import html
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QByteArray,
+    QCoreApplication,
     QSettings,
     Qt,
     QTimer,
@@ -40,6 +41,7 @@ from gui.paged_model import Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.memory import EpisodeFilter
 
 PAGE_SIZE = 200
@@ -112,6 +114,18 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
 
 class EpisodesPage(QWidget):
     """Browse, inspect, revoke and restore episodes."""
+
+    # Read on demand (F5, a filter, a link), not on every change: runs arrive all the time while agents
+    # work, and a reload under the reader would move the rows being read.
+    domains: ClassVar[frozenset[Domain]] = frozenset()
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "运行档案")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.text_edit
 
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
