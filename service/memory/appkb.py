@@ -26,7 +26,7 @@ from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.appkb.projection import DOMAIN as APP_KB
 from store.core.errors import InvalidInput
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 
 @dataclass

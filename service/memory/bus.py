@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 Listener = Callable[[str, int], None]
 

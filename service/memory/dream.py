@@ -27,7 +27,7 @@ from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
 from store.episodes import folding, recall_terms
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 DOMAIN = "dream"
 
 # The steps in the order a pass runs them; the light pass runs the first two only.

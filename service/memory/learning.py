@@ -22,7 +22,7 @@ from store.learning import admission, adoption, extraction, ledger, queue, recor
 from store.learning.grant import Grant
 from store.learning.projection import DOMAIN, PENDING
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 INTENT_STATES = (*PENDING, "noop", "rejected", "adopted", "refused", "failed", "stopped")
 RECORD_STATES = ("active", "removed", "revoked", "expired")

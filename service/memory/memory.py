@@ -52,7 +52,7 @@ from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizar
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # What the console needs to name the facade's results (it may not import `store` itself).
 __all__ = [

@@ -32,7 +32,7 @@ from store.episodes import recall_stats, recall_terms
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 
 

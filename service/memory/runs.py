@@ -30,7 +30,7 @@ from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # Runs under way live in memory until their `run.finish`. An agent that dies mid-run never sends it,
 # and a hostile client can start runs without end: past this many, the run that started longest ago

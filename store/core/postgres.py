@@ -38,7 +38,7 @@ from playhouse.sqlite_ext import FTS5Model
 from store.core.dialect import POSTGRESQL, Dialect
 from store.core.errors import StorageProblem
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.pg")
 
 # The key of the advisory lock every write transaction holds (any constant: Jiyi owns its database).
 WRITE_LOCK_KEY = 0x4A495949  # "JIYI"

@@ -27,7 +27,7 @@ from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEve
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.episodes")
 
 DOMAIN = "experience"
 AGGREGATE_FIELDS = ("episodes", "successes", "success_rate", "ts_start", "ts_end")

@@ -31,7 +31,7 @@ from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 from store.interchange.import_source import GrowingLog, ImportReport, Known, parse_object, refuse_links, subfolder
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 EVENT_FIELDS: tuple[str, ...] = ("type", "schema_v", "run_id", "step", "ts", "tool", "result_class", "app_package")
 EVENT_FIELDS += ("device_scope", "intent", "note")
