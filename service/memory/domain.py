@@ -24,4 +24,3 @@ class Domain(StrEnum):
 
 
 EVERY_DOMAIN = frozenset(Domain)
-
