@@ -42,7 +42,7 @@ from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.memory import EpisodeFilter
+from service.memory.memory import EpisodeFilter, episode_key
 
 PAGE_SIZE = 200
 
@@ -268,11 +268,16 @@ class EpisodesPage(QWidget):
 
     @page_task
     async def _fetch_page(self, offset: int) -> None:
-        """The next page of the listing shown, asked with the filters that listing started with."""
+        """The next page of the listing shown, asked with the filters that listing started with.
+
+        Asked by key, after the last row shown (not by `offset`): runs that arrived since the listing began are
+        newer, so they neither repeat a row on this page nor push one off it.
+        """
         listing = self.model.listing
-        if listing is None:
+        if listing is None or not self.model.rows:
             return
-        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, offset=offset)
+        after = episode_key(self.model.rows[-1])
+        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, after=after)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self.rows_loaded.emit(len(self.model.rows))
 

@@ -47,7 +47,7 @@ from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
 from store.episodes import lessons, recall_stats
-from store.episodes.archive import EpisodeFilter
+from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
@@ -65,6 +65,7 @@ __all__ = [
     "Memory",
     "Resolution",
     "UndoResult",
+    "episode_key",
 ]
 
 OVERVIEW_DAYS = 30  # the window of the overview's recall quality

@@ -341,10 +341,16 @@ class RunService:
     # -- episodes ----------------------------------------------------------------------
 
     def list_episodes(
-        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        f: EpisodeFilter | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Archived episodes, newest first, filtered and paged in the store."""
-        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset)
+        """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
+        the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
