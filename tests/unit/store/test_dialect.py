@@ -68,3 +68,12 @@ def test_no_domain_module_asks_which_back_end_it_runs_on(folder: str) -> None:
         if check.search(line)
     ]
     assert found == []
+
+
+def test_both_database_classes_say_their_contract() -> None:
+    from store.core.connection import JiyiDatabase
+    from store.core.postgres import JiyiPostgresDatabase
+
+    # `JiyiDatabase`'s docstring once followed an assignment, and so was no docstring at all.
+    assert JiyiDatabase.__doc__ and JiyiDatabase.__doc__.startswith("peewee's SQLite database")
+    assert JiyiPostgresDatabase.__doc__ and JiyiPostgresDatabase.__doc__.startswith("peewee's PostgreSQL database")
