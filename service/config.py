@@ -21,6 +21,7 @@ import platformdirs
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from recall.confidence import DEFAULT_SCORING, SCORINGS
 from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
 from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
@@ -173,6 +174,12 @@ SETTINGS: tuple[Setting, ...] = (
         _fraction,
         0.10,
         "share of runs recall may contaminate; each device's threshold is calibrated to stay within it",
+    ),
+    Setting(
+        "recall_scoring",
+        _choice(*SCORINGS),
+        DEFAULT_SCORING,
+        "what episode recall's threshold is held against: margin (top app's score plus its lead), top, reference",
     ),
     Setting(
         "resolve_embedding",

@@ -80,6 +80,10 @@ class TypedSettings:
         return cast(float, self.values["recall_max_contamination"])
 
     @property
+    def recall_scoring(self) -> str:
+        return cast(str, self.values["recall_scoring"])
+
+    @property
     def resolve_embedding(self) -> str:
         return cast(str, self.values["resolve_embedding"])
 

@@ -514,12 +514,32 @@
         <translation>the model&apos;s fixed threshold</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/calibration_chart.py" line="31"/>
+        <source>置信度（最高应用得分 + 部分领先第二名的差）</source>
+        <translation>confidence (the top app&apos;s score + part of its lead over the runner-up)</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/calibration_chart.py" line="32"/>
+        <source>最高应用得分</source>
+        <translation>the top app&apos;s score</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/calibration_chart.py" line="33"/>
+        <source>参考评分（0.75×相似 + 0.25×关键词）</source>
+        <translation>the reference&apos;s score (0.75 × similarity + 0.25 × keywords)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/calibration_chart.py" line="35"/>
+        <source>得分</source>
+        <translation>score</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/calibration_chart.py" line="43"/>
         <source>尚未计算</source>
         <translation>not computed yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="34"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="45"/>
         <source>阈值 {0:.4f} · 来自{1}（{2} 次）· 污染预算 {3:.2f} · {4}</source>
         <translation>threshold {0:.4f} · from {1} ({2} runs) · contamination budget {3:.2f} · {4}</translation>
     </message>
@@ -527,42 +547,47 @@
 <context>
     <name>CalibrationChart</name>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="56"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="67"/>
         <source>校准曲线：阈值越低，召回越多，污染也越多</source>
         <translation>Calibration curve: a lower threshold recalls more, and contaminates more</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="57"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="68"/>
         <source>阈值</source>
         <translation>Threshold</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="60"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="71"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="84"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="95"/>
         <source>还没有设备的校准：设备有了过去的运行或评估后会自动计算</source>
         <translation>No device is calibrated yet; it happens by itself once a device has past runs or evaluations</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="92"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="98"/>
+        <source>阈值：{0}</source>
+        <translation>threshold: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/calibration_chart.py" line="104"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="98"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="110"/>
         <source>污染率上界</source>
         <translation>Contamination (upper bound)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="109"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="121"/>
         <source>选定的点</source>
         <translation>Chosen point</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/calibration_chart.py" line="115"/>
+        <location filename="../../gui/pages/calibration_chart.py" line="127"/>
         <source>污染预算 {0:.2f}</source>
         <translation>Budget {0:.2f}</translation>
     </message>
@@ -2771,32 +2796,32 @@
 <context>
     <name>RecallProbe</name>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="35"/>
+        <location filename="../../gui/pages/recall_probe.py" line="36"/>
         <source>输入一个任务，看回想会给出哪个应用、为什么</source>
         <translation>Type a task to see which app recall would give, and why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="42"/>
+        <location filename="../../gui/pages/recall_probe.py" line="43"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="43"/>
+        <location filename="../../gui/pages/recall_probe.py" line="44"/>
         <source>召回</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="46"/>
+        <location filename="../../gui/pages/recall_probe.py" line="47"/>
         <source>只是询问：不记录、不计分</source>
         <translation>Only asking: nothing is logged or scored</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="71"/>
+        <location filename="../../gui/pages/recall_probe.py" line="72"/>
         <source>请输入任务并选择设备。</source>
         <translation>Type a task and choose a device.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="89"/>
+        <location filename="../../gui/pages/recall_probe.py" line="99"/>
         <source>不召回：没有应用达到阈值 {0}</source>
         <translation>Abstains: no app reaches the threshold {0}</translation>
     </message>
@@ -2807,38 +2832,73 @@
     </message>
     <message>
         <location filename="../../gui/pages/recall_probe.py" line="93"/>
+        <source>召回 {0}</source>
+        <translation>Recalled {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="93"/>
+        <source>不召回 {0}</source>
+        <translation>Not recalled {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="95"/>
+        <source>：置信度 {0:.3f} {1} 阈值 {2}</source>
+        <translation>: confidence {0:.3f} {1} threshold {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="101"/>
         <source>召回 {0}：得分 {1:.3f} ≥ 阈值 {2}</source>
         <translation>Recalls {0}: score {1:.3f} ≥ threshold {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="109"/>
+        <location filename="../../gui/pages/recall_probe.py" line="120"/>
         <source>应用</source>
         <translation>App</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="109"/>
+        <location filename="../../gui/pages/recall_probe.py" line="120"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="109"/>
+        <location filename="../../gui/pages/recall_probe.py" line="120"/>
         <source>相似</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="109"/>
+        <location filename="../../gui/pages/recall_probe.py" line="120"/>
         <source>用词</source>
         <translation>Wording</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="109"/>
+        <location filename="../../gui/pages/recall_probe.py" line="120"/>
         <source>最近的过去任务</source>
         <translation>Nearest past task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="112"/>
+        <location filename="../../gui/pages/recall_probe.py" line="123"/>
         <source>这台设备还没有可比较的运行。</source>
         <translation>This device has no past runs to compare with yet.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="132"/>
+        <source>最高 {0:.3f}，附近没有别的应用（领先按 0 计）</source>
+        <translation>top {0:.3f}, no other app near (lead counted as 0)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="133"/>
+        <source>最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先</source>
+        <translation>top {0:.3f}, runner-up {1} {2:.3f}, lead {3:.3f}; confidence = top + {4} × lead</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="137"/>
+        <source>参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}</source>
+        <translation>the reference&apos;s score (0.75 × similarity + 0.25 × keywords): {0:.3f}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="138"/>
+        <source>最高得分 {0:.3f}</source>
+        <translation>top score {0:.3f}</translation>
     </message>
 </context>
 <context>

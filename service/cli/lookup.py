@@ -80,12 +80,28 @@ def explain_recall(args: argparse.Namespace, config: Config) -> int:
 def _print_decision(result: dict[str, Any], device: str) -> None:
     """The first line: what recall returns, or that it abstains."""
     top = result["candidates"][0] if result["candidates"] else None
+    sure = result.get("confidence")
     if result.get("degraded"):
         print(f"by the task's words alone: {result['degraded']}")
-    if top is None:
-        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {device})")
-    elif top["source"] == "mention":
+    if top is not None and top["source"] == "mention":
         print(f"recalled {' '.join(top['apps'])}: the task names it ({top['term']!r})")
+    elif sure is not None:
+        verdict = f"recalled {' '.join(sure['top_app'])}" if top is not None else "abstained"
+        relation = ">=" if top is not None else "<"
+        print(
+            f"{verdict}  confidence {sure['value']:.3f} {relation} {result['threshold']} "
+            f"({result['embedder']}, {sure['scoring']}, device {device})"
+        )
+        if sure["scoring"] == "margin":
+            second = (
+                f"runner-up {' '.join(sure['runner_up'])} {sure['second']:.3f}, lead {sure['margin']:.3f}"
+                if sure["runner_up"]
+                else "no other app near (lead 0)"
+            )
+            lead = f"confidence = top + {sure['lead_weight']} × lead"
+            print(f"  top {' '.join(sure['top_app'])} {sure['top']:.3f}, {second}; {lead}")
+    elif top is None:
+        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {device})")
     else:
         apps = " ".join(top["apps"])
         print(f"recalled {apps}  score {top['score']:.3f} >= {result['threshold']} ({result['embedder']})")

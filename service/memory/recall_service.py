@@ -87,6 +87,11 @@ class RecallService:
         return self.engine.embedder
 
     @property
+    def scoring(self) -> str:
+        """What the threshold is held against (recall.confidence), without loading the embedder."""
+        return str(self.config.recall_scoring)
+
+    @property
     def embedder_id(self) -> str:
         """The embedder recall uses, without loading it: the served model with `JIYI_EMBED_URL`."""
         return remote_id(self.config.embed_model_name) if self.config.embed_url else str(self.config.embed_model)
@@ -107,7 +112,7 @@ class RecallService:
                 index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
                 if not recall_terms.ensure(self.store):
                     self.rebuild_terms()
-                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats)
+                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats, scoring=self.scoring)
             return self._engine
 
     def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str] | None) -> recall_terms.TermStats:
