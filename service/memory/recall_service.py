@@ -65,6 +65,9 @@ class RecallService:
         self.thresholds: Thresholds | None = None
         self._degraded = 0
         self._degraded_lock = threading.Lock()
+        # Whether the home's own vector index was there when the home opened (Chroma recreates a deleted
+        # one empty when it opens, and recall would then silently find no past run by meaning).
+        self._vectors_at_open = self.config.chroma_url != "" or self._vectors_file().is_file()
 
     @property
     def errors(self) -> dict[str, int]:
@@ -419,7 +422,31 @@ class RecallService:
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
         """Drop and rebuild the vector index from the archive with the configured embedder (writers go on
         meanwhile: see `rebuild`)."""
-        return self.rebuild(progress)
+        counts = self.rebuild(progress)
+        self._vectors_at_open = True
+        return counts
+
+    def _vectors_file(self) -> Path:
+        return self.store.home / "vectors" / "chroma.sqlite3"
+
+    def index_problem(self) -> str | None:
+        """Why recall cannot find past runs by meaning: the home's vector index deleted (now, or before the
+        home opened, and recreated empty since) while the archive holds runs to index; None otherwise (or
+        when the index lives on a Chroma server, which `jiyi doctor` asks)."""
+        if self.config.chroma_url:
+            return None
+        folder = self._vectors_file().parent
+        present = self._vectors_file().is_file()
+        if present and self._vectors_at_open:
+            return None
+        indexable = episodes.count_indexable(self.store, self.config.index_min_steps)
+        if not indexable:
+            return None
+        when = "is missing" if not present else "was missing when the home opened (recreated empty)"
+        return (
+            f"the vector index {folder} {when}: recall cannot find the {indexable} archived runs by meaning; "
+            "run `jiyi rebuild-vec` to rebuild it from the archive"
+        )
 
 
 def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:
