@@ -65,9 +65,13 @@ class RecallService:
         self.thresholds: Thresholds | None = None
         self._degraded = 0
         self._degraded_lock = threading.Lock()
-        # Whether the home's own vector index was there when the home opened (Chroma recreates a deleted
-        # one empty when it opens, and recall would then silently find no past run by meaning).
-        self._vectors_at_open = self.config.chroma_url != "" or self._vectors_file().is_file()
+        # Whether the home's own vector index was gone when the home opened while the archive held runs to
+        # index (Chroma recreates a deleted one empty, and recall would then silently find none by meaning).
+        self._vectors_lost = (
+            not self.config.chroma_url
+            and not self._vectors_file().is_file()
+            and episodes.count_indexable(self.store, self.config.index_min_steps) > 0
+        )
 
     @property
     def errors(self) -> dict[str, int]:
@@ -311,6 +315,7 @@ class RecallService:
         Until it finishes, recall sees a partial index (and may abstain), as with any rebuild.
         """
         index = self.engine.index
+        index.reopen_if_gone()  # `vectors/` deleted under the open index: rebuild into a fresh one
         with self.parts.writes:
             start = self.store.last_seq(episodes.DOMAIN)
         dropped = index.drop_all()
@@ -423,7 +428,7 @@ class RecallService:
         """Drop and rebuild the vector index from the archive with the configured embedder (writers go on
         meanwhile: see `rebuild`)."""
         counts = self.rebuild(progress)
-        self._vectors_at_open = True
+        self._vectors_lost = False
         return counts
 
     def _vectors_file(self) -> Path:
@@ -437,7 +442,7 @@ class RecallService:
             return None
         folder = self._vectors_file().parent
         present = self._vectors_file().is_file()
-        if present and self._vectors_at_open:
+        if present and not self._vectors_lost:
             return None
         indexable = episodes.count_indexable(self.store, self.config.index_min_steps)
         if not indexable:
