@@ -39,7 +39,9 @@ class DatabaseMissing(EnvironmentProblem):
 
 def sqlite_uri(path: Path) -> str:
     """`path` as an SQLite URI that opens it read-write and never creates it (`mode=rw`)."""
-    return "file:" + quote(str(path.absolute())) + "?mode=rw"
+    # "file:///abs/path": an empty authority, and leading slashes collapsed ("//tmp" would read as a host).
+    absolute = "/" + os.path.abspath(path).lstrip("/")
+    return "file://" + quote(absolute) + "?mode=rw"
 
 
 def _holds_files(folder: Path) -> bool:
