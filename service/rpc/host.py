@@ -45,7 +45,7 @@ from service.rpc.trickle import LINE_DEADLINE, longest_trickling, overdue
 from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 WATCH_INTERVAL_MS = 1000
 """How often the host checks that its listener still listens on its own socket file."""
