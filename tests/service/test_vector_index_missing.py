@@ -56,8 +56,8 @@ def test_a_deleted_vector_index_is_reported_until_rebuilt(tmp_path: Path) -> Non
     doctor = subprocess.run([JIYI, "doctor", *home], env=env, capture_output=True, timeout=120)
     assert doctor.returncode == 0 and "ok    vectors" in doctor.stdout.decode(), doctor.stdout.decode()
     with Memory.open(config) as memory:
+        # Only what the files say: this process's Chroma still holds the folder deleted above.
         assert memory.health()["vector_index_problem"] is None
-        assert memory.overview()["index"]["episode_vectors"] == 3
 
 
 def test_a_new_home_without_vectors_reports_nothing(tmp_path: Path) -> None:
