@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
+from gui.codes import service_problem
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.appkb_page import AppKbPage
 from gui.pages.bundles_page import BundlesPage
@@ -41,7 +42,7 @@ from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
 from gui.service_keeper import ServiceKeeper
 from gui.settings_dialog import SettingsDialog
-from gui.words import field_html, semicolon_list
+from gui.words import elided, field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
@@ -281,7 +282,9 @@ class MainWindow(QMainWindow):
             self.service_problem = problem  # why the service did not start: said again on every update
         problem = problem or self.service_problem
         if problem:
-            self.service_label.setText(self.tr("服务未启动：{0}").format(problem))
+            # The whole reason in the tooltip; the status bar has room for the short form only.
+            self.service_label.setText(self.tr("服务未启动：{0}").format(elided(service_problem(problem), 60)))
+            self.service_label.setToolTip(problem)
         elif self.host is None or not self.host.listening:
             self.service_label.setText(self.tr("服务未启动"))
         else:
