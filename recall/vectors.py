@@ -158,6 +158,15 @@ class VectorIndex:
             with suppress(Exception):  # closing a client whose disk is full must not hide the problem
                 client.close()
 
+    def reopen_if_gone(self) -> bool:
+        """Close the embedded client when its folder was deleted under it (the next call opens a fresh one,
+        which creates the folder again): a client kept on deleted files answers "readonly database".
+        True when it did."""
+        if self.url or self._client is None or (self.home / "vectors" / "chroma.sqlite3").is_file():
+            return False
+        self._reopen_later()
+        return True
+
     def _keep_private(self) -> None:
         """Take group and other bits off the files Chroma just made (the embedded index only)."""
         if not self.url:

@@ -322,11 +322,18 @@ def load_config(
     if config_file.is_symlink():
         raise ConfigError(f"{config_file} is a symlink; Jiyi does not read settings through links")
     grant = None
+    if config_file.exists() and not config_file.is_file():
+        # A directory (or a FIFO, a device) there is not "no settings": ignoring it would switch learning off.
+        raise ConfigError(f"{config_file} is not a regular file; remove it or put the settings file back")
     if config_file.is_file():
         try:
             data = tomllib.loads(config_file.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"{config_file}: not valid TOML (nested too deeply to read)") from None
+        except OSError as exc:
+            raise ConfigError(f"{config_file}: cannot read it ({exc.strerror})") from None
         _upgrade(data, config_file)
         if "learning" in data:
             grant = _grant(data.pop("learning"), config_file)

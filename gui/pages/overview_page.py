@@ -152,7 +152,12 @@ class OverviewPage(QWidget):
         self.start_box.setVisible(empty)
         self._show_size(data["home_size"])
         index = data.get("index") or {}
-        if index.get("ok") and index.get("lagging"):
+        missing = data.get("vector_index_problem")
+        if missing:
+            # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
+            self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))
+            self.values["index"].setStyleSheet("color: #b3261e;")
+        elif index.get("ok") and index.get("lagging"):
             # The archive holds runs recall cannot find (an import not indexed, an ingest cut short).
             self.values["index"].setText(
                 self.tr("向量索引落后：{0} 条运行未索引（{1} 条运行向量；jiyi rebuild-vec 可补齐）").format(

@@ -2343,41 +2343,46 @@
     </message>
     <message>
         <location filename="../../gui/pages/overview_page.py" line="158"/>
+        <source>向量索引缺失：{0}</source>
+        <translation>Vector index missing: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="163"/>
         <source>向量索引落后：{0} 条运行未索引（{1} 条运行向量；jiyi rebuild-vec 可补齐）</source>
         <translation>Vector index behind: {0} runs not indexed ({1} run vectors; jiyi rebuild-vec catches up)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="164"/>
+        <location filename="../../gui/pages/overview_page.py" line="169"/>
         <source>正常，{0} 条运行向量</source>
         <translation>OK, {0} episode vectors</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="167"/>
+        <location filename="../../gui/pages/overview_page.py" line="172"/>
         <source>有问题：{0}</source>
         <translation>Problem: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="173"/>
+        <location filename="../../gui/pages/overview_page.py" line="178"/>
         <source>还没有设备的校准（使用模型的固定阈值）</source>
         <translation>No device calibrated yet (the model&apos;s fixed threshold is used)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="196"/>
+        <location filename="../../gui/pages/overview_page.py" line="201"/>
         <source>{0:.1f} MB（不设上限）</source>
         <translation>{0:.1f} MB (no budget)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="198"/>
+        <location filename="../../gui/pages/overview_page.py" line="203"/>
         <source>{0:.1f} MB，已到上限 {1} MB：写入被拒绝（JIYI_MAX_HOME_MB）</source>
         <translation>{0:.1f} MB, at its budget of {1} MB: writes are refused (JIYI_MAX_HOME_MB)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="227"/>
+        <location filename="../../gui/pages/overview_page.py" line="232"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="180"/>
+        <location filename="../../gui/pages/overview_page.py" line="185"/>
         <source>完整</source>
         <translation>full</translation>
     </message>
@@ -2387,32 +2392,32 @@
         <translation>no device has connected yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="180"/>
+        <location filename="../../gui/pages/overview_page.py" line="185"/>
         <source>轻量</source>
         <translation>light</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="183"/>
+        <location filename="../../gui/pages/overview_page.py" line="188"/>
         <source>还没有整理过</source>
         <translation>Not yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="187"/>
+        <location filename="../../gui/pages/overview_page.py" line="192"/>
         <source>档案写入失败 {0} 次，回想失败 {1} 次</source>
         <translation>{0} archive write failures, {1} recall failures</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="208"/>
+        <location filename="../../gui/pages/overview_page.py" line="213"/>
         <source>近 {0} 天没有评估过的运行</source>
         <translation>No runs scored in the last {0} days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="209"/>
+        <location filename="../../gui/pages/overview_page.py" line="214"/>
         <source>近 {0} 天：评估 {1} 次 · Hit@1 {2:.2f} · 污染率 {3:.2f} · 弃答率 {4:.2f}</source>
         <translation>Last {0} days: {1} runs scored · Hit@1 {2:.2f} · contamination {3:.2f} · abstained {4:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/overview_page.py" line="221"/>
+        <location filename="../../gui/pages/overview_page.py" line="226"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>

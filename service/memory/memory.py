@@ -124,7 +124,7 @@ class Memory:
 
     def doctor(self) -> list[Check]:
         """Whether this host can serve its memory, and whether the hosts sharing it agree (`jiyi doctor`)."""
-        return run_checks(self.parts)
+        return run_checks(self.parts, self.recall.index_problem())
 
     def _remote_change(self, domain: str, seq: int, types: frozenset[str]) -> None:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
@@ -142,13 +142,14 @@ class Memory:
             self.parts.changed(domain)
 
     @classmethod
-    def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
-        """Open the home named by `config` (validated already) and its store."""
+    def open(cls, config: Config, registry: AppRegistry | None = None, *, new_database: bool = False) -> Memory:
+        """Open the home named by `config` (validated already) and its store (`new_database`: see `Store.open`)."""
         store = Store.open(
             config.home_path,
             all_projections(),
             database_url=config.database_url,
             password=config.database_password(),
+            new_database=new_database,
         )
         return cls(config, store, registry or default_registry())
 
@@ -237,6 +238,8 @@ class Memory:
             "abandoned_runs": self.runs.abandoned_runs,
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
+            "database_problem": self.store.database_problem(),
+            "vector_index_problem": self.recall.index_problem(),
             **counts[1],
         }
 

@@ -65,6 +65,13 @@ class RecallService:
         self.thresholds: Thresholds | None = None
         self._degraded = 0
         self._degraded_lock = threading.Lock()
+        # Whether the home's own vector index was gone when the home opened while the archive held runs to
+        # index (Chroma recreates a deleted one empty, and recall would then silently find none by meaning).
+        self._vectors_lost = (
+            not self.config.chroma_url
+            and not self._vectors_file().is_file()
+            and episodes.count_indexable(self.store, self.config.index_min_steps) > 0
+        )
 
     @property
     def errors(self) -> dict[str, int]:
@@ -313,6 +320,7 @@ class RecallService:
         Until it finishes, recall sees a partial index (and may abstain), as with any rebuild.
         """
         index = self.engine.index
+        index.reopen_if_gone()  # `vectors/` deleted under the open index: rebuild into a fresh one
         with self.parts.writes:
             start = self.store.last_seq(episodes.DOMAIN)
         dropped = index.drop_all()
@@ -424,7 +432,31 @@ class RecallService:
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
         """Drop and rebuild the vector index from the archive with the configured embedder (writers go on
         meanwhile: see `rebuild`)."""
-        return self.rebuild(progress)
+        counts = self.rebuild(progress)
+        self._vectors_lost = False
+        return counts
+
+    def _vectors_file(self) -> Path:
+        return self.store.home / "vectors" / "chroma.sqlite3"
+
+    def index_problem(self) -> str | None:
+        """Why recall cannot find past runs by meaning: the home's vector index deleted (now, or before the
+        home opened, and recreated empty since) while the archive holds runs to index; None otherwise (or
+        when the index lives on a Chroma server, which `jiyi doctor` asks)."""
+        if self.config.chroma_url:
+            return None
+        folder = self._vectors_file().parent
+        present = self._vectors_file().is_file()
+        if present and not self._vectors_lost:
+            return None
+        indexable = episodes.count_indexable(self.store, self.config.index_min_steps)
+        if not indexable:
+            return None
+        when = "is missing" if not present else "was missing when the home opened (recreated empty)"
+        return (
+            f"the vector index {folder} {when}: recall cannot find the {indexable} archived runs by meaning; "
+            "run `jiyi rebuild-vec` to rebuild it from the archive"
+        )
 
 
 def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:

@@ -15,7 +15,7 @@ from typing import Any
 from peewee import DatabaseError, SqliteDatabase, _savepoint
 
 from store.core.dialect import SQLITE, Dialect
-from store.core.errors import storage_problem
+from store.core.errors import StorageProblem, storage_problem
 
 
 class JiyiDatabase(SqliteDatabase):
@@ -87,8 +87,12 @@ class JiyiDatabase(SqliteDatabase):
         raise TypeError("an SQLite store hears no other hosts: it has no listener connection")
 
     def integrity_check(self, location: str) -> str:
-        """SQLite's own verdict on the file: 'ok' when sound."""
-        return str(self.execute_sql("PRAGMA integrity_check").fetchone()[0])
+        """SQLite's own verdict on the file: 'ok' when sound, else what it found (its first 20 problems)."""
+        try:
+            rows = [str(row[0]) for row in self.execute_sql("PRAGMA integrity_check(20)").fetchall()]
+        except (sqlite3.DatabaseError, StorageProblem) as exc:  # so damaged that the check itself fails
+            return f"damaged: {exc}"
+        return "; ".join(rows) or "no verdict"
 
     def savepoint(self) -> _savepoint:
         return _Savepoint(self)

@@ -26,8 +26,9 @@ from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
+from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, NotFound
+from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
@@ -96,6 +97,10 @@ class Store:
         self.budget: HomeBudget | None = None
         # How this process's write transactions wait for and hold the write lock (`health`, the benchmarks).
         self.write_stats = WriteStats()
+        # The SQLite file as opened (None on a server): every commit checks the path still names it.
+        self.identity: FileIdentity | None = None
+        # What `quick_check` found wrong with the file at open (None: sound); while set, writes are refused.
+        self.damaged: str | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -107,6 +112,7 @@ class Store:
         *,
         database_url: str = "",
         password: str | None = None,
+        new_database: bool = False,
     ) -> Store:
         """Open (creating if needed) the store of `home`.
 
@@ -115,9 +121,12 @@ class Store:
         several hosts share (`password` goes to the server, never in the URL).
         Checks, in order: the home is a private directory of ours; no other
         process on this host owns it; an SQLite database and its WAL/SHM are
-        private regular files with one link; the schema is not newer than
-        ours. Then migrates and checks every view, rebuilding any that is
-        missing or inconsistent.
+        private regular files with one link; a home holding memory
+        (`bundles/`, `vectors/`) has its database file, unless `new_database`
+        says to start over (see `database_file`); the schema is not newer than
+        ours. Then runs SQLite's `quick_check` (a damaged file opens for
+        reading only: `damaged` says why, and writes are refused), migrates
+        and checks every view, rebuilding any that is missing or inconsistent.
         """
         try:
             target = parse_database_url(database_url)
@@ -128,12 +137,19 @@ class Store:
         lock = HomeLock(home)
         lock.acquire()
         try:
-            new = not target.shared and not (target.path or home / DB_NAME).exists()
+            sqlite_path = None if target.shared else (target.path or home / DB_NAME)
+            new = sqlite_path is not None and require_database(home, sqlite_path, new_database=new_database)
             db = connect_target(home, target, password)
             store = cls(home, db, lock, target)
             if db.dialect.shared:
                 store._feed_connect = db.listener_connection
             try:
+                if sqlite_path is not None:
+                    store._check_file(sqlite_path)
+                if store.damaged:
+                    log.error("%s", store.damaged)
+                    store._open_damaged(projections)
+                    return store
                 applied = migrate(db)
                 if new:
                     log.info("created a new home at %s (schema %s)", home, SCHEMA_VERSION)
@@ -149,6 +165,32 @@ class Store:
             lock.release()
             raise
         return store
+
+    def _check_file(self, path: Path) -> None:
+        """Note the file's identity, and whether SQLite finds it sound."""
+        self.identity = FileIdentity.of(path)
+        found = quick_check(self.db)
+        self.damaged = damaged_message(path, found) if found else None
+
+    def _open_damaged(self, projections: Sequence[Projection]) -> None:
+        """A damaged file: bind the models for reading, check and migrate nothing (both would write)."""
+        self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
+        for projection in projections:
+            self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+            self._projections[projection.domain] = projection
+
+    def database_problem(self) -> str | None:
+        """Why writes are refused now: the file damaged at open, or the path no longer the file opened."""
+        if self.damaged:
+            return self.damaged
+        return self.identity.problem() if self.identity is not None else None
+
+    def check_writable(self) -> None:
+        """Raise `StorageProblem` (`unavailable`) when a write must not go to this database (see `database_problem`)."""
+        if self.damaged:
+            raise StorageProblem(f"the database is unavailable: {self.damaged}", "SQLITE_CORRUPT")
+        if self.identity is not None:
+            self.identity.check()
 
     @property
     def _txn(self) -> int | None:

@@ -92,6 +92,15 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
                 conn.close()
 
     def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        if not self.in_transaction() and _changes_schema(sql):
+            # Outside a write transaction, a CREATE would race another host's: PostgreSQL's `IF NOT EXISTS`
+            # does not hold against a concurrent creation (`Key (typname, typnamespace)=(…) already exists`).
+            # Under the write lock, the second host finds the first one's table.
+            with self.atomic("IMMEDIATE"):
+                return self._execute_sql(sql, params)
+        return self._execute_sql(sql, params)
+
+    def _execute_sql(self, sql: str, params: Sequence[Any] | None) -> Any:
         self._drop_dead_connection()
         self._trip()
         try:
@@ -268,6 +277,11 @@ def _is_connection_failure(exc: BaseException) -> bool:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _changes_schema(sql: str) -> bool:
+    """Whether `sql` creates, alters or drops part of the schema (a table, an index, a type)."""
+    return sql.lstrip()[:6].upper() in ("CREATE", "ALTER ", "DROP T", "DROP I")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -43,6 +43,8 @@ class Transaction(AbstractContextManager[Any]):
 
     def __enter__(self) -> Transaction:
         self._outer = self._store._txn is None
+        if self._outer:
+            self._store.check_writable()  # a damaged or vanished file takes no write
         if self._outer and self._store.budget is not None:
             self._store.budget.check()
         part: Part | None = getattr(self._store._local, "part", None)
@@ -77,6 +79,7 @@ class Transaction(AbstractContextManager[Any]):
             if self._outer and exc[0] is None:
                 try:
                     self._record_views()
+                    self._store.check_writable()  # moved away meanwhile: roll back rather than commit there
                 except BaseException as failure:
                     self._atomic.__exit__(type(failure), failure, failure.__traceback__)
                     raise
@@ -87,6 +90,9 @@ class Transaction(AbstractContextManager[Any]):
                 self._id = self._store._txn or 0
                 self._store._txn = None
         if committed:
+            # Committed into a file moved away during the commit: not acknowledged (the caller answers
+            # `unavailable`), since the home's database path no longer holds it.
+            self._store.check_writable()
             held = time.perf_counter() - self._locked_at
             self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
         if committed and self._store.budget is not None:
