@@ -34,6 +34,8 @@ from store.desk.workday import is_workday, previous_workday, workday_of
 
 log = logging.getLogger("jiyi.service")
 
+MARK_SECONDS = 5.0  # how often a local store's mirror mark is saved while puts go on
+
 CONSOLIDATION_KINDS = ("activity", "started", "finished", "failed", "note", "workday_review")
 
 
@@ -49,6 +51,7 @@ class DeskService:
         self._mark = bundle_catch_up.MirrorMark.load(self.store, self.bundle_files)
         # Documents whose file this host could not write since it started: tried again at the next bundle write.
         self._unmirrored: set[tuple[str, str]] = set()
+        self._mark_saved, self._mark_dirty = time.monotonic(), False
 
     def _desk_changed(self) -> None:
         self.parts.changed(DESK)
@@ -451,8 +454,9 @@ class DeskService:
         """Mirror what the files missed: puts of other hosts while this host did not hear their notices
         (stopped, or reconnecting), and a put whose file a crash or a full disk kept from it (at start)."""
         with self.parts.writes:
-            report = bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)
+            report = bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)  # saves the mark
             self._unmirrored = set(report.not_written)
+            self._mark_saved, self._mark_dirty = time.monotonic(), False
             return report
 
     def _mirrored(self, bundle_id: str, paths: list[str], report: bundles.MirrorReport) -> None:
@@ -477,10 +481,25 @@ class DeskService:
         if not self.store.target.shared and not self._unmirrored:
             self._mark.desk_seq = self.store.last_seq(DESK)
             self._mark.written.clear()
+            # Saved every few seconds and at close, not at every put (a rename costs about an fsync): after a
+            # crash the catch-up looks at the puts since, and leaves the files that are at their put alone.
+            if time.monotonic() - self._mark_saved < MARK_SECONDS:
+                self._mark_dirty = True
+                return
         else:
             for path, content in documents.items():
                 self._mark.wrote(bundle_id, path, content)
+        self._save_mark()
+
+    def _save_mark(self) -> None:
         self._mark.save(self.bundle_files)
+        self._mark_saved, self._mark_dirty = time.monotonic(), False
+
+    def close(self) -> None:
+        """Record how far the mirror is (the mark a local store saves every few seconds only)."""
+        with self.parts.writes:
+            if self._mark_dirty:
+                self._save_mark()
 
     def restore_bundle_files(self) -> bundles.MirrorReport:
         """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""

@@ -190,6 +190,7 @@ class Memory:
             self._feed = None
         if not self.store.db.is_closed():
             self.learning.shutdown()
+            self.desk.close()
         self.calibration.close()
         self.store.close()
 

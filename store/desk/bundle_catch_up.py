@@ -18,6 +18,12 @@ a put could not write is tried again at the next bundle write (`retry`).
 Names read back from the log are checked again (`bundle_names.refusal`):
 a document that could lead outside the bundles folder is never written.
 
+On a shared store the mark is saved after each of this host's own puts.
+On a local store, which has no other writer, the mark moves to the log's
+end after each put whose files are all written, and is saved every few
+seconds and when the home closes: after a crash the catch-up looks at the
+puts since the last save, and leaves alone every file already at its put.
+
 Jiyi never deletes a bundle document, so no file is ever removed here: a file
 under the bundles folder with no document is the person's, and stays.
 """
@@ -88,7 +94,10 @@ class MirrorMark:
             return  # nothing mirrored yet: no bundles folder is made for the mark alone
         data = {"database": self.database, "desk_seq": self.desk_seq, "written": self.written}
         try:
-            files.write_file([MARK_NAME], json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+            # Not fsynced: a mark lost or behind after a power cut only makes the next catch-up look at more
+            # puts (a file already at its put is left as it is); its files were fsynced before it.
+            text = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+            files.write_file([MARK_NAME], text, durable=False)
         except (OSError, UnsafePath) as exc:
             log.warning("could not record how far the bundle mirror is (%s); it will be checked again", exc)
 

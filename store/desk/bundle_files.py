@@ -222,15 +222,16 @@ class BundleFiles:
                 return None
             return self._read_at(fd, parts[-1], "/".join(parts), limit)
 
-    def write_file(self, parts: list[str], text: str) -> None:
-        """Atomically replace a file below the bundles folder (0600, fsynced); refuses what `read` refuses."""
+    def write_file(self, parts: list[str], text: str, *, durable: bool = True) -> None:
+        """Atomically replace a file below the bundles folder (0600; fsynced when `durable`); refuses what
+        `read` refuses."""
         with self._folder(parts, create=True) as fd:
             assert fd is not None
             self._read_at(fd, parts[-1], "/".join(parts), 0)  # only a regular file (or nothing) is replaced
-            self._write_at(fd, parts[-1], text)
+            self._write_at(fd, parts[-1], text, durable)
 
     @staticmethod
-    def _write_at(fd: int, name: str, text: str) -> None:
+    def _write_at(fd: int, name: str, text: str, durable: bool = True) -> None:
         temporary = f".{name}.{secrets.token_hex(4)}"
         handle = os.open(temporary, _CREATE, 0o600, dir_fd=fd)
         try:
@@ -240,7 +241,8 @@ class BundleFiles:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(handle, view) :]
-                os.fsync(handle)
+                if durable:
+                    os.fsync(handle)
             finally:
                 os.close(handle)
             os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
@@ -272,8 +274,9 @@ class BundleFiles:
             if on_disk == content:
                 return None
             kept = None
-            stale = on_disk is not None and stored_before is not None and stored_before(on_disk)
-            if on_disk is not None and on_disk not in (previous, content) and not stale:
+            edited = on_disk is not None and on_disk not in (previous, content)
+            # Only then is the log asked (it reads the document's puts): is the file a stale mirror?
+            if edited and not (stored_before is not None and stored_before(on_disk)):
                 stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
                 keep = f"{name}.outside-{stamp}"
                 os.rename(name, keep, src_dir_fd=fd, dst_dir_fd=fd)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.service.conftest import Server, send_lines
 
-ROUNDS = 6
+ROUNDS = 4  # the code before the catch-up at start failed in the first round here
 
 
 def _call(server: Server, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -38,6 +38,17 @@ def _document(server: Server) -> dict[str, Any]:
     return dict(doc)
 
 
+def _keep_putting(server: Server, start: int, round_number: int, pause: float, stop: threading.Event) -> None:
+    """Put the document again and again, each time at the revision the last put answered, until stopped."""
+    at = start
+    while not stop.is_set():
+        try:
+            at = _put(server, f"第 {at} 版 · 第 {round_number} 轮", at)["revision"]
+        except (OSError, ValueError, AssertionError):
+            return  # the service was killed under this request
+        time.sleep(pause)
+
+
 @pytest.mark.slow
 def test_a_file_is_at_its_stored_revision_after_every_kill(short_dir: Path, launch: Callable[..., Server]) -> None:
     home, sock = short_dir / "home", short_dir / "run" / "jiyi.sock"
@@ -46,17 +57,8 @@ def test_a_file_is_at_its_stored_revision_after_every_kill(short_dir: Path, laun
     rng = random.Random(25)
     for round_number in range(ROUNDS):
         stop = threading.Event()
-
-        def writer(start: int) -> None:
-            at = start
-            while not stop.is_set():
-                try:
-                    at = _put(server, f"第 {at} 版 · 第 {round_number} 轮", at)["revision"]
-                except (OSError, ValueError, AssertionError):
-                    return  # the service was killed under this request
-                time.sleep(rng.random() * 0.002)  # vary where in a put the kill lands
-
-        thread = threading.Thread(target=writer, args=(revision,), daemon=True)
+        pause = rng.random() * 0.002  # vary where in a put the kill lands
+        thread = threading.Thread(target=_keep_putting, args=(server, revision, round_number, pause, stop), daemon=True)
         thread.start()
         time.sleep(0.3 + rng.random() * 0.7)
         server.process.kill()
