@@ -1002,6 +1002,11 @@
         <translation>bundle files not restored</translation>
     </message>
     <message>
+        <location filename="../../gui/codes.py" line="230"/>
+        <source>拒绝的资料事件（路径越出资料夹）</source>
+        <translation>bundle events refused (paths outside the bundles folder)</translation>
+    </message>
+    <message>
         <location filename="../../gui/codes.py" line="232"/>
         <source>{0}（损坏，已跳过）</source>
         <translation>{0} (damaged, skipped)</translation>

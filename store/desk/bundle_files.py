@@ -276,7 +276,7 @@ class BundleFiles:
             kept = None
             edited = on_disk is not None and on_disk not in (previous, content)
             # Only then is the log asked (it reads the document's puts): is the file a stale mirror?
-            if edited and not (stored_before is not None and stored_before(on_disk)):
+            if on_disk is not None and edited and not (stored_before is not None and stored_before(on_disk)):
                 stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
                 keep = f"{name}.outside-{stamp}"
                 os.rename(name, keep, src_dir_fd=fd, dst_dir_fd=fd)
