@@ -306,8 +306,18 @@ class AppKbPage(QWidget):
             self._transfer_failed(exc)
             return
         self._transferring(False)
-        message = semicolon_list(self._describe_import(name, r) for name, r in reports.items())
-        problems = [p for r in reports.values() for p in r.problems]
+        message = semicolon_list(
+            [
+                *(self._describe_import(name, r) for name, r in reports.items()),
+                # A damaged view (episodes.json cut short...) is said, as TaskWizard's reader logs it.
+                *(
+                    self.tr("{0} 已损坏，按日志重建").format(note.split(" is damaged")[0])
+                    for r in reports.values()
+                    for note in r.damaged
+                ),
+            ]
+        )
+        problems = [p for r in reports.values() for p in [*r.problems, *r.damaged]]
         self._report(self.tr("导入 {0}：{1}").format(folder, message), problems)
         self.transferred.emit(message)
         self.reload()

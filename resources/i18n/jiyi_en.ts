@@ -352,6 +352,11 @@
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/appkb_page.py" line="314"/>
+        <source>{0} 已损坏，按日志重建</source>
+        <translation>{0} is damaged; rebuilt from the log</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/appkb_page.py" line="328"/>
         <source>（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）</source>
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
