@@ -1,7 +1,7 @@
 """`jiyi resolve` and `jiyi recall`: what the memory would answer an agent now, and why.
 
 Neither logs nor scores anything: they explain, they do not take part in a run.
-`jiyi recall calibrate [--device D]` is the one exception: it chooses the
+`jiyi calibrate [--device D]` is the one exception: it chooses the
 devices' recall thresholds again from their scored recalls (docs/recall.md).
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import pad, print_json
-from store.core.errors import InvalidInput, NotFound
+from store.core.errors import NotFound
 
 if TYPE_CHECKING:
     from service.config import Config
@@ -20,19 +20,21 @@ if TYPE_CHECKING:
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     """`resolve NAME [--device SERIAL] [--json]`, `recall GOAL --device SERIAL [--json]` and
-    `recall calibrate [--device SERIAL] [--json]`."""
+    `calibrate [--device SERIAL] [--json]`."""
     resolve = add_command(sub, "resolve", common, resolve_name, "resolve an app name to a package")
     resolve.add_argument("name", help="an app name as a person or agent says it")
     resolve.add_argument("--device", help="the device serial (its inventory decides what is installed)")
     resolve.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     explain = "what recall would return for a task on a device now, and why (logs nothing)"
     recall = add_command(sub, "recall", common, explain_recall, explain)
-    recall.add_argument("goal", help=f"the task, as an agent would start it ('{CALIBRATE}': choose thresholds again)")
+    recall.add_argument("goal", help="the task, as an agent would start it")
     recall.add_argument(
-        "--device",
-        help="the device serial (recall only uses its own past runs); with calibrate, only this device",
+        "--device", required=True, metavar="SERIAL", help="the device serial (recall only uses its own past runs)"
     )
     recall.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    calibrate = add_command(sub, "calibrate", common, calibrate_recall, "choose recall's thresholds again")
+    calibrate.add_argument("--device", help="only this device (default: every device with evidence)")
+    calibrate.add_argument("--json", action="store_true", help="print the calibrations as JSON")
 
 
 def resolve_name(args: argparse.Namespace, config: Config) -> int:
@@ -56,14 +58,7 @@ def resolve_name(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-CALIBRATE = "calibrate"
-
-
 def explain_recall(args: argparse.Namespace, config: Config) -> int:
-    if args.goal == CALIBRATE:
-        return calibrate_recall(args, config)
-    if not args.device:
-        raise InvalidInput("recall GOAL needs --device SERIAL: recall only uses that device's own past runs")
     with open_memory(config) as memory:
         result = memory.recall.recall_query(args.goal, args.device, explain=True)
     if args.json:

@@ -29,7 +29,7 @@ from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
 from store.episodes.archive import EpisodeFilter, list_episodes
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 LEAVE_ONE_OUT_RUNS = 200  # the newest past runs a leave-one-out asks about (one query embedding each)
 
 

@@ -32,7 +32,7 @@ from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 MARK_SECONDS = 5.0  # how often a local store's mirror mark is saved while puts go on
 

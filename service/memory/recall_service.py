@@ -32,7 +32,7 @@ from store.episodes import recall_stats, recall_terms
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 
 
@@ -408,7 +408,7 @@ class RecallService:
         if not isinstance(device, str) or not device.strip():
             raise InvalidInput("device must be non-empty text")
         goal = self.parts.redactor.redact(goal)
-        return self.recall(goal, device.strip(), self.parts.bus.generation, explain=explain).to_dict()
+        return self.recall(goal, device.strip(), self.parts.generation, explain=explain).to_dict()
 
     def export_recall_stats(self, path: Path) -> dict[str, Any]:
         """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""

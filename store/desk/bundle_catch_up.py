@@ -41,7 +41,7 @@ from store.desk import bundles
 from store.desk.models import BundleDocument
 from store.desk.projection import DOMAIN
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 MARK_NAME = ".jiyi-mirror.json"
 MARK_BYTES = 64 << 20  # a mark past this is no mark of Jiyi's (a host's own puts: ~130 bytes a document)

@@ -38,7 +38,7 @@ from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import UnsafePath
 from store.desk.bundle_names import MAX_DOCUMENT_BYTES
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS in UTF-16 units)
 UNREADABLE = "\x00unreadable"  # what `read` answers for a file it cannot read or decode: never a stored content

@@ -38,7 +38,7 @@ from store.desk.common import check_name
 from store.desk.models import Bundle, BundleDocument, RefusedBundleEvent, TaskCard
 from store.desk.projection import DOMAIN
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 STANDARD = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
 INDEX_RUNS = 30

@@ -378,15 +378,17 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
     assert explained["considered"] and all(c["score"] < 0.5 for c in explained["considered"])
     assert "no past runs of device" in run("recall", "搜索火锅店", "--device", "other")[1]
     assert run("recall", " ", "--device", "eval")[0] == 2
-    assert "needs --device" in run("recall", "搜索火锅店")[2]
+    with pytest.raises(SystemExit) as missing:  # the usage line shows it required, and argparse says so
+        run("recall", "搜索火锅店")
+    assert missing.value.code == 2
 
     # the devices' thresholds, chosen again on demand, and in recall-stats
-    code, out, _ = run("recall", "calibrate", "--json")
+    code, out, _ = run("calibrate", "--json")
     (chosen,) = json.loads(out)
     assert code == 0 and chosen["device"] == "eval" and chosen["source"] == "default" and chosen["threshold"] == 0.5
-    code, out, _ = run("recall", "calibrate", "--device", "eval")
+    code, out, _ = run("calibrate", "--device", "eval")
     assert code == 0 and out.startswith("eval") and "threshold 0.5000  from default" in out
-    code, out, err = run("recall", "calibrate", "--device", "nosuch")  # no scored recalls, no past runs
+    code, out, err = run("calibrate", "--device", "nosuch")  # no scored recalls, no past runs
     assert code == 4 and out == "" and "'nosuch'" in err and "no scored recalls" in err
     code, out, err = run("recall-stats", "--json")
     assert code == 0 and json.loads(out)["calibration"][0]["device"] == "eval"
