@@ -227,6 +227,7 @@ def rebuild_count_name(key: str) -> str:
         "alias_documents": QCoreApplication.translate("Codes", "叫法向量"),
         "bundle_files_restored": QCoreApplication.translate("Codes", "写回的资料文件"),
         "bundle_files_failed": QCoreApplication.translate("Codes", "写不回的资料文件"),
+        "bundle_events_refused": QCoreApplication.translate("Codes", "拒绝的资料事件（路径越出资料夹）"),
     }
     if key.endswith("_skipped") and key.removesuffix("_skipped") in domains:
         return QCoreApplication.translate("Codes", "{0}（损坏，已跳过）").format(domains[key.removesuffix("_skipped")])

@@ -1032,37 +1032,42 @@
         <translation>bundle files not restored</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="232"/>
+        <location filename="../../gui/codes.py" line="230"/>
+        <source>拒绝的资料事件（路径越出资料夹）</source>
+        <translation>bundle events refused (paths outside the bundles folder)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/codes.py" line="233"/>
         <source>{0}（损坏，已跳过）</source>
         <translation>{0} (damaged, skipped)</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="239"/>
+        <location filename="../../gui/codes.py" line="240"/>
         <source>桌面</source>
         <translation>desktop</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="240"/>
+        <location filename="../../gui/codes.py" line="241"/>
         <source>语音</source>
         <translation>voice</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="241"/>
+        <location filename="../../gui/codes.py" line="242"/>
         <source>手机</source>
         <translation>phone</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="242"/>
+        <location filename="../../gui/codes.py" line="243"/>
         <source>聊天</source>
         <translation>chat</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="252"/>
+        <location filename="../../gui/codes.py" line="253"/>
         <source>套接字已由进程 {0} 为 {1} 服务（{2}）</source>
         <translation>the socket is served by pid {0} for {1} ({2})</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="257"/>
+        <location filename="../../gui/codes.py" line="258"/>
         <source>记忆目录 {0} 正由进程 {1} 使用</source>
         <translation>home {0} is in use by pid {1}</translation>
     </message>

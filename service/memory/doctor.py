@@ -5,6 +5,10 @@ server answers, and, on a store several hosts share, that every host that
 opened it uses the same Chroma server, the same embedder and the same Jiyi
 (each host records those in the database when it opens the store; see
 `store.core.hosts`). The same database is implied: the list is read from it.
+It also reports the bundle events the view refused (names that would lead
+outside the bundles folder, from a restored database or another host: never
+written) and the bundle files Jiyi cannot write (a link, a FIFO or another
+special file at a document's path, a name the file system refuses).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from typing import Any
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
+from store.desk import bundles
+from store.desk.bundle_files import BundleFiles
+from store.desk.models import BundleDocument
 
 AGREE = (("chroma_url", "Chroma server"), ("embed_model", "embedder"), ("version", "Jiyi version"))
 
@@ -44,6 +51,8 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
         checks.append(Check("vectors", False, "in this home only: hosts sharing a database need JIYI_CHROMA_URL"))
     else:
         checks.append(Check("vectors", vector_problem is None, vector_problem or "in this home's vectors/"))
+    checks.append(refused_check(bundles.count_refused(), bundles.refused_events(3)))
+    checks.append(bundle_files_check(BundleFiles(config.bundles_path)))
     if store.target.shared:
         hosts = list_hosts(store.db)
         for key, what in AGREE:
@@ -55,6 +64,27 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
                 detail = "; ".join(f"{host}: {value!r}" for host, value in values.items())
                 checks.append(Check(f"same {what}", False, detail))
     return checks
+
+
+def refused_check(count: int, first: list[dict[str, Any]]) -> Check:
+    """The bundle events the view refused: their names would lead outside the bundles folder."""
+    if not count:
+        return Check("bundle events", True, "every bundle event names a path inside the bundles folder")
+    shown = "".join(f"; event {e['seq']} ({e['type']}): {e['reason']}" for e in first)
+    return Check("bundle events", False, f"{count} refused, never written to a file (they stay in the log){shown}")
+
+
+def bundle_files_check(files: BundleFiles) -> Check:
+    """Whether every stored document's file can be written: no link, FIFO or device at its path."""
+    bad: dict[str, list[str]] = {}
+    for doc in BundleDocument.select(BundleDocument.bundle_id, BundleDocument.path, BundleDocument.content):
+        state = files.state(doc.bundle_id, doc.path, doc.content)
+        if state in ("unsafe", "unwritable"):
+            bad.setdefault(state, []).append(f"{doc.bundle_id}/{doc.path}"[:120])
+    if not bad:
+        return Check("bundle files", True, f"every document's file can be written under {files.root}")
+    detail = "; ".join(f"{len(names)} {state} ({', '.join(names[:3])})" for state, names in bad.items())
+    return Check("bundle files", False, f"{detail}: a link or special file at a document's path is never replaced")
 
 
 def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
@@ -76,6 +106,8 @@ def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     failures = health.get("archive_failures")
     checks.append(Check("archive", not failures, f"{failures or 0} runs the service could not archive"))
+    refused = int((health.get("desk") or {}).get("bundle_events_refused", 0))
+    checks.append(refused_check(refused, []))  # the list needs the home to itself
     return checks
 
 

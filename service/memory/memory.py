@@ -101,8 +101,10 @@ class Memory:
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
         if store.target.shared:
             register_host(store.db, self.host_id, self._host_record())
-            # Listening already: what other hosts put while this host was stopped is mirrored now, the rest by notice.
-            self.desk.catch_up_mirror()
+        # Before any put judges a file "edited outside": the files catch up with the log. On a shared store
+        # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
+        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing).
+        self.desk.catch_up_mirror()
 
     @property
     def host_id(self) -> str:
@@ -191,6 +193,7 @@ class Memory:
             self._feed = None
         if not self.store.db.is_closed():
             self.learning.shutdown()
+            self.desk.close()
         self.calibration.close()
         self.store.close()
 
@@ -285,6 +288,9 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
+        refused = self.desk.desk_counts()["bundle_events_refused"] + mirrored.refused
+        if refused:
+            counts["bundle_events_refused"] = refused  # names leading outside the bundles folder: never written
         self.parts.changed(Domain.APP_KB)
         return counts
 

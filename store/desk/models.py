@@ -174,6 +174,21 @@ class BundleDocument(BaseModel):
         indexes = ((("bundle_id", "path"), True),)
 
 
+class RefusedBundleEvent(BaseModel):
+    """A bundle event the view refused to apply: its bundle id or path is none Jiyi writes (one climbing
+    out of the bundles folder, from a restored database or another host). It stays in the log."""
+
+    seq = IntegerField(primary_key=True)  # the event's
+    type = TextField()
+    bundle_id = TextField()  # as stored, cut to 200 characters
+    path = TextField(default="")
+    reason = TextField()
+    ts = TextField()
+
+    class Meta:
+        table_name = "desk_refused_bundle_event"
+
+
 class Consolidation(BaseModel):
     id = AutoField()
     ts = TextField()
@@ -232,6 +247,7 @@ DESK_MODELS = (
     Skill,
     Bundle,
     BundleDocument,
+    RefusedBundleEvent,
     Consolidation,
     InteractionFts,
     TaskCardFts,

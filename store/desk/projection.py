@@ -8,6 +8,7 @@ log rebuilds exactly the same views.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from store.core.dialect import dialect_of
 from store.core.models import BaseModel
 from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
+from store.desk.bundle_names import refusal
 from store.desk.models import (
     DESK_MODELS,
     Bundle,
@@ -23,10 +25,13 @@ from store.desk.models import (
     Fact,
     FactEvidence,
     Interaction,
+    RefusedBundleEvent,
     Skill,
     TaskCard,
     Topic,
 )
+
+log = logging.getLogger("jiyi.store")
 
 DOMAIN = "desk"
 SEGMENTS_INDEXED = 12  # a topic's newest segments that its search row holds
@@ -64,7 +69,9 @@ def overview_version(db: Any) -> str:
 
 class DeskProjection:
     domain = DOMAIN
-    version = 2  # 2: skills keep the quote of the user guidance they came from
+    # 2: skills keep the quote of the user guidance they came from; 3: bundle events naming a path outside
+    # the bundles folder are refused (`desk_refused_bundle_event`), not applied
+    version = 3
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
@@ -316,8 +323,30 @@ class DeskProjection:
             user_request=p.get("user_request") or "",
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
+    @staticmethod
+    def _refused(event: EventRecord, path: object = None) -> bool:
+        """Refuse a bundle event whose names Jiyi never writes (`bundle_names.refusal`): it is recorded, not
+        applied. The socket checks names before storing them; an event from a restored or migrated database,
+        or from another host of a shared store, is checked here, as it is replayed."""
+        p = event.payload
+        why = refusal(p.get("bundle_id"), path)
+        if why is None:
+            return False
+        log.warning("event %s (%s): %s; refused, the view goes on without it", event.seq, event.type, why)
+        RefusedBundleEvent.insert(
+            seq=event.seq,
+            type=event.type,
+            bundle_id=str(p.get("bundle_id"))[:200],
+            path=str(path or "")[:200],
+            reason=why[:500],
+            ts=event.ts,
+        ).on_conflict_ignore().execute()
+        return True
+
     def _bundle_created(self, event: EventRecord) -> None:
         p = event.payload
+        if self._refused(event):
+            return
         Bundle.insert(
             bundle_id=p["bundle_id"],
             kind=p["kind"],
@@ -329,6 +358,8 @@ class DeskProjection:
 
     def _document_put(self, event: EventRecord) -> None:
         p = event.payload
+        if self._refused(event, p.get("path") or ""):
+            return
         BundleDocument.insert(
             bundle_id=p["bundle_id"],
             path=p["path"],
