@@ -1,0 +1,115 @@
+"""How desk recall orders what full-text search and dense retrieval found, and what it keeps.
+
+Two ranked lists of one kind (interactions, task cards, topics or facts) come
+in: the full-text hits by BM25 and the nearest vectors by cosine similarity.
+Each item's fused score is reciprocal-rank fusion, the sum over the lists it
+is in of `1 / (RRF_K + rank)`: it needs no calibration between BM25's
+open-ended scores and an embedder's cosines, and an item both lists agree on
+beats one only a single list found. Scores are then scaled so the best item
+is 1.0.
+
+Recency only breaks ties: consecutive items that hold the same query terms
+and whose similarities lie within `SIMILARITY_TIE` of the first of them form
+a run that is ordered newest first (eight runs of one daily check, told apart
+only by their length; a value stated twice in like words, where the later
+statement wins). RRF's own scores are ranks, so they are never compared.
+
+The relevance floor: with dense retrieval on, an item counts as related only
+when its similarity reaches the embedder's floor, or when full-text search
+found it holding at least `FTS_FLOOR_SHARE` of the query's meaningful terms.
+So a question about something never said gets no "related" items, instead of
+the ten least unrelated ones. Without vectors (degraded) every full-text hit
+counts, as before hybrid retrieval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+RRF_K = 60
+SIMILARITY_TIE = 0.02
+FTS_FLOOR_SHARE = 0.5
+
+
+@dataclass
+class Candidate:
+    """One item found by either list, with why it was found."""
+
+    key: str
+    row: dict[str, Any]
+    epoch: float
+    fts_rank: int | None = None
+    bm25: float | None = None
+    share: float = 0.0  # the share of the query's terms the item holds (full-text hits)
+    held: frozenset[str] = frozenset()  # which terms
+    dense_rank: int | None = None
+    similarity: float | None = None
+    fused: float = 0.0
+    signals: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What an item needs to count as related (see the module docstring); `similarity` None: no dense floor."""
+
+    similarity: float | None
+    share: float = FTS_FLOOR_SHARE
+
+    def admits(self, candidate: Candidate) -> bool:
+        if self.similarity is None:
+            return True
+        if candidate.similarity is not None and candidate.similarity >= self.similarity:
+            return True
+        return candidate.fts_rank is not None and candidate.share >= self.share
+
+
+def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidate]:
+    """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in."""
+    for c in candidates:
+        c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
+    kept = [c for c in candidates if floor.admits(c)]
+    if not kept:
+        return []
+    best = max(c.fused for c in kept)
+    for c in kept:
+        c.fused = round(c.fused / best, 3)
+    kept.sort(key=lambda c: (-c.fused, -c.epoch))
+    ordered = _newest_first_among_ties(kept)[:limit]
+    for c in ordered:
+        c.signals = {
+            "fused": c.fused,
+            "fts_rank": c.fts_rank,
+            "bm25": None if c.bm25 is None else round(c.bm25, 3),
+            "dense_rank": c.dense_rank,
+            "similarity": None if c.similarity is None else round(c.similarity, 4),
+        }
+    return ordered
+
+
+def _ties(head: Candidate, other: Candidate) -> bool:
+    if head.held != other.held:
+        return False
+    if head.similarity is None or other.similarity is None:
+        return head.similarity is None and other.similarity is None
+    return abs(head.similarity - other.similarity) <= SIMILARITY_TIE
+
+
+def _newest_first_among_ties(ordered: list[Candidate]) -> list[Candidate]:
+    """Runs of items tied with the run's first (`_ties`), each run ordered newest first and scored as its first
+    (equally related items say so by an equal score)."""
+    out: list[Candidate] = []
+    run: list[Candidate] = []
+
+    def close() -> None:
+        for c in run:
+            c.fused = run[0].fused
+        out.extend(sorted(run, key=lambda r: -r.epoch))
+        run.clear()
+
+    for c in ordered:
+        if run and not _ties(run[0], c):
+            close()
+        run.append(c)
+    close()
+    return out
