@@ -65,6 +65,8 @@ class RecallService:
         self.thresholds: Thresholds | None = None
         self._degraded = 0
         self._degraded_lock = threading.Lock()
+        # Run after `rebuild` dropped every collection (the desk index fills its own again), each with `progress`.
+        self.after_rebuild: list[Callable[[Progress | None], dict[str, int]]] = []
 
     @property
     def errors(self) -> dict[str, int]:
@@ -332,7 +334,11 @@ class RecallService:
         recall_terms.mark_built(self.store)
         self._aliases = None
         aliases = self.sync_aliases()
+        more: dict[str, int] = {}
+        for then in self.after_rebuild:
+            more.update(then(progress))
         return {
+            **more,
             "collections_dropped": dropped,
             "episodes": done,
             "embedded": embedded,

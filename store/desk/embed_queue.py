@@ -81,3 +81,20 @@ def done(store: Store, queued: list[Queued]) -> None:
             store.db.execute_sql(
                 "DELETE FROM desk_embed_queue WHERE kind = ? AND item = ? AND seq = ?", (q.kind, q.item, q.seq)
             )
+
+
+def queue_everything(store: Store) -> int:
+    """Queue every searchable item again (the index was dropped); returns how many are queued now."""
+    with store.atomic():
+        for kind, table in (
+            ("interaction", "desk_interaction"),
+            ("task", "desk_task_card"),
+            ("topic", "desk_topic"),
+            ("fact", "desk_fact"),
+        ):
+            store.db.execute_sql(
+                f"INSERT INTO desk_embed_queue (kind, item, seq) SELECT ?, id, 0 FROM {table} WHERE true "
+                "ON CONFLICT (kind, item) DO NOTHING",
+                (kind,),
+            )
+    return lag(store)
