@@ -187,7 +187,7 @@ CHOICES: dict[str, EmbedderChoice] = {
             slug="hash",
             build=HashEmbedder,
             tuning=Tuning(
-                episode_min_score=0.5, ownership_weight=0.10, alias_min_similarity=0.15, desk_min_similarity=0.3
+                episode_min_score=0.5, ownership_weight=0.10, alias_min_similarity=0.15, desk_min_similarity=0.25
             ),
             tests_only=True,
         ),

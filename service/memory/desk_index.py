@@ -50,6 +50,8 @@ class DeskIndexer:
         self._thread: threading.Thread | None = None
         self.problem: str | None = None  # why the last attempt to open or fill the index failed
         self.embedded = 0  # items this process embedded
+        # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
+        self.known_lag: int | None = None
 
     # -- the index ------------------------------------------------------------------------
 
@@ -71,8 +73,9 @@ class DeskIndexer:
         return self._index is not None
 
     def lag(self) -> int:
-        """Items waiting to be embedded."""
-        return embed_queue.lag(self.parts.store)
+        """Items waiting to be embedded (counted now)."""
+        self.known_lag = embed_queue.lag(self.parts.store)
+        return self.known_lag
 
     def dense(self, query: str) -> tuple[Searcher | None, str | None]:
         """The query's searcher over the index, or None and why dense retrieval cannot answer now."""
@@ -104,6 +107,7 @@ class DeskIndexer:
                     embed_queue.done(store, queued)
                 done += len(queued)
                 self.embedded += len(found)
+                self.lag()
                 if gone:
                     log.info("%d queued desk items were gone from the views", len(gone))
                 if progress:

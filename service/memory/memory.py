@@ -242,6 +242,8 @@ class Memory:
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
             **counts[1],
+            # the desk index drains without a change of generation: its lag as last counted
+            "desk": {**counts[1]["desk"], "index_lag": self.desk.index.known_lag or 0},
         }
 
     def home_size(self) -> HomeSize:

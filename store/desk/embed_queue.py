@@ -38,7 +38,9 @@ class Text:
 _READ = {
     "interaction": "SELECT id, interaction_id, user_text, assistant_text, epoch FROM desk_interaction WHERE id IN ({})",
     "task": "SELECT id, task_id, title, result, epoch FROM desk_task_card WHERE id IN ({})",
-    "topic": "SELECT id, topic_id, title, summary, updated_epoch FROM desk_topic WHERE id IN ({})",
+    # a topic is embedded with its latest segment (what it came to last)
+    "topic": "SELECT id, topic_id, title, summary, (SELECT s.summary FROM desk_topic_segment s "
+    "WHERE s.topic_id = t.topic_id ORDER BY s.workday DESC LIMIT 1), updated_epoch FROM desk_topic t WHERE id IN ({})",
     "fact": "SELECT id, fact_id, content, project, 0 FROM desk_fact WHERE id IN ({})",
 }
 

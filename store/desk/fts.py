@@ -270,8 +270,8 @@ class Hit:
 class Scored:
     rowid: int
     bm25: float  # Okapi BM25 (k1 1.2, b 0.75) over the query's terms, computed by `FtsTable.ranked`
-    share: float  # the part of the query's meaningful terms the row holds (0..1)
-    held: frozenset[str] = frozenset()  # which of them
+    share: float  # the part of the query's terms the row holds, each weighed by its rarity (0..1)
+    held: frozenset[str] = frozenset()  # which terms it holds
 
 
 BM25_K1 = 1.2
@@ -373,7 +373,10 @@ class FtsTable:
             return []
         average = sum(len(d) for d in docs.values()) / len(docs)
         n = max(newest, max(df.values(), default=0))
+        # Each query term the table holds weighs its rarity (a term no row holds is left out: in Chinese most
+        # such bigrams straddle two words, "次打" of "那次打车").
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df.get(t)}
+        mass = sum(idf.values()) or 1.0
         out = []
         for rowid, words in docs.items():
             counts = Counter(words)
@@ -383,7 +386,7 @@ class FtsTable:
                 if tf:
                     score += weight * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(words) / average))
             held = frozenset(t for t in terms if t in counts)
-            out.append(Scored(rowid, score, len(held) / len(terms), held))
+            out.append(Scored(rowid, score, sum(idf[t] for t in held) / mass, held))
         out.sort(key=lambda s: (-s.bm25, -s.rowid))
         return out
 

@@ -16,7 +16,8 @@ statement wins). RRF's own scores are ranks, so they are never compared.
 
 The relevance floor: with dense retrieval on, an item counts as related only
 when its similarity reaches the embedder's floor, or when full-text search
-found it holding at least `FTS_FLOOR_SHARE` of the query's meaningful terms.
+found it holding at least `FTS_FLOOR_SHARE` of the query's terms that memory
+holds at all, each weighed by its rarity.
 So a question about something never said gets no "related" items, instead of
 the ten least unrelated ones. Without vectors (degraded) every full-text hit
 counts, as before hybrid retrieval.
@@ -30,6 +31,7 @@ from typing import Any
 RRF_K = 60
 SIMILARITY_TIE = 0.02
 FTS_FLOOR_SHARE = 0.5
+STANDING_FLOOR = 3.0
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Candidate:
     held: frozenset[str] = frozenset()  # which terms
     dense_rank: int | None = None
     similarity: float | None = None
+    standing: float | None = None  # the similarity in deviations above the query's background (`hybrid`)
     fused: float = 0.0
     signals: dict[str, Any] = field(default_factory=dict)
 
@@ -55,11 +58,14 @@ class Floor:
 
     similarity: float | None
     share: float = FTS_FLOOR_SHARE
+    standing: float = STANDING_FLOOR
 
     def admits(self, candidate: Candidate) -> bool:
         if self.similarity is None:
             return True
         if candidate.similarity is not None and candidate.similarity >= self.similarity:
+            return True
+        if candidate.standing is not None and candidate.standing >= self.standing:
             return True
         return candidate.fts_rank is not None and candidate.share >= self.share
 
@@ -83,6 +89,7 @@ def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidat
             "bm25": None if c.bm25 is None else round(c.bm25, 3),
             "dense_rank": c.dense_rank,
             "similarity": None if c.similarity is None else round(c.similarity, 4),
+            "standing": c.standing,
         }
     return ordered
 

@@ -17,6 +17,7 @@ from store.desk import fts, fusion
 
 FTS_POOL = 40  # full-text hits read per kind before fusing
 DENSE_POOL = 40  # nearest vectors read per kind
+BACKGROUND_FROM = 5  # the query's background similarity: its nearest items past the first few
 
 
 class Dense(Protocol):
@@ -65,6 +66,7 @@ def related(
             row[key], row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
         )
     near = dense.nearest(kind, max(DENSE_POOL, limit * 4)) if dense is not None else []
+    spread = _spread([similarity for _, similarity in near])
     missing = [k for k, _ in near if k not in found]
     more = by_key(missing) if missing else {}
     rank = 0
@@ -77,5 +79,21 @@ def related(
             candidate = found[k] = fusion.Candidate(k, row, epoch(row))
         rank += 1
         candidate.dense_rank, candidate.similarity = rank, similarity
+        if spread is not None:
+            candidate.standing = round((similarity - spread[0]) / spread[1], 2)
     floor = fusion.Floor(dense.floor if dense is not None and near else None)
     return [{**c.row, "score": c.fused, "signals": c.signals} for c in fusion.fuse(list(found.values()), limit, floor)]
+
+
+def _spread(similarities: list[float]) -> tuple[float, float] | None:
+    """The mean and deviation of the query's similarities past its few nearest (None: too few to tell).
+
+    An embedder's cosines bunch differently per language and per query ("what did she say" is near everything);
+    how far an item stands above the query's own background says more than its cosine alone.
+    """
+    background = similarities[BACKGROUND_FROM:]
+    if len(background) < 8:
+        return None
+    mean = sum(background) / len(background)
+    deviation = (sum((s - mean) ** 2 for s in background) / len(background)) ** 0.5
+    return mean, max(deviation, 1e-6)
