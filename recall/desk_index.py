@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from recall.embedders import Embedder, tuning
+from recall.embedders import Embedder
 from recall.vectors import Document, VectorIndex, source_hash
 
 SCOPE = "desk"
@@ -41,7 +41,6 @@ class DeskIndex:
 
     def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
-        self.floor = tuning(embedder.id).desk_min_similarity
 
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
@@ -73,18 +72,14 @@ class DeskIndex:
 
     def searcher(self, query: str) -> Searcher:
         """The query embedded once, ready to ask each kind's collection."""
-        return Searcher(self, self.embedder.queries([query])[0], self.floor)
+        return Searcher(self, self.embedder.queries([query])[0])
 
 
 class Searcher:
     """`store.desk.hybrid.Dense` over the desk index for one query."""
 
-    def __init__(self, desk: DeskIndex, vector: Any, floor: float) -> None:
-        self._desk, self._vector, self._floor = desk, vector, floor
-
-    @property
-    def floor(self) -> float | None:
-        return self._floor
+    def __init__(self, desk: DeskIndex, vector: Any) -> None:
+        self._desk, self._vector = desk, vector
 
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
         hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, self._vector, k)

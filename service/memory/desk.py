@@ -203,7 +203,6 @@ class DeskService:
             "mode": "hybrid" if dense is not None else "full_text",
             "degraded": why,
             "index_lag": lag,
-            "min_similarity": dense.floor if dense is not None else None,
         }
 
     def assess_transition(

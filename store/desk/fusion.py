@@ -15,9 +15,15 @@ only by their length; a value stated twice in like words, where the later
 statement wins). RRF's own scores are ranks, so they are never compared.
 
 The relevance floor: with dense retrieval on, an item counts as related only
-when its similarity reaches the embedder's floor, or when full-text search
-found it holding at least `FTS_FLOOR_SHARE` of the query's terms that memory
-holds at all, each weighed by its rarity.
+when its similarity stands at least `STANDING_FLOOR` deviations above the
+query's background (its similarities past the nearest few: an embedder's
+cosines bunch differently per language and per question, so no cosine alone
+says "related"), or when full-text search found it holding at least
+`FTS_FLOOR_SHARE` of the query's terms that memory holds at all, each weighed
+by its rarity. Measured on the Chinese set and a LoCoMo development
+conversation (docs/desk-memory.md): three deviations and half the weight keep
+recall where it was and cut the related items of unanswerable questions from
+ten to under two.
 So a question about something never said gets no "related" items, instead of
 the ten least unrelated ones. Without vectors (degraded) every full-text hit
 counts, as before hybrid retrieval.
@@ -54,16 +60,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Floor:
-    """What an item needs to count as related (see the module docstring); `similarity` None: no dense floor."""
+    """What an item needs to count as related (see the module docstring); not `active`: every hit counts
+    (full text alone, as before hybrid retrieval)."""
 
-    similarity: float | None
+    active: bool
     share: float = FTS_FLOOR_SHARE
     standing: float = STANDING_FLOOR
 
     def admits(self, candidate: Candidate) -> bool:
-        if self.similarity is None:
-            return True
-        if candidate.similarity is not None and candidate.similarity >= self.similarity:
+        if not self.active:
             return True
         if candidate.standing is not None and candidate.standing >= self.standing:
             return True

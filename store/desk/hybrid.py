@@ -23,11 +23,6 @@ BACKGROUND_FROM = 5  # the query's background similarity: its nearest items past
 class Dense(Protocol):
     """The query's nearest items in the desk index (the service's `DeskIndex.searcher`)."""
 
-    @property
-    def floor(self) -> float | None:
-        """The similarity an item needs to count as related by meaning alone (None: no floor)."""
-        ...
-
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
         """(key, cosine similarity) of the `k` nearest items of `kind`, best first (empty when unavailable)."""
         ...
@@ -73,15 +68,15 @@ def related(
     for k, similarity in near:
         candidate = found.get(k)
         if candidate is None:
-            row = more.get(k)
-            if row is None:
+            fetched = more.get(k)
+            if fetched is None:
                 continue  # gone from the views, or not recallable (the index catches up)
-            candidate = found[k] = fusion.Candidate(k, row, epoch(row))
+            candidate = found[k] = fusion.Candidate(k, fetched, epoch(fetched))
         rank += 1
         candidate.dense_rank, candidate.similarity = rank, similarity
         if spread is not None:
             candidate.standing = round((similarity - spread[0]) / spread[1], 2)
-    floor = fusion.Floor(dense.floor if dense is not None and near else None)
+    floor = fusion.Floor(active=spread is not None)
     return [{**c.row, "score": c.fused, "signals": c.signals} for c in fusion.fuse(list(found.values()), limit, floor)]
 
 
