@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.pages.alias_editor import AliasEditor
@@ -93,7 +93,8 @@ class AliasTableModel(PagedTableModel[AppKbEntry]):
         if role == Qt.ItemDataRole.ToolTipRole and column == "last_success":
             return (entry.last_success or "")[:19].replace("T", " ")
         if role == Qt.ItemDataRole.ToolTipRole and column in ("term", "label", "package"):
-            return self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+            seen = self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+            return f"{self._display(entry, column)}\n{seen}"  # the whole value first: the column may cut it
         if role == Qt.ItemDataRole.ForegroundRole and entry.stale:
             return QBrush(QColor(140, 140, 140))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in ("confidence", "success_count"):
@@ -186,13 +187,11 @@ class AppKbPage(QWidget):
         table.setAlternatingRowColors(True)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        # Names and the package share what the short columns leave, so every column shows without scrolling.
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        for column in (0, 1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0000") + 12)
-        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # com.sankuai…meituan: both ends of a package tell
+        # Every column shows without scrolling; the package, what an operator must check, keeps its width
+        # longest: names (and the device's scope) give theirs up first.
+        table.horizontalHeader().setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0000") + 12)
+        name = self.fontMetrics().horizontalAdvance("微信微信") + 12
+        self.column_fit = ColumnFit(table, fill=2, shrinkable={0: name, 1: name, 4: name}, fill_share=0.45)
         return table
 
     def _build_footer(self) -> QHBoxLayout:

@@ -23,7 +23,6 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -34,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.codes import end_reason, verifier_name
+from gui.codes import end_reason, result_class_name, scope_name, token_role_name, verifier_name
+from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
@@ -90,6 +90,8 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
             return QBrush(QColor(140, 140, 140))
         if role == Qt.ItemDataRole.ToolTipRole and column == "goal_text":
             return record.get("goal_text", "")
+        if role == Qt.ItemDataRole.ToolTipRole and column == "apps":  # the whole package, when it is cut short
+            return "\n".join(record.get("apps", []))
         if role == Qt.ItemDataRole.ToolTipRole and column == "revoked":
             return self._recall_tip(record)
         return None
@@ -133,12 +135,10 @@ class EpisodesPage(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        # The apps column would take the width of the longest package name, leaving the goal a few characters.
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(2, self.fontMetrics().horizontalAdvance("com.tencent.mobileqq") + 12)
+        # The goal, what a person reads, takes the free width; the apps and result columns give theirs up first.
+        metrics = self.fontMetrics()
+        apps, result = metrics.horizontalAdvance("com.tencent") + 12, metrics.horizontalAdvance("0" * 11) + 12
+        self.column_fit = ColumnFit(self.table, fill=1, shrinkable={2: apps, 3: result}, fill_share=0.4)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
         right = self._build_detail()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -310,20 +310,20 @@ class EpisodesPage(QWidget):
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape
-        tokens = comma_list(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
+        tokens = comma_list(f"{token_role_name(k)} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
         lessons = comma_list(e.get("injected_lessons") or []) or "—"
         apps = self.tr("应用：{0}　令牌：{1}").format(" ".join(e.get("apps", [])) or "—", tokens)
         given = self.tr("注入的经验：{0}").format(lessons)
         events = self.tr("工具事件")
         parts = [
             f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
-            f"<p>{esc(str(e['run_id']))} · {esc(str(e.get('device_scope', '')))} · "
+            f"<p>{esc(str(e['run_id']))} · {esc(scope_name(str(e.get('device_scope', ''))))} · "
             f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
             f"<p>{esc(apps)}</p><p>{esc(given)}</p><h4>{esc(events)}</h4><table cellpadding='3'>",
         ]
         for ev in e.get("events", []):
             parts.append(
-                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(ev['result_class'])}</td>"
+                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(result_class_name(ev['result_class']))}</td>"
                 f"<td>{esc(ev.get('app_package') or '')}</td><td>{esc(ev.get('intent') or '')}</td>"
                 f"<td>{esc(ev.get('note') or '')}</td></tr>"
             )

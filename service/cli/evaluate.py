@@ -7,13 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall.embedders import EMBEDDERS
-from service.cli.command import Subparsers, add_command, add_group, positive_int
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group, positive_int
 from service.cli.output import print_json
-from service.config import Config
-from service.evaluation import memory_eval, recall_eval, resolve_eval
-from store.core.atomic_file import write_text
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -24,7 +24,12 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     recall.add_argument("--history", type=Path, required=True, help="TSV: goal<TAB>package (past successful runs)")
     recall.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
-    recall.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    recall.add_argument(
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        metavar="MODEL",
+        help="the embedder to evaluate: %(choices)s (default: JIYI_EMBED_MODEL)",
+    )
     recall.add_argument("--json", action="store_true", help="JSON only")
     recall.add_argument(
         "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
@@ -63,7 +68,12 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="LoCoMo conversation files or the plain format ({interactions, questions}); each in a fresh home",
     )
-    memory.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    memory.add_argument(
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        metavar="MODEL",
+        help="the embedder to evaluate: %(choices)s (default: JIYI_EMBED_MODEL)",
+    )
     memory.add_argument("--json", action="store_true", help="the report as JSON")
     memory.add_argument("--details", type=Path, metavar="FILE", help="also write one JSON line per question")
     resolve = add_command(evaluation, "resolve", common, evaluate_resolve, "measure app-name resolution", home="create")
@@ -74,6 +84,8 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def evaluate_memory(args: argparse.Namespace, config: Config) -> int:
     """A table (or `--json`) on stdout; progress on stderr while the conversations are embedded."""
+    from service.evaluation import memory_eval
+    from store.core.atomic_file import write_text
 
     def progress(name: str, done: int, total: int) -> None:
         if not args.json and (done == total or done % 640 == 0):
@@ -92,6 +104,8 @@ def evaluate_memory(args: argparse.Namespace, config: Config) -> int:
 
 def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import resolve_eval
+
     fresh = "home" not in config.sources
     report = resolve_eval.run_eval(config, args.inventory, args.queries, fresh_home=fresh)
     print_json(report)
@@ -106,6 +120,8 @@ def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
 
 def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import recall_eval
+
     report = recall_eval.run_eval(
         config,
         args.history,
