@@ -166,6 +166,7 @@ def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
     cached = CachedEmbedder(embedders.get_embedder(embed_model))
     embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_set: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     drain_seconds = 0.0
     for path in paths:
         conversation = conversations.read(path)
@@ -176,13 +177,16 @@ def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
                     memory.desk.remember_interaction(
                         turn.id, user_text=turn.user_text, assistant_text=turn.assistant_text, ts=turn.ts
                     )
-                rows["jiyi (full text)"] += memory_eval.ask(memory, conversation)
+                found = {"jiyi (full text)": memory_eval.ask(memory, conversation)}
                 started = time.perf_counter()
                 memory.desk.index.drain()
                 drain_seconds += time.perf_counter() - started
-                rows["jiyi (hybrid)"] += memory_eval.ask(memory, conversation)
-        for name, found in baselines(conversation, cached).items():
-            rows[name] += found
+                found["jiyi (hybrid)"] = memory_eval.ask(memory, conversation)
+        found.update(baselines(conversation, cached))
+        group = "locomo" if path.name.startswith("conv-") else path.stem  # LoCoMo's conversations together
+        for name, asked in found.items():
+            rows[name] += asked
+            by_set[group][name] += asked
         print(
             f"{path.name}: {len(conversation.interactions)} interactions, {len(conversation.questions)} questions",
             file=sys.stderr,
@@ -193,16 +197,26 @@ def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
         "embedding": {"texts": cached.embedded, "seconds": round(cached.seconds, 1)},
         "index_drain_seconds": round(drain_seconds, 1),
         "methods": {name: memory_eval.summarize(found) for name, found in rows.items()},
+        "sets": {
+            group: {name: memory_eval.summarize(found) for name, found in methods.items()}
+            for group, methods in by_set.items()
+        },
     }
 
 
 def print_table(report: dict[str, Any]) -> None:
-    methods = report["methods"]
-    categories = sorted({c for m in methods.values() for c in m["by_category"]})
     print(
         f"embedder {report['embedder']}; {report['embedding']['texts']} passages embedded in "
         f"{report['embedding']['seconds']} s; index drained in {report['index_drain_seconds']} s"
     )
+    for group, methods in report["sets"].items():
+        print(f"\n{group}")
+        print_methods(methods)
+    print("(per category: recall_any@5)")
+
+
+def print_methods(methods: dict[str, Any]) -> None:
+    categories = sorted({c for m in methods.values() for c in m["by_category"]})
     print(
         f"{'method':18} {'@1':>6} {'@5':>6} {'@10':>6}  "
         + " ".join(f"{c[:11]:>11}" for c in categories)
@@ -215,7 +229,6 @@ def print_table(report: dict[str, Any]) -> None:
             f"{name:18} {m['recall_any@1']:>6.3f} {m['recall_any@5']:>6.3f} {m['recall_any@10']:>6.3f}  {per}"
             f"  {empty if empty is not None else '-':>9}  {m['latency_ms']['p50']:>6}"
         )
-    print("(per category: recall_any@5)")
 
 
 def main() -> None:

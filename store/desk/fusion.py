@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RRF_K = 60
+FUSION = "rrf"  # or "weighted" (bench/desk_recall.py measures both)
+WEIGHT = 0.5
 SIMILARITY_TIE = 0.02
 SHARE_TIE = 0.2
 FTS_FLOOR_SHARE = 0.5
@@ -83,8 +85,11 @@ class Floor:
 
 def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidate]:
     """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in."""
-    for c in candidates:
-        c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
+    if FUSION == "weighted":
+        _weighted(candidates)
+    else:
+        for c in candidates:
+            c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
     kept = [c for c in candidates if floor.admits(c)]
     if not kept:
         return []
@@ -103,6 +108,23 @@ def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidat
             "standing": c.standing,
         }
     return ordered
+
+
+def _weighted(candidates: list[Candidate]) -> None:
+    """`WEIGHT` × BM25 plus (1 − `WEIGHT`) × similarity, each scaled to 0..1 over the candidates (an item one
+    list did not find takes that list's lowest value)."""
+    bm25 = [c.bm25 for c in candidates if c.bm25 is not None]
+    sims = [c.similarity for c in candidates if c.similarity is not None]
+    low_b, high_b = (min(bm25), max(bm25)) if bm25 else (0.0, 0.0)
+    low_s, high_s = (min(sims), max(sims)) if sims else (0.0, 0.0)
+    for c in candidates:
+        b = ((c.bm25 if c.bm25 is not None else low_b) - low_b) / (high_b - low_b) if high_b > low_b else 0.0
+        s = (
+            ((c.similarity if c.similarity is not None else low_s) - low_s) / (high_s - low_s)
+            if high_s > low_s
+            else 0.0
+        )
+        c.fused = WEIGHT * b + (1 - WEIGHT) * s + 1e-9  # never 0: the best is scaled to 1.0
 
 
 def _ties(head: Candidate, other: Candidate) -> bool:
