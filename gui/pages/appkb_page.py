@@ -169,6 +169,12 @@ class AppKbPage(QWidget):
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
+        # What the last import or export did: it stays until the next one (the count beside it is the table's).
+        self.report_label = QLabel()
+        self.report_label.setWordWrap(True)
+        self.report_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.report_label.setVisible(False)
+        layout.addWidget(self.report_label)
         layout.addLayout(self._build_footer())
 
         self._debounce = QTimer(self)
@@ -301,14 +307,43 @@ class AppKbPage(QWidget):
             return
         self._transferring(False)
         message = semicolon_list(
-            self.tr("{0}：已导入过").format(name)
-            if r.already_imported
-            else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
-            for name, r in reports.items()
+            [
+                *(self._describe_import(name, r) for name, r in reports.items()),
+                # A damaged view (episodes.json cut short...) is said, as TaskWizard's reader logs it.
+                *(
+                    self.tr("{0} 已损坏，按日志重建").format(note.split(" is damaged")[0])
+                    for r in reports.values()
+                    for note in r.damaged
+                ),
+            ]
         )
-        self.count_label.setText(message)
+        problems = [p for r in reports.values() for p in [*r.problems, *r.damaged]]
+        self._report(self.tr("导入 {0}：{1}").format(folder, message), problems)
         self.transferred.emit(message)
         self.reload()
+
+    def _describe_import(self, part: str, report: Any) -> str:
+        """One part of an import (App-KB, runs, recall scorecard, lessons) in a person's words."""
+        parts = {
+            "app_kb": self.tr("应用库"),
+            "experience": self.tr("运行档案"),
+            "recall_stats": self.tr("回想统计"),
+            "lessons": self.tr("经验教训"),
+        }
+        name = parts.get(part, part)
+        if report.already_imported:
+            return self.tr("{0}：已导入过，没有新内容").format(name)
+        text = self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, report.imported, report.skipped)
+        if report.rewritten:
+            text += self.tr("（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）").format(
+                report.known, report.removed
+            )
+        return text
+
+    def _report(self, text: str, problems: list[str] | None = None) -> None:
+        self.report_label.setText(text)
+        self.report_label.setToolTip("\n".join(problems or []))
+        self.report_label.setVisible(True)
 
     @page_task
     async def export_to(self, folder: Path) -> None:
@@ -322,7 +357,7 @@ class AppKbPage(QWidget):
         message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
             counts["app_kb"]["events"], counts["experience"]["records"], folder
         )
-        self.count_label.setText(message)
+        self._report(message)
         self.transferred.emit(message)
 
     def work_under_way(self) -> str | None:
@@ -343,7 +378,7 @@ class AppKbPage(QWidget):
         self.count_label.setText(self.tr("已导入，正在为回想建立索引：{0}/{1} 条运行").format(done, total))
 
     def _transfer_failed(self, exc: Exception) -> None:
-        self.count_label.setText(self.tr("没有完成：{0}").format(describe(exc)))
+        self._report(self.tr("没有完成：{0}").format(describe(exc)))
         self.transferred.emit(describe(exc))
         self.tasks.report(exc, show=False)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QByteArray,
+    QModelIndex,
     QSettings,
     Qt,
     QTimer,
@@ -125,6 +126,7 @@ class EpisodesPage(QWidget):
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
         self._shown: str | None = None
+        self._following = False  # the table's selection is being moved to a run a link named
         filters = self._build_filters()
         self.model = EpisodeTableModel(self, memory.config.index_min_steps)
         self.model.fetcher = self._fetch_page
@@ -194,7 +196,12 @@ class EpisodesPage(QWidget):
         """The selected run's detail, revoke and restore, and the page's message line."""
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
-        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
+        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.follow_run))
+        self._back: list[str] = []  # the runs a person came from by following links (依据), newest last
+        self.back_button = QPushButton(self.tr("← 返回"))
+        self.back_button.setToolTip(self.tr("回到点链接之前看的运行"))
+        self.back_button.setEnabled(False)
+        self.back_button.clicked.connect(self.go_back)
         self.revoke_button = QPushButton(self.tr("撤销回想"))
         self.restore_button = QPushButton(self.tr("恢复回想"))
         for button in (self.revoke_button, self.restore_button):
@@ -204,6 +211,7 @@ class EpisodesPage(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         actions = QHBoxLayout()
+        actions.addWidget(self.back_button)
         actions.addWidget(self.message, 1)
         actions.addWidget(self.revoke_button)
         actions.addWidget(self.restore_button)
@@ -272,7 +280,38 @@ class EpisodesPage(QWidget):
 
     def show_detail(self, row: int) -> None:
         if 0 <= row < len(self.model.rows):
+            if not self._following:
+                self._back.clear()  # a row chosen by hand starts a new trail
+                self.back_button.setEnabled(False)
             self.show_run(str(self.model.rows[row]["run_id"]))
+
+    def follow_run(self, run_id: str) -> None:
+        """A link to another run (a recall's 依据): show it, selected in the table when listed; ← 返回 goes back."""
+        if self._shown is not None and self._shown != run_id:
+            self._back.append(self._shown)
+        self._select_run(run_id)
+        self.back_button.setEnabled(bool(self._back))
+
+    def go_back(self) -> None:
+        """Back to the run shown before the last link was followed."""
+        if self._back:
+            self._select_run(self._back.pop())
+        self.back_button.setEnabled(bool(self._back))
+
+    def _select_run(self, run_id: str) -> None:
+        """Show `run_id`, with the table's selection on its row (or on none when the listing lacks it)."""
+        row = next((i for i, r in enumerate(self.model.rows) if r["run_id"] == run_id), -1)
+        self._following = True
+        try:
+            if row >= 0:
+                self.table.selectRow(row)
+                self.table.scrollTo(self.model.index(row, 0))
+            else:
+                self.table.clearSelection()
+                self.table.setCurrentIndex(QModelIndex())
+        finally:
+            self._following = False
+        self.show_run(run_id)
 
     @page_task
     async def show_run(self, run_id: str) -> None:

@@ -281,73 +281,108 @@
         <translation>Show stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="204"/>
+        <location filename="../../gui/pages/appkb_page.py" line="210"/>
         <source>信任顺序：用户 &gt; 设备清单 &gt; 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。</source>
         <translation>Trust: user &gt; device &gt; learned. Device entries come from the devices and are read-only; teach or forget names on the right.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="201"/>
-        <location filename="../../gui/pages/appkb_page.py" line="375"/>
+        <location filename="../../gui/pages/appkb_page.py" line="207"/>
+        <location filename="../../gui/pages/appkb_page.py" line="400"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="207"/>
+        <location filename="../../gui/pages/appkb_page.py" line="213"/>
         <source>应用库还是空的：设备同步应用清单后（inventory.sync，或 jiyi inventory sync）这里会列出已安装的应用；也可以在右侧教它一个叫法，或导入 TaskWizard。</source>
         <translation>The App-KB is empty: once a device syncs its app list (inventory.sync, or jiyi inventory sync) its installed apps are listed here; you can also teach it a name on the right, or import TaskWizard.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="213"/>
+        <location filename="../../gui/pages/appkb_page.py" line="219"/>
         <source>导入 TaskWizard…</source>
         <translation>Import TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="214"/>
+        <location filename="../../gui/pages/appkb_page.py" line="220"/>
         <source>导出 TaskWizard…</source>
         <translation>Export TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="283"/>
+        <location filename="../../gui/pages/appkb_page.py" line="289"/>
         <source>选择 TaskWizard 的 memory 目录</source>
         <translation>Choose TaskWizard&apos;s memory folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="294"/>
+        <location filename="../../gui/pages/appkb_page.py" line="300"/>
         <source>正在导入 {0}…</source>
         <translation>Importing {0}…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="304"/>
-        <source>{0}：已导入过</source>
-        <translation>{0}: imported before</translation>
+        <location filename="../../gui/pages/appkb_page.py" line="311"/>
+        <source>导入 {0}：{1}</source>
+        <translation>Imported {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="306"/>
+        <location filename="../../gui/pages/appkb_page.py" line="318"/>
+        <source>应用库</source>
+        <translation>App-KB</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="319"/>
+        <source>运行档案</source>
+        <translation>runs</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="320"/>
+        <source>回想统计</source>
+        <translation>recall scorecard</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="321"/>
+        <source>经验教训</source>
+        <translation>lessons</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="325"/>
+        <source>{0}：已导入过，没有新内容</source>
+        <translation>{0}: imported before, nothing new</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="326"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="322"/>
+        <location filename="../../gui/pages/appkb_page.py" line="314"/>
+        <source>{0} 已损坏，按日志重建</source>
+        <translation>{0} is damaged; rebuilt from the log</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="328"/>
+        <source>（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）</source>
+        <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="347"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="333"/>
+        <location filename="../../gui/pages/appkb_page.py" line="358"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="343"/>
+        <location filename="../../gui/pages/appkb_page.py" line="368"/>
         <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
         <translation>Imported; indexing runs for recall: {0}/{1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="346"/>
+        <location filename="../../gui/pages/appkb_page.py" line="371"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="356"/>
+        <location filename="../../gui/pages/appkb_page.py" line="381"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -1061,83 +1096,83 @@
 <context>
     <name>EpisodeTableModel</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="61"/>
+        <location filename="../../gui/pages/episodes_page.py" line="62"/>
         <source>结束时间</source>
         <translation>Ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="62"/>
+        <location filename="../../gui/pages/episodes_page.py" line="63"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="63"/>
+        <location filename="../../gui/pages/episodes_page.py" line="64"/>
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="64"/>
+        <location filename="../../gui/pages/episodes_page.py" line="65"/>
         <source>结果</source>
         <translation>Outcome</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="65"/>
+        <location filename="../../gui/pages/episodes_page.py" line="66"/>
         <source>步数</source>
         <translation>Steps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="66"/>
+        <location filename="../../gui/pages/episodes_page.py" line="67"/>
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="67"/>
+        <location filename="../../gui/pages/episodes_page.py" line="68"/>
         <source>验收</source>
         <translation>Verifier</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="68"/>
+        <location filename="../../gui/pages/episodes_page.py" line="69"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="81"/>
+        <location filename="../../gui/pages/episodes_page.py" line="82"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="81"/>
+        <location filename="../../gui/pages/episodes_page.py" line="82"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="102"/>
+        <location filename="../../gui/pages/episodes_page.py" line="103"/>
         <source>已撤销</source>
         <translation>Revoked</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="104"/>
-        <location filename="../../gui/pages/episodes_page.py" line="110"/>
+        <location filename="../../gui/pages/episodes_page.py" line="105"/>
+        <location filename="../../gui/pages/episodes_page.py" line="111"/>
         <source>不入索引</source>
         <translation>not indexed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="105"/>
+        <location filename="../../gui/pages/episodes_page.py" line="106"/>
         <source>可回想</source>
         <translation>recallable</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="109"/>
+        <location filename="../../gui/pages/episodes_page.py" line="110"/>
         <source>已被撤销：回想不会再提供它，档案仍保留</source>
         <translation>Revoked: recall no longer offers it; the archive keeps it</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="111"/>
+        <location filename="../../gui/pages/episodes_page.py" line="112"/>
         <source>少于 {0} 步或没有目标：不进入向量索引</source>
         <translation>Fewer than {0} steps or no goal: not in the vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="112"/>
+        <location filename="../../gui/pages/episodes_page.py" line="113"/>
         <source>回想可以把它作为过去的任务提供</source>
         <translation>Recall may offer it as a past task</translation>
     </message>
@@ -1145,122 +1180,132 @@
 <context>
     <name>EpisodesPage</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="166"/>
+        <location filename="../../gui/pages/episodes_page.py" line="168"/>
         <source>搜索目标</source>
         <translation>Search goals</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="168"/>
+        <location filename="../../gui/pages/episodes_page.py" line="170"/>
         <source>应用包名</source>
         <translation>App package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="170"/>
+        <location filename="../../gui/pages/episodes_page.py" line="172"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="172"/>
+        <location filename="../../gui/pages/episodes_page.py" line="174"/>
         <source>全部结果</source>
         <translation>All outcomes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="172"/>
+        <location filename="../../gui/pages/episodes_page.py" line="174"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="172"/>
+        <location filename="../../gui/pages/episodes_page.py" line="174"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="176"/>
+        <location filename="../../gui/pages/episodes_page.py" line="178"/>
         <source>全部时间</source>
         <translation>All time</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="177"/>
+        <location filename="../../gui/pages/episodes_page.py" line="179"/>
         <source>最近 1 天</source>
         <translation>Last day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="178"/>
+        <location filename="../../gui/pages/episodes_page.py" line="180"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="179"/>
+        <location filename="../../gui/pages/episodes_page.py" line="181"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="198"/>
+        <location filename="../../gui/pages/episodes_page.py" line="201"/>
+        <source>← 返回</source>
+        <translation>← Back</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/episodes_page.py" line="202"/>
+        <source>回到点链接之前看的运行</source>
+        <translation>Back to the run shown before the link was followed</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/episodes_page.py" line="205"/>
         <source>撤销回想</source>
         <translation>Revoke from recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="199"/>
+        <location filename="../../gui/pages/episodes_page.py" line="206"/>
         <source>恢复回想</source>
         <translation>Restore to recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="266"/>
+        <location filename="../../gui/pages/episodes_page.py" line="274"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="300"/>
+        <location filename="../../gui/pages/episodes_page.py" line="339"/>
         <source>没有符合筛选条件的运行。清空上方的筛选条件可以看到全部运行。</source>
         <translation>No run matches the filters. Clear the filters above to see every run.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="303"/>
+        <location filename="../../gui/pages/episodes_page.py" line="342"/>
         <source>还没有运行档案。手机智能体每次运行（run.start … run.finish）都会存档在这里；也可以在应用库页用“导入 TaskWizard…”导入已有的 memory 目录。</source>
         <translation>No runs archived yet. Every phone-agent run (run.start … run.finish) is archived here; you can also import an existing memory directory with &quot;Import TaskWizard…&quot; on the App-KB page.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="315"/>
+        <location filename="../../gui/pages/episodes_page.py" line="354"/>
         <source>应用：{0}&#x3000;令牌：{1}</source>
         <translation>Apps: {0}   Tokens: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="316"/>
+        <location filename="../../gui/pages/episodes_page.py" line="355"/>
         <source>注入的经验：{0}</source>
         <translation>Lessons given: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="346"/>
+        <location filename="../../gui/pages/episodes_page.py" line="385"/>
         <source>依据：≈ {0} ({1})</source>
         <translation>Why: ≈ {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="317"/>
+        <location filename="../../gui/pages/episodes_page.py" line="356"/>
         <source>工具事件</source>
         <translation>Tool events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="336"/>
+        <location filename="../../gui/pages/episodes_page.py" line="375"/>
         <source>召回：{0}&#x3000;实际：{1}&#x3000;Hit@1：{2}&#x3000;污染：{3}</source>
         <translation>Recalled: {0}   Actual: {1}   Hit@1: {2}   Contaminated: {3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="342"/>
+        <location filename="../../gui/pages/episodes_page.py" line="381"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="332"/>
+        <location filename="../../gui/pages/episodes_page.py" line="371"/>
         <source>这次运行没有回想记录</source>
         <translation>This run has no recall record</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="340"/>
+        <location filename="../../gui/pages/episodes_page.py" line="379"/>
         <source>是</source>
         <translation>yes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="340"/>
+        <location filename="../../gui/pages/episodes_page.py" line="379"/>
         <source>否</source>
         <translation>no</translation>
     </message>

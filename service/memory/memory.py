@@ -297,8 +297,9 @@ class Memory:
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, ImportReport]:
-        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `recall_stats.json` and
-        `lessons/` (any may be absent, not all; a folder that is itself `app_kb/` or `experience/` works too).
+        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `experience/recall_stats.json`
+        (or `recall_stats.json`, where older directories have it) and `lessons/` (any may be absent, not all;
+        a folder that is itself `app_kb/` or `experience/` works too).
 
         Importing again adds only what TaskWizard appended since (docs/cli.md). Imported runs are indexed
         for recall (in bulk; `progress` hears how many of them).
@@ -312,7 +313,7 @@ class Memory:
         inside = ["app_kb/events.jsonl", "app_kb/kb.json", "experience/events.jsonl", "experience/episodes.json"]
         inside += ["lessons/events.jsonl", "lessons/lessons.json", "lessons/distill_state.json"]
         refuse_links(*(directory / name for name in ("app_kb", "experience", "lessons", taskwizard_recall.FILE)))
-        refuse_links(*(directory / name for name in inside))
+        refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
             parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory)
@@ -320,7 +321,7 @@ class Memory:
             parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
         if directory.name == "experience" and "app_kb" in parts:
             parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
-        if (directory / taskwizard_recall.FILE).exists() or (directory / taskwizard_recall.FILE).is_symlink():
+        if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
             redactor = self.parts.redactor

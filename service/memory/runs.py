@@ -19,6 +19,7 @@ from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.calibration import CalibrationService
 from service.memory.dream import DreamService
 from service.memory.parts import Parts, check_actor
+from service.memory.procedure_recall import ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from store.appkb import alias_correction
@@ -53,6 +54,7 @@ class RunState:
     recall: RecallResult | None = None
     lessons: list[str] = field(default_factory=list)
     observed: list[dict[str, Any]] = field(default_factory=list)
+    cards: RunCards = field(default_factory=lambda: RunCards(""))
 
 
 class RunService:
@@ -78,6 +80,7 @@ class RunService:
         self._runs: dict[str, RunState] = {}
         self._runs_lock = threading.Lock()
         self.abandoned_runs = 0  # runs dropped unfinished to keep MAX_RUNS_UNDER_WAY
+        self.procedures = ProcedureRecall(parts, recall)
 
     # -- the run lifecycle -------------------------------------------------------------
 
@@ -100,8 +103,12 @@ class RunService:
         # The goal becomes the episode's goal_text as given; recall (whose trace is kept) reads it redacted.
         state = RunState(device.strip(), time.time(), goal or "")
         mode = self.config.memory_rag
+        state.cards = RunCards(self.redactor.redact(state.goal))
         if mode != "off" and state.goal.strip():
-            state.recall = self._shadow_recall(self.redactor.redact(state.goal), state.device)
+            state.recall = self._shadow_recall(state.cards.goal, state.device)
+        picks = self.procedures.run_start(state.cards, state.device, state.recall)
+        if picks:
+            self._archive(lambda: self.procedures.record(run_id, picks))
         with self._runs_lock:
             self._runs.pop(run_id, None)  # a restarted run id goes to the back of the line
             self._runs[run_id] = state
@@ -178,10 +185,12 @@ class RunService:
             run = self._runs.get(run_id) if isinstance(run_id, str) else None
         device = device or (run.device if run else None)
         receipt = ExperienceEvent.coerce(event, device=device, now=time.time())
-        archived = self._archive(lambda: episodes.record_event(self.store, receipt, actor=actor))
+        confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and bool(receipt.app_package)
+        # A confirmed launch selects the app's procedure card; it is counted with the receipt, in its transaction.
+        pick = self.procedures.launched(run.cards, run.device, str(receipt.app_package)) if run and confirmed else None
+        archived = self._archive(lambda: self._record_receipt(receipt, pick, actor))
         if run is not None:
             run.steps = max(run.steps, receipt.step)
-            confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
             if confirmed and receipt.app_package not in run.launched and len(run.launched) < MAX_LAUNCHED_PER_RUN:
                 run.launched.append(str(receipt.app_package))
         self._observe(receipt, launch_name, event.get("note"), actor)
@@ -201,6 +210,12 @@ class RunService:
             "learned": [e.to_dict() for e in outcome.learned],
             "evidence": evidence,
         }
+
+    def _record_receipt(self, receipt: ExperienceEvent, pick: tuple[str, dict[str, Any]] | None, actor: str) -> None:
+        with self.store.atomic():
+            episodes.record_event(self.store, receipt, actor=actor)
+            if pick is not None:
+                self.procedures.record(receipt.run_id, [pick])
 
     def _observe(self, receipt: ExperienceEvent, launch_name: str | None, note: object, actor: str) -> None:
         """Keep the evidence alias correction needs: launches and backs, with only the marker word of the note."""

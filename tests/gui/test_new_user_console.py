@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QTableView
+from PySide6.QtWidgets import QApplication, QTableView, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from gui.column_fit import fitted
@@ -143,6 +143,16 @@ def test_an_empty_filter_says_what_it_hides(qtbot: QtBot, memory: Memory, lanes:
     assert "还没有技能" not in text and "另外 1 条" in text
 
 
+def top_item(page: BundlesPage, index: int) -> QTreeWidgetItem:
+    item = page.tree.topLevelItem(index)
+    assert item is not None
+    return item
+
+
+def folders(page: BundlesPage) -> list[str]:
+    return [top_item(page, i).text(0) for i in range(page.tree.topLevelItemCount())]
+
+
 def test_saving_a_bundle_keeps_the_focus_in_the_editor_and_the_folder_in_place(
     qtbot: QtBot, memory: Memory, lanes: Lanes
 ) -> None:
@@ -155,8 +165,8 @@ def test_saving_a_bundle_keeps_the_focus_in_the_editor_and_the_folder_in_place(
     page.show()
     with qtbot.waitSignal(page.tree_loaded, timeout=5000):
         page.reload()
-    order = [page.tree.topLevelItem(i).text(0) for i in range(page.tree.topLevelItemCount())]
-    last = page.tree.topLevelItem(page.tree.topLevelItemCount() - 1).toolTip(0)
+    order = folders(page)
+    last = top_item(page, len(order) - 1).toolTip(0)
     with qtbot.waitSignal(page.document_opened, timeout=5000):
         page.open_document(last, "preferences.md")
     page.tabs.setCurrentWidget(page.editor)
@@ -169,7 +179,7 @@ def test_saving_a_bundle_keeps_the_focus_in_the_editor_and_the_folder_in_place(
     with qtbot.waitSignal(page.tree_loaded, timeout=5000):
         page.reload()  # as the change feed does after the save
     assert QApplication.focusWidget() is page.editor and page.editor.textCursor().position() == cursor
-    assert [page.tree.topLevelItem(i).text(0) for i in range(page.tree.topLevelItemCount())] == order
+    assert folders(page) == order
 
 
 def test_a_first_run_overview_says_what_to_do_next(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
@@ -188,3 +198,33 @@ def test_a_first_run_overview_says_what_to_do_next(qtbot: QtBot, memory: Memory,
 def test_a_command_in_a_hint_is_never_broken() -> None:
     text = unbroken_commands("想先看看样子：jiyi demo --home 一个新目录。<b>")
     assert "<span style='white-space:nowrap'>jiyi demo --home</span> 一个新目录" in text and "&lt;b&gt;" in text
+
+
+def test_a_run_link_moves_the_selection_and_back_returns(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    now = time.time()
+    runs = [
+        {
+            "run_id": f"r{i}",
+            "goal_text": f"打开美团点外卖 {i}",
+            "ts_end": now - i,
+            "success": True,
+            "apps": ["com.sankuai.meituan"],
+            "device_scope": "device:phone1",
+            "steps": 3,
+        }
+        for i in range(3)
+    ]
+    memory.runs.archive_episodes(runs)
+    page = EpisodesPage(memory, lanes)
+    qtbot.addWidget(page)
+    page.reload()
+    qtbot.waitUntil(lambda: page.model.rowCount() == 3, timeout=10_000)
+    with qtbot.waitSignal(page.detail_shown, timeout=5000):
+        page.table.selectRow(0)
+    assert not page.back_button.isEnabled()
+    with qtbot.waitSignal(page.detail_shown, timeout=5000) as shown:
+        page.follow_run("r2")  # as a click on a 依据 link does
+    assert shown.args == ["r2"] and page.table.currentIndex().row() == 2 and page.back_button.isEnabled()
+    with qtbot.waitSignal(page.detail_shown, timeout=5000) as back:
+        qtbot.mouseClick(page.back_button, Qt.MouseButton.LeftButton)
+    assert back.args == ["r0"] and page.table.currentIndex().row() == 0 and not page.back_button.isEnabled()
