@@ -52,7 +52,8 @@ class MemoryProbe(QWidget):
     async def ask(self) -> None:
         question = self.question.text().strip()
         if not question:
-            self.answer.setHtml(f"<p>{html.escape(self.tr('请输入一个问题。'))}</p>")
+            missing = self.tr("请输入一个问题。")
+            self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
         try:
@@ -73,7 +74,7 @@ class MemoryProbe(QWidget):
         else:
             how = self.tr("只按词语（降级：{0}）").format(result.get("degraded") or "")
         lag = self.tr("待嵌入 {0} 条").format(info.get("index_lag", 0))
-        return f"{how}；{lag}；{result.get('latency_ms', 0)} ms"
+        return self.tr("{0}；{1}；{2} ms").format(how, lag, result.get("latency_ms", 0))
 
     def _rows(self, items: list[dict[str, Any]], text: Any) -> str:
         rows = []
@@ -109,8 +110,12 @@ class MemoryProbe(QWidget):
                 result["interactions"],
                 lambda i: f"{i['ts'][:10]} {i['user_text']} → {i['assistant_text']}",
             ),
-            (self.tr("任务"), result["task_cards"], lambda c: f"{c['ts'][:10]} {c['title']}：{c['result']}"),
-            (self.tr("话题"), result["related_topics"], lambda t: f"{t['title']}：{t['summary']}"),
+            (
+                self.tr("任务"),
+                result["task_cards"],
+                lambda c: self.tr("{0} {1}：{2}").format(c["ts"][:10], c["title"], c["result"]),
+            ),
+            (self.tr("话题"), result["related_topics"], lambda t: self.tr("{0}：{1}").format(t["title"], t["summary"])),
             (self.tr("事实"), result["related_facts"], lambda f: str(f["content"])),
         ]
         sections = []
@@ -119,7 +124,8 @@ class MemoryProbe(QWidget):
                 table = f"<table cellpadding='3'><tr>{header}</tr>{self._rows(items, text)}</table>"
                 sections.append(f"<h4>{html.escape(title)}</h4>{table}")
         if not any(i.get("why") == "related" for i in result["interactions"]):
-            sections.insert(0, f"<p>{html.escape(self.tr('记忆里没有与此相关的问答。'))}</p>")
+            nothing = self.tr("记忆里没有与此相关的问答。")
+            sections.insert(0, f"<p>{html.escape(nothing)}</p>")
         self.answer.setHtml(f"<p><b>{html.escape(self._headline(result))}</b></p>{''.join(sections)}")
         self.answered.emit(result)
 

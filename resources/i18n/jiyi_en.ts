@@ -287,7 +287,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/appkb_page.py" line="207"/>
-        <location filename="../../gui/pages/appkb_page.py" line="400"/>
+        <location filename="../../gui/pages/appkb_page.py" line="410"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
@@ -317,37 +317,37 @@
         <translation>Importing {0}…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="311"/>
+        <location filename="../../gui/pages/appkb_page.py" line="321"/>
         <source>导入 {0}：{1}</source>
         <translation>Imported {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="318"/>
+        <location filename="../../gui/pages/appkb_page.py" line="328"/>
         <source>应用库</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="319"/>
+        <location filename="../../gui/pages/appkb_page.py" line="329"/>
         <source>运行档案</source>
         <translation>runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="320"/>
+        <location filename="../../gui/pages/appkb_page.py" line="330"/>
         <source>回想统计</source>
         <translation>recall scorecard</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="321"/>
+        <location filename="../../gui/pages/appkb_page.py" line="331"/>
         <source>经验教训</source>
         <translation>lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="325"/>
+        <location filename="../../gui/pages/appkb_page.py" line="335"/>
         <source>{0}：已导入过，没有新内容</source>
         <translation>{0}: imported before, nothing new</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="326"/>
+        <location filename="../../gui/pages/appkb_page.py" line="336"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
@@ -357,32 +357,32 @@
         <translation>{0} is damaged; rebuilt from the log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="328"/>
+        <location filename="../../gui/pages/appkb_page.py" line="338"/>
         <source>（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）</source>
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="347"/>
+        <location filename="../../gui/pages/appkb_page.py" line="357"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="358"/>
+        <location filename="../../gui/pages/appkb_page.py" line="368"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="368"/>
+        <location filename="../../gui/pages/appkb_page.py" line="378"/>
         <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
         <translation>Imported; indexing runs for recall: {0}/{1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="371"/>
+        <location filename="../../gui/pages/appkb_page.py" line="381"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="381"/>
+        <location filename="../../gui/pages/appkb_page.py" line="391"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -1088,7 +1088,7 @@
         <translation>The home cannot be opened.</translation>
     </message>
     <message>
-        <location filename="../../gui/opening.py" line="95"/>
+        <location filename="../../gui/opening.py" line="96"/>
         <source>正在启动记忆服务…</source>
         <translation>Starting the memory service…</translation>
     </message>
@@ -2170,6 +2170,129 @@
     </message>
 </context>
 <context>
+    <name>MemoryProbe</name>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="37"/>
+        <source>问记忆一个问题，看会想起哪些问答、为什么</source>
+        <translation>Ask memory a question: which turns it recalls, and why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="39"/>
+        <source>问记忆</source>
+        <translation>Ask memory</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="42"/>
+        <source>只是询问：不记录</source>
+        <translation>Only asking: nothing is recorded</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="55"/>
+        <source>请输入一个问题。</source>
+        <translation>Type a question.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="73"/>
+        <source>按词语和语义（混合检索）</source>
+        <translation>By words and meaning (hybrid retrieval)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="75"/>
+        <source>只按词语（降级：{0}）</source>
+        <translation>By words only (degraded: {0})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="76"/>
+        <source>待嵌入 {0} 条</source>
+        <translation>{0} waiting to be embedded</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="77"/>
+        <source>{0}；{1}；{2} ms</source>
+        <translation>{0}; {1}; {2} ms</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <source>相关</source>
+        <translation>related</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <source>最近</source>
+        <translation>recent</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="98"/>
+        <source>为何</source>
+        <translation>Why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="99"/>
+        <source>得分</source>
+        <translation>Score</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="100"/>
+        <source>词序</source>
+        <translation>Word rank</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="101"/>
+        <source>BM25</source>
+        <translation>BM25</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="102"/>
+        <source>相似</source>
+        <translation>Similarity</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="103"/>
+        <source>突出</source>
+        <translation>Standing</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="104"/>
+        <source>内容</source>
+        <translation>Content</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="109"/>
+        <source>问答</source>
+        <translation>Turns</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="114"/>
+        <source>任务</source>
+        <translation>Tasks</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="116"/>
+        <source>{0} {1}：{2}</source>
+        <translation>{0} {1}: {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <source>话题</source>
+        <translation>Topics</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <source>{0}：{1}</source>
+        <translation>{0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="119"/>
+        <source>事实</source>
+        <translation>Facts</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="127"/>
+        <source>记忆里没有与此相关的问答。</source>
+        <translation>Memory holds no turn related to this.</translation>
+    </message>
+</context>
+<context>
     <name>OverviewPage</name>
     <message>
         <location filename="../../gui/pages/overview_page.py" line="46"/>
@@ -3151,124 +3274,124 @@
 <context>
     <name>TopicsPage</name>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="55"/>
+        <location filename="../../gui/pages/topics_page.py" line="57"/>
         <source>按标题或概括搜索话题</source>
         <translation>Search topics by title or summary</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="92"/>
+        <location filename="../../gui/pages/topics_page.py" line="100"/>
         <source>工作日</source>
         <translation>Workday</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="93"/>
-        <location filename="../../gui/pages/topics_page.py" line="212"/>
+        <location filename="../../gui/pages/topics_page.py" line="101"/>
+        <location filename="../../gui/pages/topics_page.py" line="220"/>
         <source>问答</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="94"/>
-        <location filename="../../gui/pages/topics_page.py" line="110"/>
+        <location filename="../../gui/pages/topics_page.py" line="102"/>
+        <location filename="../../gui/pages/topics_page.py" line="118"/>
         <source>话题</source>
         <translation>Topic</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="95"/>
+        <location filename="../../gui/pages/topics_page.py" line="103"/>
         <source>复核</source>
         <translation>Review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="95"/>
+        <location filename="../../gui/pages/topics_page.py" line="103"/>
         <source>已复核</source>
         <translation>reviewed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="111"/>
+        <location filename="../../gui/pages/topics_page.py" line="119"/>
         <source>当日概括</source>
         <translation>That day&apos;s segment</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="112"/>
+        <location filename="../../gui/pages/topics_page.py" line="120"/>
         <source>问答数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="65"/>
+        <location filename="../../gui/pages/topics_page.py" line="67"/>
         <source>更多问答</source>
         <translation>More turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="85"/>
+        <location filename="../../gui/pages/topics_page.py" line="93"/>
         <source>选择一个工作日和话题。</source>
         <translation>Choose a workday and a topic.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="132"/>
+        <location filename="../../gui/pages/topics_page.py" line="140"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="140"/>
+        <location filename="../../gui/pages/topics_page.py" line="148"/>
         <source>无活动记录</source>
         <translation>no activity yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="140"/>
+        <location filename="../../gui/pages/topics_page.py" line="148"/>
         <source>空闲 {0} 分钟</source>
         <translation>idle {0} min</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="141"/>
+        <location filename="../../gui/pages/topics_page.py" line="149"/>
         <source>前一工作日 {0} 待复核</source>
         <translation>workday {0} awaits its review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="143"/>
+        <location filename="../../gui/pages/topics_page.py" line="151"/>
         <source>今天是工作日 {0} · 待整理 {1} 条问答 · {2}</source>
         <translation>Workday {0} · {1} turns to file · {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="156"/>
+        <location filename="../../gui/pages/topics_page.py" line="164"/>
         <source>还没有话题。桌面助手同步的每轮问答（interaction.remember）在它空闲整理时归入话题（memory.maintenance.commit），然后按工作日列在这里。</source>
         <translation>No topics yet. Each turn the desktop assistant syncs (interaction.remember) is filed into topics when it tidies up while idle (memory.maintenance.commit), then listed here by workday.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="212"/>
+        <location filename="../../gui/pages/topics_page.py" line="220"/>
         <source>{0} 条问答</source>
         <translation>{0} turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="212"/>
+        <location filename="../../gui/pages/topics_page.py" line="220"/>
         <source>每日概括</source>
         <translation>Daily segments</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="212"/>
+        <location filename="../../gui/pages/topics_page.py" line="220"/>
         <source>关联任务</source>
         <translation>Linked tasks</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="213"/>
+        <location filename="../../gui/pages/topics_page.py" line="221"/>
         <source>用户</source>
         <translation>User</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="213"/>
+        <location filename="../../gui/pages/topics_page.py" line="221"/>
         <source>助手</source>
         <translation>Assistant</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="210"/>
+        <location filename="../../gui/pages/topics_page.py" line="218"/>
         <source>任务</source>
         <translation>task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="210"/>
+        <location filename="../../gui/pages/topics_page.py" line="218"/>
         <source>闲聊</source>
         <translation>chat</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="210"/>
+        <location filename="../../gui/pages/topics_page.py" line="218"/>
         <source>讨论</source>
         <translation>discussion</translation>
     </message>
