@@ -2,11 +2,14 @@
 
 Two ranked lists of one kind (interactions, task cards, topics or facts) come
 in: the full-text hits by BM25 and the nearest vectors by cosine similarity.
-Each item's fused score is reciprocal-rank fusion, the sum over the lists it
-is in of `1 / (RRF_K + rank)`: it needs no calibration between BM25's
-open-ended scores and an embedder's cosines, and an item both lists agree on
-beats one only a single list found. Scores are then scaled so the best item
-is 1.0.
+Each item's fused score is a weighted sum, `WEIGHT` × its BM25 and
+(1 − `WEIGHT`) × its similarity, each scaled to 0..1 over the question's
+candidates (an item one list did not find takes that list's lowest value).
+Reciprocal-rank fusion (`FUSION = "rrf"`: the sum of `1 / (RRF_K + rank)`)
+was measured against it on the same data: the weighted sum found more
+(docs/desk-memory.md), since it keeps how much better the first hits are,
+which ranks throw away. Without vectors the order is BM25's (the rank form).
+Scores are then scaled so the best item is 1.0.
 
 Recency only breaks ties: consecutive items as related as the first of them
 form a run that is ordered newest first. As related: similarities within
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RRF_K = 60
-FUSION = "rrf"  # or "weighted" (bench/desk_recall.py measures both)
+FUSION = "weighted"  # or "rrf"; measured against each other in docs/desk-memory.md
 WEIGHT = 0.5
 SIMILARITY_TIE = 0.02
 SHARE_TIE = 0.2
@@ -85,7 +88,7 @@ class Floor:
 
 def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidate]:
     """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in."""
-    if FUSION == "weighted":
+    if FUSION == "weighted" and any(c.similarity is not None for c in candidates):
         _weighted(candidates)
     else:
         for c in candidates:
