@@ -22,7 +22,7 @@ from typing import Any
 
 from service.client import JiyiClient
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.worker")
 
 ROLES = ("extract", "review")
 RESENDS = 3  # how often a request whose reply was lost is sent again, with the same request id

@@ -129,7 +129,7 @@ class DeskIndexer:
         """Fill the index on a thread of its own from now on, woken by each desk change (the service calls this)."""
         if self._thread is not None:
             return
-        self.parts.bus.add_listener(self._heard)
+        self.parts.add_listener(self._heard)
         self._thread = threading.Thread(target=self._run, name="jiyi-desk-index", daemon=True)
         self._thread.start()
 
@@ -138,7 +138,7 @@ class DeskIndexer:
         self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None:
-            self.parts.bus.remove_listener(self._heard)
+            self.parts.remove_listener(self._heard)
             thread.join(timeout=10)
 
     def _heard(self, domain: str, _txn: object) -> None:

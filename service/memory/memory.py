@@ -27,6 +27,7 @@ from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
 from service.memory.desk import DeskService
 from service.memory.doctor import Check, run_checks
+from service.memory.domain import Domain
 from service.memory.dream import DreamService
 from service.memory.ingest import IngestService
 from service.memory.jobs import Jobs
@@ -46,12 +47,12 @@ from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
 from store.episodes import lessons, recall_stats
-from store.episodes.archive import EpisodeFilter
+from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # What the console needs to name the facade's results (it may not import `store` itself).
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "Memory",
     "Resolution",
     "UndoResult",
+    "episode_key",
 ]
 
 OVERVIEW_DAYS = 30  # the window of the overview's recall quality
@@ -133,7 +135,7 @@ class Memory:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
         if domain == DESK and "bundle_document_put" in types:
             self.desk.mirror_remote(seq)
-        self.parts.bus.publish(domain, seq)
+        self.parts.changed(domain, seq)
 
     def _everything_changed(self) -> None:
         """Change notices may have been missed (the feed's connection dropped): catch up, tell every domain."""
@@ -142,7 +144,7 @@ class Memory:
         except StorageProblem as exc:  # the server went away again: the feed reconnects, and this runs again then
             log.warning("the bundle mirror could not catch up with the database: %s", exc)
         for domain in self.store.domains:
-            self.parts.bus.publish(domain, self.store.last_seq(domain))
+            self.parts.changed(domain)
 
     @classmethod
     def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
@@ -205,17 +207,17 @@ class Memory:
 
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(domain, txn)` after every committed change."""
-        self.parts.bus.add_listener(listener)
+        self.parts.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop calling `listener` (a window that closes while the memory lives on)."""
-        self.parts.bus.remove_listener(listener)
+        self.parts.remove_listener(listener)
 
     # -- the whole home ------------------------------------------------------------------
 
     def health(self) -> Health:
         """Version, schema, where things are, counts (counted once per change)."""
-        generation, counts = self.parts.bus.generation, self._counts
+        generation, counts = self.parts.generation, self._counts
         if counts is None or counts[0] != generation:
             counts = (
                 generation,
@@ -257,7 +259,7 @@ class Memory:
 
     def health_is_cached(self) -> bool:
         """Whether `health()` would answer without touching the database."""
-        return self._counts is not None and self._counts[0] == self.parts.bus.generation
+        return self._counts is not None and self._counts[0] == self.parts.generation
 
     def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
@@ -289,7 +291,7 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
-        self.parts.changed("app_kb")
+        self.parts.changed(Domain.APP_KB)
         return counts
 
     # -- TaskWizard interchange ----------------------------------------------------------
@@ -333,7 +335,7 @@ class Memory:
             for name, run in parts.items():
                 reports[name] = run()
         if any(r.imported for r in reports.values()):
-            self.parts.bus.publish("app_kb", self.store.last_seq())
+            self.parts.changed(Domain.APP_KB, self.store.last_seq())
             self.parts.changed(lessons.DOMAIN)
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also

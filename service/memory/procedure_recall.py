@@ -28,7 +28,7 @@ from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from store.episodes import lessons, recall_stats
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 MENTION_PREFETCH_MAX_APPS = 2  # the reference's cap on mentioned apps
 MAX_SELECTIONS_PER_RUN = 64  # a client launching package after package still writes a bounded number
 

@@ -32,7 +32,7 @@ from store.episodes import recall_stats, recall_terms
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 
 
@@ -89,6 +89,11 @@ class RecallService:
         return self.engine.embedder
 
     @property
+    def scoring(self) -> str:
+        """What the threshold is held against (recall.confidence), without loading the embedder."""
+        return str(self.config.recall_scoring)
+
+    @property
     def embedder_id(self) -> str:
         """The embedder recall uses, without loading it: the served model with `JIYI_EMBED_URL`."""
         return remote_id(self.config.embed_model_name) if self.config.embed_url else str(self.config.embed_model)
@@ -109,7 +114,7 @@ class RecallService:
                 index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
                 if not recall_terms.ensure(self.store):
                     self.rebuild_terms()
-                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats)
+                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats, scoring=self.scoring)
             return self._engine
 
     def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str] | None) -> recall_terms.TermStats:
@@ -414,7 +419,7 @@ class RecallService:
         if not isinstance(device, str) or not device.strip():
             raise InvalidInput("device must be non-empty text")
         goal = self.parts.redactor.redact(goal)
-        return self.recall(goal, device.strip(), self.parts.bus.generation, explain=explain).to_dict()
+        return self.recall(goal, device.strip(), self.parts.generation, explain=explain).to_dict()
 
     def export_recall_stats(self, path: Path) -> dict[str, Any]:
         """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""

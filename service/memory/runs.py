@@ -31,7 +31,7 @@ from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # Runs under way live in memory until their `run.finish`. An agent that dies mid-run never sends it,
 # and a hostile client can start runs without end: past this many, the run that started longest ago
@@ -155,7 +155,7 @@ class RunService:
         """Recall for a run's goal, failing open."""
         try:
             # Explained: the trace keeps every candidate weighed, below the threshold too, for calibration.
-            return self.recall.recall(goal, device, self.parts.bus.generation, explain=True)
+            return self.recall.recall(goal, device, self.parts.generation, explain=True)
         except Exception as exc:
             self.recall.note_error("episode", exc)
             log.warning("recall failed (the run goes on): %s", exc)
@@ -356,10 +356,16 @@ class RunService:
     # -- episodes ----------------------------------------------------------------------
 
     def list_episodes(
-        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        f: EpisodeFilter | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Archived episodes, newest first, filtered and paged in the store."""
-        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset)
+        """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
+        the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
@@ -380,7 +386,7 @@ class RunService:
             seq = episodes.set_revoked(
                 self.store, run_id, True, actor=actor, reason=self.redactor.redact(reason) if reason else None
             )
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         try:
             self.recall.forget(run_id, episode["device_scope"])
@@ -393,7 +399,7 @@ class RunService:
         check_actor(actor)
         with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         if self.recall.passes_gate(episode):
             self._index_episode(episode)

@@ -21,7 +21,7 @@ import logging
 import socket
 import time
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 CHUNK = 1 << 16
 """Bytes read per readiness notice: a busy client cannot starve the others."""

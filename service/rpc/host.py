@@ -44,7 +44,7 @@ from service.rpc.socket_file import check_socket_free
 from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 WATCH_INTERVAL_MS = 1000
 """How often the host checks that its listener still listens on its own socket file."""

@@ -32,7 +32,7 @@ from store.core.freed_memory import wipe_freed_memory
 from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
-from store.core.postgres import JiyiPostgresDatabase, server_now_ok
+from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META, Part, Transaction
 from store.core.write_stats import WriteStats
@@ -40,7 +40,7 @@ from store.core.write_stats import WriteStats
 log = logging.getLogger("jiyi.store")
 
 Progress = Callable[[int, int], None]
-# An event appended on PostgreSQL: its number drawn first, so that a transaction's first event names it in `txn`.
+# An event appended where its number is drawn first (PostgreSQL): a transaction's first event names it in `txn`.
 _PG_APPEND = (
     "INSERT INTO event (seq, ts, domain, type, schema_v, actor, payload, txn, subject) "
     "SELECT n.seq, ?, ?, ?, ?, ?, ?, coalesce(?, n.seq), ? "
@@ -131,7 +131,7 @@ class Store:
             new = not target.shared and not (target.path or home / DB_NAME).exists()
             db = connect_target(home, target, password)
             store = cls(home, db, lock, target)
-            if isinstance(db, JiyiPostgresDatabase):
+            if db.dialect.shared:
                 store._feed_connect = db.listener_connection
             try:
                 applied = migrate(db)
@@ -206,7 +206,7 @@ class Store:
 
     def transaction_failed(self) -> bool:
         """Whether this thread's transaction can only be rolled back (a statement failed on the server)."""
-        return isinstance(self.db, JiyiPostgresDatabase) and self.db.transaction_failed()
+        return bool(self.db.transaction_failed())
 
     def append(
         self,
@@ -231,7 +231,7 @@ class Store:
         stamp = ts or clock.iso_now()
         # Plain SQL: this runs once per event, and peewee's query building would dominate it.
         params = (stamp, domain, event_type, schema_v, actor, text, self._txn if self._txn > 0 else None, subject)
-        if isinstance(self.db, JiyiPostgresDatabase):
+        if self.db.dialect.draws_numbers_first:
             # One round trip while holding the write lock: a transaction's first event is its id.
             cursor = self.db.execute_sql(_PG_APPEND, params)
             seq = int(cursor.fetchone()[0])
@@ -291,9 +291,10 @@ class Store:
             " VALUES (?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        if rows and isinstance(self.db, JiyiPostgresDatabase):
-            # Explicit numbers do not move PostgreSQL's identity sequence: the next append must follow them.
-            self.db.execute_sql("SELECT setval(pg_get_serial_sequence('event', 'seq'), ?)", (rows[-1][0],))
+        catch_up = self.db.dialect.sequence_catch_up
+        if rows and catch_up:
+            # Explicit numbers do not move a server's identity sequence: the next append must follow them.
+            self.db.execute_sql(catch_up, (rows[-1][0],))
         if projection is not None and len(records) > 1:
             apply_many = getattr(projection, "apply_many", None)
             if apply_many is not None:
@@ -459,16 +460,11 @@ class Store:
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file: 'ok' when sound (a server: 'ok' when it answers)."""
-        if isinstance(self.db, JiyiPostgresDatabase):
-            return "ok" if server_now_ok(self.db) else f"the database server {self.location} does not answer"
-        return str(self.db.execute_sql("PRAGMA integrity_check").fetchone()[0])
+        return str(self.db.integrity_check(self.location))
 
     def close(self) -> None:
         """Close the database and release the home (idempotent)."""
-        if isinstance(self.db, JiyiPostgresDatabase):
-            self.db.close_all()
-        elif not self.db.is_closed():
-            self.db.close()
+        self.db.close_all()
         self._lock.release()
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from store.core.dialect import POSTGRESQL, dialect_of
+
 
 def _postgres(db: Any) -> bool:
-    return getattr(db, "backend", "sqlite") == "postgresql"
+    return dialect_of(db) is POSTGRESQL
 
 
 def document_frequencies(db: Any, table: str, terms: Sequence[str]) -> dict[str, int]:

@@ -14,7 +14,6 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from store.core.change_feed import CHANNEL, notice
-from store.core.postgres import JiyiPostgresDatabase
 
 # The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
 Store = Any
@@ -94,8 +93,7 @@ class Transaction(AbstractContextManager[Any]):
             self._store.budget.wrote(self._store._local.payload_bytes)
 
     def _round_trips(self) -> int:
-        db = self._store.db
-        return db.round_trips() if isinstance(db, JiyiPostgresDatabase) else 0
+        return int(self._store.db.round_trips())
 
     def _record_views(self) -> None:
         """The views' bookkeeping: written once per transaction and committed with it.

@@ -26,6 +26,7 @@ from typing import Any
 from peewee import SQL, fn
 
 from store.core.database import Store
+from store.core.dialect import dialect_of
 from store.core.models import BaseModel, tuples
 from store.core.projection import EventRecord
 from store.episodes.local_days import local_days
@@ -262,8 +263,7 @@ def daily(store: Store, since: float | None = None, until: float | None = None) 
     are a few hundred rows, neither 100k trace documents read into Python nor 100k times turned into dates.
     Each day's sums are one subquery (an array), so no back end sorts 100k rows to group them.
     """
-    postgres = getattr(store.db, "backend", "sqlite") == "postgresql"
-    array = "json_build_array" if postgres else "json_array"
+    array = dialect_of(store.db).json_array
     days = []
     ranges = local_days(_day_numbers(store, since, until), since, until)
     for start in range(0, len(ranges), _DAYS_PER_QUERY):

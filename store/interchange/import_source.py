@@ -16,7 +16,7 @@ from store.core import clock
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import MetaValue
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 
 @dataclass

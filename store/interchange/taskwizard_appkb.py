@@ -37,7 +37,7 @@ from store.interchange.import_source import (
     subfolder,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}
 

@@ -39,7 +39,7 @@ from store.interchange.import_source import (
     subfolder,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 EVENT_FIELDS: tuple[str, ...] = ("type", "schema_v", "run_id", "step", "ts", "tool", "result_class", "app_package")
 EVENT_FIELDS += ("device_scope", "intent", "note")

@@ -39,7 +39,7 @@ from store.interchange.import_source import (
     refuse_links,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 REDACTED_FROM = "source_sha256"  # a redacted line's digest: to know the line again, never to read it
 DISTILL_STATE = "lesson_distill_state"  # the reference's distill_state.json, as text
 
