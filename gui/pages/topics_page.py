@@ -2,7 +2,8 @@
 
 A workday runs 03:30 to 03:29:59 Beijing time. Select a workday to see its
 topics (or search topics by title); open a topic to page through its turns.
-The maintenance backlog (turns no topic holds yet) is shown on top.
+The maintenance backlog (turns no topic holds yet) is shown on top; below,
+"ask memory" shows what `memory.recall` returns for a question and why.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from gui.codes import source_name
 from gui.lanes import Lanes, Tasks, page_task
+from gui.pages.memory_probe import MemoryProbe
 from gui.record_model import Column, RecordModel
 from gui.words import labelled
 from service.memory.api import MemoryApi
@@ -90,9 +92,15 @@ class TopicsPage(QWidget):
         self.splitter.addWidget(self.topic_table)
         self.splitter.addWidget(right)
         self.splitter.setSizes([220, 440, 400])  # a workday row is short; a topic's title and summary are not
+        # "Ask memory": what memory.recall returns for any question, and why (below the topics).
+        self.probe = MemoryProbe(memory, lanes)
+        self.columns = QSplitter(Qt.Orientation.Vertical)
+        self.columns.addWidget(self.splitter)
+        self.columns.addWidget(self.probe)
+        self.columns.setSizes([500, 260])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.columns, 1)
         hint = self.tr("选择一个工作日和话题。")
         self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
 

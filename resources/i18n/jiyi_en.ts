@@ -1128,7 +1128,7 @@
         <translation>The home cannot be opened.</translation>
     </message>
     <message>
-        <location filename="../../gui/opening.py" line="95"/>
+        <location filename="../../gui/opening.py" line="96"/>
         <source>正在启动记忆服务…</source>
         <translation>Starting the memory service…</translation>
     </message>
@@ -1775,7 +1775,7 @@
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="45"/>
+        <location filename="../../gui/pages/topics_page.py" line="47"/>
         <source>话题与工作日</source>
         <translation>Topics and workdays</translation>
     </message>
@@ -2207,6 +2207,129 @@
         <location filename="../../gui/pages/maintenance_page.py" line="417"/>
         <source>备注</source>
         <translation>note</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryProbe</name>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="37"/>
+        <source>问记忆一个问题，看会想起哪些问答、为什么</source>
+        <translation>Ask memory a question: which turns it recalls, and why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="39"/>
+        <source>问记忆</source>
+        <translation>Ask memory</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="42"/>
+        <source>只是询问：不记录</source>
+        <translation>Only asking: nothing is recorded</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="55"/>
+        <source>请输入一个问题。</source>
+        <translation>Type a question.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="73"/>
+        <source>按词语和语义（混合检索）</source>
+        <translation>By words and meaning (hybrid retrieval)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="75"/>
+        <source>只按词语（降级：{0}）</source>
+        <translation>By words only (degraded: {0})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="76"/>
+        <source>待嵌入 {0} 条</source>
+        <translation>{0} waiting to be embedded</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="77"/>
+        <source>{0}；{1}；{2} ms</source>
+        <translation>{0}; {1}; {2} ms</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <source>相关</source>
+        <translation>related</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <source>最近</source>
+        <translation>recent</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="98"/>
+        <source>为何</source>
+        <translation>Why</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="99"/>
+        <source>得分</source>
+        <translation>Score</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="100"/>
+        <source>词序</source>
+        <translation>Word rank</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="101"/>
+        <source>BM25</source>
+        <translation>BM25</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="102"/>
+        <source>相似</source>
+        <translation>Similarity</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="103"/>
+        <source>突出</source>
+        <translation>Standing</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="104"/>
+        <source>内容</source>
+        <translation>Content</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="109"/>
+        <source>问答</source>
+        <translation>Turns</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="114"/>
+        <source>任务</source>
+        <translation>Tasks</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="116"/>
+        <source>{0} {1}：{2}</source>
+        <translation>{0} {1}: {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <source>话题</source>
+        <translation>Topics</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <source>{0}：{1}</source>
+        <translation>{0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="119"/>
+        <source>事实</source>
+        <translation>Facts</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="127"/>
+        <source>记忆里没有与此相关的问答。</source>
+        <translation>Memory holds no turn related to this.</translation>
     </message>
 </context>
 <context>
@@ -3231,124 +3354,124 @@
 <context>
     <name>TopicsPage</name>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="66"/>
+        <location filename="../../gui/pages/topics_page.py" line="68"/>
         <source>按标题或概括搜索话题</source>
         <translation>Search topics by title or summary</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="103"/>
+        <location filename="../../gui/pages/topics_page.py" line="111"/>
         <source>工作日</source>
         <translation>Workday</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="104"/>
-        <location filename="../../gui/pages/topics_page.py" line="223"/>
+        <location filename="../../gui/pages/topics_page.py" line="112"/>
+        <location filename="../../gui/pages/topics_page.py" line="231"/>
         <source>问答</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="105"/>
-        <location filename="../../gui/pages/topics_page.py" line="121"/>
+        <location filename="../../gui/pages/topics_page.py" line="113"/>
+        <location filename="../../gui/pages/topics_page.py" line="129"/>
         <source>话题</source>
         <translation>Topic</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="106"/>
+        <location filename="../../gui/pages/topics_page.py" line="114"/>
         <source>复核</source>
         <translation>Review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="106"/>
+        <location filename="../../gui/pages/topics_page.py" line="114"/>
         <source>已复核</source>
         <translation>reviewed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="122"/>
+        <location filename="../../gui/pages/topics_page.py" line="130"/>
         <source>当日概括</source>
         <translation>That day&apos;s segment</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="123"/>
+        <location filename="../../gui/pages/topics_page.py" line="131"/>
         <source>问答数</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="76"/>
+        <location filename="../../gui/pages/topics_page.py" line="78"/>
         <source>更多问答</source>
         <translation>More turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="96"/>
+        <location filename="../../gui/pages/topics_page.py" line="104"/>
         <source>选择一个工作日和话题。</source>
         <translation>Choose a workday and a topic.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="143"/>
+        <location filename="../../gui/pages/topics_page.py" line="151"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="151"/>
+        <location filename="../../gui/pages/topics_page.py" line="159"/>
         <source>无活动记录</source>
         <translation>no activity yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="151"/>
+        <location filename="../../gui/pages/topics_page.py" line="159"/>
         <source>空闲 {0} 分钟</source>
         <translation>idle {0} min</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="152"/>
+        <location filename="../../gui/pages/topics_page.py" line="160"/>
         <source>前一工作日 {0} 待复核</source>
         <translation>workday {0} awaits its review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="154"/>
+        <location filename="../../gui/pages/topics_page.py" line="162"/>
         <source>今天是工作日 {0} · 待整理 {1} 条问答 · {2}</source>
         <translation>Workday {0} · {1} turns to file · {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="167"/>
+        <location filename="../../gui/pages/topics_page.py" line="175"/>
         <source>还没有话题。桌面助手同步的每轮问答（interaction.remember）在它空闲整理时归入话题（memory.maintenance.commit），然后按工作日列在这里。</source>
         <translation>No topics yet. Each turn the desktop assistant syncs (interaction.remember) is filed into topics when it tidies up while idle (memory.maintenance.commit), then listed here by workday.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="223"/>
+        <location filename="../../gui/pages/topics_page.py" line="231"/>
         <source>{0} 条问答</source>
         <translation>{0} turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="223"/>
+        <location filename="../../gui/pages/topics_page.py" line="231"/>
         <source>每日概括</source>
         <translation>Daily segments</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="223"/>
+        <location filename="../../gui/pages/topics_page.py" line="231"/>
         <source>关联任务</source>
         <translation>Linked tasks</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="224"/>
+        <location filename="../../gui/pages/topics_page.py" line="232"/>
         <source>用户</source>
         <translation>User</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="224"/>
+        <location filename="../../gui/pages/topics_page.py" line="232"/>
         <source>助手</source>
         <translation>Assistant</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="221"/>
+        <location filename="../../gui/pages/topics_page.py" line="229"/>
         <source>任务</source>
         <translation>task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="221"/>
+        <location filename="../../gui/pages/topics_page.py" line="229"/>
         <source>闲聊</source>
         <translation>chat</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="221"/>
+        <location filename="../../gui/pages/topics_page.py" line="229"/>
         <source>讨论</source>
         <translation>discussion</translation>
     </message>

@@ -1,8 +1,10 @@
-"""`jiyi eval resolve` and `jiyi eval recall`: measure resolution and shadow recall on labelled files."""
+"""`jiyi eval resolve`, `jiyi eval recall` and `jiyi eval memory`: measure resolution, shadow recall and desk
+recall on labelled files."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,10 +66,54 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use the embedder's fixed threshold instead of calibrating (for comparison)",
     )
+    memory = add_command(
+        evaluation,
+        "memory",
+        common,
+        evaluate_memory,
+        "measure desk recall (memory.recall) on conversations",
+        home="none",
+    )
+    memory.add_argument(
+        "--conversations",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="LoCoMo conversation files or the plain format ({interactions, questions}); each in a fresh home",
+    )
+    memory.add_argument(
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        metavar="MODEL",
+        help="the embedder to evaluate: %(choices)s (default: JIYI_EMBED_MODEL)",
+    )
+    memory.add_argument("--json", action="store_true", help="the report as JSON")
+    memory.add_argument("--details", type=Path, metavar="FILE", help="also write one JSON line per question")
     resolve = add_command(evaluation, "resolve", common, evaluate_resolve, "measure app-name resolution", home="create")
     resolve.add_argument("--inventory", type=Path, required=True, help="TSV: package<TAB>label")
     resolve.add_argument("--queries", type=Path, required=True, help="TSV: query<TAB>expected[<TAB>kind]")
     resolve.add_argument("--json", action="store_true", help="JSON only (the default prints JSON and a summary)")
+
+
+def evaluate_memory(args: argparse.Namespace, config: Config) -> int:
+    """A table (or `--json`) on stdout; progress on stderr while the conversations are embedded."""
+    from service.evaluation import memory_eval
+    from store.core.atomic_file import write_text
+
+    def progress(name: str, done: int, total: int) -> None:
+        if not args.json and (done == total or done % 640 == 0):
+            print(f"{name}: embedded {done}/{total}", file=sys.stderr)
+
+    report = memory_eval.run_eval(config, args.conversations, embed_model=args.embed_model, progress=progress)
+    rows = report.pop("rows")
+    if args.details:
+        write_text(args.details, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), mode=0o600)
+    if args.json:
+        print_json(report)
+    else:
+        print(memory_eval.table(report))
+    return 0
 
 
 def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:

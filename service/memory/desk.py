@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
 from service.memory.results import (
     ConsolidationRecorded,
@@ -24,7 +25,7 @@ from service.memory.results import (
     TaskCompleted,
 )
 from store.core import clock
-from store.core.errors import InvalidInput
+from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
 from store.desk import bundle_catch_up, bundle_names, bundles, facts, interactions, leases, retrieval, skills, topics
 from store.desk.bundles import BundleFiles
@@ -36,14 +37,21 @@ log = logging.getLogger("jiyi.service.memory")
 
 MARK_SECONDS = 5.0  # how often a local store's mirror mark is saved while puts go on
 
+
+def _no_index() -> tuple[Any, Any]:
+    raise EnvironmentProblem("no vector index was configured for the desk")
+
+
 CONSOLIDATION_KINDS = ("activity", "started", "finished", "failed", "note", "workday_review")
 
 
 class DeskService:
     """Seed 002's operations; see the module docstring."""
 
-    def __init__(self, parts: Parts) -> None:
+    def __init__(self, parts: Parts, open_index: Callable[[], tuple[Any, Any]] | None = None) -> None:
         self.parts = parts
+        # The desk index (vectors behind the writes; `Memory` hands in how to open the vector index and embedder).
+        self.index = DeskIndexer(parts, open_index or _no_index)
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.bundle_files = BundleFiles(parts.config.bundles_path)
         # How far the puts in the log are in this host's files (`catch_up_mirror` brings them up to date: other
@@ -178,13 +186,33 @@ class DeskService:
     # -- reading for agents ------------------------------------------------------------------
 
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
-        """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills."""
+        """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
+
+        Each related item carries `score` (fused, the best 1.0) and `signals` (its full-text rank and BM25,
+        its dense rank and similarity); `retrieval` says how the answer was found and `degraded` why dense
+        retrieval took no part (None when it did), see docs/desk-memory.md.
+        """
         if not isinstance(query, str):
             raise InvalidInput("query must be text")
         started = time.perf_counter()
-        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts))
+        dense, retrieval_info = self._dense(query)
+        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        result["retrieval"] = retrieval_info
+        result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return result
+
+    def _dense(self, query: str) -> tuple[Any, dict[str, Any]]:
+        """The query's searcher over the desk index (None: full text alone) and how recall went about it."""
+        dense, why = self.index.dense(query) if query.strip() else (None, None)
+        lag = self.index.lag()
+        if why is None and lag > LAGGING:
+            why = f"the desk index lags: {lag} items not yet embedded are found by their words only"
+        return dense, {
+            "mode": "hybrid" if dense is not None else "full_text",
+            "degraded": why,
+            "index_lag": lag,
+        }
 
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
@@ -192,9 +220,12 @@ class DeskService:
         """Hint whether `text` continues the current task or topic (never decides merging)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("text must be non-empty")
-        return retrieval.assess_transition(
-            self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id
+        dense, info = self._dense(text)
+        result = retrieval.assess_transition(
+            self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
+        result["degraded"] = info["degraded"]
+        return result
 
     # -- maintenance ---------------------------------------------------------------------------
 
@@ -511,8 +542,13 @@ class DeskService:
         return str(self.bundle_files.root / bundle_id)
 
     def desk_counts(self) -> dict[str, int]:
-        """Interactions, task cards, topics, the maintenance backlog, and the bundle events the view refused."""
-        return {**topics.counts(self.store), "bundle_events_refused": bundles.count_refused()}
+        """Interactions, task cards, topics, the maintenance backlog, the bundle events the view refused, and
+        `index_lag`: items not yet embedded in the desk index."""
+        return {
+            **topics.counts(self.store),
+            "bundle_events_refused": bundles.count_refused(),
+            "index_lag": self.index.lag(),
+        }
 
     def refused_bundle_events(self, limit: int = 20) -> list[dict[str, Any]]:
         """The bundle events the view refused (names leading outside the bundles folder), oldest first."""

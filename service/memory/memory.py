@@ -90,7 +90,8 @@ class Memory:
         self.runs = RunService(self.parts, self.appkb, self.recall, self.dream, self.calibration)
         self.ingest = IngestService(self.parts, self.recall)
         self.lessons = LessonService(self.parts)
-        self.desk = DeskService(self.parts)
+        self.desk = DeskService(self.parts, lambda: (self.recall.engine.index, self.recall.engine.embedder))
+        self.recall.after_rebuild.append(self.desk.index.rebuild)
         self.learning = LearningService(self.parts)
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
@@ -126,7 +127,11 @@ class Memory:
 
     def doctor(self) -> list[Check]:
         """Whether this host can serve its memory, and whether the hosts sharing it agree (`jiyi doctor`)."""
-        return run_checks(self.parts, self.recall.index_problem())
+        checks = run_checks(self.parts, self.recall.index_problem())
+        desk = self.desk.index.state()
+        detail = f"{desk['index_lag']} items not yet embedded" + (f"; {desk['problem']}" if desk["problem"] else "")
+        checks.append(Check("desk index", desk["problem"] is None, detail))
+        return checks
 
     def _remote_change(self, domain: str, seq: int, types: frozenset[str]) -> None:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
@@ -188,6 +193,7 @@ class Memory:
         """Stop the running job, shut learning down (admission closed, open leases cancelled and persisted),
         then close the store."""
         self.jobs.close()
+        self.desk.index.stop()
         if self._feed is not None:
             self._feed.stop()
             self._feed = None
@@ -244,6 +250,8 @@ class Memory:
             "database_problem": self.store.database_problem(),
             "vector_index_problem": self.recall.index_problem(),
             **counts[1],
+            # the desk index drains without a change of generation: its lag as last counted
+            "desk": {**counts[1]["desk"], "index_lag": self.desk.index.known_lag or 0},
         }
 
     def home_size(self) -> HomeSize:
@@ -272,6 +280,7 @@ class Memory:
             **health,
             "embedder": self.recall.embedder_id,
             "index": self.recall.state(),
+            "desk_index": self.desk.index.state(),
             "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
             # each device's threshold, where it came from and when (the curves are on the recall page)
             "recall_calibration": [{k: v for k, v in c.items() if k != "curve"} for c in self.calibration.current()],

@@ -72,6 +72,8 @@ class RecallService:
             and not self._vectors_file().is_file()
             and episodes.count_indexable(self.store, self.config.index_min_steps) > 0
         )
+        # Run after `rebuild` dropped every collection (the desk index fills its own again), each with `progress`.
+        self.after_rebuild: list[Callable[[Progress | None], dict[str, int]]] = []
 
     @property
     def errors(self) -> dict[str, int]:
@@ -345,7 +347,11 @@ class RecallService:
         recall_terms.mark_built(self.store)
         self._aliases = None
         aliases = self.sync_aliases()
+        more: dict[str, int] = {}
+        for then in self.after_rebuild:
+            more.update(then(progress))
         return {
+            **more,
             "collections_dropped": dropped,
             "episodes": done,
             "embedded": embedded,

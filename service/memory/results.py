@@ -180,6 +180,7 @@ class Health(StoreCounts):
 class Overview(Health):
     embedder: str
     index: JsonObject
+    desk_index: JsonObject  # the desk index: index_lag, open, running, problem
     recall_quality: JsonObject
     recall_calibration: list[JsonObject]
     last_dream: JsonObject | None

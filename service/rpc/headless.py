@@ -72,6 +72,7 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     watch = _watch_database(app, memory, vanished)
     host.start()
     memory.learning.start_timer()
+    memory.desk.index.start()  # embeds desk items behind the writes
     print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from peewee import AutoField, BooleanField, FloatField, IntegerField, TextField
+from peewee import AutoField, BooleanField, CompositeKey, FloatField, IntegerField, TextField
 from playhouse.sqlite_ext import FTS5Model, SearchField
 
 from store.core.models import BaseModel
@@ -203,6 +203,18 @@ class Consolidation(BaseModel):
         table_name = "desk_consolidation"
 
 
+class EmbedQueue(BaseModel):
+    """Items whose text changed since the desk index last embedded them (the index lag)."""
+
+    kind = TextField()  # interaction / task / topic / fact
+    item = IntegerField()  # the row's id in its view table
+    seq = IntegerField()  # the event that changed it: a dequeue removes only what it embedded
+
+    class Meta:
+        table_name = "desk_embed_queue"
+        primary_key = CompositeKey("kind", "item")
+
+
 class InteractionFts(FTS5Model):
     tokens = SearchField()
 
@@ -249,6 +261,7 @@ DESK_MODELS = (
     BundleDocument,
     RefusedBundleEvent,
     Consolidation,
+    EmbedQueue,
     InteractionFts,
     TaskCardFts,
     TopicFts,

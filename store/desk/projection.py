@@ -47,6 +47,10 @@ SUBJECT_KEYS = ("interaction_id", "task_id", "topic_id", "fact_id", "skill_id", 
 
 
 OVERVIEW_VERSION_KEY = "desk:overview_version"
+ENQUEUE = (
+    "INSERT INTO desk_embed_queue (kind, item, seq) VALUES (?, ?, ?) "
+    "ON CONFLICT (kind, item) DO UPDATE SET seq = excluded.seq"
+)
 _INSERT_INTERACTION = (
     "INSERT INTO desk_interaction (interaction_id, ts, epoch, workday, source, user_text, assistant_text, task_id) "
     "VALUES (?,?,?,?,?,?,?,?)"
@@ -70,8 +74,10 @@ def overview_version(db: Any) -> str:
 class DeskProjection:
     domain = DOMAIN
     # 2: skills keep the quote of the user guidance they came from; 3: bundle events naming a path outside
-    # the bundles folder are refused (`desk_refused_bundle_event`), not applied
-    version = 3
+    # the bundles folder are refused (`desk_refused_bundle_event`), not applied; English words stemmed in the
+    # search tables, and every searchable item queued for the desk index (`desk_embed_queue`); 4: both of
+    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again)
+    version = 4
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
@@ -103,6 +109,10 @@ class DeskProjection:
     def _fts(kind: str) -> fts.FtsTable:
         return fts.FtsTable(Interaction._meta.database, FTS_TABLES[kind])
 
+    @staticmethod
+    def _queue(kind: str, row_id: int, event: EventRecord) -> None:
+        Interaction._meta.database.execute_sql(ENQUEUE, (kind, row_id, event.seq))
+
     def _interaction(self, event: EventRecord) -> None:
         p = event.payload
         db = Interaction._meta.database
@@ -123,15 +133,17 @@ class DeskProjection:
             search = f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) SELECT id, ? FROM r"
             db.execute_sql(
                 f"WITH r AS ({_INSERT_INTERACTION} RETURNING id), "
-                "u AS (INSERT INTO desk_unarchived (interaction) SELECT id FROM r) "
+                "u AS (INSERT INTO desk_unarchived (interaction) SELECT id FROM r), "
+                "q AS (INSERT INTO desk_embed_queue (kind, item, seq) SELECT 'interaction', id, ? FROM r) "
                 + (search if text else "SELECT id FROM r"),
-                (*row, text) if text else row,
+                (*row, event.seq, text) if text else (*row, event.seq),
             )
             return
         row_id = db.execute_sql(f"{_INSERT_INTERACTION} RETURNING id", row).fetchone()[0]
         db.execute_sql("INSERT INTO desk_unarchived (interaction) VALUES (?)", (row_id,))
         if text:  # a new row: nothing to delete first
             db.execute_sql(f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) VALUES (?, ?)", (row_id, text))
+        self._queue("interaction", row_id, event)
 
     def _task(self, event: EventRecord) -> None:
         p = event.payload
@@ -154,6 +166,7 @@ class DeskProjection:
             TaskCard.update(**fields).where(TaskCard.id == card.id).execute()
             row_id = card.id
         self._fts("task").put(row_id, fts.index_text(p["title"], p.get("result")))
+        self._queue("task", row_id, event)
 
     # Topics, assignments and segments: plain SQL, since a maintenance commit applies hundreds of them.
 
@@ -196,7 +209,7 @@ class DeskProjection:
                     row_id,
                 ),
             )
-        self._index_topic(p["topic_id"])
+        self._index_topic(p["topic_id"], event)
 
     def _assigned(self, event: EventRecord) -> None:
         p = event.payload
@@ -239,10 +252,10 @@ class DeskProjection:
             "last_workday = CASE WHEN last_workday >= ? THEN last_workday ELSE ? END WHERE topic_id = ?",
             (p["workday"], p["workday"], p["workday"], p["workday"], p["topic_id"]),
         )
-        self._index_topic(p["topic_id"])
+        self._index_topic(p["topic_id"], event)
         bump_overview_version(db)
 
-    def _index_topic(self, topic_id: str) -> None:
+    def _index_topic(self, topic_id: str, event: EventRecord) -> None:
         db = Topic._meta.database
         row_id, title, summary = db.execute_sql(
             "SELECT id, title, summary FROM desk_topic WHERE topic_id = ?", (topic_id,)
@@ -255,6 +268,7 @@ class DeskProjection:
             ).fetchall()
         ]
         self._fts("topic").put(row_id, fts.index_text(title, summary, *segments))
+        self._queue("topic", row_id, event)
 
     def _fact_added(self, event: EventRecord) -> None:
         p = event.payload
@@ -272,6 +286,7 @@ class DeskProjection:
             last_evidence_workday=p["workday"],
         ).execute()
         self._fts("fact").put(row_id, fts.index_text(p["content"], p.get("project")))
+        self._queue("fact", row_id, event)
 
     def _fact_evidence(self, event: EventRecord) -> None:
         p = event.payload
