@@ -118,7 +118,10 @@ class ResolverIndex:
         index = len(self.records)
         self.records.append(record)
         self._alive.append(True)
-        for form in {record.norm, record.alnum}:
+        # An App-KB name is exact under the store's identity of it only (`normalize_term`: what resolves
+        # exactly is what `app.alias.forget` removes); the shipped registry's also without filler or punctuation.
+        forms = {record.norm, record.alnum} if record.source == "registry" else {normalize_term(record.text)}
+        for form in forms:
             if form:
                 self._exact.setdefault(form, []).append(index)
         for gram in _grams_of(record.norm):
@@ -310,7 +313,7 @@ class ResolverIndex:
                 best[record.package] = candidate
 
         # 1. exact names
-        for key in {q.norm, q.alnum}:
+        for key in {q.norm, q.alnum, normalize_term(query)}:
             for index in self._exact.get(key, ()):
                 offer(index, 1.0, self.records[index].exact_evidence, "exact")
         # 2. the package itself, or a distinctive piece of it

@@ -77,7 +77,7 @@ def check_name(name: object, redactor: Redactor, what: str = "name") -> str:
         raise InvalidInput(f"{what} is longer than {MAX_TERM_CHARS} characters")
     if any(not ch.isprintable() for ch in clean):
         raise InvalidInput(f"{what} contains control characters")
-    if redactor.is_sensitive(clean):
+    if redactor.is_sensitive(clean) or redactor.is_sensitive(name):  # as sent too: a key wrapped over lines
         raise SensitiveContent(f"{what} looks sensitive (a credential, number or listed word); it is not stored")
     return clean
 
@@ -275,7 +275,7 @@ def forget_alias(store: Store, name: str, *, actor: str, redactor: Redactor) -> 
         raise InvalidInput("name is empty once its invisible characters (zero-width, fillers, selectors) go")
     with store.atomic() as txn:
         matches = _global_aliases(term)
-        if not matches and redactor.is_sensitive(term):
+        if not matches and (redactor.is_sensitive(term) or redactor.is_sensitive(name)):
             raise SensitiveContent("name looks sensitive (a credential, number or listed word); it is not stored")
         payload = {
             "term": term,
@@ -363,8 +363,9 @@ def _wanted_apps(
             rejected.append(str(package)[:80])
             continue
         package = package.strip()
-        label = clean_name(label) if isinstance(label, str) else ""
-        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label):
+        sent = label if isinstance(label, str) else ""
+        label = clean_name(sent)
+        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label) or redactor.is_sensitive(sent):
             label = package
         wanted[(label, package)] = None
     return wanted

@@ -77,7 +77,7 @@ def normalize_term(value: str) -> str:
 
 # Letters of other scripts drawn like Latin letters or digits (from Unicode's confusables.txt, the
 # single-character ones among the common scripts), and kana drawn like ideographs.
-_LOOKALIKES = {
+LOOKALIKES = {
     # Cyrillic
     "а": "a",
     "в": "b",
@@ -153,7 +153,7 @@ _LOOKALIKES = {
     "ㅁ": "口",
     "〇": "o",
 }
-LOOKALIKE_TABLE = str.maketrans(_LOOKALIKES)
+LOOKALIKE_TABLE = str.maketrans(LOOKALIKES)
 
 
 def fold_lookalikes(text: str) -> str:

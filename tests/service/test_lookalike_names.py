@@ -113,3 +113,14 @@ def test_an_old_homes_entries_are_migrated_to_the_one_normalization(short_dir: P
         assert resolved_to(server, "微信") == "com.tencent.mm"
     finally:
         assert server.stop() == 0
+
+
+def test_a_name_that_resolves_exactly_is_the_name_that_forget_removes(server: Server) -> None:
+    # The resolver matched App-KB names without their punctuation and accents too, the store did not: an
+    # alias `WeChat\u0301` took `WeChat` over, and `app.alias.forget WeChat` did not remove it.
+    for number, spelled in enumerate(("WeChat\u0301", "We.Chat", "微·信")):
+        package = f"com.example.over{number}"
+        assert call(server, "app.alias.learn", name=spelled, package=package)["ok"], spelled
+        plain = "WeChat" if spelled[0] == "W" else "微信"
+        assert resolved_to(server, plain) != package, f"{spelled} does not resolve {plain} (at most: ambiguous)"
+        assert resolved_to(server, spelled) == package, spelled
