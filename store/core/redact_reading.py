@@ -54,10 +54,13 @@ class Reading:
     of the words rules need are present (each is looked for once)."""
 
     def __init__(self, text: str) -> None:
-        self._cuts: list[int] = []  # reading offsets where invisible characters were skipped ...
+        self._original: str | None = None  # the text, when invisible characters were skipped
+        self._cuts: list[int] = []  # reading offsets where they were skipped (computed when a span needs them) ...
         self._skipped: list[int] = []  # ... and how many had been skipped up to and including each
         if not text.isascii():
-            text = self._skip_invisible(text)
+            visible = _INVISIBLE.sub("", text)
+            if len(visible) != len(text):
+                self._original, text = text, visible
             if _FOLDABLE.search(text):
                 text = text.translate(_FOLD)
         self.text = text
@@ -66,19 +69,12 @@ class Reading:
         self._short = len(text) < _SHORT
         self._present: dict[str, bool] = {}
 
-    def _skip_invisible(self, text: str) -> str:
-        pieces: list[str] = []
-        cursor = skipped = 0
+    def _find_cuts(self, text: str) -> None:
+        skipped = 0
         for match in _INVISIBLE.finditer(text):
-            pieces.append(text[cursor : match.start()])
+            self._cuts.append(match.start() - skipped)
             skipped += match.end() - match.start()
-            self._cuts.append(match.start() - (skipped - (match.end() - match.start())))
             self._skipped.append(skipped)
-            cursor = match.end()
-        if not self._cuts:
-            return text
-        pieces.append(text[cursor:])
-        return "".join(pieces)
 
     def subject(self, rule: Rule) -> str | None:
         """What `rule` reads, or None when none of the words it needs is present."""
@@ -93,8 +89,10 @@ class Reading:
 
     def origin(self, start: int, neg_end: int, kind: str) -> tuple[int, int, str]:
         """A span of the reading, (start, -end, kind), as the span of the text it was read from."""
-        if not self._cuts:
+        if self._original is None:
             return start, neg_end, kind
+        if not self._cuts:
+            self._find_cuts(self._original)
         end = -neg_end
         return self._at(start), -(self._at(end - 1) + 1) if end > start else -self._at(start), kind
 
