@@ -8,7 +8,7 @@ XCB    := libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-rand
           libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1
 DEBS   += $(XCB)
 
-.PHONY: run test lint bench screenshots system-deps clean
+.PHONY: run install uninstall test lint bench screenshots system-deps clean
 
 $(VENV)/.stamp-run: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,25 @@ system-deps:
 run: system-deps $(VENV)/.stamp-run
 	$(VENV)/bin/jiyi $(ARGS)
 
+# `make install`: Jiyi in an environment of its own (as pipx or `uv tool install .` would make), and `jiyi` on
+# the PATH as $(PREFIX)/bin/jiyi. Run it again to upgrade from the checkout; `make uninstall` removes both.
+PREFIX       ?= $(HOME)/.local
+INSTALL_VENV ?= $(PREFIX)/lib/jiyi
+INSTALL_FROM ?= .
+install: system-deps
+	test -x $(INSTALL_VENV)/bin/python || $(PYTHON) -m venv $(INSTALL_VENV)
+	$(INSTALL_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(INSTALL_VENV)/bin/python -m pip install --quiet --upgrade $(PIP_ARGS) $(INSTALL_FROM)
+	mkdir -p $(PREFIX)/bin
+	ln -sfn $(INSTALL_VENV)/bin/jiyi $(PREFIX)/bin/jiyi
+	@echo "installed $(PREFIX)/bin/jiyi (its environment: $(INSTALL_VENV))"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "add $(PREFIX)/bin to your PATH to call it as jiyi";; esac
+	@echo "then: jiyi install-desktop puts the console in the desktop's menu and writes the service's user unit"
+
+uninstall:
+	rm -f $(PREFIX)/bin/jiyi
+	if [ -f $(INSTALL_VENV)/pyvenv.cfg ]; then rm -rf $(INSTALL_VENV); fi
+
 lint: $(VENV)/.stamp-test
 	$(VENV)/bin/ruff check gui store recall service resources tests bench
 	$(VENV)/bin/ruff format --check gui store recall service resources tests bench
@@ -47,7 +66,7 @@ lint: $(VENV)/.stamp-test
 # sockets and Xvfb display; tests marked `xdist_group` share a worker (one module-wide server or build).
 # `make test JOBS=0` runs it in one process.
 JOBS ?= auto
-test: DEBS += xvfb x11-utils postgresql
+test: DEBS += xvfb x11-utils postgresql desktop-file-utils appstream
 test: system-deps $(VENV)/.stamp-test lint
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/pytest -q -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 

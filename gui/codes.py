@@ -166,3 +166,79 @@ def verifier_name(verdict: str) -> str:
         "skipped": QCoreApplication.translate("Codes", "未验收"),
     }
     return names.get(verdict, verdict)
+
+
+def result_class_name(result: str) -> str:
+    """How one tool call ended (an experience event's `result_class`: `ok`, `error`, `warned`)."""
+    names = {
+        "ok": QCoreApplication.translate("Codes", "成功"),
+        "error": QCoreApplication.translate("Codes", "出错"),
+        "warned": QCoreApplication.translate("Codes", "有警告"),
+    }
+    return names.get(result, result)
+
+
+def token_role_name(role: str) -> str:
+    """Whose tokens a run's count is (`tokens_by_role`: `actor`, `verifier`, `planner` …)."""
+    names = {
+        "actor": QCoreApplication.translate("Codes", "执行"),
+        "verifier": QCoreApplication.translate("Codes", "验收"),
+        "planner": QCoreApplication.translate("Codes", "规划"),
+        "summarizer": QCoreApplication.translate("Codes", "总结"),
+    }
+    return names.get(role, role)
+
+
+def scope_name(scope: str) -> str:
+    """Where a record holds (`global`, or `device:<serial>`) as a person says it."""
+    if scope == "global":
+        return QCoreApplication.translate("Codes", "全局")
+    if scope.startswith("device:"):
+        return QCoreApplication.translate("Codes", "设备 {0}").format(scope.removeprefix("device:"))
+    return scope
+
+
+def grant_part_name(part: str) -> str:
+    """A part of the learning grant whose fingerprint the 学习 page shows (`extraction`, `review`, `adoption`)."""
+    names = {
+        "extraction": QCoreApplication.translate("Codes", "提取"),
+        "review": QCoreApplication.translate("Codes", "审阅"),
+        "adoption": QCoreApplication.translate("Codes", "采用"),
+    }
+    return names.get(part, part)
+
+
+def rebuild_count_name(key: str) -> str:
+    """What one number of a rebuild's report counts (`jiyi rebuild` and `rebuild-vec` answer the same keys)."""
+    domains = {
+        "app_kb": QCoreApplication.translate("Codes", "应用库事件"),
+        "experience": QCoreApplication.translate("Codes", "运行事件"),
+        "recall": QCoreApplication.translate("Codes", "回想事件"),
+        "lessons": QCoreApplication.translate("Codes", "经验事件"),
+        "desk": QCoreApplication.translate("Codes", "桌面记忆事件"),
+        "learning": QCoreApplication.translate("Codes", "学习事件"),
+    }
+    names = {
+        **domains,
+        "collections_dropped": QCoreApplication.translate("Codes", "清空的集合"),
+        "episodes": QCoreApplication.translate("Codes", "运行"),
+        "embedded": QCoreApplication.translate("Codes", "嵌入"),
+        "reconciled": QCoreApplication.translate("Codes", "核对"),
+        "alias_documents": QCoreApplication.translate("Codes", "叫法向量"),
+        "bundle_files_restored": QCoreApplication.translate("Codes", "写回的资料文件"),
+        "bundle_files_failed": QCoreApplication.translate("Codes", "写不回的资料文件"),
+    }
+    if key.endswith("_skipped") and key.removesuffix("_skipped") in domains:
+        return QCoreApplication.translate("Codes", "{0}（损坏，已跳过）").format(domains[key.removesuffix("_skipped")])
+    return names.get(key, key)
+
+
+def source_name(source: str) -> str:
+    """Where a desktop assistant's turn came from (`interaction.remember`'s `source`: metadata an agent names)."""
+    names = {
+        "desktop": QCoreApplication.translate("Codes", "桌面"),
+        "voice": QCoreApplication.translate("Codes", "语音"),
+        "mobile": QCoreApplication.translate("Codes", "手机"),
+        "chat": QCoreApplication.translate("Codes", "聊天"),
+    }
+    return names.get(source, source)

@@ -67,7 +67,11 @@ class BundlesPage(QWidget):
         self.tabs.addTab(self.editor, self.tr("编辑"))
         self.info = QLabel(self.tr("选择左边的文档。"))
         self.info.setWordWrap(True)
+        self._order: list[str] = []  # the bundles' order as first shown (see _fill_tree)
         self.save_button = QPushButton(self.tr("保存"))
+        # A click leaves the focus in the editor: the button is disabled once saved, and Qt would pass the
+        # focus on to 新建文档…, whose dialog the next keystroke would open.
+        self.save_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.save_button.clicked.connect(lambda: self.save())
         self.new_button = QPushButton(self.tr("新建文档…"))
         self.new_button.clicked.connect(self.ask_new_document)
@@ -101,6 +105,11 @@ class BundlesPage(QWidget):
         self._fill_tree(await self.tasks.refresh("tree", self.memory.desk.list_bundles))
 
     def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
+        # The service lists the most recently changed bundle first; a bundle shown already keeps its place,
+        # so the one just saved does not jump away from under the person (new ones come first).
+        shown = {bundle_id: i for i, bundle_id in enumerate(self._order)}
+        bundles = sorted(bundles, key=lambda b: (b["bundle_id"] in shown, shown.get(b["bundle_id"], 0)))
+        self._order = [b["bundle_id"] for b in bundles]
         keep = (self.current["bundle_id"], self.current["path"]) if self.current else None
         self.tree.blockSignals(True)
         self.tree.clear()
@@ -185,7 +194,8 @@ class BundlesPage(QWidget):
             self.preview.setMarkdown(content)
         else:
             self.preview.setPlainText(content)
-        self.editor.setPlainText(content)
+        if self.editor.toPlainText() != content:  # after a save it is the same: the cursor and scroll stay
+            self.editor.setPlainText(content)
         self.editor.document().setModified(False)
         states = {
             "same": "",
@@ -225,6 +235,8 @@ class BundlesPage(QWidget):
             self._conflict(exc.details, text)
             return
         self._show(bundle_id, path, result["revision"], result["content"])
+        if self.tabs.currentWidget() is self.editor:
+            self.editor.setFocus(Qt.FocusReason.OtherFocusReason)  # typing goes on where it was
         if result.get("outside_edit_kept"):
             self.info.setText(
                 self.info.text() + self.tr("；文件在外部被改过的版本已另存为 {0}").format(result["outside_edit_kept"])

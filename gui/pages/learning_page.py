@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import grant_part_name
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.learning_views import FailuresView, QueueView, RecordsView, when
 from service.memory.api import MemoryApi
@@ -119,7 +120,8 @@ class LearningPage(QWidget):
             text += "<br><b>" + html.escape(self.tr("停止原因：{0}").format(status["stopped_because"])) + "</b>"
         self.grant_label.setText(text)
         prints = " · ".join(
-            f"{part} {value.removeprefix('sha256:')[:12]}" for part, value in status["fingerprints"].items()
+            f"{grant_part_name(part)} {value.removeprefix('sha256:')[:12]}"
+            for part, value in status["fingerprints"].items()
         )
         self.fingerprint_label.setText(self.tr("指纹：{0}").format(prints))
         for quota, bar in self.meters.items():

@@ -89,13 +89,13 @@ class LessonsPage(RecordPage):
     async def reload(self) -> None:
         await self._load(self._matching, status=self.status_box.currentData(), text=self.filter_edit.text().strip())
 
-    def _matching(self, *, status: str | None, text: str) -> list[dict[str, Any]]:
+    def _matching(self, *, status: str | None, text: str | None) -> list[dict[str, Any]]:
         """In the read lane: the lessons of `status` whose text or apps hold `text`.
 
         Lessons are few (a person approves each), so the text is matched here, not in the store.
         """
         lessons = self.memory.lessons.list_lessons(status)
-        needle = text.casefold()
+        needle = (text or "").casefold()
         return [
             lesson
             for lesson in lessons

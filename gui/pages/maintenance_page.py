@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import rebuild_count_name
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.errors import Cancelled, JiyiError
@@ -261,7 +262,7 @@ class MaintenancePage(QWidget):
             self.rebuild_label.setText(self.tr("重建失败：{0}").format(describe(outcome)))
         else:
             self.progress.setValue(1)
-            summary = comma_list(f"{k} {v}" for k, v in outcome.items())
+            summary = comma_list(f"{rebuild_count_name(k)} {v}" for k, v in outcome.items())
             self.rebuild_label.setText(self.tr("重建完成：{0}").format(summary))
         self.rebuild_finished.emit(which, outcome)
 

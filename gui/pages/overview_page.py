@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.pages.calibration_chart import describe_calibration
-from gui.words import comma_list, dream_step_names, labelled, with_note
+from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
 from service.memory.memory import HomeSize
 from service.memory.results import Overview
@@ -39,6 +39,8 @@ class OverviewPage(QWidget):
         self.tasks = Tasks(self, lanes, self._failed)
         self.values: dict[str, QLabel] = {}
         layout = QVBoxLayout(self)
+        self.start_box = self._build_start()
+        layout.addWidget(self.start_box)
         for title, keys in (
             (
                 self.tr("存储"),
@@ -91,6 +93,25 @@ class OverviewPage(QWidget):
         layout.addLayout(buttons)
         layout.addStretch(1)
 
+    def _build_start(self) -> QGroupBox:
+        """The first steps, shown while the home holds nothing yet (instead of a page of zeros)."""
+        box = QGroupBox(self.tr("开始使用"))
+        steps = (
+            self.tr(
+                "连接智能体：保持控制台打开（或运行 jiyi serve），手机智能体和桌面助手通过本机套接字调用记忆"
+                "（docs/protocol.md，示例 docs/agent-example.py）。"
+            ),
+            self.tr("导入 TaskWizard 的记忆：在应用库页点“导入 TaskWizard…”，或运行 jiyi import taskwizard 目录。"),
+            self.tr("先看看样子：jiyi demo --home ~/jiyi-demo 生成演示数据，再用 jiyi --home ~/jiyi-demo 打开。"),
+        )
+        label = QLabel("<ol>" + "".join(f"<li>{unbroken_commands(step)}</li>" for step in steps) + "</ol>")
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        QVBoxLayout(box).addWidget(label)
+        box.setVisible(False)
+        return box
+
     @page_task
     async def reload(self) -> None:
         self._show(await self.tasks.refresh("overview", self.memory.overview))
@@ -113,7 +134,10 @@ class OverviewPage(QWidget):
             "embedder",
         ):
             self.values[key].setText(str(data.get(key, "")))
-        self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("无"))
+        self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("还没有设备连接过"))
+        desk = data.get("desk") or {}
+        empty = not (data.get("app_kb_entries") or data.get("episodes") or desk.get("interactions"))
+        self.start_box.setVisible(empty)
         self._show_size(data["home_size"])
         index = data.get("index") or {}
         if index.get("ok") and index.get("lagging"):

@@ -36,6 +36,7 @@ from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.calibration_chart import CalibrationChart, rates_axes
 from gui.pages.recall_probe import RecallProbe
 from gui.run_links import open_run_link, run_link
+from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.results import RecallStatistics
 
@@ -109,13 +110,13 @@ class RecallPage(QWidget):
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
         body.setSizes([600, 400])  # the side's tables and probe need room: 3:2 from the start
-        self.empty_hint = QLabel(
-            self.tr(
-                "还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），"
-                "Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。"
-                "想先看看样子：jiyi demo --home 一个新目录。"
-            )
+        hint = self.tr(
+            "还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），"
+            "Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。"
+            "想先看看样子：jiyi demo --home 一个新目录。"
         )
+        self.empty_hint = QLabel(unbroken_commands(hint))
+        self.empty_hint.setTextFormat(Qt.TextFormat.RichText)
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setVisible(False)
         layout = QVBoxLayout(self)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import source_name
 from gui.lanes import Lanes, Tasks, page_task
 from gui.record_model import Column, RecordModel
 from gui.words import labelled
@@ -230,7 +231,7 @@ class TopicsPage(QWidget):
         parts.append(f"<h4>{esc(asked)}</h4>")
         for item in self.items:
             parts.append(
-                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(item['source'])}</small><br>"
+                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(source_name(item['source']))}</small><br>"
                 + labelled(f"<b>{esc(user)}</b>", esc(item["user_text"]))
                 + "<br>"
                 + labelled(f"<b>{esc(assistant)}</b>", esc(item["assistant_text"]))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from service.cli.command import Subparsers, add_command, add_group, positive_int
+from service.cli.command import Subparsers, add_command, add_group, open_memory, positive_int
 from service.cli.output import pad, print_json
-from service.config import Config
-from service.remote.attach import open_memory
 from store.appkb.entry import KINDS
-from store.appkb.kb import parse_assignment
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -73,6 +74,8 @@ def flags(args: argparse.Namespace, config: Config) -> int:
 
 
 def _learn(config: Config, assignment: str) -> int:
+    from store.appkb.kb import parse_assignment
+
     name, package = parse_assignment(assignment)
     with open_memory(config) as memory:
         outcome = memory.appkb.learn_alias(name, package, actor="user")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from recall.embedders import EMBEDDERS
-from service.cli.command import Subparsers, add_command
+from service.cli.command import LazyChoices, Subparsers, add_command
 from service.cli.output import progress_bar
-from service.config import Config
-from service.demo.fill import make_demo
 from store.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -17,11 +18,17 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     demo = add_command(sub, "demo", common, fill_demo, "fill a new home with realistic demo memory", home="create")
     demo.add_argument("--runs", type=int, default=2000, help="how many runs to write (default 2000)")
     demo.add_argument(
-        "--embed-model", choices=EMBEDDERS, default="hash", help="embedder for the demo (default: hash, fast)"
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        default="hash",
+        metavar="MODEL",
+        help="embedder for the demo: %(choices)s (default: hash, fast)",
     )
 
 
 def fill_demo(args: argparse.Namespace, config: Config) -> int:
+    from service.demo.fill import make_demo
+
     if "home" not in config.sources:
         raise InvalidInput("give the demo its own home: jiyi demo --home DIR")
     if not 1 <= args.runs <= 100_000:

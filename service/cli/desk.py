@@ -8,11 +8,13 @@ skill, confirm or deactivate a fact (recorded with actor `user`). Output is JSON
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from service.cli.command import Subparsers, add_command, add_group, positive_int
+from service.cli.command import Subparsers, add_command, add_group, open_memory, positive_int
 from service.cli.output import print_json
-from service.config import Config
-from service.remote.attach import open_memory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 SKILL_VERBS = {"approve": "active", "reject": "rejected", "disable": "disabled"}
 FACT_VERBS = {"confirm": "active", "deactivate": "inactive"}

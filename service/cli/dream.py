@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.cli.command import Subparsers, add_command
+from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import progress_bar
-from service.config import Config
-from service.remote.attach import open_memory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -33,14 +34,26 @@ def run_dream(args: argparse.Namespace, config: Config) -> int:
         if not step["ok"]:
             print(f"{step['step']:<18} failed: {step['error']}")
             continue
-        count = step.get("count", None)
-        detail = f"{count}" if count is not None else f"-{step.get('removed', 0)} +{step.get('added', 0)}"
-        print(f"{step['step']:<18} {verb} {detail}")
+        print(f"{step['step']:<18} {_step_summary(step, verb, dry_run=args.dry_run)}")
         for change in step.get("changes", []):
             print(f"    {describe_change(change)}")
         for line in _fold_lines(step):
             print(f"    {line}")
     return 0
+
+
+def _step_summary(step: dict[str, Any], verb: str, *, dry_run: bool) -> str:
+    """`changed 3`, `would remove 2 and add 5 index entries`, or `nothing to do` (never `-0 +0`)."""
+    count = step.get("count")
+    if count is not None:
+        return f"{verb} {count}" if count else ("nothing to change" if dry_run else "nothing changed")
+    removed, added = int(step.get("removed", 0)), int(step.get("added", 0))
+    if not removed and not added:
+        return "nothing to change" if dry_run else "nothing changed"
+    would = "would " if dry_run else ""
+    parts = [f"{would}remove {removed}"] if removed else []
+    parts += [f"{'' if parts else would}add {added}"] if added else []
+    return " and ".join(parts) + " index entries"
 
 
 def describe_change(change: Any) -> str:

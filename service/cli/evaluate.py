@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall.embedders import EMBEDDERS
-from service.cli.command import Subparsers, add_command, add_group, positive_int
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group, positive_int
 from service.cli.output import print_json
-from service.config import Config
-from service.evaluation import recall_eval, resolve_eval
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -21,7 +22,12 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     recall.add_argument("--history", type=Path, required=True, help="TSV: goal<TAB>package (past successful runs)")
     recall.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
-    recall.add_argument("--embed-model", choices=EMBEDDERS, help="the embedder to evaluate (default: JIYI_EMBED_MODEL)")
+    recall.add_argument(
+        "--embed-model",
+        choices=LazyChoices("recall.embedders", "EMBEDDERS"),
+        metavar="MODEL",
+        help="the embedder to evaluate: %(choices)s (default: JIYI_EMBED_MODEL)",
+    )
     recall.add_argument("--json", action="store_true", help="JSON only")
     recall.add_argument(
         "--details", type=Path, metavar="FILE", help="also write one TSV row per query: what was recalled and why"
@@ -52,6 +58,8 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import resolve_eval
+
     fresh = "home" not in config.sources
     report = resolve_eval.run_eval(config, args.inventory, args.queries, fresh_home=fresh)
     print_json(report)
@@ -66,6 +74,8 @@ def evaluate_resolve(args: argparse.Namespace, config: Config) -> int:
 
 def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
+    from service.evaluation import recall_eval
+
     report = recall_eval.run_eval(
         config,
         args.history,

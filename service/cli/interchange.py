@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from service.cli.command import Command, HomeUse, Subparsers, add_command, add_group
+from service.cli.command import Command, HomeUse, Subparsers, add_command, add_group, open_memory
 from service.cli.output import progress_bar
-from service.config import Config
-from service.remote.attach import open_memory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command, add_group
-from service.config import Config
-from service.memory.memory import Memory
-from store.appkb.inventory_file import read_inventory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -22,6 +23,9 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def sync_inventory(args: argparse.Namespace, config: Config) -> int:
+    from service.memory.memory import Memory
+    from store.appkb.inventory_file import read_inventory
+
     apps = read_inventory(args.file)  # the file is checked before the home opens
     with Memory.open(config) as memory:
         report = memory.appkb.sync_inventory(args.device, apps, actor="user")

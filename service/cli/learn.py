@@ -6,15 +6,13 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.cli.command import Subparsers, add_command, add_group
-from service.client import JiyiClient, default_socket_path
-from service.config import Config
-from service.learn_worker import ROLES, ChatEndpoint, Worker
-from service.memory.memory import Memory
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group
 from store.core.errors import InvalidInput
-from store.learning.grant import example_section
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -34,7 +32,13 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     worker = add_command(
         learn, "worker", common, run_worker, "extract or review with an OpenAI-compatible chat endpoint", home="none"
     )
-    worker.add_argument("--role", choices=ROLES, required=True, help="extract candidates, or review them")
+    worker.add_argument(
+        "--role",
+        choices=LazyChoices("service.learn_worker", "ROLES"),
+        required=True,
+        metavar="ROLE",
+        help="%(choices)s: extract candidates, or review them",
+    )
     worker.add_argument("--endpoint", required=True, metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
     worker.add_argument("--model", required=True, metavar="NAME", help="the model name the endpoint serves")
     worker.add_argument("--socket", type=Path, help="the service's socket (default: JIYI_SOCKET or the runtime folder)")
@@ -50,11 +54,15 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def print_grant(args: argparse.Namespace, config: Config) -> int:
+    from store.learning.grant import example_section
+
     print(example_section(), end="")
     return 0
 
 
 def show_status(args: argparse.Namespace, config: Config) -> int:
+    from service.memory.memory import Memory
+
     with Memory.open(config) as memory:
         status = memory.learning.status()
     if args.json:
@@ -79,6 +87,8 @@ def show_status(args: argparse.Namespace, config: Config) -> int:
 
 
 def scan_now(args: argparse.Namespace, config: Config) -> int:
+    from service.memory.memory import Memory
+
     with Memory.open(config) as memory:
         report = memory.learning.scan()
     print(_line(report, ("added", "stopped", "revoked", "read", "backpressure")))
@@ -86,6 +96,9 @@ def scan_now(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_worker(args: argparse.Namespace, config: Config) -> int:
+    from service.client import JiyiClient, default_socket_path
+    from service.learn_worker import ChatEndpoint, Worker
+
     grant = config.learning
     if grant is None:
         raise InvalidInput("learning is off: config.toml has no [learning] grant (jiyi learn grant --example)")

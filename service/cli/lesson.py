@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.cli.command import Subparsers, add_command, add_group
-from service.config import Config
-from service.memory.lessons import STATUSES
-from service.remote.attach import open_memory
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group, open_memory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -22,7 +22,12 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     add.add_argument("--app", action="append", default=[], help="a package it is about (repeatable)")
     add.add_argument("--run", action="append", default=[], help="a run it was learned from (repeatable)")
     listing = add_command(lesson, "list", common, list_lessons, "list lessons")
-    listing.add_argument("--status", choices=list(STATUSES), help="only lessons in this state")
+    listing.add_argument(
+        "--status",
+        choices=LazyChoices("store.episodes.lessons", "STATUSES"),
+        metavar="STATUS",
+        help="only lessons in this state: %(choices)s",
+    )
     for verb, status, text in (
         ("approve", "approved", "approve a lesson (your act: agents cannot)"),
         ("revoke", "revoked", "take a lesson away"),

@@ -8,14 +8,14 @@ devices' recall thresholds again from their scored recalls (docs/recall.md).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from service.cli.command import Subparsers, add_command
+from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import pad, print_json
-from service.config import Config
-from service.memory.memory import Memory
-from service.remote.attach import open_memory
 from store.core.errors import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -41,7 +41,10 @@ def resolve_name(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    print(f"{result.state}: {result.package or '-'}  ({result.reason})")
+    if result.package:
+        print(f"{result.state}: {result.package}  ({result.reason})")
+    else:  # ambiguous or unknown: no package is chosen; the candidates follow
+        print(f"{result.state}: no package chosen  ({result.reason})")
     for c in result.candidates:
         installed = "" if c.installed is None else ("installed" if c.installed else "not installed")
         print(
@@ -95,6 +98,8 @@ def _print_decision(result: dict[str, Any], device: str) -> None:
 
 def calibrate_recall(args: argparse.Namespace, config: Config) -> int:
     """Choose the threshold of one device (or of every device with evidence) again, and say what was chosen."""
+    from service.memory.memory import Memory
+
     with Memory.open(config) as memory:  # calibration writes the home itself (not through a service)
         if args.device is not None and args.device.strip() not in memory.calibration.devices():
             raise NotFound(f"device {args.device!r} has no scored recalls or past runs to calibrate from")

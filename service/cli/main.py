@@ -22,6 +22,7 @@ from service.cli import (
     alias,
     demo,
     desk,
+    desktop,
     dream,
     evaluate,
     interchange,
@@ -33,9 +34,7 @@ from service.cli import (
     serve,
     upkeep,
 )
-from service.cli.command import HomeUse, Subparsers
-from service.config import load_config
-from store.core.database import require_home
+from service.cli.command import HomeUse, Parser, Subparsers
 from store.core.errors import (
     Busy,
     Conflict,
@@ -48,15 +47,31 @@ from store.core.errors import (
 )
 
 EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5, Busy: 5, Forbidden: 6}
-GROUPS = (demo, alias, lesson, learn, inventory, lookup, serve, dream, upkeep, migrate, interchange, desk, evaluate)
+GROUPS = (
+    demo,
+    alias,
+    lesson,
+    learn,
+    inventory,
+    lookup,
+    serve,
+    dream,
+    upkeep,
+    migrate,
+    interchange,
+    desk,
+    evaluate,
+    desktop,
+)
 """The command groups, in the order `jiyi --help` lists them."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree (documented in docs/cli.md; a test keeps them in step)."""
-    common = argparse.ArgumentParser(add_help=False)
+    # Typed as argparse's own; every parser of the tree is a `Parser` (subparsers take their parent's class).
+    common: argparse.ArgumentParser = Parser(add_help=False)
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help="state directory (or JIYI_HOME)")
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = Parser(
         prog="jiyi",
         description="记忆 Jiyi — the memory console and memory service for personal AI agents. "
         "With no command, opens the console.",
@@ -84,7 +99,18 @@ def _add_console_words(sub: Subparsers, common: argparse.ArgumentParser) -> None
         action="store_true",
         help="take them attached to a running jiyi serve (started for the pictures when none serves the home)",
     )
+    shots.add_argument(
+        "--size", type=_window_size, default=(1400, 860), metavar="WxH", help="the window's size (default 1400x860)"
+    )
     shots.set_defaults(func=None)
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """argparse type: `1200x760`."""
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()) or not (400 <= int(width) <= 8000 and 300 <= int(height) <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size like 1200x760 (400x300 to 8000x8000)")
+    return int(width), int(height)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
     command = alias.flags if args.learn_alias or args.forget_alias else args.func
     if command is None:
         raise ValueError(f"{args.command or 'jiyi'}: the console's words are run by gui.main")
+    # Imported when a command runs, not when the parser is built (`--help` and `--version` stay instant).
+    from service.config import load_config
+
     try:
         config = load_config(home=getattr(args, "home", None))
         logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
@@ -104,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         return command(args, config)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
-        if isinstance(exc, HomeLocked):
+        if isinstance(exc, HomeLocked) and args.command != "serve":  # a second `serve` is told only who serves
             print(
                 "jiyi: this command needs the home to itself (resolve, recall, recall-stats, alias, health, doctor, "
                 "rebuild, rebuild-vec, desk, lesson, dream, import and export go through a running `jiyi serve`); "
@@ -121,6 +150,13 @@ def run(args: argparse.Namespace) -> int:
         # Python would report the pipe again when it flushes stdout at exit, so point stdout at devnull.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a shell reports a command ended by SIGPIPE
+
+
+def require_home(path: Path) -> None:
+    """Refuse a home that is not there (`store.core.database.require_home`, imported when a command runs)."""
+    from store.core.database import require_home as require
+
+    require(path)
 
 
 def home_use(args: argparse.Namespace) -> HomeUse:

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command
 from service.cli.output import progress_bar
-from service.config import BY_NAME, Config, ConfigError, save_settings
-from store.core.database import DB_NAME, Store, connect_database
-from store.core.database_url import parse_database_url
 from store.core.errors import Conflict, InvalidInput
-from store.core.relocate import copy_events, domain_counts, view_checksum
-from store.projections import all_projections
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -36,6 +35,11 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def migrate_store(args: argparse.Namespace, config: Config) -> int:
+    from service.config import BY_NAME, ConfigError, save_settings
+    from store.core.database import Store, connect_database
+    from store.core.relocate import copy_events, domain_counts, view_checksum
+    from store.projections import all_projections
+
     try:
         destination = BY_NAME["database_url"].parse(args.to)
     except ValueError as exc:
@@ -86,6 +90,8 @@ def migrate_store(args: argparse.Namespace, config: Config) -> int:
 
 def _same(url: str, other: str, home: Path) -> bool:
     """Whether two database URLs name the same database of `home` (empty: its own SQLite file)."""
+    from store.core.database import DB_NAME
+    from store.core.database_url import parse_database_url
 
     def key(text: str) -> str:
         target = parse_database_url(text)

@@ -6,11 +6,13 @@ import argparse
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command
-from service.config import Config
-from service.follow_parent import follow_parent
 from store.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -29,6 +31,8 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def serve_headless(args: argparse.Namespace, config: Config) -> int:
     """Host the service until SIGINT or SIGTERM; its exit code is the host's."""
+    from service.follow_parent import follow_parent
+
     # Imported here: the host brings Qt, which no other command needs.
     from service.rpc.headless import serve
 

@@ -7,18 +7,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from service.cli.command import Subparsers, add_command, positive_int
+from service.cli.command import Subparsers, add_command, open_memory, positive_int
 from service.cli.output import pad, print_json, progress_bar
-from service.client import default_socket_path
-from service.config import Config
-from service.memory.doctor import service_checks
-from service.memory.memory import Memory
-from service.remote.attach import find_service, open_memory
-from service.remote.memory import RemoteMemory
+
+if TYPE_CHECKING:
+    from service.config import Config
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -40,6 +37,9 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def rebuild_views(args: argparse.Namespace, config: Config) -> int:
     """Here, or as a job of the service that owns the home (the same progress; Ctrl+C cancels it there too)."""
+    from service.memory.memory import Memory
+    from service.remote.memory import RemoteMemory
+
     with open_memory(config) as memory:
         with progress_bar("replaying", "events") as progress:
             counts = memory.rebuild(progress=progress)
@@ -72,6 +72,8 @@ def rebuild_vectors(args: argparse.Namespace, config: Config) -> int:
 
 
 def recall_stats(args: argparse.Namespace, config: Config) -> int:
+    from service.memory.memory import Memory
+
     since = time.time() - args.days * 86400 if args.days is not None else None
     if args.export:  # the reference's file is written from the home's store: the home to itself
         with Memory.open(config) as memory:
@@ -135,6 +137,10 @@ def show_config(args: argparse.Namespace, config: Config) -> int:
 
 def run_doctor(args: argparse.Namespace, config: Config) -> int:
     """One line per check; exit 1 when any failed. While a service owns the home, what its `health` tells."""
+    from service.memory.doctor import service_checks
+    from service.memory.memory import Memory
+    from service.remote.attach import find_service
+
     found = find_service(config)
     if found is not None:
         checks = service_checks(*found)
@@ -148,6 +154,8 @@ def run_doctor(args: argparse.Namespace, config: Config) -> int:
 
 def config_value(config: Config, name: str, value: object, source: str) -> tuple[str, str]:
     """A setting's value as `config.toml` and the environment take it, and its source."""
+    from service.client import default_socket_path
+
     if name == "socket" and not value:
         return str(default_socket_path()), f"{source} (runtime directory)"
     if name == "bundles" and not value:

@@ -41,7 +41,7 @@ from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
-from store.core.errors import NotFound, StorageProblem, os_problem
+from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
@@ -295,6 +295,10 @@ class Memory:
         for recall (in bulk; `progress` hears how many of them).
         """
         directory = Path(directory)
+        if not directory.exists():
+            raise NotFound(f"{directory} does not exist: give TaskWizard's memory/ folder")
+        if not directory.is_dir():
+            raise InvalidInput(f"{directory} is not a folder: give TaskWizard's memory/ folder")
         # Every link is refused before anything is read, so a refused import has imported nothing.
         inside = ["app_kb/events.jsonl", "app_kb/kb.json", "experience/events.jsonl", "experience/episodes.json"]
         inside += ["lessons/events.jsonl", "lessons/lessons.json", "lessons/distill_state.json"]

@@ -19,13 +19,13 @@ import signal
 import socket
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
+from service.program import program_command
 from service.remote.attach import configured_socket, find_service
 from store.core.errors import EnvironmentProblem
 from store.core.home import prepare_home
@@ -76,8 +76,8 @@ class PrivateService:
         home = prepare_home(config.home_path)  # the child would create it too; its log lives there
         socket_path = configured_socket(config)
         log_path = home / LOG_NAME
-        # `jiyi serve` through the `jiyi` program's module: the same interpreter, in a venv or installed.
-        command = [sys.executable, "-m", "gui.main", "serve", "--home", str(home), "--socket", str(socket_path)]
+        # `jiyi serve` of this very program: a frozen build's executable, the installed script, or its module.
+        command = [*program_command(), "serve", "--home", str(home), "--socket", str(socket_path)]
         command += ["--parent-pid", str(os.getpid()), "--nice", str(PRIVATE_NICE)]
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as stderr:

@@ -27,7 +27,7 @@ from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import InvalidInput, NotFound
+from store.core.errors import EnvironmentProblem, InvalidInput, NotFound
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
@@ -57,6 +57,8 @@ def require_home(home: Path) -> Path:
     For what only reads a home: a mistyped path must not become a new, empty home.
     """
     home = Path(os.path.abspath(os.path.expanduser(home)))
+    if home.exists() and not home.is_dir():  # the same words as a command that would create it
+        raise EnvironmentProblem(f"home {home} is not a directory; check --home or JIYI_HOME")
     if not (home / DB_NAME).is_file():
         raise NotFound(
             f"there is no Jiyi home at {home} (no {DB_NAME} in it); check --home or JIYI_HOME. "

@@ -88,11 +88,7 @@ def test_learn_and_forget_flags(run, home: Path) -> None:
         (("alias", "learn", "微信=wechat"), 2, "is not a package name"),
         (("alias", "learn", "密码=com.tencent.mm"), 2, "looks sensitive"),
         (("alias", "undo", "12345"), 4, "no App-KB change with id 12345"),
-        (
-            ("import", "taskwizard", "/nonexistent/memory"),
-            4,
-            "has none of app_kb/, experience/, recall_stats.json, lessons/",
-        ),
+        (("import", "taskwizard", "/nonexistent/memory"), 4, "/nonexistent/memory does not exist"),
     ],
 )
 def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...], code: int, message: str) -> None:
@@ -103,7 +99,7 @@ def test_bad_input_gets_a_clear_message_and_exit_code(run, args: tuple[str, ...]
 def test_resolve_prints_the_decision_and_candidates(run, inventory: Path) -> None:
     run("inventory", "sync", "--device", "d1", str(inventory))
     code, out, _ = run("resolve", "威信", "--device", "d1")
-    assert code == 0 and out.startswith("ambiguous: -") and "pinyin_full" in out
+    assert code == 0 and out.startswith("ambiguous: no package chosen") and "pinyin_full" in out
     code, out, _ = run("resolve", "微信", "--device", "d1", "--json")
     data = json.loads(out)
     assert (data["state"], data["package"]) == ("resolved", "com.tencent.mm")
@@ -401,10 +397,10 @@ def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
     assert "no dream reports yet" in run("dream", "--reports")[1]
     code, out, _ = run("dream", "--dry-run")
-    assert code == 0 and "fold" in out and "would change" in out
+    assert code == 0 and "fold               nothing to change" in out and "-0 +0" not in out  # an empty home
     assert "no dream reports yet" in run("dream", "--reports")[1]  # a dry run stores nothing
     code, out, _ = run("dream")
-    assert code == 0 and "changed" in out
+    assert code == 0 and "nothing changed" in out
     assert " full " in run("dream", "--reports")[1]
     monkeypatch.setenv("JIYI_DREAM", "off")
     code, _, err = run("dream")
@@ -534,3 +530,19 @@ def test_a_command_that_writes_creates_the_home_and_says_so(
     capsys.readouterr()
     assert main(["health", "--home", str(fresh)]) == 0
     assert json.loads(capsys.readouterr().out)["app_kb_entries"] == 1
+
+
+def test_import_of_a_file_or_an_empty_folder_says_what_it_is(run, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    code, _out, err = run("import", "taskwizard", str(tmp_path / "notes.txt"))
+    assert code == 2 and "notes.txt is not a folder" in err
+    (tmp_path / "empty").mkdir()
+    code, _out, err = run("import", "taskwizard", str(tmp_path / "empty"))
+    assert code == 4 and "has none of app_kb/" in err
+
+
+def test_a_home_that_is_a_file_is_named_so_by_every_command(tmp_path: Path, capsys: Capsys) -> None:
+    (tmp_path / "home").write_text("not a home")
+    for words in (["health"], ["alias", "learn", "绿泡泡=com.tencent.mm"]):
+        assert main([*words, "--home", str(tmp_path / "home")]) == 3
+        assert "is not a directory" in capsys.readouterr().err

@@ -95,7 +95,7 @@ def test_detail_shows_the_timeline_tokens_and_recall(qtbot: QtBot, page: Episode
         page.table.selectRow(0)
     text = page.detail.toPlainText()
     assert "在小红书搜索火锅店" in text and "launch_app" in text and "打开小红书" in text and "输入 火锅" in text
-    assert "actor 900" in text and "Hit@1" in text
+    assert "执行 900" in text and "Hit@1" in text  # token roles in Chinese, not `actor`
 
 
 def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memory_with_runs: Memory) -> None:

