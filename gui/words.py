@@ -62,3 +62,8 @@ def unbroken_commands(text: str) -> str:
     return re.sub(
         r"jiyi(?: [-A-Za-z0-9_./~=]+)+", lambda m: f"<span style='white-space:nowrap'>{m.group(0)}</span>", escaped
     )
+
+
+def elided(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with `…` at its end (a status bar's room); the whole goes in a tooltip."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -9,10 +9,11 @@ stays responsive at any size.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QByteArray,
+    QCoreApplication,
     QSettings,
     Qt,
     QTimer,
@@ -41,6 +42,7 @@ from gui.paged_model import Index, PagedTableModel
 from gui.pages.alias_editor import AliasEditor
 from gui.words import semicolon_list
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.memory import AppKbEntry
 
 PAGE_SIZE = 500
@@ -119,6 +121,17 @@ class AliasTableModel(PagedTableModel[AppKbEntry]):
 
 class AppKbPage(QWidget):
     """Browse the App-KB: search (names, labels, packages), device, kind, stale."""
+
+    # Aliases, inventories and the evidence runs leave.
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.APP_KB, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "应用库 App-KB")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.search_edit
 
     rows_loaded = Signal(int)
     load_failed = Signal(str)
@@ -306,8 +319,18 @@ class AppKbPage(QWidget):
             self._transfer_failed(exc)
             return
         self._transferring(False)
-        message = semicolon_list(self._describe_import(name, r) for name, r in reports.items())
-        problems = [p for r in reports.values() for p in r.problems]
+        message = semicolon_list(
+            [
+                *(self._describe_import(name, r) for name, r in reports.items()),
+                # A damaged view (episodes.json cut short...) is said, as TaskWizard's reader logs it.
+                *(
+                    self.tr("{0} 已损坏，按日志重建").format(note.split(" is damaged")[0])
+                    for r in reports.values()
+                    for note in r.damaged
+                ),
+            ]
+        )
+        problems = [p for r in reports.values() for p in [*r.problems, *r.damaged]]
         self._report(self.tr("导入 {0}：{1}").format(folder, message), problems)
         self.transferred.emit(message)
         self.reload()

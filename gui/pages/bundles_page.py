@@ -11,9 +11,9 @@ file manager; new documents are created with revision 0.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,12 +35,23 @@ from gui.pages.bundle_conflict import ConflictDialog
 from gui.words import with_note
 from service.errors import Conflict
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 ROLE = Qt.ItemDataRole.UserRole
 
 
 class BundlesPage(QWidget):
     """Browse, read and edit bundle documents with revision checks."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "资料夹")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     tree_loaded = Signal(int)
     document_opened = Signal(str, str, int)  # bundle_id, path, revision

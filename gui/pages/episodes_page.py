@@ -10,10 +10,11 @@ from __future__ import annotations
 import html
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QByteArray,
+    QCoreApplication,
     QModelIndex,
     QSettings,
     Qt,
@@ -41,7 +42,8 @@ from gui.paged_model import Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
-from service.memory.memory import EpisodeFilter
+from service.memory.domain import Domain
+from service.memory.memory import EpisodeFilter, episode_key
 
 PAGE_SIZE = 200
 
@@ -115,6 +117,18 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
 
 class EpisodesPage(QWidget):
     """Browse, inspect, revoke and restore episodes."""
+
+    # Read on demand (F5, a filter, a link), not on every change: runs arrive all the time while agents
+    # work, and a reload under the reader would move the rows being read.
+    domains: ClassVar[frozenset[Domain]] = frozenset()
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "运行档案")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.text_edit
 
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
@@ -262,11 +276,16 @@ class EpisodesPage(QWidget):
 
     @page_task
     async def _fetch_page(self, offset: int) -> None:
-        """The next page of the listing shown, asked with the filters that listing started with."""
+        """The next page of the listing shown, asked with the filters that listing started with.
+
+        Asked by key, after the last row shown (not by `offset`): runs that arrived since the listing began are
+        newer, so they neither repeat a row on this page nor push one off it.
+        """
         listing = self.model.listing
-        if listing is None:
+        if listing is None or not self.model.rows:
             return
-        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, offset=offset)
+        after = episode_key(self.model.rows[-1])
+        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, after=after)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self.rows_loaded.emit(len(self.model.rows))
 

@@ -7,9 +7,9 @@ Everything goes through `Memory.learning`, the same calls an agent reaches over 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -24,12 +24,23 @@ from gui.codes import grant_part_name
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.learning_views import FailuresView, QueueView, RecordsView, when
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 QUOTAS = ("extractions", "reviews", "mutations", "bytes")
 
 
 class LearningPage(QWidget):
     """The learning pipeline as the owner sees it."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.LEARNING})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "学习")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     status_loaded = Signal(object)
 

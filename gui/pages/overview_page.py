@@ -11,15 +11,16 @@ runs in the write lane, so the page keeps reading while it runs.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.pages.calibration_chart import describe_calibration
 from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
+from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.memory import HomeSize
 from service.memory.results import Overview
 
@@ -28,6 +29,17 @@ MB = 1 << 20  # the budget is set in MB (JIYI_MAX_HOME_MB), and the size is show
 
 class OverviewPage(QWidget):
     """A read-out of the memory's state, refreshed on demand and on every change."""
+
+    # Every count it shows moves with any change.
+    domains: ClassVar[frozenset[Domain]] = EVERY_DOMAIN
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "概览")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     loaded = Signal(object)
     rebuild_finished = Signal(object)
@@ -140,7 +152,12 @@ class OverviewPage(QWidget):
         self.start_box.setVisible(empty)
         self._show_size(data["home_size"])
         index = data.get("index") or {}
-        if index.get("ok") and index.get("lagging"):
+        missing = data.get("vector_index_problem")
+        if missing:
+            # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
+            self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))
+            self.values["index"].setStyleSheet("color: #b3261e;")
+        elif index.get("ok") and index.get("lagging"):
             # The archive holds runs recall cannot find (an import not indexed, an ingest cut short).
             self.values["index"].setText(
                 self.tr("向量索引落后：{0} 条运行未索引（{1} 条运行向量；jiyi rebuild-vec 可补齐）").format(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import html
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -38,6 +38,7 @@ from gui.pages.recall_probe import RecallProbe
 from gui.run_links import open_run_link, run_link
 from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.results import RecallStatistics
 
 DAY = 86400.0
@@ -62,6 +63,17 @@ def rolling(values: list[float], weights: list[int], window: int = 7) -> list[fl
 
 class RecallPage(QWidget):
     """Charts and tables of recall quality over a chosen range."""
+
+    # A finished run scores its recall; an import brings statistics.
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.RECALL, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "回想质量")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.range_combo
 
     loaded = Signal(object)
     day_shown = Signal(str)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -30,12 +30,23 @@ from gui.lanes import Lanes, Tasks, page_task
 from gui.record_model import Column, RecordModel
 from gui.words import labelled
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 TURNS_PER_PAGE = 50
 
 
 class TopicsPage(QWidget):
     """Workdays → topics → one topic's segments, tasks and turns (paged)."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "话题与工作日")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.search_edit
 
     workdays_loaded = Signal(int)
     topics_loaded = Signal(int)

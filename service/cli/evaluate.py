@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from service.cli.command import LazyChoices, Subparsers, add_command, add_group, positive_int
 from service.cli.output import print_json
+from store.core.errors import InvalidInput
 
 if TYPE_CHECKING:
     from service.config import Config
@@ -20,8 +21,21 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     recall = add_command(
         evaluation, "recall", common, evaluate_recall, "measure shadow recall of past runs", home="create"
     )
-    recall.add_argument("--history", type=Path, required=True, help="TSV: goal<TAB>package (past successful runs)")
-    recall.add_argument("--queries", type=Path, required=True, help="TSV: goal<TAB>actual[<TAB>has_history]")
+    recall.add_argument("--history", type=Path, help="TSV: goal<TAB>package (past successful runs)")
+    recall.add_argument("--queries", type=Path, help="TSV: goal<TAB>actual[<TAB>has_history]")
+    recall.add_argument(
+        "--set",
+        choices=LazyChoices("service.evaluation.recall_eval", "SETS"),
+        metavar="NAME",
+        help="a bundled set instead of --history/--queries: %(choices)s (new tasks reworded from past ones, "
+        "mostly one past run per app; docs/recall.md)",
+    )
+    recall.add_argument(
+        "--scoring",
+        choices=LazyChoices("recall.confidence", "SCORINGS"),
+        metavar="SCORING",
+        help="what the threshold is held against: %(choices)s (default: JIYI_RECALL_SCORING)",
+    )
     recall.add_argument(
         "--embed-model",
         choices=LazyChoices("recall.embedders", "EMBEDDERS"),
@@ -76,10 +90,18 @@ def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
     """The report as JSON on stdout; without `--json`, a one-line summary on stderr too."""
     from service.evaluation import recall_eval
 
+    if args.set and (args.history or args.queries):
+        raise InvalidInput("give either --set or --history and --queries, not both")
+    if args.set:
+        history, queries = recall_eval.bundled_set(args.set)
+    elif args.history and args.queries:
+        history, queries = args.history, args.queries
+    else:
+        raise InvalidInput("give --history FILE and --queries FILE, or --set paraphrase")
     report = recall_eval.run_eval(
         config,
-        args.history,
-        args.queries,
+        history,
+        queries,
         fresh_home="home" not in config.sources,
         embed_model=args.embed_model,
         details_path=args.details,
@@ -87,6 +109,7 @@ def evaluate_recall(args: argparse.Namespace, config: Config) -> int:
         seed=args.seed,
         calibrate=not args.fixed_threshold,
         max_contamination=args.max_contamination,
+        scoring=args.scoring,
     )
     print_json(report)
     if not args.json:

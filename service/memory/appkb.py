@@ -26,7 +26,7 @@ from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.appkb.projection import DOMAIN as APP_KB
 from store.core.errors import InvalidInput
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 
 @dataclass
@@ -124,7 +124,7 @@ class AppKbService:
 
     def installed(self, device: str) -> dict[str, str] | None:
         """Package → label installed on `device` (None when it never synced); cached per generation."""
-        generation = self.parts.bus.generation
+        generation = self.parts.generation
         cached = self._installed.get(device)
         if cached is not None and cached[0] == generation:
             return cached[1]
@@ -145,7 +145,7 @@ class AppKbService:
         self._refuse_lookalike(name, package)
         with self.parts.writes:
             result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         present = appkb.devices_with(self.store, result.entry.package)
         missing = [d for d in self.devices() if d not in present] if not present else []
         return LearnAliasOutcome(result, present, missing)
@@ -168,7 +168,7 @@ class AppKbService:
         self._check_enabled()
         with self.parts.writes:
             result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         return result
 
     def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
@@ -176,7 +176,7 @@ class AppKbService:
         check_actor(actor)
         with self.parts.writes:
             result = appkb_history.undo(self.store, txn, actor=actor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         return result
 
     def sync_inventory(self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent") -> SyncReport:
@@ -264,7 +264,7 @@ class AppKbService:
 
     def _resolver(self) -> tuple[ResolverIndex, int]:
         """The resolver's index and the App-KB event it is up to date with."""
-        generation = self.parts.bus.generation
+        generation = self.parts.generation
         current = self._current  # one tuple, so generation, index and seq are read together
         if current is not None and current[0] == generation:
             return current[1], current[2]
@@ -287,7 +287,7 @@ class AppKbService:
         back to the embedding route, that route is loaded and reconciled (a new name then costs one query
         embedding, cached afterwards). The socket answers such a resolve on its own thread, with no worker."""
         current = self._current
-        if current is None or current[0] != self.parts.bus.generation:
+        if current is None or current[0] != self.parts.generation:
             return False
         return self.config.resolve_embedding == "off" or self.recall.alias_route_is_ready(current[2])
 

@@ -31,10 +31,11 @@ class Check:
     detail: str
 
 
-def run_checks(parts: Parts) -> list[Check]:
+def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
+    """The checks of a home opened here; `vector_problem` is what recall knows of its index (None: none)."""
     store, config = parts.store, parts.config
     verdict = store.integrity_check()
-    checks = [Check("database", verdict == "ok", f"{store.location}: {verdict}")]
+    checks = [Check("database", verdict == "ok", f"{store.location}: integrity_check {verdict}")]
     version = store.schema_version
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     if config.chroma_url:
@@ -42,7 +43,7 @@ def run_checks(parts: Parts) -> list[Check]:
     elif store.target.shared:
         checks.append(Check("vectors", False, "in this home only: hosts sharing a database need JIYI_CHROMA_URL"))
     else:
-        checks.append(Check("vectors", True, "in this home's vectors/"))
+        checks.append(Check("vectors", vector_problem is None, vector_problem or "in this home's vectors/"))
     if store.target.shared:
         hosts = list_hosts(store.db)
         for key, what in AGREE:
@@ -62,7 +63,15 @@ def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
     The database's integrity and the hosts' agreement need the home to itself (the service holds it).
     """
     checks = [Check("service", True, f"jiyi serve (pid {health.get('pid')}) answers on {socket}")]
-    checks.append(Check("database", True, f"{health.get('database')}: answers (integrity: stop the service to check)"))
+    problem = health.get("database_problem")
+    if problem:
+        checks.append(Check("database", False, str(problem)))
+    else:
+        answers = f"{health.get('database')}: answers (integrity: stop the service to check)"
+        checks.append(Check("database", True, answers))
+    vectors = health.get("vector_index_problem")
+    if vectors:
+        checks.append(Check("vectors", False, str(vectors)))
     version = health.get("schema_version")
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     failures = health.get("archive_failures")

@@ -27,6 +27,7 @@ from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
 from service.memory.desk import DeskService
 from service.memory.doctor import Check, run_checks
+from service.memory.domain import Domain
 from service.memory.dream import DreamService
 from service.memory.ingest import IngestService
 from service.memory.jobs import Jobs
@@ -46,12 +47,12 @@ from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
 from store.episodes import lessons, recall_stats
-from store.episodes.archive import EpisodeFilter
+from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # What the console needs to name the facade's results (it may not import `store` itself).
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "Memory",
     "Resolution",
     "UndoResult",
+    "episode_key",
 ]
 
 OVERVIEW_DAYS = 30  # the window of the overview's recall quality
@@ -122,13 +124,13 @@ class Memory:
 
     def doctor(self) -> list[Check]:
         """Whether this host can serve its memory, and whether the hosts sharing it agree (`jiyi doctor`)."""
-        return run_checks(self.parts)
+        return run_checks(self.parts, self.recall.index_problem())
 
     def _remote_change(self, domain: str, seq: int, types: frozenset[str]) -> None:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
         if domain == DESK and "bundle_document_put" in types:
             self.desk.mirror_remote(seq)
-        self.parts.bus.publish(domain, seq)
+        self.parts.changed(domain, seq)
 
     def _everything_changed(self) -> None:
         """Change notices may have been missed (the feed's connection dropped): catch up, tell every domain."""
@@ -137,16 +139,17 @@ class Memory:
         except StorageProblem as exc:  # the server went away again: the feed reconnects, and this runs again then
             log.warning("the bundle mirror could not catch up with the database: %s", exc)
         for domain in self.store.domains:
-            self.parts.bus.publish(domain, self.store.last_seq(domain))
+            self.parts.changed(domain)
 
     @classmethod
-    def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
-        """Open the home named by `config` (validated already) and its store."""
+    def open(cls, config: Config, registry: AppRegistry | None = None, *, new_database: bool = False) -> Memory:
+        """Open the home named by `config` (validated already) and its store (`new_database`: see `Store.open`)."""
         store = Store.open(
             config.home_path,
             all_projections(),
             database_url=config.database_url,
             password=config.database_password(),
+            new_database=new_database,
         )
         return cls(config, store, registry or default_registry())
 
@@ -199,17 +202,17 @@ class Memory:
 
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(domain, txn)` after every committed change."""
-        self.parts.bus.add_listener(listener)
+        self.parts.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop calling `listener` (a window that closes while the memory lives on)."""
-        self.parts.bus.remove_listener(listener)
+        self.parts.remove_listener(listener)
 
     # -- the whole home ------------------------------------------------------------------
 
     def health(self) -> Health:
         """Version, schema, where things are, counts (counted once per change)."""
-        generation, counts = self.parts.bus.generation, self._counts
+        generation, counts = self.parts.generation, self._counts
         if counts is None or counts[0] != generation:
             counts = (
                 generation,
@@ -235,6 +238,8 @@ class Memory:
             "abandoned_runs": self.runs.abandoned_runs,
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
+            "database_problem": self.store.database_problem(),
+            "vector_index_problem": self.recall.index_problem(),
             **counts[1],
         }
 
@@ -249,7 +254,7 @@ class Memory:
 
     def health_is_cached(self) -> bool:
         """Whether `health()` would answer without touching the database."""
-        return self._counts is not None and self._counts[0] == self.parts.bus.generation
+        return self._counts is not None and self._counts[0] == self.parts.generation
 
     def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
@@ -280,7 +285,7 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
-        self.parts.changed("app_kb")
+        self.parts.changed(Domain.APP_KB)
         return counts
 
     # -- TaskWizard interchange ----------------------------------------------------------
@@ -288,8 +293,9 @@ class Memory:
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, ImportReport]:
-        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `recall_stats.json` and
-        `lessons/` (any may be absent, not all; a folder that is itself `app_kb/` or `experience/` works too).
+        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `experience/recall_stats.json`
+        (or `recall_stats.json`, where older directories have it) and `lessons/` (any may be absent, not all;
+        a folder that is itself `app_kb/` or `experience/` works too).
 
         Importing again adds only what TaskWizard appended since (docs/cli.md). Imported runs are indexed
         for recall (in bulk; `progress` hears how many of them).
@@ -303,7 +309,7 @@ class Memory:
         inside = ["app_kb/events.jsonl", "app_kb/kb.json", "experience/events.jsonl", "experience/episodes.json"]
         inside += ["lessons/events.jsonl", "lessons/lessons.json", "lessons/distill_state.json"]
         refuse_links(*(directory / name for name in ("app_kb", "experience", "lessons", taskwizard_recall.FILE)))
-        refuse_links(*(directory / name for name in inside))
+        refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
         redactor = self.parts.redactor
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
@@ -312,7 +318,7 @@ class Memory:
             parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
         if directory.name == "experience" and "app_kb" in parts:
             parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
-        if (directory / taskwizard_recall.FILE).exists() or (directory / taskwizard_recall.FILE).is_symlink():
+        if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
             parts["lessons"] = lambda: taskwizard_lessons.import_lessons(self.store, directory, redactor=redactor)
@@ -323,7 +329,7 @@ class Memory:
             for name, run in parts.items():
                 reports[name] = run()
         if any(r.imported for r in reports.values()):
-            self.parts.bus.publish("app_kb", self.store.last_seq())
+            self.parts.changed(Domain.APP_KB, self.store.last_seq())
             self.parts.changed(lessons.DOMAIN)
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also

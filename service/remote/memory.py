@@ -103,12 +103,19 @@ class RemoteRuns:
         }
 
     def list_episodes(
-        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        f: EpisodeFilter | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
+        keyset = {} if after is None else {"after": [after[0], after[1]]}
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
-            result = self._wire.call("episode.list", {**self._filter(f), "limit": page, "offset": offset + len(rows)})
+            params = {**self._filter(f), **keyset, "limit": page, "offset": offset + len(rows)}
+            result = self._wire.call("episode.list", params)
             rows += result["episodes"]
             if result["next_offset"] is None:
                 break

@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 from store.core.errors import ERROR_CODES as FAILURE_CODES
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 PROTOCOL_MAJOR = 1
 PROTOCOL_MINOR = 3

@@ -22,7 +22,7 @@ from store.core.errors import InvalidInput
 from store.core.models import BaseModel
 from store.core.projection import EventRecord
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.appkb")
 
 DOMAIN = "app_kb"
 

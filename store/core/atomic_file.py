@@ -8,7 +8,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.files")
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600

@@ -12,14 +12,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from store.core.dialect import POSTGRESQL, dialect_of
 from store.core.errors import SchemaTooNew
 from store.core.names import normalize_term
 
-Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic
+Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic, and carry a dialect
 
 
 def _postgres(db: Database) -> bool:
-    return getattr(db, "backend", "sqlite") == "postgresql"
+    return dialect_of(db) is POSTGRESQL
 
 
 def _v1_event_log(db: Database) -> None:

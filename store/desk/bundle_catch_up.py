@@ -30,7 +30,7 @@ from store.desk import bundles
 from store.desk.models import BundleDocument
 from store.desk.projection import DOMAIN
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 MARK_NAME = ".jiyi-mirror.json"
 

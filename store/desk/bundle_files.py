@@ -18,7 +18,7 @@ from pathlib import Path
 from store.core.atomic_file import make_private, make_private_dirs, write_text
 from store.core.errors import UnsafePath
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS in UTF-16 units)
 

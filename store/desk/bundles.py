@@ -35,7 +35,7 @@ from store.desk.common import NAME_BYTES, check_id, check_name
 from store.desk.models import Bundle, BundleDocument, TaskCard
 from store.desk.projection import DOMAIN
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 KINDS = ("schedule", "project")
 STANDARD = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from store.core.dialect import dialect_of
 from store.core.models import BaseModel
 from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
@@ -109,7 +110,7 @@ class DeskProjection:
             p.get("task_id"),
         )
         text = fts.index_text(p.get("user_text"), p.get("assistant_text"))
-        if getattr(db, "backend", "sqlite") == "postgresql":
+        if dialect_of(db).chained_inserts:
             # One round trip for the row, its "not yet filed" mark and its search row (every remembered
             # turn runs this while holding the shared write lock).
             search = f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) SELECT id, ? FROM r"

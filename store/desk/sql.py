@@ -12,6 +12,8 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
+from store.core.dialect import dialect_of
+
 INTERACTION_COLUMNS = (
     "i.interaction_id, i.ts, i.workday, i.source, i.user_text, i.assistant_text, i.task_id, t.topic_id"
 )
@@ -28,7 +30,7 @@ def select(db: SqliteDatabase, sql: str, args: Sequence[Any] = ()) -> list[dict[
 
 def select_together(db: Any, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[dict[str, Any]]]:
     """Several reads' rows as dicts: one round trip on a server (pipelined), one after the other in SQLite."""
-    if not hasattr(db, "select_together"):
+    if not dialect_of(db).pipelined_reads:
         return [select(db, sql, args) for sql, args in statements]
     return [[dict(zip(names, row, strict=True)) for row in rows] for names, rows in db.select_together(statements)]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,13 @@ from store.interchange.import_source import (
     ImportOnce,
     ImportReport,
     Known,
+    content_identity,
     parse_object,
     refuse_links,
     subfolder,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}
 
@@ -88,7 +90,7 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: R
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
     refuse_links(events_path, kb_path)
     if events_path.is_file() and events_path.stat().st_size > 0:
-        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, redactor)
+        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, kb_path, redactor)
     if not kb_path.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
     once = ImportOnce("taskwizard:app_kb", kb_path)
@@ -102,16 +104,24 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: R
     return report
 
 
-def _import_log(store: Store, source: GrowingLog, actor: str, redactor: Redactor) -> ImportReport:
-    report = ImportReport(str(source.source), rewritten=source.state == "rewritten")
+APPKB_IDENTITY_LIMIT = 1_000_000  # every entry: the identity also says which entries a directory put
+
+
+def identity_of(keys: Iterable[tuple[str, str, str, str]]) -> list[str]:
+    """An App-KB's content identity: its entry keys (see `content_identity`)."""
+    return content_identity((json.dumps(list(k), ensure_ascii=False) for k in keys), APPKB_IDENTITY_LIMIT)
+
+
+def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor) -> ImportReport:
+    report = ImportReport(str(source.source))
+    _check_view(kb_path, report)
     if source.state == "unchanged":
         report.already_imported = True
+        report.moved_from = source.moved_from
         return report
     with store.atomic():
-        known = None
-        if source.state in ("new", "rewritten"):
-            known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
         theirs = MemoryView()
+        lines: list[tuple[int, str, dict[str, Any]]] = []
         for number, line in source.lines():
             try:
                 op, payload = _parse_event(line, redactor)
@@ -119,29 +129,77 @@ def _import_log(store: Store, source: GrowingLog, actor: str, redactor: Redactor
                 report.skip(f"line {number}", str(exc))
                 continue
             theirs.apply(op, payload)
+            lines.append((number, op, payload))
+        keys = set(identity_of(theirs.entries))
+        # A path never imported: a compacted log of a directory imported from elsewhere is known by its
+        # entries (a compaction keeps one upsert per live entry), and handled as that directory's rewrite.
+        # A record an earlier Jiyi kept has no identity: the entries imports put stand for it.
+        unknown = [r for r in source.elsewhere if not isinstance(r.get("identity"), list)]
+        if source.state == "new" and unknown:
+            put = identity_of(_imported_keys(store, actor))
+            for record in unknown:
+                record["identity"] = put
+        source.recognise(sorted(keys))
+        report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        known = None
+        if source.compare:
+            known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
+        for _number, op, payload in lines:
             if known is not None and known.take({"op": op, **payload}):
                 report.known += 1
                 continue
             stamp = payload.get("ts")
             store.append(DOMAIN, op, payload, actor=actor, ts=stamp if clock.is_iso(stamp) else None)
             report.imported += 1
+        before = [d for d in (source.previous or {}).get("identity") or () if isinstance(d, str)]
         if source.state == "rewritten":
-            report.removed = _drop_gone(store, theirs, actor)
-        source.mark_done()
+            report.removed = _drop_gone(store, theirs, actor, set(before) or None)
+        elif source.state == "appended":
+            keys |= set(before)  # only the appended lines were read: the entries before them are the directory's too
+        source.mark_done(identity=sorted(keys))
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
 
 
-def _drop_gone(store: Store, theirs: MemoryView, actor: str) -> int:
+def _check_view(path: Path, report: ImportReport) -> None:
+    """Report a `kb.json` beside the log that cannot be read: the reference rebuilds it from the log."""
+    if not path.is_file():
+        return
+    try:
+        entries = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(entries, list):
+            raise ValueError("not a list of entries")
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        report.damaged_view(path, why)
+
+
+def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
+    """The keys of the entries imports ever put."""
+    keys: set[tuple[str, str, str, str]] = set()
+    for event in store.events(DOMAIN):
+        if event.actor == actor:
+            keys.update(c.entry.key for c in changes_for(event.type, event.payload) if isinstance(c, Put))
+    return keys
+
+
+def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
     """Delete the entries the rewritten log no longer has that only imports ever put (an entry Jiyi itself
-    wrote or changed is kept); returns how many."""
+    wrote or changed is kept) and, when known, that this directory put (`directory`: their identities);
+    returns how many."""
     imported: set[tuple[str, str, str, str]] = set()
     local: set[tuple[str, str, str, str]] = set()
     for event in store.events(DOMAIN):
         keys = {c.entry.key for c in changes_for(event.type, event.payload) if isinstance(c, Put)}
         (imported if event.actor == actor else local).update(keys)
-    gone = [e for e in list_entries(store) if e.key in imported - local and e.key not in theirs.entries]
+    gone = [
+        e
+        for e in list_entries(store)
+        if e.key in imported - local
+        and e.key not in theirs.entries
+        and (directory is None or identity_of([e.key])[0] in directory)
+    ]
     now = clock.iso_now()
     for entry in gone:
         store.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now}, actor=actor)

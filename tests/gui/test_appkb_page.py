@@ -132,6 +132,15 @@ def test_import_and_export_from_the_page(qtbot: QtBot, page: AppKbPage, filled: 
     assert "没有完成" in page.report_label.text() and "nowhere" in again.args[0]
 
 
+def test_an_import_says_which_views_were_damaged(qtbot: QtBot, page: AppKbPage, tmp_path: Path) -> None:
+    folder = taskwizard_dir(tmp_path, [outcome(i, *GOALS[i % 2]) for i in range(3)])
+    (folder / "experience" / "episodes.json").write_text('{"run-0": {', "utf-8")  # cut short
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
+        page.import_from(folder)
+    assert "运行档案：导入 3 条" in imported.args[0]
+    assert "experience/episodes.json 已损坏，按日志重建" in imported.args[0]
+
+
 def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(
     qtbot: QtBot, page: AppKbPage, filled: Memory, tmp_path: Path
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from service.memory.memory import EpisodeFilter, Memory
@@ -102,14 +103,32 @@ def _episode_filter(p: Params) -> EpisodeFilter:
     )
 
 
+def _episode_key(value: object) -> tuple[float, str] | None:
+    """`after`: the `[ts_end, run_id]` of the last episode a client holds (keyset paging), or absent."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or isinstance(value[0], bool)
+        or not isinstance(value[0], int | float)
+        or not math.isfinite(value[0])
+        or not isinstance(value[1], str)
+        or not 0 < len(value[1]) <= 128
+    ):
+        raise InvalidInput("params.after must be [ts_end, run_id]: the last episode's end time and run id")
+    return (float(value[0]), value[1])
+
+
 @TABLE.method("episode.list")
 def episode_list(memory: Memory, p: Params) -> dict[str, Any]:
     f = _episode_filter(p)
     limit = p.integer("limit", 100, low=1, high=1000)
     offset = p.integer("offset", 0)
+    after = _episode_key(p.raw("after"))
     with_total = p.boolean("total", False)
     p.done()
-    rows = memory.runs.list_episodes(f, limit=limit + 1, offset=offset)
+    rows = memory.runs.list_episodes(f, limit=limit + 1, offset=offset, after=after)
     result: dict[str, Any] = {
         "episodes": rows[:limit],
         "next_offset": offset + limit if len(rows) > limit else None,
