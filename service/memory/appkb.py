@@ -142,12 +142,25 @@ class AppKbService:
         """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
         check_actor(actor)
         self._check_enabled()
+        self._refuse_lookalike(name, package)
         with self.parts.writes:
             result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
         self.parts.changed(APP_KB, result.txn)
         present = appkb.devices_with(self.store, result.entry.package)
         missing = [d for d in self.devices() if d not in present] if not present else []
         return LearnAliasOutcome(result, present, missing)
+
+    def _refuse_lookalike(self, name: object, package: object) -> None:
+        """Refuse a name drawn like a known name of another app (`WеChat` with a Cyrillic е for a package
+        that is not WeChat's): it would take over what the owner reads as the other name."""
+        if not isinstance(name, str):
+            return
+        other = self.resolver_index().lookalike_of(name)
+        if other is not None and other.package != package:
+            raise InvalidInput(
+                f"name {name!r} looks like the known name {other.text!r} ({other.package}) but is spelled with "
+                "letters of another script; it is not stored"
+            )
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
         """Remove `name`'s global user and learned aliases; device entries stay."""
@@ -221,6 +234,9 @@ class AppKbService:
         """
         if self.evidence.was_written(run_id, name):
             return None
+        other = self.resolver_index().lookalike_of(name)
+        if other is not None and other.package != package:
+            return None  # a look-alike of another app's name is never learned
         if self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
             return package, f"implicit: run<{run_id}>"
         if successes:

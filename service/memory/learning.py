@@ -313,7 +313,7 @@ class LearningService:
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput("content must be non-empty text")
         clean = " ".join(content.split())
-        if self.parts.redactor.redact(clean) != clean:
+        if self.parts.redactor.is_sensitive(clean) or self.parts.redactor.is_sensitive(content):
             raise InvalidInput("content holds sensitive text; records never store it")
         store = self.parts.store
         with self.parts.writes, store.atomic():

@@ -326,8 +326,9 @@ class Memory:
         refuse_links(*(directory / name for name in ("app_kb", "experience", "lessons", taskwizard_recall.FILE)))
         refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
+        redactor = self.parts.redactor
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
-            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory)
+            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory, redactor=redactor)
         if (directory / "experience").is_dir():
             parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
         if directory.name == "experience" and "app_kb" in parts:
@@ -335,7 +336,6 @@ class Memory:
         if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
-            redactor = self.parts.redactor
             parts["lessons"] = lambda: taskwizard_lessons.import_lessons(self.store, directory, redactor=redactor)
         if not parts:
             raise NotFound(f"{directory} has none of app_kb/, experience/, recall_stats.json, lessons/ of TaskWizard")

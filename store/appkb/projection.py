@@ -160,7 +160,7 @@ class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 2  # 2: term_pinyin
+    version = 3  # 2: term_pinyin; 3: one name normalization (store.core.names)
     models: Sequence[type[BaseModel]] = (AppEntry,)
 
     def apply(self, event: EventRecord) -> None:

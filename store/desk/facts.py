@@ -86,7 +86,7 @@ def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> Fac
         raise InvalidInput(f"{where}.content must be non-empty text")
     if len(content) > MAX_FACT_CHARS:
         raise InvalidInput(f"{where}.content is longer than {MAX_FACT_CHARS} characters; a fact is one short sentence")
-    clean = redactor.redact(" ".join(content.split()))
+    clean = " ".join(redactor.redact(content).split())  # redacted first: a key wrapped over lines is one
     if clean != " ".join(content.split()):
         raise InvalidInput(f"{where}.content holds sensitive text; facts never store it")
     kind = raw.get("profile_kind")

@@ -175,7 +175,7 @@ def add(
     """Propose a lesson, learned from `runs` (their ids, optional); it is given to agents only once approved."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a lesson needs text")
-    clean = redactor.redact(" ".join(text.split()))
+    clean = " ".join(redactor.redact(text).split())  # redacted first: a key wrapped over lines is one
     if len(clean) > MAX_CHARS:
         raise InvalidInput(f"a lesson is at most {MAX_CHARS} characters")
     bad = [a for a in apps if not isinstance(a, str) or not is_package_name(a)]

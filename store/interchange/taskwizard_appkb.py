@@ -9,6 +9,11 @@ has is deleted when it came to Jiyi only from the reference (the deletion
 that preceded the compaction is not in the log any more). When the log is missing
 or empty, `kb.json` is imported as one `upsert` per entry, once per content.
 Corrupt lines are skipped and counted.
+
+Every entry passes the redaction filter like any other way in: an entry or
+`alias_forgotten` whose term looks sensitive is skipped (counted, with the
+reason), a sensitive label is replaced by the package name (as an inventory
+sync does), and the sensitive parts of the event's other strings are redacted.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
+from store.core.redact import Redactor, default_words
+from store.core.redact_json import redact_json
 from store.interchange.import_source import (
     GrowingLog,
     ImportOnce,
@@ -47,26 +54,43 @@ def appkb_dir(root: Path) -> Path:
     return subfolder(Path(root), "app_kb", "events.jsonl", "kb.json")
 
 
-def _parse_event(line: str) -> tuple[str, dict[str, Any]]:
+def _parse_event(line: str, redactor: Redactor) -> tuple[str, dict[str, Any]]:
     event: dict[str, Any] = parse_object(line)
     op = event.pop("op", None)
     if not isinstance(op, str) or not op:
         raise InvalidInput("no 'op'")
     if op in ENTRY_OPS:
-        AppKbEntry.from_dict(event.get("entry"))
+        parsed = AppKbEntry.from_dict(event.get("entry"))
+        if _filtered(parsed, redactor) != parsed:  # the rest of the reference's entry stays as it was
+            event["entry"] = {**event["entry"], "label": parsed.package}
     if op == "alias_forgotten" and not (isinstance(event.get("term"), str) and event["term"].strip()):
         raise InvalidInput("alias_forgotten without a term")
+    if op == "alias_forgotten" and redactor.is_sensitive(event["term"]):
+        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
+    entry = event.pop("entry", None)
+    event = redact_json(redactor, event)
+    if entry is not None:
+        event["entry"] = entry
     return op, event
 
 
-def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
+def _filtered(entry: AppKbEntry, redactor: Redactor) -> AppKbEntry:
+    """`entry` as the filter lets it in: refused when its term looks sensitive, its label replaced by the
+    package when that does."""
+    if redactor.is_sensitive(entry.term):
+        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
+    return entry.with_(label=entry.package) if redactor.is_sensitive(entry.label) else entry
+
+
+def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: Redactor | None = None) -> ImportReport:
     """Append the reference App-KB at `root` to the store: the log's lines not imported before (or the view,
-    once per content), in one transaction."""
+    once per content), in one transaction, through `redactor` (the shipped word list when None)."""
+    redactor = redactor or Redactor(default_words())
     folder = appkb_dir(root)
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
     refuse_links(events_path, kb_path)
     if events_path.is_file() and events_path.stat().st_size > 0:
-        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, kb_path)
+        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, kb_path, redactor)
     if not kb_path.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
     once = ImportOnce("taskwizard:app_kb", kb_path)
@@ -75,7 +99,7 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportRe
         report.already_imported = True
         return report
     with store.atomic():
-        _import_view(store, once.text(), report, actor)
+        _import_view(store, once.text(), report, actor, redactor)
         once.mark_done()
     return report
 
@@ -88,7 +112,7 @@ def identity_of(keys: Iterable[tuple[str, str, str, str]]) -> list[str]:
     return content_identity((json.dumps(list(k), ensure_ascii=False) for k in keys), APPKB_IDENTITY_LIMIT)
 
 
-def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path) -> ImportReport:
+def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor) -> ImportReport:
     report = ImportReport(str(source.source))
     _check_view(kb_path, report)
     if source.state == "unchanged":
@@ -100,7 +124,7 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path) -> 
         lines: list[tuple[int, str, dict[str, Any]]] = []
         for number, line in source.lines():
             try:
-                op, payload = _parse_event(line)
+                op, payload = _parse_event(line, redactor)
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
@@ -182,7 +206,7 @@ def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str]
     return len(gone)
 
 
-def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> None:
+def _import_view(store: Store, text: str, report: ImportReport, actor: str, redactor: Redactor) -> None:
     try:
         entries = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -192,7 +216,7 @@ def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> N
     now = clock.iso_now()
     for index, data in enumerate(entries):
         try:
-            entry = AppKbEntry.from_dict(data)
+            entry = _filtered(AppKbEntry.from_dict(data), redactor)
         except InvalidInput as exc:
             report.skip(f"entry {index}", str(exc))
             continue
