@@ -135,7 +135,11 @@ class CalibrationChart(QWidget):
 
 
 def rates_axes(plot: Any) -> None:
-    """A chart of rates (0 to 1) with its legend in one row above the data, never over the lines."""
-    plot.setYRange(0, 1.3, padding=0)
-    plot.getAxis("left").setTicks([[(v / 5, f"{v / 5:.1f}") for v in range(6)]])
-    plot.addLegend(offset=(10, 2), colCount=4, brush=pg.mkBrush(255, 255, 255, 230))
+    """A chart of rates (0 to 1) with its legend in a row of its own between the title and the data, never
+    over the lines; the left axis marks 0, 0.5 and 1 (more labels crowd a short chart)."""
+    plot.setYRange(0, 1.05, padding=0)
+    plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1.0")], [(v / 10, "") for v in range(11)]])
+    item = plot.getPlotItem()
+    legend = pg.LegendItem(colCount=4, brush=pg.mkBrush(255, 255, 255, 0))
+    item.layout.addItem(legend, 1, 1)  # the row of the (hidden) top axis: above the view box, not inside it
+    item.legend = legend  # where `plot(..., name=…)` adds its entries

@@ -401,9 +401,14 @@ class RecallService:
             "window": {"since": since, "until": until},
             "totals": recall_stats.statistics(self.store, since, until, days=days),
             "daily": days,
-            "packages": recall_stats.per_package(self.store, since, until),
+            "packages": self._labelled(recall_stats.per_package(self.store, since, until)),
             "calibration": self.thresholds.current() if self.thresholds else [],
         }
+
+    def _labelled(self, packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each package's statistics with `label`: the name a device's inventory gives it (None when none does)."""
+        labels = appkb.device_labels(self.store, [str(p["package"]) for p in packages])
+        return [{**p, "label": labels.get(str(p["package"]))} for p in packages]
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
