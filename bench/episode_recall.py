@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from recall.confidence import confidence, rank
 from recall.embedders import get_embedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
 from recall.vectors import Document, Hit, VectorIndex
@@ -154,10 +155,20 @@ def measure(size: int, queries: int, model: str) -> None:
             exact = [Hit(docs[i].id, 1.0 - float(sims[i]), docs[i].metadata, docs[i].text) for i in best]
             recall.score(probe, exact, now, "device:bench")
             brute.append((time.perf_counter() - started) * 1000)
+        # What deciding on the confidence over apps costs beyond weighing them (docs/recall.md, Confidence).
+        weighed = [
+            recall.weigh(p, index.query(EPISODE, "device:bench", embedder.queries([p])[0], 8), now, "device:bench")
+            for p in probes
+        ]
+        started = time.perf_counter()
+        for candidates in weighed:
+            confidence(rank(candidates, recall.scoring), recall.scoring, recall.lead_weight)
+        scoring_ms = (time.perf_counter() - started) * 1000 / max(1, len(weighed))
         base = percentile(jiyi, 50)
         for name, values in (("jiyi", jiyi), ("top-1 (reference)", top1), ("brute force", brute)):
             p50, p99 = percentile(values, 50), percentile(values, 99)
             print(f"{size:>7} {name:<18} {p50:>8.2f} {p99:>8.2f} {p50 / base:>8.2f}x")
+        print(f"{size:>7} the confidence over apps: {scoring_ms:.3f} ms a recall, {scoring_ms / base:.4f} of one")
         rate = embedder.embedded / max(embedder.seconds, 1e-9)
         print(
             f"{size:>7} indexing: embedding {rate:,.0f} texts/s ({embedder.embedded} distinct), "

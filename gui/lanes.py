@@ -32,6 +32,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from gui.freshness import Freshness
 from service.errors import Cancelled, JiyiError
 
 log = logging.getLogger("jiyi.gui")
@@ -120,8 +121,7 @@ class Tasks:
         self._owner = weakref.ref(owner)  # weak: the page holds its `Tasks`, not the other way round
         self.lanes, self._show_error = lanes, show_error
         self._pending: set[asyncio.Future[Any]] = set()
-        self._asked: dict[str, tuple[int, Any]] = {}  # per `refresh` key: the last request and its question
-        self._delivered: dict[str, int] = {}  # per `refresh` key: the last request delivered
+        self._fresh: dict[str, Freshness[Any]] = {}  # per `refresh` key: its questions and the answer shown
         self._watcher = _CloseWatcher(owner, self.cancel)
         owner.destroyed.connect(self.cancel)
         lanes.register(self)
@@ -158,19 +158,18 @@ class Tasks:
         """A read whose result replaces what `key` shows (a list, a detail pane).
 
         Reads run in parallel and may finish out of order. A result is dropped
-        when one asked later is shown already, or when a different question
-        (`fn`, `args`, `kwargs`) was asked for `key` since: it answers what
-        nobody asks any more. The same question asked again (the memory
+        by the rule of `gui/freshness.py`: when one asked later is shown
+        already, or when a different question (`fn`, `args`, `kwargs`) was
+        asked for `key` since. The same question asked again (the memory
         changed) does not drop it, so a stream of changes cannot starve a page.
         """
         question = (fn, args, kwargs)
-        ticket = self._asked.get(key, (0, None))[0] + 1
-        self._asked[key] = (ticket, question)
+        fresh = self._fresh.setdefault(key, Freshness())
+        number = fresh.ask(question)
         result = await self.read(fn, *args, **kwargs)
-        last_ticket, last_question = self._asked[key]
-        if ticket < self._delivered.get(key, 0) or (ticket != last_ticket and last_question != question):
+        if not fresh.is_current(number, question):
             raise asyncio.CancelledError  # out of date: a later answer, or another question, is shown
-        self._delivered[key] = ticket
+        fresh.shown(number)
         return result
 
     async def write(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:

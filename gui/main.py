@@ -48,7 +48,7 @@ def take_screenshots(args: argparse.Namespace) -> int:
         fresh_home = "home" not in config.sources
         if not fresh_home and not config.database_url:
             cli.require_home(config.home_path)  # a mistyped --home is refused, never pictured as a new, empty home
-        for path in take(config, args.out, fresh_home=fresh_home, attach=args.attach):
+        for path in take(config, args.out, fresh_home=fresh_home, attach=args.attach, size=args.size):
             print(path)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)

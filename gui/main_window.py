@@ -8,7 +8,7 @@ writes under way still finish; whoever made the lanes drains them).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
+from gui.codes import service_problem
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.appkb_page import AppKbPage
 from gui.pages.bundles_page import BundlesPage
@@ -35,18 +36,34 @@ from gui.pages.learning_page import LearningPage
 from gui.pages.lessons_page import LessonsPage
 from gui.pages.maintenance_page import MaintenancePage
 from gui.pages.overview_page import OverviewPage
+from gui.pages.page import KeepsState, Page, follow
 from gui.pages.recall_page import RecallPage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
 from gui.service_keeper import ServiceKeeper
 from gui.settings_dialog import SettingsDialog
-from gui.words import field_html, semicolon_list
+from gui.words import elided, field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.remote.memory import RemoteMemory
 from service.remote.private import PrivateService
 from service.rpc.host import SocketHost
+
+PageWidget = (
+    OverviewPage
+    | AppKbPage
+    | EpisodesPage
+    | RecallPage
+    | LessonsPage
+    | BundlesPage
+    | SkillsPage
+    | FactsPage
+    | TopicsPage
+    | LearningPage
+    | MaintenancePage
+)
+"""A page of the console: a `QWidget` that is a `Page` (see `gui/pages/page.py`)."""
 
 
 class MainWindow(QMainWindow):
@@ -86,35 +103,34 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.overview_page = OverviewPage(memory, lanes)
         self.appkb_page = AppKbPage(memory, lanes)
-        self._add_page(self.tr("概览"), self.overview_page)
         self.episodes_page = EpisodesPage(memory, lanes)
-        self._add_page(self.tr("应用库 App-KB"), self.appkb_page)
-        self._add_page(self.tr("运行档案"), self.episodes_page)
         self.recall_page = RecallPage(memory, lanes)
-        self._add_page(self.tr("回想质量"), self.recall_page)
-        self.recall_page.run_requested.connect(self.open_run)
         self.lessons_page = LessonsPage(memory, lanes)
-        self._add_page(self.tr("经验教训"), self.lessons_page)
-        self.lessons_page.run_requested.connect(self.open_run)
         self.bundles_page = BundlesPage(memory, lanes)
-        self._add_page(self.tr("资料夹"), self.bundles_page)
         self.skills_page = SkillsPage(memory, lanes)
-        self._add_page(self.tr("技能审批"), self.skills_page)
         self.facts_page = FactsPage(memory, lanes)
-        self._add_page(self.tr("长期事实"), self.facts_page)
         self.topics_page = TopicsPage(memory, lanes)
-        self._add_page(self.tr("话题与工作日"), self.topics_page)
         self.learning_page = LearningPage(memory, lanes)
-        self._add_page(self.tr("学习"), self.learning_page)
         self.maintenance_page = MaintenancePage(memory, lanes)
-        self._add_page(self.tr("维护"), self.maintenance_page)
-        self.desk_pages = (
+        # The pages in the order the list shows them; everything the window does with a page loops over this.
+        self.pages: tuple[PageWidget, ...] = (
+            self.overview_page,
+            self.appkb_page,
+            self.episodes_page,
+            self.recall_page,
+            self.lessons_page,
             self.bundles_page,
             self.skills_page,
             self.facts_page,
             self.topics_page,
+            self.learning_page,
             self.maintenance_page,
         )
+        for page in self.pages:
+            self.page_list.addItem(page.title())
+            self.stack.addWidget(page)
+        self.recall_page.run_requested.connect(self.open_run)
+        self.lessons_page.run_requested.connect(self.open_run)
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
 
@@ -125,42 +141,12 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([170, 1030])
         self.setCentralWidget(self.splitter)
 
-        # What Ctrl+F focuses and F5 calls on each page.
-        self._filters: dict[QWidget, QWidget] = {
-            self.appkb_page: self.appkb_page.search_edit,
-            self.episodes_page: self.episodes_page.text_edit,
-            self.recall_page: self.recall_page.range_combo,
-            self.lessons_page: self.lessons_page.filter_edit,
-            self.skills_page: self.skills_page.status_box,
-            self.facts_page: self.facts_page.search_edit,
-            self.topics_page: self.topics_page.search_edit,
-        }
-        self._reloads: dict[QWidget, Callable[[], object]] = {
-            self.overview_page: self.overview_page.reload,
-            self.appkb_page: self.appkb_page.reload,
-            self.episodes_page: self.episodes_page.reload,
-            self.recall_page: self.recall_page.reload,
-            self.lessons_page: self.lessons_page.reload,
-            self.learning_page: self.learning_page.reload,
-            self.bundles_page: self.bundles_page.reload,
-            self.skills_page: self.skills_page.reload,
-            self.facts_page: self.facts_page.reload,
-            self.topics_page: self.topics_page.reload,
-            self.maintenance_page: self.maintenance_page.reload,
-        }
-
         self._build_status_bar()
         self._follow_changes()
         self._build_actions()
         self._restore_state()
-        self.overview_page.reload()
-        self.appkb_page.reload()
-        self.episodes_page.reload()
-        self.recall_page.reload()
-        self.lessons_page.reload()
-        for page in self.desk_pages:
+        for page in self.pages:
             page.reload()
-        self.learning_page.reload()
 
     def _build_status_bar(self) -> None:
         """The home, the service's state, the version and schema; failures of the pages' work."""
@@ -183,10 +169,8 @@ class MainWindow(QMainWindow):
     def _follow_changes(self) -> None:
         """Refresh the pages when the memory changes (an agent's write or the console's), and the shortcuts."""
         self.changes = ChangeFeed(self.memory, parent=self)
-        self.changes.changed.connect(lambda _domains: self.appkb_page.reload())
-        self.changes.changed.connect(lambda _domains: self.overview_page.reload())
-        self.changes.changed.connect(self._desk_changed)
-        self.changes.changed.connect(self._lessons_changed)
+        for page in self.pages:
+            follow(page, self.changes)  # each page reloads on the domains it shows
 
     def _build_actions(self) -> None:
         """The menu (settings, refresh, about, quit) and the shortcuts: Ctrl+F, F5, Ctrl+Q."""
@@ -208,20 +192,6 @@ class MainWindow(QMainWindow):
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.quit_action.triggered.connect(self.request_close)  # the last window closed ends the console
 
-    def _lessons_changed(self, domains: set[str]) -> None:
-        if domains & {"lessons", "experience"}:
-            self.lessons_page.reload()
-
-    def _desk_changed(self, domains: set[str]) -> None:
-        """An agent (or this console) changed the desktop-assistant memory: refresh its pages."""
-        if "learning" in domains:
-            self.learning_page.reload()
-        if "desk" in domains:
-            for page in self.desk_pages:
-                page.reload()
-        elif domains & {"app_kb", "experience"}:
-            self.maintenance_page.reload()
-
     def open_settings(self) -> SettingsDialog:
         """The settings dialog (returned so callers and tests can drive it)."""
         dialog = SettingsDialog(self.memory, self.settings, self)
@@ -239,7 +209,7 @@ class MainWindow(QMainWindow):
     def focus_filter(self) -> None:
         """Ctrl+F: into the current page's filter (a page without one: the App-KB's search box)."""
         page = self.current_page()
-        target = self._filters.get(page) if page is not None else None
+        target = page.filter_widget() if isinstance(page, Page) else None
         if target is None:
             self.page_list.setCurrentRow(self.stack.indexOf(self.appkb_page))
             target = self.appkb_page.search_edit
@@ -250,9 +220,8 @@ class MainWindow(QMainWindow):
     def refresh_page(self) -> None:
         """F5: read the current page again from memory."""
         page = self.current_page()
-        reload = self._reloads.get(page) if page is not None else None
-        if reload is not None:
-            reload()
+        if isinstance(page, Page):
+            page.reload()
 
     def open_about(self) -> QMessageBox:
         """The About box: version, home, schema version, and whether this console owns the home or is attached."""
@@ -313,7 +282,9 @@ class MainWindow(QMainWindow):
             self.service_problem = problem  # why the service did not start: said again on every update
         problem = problem or self.service_problem
         if problem:
-            self.service_label.setText(self.tr("服务未启动：{0}").format(problem))
+            # The whole reason in the tooltip; the status bar has room for the short form only.
+            self.service_label.setText(self.tr("服务未启动：{0}").format(elided(service_problem(problem), 60)))
+            self.service_label.setToolTip(problem)
         elif self.host is None or not self.host.listening:
             self.service_label.setText(self.tr("服务未启动"))
         else:
@@ -370,10 +341,6 @@ class MainWindow(QMainWindow):
         """A page's work failed: say so in the status bar (the page shows it too)."""
         self.statusBar().showMessage(self.tr("出错了：{0}").format(message), 15_000)
 
-    def _add_page(self, title: str, page: QWidget) -> None:
-        self.page_list.addItem(title)
-        self.stack.addWidget(page)
-
     def _restore_state(self) -> None:
         geometry = self.settings.value("main/geometry")
         if isinstance(geometry, QByteArray):
@@ -383,17 +350,9 @@ class MainWindow(QMainWindow):
         splitter = self.settings.value("main/splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
-        self.appkb_page.restore_state(self.settings)
-        self.episodes_page.restore_state(self.settings)
-        for page in (
-            self.bundles_page,
-            self.skills_page,
-            self.facts_page,
-            self.topics_page,
-            self.lessons_page,
-            self.learning_page,
-        ):
-            page.restore_state(self.settings)
+        for page in self.pages:
+            if isinstance(page, KeepsState):
+                page.restore_state(self.settings)
 
     def work_closing_stops(self) -> list[str]:
         """The work under way that closing the console would stop, in words.
@@ -445,17 +404,9 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/splitter", self.splitter.saveState())
-        self.appkb_page.save_state(self.settings)
-        self.episodes_page.save_state(self.settings)
-        for page in (
-            self.bundles_page,
-            self.skills_page,
-            self.facts_page,
-            self.topics_page,
-            self.lessons_page,
-            self.learning_page,
-        ):
-            page.save_state(self.settings)
+        for page in self.pages:
+            if isinstance(page, KeepsState):
+                page.save_state(self.settings)
         self.settings.sync()
         self.lanes.cancel(under=self)
         super().closeEvent(event)

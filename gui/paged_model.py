@@ -5,11 +5,10 @@ only keeps what was fetched. A listing starts with `begin(query)`: the query
 (the filters as they were then) and a generation are captured together, and
 every later page of that listing is fetched with the same query, whatever the
 filter boxes say meanwhile. Reads run in parallel and may finish out of
-order: a listing older than the one shown is dropped when it arrives, and so is
-one whose filters were changed since (it answers a question nobody asks any
-more), and so are pages of a listing no longer shown. A listing of the same
-filters as a newer one is still shown (the memory changed, the question did
-not), so a stream of changes cannot keep the table from ever updating. Subclasses name their `COLUMNS`, set
+order: a first page is shown by the rule of `gui/freshness.py` (dropped when a
+newer listing is shown already or the filters were changed since; a listing of
+the same filters as a newer one is still shown), and pages of a listing no
+longer shown are dropped. Subclasses name their `COLUMNS`, set
 `headers` and implement `data`.
 """
 
@@ -20,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from gui.freshness import Freshness
 
 Index = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
@@ -52,22 +53,18 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
         self.fetcher: Callable[[int], Fetch] | None = None
         self.headers: tuple[str, ...] = ()
         self.listing: Listing[Any] | None = None  # the listing whose rows are shown
-        self._generation = 0
-        self._latest: Listing[Any] | None = None  # the listing begun last
+        self._fresh: Freshness[Any] = Freshness()  # the listings begun, and the one shown
         self._fetch: Fetch | None = None  # the fetch under way, if any
 
     def begin(self, query: Query) -> Listing[Query]:
         """Start a new listing with `query` (its first page is shown with `show`)."""
-        self._generation += 1
-        self._latest = Listing(self._generation, query)
-        return self._latest
+        return Listing(self._fresh.ask(query), query)
 
     def show(self, listing: Listing[Any], rows: list[Row], has_more: bool) -> bool:
         """The first page of `listing`; False (and nothing shown) when it is out of date (see the module)."""
-        if self.listing is not None and listing.generation <= self.listing.generation:
+        if not self._fresh.is_current(listing.generation, listing.query):
             return False
-        if self._latest is not None and listing is not self._latest and listing.query != self._latest.query:
-            return False
+        self._fresh.shown(listing.generation)
         self.listing = listing
         self.reset_rows(rows, has_more)
         return True

@@ -7,6 +7,7 @@ language's own separator, never with a "，" written in the code.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 
 from PySide6.QtCore import QCoreApplication
@@ -52,3 +53,17 @@ def quoted(text: str) -> str:
 def field_html(label: str, value: str) -> str:
     """A paragraph with a bold label and its value (both plain text, escaped here)."""
     return "<p>" + labelled(f"<b>{html.escape(label)}</b>", html.escape(value)) + "</p>"
+
+
+def unbroken_commands(text: str) -> str:
+    """`text` as rich text in which a `jiyi …` command line is never broken across lines (`--home` stays
+    whole); everything else wraps as usual."""
+    escaped = html.escape(text)
+    return re.sub(
+        r"jiyi(?: [-A-Za-z0-9_./~=]+)+", lambda m: f"<span style='white-space:nowrap'>{m.group(0)}</span>", escaped
+    )
+
+
+def elided(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with `…` at its end (a status bar's room); the whole goes in a tooltip."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

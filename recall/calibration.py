@@ -17,9 +17,13 @@ Otherwise the fixed threshold stands. On the public tasks this raised hit@1
 on short histories and kept the long history's (bench/recall_growth.py).
 
 Until a device has `MIN_EVALUATIONS` scored runs, the same decision over a
-leave-one-out of its past successful runs may make the threshold stricter,
-never looser (on histories with variants of the same task it is
-over-optimistic); before that the embedder's fixed threshold serves.
+leave-one-out of its past successful runs may make the threshold stricter;
+looser only where the history is mostly one run per app (`SINGLES_TO_LOOSEN`
+of its runs are their app's only one): on histories with variants of the
+same task a run's sibling is almost always there, unlike for a new task, so
+leave-one-out is over-optimistic, while on one run per app it sees mostly
+runs with no relevant history left and errs the safe way. With fewer than
+`MIN_LEAVE_ONE_OUT` past runs the embedder's fixed threshold serves.
 """
 
 from __future__ import annotations
@@ -29,12 +33,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from recall.confidence import DEFAULT_SCORING
+
 # Standard errors of the one-sided guards, chosen on bench/recall_growth.py (docs/recall.md, Calibration).
 Z_LOOSEN = 0.5
 Z_TIGHTEN = 1.0
 Z = Z_LOOSEN  # the bound the curve shows
 MIN_EVALUATIONS = 20
 MIN_LEAVE_ONE_OUT = 30
+SINGLES_TO_LOOSEN = 0.5  # the share of past runs that are their app's only one, for leave-one-out to loosen
+SINGLES_TIGHTEN = False  # whether such a leave-one-out may also tighten (measured: docs/recall.md, Calibration)
 RECENT = 1000  # the evaluations a device is calibrated on, newest
 CURVE_POINTS = 60
 SOURCES = ("evaluations", "leave-one-out", "default")
@@ -201,13 +209,29 @@ def choose(
     budget: float,
     now: float,
     default: float,
+    *,
+    may_loosen: bool | None = None,
+    may_tighten: bool = True,
 ) -> Calibration:
-    """The calibration a set of observations gives (see `decide`), with its curve."""
+    """The calibration a set of observations gives (see `decide`), with its curve. `may_loosen` False: never
+    looser than `default`; None: False for a leave-one-out (unless its history is mostly one run per app, the
+    caller says so), True otherwise."""
     threshold = decide(observations, budget, default)
-    if source == "leave-one-out":
-        threshold = max(threshold, default)  # leave-one-out may only make recall stricter
+    if not (source != "leave-one-out" if may_loosen is None else may_loosen):
+        threshold = max(threshold, default)
+    if not may_tighten:
+        threshold = min(threshold, default)
     points = curve(observations, keep=threshold)
     return Calibration(device, embedder, round(threshold, 6), source, len(observations), budget, now, points)
+
+
+def singles_share(apps_of_runs: Sequence[Sequence[str]]) -> float:
+    """The share of past runs whose app has no other past run (0 for none): how far a history is one per app."""
+    counts: dict[tuple[str, ...], int] = {}
+    for apps in apps_of_runs:
+        counts[tuple(apps)] = counts.get(tuple(apps), 0) + 1
+    runs = sum(counts.values())
+    return sum(n for n in counts.values() if n == 1) / runs if runs else 0.0
 
 
 def fixed(device: str, embedder: str, threshold: float, budget: float, now: float, sample_size: int = 0) -> Calibration:
@@ -215,20 +239,30 @@ def fixed(device: str, embedder: str, threshold: float, budget: float, now: floa
     return Calibration(device, embedder, threshold, "default", sample_size, budget, now)
 
 
-def observation_of(trace: dict[str, Any]) -> Observation | None:
+def observation_of(trace: dict[str, Any], scoring: str = DEFAULT_SCORING) -> Observation | None:
     """The observation a scored shadow recall holds, or None when the threshold did not decide it.
 
-    It is the best *episode* candidate among those the recall weighed (below the
-    threshold too) against the apps really launched. A recall decided by the
-    task naming its app has no episode candidate and is left out; one with no
-    candidate at all is kept (no threshold would have recalled anything). A
-    trace from before recall kept what it weighed is usable only if it
-    recalled something (its candidates are then what was weighed at the top).
+    It is the recall's confidence in its top app (recall.confidence; kept in
+    the trace whether recalled or not) against the apps really launched. A
+    trace weighed by another `scoring` is left out (its numbers are on
+    another scale), and so is one from before the confidence was kept —
+    except for the `top` scoring, whose number is the best episode
+    candidate's score among those weighed. A recall decided by the task
+    naming its app, with no episode candidate, is left out; one with no
+    candidate at all is kept (no threshold would have recalled anything).
     """
     recall = trace.get("recall")
     evaluation = trace.get("evaluation")
     if not isinstance(recall, dict) or not isinstance(evaluation, dict) or recall.get("degraded"):
         return None  # a recall by the words alone (the embedding server down) had no threshold to decide
+    actual = {a for a in evaluation.get("actual_apps", []) if isinstance(a, str)}
+    if isinstance(recall.get("confidence"), dict):
+        sure = recall["confidence"]
+        value = sure.get("value")
+        if sure.get("scoring") != scoring or not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        apps = {a for a in sure.get("top_app", []) if isinstance(a, str)}
+        return Observation(float(value), bool(apps & actual), bool(apps - actual))
     weighed = recall.get("considered")
     if weighed is None:
         if recall.get("status") != "ok":
@@ -241,9 +275,10 @@ def observation_of(trace: dict[str, Any]) -> Observation | None:
         if any(isinstance(c, dict) and c.get("source") == "mention" for c in weighed):
             return None
         return Observation(None, False, False)
+    if "confidence" not in recall and scoring != "top":
+        return None  # from before the confidence was kept: only the top score is known
     top = episodes[0]
     apps = {a for a in top.get("apps", []) if isinstance(a, str)}
-    actual = {a for a in evaluation.get("actual_apps", []) if isinstance(a, str)}
     score = top.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         return None

@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from recall.confidence import DEFAULT_SCORING, SCORINGS, Confidence, confidence, rank
 from recall.embedders import Embedder, tuning
 from recall.normalize import CJK_RE, fold_text, normalize
 from recall.remote_embedder import EmbeddingServerProblem
@@ -144,6 +145,9 @@ class RecallResult:
     threshold: float | None = None
     # Why recall went by the task's words alone (the embedding server is down), else None.
     degraded: str | None = None
+    # What the threshold was held against: the top app, the runner-up, the margin (recall.confidence); None when
+    # no past run came near (or recall went by words alone).
+    confidence: Confidence | None = None
 
     @property
     def recalled_apps(self) -> list[str]:
@@ -283,11 +287,15 @@ class EpisodeRecall:
         embedder: Embedder,
         min_score: float | None = None,
         terms: TermSource | None = None,
+        scoring: str = DEFAULT_SCORING,
     ) -> None:
-        self.index, self.embedder, self.terms = index, embedder, terms
+        if scoring not in SCORINGS:
+            raise ValueError(f"unknown recall scoring {scoring!r}; choose one of {', '.join(SCORINGS)}")
+        self.index, self.embedder, self.terms, self.scoring = index, embedder, terms, scoring
         tuned = tuning(embedder.id)
-        self.min_score = tuned.episode_min_score if min_score is None else min_score
-        self.ownership_weight = tuned.ownership_weight
+        # The fixed threshold of the scoring (its confidence is what is held against a threshold).
+        self.min_score = tuned.anchor(scoring) if min_score is None else min_score
+        self.ownership_weight, self.lead_weight = tuned.ownership_weight, tuned.lead_weight
         # Agents repeat their tasks; a query vector costs ~20 ms with e5, so keep the recent ones.
         self._vectors_cache: OrderedDict[str, Any] = OrderedDict()
 
@@ -354,15 +362,22 @@ class EpisodeRecall:
             weighed_lists = [
                 self.weigh(query, hits, now, scope) for query, hits in zip(queries, hit_lists, strict=True)
             ]
-        share = (time.perf_counter() - started) * 1000 / max(1, len(queries))
         results = []
         for query, mentioned, weighed in zip(queries, named, weighed_lists, strict=True):
-            accepted = [c for c in weighed if c.score >= floor][:k]
-            result = replace(self._done(mode, query, [*mentioned, *accepted], share), degraded=degraded)
+            sure: Confidence | None = None
+            if degraded is not None:
+                accepted = [c for c in weighed if c.score >= floor][:k]
+            else:
+                weighed = rank(weighed, self.scoring)
+                sure = confidence(weighed, self.scoring, self.lead_weight)
+                # The decision is on the top app; when it is sure enough, the next best apps come with it.
+                accepted = weighed[:k] if sure is not None and sure.value >= floor else []
+            result = replace(self._done(mode, query, [*mentioned, *accepted], 0.0), degraded=degraded, confidence=sure)
             if explain:
                 result = replace(result, considered=[*mentioned, *weighed], threshold=floor)
             results.append(result)
-        return results
+        share = round((time.perf_counter() - started) * 1000 / max(1, len(queries)), 3)
+        return [replace(r, latency_ms=share) for r in results]
 
     def by_words(self, query: str, scope: str) -> list[RecallCandidate]:
         """The device's apps by how much of the task's wording their past runs hold, best first (no vectors:
@@ -396,11 +411,10 @@ class EpisodeRecall:
         return out
 
     def score(self, query: str, hits: Sequence[Hit], now: float, scope: str | None = None) -> list[RecallCandidate]:
-        """`weigh`, then only the candidates at or above `min_score`."""
-        return self._accepted(self.weigh(query, hits, now, scope))
-
-    def _accepted(self, weighed: list[RecallCandidate]) -> list[RecallCandidate]:
-        return [c for c in weighed if c.score >= self.min_score]
+        """`weigh`, ranked by the scoring; all of them when its confidence reaches `min_score`, else none."""
+        ranked = rank(self.weigh(query, hits, now, scope), self.scoring)
+        sure = confidence(ranked, self.scoring, self.lead_weight)
+        return ranked if sure is not None and sure.value >= self.min_score else []
 
     def weigh(
         self,

@@ -2,7 +2,7 @@
 
 A device with few scored recalls still has its past successful runs. Each is
 asked as a new task would be, with itself left out of the nearest episodes
-and of the term counts, and its top candidate is judged against its own apps.
+and of the term counts, and its confidence in its top app (recall.confidence) is judged against its own apps.
 On a history of mostly one run per app this sees mostly "no relevant history"
 cases and so picks a stricter threshold than the device's real mix of tasks
 would (docs/recall.md, Calibration): the device's own evaluations replace it
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recall.calibration import Observation
+from recall.confidence import confidence, rank
 from recall.episode_recall import EPISODE, FETCH, EpisodeRecall, TermSource
 from recall.term_ownership import goal_terms
 from store.episodes.recall_terms import TermStats
@@ -56,11 +57,12 @@ def observations(
         if base is not None:
             terms_of = _leaving_out(base, own_terms, run.apps)
         weighed = [c for c in engine.weigh(run.goal, hits[:FETCH], now, scope, terms_of) if c.source == "episode"]
-        if not weighed:
+        sure = confidence(rank(weighed, engine.scoring), engine.scoring, engine.lead_weight)
+        if sure is None:
             out.append(Observation(None, False, False))
             continue
-        apps = set(weighed[0].apps)
-        out.append(Observation(weighed[0].score, bool(apps & set(run.apps)), bool(apps - set(run.apps))))
+        apps = set(sure.top_app)
+        out.append(Observation(sure.value, bool(apps & set(run.apps)), bool(apps - set(run.apps))))
     return out
 
 

@@ -1,18 +1,21 @@
 """Normalization of app names and queries.
 
-NFKC (full-width → half-width), traditional → simplified Chinese (OpenCC),
-casefold, whitespace dropped, and the filler people wrap names in removed
-("打开…", "…app", "…客户端"). A second variant keeps only [0-9a-z] and CJK.
+`store.core.names.fold_name` first (invisible characters removed, NFKC,
+traditional → simplified Chinese, casefold: the App-KB's own normalization, so
+a name the resolver matches is the name the store forgets), whitespace
+dropped, and the filler people wrap names in removed ("打开…", "…app", "…客户端").
+A second variant keeps only [0-9a-z] and CJK.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 import opencc
+
+from store.core.names import fold_name
 
 _T2S = opencc.OpenCC("t2s")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -56,15 +59,13 @@ class Normalized:
 
 
 def fold_text(text: str) -> str:
-    """Running text folded like names (NFKC, simplified, casefold, [0-9a-z] and CJK only) but nothing stripped."""
-    folded = to_simplified(unicodedata.normalize("NFKC", text or "")).casefold()
-    return _NOT_ALNUM_CJK.sub("", folded)
+    """Running text folded like names (`fold_name`, [0-9a-z] and CJK only) but nothing stripped."""
+    return _NOT_ALNUM_CJK.sub("", fold_name(text or ""))
 
 
 @lru_cache(maxsize=65536)
 def normalize(text: str) -> Normalized:
     """Normalize an app name or query (cached: names recur)."""
-    folded = to_simplified(unicodedata.normalize("NFKC", text or "")).casefold()
-    folded = " ".join(folded.split())
+    folded = " ".join(fold_name(text or "").split())
     norm = "".join(_strip_filler(folded).split())
     return Normalized(norm, _NOT_ALNUM_CJK.sub("", norm))

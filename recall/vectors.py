@@ -44,6 +44,11 @@ log = logging.getLogger("jiyi.recall")
 # What a kind's vectors are computed from changed at these versions; an older collection needs `rebuild-vec`.
 # episode 2: the goal alone is embedded (1 embedded the whole document: goal, apps, outcome).
 SCHEMES = {"episode": 2}
+# How a kind's documents are embedded: e5 has a query and a passage mode (the new task is always a query). Goals
+# embedded as queries too (goal against goal is a symmetric match) were measured and left out: level on the
+# paraphrase set out of sample, 0.08 of hit@1 lost on the instruction split (docs/recall.md, Confidence).
+# Recorded per collection (a collection without it holds passages); a change names `jiyi rebuild-vec`.
+MODES = {"episode": "passage"}
 # Documents embedded and written per Chroma call: well under Chroma's batch cap (5,461 for the embedded one).
 BATCH = 1000
 
@@ -153,6 +158,15 @@ class VectorIndex:
             with suppress(Exception):  # closing a client whose disk is full must not hide the problem
                 client.close()
 
+    def reopen_if_gone(self) -> bool:
+        """Close the embedded client when its folder was deleted under it (the next call opens a fresh one,
+        which creates the folder again): a client kept on deleted files answers "readonly database".
+        True when it did."""
+        if self.url or self._client is None or (self.home / "vectors" / "chroma.sqlite3").is_file():
+            return False
+        self._reopen_later()
+        return True
+
     def _keep_private(self) -> None:
         """Take group and other bits off the files Chroma just made (the embedded index only)."""
         if not self.url:
@@ -187,6 +201,7 @@ class VectorIndex:
                     "kind": kind,
                     "scope": scope,
                     "scheme": SCHEMES.get(kind, 1),
+                    "embed_mode": MODES.get(kind, "passage"),
                 },
             )
         else:
@@ -206,6 +221,12 @@ class VectorIndex:
                 f"the vector collection {name} was built by an older Jiyi (vectors of scheme {meta.get('scheme', 1)}, "
                 f"now {SCHEMES.get(kind, 1)}); run `jiyi rebuild-vec`"
             )
+        built, wanted = meta.get("embed_mode", "passage"), MODES.get(kind, "passage")
+        if built != wanted:
+            raise IndexMismatch(
+                f"the vector collection {name} holds its texts embedded as {built} (an older Jiyi), and recall "
+                f"now embeds them as {wanted}; run `jiyi rebuild-vec`"
+            )
         self._collections[name] = collection
         return collection
 
@@ -223,15 +244,16 @@ class VectorIndex:
         embedded = 0
         with self._disk_checked():
             for start in range(0, len(documents), BATCH):
-                embedded += self._upsert_batch(collection, documents[start : start + BATCH])
+                embedded += self._upsert_batch(collection, documents[start : start + BATCH], MODES.get(kind, "passage"))
         return embedded
 
-    def _upsert_batch(self, collection: Any, documents: Sequence[Document]) -> int:
+    def _upsert_batch(self, collection: Any, documents: Sequence[Document], mode: str) -> int:
         known = collection.get(ids=[d.id for d in documents], include=["metadatas"])
         hashes = {i: (m or {}).get("source_hash") for i, m in zip(known["ids"], known["metadatas"] or [], strict=False)}
         changed = [d for d in documents if hashes.get(d.id) != d.source_hash]
         if changed:
-            vectors = self.embedder.passages([d.text if d.embed_text is None else d.embed_text for d in changed])
+            texts = [d.text if d.embed_text is None else d.embed_text for d in changed]
+            vectors = self.embedder.queries(texts) if mode == "query" else self.embedder.passages(texts)
             collection.upsert(
                 ids=[d.id for d in changed],
                 embeddings=vectors,

@@ -14,12 +14,15 @@ as it is.
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import json
 import os
+import random
 import socket
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,15 @@ SOCKET_NAME = "jiyi.sock"
 # The protocol major this client speaks, sent as `v` on every request: a service
 # of another major refuses the request (`unsupported_version`) instead of misreading it.
 PROTOCOL_MAJOR = 1
+# A listener whose queue of pending connections is full answers EAGAIN (Linux, for local sockets): the
+# service is there, only busy. Such a connect is tried again after a short, growing, jittered pause, for
+# at most CONNECT_PATIENCE seconds (and never past the client's timeout). ECONNREFUSED (a socket file
+# nobody listens on: a service restarting) gets CONNECT_REFUSED_TRIES quick tries only, so a client of a
+# stopped service still degrades at once.
+CONNECT_PATIENCE = 2.0
+CONNECT_PAUSE = 0.01
+CONNECT_MAX_PAUSE = 0.2
+CONNECT_REFUSED_TRIES = 3
 
 
 def default_socket_path() -> Path:
@@ -163,19 +175,36 @@ class JiyiClient:
             return self._sock
         if self._cut:
             raise ConnectionRefusedError(f"this client was closed ({self.socket_path})")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.socket_path)
-        except OSError:
-            sock.close()
-            raise
+        sock = self._connect_patiently()
         with self._state:
             if self._cut:  # cut while connecting: this connection would outlive the cut
                 sock.close()
                 raise ConnectionRefusedError(f"this client was closed ({self.socket_path})")
             self._sock, self._buffer = sock, b""
         return sock
+
+    def _connect_patiently(self) -> socket.socket:
+        """A connected socket; a busy listener (EAGAIN) or a restarting one (ECONNREFUSED) is tried again
+        with a short bounded backoff (see `CONNECT_PATIENCE`) before the error is raised."""
+        give_up = time.monotonic() + min(CONNECT_PATIENCE, self.timeout)
+        pause, refused = CONNECT_PAUSE, 0
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            try:
+                sock.connect(self.socket_path)
+                return sock
+            except OSError as exc:
+                sock.close()
+                refused += exc.errno == errno.ECONNREFUSED
+                busy = exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or (
+                    exc.errno == errno.ECONNREFUSED and refused < CONNECT_REFUSED_TRIES
+                )
+                wait = pause * (0.5 + random.random())  # clients refused together do not return together
+                if not busy or self._cut or time.monotonic() + wait > give_up:
+                    raise
+            time.sleep(wait)
+            pause = min(CONNECT_MAX_PAUSE, pause * 2)
 
     def _read_response(self) -> dict[str, Any]:
         sock = self._sock  # `close` from another thread shuts it down meanwhile: recv then answers nothing

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,10 @@ import platformdirs
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from recall.confidence import DEFAULT_SCORING, SCORINGS
 from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
+from service.config_fields import TypedSettings
+from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
 from store.core.atomic_file import write_text
 from store.core.database_url import parse_database_url, read_password_file
 from store.core.errors import EnvironmentProblem, InvalidInput
@@ -173,6 +176,12 @@ SETTINGS: tuple[Setting, ...] = (
         "share of runs recall may contaminate; each device's threshold is calibrated to stay within it",
     ),
     Setting(
+        "recall_scoring",
+        _choice(*SCORINGS),
+        DEFAULT_SCORING,
+        "what episode recall's threshold is held against: margin (top app's score plus its lead), top, reference",
+    ),
+    Setting(
         "resolve_embedding",
         _choice("fallback", "off"),
         "fallback",
@@ -231,20 +240,14 @@ FILE_KEYS = sorted(name for name in BY_NAME if name != "home")
 
 
 @dataclass(frozen=True)
-class Config:
-    """Validated settings, each with where its value came from."""
+class Config(TypedSettings):
+    """Validated settings, each with where its value came from; each setting is a typed attribute."""
 
     values: Mapping[str, Any]
     sources: Mapping[str, str] = field(default_factory=dict)
     # The owner's learning grant (`[learning]` in config.toml), validated; None when learning is off.
     learning: Grant | None = None
     password: str | None = field(default=None, repr=False)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.values[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
     @property
     def home_path(self) -> Path:
@@ -319,11 +322,19 @@ def load_config(
     if config_file.is_symlink():
         raise ConfigError(f"{config_file} is a symlink; Jiyi does not read settings through links")
     grant = None
+    if config_file.exists() and not config_file.is_file():
+        # A directory (or a FIFO, a device) there is not "no settings": ignoring it would switch learning off.
+        raise ConfigError(f"{config_file} is not a regular file; remove it or put the settings file back")
     if config_file.is_file():
         try:
             data = tomllib.loads(config_file.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"{config_file}: not valid TOML (nested too deeply to read)") from None
+        except OSError as exc:
+            raise ConfigError(f"{config_file}: cannot read it ({exc.strerror})") from None
+        _upgrade(data, config_file)
         if "learning" in data:
             grant = _grant(data.pop("learning"), config_file)
         for key, value in data.items():
@@ -371,7 +382,8 @@ def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
     """Validate `changes` and write them into `home/config.toml`, keeping its other keys and comments.
 
     Refused with the key named, before anything is written, when a key is
-    unknown or a value is bad, or when the file is not valid TOML. The file is
+    unknown or a value is bad, or when the file is not valid TOML. An older
+    file is upgraded (`config_upgrade.py`) and stamped with `config_version`. The file is
     replaced atomically (a reader sees the old settings or the new). Takes
     effect the next time the home is opened.
     """
@@ -387,10 +399,20 @@ def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
         document = tomlkit.parse(path.read_text("utf-8")) if path.is_file() else tomlkit.document()
     except (TOMLKitError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); nothing was saved") from None
+    _upgrade(document, path)
     for key, value in changes.items():
         document[key] = _toml_value(value)
+    document[VERSION_KEY] = CONFIG_VERSION
     write_text(path, tomlkit.dumps(document))
     return path
+
+
+def _upgrade(settings: MutableMapping[str, Any], path: Path) -> None:
+    """`config_upgrade.upgrade`, refused as a `ConfigError` (a newer file, a bad version)."""
+    try:
+        upgrade(settings, path)
+    except InvalidInput as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _toml_value(value: Any) -> bool | int | float | str | list[str]:

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.private")
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 POLL_S = 1.0

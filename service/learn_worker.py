@@ -5,6 +5,10 @@ with its sources) and must answer one JSON object; anything else is not sent
 to Jiyi (the lease then expires and its admission stays spent, as the grant
 says). Every request to Jiyi carries a request id kept until its reply
 arrives, so a lost reply is recovered by sending the same request again.
+A model call that times out, cannot connect, or answers 5xx, 408 or 429 is
+tried again with a jittered backoff (after the seconds a `Retry-After` asks
+for) for as long as the lease's deadline leaves time to submit; only then
+does the worker give the lease up.
 Jiyi itself never calls a model: this worker is a client of its socket.
 """
 
@@ -12,20 +16,26 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import secrets
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from service.client import JiyiClient
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.worker")
 
 ROLES = ("extract", "review")
 RESENDS = 3  # how often a request whose reply was lost is sent again, with the same request id
+BACKOFF = 0.5  # seconds before the model is asked again after a passing failure, doubled each time (jittered)
+MAX_BACKOFF = 8.0
+SUBMIT_MARGIN = 2.0  # seconds kept back before a lease's deadline for submitting the answer
+RETRIED_STATUSES = frozenset({408, 429})  # below 500, the statuses that say "later" rather than "no"
 
 EXTRACT_PROMPT = """You extract durable memory for the owner of a personal assistant.
 You get one finished source (the raw turns of a conversation, or a task's or run's outcome), the owner's
@@ -51,6 +61,15 @@ class WorkerError(Exception):
     """The endpoint or the service could not be used."""
 
 
+class PassingFailure(WorkerError):
+    """A model call that may succeed if tried again: a timeout, no connection, HTTP 5xx, 408 or 429.
+    `after` is the seconds the endpoint asked to wait (`Retry-After`), when it said."""
+
+    def __init__(self, message: str, after: float | None = None) -> None:
+        super().__init__(message)
+        self.after = after
+
+
 @dataclass
 class ChatEndpoint:
     """An OpenAI-compatible `/chat/completions` endpoint."""
@@ -66,8 +85,30 @@ class ChatEndpoint:
         base = self.url.rstrip("/")
         return base if base.endswith("/chat/completions") else base + "/chat/completions"
 
-    def ask(self, system: str, user: str) -> dict[str, Any]:
-        """The model's answer as one JSON object; `WorkerError` when it is not exactly that."""
+    def ask(self, system: str, user: str, *, until: float | None = None) -> dict[str, Any]:
+        """The model's answer as one JSON object; `WorkerError` when it is not exactly that.
+
+        A passing failure (`PassingFailure`) is tried again while `until` (a `time.monotonic()` instant,
+        the lease's deadline less the time to submit) leaves room for another call; each call's timeout is
+        cut to what is left. Without `until` the model is asked once.
+        """
+        attempt = 0
+        while True:
+            timeout = self.timeout if until is None else min(self.timeout, until - time.monotonic())
+            if timeout <= 0:
+                raise WorkerError(f"the chat endpoint {self.completions}: no time left before the lease's deadline")
+            try:
+                return self._ask_once(system, user, timeout)
+            except PassingFailure as exc:
+                attempt += 1
+                pause = exc.after if exc.after is not None else min(MAX_BACKOFF, BACKOFF * 2 ** (attempt - 1))
+                pause *= 1.0 + 0.5 * random.random()  # spread: workers refused together do not return together
+                if until is None or time.monotonic() + pause >= until:
+                    raise WorkerError(f"{exc} (tried {attempt} times before the lease's deadline)") from None
+                log.info("%s; asking again in %.1f s", exc, pause)
+                time.sleep(pause)
+
+    def _ask_once(self, system: str, user: str, timeout: float) -> dict[str, Any]:
         body = {
             "model": self.model,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -79,11 +120,21 @@ class ChatEndpoint:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         request = urllib.request.Request(self.completions, json.dumps(body).encode(), headers, method="POST")
+        where = f"the chat endpoint {self.completions}"
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 reply = json.loads(response.read().decode("utf-8"))
-        except (urllib.error.URLError, TimeoutError, ValueError, OSError) as exc:
-            raise WorkerError(f"the chat endpoint {self.completions} failed: {exc}") from None
+        except urllib.error.HTTPError as exc:
+            if exc.code >= 500 or exc.code in RETRIED_STATUSES:
+                raise PassingFailure(f"{where} answered HTTP {exc.code}", _retry_after(exc)) from None
+            raise WorkerError(f"{where} failed: {exc}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+                raise PassingFailure(f"{where} gave no answer within {timeout:.1f} s") from None
+            raise PassingFailure(f"{where} cannot be reached: {reason}") from None
+        except ValueError as exc:
+            raise WorkerError(f"{where} failed: {exc}") from None
         try:
             text = reply["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -149,13 +200,16 @@ class Worker:
     def _extract(self, work: dict[str, Any]) -> None:
         snapshot = work["snapshot"]
         prompt = EXTRACT_PROMPT.replace("KINDS", ", ".join(snapshot["kinds"]))
-        result = self.endpoint.ask(prompt, json.dumps(snapshot, ensure_ascii=False))
+        until = _until(snapshot.get("deadline"))
+        result = self.endpoint.ask(prompt, json.dumps(snapshot, ensure_ascii=False), until=until)
         params = {"operation_id": work["operation_id"], "request_id": new_id(), "result": result}
         self._settle(self.send("learning.extract.submit", params))
 
     def _review(self, work: dict[str, Any]) -> None:
         shown = {k: work[k] for k in ("candidate", "sources", "policy", "feed")}
-        answer = self.endpoint.ask(REVIEW_PROMPT, json.dumps(shown, ensure_ascii=False))
+        answer = self.endpoint.ask(
+            REVIEW_PROMPT, json.dumps(shown, ensure_ascii=False), until=_until(work.get("deadline"))
+        )
         verdict, reason = answer.get("verdict"), answer.get("reason")
         if verdict not in ("approved", "rejected") or not isinstance(reason, str) or not reason.strip():
             raise WorkerError(f"the model's review is not {{verdict, reason}}: {json.dumps(answer)[:120]}")
@@ -180,6 +234,25 @@ class Worker:
                     break
                 time.sleep(poll)
         return self.tally
+
+
+def _until(deadline: object) -> float | None:
+    """The lease's deadline (ISO 8601, as Jiyi sends it) as a `time.monotonic()` instant, less the time
+    kept for submitting; None when the lease names none (the model is then asked once)."""
+    if not isinstance(deadline, str):
+        return None
+    try:
+        when = datetime.fromisoformat(deadline)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return time.monotonic() + (when.timestamp() - time.time()) - SUBMIT_MARGIN
+
+
+def _retry_after(exc: urllib.error.HTTPError) -> float | None:
+    value = (exc.headers.get("Retry-After") or "").strip() if exc.headers else ""
+    return float(value) if value.isdigit() else None
 
 
 def new_id() -> str:

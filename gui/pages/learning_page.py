@@ -7,9 +7,9 @@ Everything goes through `Memory.learning`, the same calls an agent reaches over 
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -20,15 +20,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import grant_part_name
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.learning_views import FailuresView, QueueView, RecordsView, when
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 QUOTAS = ("extractions", "reviews", "mutations", "bytes")
 
 
 class LearningPage(QWidget):
     """The learning pipeline as the owner sees it."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.LEARNING})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "学习")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     status_loaded = Signal(object)
 
@@ -119,7 +131,8 @@ class LearningPage(QWidget):
             text += "<br><b>" + html.escape(self.tr("停止原因：{0}").format(status["stopped_because"])) + "</b>"
         self.grant_label.setText(text)
         prints = " · ".join(
-            f"{part} {value.removeprefix('sha256:')[:12]}" for part, value in status["fingerprints"].items()
+            f"{grant_part_name(part)} {value.removeprefix('sha256:')[:12]}"
+            for part, value in status["fingerprints"].items()
         )
         self.fingerprint_label.setText(self.tr("指纹：{0}").format(prints))
         for quota, bar in self.meters.items():

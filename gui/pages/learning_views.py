@@ -156,6 +156,11 @@ class QueueView(RecordPage):
         ]
         if detail.get("reason"):
             parts.append(field_html(self.tr("说明"), detail["reason"]))
+        if detail["state"] == "candidate" and self.approve_button.isHidden():
+            hint = self.tr(
+                "这一项在等审阅：审阅程序会处理它。想自己决定，勾选上方的“由我审阅”，这里就会出现批准和拒绝。"
+            )
+            parts.append(f"<p><i>{html.escape(hint)}</i></p>")
         if candidate:
             parts.append("<h3>" + html.escape(self.tr("候选")) + "</h3>")
             op = (

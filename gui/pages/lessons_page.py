@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QLineEdit, QPushButton, QWidget
 
 from gui.lanes import Lanes, Tasks, page_task
@@ -21,10 +21,21 @@ from gui.record_model import Column, RecordModel
 from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, field_html, with_note
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 
 class LessonsPage(RecordPage):
     """Lessons by status and text; the selected one's text, apps and runs; approve and revoke."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.LESSONS, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "经验教训")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.filter_edit
 
     run_requested = Signal(str)  # a run's id was clicked: open it in the episode browser
     runs_shown = Signal(str)  # the lesson whose runs the detail pane now lists
@@ -89,13 +100,13 @@ class LessonsPage(RecordPage):
     async def reload(self) -> None:
         await self._load(self._matching, status=self.status_box.currentData(), text=self.filter_edit.text().strip())
 
-    def _matching(self, *, status: str | None, text: str) -> list[dict[str, Any]]:
+    def _matching(self, *, status: str | None, text: str | None) -> list[dict[str, Any]]:
         """In the read lane: the lessons of `status` whose text or apps hold `text`.
 
         Lessons are few (a person approves each), so the text is matched here, not in the store.
         """
         lessons = self.memory.lessons.list_lessons(status)
-        needle = text.casefold()
+        needle = (text or "").casefold()
         return [
             lesson
             for lesson in lessons

@@ -19,9 +19,9 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -34,10 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import rebuild_count_name
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.dream import STEPS
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
@@ -46,6 +48,17 @@ WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebu
 
 class MaintenancePage(QWidget):
     """Dream preview and run, view and vector rebuilds, the last reports."""
+
+    # The last reports and what a dream pass would change.
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK, Domain.APP_KB, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "维护")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     preview_ready = Signal(object)
     dream_finished = Signal(object)
@@ -261,7 +274,7 @@ class MaintenancePage(QWidget):
             self.rebuild_label.setText(self.tr("重建失败：{0}").format(describe(outcome)))
         else:
             self.progress.setValue(1)
-            summary = comma_list(f"{k} {v}" for k, v in outcome.items())
+            summary = comma_list(f"{rebuild_count_name(k)} {v}" for k, v in outcome.items())
             self.rebuild_label.setText(self.tr("重建完成：{0}").format(summary))
         self.rebuild_finished.emit(which, outcome)
 

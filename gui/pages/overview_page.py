@@ -11,15 +11,16 @@ runs in the write lane, so the page keeps reading while it runs.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.pages.calibration_chart import describe_calibration
-from gui.words import comma_list, dream_step_names, labelled, with_note
+from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
+from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.memory import HomeSize
 from service.memory.results import Overview
 
@@ -28,6 +29,17 @@ MB = 1 << 20  # the budget is set in MB (JIYI_MAX_HOME_MB), and the size is show
 
 class OverviewPage(QWidget):
     """A read-out of the memory's state, refreshed on demand and on every change."""
+
+    # Every count it shows moves with any change.
+    domains: ClassVar[frozenset[Domain]] = EVERY_DOMAIN
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "概览")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return None
 
     loaded = Signal(object)
     rebuild_finished = Signal(object)
@@ -39,6 +51,8 @@ class OverviewPage(QWidget):
         self.tasks = Tasks(self, lanes, self._failed)
         self.values: dict[str, QLabel] = {}
         layout = QVBoxLayout(self)
+        self.start_box = self._build_start()
+        layout.addWidget(self.start_box)
         for title, keys in (
             (
                 self.tr("存储"),
@@ -91,6 +105,25 @@ class OverviewPage(QWidget):
         layout.addLayout(buttons)
         layout.addStretch(1)
 
+    def _build_start(self) -> QGroupBox:
+        """The first steps, shown while the home holds nothing yet (instead of a page of zeros)."""
+        box = QGroupBox(self.tr("开始使用"))
+        steps = (
+            self.tr(
+                "连接智能体：保持控制台打开（或运行 jiyi serve），手机智能体和桌面助手通过本机套接字调用记忆"
+                "（docs/protocol.md，示例 docs/agent-example.py）。"
+            ),
+            self.tr("导入 TaskWizard 的记忆：在应用库页点“导入 TaskWizard…”，或运行 jiyi import taskwizard 目录。"),
+            self.tr("先看看样子：jiyi demo --home ~/jiyi-demo 生成演示数据，再用 jiyi --home ~/jiyi-demo 打开。"),
+        )
+        label = QLabel("<ol>" + "".join(f"<li>{unbroken_commands(step)}</li>" for step in steps) + "</ol>")
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        QVBoxLayout(box).addWidget(label)
+        box.setVisible(False)
+        return box
+
     @page_task
     async def reload(self) -> None:
         self._show(await self.tasks.refresh("overview", self.memory.overview))
@@ -113,10 +146,18 @@ class OverviewPage(QWidget):
             "embedder",
         ):
             self.values[key].setText(str(data.get(key, "")))
-        self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("无"))
+        self.values["devices"].setText(", ".join(data.get("devices", [])) or self.tr("还没有设备连接过"))
+        desk = data.get("desk") or {}
+        empty = not (data.get("app_kb_entries") or data.get("episodes") or desk.get("interactions"))
+        self.start_box.setVisible(empty)
         self._show_size(data["home_size"])
         index = data.get("index") or {}
-        if index.get("ok") and index.get("lagging"):
+        missing = data.get("vector_index_problem")
+        if missing:
+            # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
+            self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))
+            self.values["index"].setStyleSheet("color: #b3261e;")
+        elif index.get("ok") and index.get("lagging"):
             # The archive holds runs recall cannot find (an import not indexed, an ingest cut short).
             self.values["index"].setText(
                 self.tr("向量索引落后：{0} 条运行未索引（{1} 条运行向量；jiyi rebuild-vec 可补齐）").format(

@@ -12,12 +12,14 @@ about any task (`recall_probe`). All figures come from
 from __future__ import annotations
 
 import html
+import re
 import time
+import unicodedata
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -36,7 +38,9 @@ from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.calibration_chart import CalibrationChart, rates_axes
 from gui.pages.recall_probe import RecallProbe
 from gui.run_links import open_run_link, run_link
+from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 from service.memory.results import RecallStatistics
 
 DAY = 86400.0
@@ -61,6 +65,17 @@ def rolling(values: list[float], weights: list[int], window: int = 7) -> list[fl
 
 class RecallPage(QWidget):
     """Charts and tables of recall quality over a chosen range."""
+
+    # A finished run scores its recall; an import brings statistics.
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.RECALL, Domain.EXPERIENCE})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "回想质量")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.range_combo
 
     loaded = Signal(object)
     day_shown = Signal(str)
@@ -109,13 +124,13 @@ class RecallPage(QWidget):
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
         body.setSizes([600, 400])  # the side's tables and probe need room: 3:2 from the start
-        self.empty_hint = QLabel(
-            self.tr(
-                "还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），"
-                "Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。"
-                "想先看看样子：jiyi demo --home 一个新目录。"
-            )
+        hint = self.tr(
+            "还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），"
+            "Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。"
+            "想先看看样子：jiyi demo --home 一个新目录。"
         )
+        self.empty_hint = QLabel(unbroken_commands(hint))
+        self.empty_hint.setTextFormat(Qt.TextFormat.RichText)
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setVisible(False)
         layout = QVBoxLayout(self)
@@ -129,9 +144,10 @@ class RecallPage(QWidget):
         self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
         rates_axes(self.rates_plot)
         self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
-        self.rates_plot.scene().sigMouseClicked.connect(self._clicked)
+        self.rates_plot.scene().sigMouseClicked.connect(lambda event: self._clicked(event, self.rates_plot))
         self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
         self.count_plot.setTitle(self.tr("每日评估次数"))
+        self.count_plot.scene().sigMouseClicked.connect(lambda event: self._clicked(event, self.count_plot))
         self.package_plot = pg.PlotWidget()
         self.package_plot.setTitle(self.tr("各应用的精确率（蓝）与召回率（绿），评估最多的 10 个"))
         self.package_plot.setYRange(0, 1)
@@ -258,10 +274,13 @@ class RecallPage(QWidget):
                 pg.BarGraphItem(x=[x + 0.2 for x in xs], height=[p["recall"] for p in top], width=0.38, brush="#2da44e")
             )
             axis = self.package_plot.getAxis("bottom")
-            axis.setTicks([[(x, tick_name(p["package"])) for x, p in zip(xs, top, strict=True)]])
+            axis.setTicks([[(x, tick_name(p.get("label") or p["package"])) for x, p in zip(xs, top, strict=True)]])
+            # Which app each bar is, in full (the labels under the bars are short).
+            self.package_plot.setToolTip("\n".join(f"{p.get('label') or ''} {p['package']}".strip() for p in top))
 
-    def _clicked(self, event: Any) -> None:
-        point = self.rates_plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+    def _clicked(self, event: Any, plot: Any) -> None:
+        """A click on a day of either daily chart lists that day's runs."""
+        point = plot.getPlotItem().vb.mapSceneToView(event.scenePos())
         if self.days:
             nearest = min(self.days, key=lambda d: abs(day_start(d["day"]) + DAY / 2 - point.x()))
             self.show_day(nearest["day"])
@@ -308,7 +327,20 @@ class RecallPage(QWidget):
         self.day_shown.emit(day)
 
 
-def tick_name(package: str, width: int = 10) -> str:
-    """A package as a bar's label: its last part, shortened to `width` characters so neighbours never overlap."""
-    name = package.split(".")[-1]
-    return name if len(name) <= width else name[: width - 1] + "…"
+def tick_name(name: str, width: int = 8) -> str:
+    """A bar's label: the app's name as its inventory shows it, else the package's most telling part (not the
+    `android`/`client`/`view` many packages end in), shortened to `width` display columns so neighbours never
+    overlap; the bar's tooltip has the whole."""
+    if "." in name and " " not in name:  # a package: com.ss.android.article.news → news, ctrip.android.view → ctrip
+        generic = {"android", "client", "view", "app", "mobile", "main", "activity", "com", "cn", "tv", "me"}
+        parts = [part for part in name.split(".") if part.lower() not in generic and not re.fullmatch(r"v?\d+", part)]
+        name = parts[-1] if parts else name.split(".")[-1]
+
+    def columns(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+    if columns(name) <= width:
+        return name
+    while columns(name) > width - 1:  # room for the ellipsis
+        name = name[:-1]
+    return name.rstrip() + "…"

@@ -1,9 +1,10 @@
 """Ask recall about a task, as an agent starting it would, and see why it answers what it does.
 
 Type a task, choose a device, press 召回: the app recall would give (or that
-it abstains, and the threshold), then every app it weighed — below the
-threshold too — with its score, similarity, wording (term ownership) and the
-nearest past goal. Nothing is logged or scored (`Memory.recall_query` with
+it abstains), and why — its confidence against the device's threshold, made
+of the top app's score and its lead over the runner-up (recall.confidence) —
+then every app it weighed, below the threshold too, with its score,
+similarity, wording (term ownership) and the nearest past goal. Nothing is logged or scored (`Memory.recall_query` with
 `explain`); runs that pull recall the wrong way can then be revoked on the
 episodes page.
 """
@@ -85,19 +86,29 @@ class RecallProbe(QWidget):
     def _show(self, result: dict[str, Any]) -> None:
         self.button.setEnabled(True)
         top = result["candidates"][0] if result["candidates"] else None
-        if top is None:
-            headline = self.tr("不召回：没有应用达到阈值 {0}").format(result["threshold"])
-        elif top["source"] == "mention":
+        sure = result.get("confidence")
+        if top is not None and top["source"] == "mention":
             headline = self.tr("召回 {0}：任务提到了“{1}”").format(" ".join(top["apps"]), top.get("term", ""))
-        else:
+        elif sure is not None:
+            verdict = self.tr("召回 {0}") if top is not None else self.tr("不召回 {0}")
+            relation = "≥" if top is not None else "<"
+            headline = verdict.format(" ".join(sure["top_app"])) + self.tr("：置信度 {0:.3f} {1} 阈值 {2}").format(
+                sure["value"], relation, result["threshold"]
+            )
+        elif top is None:
+            headline = self.tr("不召回：没有应用达到阈值 {0}").format(result["threshold"])
+        else:  # by the task's words alone (the embedding server is down): no confidence
             headline = self.tr("召回 {0}：得分 {1:.3f} ≥ 阈值 {2}").format(
                 " ".join(top["apps"]), top["score"], result["threshold"]
             )
+        why = f"<p>{html.escape(self._why(sure))}</p>" if sure is not None else ""
+        leader = set(sure["top_app"]) if sure is not None else set()
         rows = []
         for c in result.get("considered", []):
             if c["source"] != "episode":
                 continue
-            color = "#1a7f37" if c["score"] >= result["threshold"] else "#57606a"
+            taken = top is not None and set(c["apps"]) <= {a for x in result["candidates"] for a in x["apps"]}
+            color = "#1a7f37" if taken else ("#24292f" if set(c["apps"]) == leader else "#57606a")
             rows.append(
                 # A package name is one word: never broken across lines.
                 f"<tr style='color:{color}'><td style='white-space:nowrap'>{html.escape(' '.join(c['apps']))}</td>"
@@ -111,8 +122,20 @@ class RecallProbe(QWidget):
         table = f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>" if rows else ""
         nothing = self.tr("这台设备还没有可比较的运行。")
         empty = "" if rows or top else f"<p>{html.escape(nothing)}</p>"
-        self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{table}{empty}")
+        self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{why}{table}{empty}")
         self.answered.emit(result)
+
+    def _why(self, sure: dict[str, Any]) -> str:
+        """The confidence taken apart: the top app's score, the runner-up's, the margin and how it counts."""
+        if sure["scoring"] == "margin":
+            if not sure["runner_up"]:
+                return self.tr("最高 {0:.3f}，附近没有别的应用（领先按 0 计）").format(sure["top"])
+            return self.tr("最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先").format(
+                sure["top"], " ".join(sure["runner_up"]), sure["second"], sure["margin"], sure["lead_weight"]
+            )
+        if sure["scoring"] == "reference":
+            return self.tr("参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}").format(sure["top"])
+        return self.tr("最高得分 {0:.3f}").format(sure["top"])
 
     def _show_error(self, message: str) -> None:
         self.answer.setHtml(f"<p style='color:#cf222e'>{html.escape(message)}</p>")

@@ -114,8 +114,14 @@ class RecordPage(QWidget):
         self._show(keep)
         if not rows:
             filtered = any(value not in (None, "") for value in filters.values())
-            lead = self.tr("没有符合筛选条件的记录。") if filtered else ""
-            self.detail.setHtml(f"<p>{html.escape(lead)}</p><p>{html.escape(self._empty)}</p>")
+            unfiltered = dict.fromkeys(filters)  # every filter at "all" (None)
+            hidden = len(await self.tasks.refresh("rows unfiltered", fetch, **unfiltered)) if filtered else 0
+            if hidden:  # never "nothing here yet" while the filter hides what there is
+                lead = self.tr("没有符合筛选条件的记录；筛选隐藏了另外 {0} 条，选“全部”即可看到。").format(hidden)
+                self.detail.setHtml(f"<p>{html.escape(lead)}</p>")
+            else:
+                lead = self.tr("没有符合筛选条件的记录。") if filtered else ""
+                self.detail.setHtml(f"<p>{html.escape(lead)}</p><p>{html.escape(self._empty)}</p>")
         self.loaded.emit(len(rows))
 
     def _failed(self, message: str) -> None:

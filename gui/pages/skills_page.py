@@ -8,7 +8,9 @@ words of the turn). Executors only ever read active skills.
 from __future__ import annotations
 
 import html
+from typing import ClassVar
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -22,10 +24,21 @@ from gui.pages.record_page import RecordPage
 from gui.record_model import Column, RecordModel
 from gui.words import field_html, with_note
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 
 class SkillsPage(RecordPage):
     """Skills by status; the selected one's text and provenance; the decisions a person makes."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "技能审批")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.status_box
 
     ID_KEY = "skill_id"
     FILTERS = (("skills/status", "status_box"),)

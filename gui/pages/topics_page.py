@@ -2,16 +2,17 @@
 
 A workday runs 03:30 to 03:29:59 Beijing time. Select a workday to see its
 topics (or search topics by title); open a topic to page through its turns.
-The maintenance backlog (turns no topic holds yet) is shown on top.
+The maintenance backlog (turns no topic holds yet) is shown on top; below,
+"ask memory" shows what `memory.recall` returns for a question and why.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -25,16 +26,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import source_name
 from gui.lanes import Lanes, Tasks, page_task
+from gui.pages.memory_probe import MemoryProbe
 from gui.record_model import Column, RecordModel
 from gui.words import labelled
 from service.memory.api import MemoryApi
+from service.memory.domain import Domain
 
 TURNS_PER_PAGE = 50
 
 
 class TopicsPage(QWidget):
     """Workdays → topics → one topic's segments, tasks and turns (paged)."""
+
+    domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK})
+
+    def title(self) -> str:
+        """The page's name in the window's list."""
+        return QCoreApplication.translate("MainWindow", "话题与工作日")
+
+    def filter_widget(self) -> QWidget | None:
+        """What Ctrl+F focuses."""
+        return self.search_edit
 
     workdays_loaded = Signal(int)
     topics_loaded = Signal(int)
@@ -78,9 +92,15 @@ class TopicsPage(QWidget):
         self.splitter.addWidget(self.topic_table)
         self.splitter.addWidget(right)
         self.splitter.setSizes([220, 440, 400])  # a workday row is short; a topic's title and summary are not
+        # "Ask memory": what memory.recall returns for any question, and why (below the topics).
+        self.probe = MemoryProbe(memory, lanes)
+        self.columns = QSplitter(Qt.Orientation.Vertical)
+        self.columns.addWidget(self.splitter)
+        self.columns.addWidget(self.probe)
+        self.columns.setSizes([500, 260])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.columns, 1)
         hint = self.tr("选择一个工作日和话题。")
         self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
 
@@ -230,7 +250,7 @@ class TopicsPage(QWidget):
         parts.append(f"<h4>{esc(asked)}</h4>")
         for item in self.items:
             parts.append(
-                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(item['source'])}</small><br>"
+                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(source_name(item['source']))}</small><br>"
                 + labelled(f"<b>{esc(user)}</b>", esc(item["user_text"]))
                 + "<br>"
                 + labelled(f"<b>{esc(assistant)}</b>", esc(item["assistant_text"]))

@@ -42,6 +42,11 @@ def import_taskwizard(args: argparse.Namespace, config: Config) -> int:
         )
         for problem in report.problems:
             print(f"  skipped {problem}", file=sys.stderr)
+    for report in reports.values():
+        if report.moved_from:
+            print(f"{report.source} is what was imported from {report.moved_from} (known by its content)")
+        for note in report.damaged:
+            print(f"warning: {note}")
     return 0
 
 
@@ -56,5 +61,6 @@ def export_taskwizard(args: argparse.Namespace, config: Config) -> int:
     print(f"wrote {taught['events']} lesson events and {taught['lessons']} lessons to {args.directory / 'lessons'}")
     stats = counts["recall_stats"]
     if stats["written"]:
-        print(f"wrote recall_stats.json ({stats['evaluations']} evaluations) to {args.directory}")
+        where = args.directory / "experience" if stats.get("in_experience", 1) else args.directory
+        print(f"wrote recall_stats.json ({stats['evaluations']} evaluations) to {where}")
     return 0

@@ -49,7 +49,10 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "--max-tokens", type=int, metavar="N", help="the model's answer (default: the grant's max_output_tokens)"
     )
     worker.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="one model call (default: the grant's timeout)"
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="one model call (default: a third of the grant's timeout: a failed call is retried within the lease)",
     )
 
 
@@ -105,7 +108,7 @@ def run_worker(args: argparse.Namespace, config: Config) -> int:
     max_tokens = args.max_tokens or grant.max_output_tokens
     if not 1 <= max_tokens <= grant.max_output_tokens:
         raise InvalidInput(f"--max-tokens must be 1–{grant.max_output_tokens} (the grant's max_output_tokens)")
-    timeout = args.timeout or float(grant.timeout)
+    timeout = args.timeout or grant.timeout / 3
     if not 0 < timeout <= grant.timeout:
         raise InvalidInput(f"--timeout must be within the grant's {grant.timeout} seconds")
     path = args.socket or (Path(config.socket) if config.socket else default_socket_path())

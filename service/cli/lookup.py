@@ -1,7 +1,7 @@
 """`jiyi resolve` and `jiyi recall`: what the memory would answer an agent now, and why.
 
 Neither logs nor scores anything: they explain, they do not take part in a run.
-`jiyi recall calibrate [--device D]` is the one exception: it chooses the
+`jiyi calibrate [--device D]` is the one exception: it chooses the
 devices' recall thresholds again from their scored recalls (docs/recall.md).
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import pad, print_json
-from store.core.errors import InvalidInput, NotFound
+from store.core.errors import NotFound
 
 if TYPE_CHECKING:
     from service.config import Config
@@ -20,19 +20,21 @@ if TYPE_CHECKING:
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     """`resolve NAME [--device SERIAL] [--json]`, `recall GOAL --device SERIAL [--json]` and
-    `recall calibrate [--device SERIAL] [--json]`."""
+    `calibrate [--device SERIAL] [--json]`."""
     resolve = add_command(sub, "resolve", common, resolve_name, "resolve an app name to a package")
     resolve.add_argument("name", help="an app name as a person or agent says it")
     resolve.add_argument("--device", help="the device serial (its inventory decides what is installed)")
     resolve.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     explain = "what recall would return for a task on a device now, and why (logs nothing)"
     recall = add_command(sub, "recall", common, explain_recall, explain)
-    recall.add_argument("goal", help=f"the task, as an agent would start it ('{CALIBRATE}': choose thresholds again)")
+    recall.add_argument("goal", help="the task, as an agent would start it")
     recall.add_argument(
-        "--device",
-        help="the device serial (recall only uses its own past runs); with calibrate, only this device",
+        "--device", required=True, metavar="SERIAL", help="the device serial (recall only uses its own past runs)"
     )
     recall.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    calibrate = add_command(sub, "calibrate", common, calibrate_recall, "choose recall's thresholds again")
+    calibrate.add_argument("--device", help="only this device (default: every device with evidence)")
+    calibrate.add_argument("--json", action="store_true", help="print the calibrations as JSON")
 
 
 def resolve_name(args: argparse.Namespace, config: Config) -> int:
@@ -56,14 +58,7 @@ def resolve_name(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-CALIBRATE = "calibrate"
-
-
 def explain_recall(args: argparse.Namespace, config: Config) -> int:
-    if args.goal == CALIBRATE:
-        return calibrate_recall(args, config)
-    if not args.device:
-        raise InvalidInput("recall GOAL needs --device SERIAL: recall only uses that device's own past runs")
     with open_memory(config) as memory:
         result = memory.recall.recall_query(args.goal, args.device, explain=True)
     if args.json:
@@ -85,12 +80,28 @@ def explain_recall(args: argparse.Namespace, config: Config) -> int:
 def _print_decision(result: dict[str, Any], device: str) -> None:
     """The first line: what recall returns, or that it abstains."""
     top = result["candidates"][0] if result["candidates"] else None
+    sure = result.get("confidence")
     if result.get("degraded"):
         print(f"by the task's words alone: {result['degraded']}")
-    if top is None:
-        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {device})")
-    elif top["source"] == "mention":
+    if top is not None and top["source"] == "mention":
         print(f"recalled {' '.join(top['apps'])}: the task names it ({top['term']!r})")
+    elif sure is not None:
+        verdict = f"recalled {' '.join(sure['top_app'])}" if top is not None else "abstained"
+        relation = ">=" if top is not None else "<"
+        print(
+            f"{verdict}  confidence {sure['value']:.3f} {relation} {result['threshold']} "
+            f"({result['embedder']}, {sure['scoring']}, device {device})"
+        )
+        if sure["scoring"] == "margin":
+            second = (
+                f"runner-up {' '.join(sure['runner_up'])} {sure['second']:.3f}, lead {sure['margin']:.3f}"
+                if sure["runner_up"]
+                else "no other app near (lead 0)"
+            )
+            lead = f"confidence = top + {sure['lead_weight']} × lead"
+            print(f"  top {' '.join(sure['top_app'])} {sure['top']:.3f}, {second}; {lead}")
+    elif top is None:
+        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {device})")
     else:
         apps = " ".join(top["apps"])
         print(f"recalled {apps}  score {top['score']:.3f} >= {result['threshold']} ({result['embedder']})")

@@ -101,7 +101,18 @@ def _add_console_words(sub: Subparsers, common: argparse.ArgumentParser) -> None
         action="store_true",
         help="take them attached to a running jiyi serve (started for the pictures when none serves the home)",
     )
+    shots.add_argument(
+        "--size", type=_window_size, default=(1400, 860), metavar="WxH", help="the window's size (default 1400x860)"
+    )
     shots.set_defaults(func=None)
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """argparse type: `1200x760`."""
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()) or not (400 <= int(width) <= 8000 and 300 <= int(height) <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window size like 1200x760 (400x300 to 8000x8000)")
+    return int(width), int(height)
 
 
 def run(args: argparse.Namespace) -> int:

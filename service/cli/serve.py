@@ -22,6 +22,11 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--socket", type=Path, help="socket path (or JIYI_SOCKET; default in the runtime directory)")
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
+    serve.add_argument(
+        "--new-database",
+        action="store_true",
+        help="start a new, empty database in a home whose database is missing but whose bundles/vectors remain",
+    )
     # The console's private service (docs/service.md): stops when the console that started it ends.
     serve.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     # The console's private service runs below the console's CPU priority, so that its rebuilds and imports
@@ -46,7 +51,7 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         if args.parent_pid < 1:
             raise InvalidInput(f"--parent-pid must be a process id (a whole number >= 1), got {args.parent_pid}")
         follow_parent(args.parent_pid)
-    return serve(config, socket_path=args.socket, workers=args.workers)
+    return serve(config, socket_path=args.socket, workers=args.workers, new_database=args.new_database)
 
 
 def lower_priority(by: int) -> None:

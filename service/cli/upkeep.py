@@ -50,6 +50,7 @@ def rebuild_views(args: argparse.Namespace, config: Config) -> int:
             check = memory.store.integrity_check()
     restored = counts.pop("bundle_files_restored", 0)
     failed = counts.pop("bundle_files_failed", 0)
+    refused = counts.pop("bundle_events_refused", 0)
     views = ", ".join(
         f"{k} ({v} {'damaged, left out' if k.endswith('_skipped') else 'events'})" for k, v in counts.items()
     )
@@ -58,6 +59,9 @@ def rebuild_views(args: argparse.Namespace, config: Config) -> int:
     if failed:
         # The database holds these documents; only their files are missing (the log names each).
         print(f"jiyi: {failed} bundle files could not be written (see the log); the database has them", file=sys.stderr)
+    if refused:
+        # Names that lead outside the bundles folder (a restored database, another host): `jiyi doctor` lists them.
+        print(f"jiyi: {refused} bundle events refused, never written (see `jiyi doctor`)", file=sys.stderr)
     return 0
 
 

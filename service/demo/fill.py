@@ -30,6 +30,7 @@ from service.demo.desk import fill_desk
 from service.demo.goals import DemoTask, demo_tasks, phrase
 from service.demo.learning import fill_learning
 from service.memory.memory import EpisodeFilter, Memory
+from store.appkb import alias_correction
 from store.core.errors import InvalidInput
 from store.episodes import recall_stats
 from store.learning.grant import example_section, parse_grant
@@ -65,6 +66,8 @@ class DemoRun:
     launched: list[str] = field(default_factory=list)
     spoken: str = ""
     failed_first: bool = False
+    corrected_from: str | None = None  # the wrong app the agent opened first, then backed out of
+    meant: str = ""  # the app the task was for
 
 
 def fill(memory: Memory, *, runs: int = 2000, seed: int = 7, progress: Progress | None = None) -> dict[str, int]:
@@ -111,11 +114,14 @@ LESSONS = (
 
 
 def _lessons(memory: Memory) -> int:
-    """Lessons proposed from failed runs (as an agent reviewing them would), the first one approved by the person."""
-    failed = memory.runs.list_episodes(EpisodeFilter(success=False), limit=2 * len(LESSONS))
+    """Lessons proposed from the failed runs they are about (as an agent reviewing them would): a lesson on an
+    app cites that app's failures (its runs, when none failed); the first one is approved by the person."""
     for i, (text, apps) in enumerate(LESSONS):
-        runs = [r["run_id"] for r in failed[2 * i : 2 * i + 2]]
-        lesson = memory.lessons.add_lesson(text, apps, runs=runs, actor="agent")
+        about = apps[0] if apps else None
+        runs = memory.runs.list_episodes(EpisodeFilter(success=False, app=about), limit=2)
+        if not runs and about:
+            runs = memory.runs.list_episodes(EpisodeFilter(app=about), limit=2)
+        lesson = memory.lessons.add_lesson(text, apps, runs=[r["run_id"] for r in runs], actor="agent")
         if i == 0:
             memory.lessons.set_lesson_status(lesson["lesson_id"], "approved", actor="user")
     return len(LESSONS)
@@ -154,7 +160,7 @@ def _plan(
     habit = rng.random() < 0.75
     task = habits[device][min(int(rng.expovariate(1 / 8)), HABITS - 1)] if habit else rng.choice(tasks)
     started = day_start + rng.uniform(0, 3600)
-    run = DemoRun(run_id, device, phrase(rng, task), started, {})
+    run = DemoRun(run_id, device, phrase(rng, task), started, {}, meant=task.package)
     nickname = next((n for n, p in NICKNAMES.items() if p == task.package), None)
     run.spoken = nickname if nickname and rng.random() < 0.3 else task.app_name
     step = 0
@@ -163,9 +169,17 @@ def _plan(
         target = None
     elif fate < 0.12:  # it opened the wrong app
         target = rng.choice(sorted(installed[device] - {task.package}))
+        if rng.random() < 0.5:  # and saw it: back out ("开错了") and open the right one, as dream's evidence reads
+            run.corrected_from = target
+            step = 3
+            run.events.append(_event(run, 1, "launch_app", "ok", package=target, intent=f"打开{run.spoken}"))
+            run.events.append(_event(run, 2, "back", "ok", note="开错了，返回"))
+            run.events.append(_event(run, 3, "launch_app", "ok", package=task.package, intent=f"打开{run.spoken}"))
+            run.launched += [target, task.package]
+            target = task.package
     else:
         target = task.package
-    if target is not None:
+    if target is not None and run.corrected_from is None:
         if rng.random() < 0.1:  # the name fails first; the package the failure offered is launched
             step += 1
             run.failed_first = True
@@ -232,9 +246,30 @@ def _teach(memory: Memory, run: DemoRun, taught: set[tuple[str, str, bool]]) -> 
     Once per phone, name and way of failing: what the App-KB learns from the
     rest is the same (more successes), and each teaching is a write of its own.
     """
+    if run.corrected_from is not None:
+        # The first launch's receipt teaches the wrong app by that name, as an agent's would; the run's own
+        # back-out and second launch are the evidence `dream` corrects it from (纠正开错的别名), kept as
+        # `run.event` keeps it for launches and backs.
+        memory.appkb.confirm_launch(run_id=run.run_id, device=run.device, name=run.spoken, package=run.corrected_from)
+        memory.appkb.end_run_evidence(run.run_id)
+        for event in run.events[:3]:
+            alias_correction.record_observation(
+                memory.store,
+                run_id=run.run_id,
+                step=event["step"],
+                tool=event["tool"],
+                success=True,
+                term=run.spoken if event["tool"] == "launch_app" else None,
+                package=event["app_package"],
+                marker="开错" if event["tool"] == "back" else None,
+                actor="agent",
+            )
+        return
     key = (run.device, run.spoken, run.failed_first)
     if not run.launched or key in taught or not (run.failed_first or run.spoken in NICKNAMES):
         return
+    if run.launched[0] != run.meant:
+        return  # the wrong app, never backed out of: its run failed verification and its launch is not confirmed
     taught.add(key)
     package = run.launched[0]
     if run.failed_first:

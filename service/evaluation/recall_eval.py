@@ -27,6 +27,7 @@ import random
 import tempfile
 import time
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,19 @@ from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
 
 DEVICE = "eval"
+# The bundled paraphrase development set (resources/recall_dev_NOTICE.txt): `jiyi eval recall --set paraphrase`.
+SETS = {"paraphrase": ("recall_dev_history.tsv", "recall_dev_queries.tsv")}
+
+
+def bundled_set(name: str) -> tuple[Path, Path]:
+    """The history and queries files of a bundled evaluation set."""
+    if name not in SETS:
+        raise InvalidInput(f"unknown evaluation set {name!r}; choose one of {', '.join(SETS)}")
+    folder = resources.files("resources")
+    history, queries = SETS[name]
+    return Path(str(folder / history)), Path(str(folder / queries))
+
+
 # The statistics a report carries, as the reference names them.
 REPORTED = (
     "hit_at_1",
@@ -82,6 +96,10 @@ DETAIL_COLUMNS = (
     "vector",
     "ownership",
     "by",
+    "confidence",
+    "top_app",
+    "runner_up",
+    "margin",
     "threshold",
     "threshold_source",
 )
@@ -128,7 +146,7 @@ def evaluate(
         evaluation = finished["recall_evaluation"] or {}
         per_query.append(evaluation)
         with_history.append(query.get("has_history", "1") != "0")
-        decided.append(_decided(memory.recall.recall_trace(f"query-{i}"), evaluation))
+        decided.append(_decided(memory.recall.recall_trace(f"query-{i}"), evaluation, memory.recall.scoring))
         if details is not None:
             details.append(
                 {
@@ -142,6 +160,7 @@ def evaluate(
     report = {
         "n": totals["evaluations"],
         "embedder": memory.config.embed_model,
+        "scoring": memory.recall.scoring,
         **{k: totals[k] for k in REPORTED},
         "latency_ms": {"p50": round(percentile(latencies, 50), 3), "p99": round(percentile(latencies, 99), 3)},
         "thresholds": thresholds_used(used, memory.config.recall_max_contamination if calibrate else None),
@@ -161,8 +180,8 @@ def evaluate(
 Decided = tuple[Observation | None, bool, bool]
 
 
-def _decided(trace: dict[str, Any] | None, evaluation: dict[str, Any]) -> Decided:
-    observation = calib.observation_of(trace) if trace else None
+def _decided(trace: dict[str, Any] | None, evaluation: dict[str, Any], scoring: str) -> Decided:
+    observation = calib.observation_of(trace, scoring) if trace else None
     return observation, bool(evaluation.get("hit_at_1")), bool(evaluation.get("contaminated_run"))
 
 
@@ -232,6 +251,7 @@ def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev:
     trace = memory.recall.recall_trace(run_id) or {}
     candidates = trace.get("recall", {}).get("candidates") or [{}]
     top = candidates[0]
+    sure = trace.get("recall", {}).get("confidence") or {}
     by = top.get("goal") or (f"mention {top['term']}" if top.get("term") else "")
     return {
         "goal": query["goal"],
@@ -245,6 +265,10 @@ def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev:
         "vector": top.get("vector"),
         "ownership": top.get("ownership"),
         "by": by,
+        "confidence": sure.get("value"),
+        "top_app": " ".join(sure.get("top_app", [])),
+        "runner_up": " ".join(sure.get("runner_up", [])),
+        "margin": sure.get("margin"),
     }
 
 
@@ -288,8 +312,11 @@ def run_eval(
     seed: int = 0,
     calibrate: bool = True,
     max_contamination: float | None = None,
+    scoring: str | None = None,
 ) -> dict[str, Any]:
-    """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
+    """Read the files (errors before anything opens), then evaluate in a fresh or the given home.
+
+    `scoring` evaluates another confidence than JIYI_RECALL_SCORING's (recall.confidence)."""
     history = read_history(history_path)
     queries = read_recall_queries(queries_path)
     rows = len(history)
@@ -305,6 +332,8 @@ def run_eval(
         )
     if embed_model:
         values["embed_model"] = embed_model
+    if scoring is not None:
+        values["recall_scoring"] = check_setting("recall_scoring", scoring, "--scoring")
     values["memory_rag"] = "shadow" if values["memory_rag"] == "off" else values["memory_rag"]
     if not fresh_home:
         with Memory.open(dataclasses.replace(config, values=values)) as memory:

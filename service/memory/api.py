@@ -49,7 +49,12 @@ class AppKbApi(Protocol):
 
 class RunsApi(Protocol):
     def list_episodes(
-        self, f: EpisodeFilter | None = ..., *, limit: int = ..., offset: int = ...
+        self,
+        f: EpisodeFilter | None = ...,
+        *,
+        limit: int = ...,
+        offset: int = ...,
+        after: tuple[float, str] | None = ...,
     ) -> list[dict[str, Any]]: ...
     def count_episodes(self, f: EpisodeFilter | None = ...) -> int: ...
     def get_episode(self, run_id: str) -> dict[str, Any]: ...

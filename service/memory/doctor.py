@@ -5,6 +5,10 @@ server answers, and, on a store several hosts share, that every host that
 opened it uses the same Chroma server, the same embedder and the same Jiyi
 (each host records those in the database when it opens the store; see
 `store.core.hosts`). The same database is implied: the list is read from it.
+It also reports the bundle events the view refused (names that would lead
+outside the bundles folder, from a restored database or another host: never
+written) and the bundle files Jiyi cannot write (a link, a FIFO or another
+special file at a document's path, a name the file system refuses).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from typing import Any
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
+from store.desk import bundles
+from store.desk.bundle_files import BundleFiles
+from store.desk.models import BundleDocument
 
 AGREE = (("chroma_url", "Chroma server"), ("embed_model", "embedder"), ("version", "Jiyi version"))
 
@@ -31,10 +38,11 @@ class Check:
     detail: str
 
 
-def run_checks(parts: Parts) -> list[Check]:
+def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
+    """The checks of a home opened here; `vector_problem` is what recall knows of its index (None: none)."""
     store, config = parts.store, parts.config
     verdict = store.integrity_check()
-    checks = [Check("database", verdict == "ok", f"{store.location}: {verdict}")]
+    checks = [Check("database", verdict == "ok", f"{store.location}: integrity_check {verdict}")]
     version = store.schema_version
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     if config.chroma_url:
@@ -42,7 +50,9 @@ def run_checks(parts: Parts) -> list[Check]:
     elif store.target.shared:
         checks.append(Check("vectors", False, "in this home only: hosts sharing a database need JIYI_CHROMA_URL"))
     else:
-        checks.append(Check("vectors", True, "in this home's vectors/"))
+        checks.append(Check("vectors", vector_problem is None, vector_problem or "in this home's vectors/"))
+    checks.append(refused_check(bundles.count_refused(), bundles.refused_events(3)))
+    checks.append(bundle_files_check(BundleFiles(config.bundles_path)))
     if store.target.shared:
         hosts = list_hosts(store.db)
         for key, what in AGREE:
@@ -56,17 +66,48 @@ def run_checks(parts: Parts) -> list[Check]:
     return checks
 
 
+def refused_check(count: int, first: list[dict[str, Any]]) -> Check:
+    """The bundle events the view refused: their names would lead outside the bundles folder."""
+    if not count:
+        return Check("bundle events", True, "every bundle event names a path inside the bundles folder")
+    shown = "".join(f"; event {e['seq']} ({e['type']}): {e['reason']}" for e in first)
+    return Check("bundle events", False, f"{count} refused, never written to a file (they stay in the log){shown}")
+
+
+def bundle_files_check(files: BundleFiles) -> Check:
+    """Whether every stored document's file can be written: no link, FIFO or device at its path."""
+    bad: dict[str, list[str]] = {}
+    for doc in BundleDocument.select(BundleDocument.bundle_id, BundleDocument.path, BundleDocument.content):
+        state = files.state(doc.bundle_id, doc.path, doc.content)
+        if state in ("unsafe", "unwritable"):
+            bad.setdefault(state, []).append(f"{doc.bundle_id}/{doc.path}"[:120])
+    if not bad:
+        return Check("bundle files", True, f"every document's file can be written under {files.root}")
+    detail = "; ".join(f"{len(names)} {state} ({', '.join(names[:3])})" for state, names in bad.items())
+    return Check("bundle files", False, f"{detail}: a link or special file at a document's path is never replaced")
+
+
 def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
     """What `jiyi doctor` can tell while a running service owns the home: what its `health` answers.
 
     The database's integrity and the hosts' agreement need the home to itself (the service holds it).
     """
     checks = [Check("service", True, f"jiyi serve (pid {health.get('pid')}) answers on {socket}")]
-    checks.append(Check("database", True, f"{health.get('database')}: answers (integrity: stop the service to check)"))
+    problem = health.get("database_problem")
+    if problem:
+        checks.append(Check("database", False, str(problem)))
+    else:
+        answers = f"{health.get('database')}: answers (integrity: stop the service to check)"
+        checks.append(Check("database", True, answers))
+    vectors = health.get("vector_index_problem")
+    if vectors:
+        checks.append(Check("vectors", False, str(vectors)))
     version = health.get("schema_version")
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     failures = health.get("archive_failures")
     checks.append(Check("archive", not failures, f"{failures or 0} runs the service could not archive"))
+    refused = int((health.get("desk") or {}).get("bundle_events_refused", 0))
+    checks.append(refused_check(refused, []))  # the list needs the home to itself
     return checks
 
 

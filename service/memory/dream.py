@@ -18,6 +18,7 @@ from typing import Any
 
 from recall.episode_recall import EPISODE, episode_document
 from service.memory.calibration import CalibrationService
+from service.memory.domain import Domain
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
@@ -26,7 +27,7 @@ from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
 from store.episodes import folding, recall_terms
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 DOMAIN = "dream"
 
 # The steps in the order a pass runs them; the light pass runs the first two only.
@@ -90,7 +91,7 @@ class DreamService:
                         DOMAIN, "dream_report", {**report, "summary": summary}, actor=actor
                     ).seq
         if not dry_run and report["changed"]:
-            self.parts.changed("app_kb")
+            self.parts.changed(Domain.APP_KB)
         return report
 
     def reports(self, limit: int = 20) -> list[dict[str, Any]]:

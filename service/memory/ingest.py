@@ -27,7 +27,7 @@ from store.episodes.archive import DOMAIN as EXPERIENCE
 from store.episodes.run_event import ExperienceEvent
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 BATCH = 5000  # runs per transaction and per indexing pass
 

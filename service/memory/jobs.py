@@ -28,7 +28,7 @@ from typing import Any
 from service.errors import Cancelled
 from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 KEPT = 20
 """Finished jobs remembered for the clients that poll them."""

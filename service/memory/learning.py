@@ -15,16 +15,14 @@ import threading
 from typing import Any
 
 from service.memory.parts import Parts
-from store.core import clock
-from store.core.errors import Forbidden, InvalidInput, JiyiError, NotFound
+from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
-from store.learning import admission, adoption, extraction, ledger, records, review, scan, sources, sql
+from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
-from store.learning.models import LearningIntent, LearningOperation, LearningRecord, LearningReview
 from store.learning.projection import DOMAIN, PENDING
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 INTENT_STATES = (*PENDING, "noop", "rejected", "adopted", "refused", "failed", "stopped")
 RECORD_STATES = ("active", "removed", "revoked", "expired")
@@ -76,15 +74,7 @@ class LearningService:
         store = self.parts.store
         counts = {"operations_failed": 0, "reviews_failed": 0, "adopted": 0, "refused": 0}
         with self.parts.writes:
-            ops = list(LearningOperation.select().where(LearningOperation.state == "leased"))
-            revs = list(LearningReview.select().where(LearningReview.state == "leased"))
-            if ops or revs:
-                with store.atomic():
-                    for op in ops:
-                        admission.fail_operation(store, op, RESTARTED, actor="system")
-                    for rev in revs:
-                        admission.fail_review(store, rev, RESTARTED, actor="system")
-            counts["operations_failed"], counts["reviews_failed"] = len(ops), len(revs)
+            counts["operations_failed"], counts["reviews_failed"] = admission.fail_open_leases(store, RESTARTED)
             for intent_id in adoption.approved_waiting():
                 outcome = adoption.adopt(store, self.grant, intent_id)
                 counts["adopted" if "adopted" in outcome else "refused"] += 1
@@ -112,11 +102,7 @@ class LearningService:
             leases = admission.open_leases()
             if leases["operations"] or leases["reviews"]:
                 try:
-                    with store.atomic():
-                        for op in list(LearningOperation.select().where(LearningOperation.state == "leased")):
-                            admission.fail_operation(store, op, CANCELLED, actor="system")
-                        for rev in list(LearningReview.select().where(LearningReview.state == "leased")):
-                            admission.fail_review(store, rev, CANCELLED, actor="system")
+                    admission.fail_open_leases(store, CANCELLED)
                 except JiyiError as exc:
                     log.warning("learning shutdown could not record its cancelled leases (%s)", exc)
                     return {"drained": False, "unknown": leases, "problem": str(exc)}
@@ -130,9 +116,7 @@ class LearningService:
         """The grant, its fingerprints (configured and stored), quotas used/left, cursors, queue by state."""
         grant = self.grant
         row = admission.grant_row(grant.id) if grant else None
-        counts = {state: 0 for state in INTENT_STATES}
-        for group in sql.rows(self.parts.store.db, "SELECT state, COUNT(*) AS n FROM learning_intent GROUP BY state"):
-            counts[group["state"]] = int(group["n"])
+        counts = queue.state_counts(INTENT_STATES)
         stopped = admission.stop_reason(grant)
         if stopped is None and self._closed:
             stopped = "learning is shutting down"
@@ -151,11 +135,7 @@ class LearningService:
             "queue": counts,
             "pending": sum(counts[s] for s in PENDING),
             "max_pending": grant.max_pending if grant else None,
-            "records": int(
-                self.parts.store.db.execute_sql(
-                    "SELECT COUNT(*) FROM learning_record WHERE state = 'active'"
-                ).fetchone()[0]
-            ),
+            "records": queue.active_records(),
             "open_leases": admission.open_leases(),
         }
 
@@ -163,53 +143,15 @@ class LearningService:
         """Intents, newest first, optionally of one state."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        query = LearningIntent.select()
-        if state is not None:
-            query = query.where(LearningIntent.state == state)
-        rows = query.order_by(LearningIntent.updated.desc(), LearningIntent.intent_id).limit(limit).offset(offset)
-        return [_intent_dict(r) for r in rows]
+        return queue.intents(state, limit, offset)
 
     def intent(self, intent_id: str) -> dict[str, Any]:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
-        row = LearningIntent.get_or_none(LearningIntent.intent_id == intent_id)
-        if row is None:
-            raise NotFound(f"no learning intent {intent_id!r}")
-        source = sources.read(row.source_kind, row.source_id)
-        ops = (
-            LearningOperation.select()
-            .where(LearningOperation.intent_id == intent_id)
-            .order_by(LearningOperation.created)
-        )
-        revs = LearningReview.select().where(LearningReview.intent_id == intent_id).order_by(LearningReview.created)
-        return {
-            **_intent_dict(row),
-            "source": None if source is None else source.to_dict(),
-            "source_changed": source is None or source.fingerprint != row.source_fp,
-            "operations": [
-                {"operation_id": o.operation_id, "state": o.state, "reason": o.reason, "created": o.created}
-                for o in ops
-            ],
-            "reviews": [
-                {
-                    "review_id": r.review_id,
-                    "reviewer": r.reviewer,
-                    "state": r.state,
-                    "reason": r.reason,
-                    "created": r.created,
-                }
-                for r in revs
-            ],
-        }
+        return queue.intent_detail(intent_id)
 
     def failures(self, limit: int = 100) -> list[dict[str, Any]]:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
-        rows = (
-            LearningIntent.select()
-            .where(LearningIntent.state.in_(["failed", "stopped", "refused"]))
-            .order_by(LearningIntent.updated.desc())
-            .limit(limit)
-        )
-        return [_intent_dict(r) for r in rows]
+        return queue.failures(limit)
 
     def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
         """Adopted records with provenance, newest first."""
@@ -219,21 +161,7 @@ class LearningService:
 
     def prompt_records(self) -> list[dict[str, Any]]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""
-        rows = (
-            LearningRecord.select()
-            .where(
-                (LearningRecord.state == "active")
-                & (LearningRecord.expires_at > clock.iso_now())
-                & (LearningRecord.kind != "skill_draft")
-            )
-            .order_by(LearningRecord.updated.desc())
-            .limit(200)
-        )
-        return [
-            {"id": r.record_id, "kind": r.kind, "content": r.content, "target": r.target_ref}
-            for r in rows
-            if records.target_intact(r)
-        ]
+        return queue.prompt_records()
 
     # -- the pipeline ----------------------------------------------------------------------
 
@@ -287,7 +215,7 @@ class LearningService:
                 return done
             grant = self._admitting()
             scan.scan(self.parts.store, grant)
-            reply = extraction.lease(self.parts.store, grant, request_id, self.parts.redactor)
+            reply = extraction.lease_source(self.parts.store, grant, request_id, self.parts.redactor)
         self._published(DOMAIN)
         return reply
 
@@ -309,7 +237,7 @@ class LearningService:
             done = self._replayed(request_id, "learning.review.lease", params)
             if done is not None:
                 return done
-            reply = review.lease(
+            reply = review.lease_candidate(
                 self.parts.store, self._admitting(), request_id, self.parts.redactor, reviewer=reviewer
             )
         self._published(DOMAIN)
@@ -323,7 +251,7 @@ class LearningService:
         if not isinstance(reason, str) or not reason.strip():
             raise InvalidInput("say why: a verdict needs a reason")
         with self.parts.writes:
-            lease = review.lease(
+            lease = review.lease_candidate(
                 self.parts.store,
                 self._admitting(),
                 _owner_request_id(),
@@ -348,9 +276,10 @@ class LearningService:
             outcome: dict[str, Any] | None = None
             if reply.get("accepted") and reply.get("verdict") == "approved":
                 outcome = adoption.adopt(self.parts.store, self.grant, str(reply["intent_id"]))
+            # Read under the lock: another write between the verdict and this read would answer its state.
+            state = queue.intent_state(reply.get("intent_id"))
         self._published(DOMAIN, DESK, LESSONS)
-        intent = LearningIntent.get_or_none(LearningIntent.intent_id == reply.get("intent_id"))
-        answer = {**reply, "intent_state": intent.state if intent else None}
+        answer = {**reply, "intent_state": state}
         if outcome is not None and "adopted" in outcome:
             answer["record"] = outcome["adopted"]
         elif outcome is not None and "refused" in outcome:
@@ -368,9 +297,7 @@ class LearningService:
             done = ledger.recorded(request_id, "learning.record.revoke", params)
             if done is not None:
                 return done
-            row = LearningRecord.get_or_none(LearningRecord.record_id == record_id)
-            if row is None:
-                raise NotFound(f"no adopted record {record_id!r}")
+            row = queue.record_row(record_id)
             if row.state != "active":
                 reply = {"revoked": False, "reason": f"record {record_id} is already {row.state}"}
             else:
@@ -386,38 +313,21 @@ class LearningService:
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput("content must be non-empty text")
         clean = " ".join(content.split())
-        if self.parts.redactor.redact(clean) != clean:
+        if self.parts.redactor.is_sensitive(clean) or self.parts.redactor.is_sensitive(content):
             raise InvalidInput("content holds sensitive text; records never store it")
         store = self.parts.store
         with self.parts.writes, store.atomic():
-            row = LearningRecord.get_or_none(LearningRecord.record_id == record_id)
-            if row is None:
-                raise NotFound(f"no adopted record {record_id!r}")
+            row = queue.record_row(record_id)
             if row.state != "active":
                 raise InvalidInput(f"record {record_id} is {row.state}; only an active record can be edited")
             records.edit(store, row, clean, actor="user")
+            edited = records.record_dict(queue.record_row(record_id))
         self._published(DOMAIN, DESK, LESSONS)
-        return records.record_dict(LearningRecord.get(LearningRecord.record_id == record_id))
+        return edited
 
     def _replayed(self, request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         """A lease answered before is answered again even when admission has closed since (a lost reply)."""
         return ledger.recorded(request_id, method, params)
-
-
-def _intent_dict(row: LearningIntent) -> dict[str, Any]:
-    return {
-        "intent_id": row.intent_id,
-        "grant_id": row.grant_id,
-        "feed": row.feed,
-        "source_kind": row.source_kind,
-        "source_id": row.source_id,
-        "source_fp": row.source_fp,
-        "state": row.state,
-        "reason": row.reason,
-        "candidate": json.loads(row.candidate) if row.candidate else None,
-        "queued": row.queued,
-        "updated": row.updated,
-    }
 
 
 def _owner_request_id() -> str:

@@ -27,6 +27,7 @@ from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
 from service.memory.desk import DeskService
 from service.memory.doctor import Check, run_checks
+from service.memory.domain import Domain
 from service.memory.dream import DreamService
 from service.memory.ingest import IngestService
 from service.memory.jobs import Jobs
@@ -45,12 +46,12 @@ from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
 from store.episodes import lessons, recall_stats
-from store.episodes.archive import EpisodeFilter
+from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # What the console needs to name the facade's results (it may not import `store` itself).
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "Memory",
     "Resolution",
     "UndoResult",
+    "episode_key",
 ]
 
 OVERVIEW_DAYS = 30  # the window of the overview's recall quality
@@ -87,7 +89,8 @@ class Memory:
         self.runs = RunService(self.parts, self.appkb, self.recall, self.dream, self.calibration)
         self.ingest = IngestService(self.parts, self.recall)
         self.lessons = LessonService(self.parts)
-        self.desk = DeskService(self.parts)
+        self.desk = DeskService(self.parts, lambda: (self.recall.engine.index, self.recall.engine.embedder))
+        self.recall.after_rebuild.append(self.desk.index.rebuild)
         self.learning = LearningService(self.parts)
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
@@ -97,8 +100,10 @@ class Memory:
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
         if store.target.shared:
             register_host(store.db, self.host_id, self._host_record())
-            # Listening already: what other hosts put while this host was stopped is mirrored now, the rest by notice.
-            self.desk.catch_up_mirror()
+        # Before any put judges a file "edited outside": the files catch up with the log. On a shared store
+        # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
+        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing).
+        self.desk.catch_up_mirror()
 
     @property
     def host_id(self) -> str:
@@ -120,13 +125,17 @@ class Memory:
 
     def doctor(self) -> list[Check]:
         """Whether this host can serve its memory, and whether the hosts sharing it agree (`jiyi doctor`)."""
-        return run_checks(self.parts)
+        checks = run_checks(self.parts, self.recall.index_problem())
+        desk = self.desk.index.state()
+        detail = f"{desk['index_lag']} items not yet embedded" + (f"; {desk['problem']}" if desk["problem"] else "")
+        checks.append(Check("desk index", desk["problem"] is None, detail))
+        return checks
 
     def _remote_change(self, domain: str, seq: int, types: frozenset[str]) -> None:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
         if domain == DESK and "bundle_document_put" in types:
             self.desk.mirror_remote(seq)
-        self.parts.bus.publish(domain, seq)
+        self.parts.changed(domain, seq)
 
     def _everything_changed(self) -> None:
         """Change notices may have been missed (the feed's connection dropped): catch up, tell every domain."""
@@ -135,16 +144,17 @@ class Memory:
         except StorageProblem as exc:  # the server went away again: the feed reconnects, and this runs again then
             log.warning("the bundle mirror could not catch up with the database: %s", exc)
         for domain in self.store.domains:
-            self.parts.bus.publish(domain, self.store.last_seq(domain))
+            self.parts.changed(domain)
 
     @classmethod
-    def open(cls, config: Config, registry: AppRegistry | None = None) -> Memory:
-        """Open the home named by `config` (validated already) and its store."""
+    def open(cls, config: Config, registry: AppRegistry | None = None, *, new_database: bool = False) -> Memory:
+        """Open the home named by `config` (validated already) and its store (`new_database`: see `Store.open`)."""
         store = Store.open(
             config.home_path,
             all_projections(),
             database_url=config.database_url,
             password=config.database_password(),
+            new_database=new_database,
         )
         return cls(config, store, registry or default_registry())
 
@@ -181,11 +191,13 @@ class Memory:
         """Stop the running job, shut learning down (admission closed, open leases cancelled and persisted),
         then close the store."""
         self.jobs.close()
+        self.desk.index.stop()
         if self._feed is not None:
             self._feed.stop()
             self._feed = None
         if not self.store.db.is_closed():
             self.learning.shutdown()
+            self.desk.close()
         self.calibration.close()
         self.store.close()
 
@@ -197,17 +209,17 @@ class Memory:
 
     def add_listener(self, listener: Listener) -> None:
         """Call `listener(domain, txn)` after every committed change."""
-        self.parts.bus.add_listener(listener)
+        self.parts.add_listener(listener)
 
     def remove_listener(self, listener: Listener) -> None:
         """Stop calling `listener` (a window that closes while the memory lives on)."""
-        self.parts.bus.remove_listener(listener)
+        self.parts.remove_listener(listener)
 
     # -- the whole home ------------------------------------------------------------------
 
     def health(self) -> Health:
         """Version, schema, where things are, counts (counted once per change)."""
-        generation, counts = self.parts.bus.generation, self._counts
+        generation, counts = self.parts.generation, self._counts
         if counts is None or counts[0] != generation:
             counts = (
                 generation,
@@ -233,7 +245,11 @@ class Memory:
             "abandoned_runs": self.runs.abandoned_runs,
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
+            "database_problem": self.store.database_problem(),
+            "vector_index_problem": self.recall.index_problem(),
             **counts[1],
+            # the desk index drains without a change of generation: its lag as last counted
+            "desk": {**counts[1]["desk"], "index_lag": self.desk.index.known_lag or 0},
         }
 
     def home_size(self) -> HomeSize:
@@ -253,7 +269,7 @@ class Memory:
 
     def health_is_cached(self) -> bool:
         """Whether `health()` would answer without touching the database."""
-        return self._counts is not None and self._counts[0] == self.parts.bus.generation
+        return self._counts is not None and self._counts[0] == self.parts.generation
 
     def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
@@ -268,6 +284,7 @@ class Memory:
             **health,
             "embedder": self.recall.embedder_id,
             "index": self.recall.state(),
+            "desk_index": self.desk.index.state(),
             "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
             # each device's threshold, where it came from and when (the curves are on the recall page)
             "recall_calibration": [{k: v for k, v in c.items() if k != "curve"} for c in self.calibration.current()],
@@ -284,7 +301,10 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
-        self.parts.changed("app_kb")
+        refused = self.desk.desk_counts()["bundle_events_refused"] + mirrored.refused
+        if refused:
+            counts["bundle_events_refused"] = refused  # names leading outside the bundles folder: never written
+        self.parts.changed(Domain.APP_KB)
         return counts
 
     # -- TaskWizard interchange ----------------------------------------------------------
@@ -292,8 +312,9 @@ class Memory:
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, ImportReport]:
-        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `recall_stats.json` and
-        `lessons/` (any may be absent, not all; a folder that is itself `app_kb/` or `experience/` works too).
+        """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `experience/recall_stats.json`
+        (or `recall_stats.json`, where older directories have it) and `lessons/` (any may be absent, not all;
+        a folder that is itself `app_kb/` or `experience/` works too).
 
         Importing again adds only what TaskWizard appended since (docs/cli.md). Imported runs are indexed
         for recall (in bulk; `progress` hears how many of them).
@@ -307,18 +328,18 @@ class Memory:
         inside = ["app_kb/events.jsonl", "app_kb/kb.json", "experience/events.jsonl", "experience/episodes.json"]
         inside += ["lessons/events.jsonl", "lessons/lessons.json", "lessons/distill_state.json"]
         refuse_links(*(directory / name for name in ("app_kb", "experience", "lessons", taskwizard_recall.FILE)))
-        refuse_links(*(directory / name for name in inside))
+        refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
+        redactor = self.parts.redactor
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
-            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory)
+            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory, redactor=redactor)
         if (directory / "experience").is_dir():
             parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
         if directory.name == "experience" and "app_kb" in parts:
             parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
-        if (directory / taskwizard_recall.FILE).exists() or (directory / taskwizard_recall.FILE).is_symlink():
+        if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
-            redactor = self.parts.redactor
             parts["lessons"] = lambda: taskwizard_lessons.import_lessons(self.store, directory, redactor=redactor)
         if not parts:
             raise NotFound(f"{directory} has none of app_kb/, experience/, recall_stats.json, lessons/ of TaskWizard")
@@ -327,7 +348,7 @@ class Memory:
             for name, run in parts.items():
                 reports[name] = run()
         if any(r.imported for r in reports.values()):
-            self.parts.bus.publish("app_kb", self.store.last_seq())
+            self.parts.changed(Domain.APP_KB, self.store.last_seq())
             self.parts.changed(lessons.DOMAIN)
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from recall.registry import AppRegistry
 from service.config import Config
-from service.memory.bus import ChangeBus
+from service.memory.bus import BusView, ChangeBus, Listener
+from service.memory.domain import Domain
 from store.core.database import Store
 from store.core.errors import InvalidInput
 from store.core.redact import Redactor
@@ -20,7 +21,8 @@ class Parts:
     """The configuration, the store and the guards that the domain services share.
 
     `writes` serializes every write (reentrant: a pass such as dream holds it
-    across several domain writes); `bus` hears about every commit. While a
+    across several domain writes). Every commit is announced through `changed`,
+    the one path to the change bus (kept private; `bus` reads it): while a
     thread runs a group of writes in one transaction (`service.memory.group`),
     its changes are held back and published only once the group committed.
     """
@@ -29,17 +31,36 @@ class Parts:
     store: Store
     registry: AppRegistry
     redactor: Redactor
-    bus: ChangeBus = field(default_factory=ChangeBus)
+    _bus: ChangeBus = field(default_factory=ChangeBus)
     writes: threading.RLock = field(default_factory=threading.RLock)
     _held: threading.local = field(default_factory=threading.local)
 
-    def changed(self, domain: str) -> None:
-        """Publish that `domain` changed, naming its latest committed event (after the group's commit, in one)."""
+    @property
+    def bus(self) -> BusView:
+        """The bus's generation and listener count (publishing goes through `changed`)."""
+        return BusView(self._bus)
+
+    @property
+    def generation(self) -> int:
+        """How many changes were published; a cache built at generation g is fresh while this is g."""
+        return self._bus.generation
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call `listener(domain, txn)` after every published change (on the writer's thread)."""
+        self._bus.add_listener(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        self._bus.remove_listener(listener)
+
+    def changed(self, domain: Domain | str, seq: int | None = None) -> None:
+        """Publish that `domain` changed, naming its latest committed event, or `seq` when the caller knows it
+        (a transaction's id, another host's notice). Inside a group of writes it is published after the
+        group's commit, once."""
         held: set[str] | None = getattr(self._held, "domains", None)
         if held is not None:
-            held.add(domain)
+            held.add(str(domain))
             return
-        self.bus.publish(domain, self.store.last_seq(domain))
+        self._bus.publish(str(domain), self.store.last_seq(domain) if seq is None else seq)
 
     def hold_changes(self) -> None:
         """Hold this thread's changes back until `release_changes` (a group of writes has begun)."""

@@ -32,7 +32,7 @@ from store.episodes import recall_stats, recall_terms
 from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 
 
@@ -65,6 +65,15 @@ class RecallService:
         self.thresholds: Thresholds | None = None
         self._degraded = 0
         self._degraded_lock = threading.Lock()
+        # Whether the home's own vector index was gone when the home opened while the archive held runs to
+        # index (Chroma recreates a deleted one empty, and recall would then silently find none by meaning).
+        self._vectors_lost = (
+            not self.config.chroma_url
+            and not self._vectors_file().is_file()
+            and episodes.count_indexable(self.store, self.config.index_min_steps) > 0
+        )
+        # Run after `rebuild` dropped every collection (the desk index fills its own again), each with `progress`.
+        self.after_rebuild: list[Callable[[Progress | None], dict[str, int]]] = []
 
     @property
     def errors(self) -> dict[str, int]:
@@ -87,6 +96,11 @@ class RecallService:
         return self.engine.embedder
 
     @property
+    def scoring(self) -> str:
+        """What the threshold is held against (recall.confidence), without loading the embedder."""
+        return str(self.config.recall_scoring)
+
+    @property
     def embedder_id(self) -> str:
         """The embedder recall uses, without loading it: the served model with `JIYI_EMBED_URL`."""
         return remote_id(self.config.embed_model_name) if self.config.embed_url else str(self.config.embed_model)
@@ -107,7 +121,7 @@ class RecallService:
                 index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
                 if not recall_terms.ensure(self.store):
                     self.rebuild_terms()
-                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats)
+                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats, scoring=self.scoring)
             return self._engine
 
     def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str] | None) -> recall_terms.TermStats:
@@ -308,6 +322,7 @@ class RecallService:
         Until it finishes, recall sees a partial index (and may abstain), as with any rebuild.
         """
         index = self.engine.index
+        index.reopen_if_gone()  # `vectors/` deleted under the open index: rebuild into a fresh one
         with self.parts.writes:
             start = self.store.last_seq(episodes.DOMAIN)
         dropped = index.drop_all()
@@ -332,7 +347,11 @@ class RecallService:
         recall_terms.mark_built(self.store)
         self._aliases = None
         aliases = self.sync_aliases()
+        more: dict[str, int] = {}
+        for then in self.after_rebuild:
+            more.update(then(progress))
         return {
+            **more,
             "collections_dropped": dropped,
             "episodes": done,
             "embedded": embedded,
@@ -382,9 +401,14 @@ class RecallService:
             "window": {"since": since, "until": until},
             "totals": recall_stats.statistics(self.store, since, until, days=days),
             "daily": days,
-            "packages": recall_stats.per_package(self.store, since, until),
+            "packages": self._labelled(recall_stats.per_package(self.store, since, until)),
             "calibration": self.thresholds.current() if self.thresholds else [],
         }
+
+    def _labelled(self, packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each package's statistics with `label`: the name a device's inventory gives it (None when none does)."""
+        labels = appkb.device_labels(self.store, [str(p["package"]) for p in packages])
+        return [{**p, "label": labels.get(str(p["package"]))} for p in packages]
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
@@ -408,7 +432,7 @@ class RecallService:
         if not isinstance(device, str) or not device.strip():
             raise InvalidInput("device must be non-empty text")
         goal = self.parts.redactor.redact(goal)
-        return self.recall(goal, device.strip(), self.parts.bus.generation, explain=explain).to_dict()
+        return self.recall(goal, device.strip(), self.parts.generation, explain=explain).to_dict()
 
     def export_recall_stats(self, path: Path) -> dict[str, Any]:
         """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""
@@ -419,7 +443,31 @@ class RecallService:
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
         """Drop and rebuild the vector index from the archive with the configured embedder (writers go on
         meanwhile: see `rebuild`)."""
-        return self.rebuild(progress)
+        counts = self.rebuild(progress)
+        self._vectors_lost = False
+        return counts
+
+    def _vectors_file(self) -> Path:
+        return self.store.home / "vectors" / "chroma.sqlite3"
+
+    def index_problem(self) -> str | None:
+        """Why recall cannot find past runs by meaning: the home's vector index deleted (now, or before the
+        home opened, and recreated empty since) while the archive holds runs to index; None otherwise (or
+        when the index lives on a Chroma server, which `jiyi doctor` asks)."""
+        if self.config.chroma_url:
+            return None
+        folder = self._vectors_file().parent
+        present = self._vectors_file().is_file()
+        if present and not self._vectors_lost:
+            return None
+        indexable = episodes.count_indexable(self.store, self.config.index_min_steps)
+        if not indexable:
+            return None
+        when = "is missing" if not present else "was missing when the home opened (recreated empty)"
+        return (
+            f"the vector index {folder} {when}: recall cannot find the {indexable} archived runs by meaning; "
+            "run `jiyi rebuild-vec` to rebuild it from the archive"
+        )
 
 
 def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:

@@ -173,11 +173,14 @@ class Health(StoreCounts):
     abandoned_runs: int  # runs dropped unfinished because too many were under way
     archive_failures: int
     writes: WriteTotals  # this process's write transactions: the write lock waited for and held
+    database_problem: str | None  # why writes are refused: the file damaged at open, moved away, replaced
+    vector_index_problem: str | None  # the vector index missing (recall finds no past run by meaning)
 
 
 class Overview(Health):
     embedder: str
     index: JsonObject
+    desk_index: JsonObject  # the desk index: index_lag, open, running, problem
     recall_quality: JsonObject
     recall_calibration: list[JsonObject]
     last_dream: JsonObject | None

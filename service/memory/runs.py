@@ -19,6 +19,7 @@ from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.calibration import CalibrationService
 from service.memory.dream import DreamService
 from service.memory.parts import Parts, check_actor
+from service.memory.procedure_recall import ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from store.appkb import alias_correction
@@ -30,7 +31,7 @@ from store.episodes.archive import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 
 # Runs under way live in memory until their `run.finish`. An agent that dies mid-run never sends it,
 # and a hostile client can start runs without end: past this many, the run that started longest ago
@@ -53,6 +54,7 @@ class RunState:
     recall: RecallResult | None = None
     lessons: list[str] = field(default_factory=list)
     observed: list[dict[str, Any]] = field(default_factory=list)
+    cards: RunCards = field(default_factory=lambda: RunCards(""))
 
 
 class RunService:
@@ -78,6 +80,7 @@ class RunService:
         self._runs: dict[str, RunState] = {}
         self._runs_lock = threading.Lock()
         self.abandoned_runs = 0  # runs dropped unfinished to keep MAX_RUNS_UNDER_WAY
+        self.procedures = ProcedureRecall(parts, recall)
 
     # -- the run lifecycle -------------------------------------------------------------
 
@@ -100,8 +103,12 @@ class RunService:
         # The goal becomes the episode's goal_text as given; recall (whose trace is kept) reads it redacted.
         state = RunState(device.strip(), time.time(), goal or "")
         mode = self.config.memory_rag
+        state.cards = RunCards(self.redactor.redact(state.goal))
         if mode != "off" and state.goal.strip():
-            state.recall = self._shadow_recall(self.redactor.redact(state.goal), state.device)
+            state.recall = self._shadow_recall(state.cards.goal, state.device)
+        picks = self.procedures.run_start(state.cards, state.device, state.recall)
+        if picks:
+            self._archive(lambda: self.procedures.record(run_id, picks))
         with self._runs_lock:
             self._runs.pop(run_id, None)  # a restarted run id goes to the back of the line
             self._runs[run_id] = state
@@ -148,7 +155,7 @@ class RunService:
         """Recall for a run's goal, failing open."""
         try:
             # Explained: the trace keeps every candidate weighed, below the threshold too, for calibration.
-            return self.recall.recall(goal, device, self.parts.bus.generation, explain=True)
+            return self.recall.recall(goal, device, self.parts.generation, explain=True)
         except Exception as exc:
             self.recall.note_error("episode", exc)
             log.warning("recall failed (the run goes on): %s", exc)
@@ -178,10 +185,12 @@ class RunService:
             run = self._runs.get(run_id) if isinstance(run_id, str) else None
         device = device or (run.device if run else None)
         receipt = ExperienceEvent.coerce(event, device=device, now=time.time())
-        archived = self._archive(lambda: episodes.record_event(self.store, receipt, actor=actor))
+        confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and bool(receipt.app_package)
+        # A confirmed launch selects the app's procedure card; it is counted with the receipt, in its transaction.
+        pick = self.procedures.launched(run.cards, run.device, str(receipt.app_package)) if run and confirmed else None
+        archived = self._archive(lambda: self._record_receipt(receipt, pick, actor))
         if run is not None:
             run.steps = max(run.steps, receipt.step)
-            confirmed = receipt.tool == "launch_app" and receipt.result_class == "ok" and receipt.app_package
             if confirmed and receipt.app_package not in run.launched and len(run.launched) < MAX_LAUNCHED_PER_RUN:
                 run.launched.append(str(receipt.app_package))
         self._observe(receipt, launch_name, event.get("note"), actor)
@@ -201,6 +210,12 @@ class RunService:
             "learned": [e.to_dict() for e in outcome.learned],
             "evidence": evidence,
         }
+
+    def _record_receipt(self, receipt: ExperienceEvent, pick: tuple[str, dict[str, Any]] | None, actor: str) -> None:
+        with self.store.atomic():
+            episodes.record_event(self.store, receipt, actor=actor)
+            if pick is not None:
+                self.procedures.record(receipt.run_id, [pick])
 
     def _observe(self, receipt: ExperienceEvent, launch_name: str | None, note: object, actor: str) -> None:
         """Keep the evidence alias correction needs: launches and backs, with only the marker word of the note."""
@@ -341,10 +356,16 @@ class RunService:
     # -- episodes ----------------------------------------------------------------------
 
     def list_episodes(
-        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        f: EpisodeFilter | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Archived episodes, newest first, filtered and paged in the store."""
-        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset)
+        """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
+        the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
@@ -365,7 +386,7 @@ class RunService:
             seq = episodes.set_revoked(
                 self.store, run_id, True, actor=actor, reason=self.redactor.redact(reason) if reason else None
             )
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         try:
             self.recall.forget(run_id, episode["device_scope"])
@@ -378,7 +399,7 @@ class RunService:
         check_actor(actor)
         with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
-        self.parts.bus.publish(EXPERIENCE, seq)
+        self.parts.changed(EXPERIENCE, seq)
         episode = self.get_episode(run_id)
         if self.recall.passes_gate(episode):
             self._index_episode(episode)

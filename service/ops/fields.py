@@ -113,5 +113,10 @@ class Document(Check):
 
 
 @dataclass(frozen=True)
+class Raw(Check):
+    """Any JSON value, taken as it is: the params struct's `check()` says what it must be."""
+
+
+@dataclass(frozen=True)
 class Moment(Check):
     """A time: ISO-8601 text or epoch seconds, between 1970 and the year 3000."""

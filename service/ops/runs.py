@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.ops.declare import Args, Operation, Reply
-from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Text
+from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
 from store.core.errors import InvalidInput
 
 MAX_EVENT_BYTES = 16 * 1024  # one tool receipt; `intent` and `note` are folded to 200 characters anyway
@@ -80,7 +81,29 @@ class EpisodeListArgs(Args, frozen=True):
     device: Annotated[str | None, Text(128)] = None
     limit: Annotated[int, Integer(1, 1000)] = 100
     offset: Annotated[int, Integer()] = 0
+    # Keyset paging: the `[ts_end, run_id]` of the last episode the client holds; the page starts after it.
+    after: Annotated[tuple[float, str] | None, Raw()] = None
     total: Annotated[bool, Boolean()] = False  # count every episode the filter keeps (a second query)
+
+    def check(self) -> None:
+        value: Any = self.after
+        if value is None:
+            return
+        if (
+            not isinstance(value, list | tuple)
+            or len(value) != 2
+            or isinstance(value[0], bool)
+            or not isinstance(value[0], int | float)
+            or not math.isfinite(value[0])
+            or not isinstance(value[1], str)
+            or not 0 < len(value[1]) <= 128
+        ):
+            raise InvalidInput("params.after must be [ts_end, run_id]: the last episode's end time and run id")
+
+    @property
+    def key(self) -> tuple[float, str] | None:
+        """`after` as (ts_end, run_id), or None."""
+        return None if self.after is None else (float(self.after[0]), str(self.after[1]))
 
 
 class EpisodePage(Reply, frozen=True, omit_defaults=True):

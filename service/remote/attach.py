@@ -17,7 +17,7 @@ from service.memory.api import MemoryApi
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.remote")
 
 PROBE_TIMEOUT_S = 2.0
 

@@ -140,12 +140,18 @@ class RemoteRuns:
         )
 
     def list_episodes(
-        self, f: EpisodeFilter | None = None, *, limit: int = 100, offset: int = 0
+        self,
+        f: EpisodeFilter | None = None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
-            result = self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=page, offset=offset + len(rows)))
+            args = self._filter(f, limit=page, offset=offset + len(rows), after=after)
+            result = self._wire.invoke(runs.EPISODE_LIST, args)
             rows += result.episodes
             if result.next_offset is None:
                 break

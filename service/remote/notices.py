@@ -17,10 +17,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-log = logging.getLogger("jiyi.service")
+from service.memory.domain import Domain
+
+log = logging.getLogger("jiyi.service.remote")
 
 RETRY_S = 1.0
-EVERY_DOMAIN = ("app_kb", "experience", "recall", "lessons", "desk")
+EVERY_DOMAIN = tuple(Domain)
 """What a reader reports as changed after it lost the service for a while."""
 
 

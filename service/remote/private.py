@@ -30,7 +30,7 @@ from service.remote.attach import configured_socket, find_service
 from store.core.errors import EnvironmentProblem
 from store.core.home import prepare_home
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.remote")
 
 PRIVATE_NICE = 10
 """How much lower the private service's CPU priority is than the console's (its threads and, where the kernel

@@ -21,7 +21,7 @@ import logging
 import socket
 import time
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 CHUNK = 1 << 16
 """Bytes read per readiness notice: a busy client cannot starve the others."""
@@ -66,6 +66,9 @@ class Connection:
         self.closing = False
         """Nothing more is served: the connection closes once its output is written."""
         self.last_active = time.monotonic()
+        self.line_started: float | None = None
+        """When the first byte of the unfinished request line arrived (None: no line under way); a line
+        must complete within the host's line deadline, however steadily its bytes trickle in."""
         self._tail = 0  # bytes after the last newline in `inbox`: the unfinished line
 
     # -- input ---------------------------------------------------------------------------
@@ -102,6 +105,8 @@ class Connection:
         self.inbox += data
         newline = data.rfind(b"\n")
         self._set_tail(self._tail + len(data) if newline < 0 else len(data) - newline - 1)
+        if self._tail and (newline >= 0 or self.line_started is None):
+            self.line_started = self.last_active  # a line began in this chunk
 
     def take_line(self) -> bytes | None:
         """The next non-blank request line (without its line end), or None when none is complete.
@@ -145,6 +150,8 @@ class Connection:
 
     def _set_tail(self, tail: int) -> None:
         self.budget.held += tail - self._tail
+        if not tail:
+            self.line_started = None
         self._tail = tail
 
     # -- output --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from service.ops.declare import Args, checks_of
-from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Items, Moment, Strings, Text
+from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Items, Moment, Raw, Strings, Text
 from service.rpc.params import Params, check_epoch
 from store.core.errors import InvalidInput
 
@@ -73,6 +73,9 @@ def _value(p: Params, f: _Field) -> Any:
     if isinstance(check, Document):
         document = p.document(name, max_bytes=check.max_bytes)
         return f.default if document is None else document
+    if isinstance(check, Raw):
+        raw = p.raw(name)
+        return f.default if raw is None else raw
     if isinstance(check, Moment):
         moment = p.moment(name)
         return f.default if moment is None else moment

@@ -29,7 +29,7 @@ from service.rpc.protocol import (
 from service.rpc.registry import Method
 from store.core.errors import JiyiError
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 
 class Dispatcher:

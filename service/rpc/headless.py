@@ -16,13 +16,18 @@ from service.rpc.host import SocketHost
 from service.rpc.socket_file import check_socket_free, socket_path_for
 from store.core.errors import EnvironmentProblem
 
+DATABASE_WATCH_MS = 1000
+"""How often `jiyi serve` checks that its SQLite file is still at its path (see `_watch_database`)."""
 
-def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) -> int:
+
+def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4, new_database: bool = False) -> int:
     """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
 
-    Raises `EnvironmentProblem` (exit 3) when the listener stops while serving,
-    after the requests under way finished: a supervisor then restarts the service.
+    Raises `EnvironmentProblem` (exit 3) when the listener stops, or the database file is moved away,
+    while serving, after the requests under way finished: a supervisor then restarts the service.
     """
+    # Whatever the service creates (a file SQLite or Chroma makes, one a library writes) is the owner's alone.
+    os.umask(0o077)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     path = socket_path_for(config, socket_path)
     check_socket_free(path)  # before the home is opened (or created)
@@ -30,7 +35,7 @@ def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4) 
     # home opens or just after the socket listens must still stop cleanly, not kill the process.
     previous = _quit_on_signals(app)
     try:
-        memory = Memory.open(config)
+        memory = Memory.open(config, new_database=new_database)
         try:
             problem = _serve_until_quit(app, memory, path, workers=workers)
         finally:
@@ -63,8 +68,11 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     """
     host = SocketHost(memory, path, workers=workers)
     host.listener_failed.connect(lambda _problem: app.exit(1))
+    vanished: list[str] = []
+    watch = _watch_database(app, memory, vanished)
     host.start()
     memory.learning.start_timer()
+    memory.desk.index.start()  # embeds desk items behind the writes
     print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)
@@ -73,5 +81,25 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
         app.exec()
     finally:
         ticker.stop()
+        watch.stop()
         host.stop()
-    return host.listener_problem
+    return host.listener_problem or (vanished[0] if vanished else None)
+
+
+def _watch_database(app: QCoreApplication, memory: Memory, vanished: list[str]) -> QTimer:
+    """Every second, check that the database path still names the file opened; when it does not (moved
+    away, removed, replaced), note why in `vanished` and end the loop: writes are refused already (every
+    commit checks), and a supervisor restarting the service gets the problem said at start."""
+    identity = memory.store.identity
+
+    def check() -> None:
+        problem = identity.problem() if identity is not None else None
+        if problem is not None and not vanished:
+            vanished.append(problem)
+            print(f"jiyi: {problem}", file=sys.stderr, flush=True)
+            app.exit(1)
+
+    timer = QTimer()
+    timer.timeout.connect(check)
+    timer.start(DATABASE_WATCH_MS)
+    return timer

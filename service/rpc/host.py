@@ -42,16 +42,21 @@ from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
 from service.rpc.socket_file import check_socket_free
+from service.rpc.trickle import LINE_DEADLINE, longest_trickling, overdue
 from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 WATCH_INTERVAL_MS = 1000
 """How often the host checks that its listener still listens on its own socket file."""
 
 NOTICE_DELAY_MS = 100
 """Changes committed within this long of each other go out as one notice line."""
+
+LISTEN_BACKLOG = 4096
+"""Connections the kernel queues before the host accepts them (Qt's default is 50; Linux caps it at somaxconn):
+a burst of agents connecting at once waits in the queue instead of failing with EAGAIN."""
 
 LONG_WORKERS = 2
 """Long maintenance requests (an import, a rebuild; `Method.long`) served at once, beside the request workers:
@@ -112,6 +117,7 @@ class SocketHost(QObject):
         idle_timeout: float | None = None,
         max_output: int = MAX_OUTPUT,
         max_unfinished: int | None = None,
+        line_deadline: float = LINE_DEADLINE,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -122,6 +128,7 @@ class SocketHost(QObject):
         self.max_connections = 0  # set by start(), from the open-file limit when not configured
         self._configured_connections = int(config.max_connections if max_connections is None else max_connections)
         self.idle_timeout = float(config.idle_timeout if idle_timeout is None else idle_timeout)
+        self.line_deadline = float(line_deadline)  # seconds a request line may take to arrive (`trickle`)
         self.max_output = max_output
         self.budget = LineBudget(UNFINISHED_LINES_FACTOR * self.max_line if max_unfinished is None else max_unfinished)
         self.dispatcher = Dispatcher(memory)
@@ -131,6 +138,7 @@ class SocketHost(QObject):
         self._long_pool: ThreadPoolExecutor | None = None
         self._server = _Listener(self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.setListenBacklogSize(LISTEN_BACKLOG)
         self._links: dict[int, _Link] = {}
         self._numbers = itertools.count(1)
         self.presence = self.dispatcher.presence  # who is connected and how busy they keep it (`service.status`)
@@ -171,8 +179,9 @@ class SocketHost(QObject):
         self._lane = WriteLane(self.dispatcher, self._completed.emit, int(self.memory.config.write_group))
         self.memory.add_listener(self._heard_commit)
         self._watchdog.start(WATCH_INTERVAL_MS)
-        if self.idle_timeout > 0:
-            self._sweeper.start(max(50, min(5000, int(self.idle_timeout * 250))))
+        waits = [t for t in (self.idle_timeout, self.line_deadline) if t > 0]
+        if waits:
+            self._sweeper.start(max(50, min(5000, int(min(waits) * 250))))
         log.info("serving %s on %s (at most %d connections)", self.memory.store.home, self.path, self.max_connections)
 
     def stop(self) -> None:
@@ -245,6 +254,8 @@ class SocketHost(QObject):
             os.close(descriptor)
             log.warning("dropping a connection Qt accepted: %s", exc)
             return
+        if len(self._links) >= self.max_connections and self._pool is not None:
+            self._evict_trickler()
         if len(self._links) >= self.max_connections or self._pool is None:
             self._refuse_connection(sock)
             return
@@ -286,8 +297,26 @@ class SocketHost(QObject):
         connection.close()
         self.connections_changed.emit(len(self._links))
 
+    def _evict_trickler(self) -> None:
+        """The table is full: close the connection whose unfinished request line began longest ago (if any)."""
+        link = longest_trickling(self._links.values())
+        if link is None:
+            return
+        message = "the connection table is full and this request line is the slowest to arrive; closing it"
+        link.connection.queue(encode(failure(None, "unavailable", message)))
+        link.connection.send()
+        self._close(link, "evicted for a new connection: its request line was the slowest", logging.INFO)
+
     def _sweep_idle(self) -> None:
-        """Close the connections that moved no byte for `idle_timeout` seconds while nothing of theirs ran."""
+        """Close the connections that moved no byte for `idle_timeout` seconds while nothing of theirs ran,
+        and those whose request line has taken longer than `line_deadline` seconds to arrive."""
+        if self.line_deadline > 0:
+            message = f"the request line did not complete within {self.line_deadline:g} s; closing the connection"
+            for link in overdue(list(self._links.values()), time.monotonic(), self.line_deadline):
+                self._refuse_line(link.connection, "invalid_request", message)
+                self._drive(link)
+        if self.idle_timeout <= 0:
+            return
         cutoff = time.monotonic() - self.idle_timeout
         for number, link in list(self._links.items()):
             if number in self._subscribers:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 MAX_OUTPUT = 8 << 20
 """Unsent reply bytes per connection past which the host stops reading that client's requests."""

@@ -22,7 +22,7 @@ import msgspec
 
 from store.core.errors import ERROR_CODES as FAILURE_CODES
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 PROTOCOL_MAJOR = 1
 PROTOCOL_MINOR = 3

@@ -22,7 +22,7 @@ from service.memory.group import Outcome, run_group
 from service.rpc.dispatch import Dispatcher
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.rpc")
 
 _Queued = tuple[int, Request, Callable[[], Any]]
 """A connection's number, its request and the request's prepared write."""

@@ -163,13 +163,16 @@ def correct(
     """
     handled = {e.payload.get("signature_fingerprint") for e in store.events(DOMAIN, types=["alias_overwritten"])}
     out: list[Correction] = []
+    # A term's learned entries as the pass has left them so far: a dry run lists what the real pass would do,
+    # where a later signature of an overwritten term finds the new entry, not the old ones it replaced.
+    overwritten: dict[str, list[AppKbEntry]] = {}
     with store.atomic():
         for signature in find_signatures(store) if signatures is None else signatures:
             if signature.fingerprint in handled:
                 out.append(Correction(signature, "handled", [], None))
                 continue
             same = [e for e in entries_for_term(store, signature.term) if e.scope == "global"]
-            learned = [e for e in same if e.kind == "learned"]
+            learned = overwritten.get(normalize_term(signature.term), [e for e in same if e.kind == "learned"])
             if any(e.kind == "user" for e in same):
                 out.append(Correction(signature, "user_alias", [], None))
                 continue
@@ -195,6 +198,7 @@ def correct(
             )
             out.append(Correction(signature, "overwrite", learned, entry))
             handled.add(signature.fingerprint)
+            overwritten[normalize_term(signature.term)] = [entry]
             if dry_run:
                 continue
             store.append(

@@ -1,26 +1,21 @@
-"""The App-KB entry: its shape, validation and the reference's term normalization."""
+"""The App-KB entry: its shape and validation; a term's identity is `store.core.names.normalize_term`."""
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from store.core import clock
 from store.core.errors import InvalidInput
+from store.core.names import normalize_term as normalize_term  # re-exported for the App-KB's modules
 
 KINDS = ("device", "alias", "learned", "user")
 ALIAS_KINDS = frozenset({"learned", "user"})
 PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+$")
 
 EntryKey = tuple[str, str, str, str]
-
-
-def normalize_term(value: str) -> str:
-    """The App-KB's term identity: NFKC, whitespace removed, casefolded."""
-    return "".join(unicodedata.normalize("NFKC", value or "").split()).casefold()
 
 
 def is_package_name(value: str) -> bool:

@@ -29,6 +29,7 @@ from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, SensitiveContent
 from store.core.models import tuples
+from store.core.names import clean_name
 from store.core.redact import Redactor
 
 TRUST_ORDER = ("user", "device", "learned", "alias")
@@ -62,17 +63,21 @@ class SyncReport:
 
 
 def check_name(name: object, redactor: Redactor, what: str = "name") -> str:
-    """Validate an app name a person or agent wants stored; return it stripped."""
+    """Validate an app name a person or agent wants stored; return it cleaned (`store.core.names.clean_name`:
+    invisible characters removed, whitespace runs made one space). A name that is nothing but invisible
+    characters, or folds to nothing, is refused as empty."""
     if not isinstance(name, str):
         raise InvalidInput(f"{what} must be text")
-    clean = " ".join(name.split())
-    if not clean:
+    if not name.strip():
         raise InvalidInput(f"{what} is empty")
+    clean = clean_name(name)
+    if not clean or not normalize_term(clean):
+        raise InvalidInput(f"{what} is empty once its invisible characters (zero-width, fillers, selectors) go")
     if len(clean) > MAX_TERM_CHARS:
         raise InvalidInput(f"{what} is longer than {MAX_TERM_CHARS} characters")
     if any(not ch.isprintable() for ch in clean):
         raise InvalidInput(f"{what} contains control characters")
-    if redactor.is_sensitive(clean):
+    if redactor.is_sensitive(clean) or redactor.is_sensitive(name):  # as sent too: a key wrapped over lines
         raise SensitiveContent(f"{what} looks sensitive (a credential, number or listed word); it is not stored")
     return clean
 
@@ -265,10 +270,12 @@ def forget_alias(store: Store, name: str, *, actor: str, redactor: Redactor) -> 
     """
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("name is empty")
-    term = " ".join(name.split())
+    term = clean_name(name)
+    if not normalize_term(term):
+        raise InvalidInput("name is empty once its invisible characters (zero-width, fillers, selectors) go")
     with store.atomic() as txn:
         matches = _global_aliases(term)
-        if not matches and redactor.is_sensitive(term):
+        if not matches and (redactor.is_sensitive(term) or redactor.is_sensitive(name)):
             raise SensitiveContent("name looks sensitive (a credential, number or listed word); it is not stored")
         payload = {
             "term": term,
@@ -356,8 +363,9 @@ def _wanted_apps(
             rejected.append(str(package)[:80])
             continue
         package = package.strip()
-        label = " ".join(label.split()) if isinstance(label, str) else ""
-        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label):
+        sent = label if isinstance(label, str) else ""
+        label = clean_name(sent)
+        if not label or len(label) > MAX_LABEL_CHARS or redactor.is_sensitive(label) or redactor.is_sensitive(sent):
             label = package
         wanted[(label, package)] = None
     return wanted

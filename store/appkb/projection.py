@@ -22,7 +22,7 @@ from store.core.errors import InvalidInput
 from store.core.models import BaseModel
 from store.core.projection import EventRecord
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.appkb")
 
 DOMAIN = "app_kb"
 
@@ -160,7 +160,7 @@ class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 2  # 2: term_pinyin
+    version = 3  # 2: term_pinyin; 3: one name normalization (store.core.names)
     models: Sequence[type[BaseModel]] = (AppEntry,)
 
     def apply(self, event: EventRecord) -> None:

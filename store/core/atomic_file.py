@@ -8,7 +8,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.files")
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -37,8 +37,10 @@ def make_private_dirs(path: Path) -> None:
 def make_private(root: Path) -> int:
     """Take group and other permissions off everything under `root` (itself included); returns how many changed.
 
-    Folders become 0700 and files 0600; links are not followed. For files that
-    another library created with the umask's modes (Chroma's).
+    Folders become 0700 and files 0600; links are not followed, and a file with
+    more than one hard link is left as it is (its mode is the inode's, shared
+    with a name that may be outside the home). For files that another library
+    created with the umask's modes (Chroma's).
     """
     changed = _privatize(str(root))
     for folder, dirs, files in os.walk(root):
@@ -53,6 +55,9 @@ def _privatize(path: str) -> int:
     except FileNotFoundError:
         return 0  # removed meanwhile
     if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+        return 0
+    if not stat.S_ISDIR(info.st_mode) and info.st_nlink > 1:
+        log.warning("%s has %d hard links; its mode is left as it is (it is shared with them)", path, info.st_nlink)
         return 0
     try:
         os.chmod(path, PRIVATE_DIR if stat.S_ISDIR(info.st_mode) else PRIVATE_FILE)

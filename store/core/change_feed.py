@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.pg")
 
 CHANNEL = "jiyi_changes"
 RETRY_SECONDS = 1.0

@@ -9,6 +9,7 @@ from pathlib import Path
 from peewee import DatabaseError
 
 from store.core.connection import JiyiDatabase
+from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
 from store.core.home import check_private_file
@@ -49,7 +50,11 @@ def connect_target(home: Path, target: DatabaseTarget, password: str | None) -> 
 
 
 def connect_sqlite(path: Path) -> JiyiDatabase:
-    """Connect to `path` with Jiyi's pragmas after checking the files are private."""
+    """Connect to `path` with Jiyi's pragmas after checking the files are private.
+
+    A missing file is created here, once, private; every connection (one per thread, opened when first
+    used) then opens it `mode=rw`: a file moved away while serving is an error, never a new empty file.
+    """
     for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
         check_private_file(Path(f"{path}{suffix}"), what)
     if not path.exists():
@@ -60,7 +65,7 @@ def connect_sqlite(path: Path) -> JiyiDatabase:
         except OSError as exc:
             raise EnvironmentProblem(f"cannot create database {path}: {exc.strerror}") from exc
         os.close(fd)
-    db = JiyiDatabase(str(path), pragmas=PRAGMAS)
+    db = JiyiDatabase(sqlite_uri(path), pragmas=PRAGMAS, uri=True)
     try:
         db.connect()
         mode = db.execute_sql("PRAGMA journal_mode").fetchone()[0]

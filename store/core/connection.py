@@ -14,20 +14,25 @@ from typing import Any
 
 from peewee import DatabaseError, SqliteDatabase, _savepoint
 
-from store.core.errors import storage_problem
+from store.core.dialect import SQLITE, Dialect
+from store.core.errors import StorageProblem, storage_problem
 
 
 class JiyiDatabase(SqliteDatabase):
-    backend = "sqlite"
-
     """peewee's SQLite database, telling environment errors apart from bugs.
 
     An error SQLite reports for the machine or the file (disk full, I/O error,
     locked, read-only, damaged; see `storage_problem`) is raised as
     `StorageProblem`, so callers answer `unavailable` rather than `internal`;
     any other error stays peewee's own (a bug). And a transaction SQLite has
-    already rolled back is not rolled back a second time.
+    already rolled back is not rolled back a second time. Its `dialect` says
+    what its SQL can do (see `dialect.py`); the methods both database classes
+    answer (`round_trips`, `transaction_failed`, `close_all`, `integrity_check`) keep
+    callers from asking which one they hold.
     """
+
+    backend = "sqlite"
+    dialect: Dialect = SQLITE
 
     def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         try:
@@ -63,6 +68,31 @@ class JiyiDatabase(SqliteDatabase):
         # transaction is active", and that error would replace the one that explains what happened.
         if self.sqlite_transaction_open():
             super().rollback()
+
+    def round_trips(self) -> int:
+        """Statements sent to a server: none (the file is read in this process)."""
+        return 0
+
+    def transaction_failed(self) -> bool:
+        """Whether this thread's transaction can only be rolled back: SQLite rolls such a one back itself."""
+        return False
+
+    def close_all(self) -> None:
+        """Close the connection (one per store: the store's threads share it through peewee's state)."""
+        if not self.is_closed():
+            self.close()
+
+    def listener_connection(self) -> Any:
+        """A file is not shared: no other host's commits are heard (`dialect.shared` is false)."""
+        raise TypeError("an SQLite store hears no other hosts: it has no listener connection")
+
+    def integrity_check(self, location: str) -> str:
+        """SQLite's own verdict on the file: 'ok' when sound, else what it found (its first 20 problems)."""
+        try:
+            rows = [str(row[0]) for row in self.execute_sql("PRAGMA integrity_check(20)").fetchall()]
+        except (sqlite3.DatabaseError, StorageProblem) as exc:  # so damaged that the check itself fails
+            return f"damaged: {exc}"
+        return "; ".join(rows) or "no verdict"
 
     def savepoint(self) -> _savepoint:
         return _Savepoint(self)

@@ -26,13 +26,14 @@ from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
+from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, NotFound
+from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import HomeLock, prepare_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
-from store.core.postgres import JiyiPostgresDatabase, server_now_ok
+from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META, Part, Transaction
 from store.core.write_stats import WriteStats
@@ -40,7 +41,7 @@ from store.core.write_stats import WriteStats
 log = logging.getLogger("jiyi.store")
 
 Progress = Callable[[int, int], None]
-# An event appended on PostgreSQL: its number drawn first, so that a transaction's first event names it in `txn`.
+# An event appended where its number is drawn first (PostgreSQL): a transaction's first event names it in `txn`.
 _PG_APPEND = (
     "INSERT INTO event (seq, ts, domain, type, schema_v, actor, payload, txn, subject) "
     "SELECT n.seq, ?, ?, ?, ?, ?, ?, coalesce(?, n.seq), ? "
@@ -96,6 +97,10 @@ class Store:
         self.budget: HomeBudget | None = None
         # How this process's write transactions wait for and hold the write lock (`health`, the benchmarks).
         self.write_stats = WriteStats()
+        # The SQLite file as opened (None on a server): every commit checks the path still names it.
+        self.identity: FileIdentity | None = None
+        # What `quick_check` found wrong with the file at open (None: sound); while set, writes are refused.
+        self.damaged: str | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -107,6 +112,7 @@ class Store:
         *,
         database_url: str = "",
         password: str | None = None,
+        new_database: bool = False,
     ) -> Store:
         """Open (creating if needed) the store of `home`.
 
@@ -115,9 +121,12 @@ class Store:
         several hosts share (`password` goes to the server, never in the URL).
         Checks, in order: the home is a private directory of ours; no other
         process on this host owns it; an SQLite database and its WAL/SHM are
-        private regular files with one link; the schema is not newer than
-        ours. Then migrates and checks every view, rebuilding any that is
-        missing or inconsistent.
+        private regular files with one link; a home holding memory
+        (`bundles/`, `vectors/`) has its database file, unless `new_database`
+        says to start over (see `database_file`); the schema is not newer than
+        ours. Then runs SQLite's `quick_check` (a damaged file opens for
+        reading only: `damaged` says why, and writes are refused), migrates
+        and checks every view, rebuilding any that is missing or inconsistent.
         """
         try:
             target = parse_database_url(database_url)
@@ -128,12 +137,19 @@ class Store:
         lock = HomeLock(home)
         lock.acquire()
         try:
-            new = not target.shared and not (target.path or home / DB_NAME).exists()
+            sqlite_path = None if target.shared else (target.path or home / DB_NAME)
+            new = sqlite_path is not None and require_database(home, sqlite_path, new_database=new_database)
             db = connect_target(home, target, password)
             store = cls(home, db, lock, target)
-            if isinstance(db, JiyiPostgresDatabase):
+            if db.dialect.shared:
                 store._feed_connect = db.listener_connection
             try:
+                if sqlite_path is not None:
+                    store._check_file(sqlite_path)
+                if store.damaged:
+                    log.error("%s", store.damaged)
+                    store._open_damaged(projections)
+                    return store
                 applied = migrate(db)
                 if new:
                     log.info("created a new home at %s (schema %s)", home, SCHEMA_VERSION)
@@ -149,6 +165,32 @@ class Store:
             lock.release()
             raise
         return store
+
+    def _check_file(self, path: Path) -> None:
+        """Note the file's identity, and whether SQLite finds it sound."""
+        self.identity = FileIdentity.of(path)
+        found = quick_check(self.db)
+        self.damaged = damaged_message(path, found) if found else None
+
+    def _open_damaged(self, projections: Sequence[Projection]) -> None:
+        """A damaged file: bind the models for reading, check and migrate nothing (both would write)."""
+        self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
+        for projection in projections:
+            self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+            self._projections[projection.domain] = projection
+
+    def database_problem(self) -> str | None:
+        """Why writes are refused now: the file damaged at open, or the path no longer the file opened."""
+        if self.damaged:
+            return self.damaged
+        return self.identity.problem() if self.identity is not None else None
+
+    def check_writable(self) -> None:
+        """Raise `StorageProblem` (`unavailable`) when a write must not go to this database (see `database_problem`)."""
+        if self.damaged:
+            raise StorageProblem(f"the database is unavailable: {self.damaged}", "SQLITE_CORRUPT")
+        if self.identity is not None:
+            self.identity.check()
 
     @property
     def _txn(self) -> int | None:
@@ -206,7 +248,7 @@ class Store:
 
     def transaction_failed(self) -> bool:
         """Whether this thread's transaction can only be rolled back (a statement failed on the server)."""
-        return isinstance(self.db, JiyiPostgresDatabase) and self.db.transaction_failed()
+        return bool(self.db.transaction_failed())
 
     def append(
         self,
@@ -231,7 +273,7 @@ class Store:
         stamp = ts or clock.iso_now()
         # Plain SQL: this runs once per event, and peewee's query building would dominate it.
         params = (stamp, domain, event_type, schema_v, actor, text, self._txn if self._txn > 0 else None, subject)
-        if isinstance(self.db, JiyiPostgresDatabase):
+        if self.db.dialect.draws_numbers_first:
             # One round trip while holding the write lock: a transaction's first event is its id.
             cursor = self.db.execute_sql(_PG_APPEND, params)
             seq = int(cursor.fetchone()[0])
@@ -291,9 +333,10 @@ class Store:
             " VALUES (?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        if rows and isinstance(self.db, JiyiPostgresDatabase):
-            # Explicit numbers do not move PostgreSQL's identity sequence: the next append must follow them.
-            self.db.execute_sql("SELECT setval(pg_get_serial_sequence('event', 'seq'), ?)", (rows[-1][0],))
+        catch_up = self.db.dialect.sequence_catch_up
+        if rows and catch_up:
+            # Explicit numbers do not move a server's identity sequence: the next append must follow them.
+            self.db.execute_sql(catch_up, (rows[-1][0],))
         if projection is not None and len(records) > 1:
             apply_many = getattr(projection, "apply_many", None)
             if apply_many is not None:
@@ -459,16 +502,11 @@ class Store:
 
     def integrity_check(self) -> str:
         """SQLite's own verdict on the file: 'ok' when sound (a server: 'ok' when it answers)."""
-        if isinstance(self.db, JiyiPostgresDatabase):
-            return "ok" if server_now_ok(self.db) else f"the database server {self.location} does not answer"
-        return str(self.db.execute_sql("PRAGMA integrity_check").fetchone()[0])
+        return str(self.db.integrity_check(self.location))
 
     def close(self) -> None:
         """Close the database and release the home (idempotent)."""
-        if isinstance(self.db, JiyiPostgresDatabase):
-            self.db.close_all()
-        elif not self.db.is_closed():
-            self.db.close()
+        self.db.close_all()
         self._lock.release()
 
 

@@ -18,7 +18,7 @@ import logging
 import sys
 import threading
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.files")
 
 _M_PERTURB = -6  # glibc's malloc.h
 # Freed chunks are filled with this byte; chunks handed out with its complement, zero.

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from store.core.dialect import POSTGRESQL, dialect_of
+
 
 def _postgres(db: Any) -> bool:
-    return getattr(db, "backend", "sqlite") == "postgresql"
+    return dialect_of(db) is POSTGRESQL
 
 
 def document_frequencies(db: Any, table: str, terms: Sequence[str]) -> dict[str, int]:
@@ -29,9 +31,10 @@ def document_frequencies(db: Any, table: str, terms: Sequence[str]) -> dict[str,
             "FROM unnest(CAST(? AS text[])) AS term"
         )
         return {str(t): int(n) for t, n in db.execute_sql(sql, (list(terms),)).fetchall() if n}
-    db.execute_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table}_vocab USING fts5vocab({table}, 'row')")
+    # In the connection's temp schema, not the file: a read must not write (it answers on a full disk too).
+    db.execute_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_vocab USING fts5vocab(main, {table}, 'row')")
     marks = ",".join("?" * len(terms))
-    sql = f"SELECT term, doc FROM {table}_vocab WHERE term IN ({marks})"
+    sql = f"SELECT term, doc FROM temp.{table}_vocab WHERE term IN ({marks})"
     return {str(t): int(n) for t, n in db.execute_sql(sql, list(terms)).fetchall()}
 
 

@@ -8,16 +8,19 @@ still read there (and still written, so an older Jiyi refuses a newer file).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from store.core.dialect import POSTGRESQL, dialect_of
 from store.core.errors import SchemaTooNew
+from store.core.names import normalize_term
 
-Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic
+Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic, and carry a dialect
 
 
 def _postgres(db: Database) -> bool:
-    return getattr(db, "backend", "sqlite") == "postgresql"
+    return dialect_of(db) is POSTGRESQL
 
 
 def _v1_event_log(db: Database) -> None:
@@ -66,7 +69,31 @@ def _v3_console_read_indexes(db: Database) -> None:
             db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_v1_event_log, _v2_domain_seq_index, _v3_console_read_indexes]
+def _v4_name_subjects(db: Database) -> None:
+    """The App-KB's events keyed by the one name normalization (`store.core.names.normalize_term`): a name
+    learned with invisible characters (`微\\ufe0f信`) was kept under its own subject, so the owner's history
+    and undo of `微信` did not see it. The view follows by replay (the App-KB projection's version 3)."""
+    rows = db.execute_sql("SELECT seq, payload, subject FROM event WHERE domain = 'app_kb'").fetchall()
+    for seq, payload, subject in rows:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            continue
+        entry = data.get("entry") if isinstance(data, dict) else None
+        term = entry.get("term") if isinstance(entry, dict) else data.get("term") if isinstance(data, dict) else None
+        if not isinstance(term, str) or not term.strip():
+            continue
+        new = normalize_term(term)
+        if new != subject:
+            db.execute_sql("UPDATE event SET subject = ? WHERE seq = ?", (new, seq))
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [
+    _v1_event_log,
+    _v2_domain_seq_index,
+    _v3_console_read_indexes,
+    _v4_name_subjects,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 _TABLE = "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"
 

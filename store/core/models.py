@@ -17,6 +17,8 @@ from peewee import (
     TextField,
 )
 
+from store.core.dialect import dialect_of
+
 
 class BaseModel(Model):
     class Meta:
@@ -34,7 +36,7 @@ class BaseModel(Model):
 
 
 def _replacing(model: type[BaseModel], query: Any) -> Any:
-    if getattr(model._meta.database, "backend", "sqlite") != "postgresql":
+    if dialect_of(model._meta.database).insert_or_replace:
         return query.on_conflict("REPLACE")
     keys = list(model._meta.get_primary_keys())
     names = {f.name for f in keys}  # by name: a field's == builds an SQL expression

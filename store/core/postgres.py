@@ -1,7 +1,9 @@
 """The PostgreSQL connection of a shared store: peewee's database made to speak Jiyi's SQL.
 
-Everything backend-specific lives here and in `fulltext.py`, so any peewee
-model (and the few hand-written statements of the hot paths) works on both:
+Everything backend-specific lives here, in `fulltext.py` and in the facts of
+`dialect.py` (which the domain modules ask instead of naming a back end), so
+any peewee model (and the few hand-written statements of the hot paths)
+works on both:
 
 - Jiyi's own SQL is written with `?` placeholders (SQLite's); they become
   psycopg's `%s` here, once per distinct statement.
@@ -33,9 +35,10 @@ from typing import Any
 from peewee import DatabaseError, InterfaceError, PostgresqlDatabase
 from playhouse.sqlite_ext import FTS5Model
 
+from store.core.dialect import POSTGRESQL, Dialect
 from store.core.errors import StorageProblem
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.pg")
 
 # The key of the advisory lock every write transaction holds (any constant: Jiyi owns its database).
 WRITE_LOCK_KEY = 0x4A495949  # "JIYI"
@@ -52,6 +55,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
     """peewee's PostgreSQL database (psycopg 3) for a Jiyi store; see the module's docstring."""
 
     backend = "postgresql"
+    dialect: Dialect = POSTGRESQL
 
     def __init__(self, database: str, *, description: str, **kwargs: Any) -> None:
         # SQLite's integers are 64-bit and its floats double: so are the columns here (peewee's defaults
@@ -88,6 +92,15 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
                 conn.close()
 
     def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        if not self.in_transaction() and _changes_schema(sql):
+            # Outside a write transaction, a CREATE would race another host's: PostgreSQL's `IF NOT EXISTS`
+            # does not hold against a concurrent creation (`Key (typname, typnamespace)=(…) already exists`).
+            # Under the write lock, the second host finds the first one's table.
+            with self.atomic("IMMEDIATE"):
+                return self._execute_sql(sql, params)
+        return self._execute_sql(sql, params)
+
+    def _execute_sql(self, sql: str, params: Sequence[Any] | None) -> Any:
         self._drop_dead_connection()
         self._trip()
         try:
@@ -153,6 +166,10 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
 
         params = {k: v for k, v in self.connect_params.items() if k != "application_name"}
         return psycopg.connect(self.database, autocommit=True, application_name="jiyi-feed", **params)
+
+    def integrity_check(self, location: str) -> str:
+        """'ok' when the server answers a trivial query (a file's integrity check has no server equivalent)."""
+        return "ok" if server_now_ok(self) else f"the database server {location} does not answer"
 
     def select_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[list[str], list[Any]]]:
         """Run read statements in one round trip (psycopg's pipeline mode): each one's column names and rows."""
@@ -260,6 +277,11 @@ def _is_connection_failure(exc: BaseException) -> bool:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _changes_schema(sql: str) -> bool:
+    """Whether `sql` creates, alters or drops part of the schema (a table, an index, a type)."""
+    return sql.lstrip()[:6].upper() in ("CREATE", "ALTER ", "DROP T", "DROP I")
 
 
 @functools.lru_cache(maxsize=4096)

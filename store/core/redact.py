@@ -5,24 +5,33 @@ Every text an agent can make Jiyi learn, name or file passes through a
 outright; free text has the sensitive parts replaced by `[redacted:<kind>]`.
 The rules themselves are in `store.core.redact_rules`.
 
+The text is read as a person reads it before any rule runs
+(`store.core.redact_reading`): invisible characters such as zero-width spaces
+are skipped, full-width and look-alike letters read as ASCII, and runs of
+%XX-escapes or base64 that decode to text are read decoded as well (a run
+whose decoded text holds a secret goes whole).
+
 The filter runs in time linear in the length of the text, whatever the text
 (a mebibyte in tens of milliseconds): no rule can make the regular-expression
-engine scan a run of characters once per starting position, and a rule whose
-trigger words are absent from the text is not run at all.
+engine scan a run of characters once per starting position, a rule whose
+trigger words are absent from the text is not run at all, and each encoded
+run is decoded once (two levels deep at most).
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-from store.core.redact_rules import RULES, Rule
+from store.core.redact_reading import Reading, encoded_runs
+from store.core.redact_rules import RULES
 
-# Full-width ASCII (U+FF01–U+FF5E) is read as ASCII, one character for one, so spans stay where they are.
-_WIDE = re.compile("[\uff01-\uff5e]")
-_NARROW = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+# How deep encodings are unwrapped: base64 inside %XX-escapes is read, a third layer is not.
+_DEPTH = 2
+# Between decoded runs read together: no format reaches across a paragraph separator between line breaks.
+_APART = "\n\u2029\n"
 
 
 @dataclass(frozen=True)
@@ -38,35 +47,6 @@ def default_words() -> list[str]:
     """The sensitive-word list shipped in `resources/sensitive_words.txt`."""
     text = resources.files("resources").joinpath("sensitive_words.txt").read_text("utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
-# Below this length every rule simply runs: looking for the words it needs would cost more than the match.
-_SHORT = 2048
-
-
-class _Reading:
-    """A text as the rules read it: full-width ASCII narrowed and a lower-case twin, both with the original
-    offsets; and which of the words rules need are present (each is looked for once)."""
-
-    def __init__(self, text: str) -> None:
-        if not text.isascii() and _WIDE.search(text):
-            text = text.translate(_NARROW)
-        self.text = text
-        # U+0130 (İ) is the one character whose lower case is two characters long.
-        self.low = (text.replace("\u0130", "i") if "\u0130" in text else text).lower()
-        self._short = len(text) < _SHORT
-        self._present: dict[str, bool] = {}
-
-    def subject(self, rule: Rule) -> str | None:
-        """What `rule` reads, or None when none of the words it needs is present."""
-        if rule.needs and not self._short and not any(self._has(need) for need in rule.needs):
-            return None
-        return self.low if rule.lowered else self.text
-
-    def _has(self, need: str) -> bool:
-        if need not in self._present:
-            self._present[need] = need in self.low
-        return self._present[need]
 
 
 Span = tuple[int, int, str]  # (start, -end, kind): sorted, the earliest first and of those the longest
@@ -88,17 +68,7 @@ class Redactor:
     def is_sensitive(self, text: str, *, words: bool = True) -> bool:
         """Tell whether any part of `text` is sensitive; `words=False` asks of the formats only
         (for package names, where a listed word such as "password" can be part of an app's name)."""
-        reading = _Reading(text)
-        for rule in RULES:
-            subject = reading.subject(rule)
-            if subject is None:
-                continue
-            if rule.check is None:
-                if rule.pattern.search(subject):
-                    return True
-            elif any(rule.check(m.group()) is not None for m in rule.pattern.finditer(subject)):
-                return True
-        return words and any(word in reading.low for word in self.words)
+        return bool(self._spans(text, words))
 
     def redact(self, text: str) -> str:
         """`text` with each sensitive span replaced by `[redacted:<kind>]`; where spans overlap,
@@ -115,25 +85,52 @@ class Redactor:
         pieces.append(text[cursor:])
         return "".join(pieces)
 
-    def _spans(self, text: str, words: bool) -> list[Span]:
-        reading = _Reading(text)
+    def _spans(self, text: str, words: bool, depth: int = 0) -> list[Span]:
+        reading = Reading(text)
         spans: list[Span] = []
         for rule in RULES:
             subject = reading.subject(rule)
             if subject is None:
                 continue
             matches = rule.pattern.finditer(subject)
-            if rule.check is None:
+            if rule.value:
+                for match in matches:
+                    if rule.check is None or rule.check(match.group("v")) is not None:
+                        spans.append((match.start("v"), -match.end("v"), rule.kind))
+            elif rule.check is None:
                 spans += [(m.start(), -m.end(), rule.kind) for m in matches]
-                continue
-            for match in matches:
-                part = rule.check(match.group())
-                if part is not None:
-                    spans.append((match.start() + part[0], -(match.start() + part[1]), rule.kind))
+            else:
+                for match in matches:
+                    part = rule.check(match.group())
+                    if part is not None:
+                        spans.append((match.start() + part[0], -(match.start() + part[1]), rule.kind))
         if words:
             spans += self._words(reading.low)
+        if depth < _DEPTH:
+            spans += self._encoded(reading.text, words, depth)
+        spans = [reading.origin(start, neg_end, kind) for start, neg_end, kind in spans]
         spans.sort()
         return spans
+
+    def _encoded(self, text: str, words: bool, depth: int) -> list[Span]:
+        """The encoded runs of `text` whose decoding holds a secret, whole. The decoded runs are read as one
+        text, apart (a run costs its length, not a pass of every rule)."""
+        runs = list(encoded_runs(text))
+        if not runs:
+            return []
+        starts: list[int] = []
+        pieces: list[str] = []
+        offset = 0
+        for _, _, decoded in runs:
+            starts.append(offset)
+            pieces.append(decoded)
+            offset += len(decoded) + len(_APART)
+        found: dict[int, str] = {}
+        for start, neg_end, kind in self._spans(_APART.join(pieces), words, depth + 1):
+            first, last = bisect_right(starts, start) - 1, bisect_right(starts, -neg_end - 1) - 1
+            for index in range(first, last + 1):
+                found.setdefault(index, kind)
+        return [(runs[index][0], -runs[index][1], kind) for index, kind in sorted(found.items())]
 
     def _words(self, low: str) -> list[Span]:
         spans: list[Span] = []

@@ -11,11 +11,19 @@ never backtracks over what it read. `tests/unit/store/test_redact.py` times
 each rule on the inputs that would be quadratic otherwise.
 
 Rules marked `lowered` run on the lower-case twin of the text (same offsets):
-case-insensitive matching that keeps the engine's fast literal search.
+case-insensitive matching that keeps the engine's fast literal search. A rule
+marked `value` redacts only its group `v` (the secret after its key word, so
+that "支付密码 [redacted:secret]" still says what was there).
+
+The rules read the text as `store.core.redact` prepares it: zero-width and
+other invisible characters gone, full-width ASCII narrowed, U+3000 and
+no-break spaces read as spaces, Cyrillic and Greek look-alike letters read as
+the Latin ones they are drawn like.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,9 +34,11 @@ _B64 = "[A-Za-z0-9+/]"
 _ASSIGN = r"""["']?[ \t]{0,5}(?:=>|[:=：])[ \t]{0,5}["']?"""
 _REGION = re.compile("1[1-5]|2[1-3]|3[1-7]|4[1-6]|5[0-4]|6[1-5]|71|8[1-3]|91")  # the province: an ID's first two digits
 _DATE = "(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])"  # MMDD
+_ID_DATE = re.compile(f"(?:18|19|20)[0-9]{{2}}{_DATE}")
 _MOBILE_REST = "[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"  # after the 1: one run of 11, or spaced/dashed 3-4-4
 _CODE_ZH = (
     "验证码",
+    "动态口令",
     "校验码",
     "动态码",
     "动态密码",
@@ -43,8 +53,10 @@ _CODE_ZH = (
 _CODE_EN = ("verification code", "security code", "auth code", "passcode", "code", "otp", "totp", "pin", "2fa", "mfa")
 _SECRET_WORDS = (
     r"api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|"
-    r"secret[_-]?key|private[_-]?key|token|secret|password|passwd|pwd|passphrase"
+    r"secret[_-]?key|private[_-]?key|token|secret|password|passwd|pwd|passphrase|pass(?<![a-z]pass)"
 )
+# After a Chinese password word, whatever joins it to the value: "密码就是X", "密码 X", "支付密码：X", "密码改成X".
+_ZH_JOIN = r"(?:[ \t]{0,3}(?:也就是|就是|也是|改成|改为|设为|设置为|设成|是|为|[:=：])?[ \t]{0,3})"
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 _LUHN_DOUBLE = str.maketrans("0123456789", "0246813579")
@@ -98,6 +110,32 @@ def _card(match: str) -> Part:
     return best
 
 
+def _long_key(match: str) -> bool:
+    """An `sk-` key of 16 characters or more, a line break inside it (a wrapped key) not counted."""
+    return len(match) - match.count("\n") - match.count("\r") >= 19
+
+
+def _not_a_card(value: str) -> Part:
+    """After a card word: the whole number, unless a Luhn card is inside it (the card rule keeps what follows
+    a card, such as its CVV)."""
+    return None if _card(value) is not None else (0, len(value))
+
+
+def _not_id_shaped(match: str) -> bool:
+    """18 digits that are not an ID number's layout (a province, then a birth date from 1800 on)."""
+    digits = match.replace(" ", "")
+    return not (_REGION.fullmatch(digits[:2]) and _ID_DATE.fullmatch(digits[6:14]))
+
+
+def _basic_credentials(value: str) -> Part:
+    """An HTTP Basic credential: base64 of `user:password`."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return (0, len(value)) if ":" in decoded and decoded.isprintable() else None
+
+
 def _base64_like(match: str) -> bool:
     """One run of at least 120 base64 characters, or two or more lines of at least 40 (key material)."""
     lines = [line.strip(" \t\r=") for line in match.split("\n")]
@@ -111,7 +149,8 @@ class Rule:
     `needs`: the rule runs only when one of these appears in the lower-cased
     text (a fast substring search); `check`: what of a match is sensitive
     (a checksum, a shape), None for none of it; `lowered`: the pattern reads
-    the lower-cased text.
+    the lower-cased text; `value`: only the group `v` is sensitive (and the
+    check, if any, reads that group).
     """
 
     kind: str
@@ -119,6 +158,7 @@ class Rule:
     needs: tuple[str, ...] = ()
     check: Callable[[str], Part] | None = None
     lowered: bool = False
+    value: bool = False
 
 
 def _rule(
@@ -128,8 +168,9 @@ def _rule(
     check: Callable[[str], Part] | None = None,
     *,
     lowered: bool = False,
+    value: bool = False,
 ) -> Rule:
-    return Rule(kind, re.compile(pattern, re.VERBOSE), needs, check, lowered)
+    return Rule(kind, re.compile(pattern, re.VERBOSE), needs, check, lowered, value)
 
 
 RULES: tuple[Rule, ...] = (
@@ -149,7 +190,13 @@ RULES: tuple[Rule, ...] = (
         check=_whole(_base64_like),
     ),
     _rule("jwt", r"eyJ(?<![A-Za-z0-9_-]eyJ) [A-Za-z0-9_-]++ \.[A-Za-z0-9_-]++ \.[A-Za-z0-9_-]*+", ("eyj",)),
-    _rule("api_key", r"sk-(?<![A-Za-z0-9_-]sk-) [A-Za-z0-9_-]{16,}+", ("sk-",)),
+    # A line break inside the key (a pasted, wrapped key) does not end it.
+    _rule(
+        "api_key",
+        r"sk-(?<![A-Za-z0-9_-]sk-) [A-Za-z0-9_-]{4,}+ (?:\r?\n[A-Za-z0-9_-]{4,}+)*+",
+        ("sk-",),
+        _whole(_long_key),
+    ),
     _rule("api_key", r"xox(?<![A-Za-z0-9_]xox) [abposr]-[A-Za-z0-9-]{10,}+", ("xox",)),
     _rule("api_key", r"AIza(?<![A-Za-z0-9_]AIza) [A-Za-z0-9_-]{35} (?![A-Za-z0-9_-])", ("aiza",)),
     _rule("github_token", r"gh(?<![A-Za-z0-9_]gh) [pousr]_[A-Za-z0-9]{30,}+", ("gh",)),
@@ -173,12 +220,69 @@ RULES: tuple[Rule, ...] = (
         ("key", "token", "secret", "pass", "pwd"),
         lowered=True,
     ),
+    # The value after a Chinese password word, whatever joins them ("密码就是X", "密码 X", "支付密码 123456").
     _rule(
         "secret",
-        r"(?:密码|口令|密钥)[ \t]{0,3}(?:[:=：]|是|为)[ \t]{0,3}[^\s，。,；;、]{1,64}+",
-        ("密码", "口令", "密钥"),
+        rf"(?:密码|口令|密钥|暗号) {_ZH_JOIN} (?P<v>[^\s，。,；;、！!？?）)」』”]{{1,64}}+)",
+        ("密码", "口令", "密钥", "暗号"),
+        value=True,
     ),
-    _rule("bearer", r"bearer(?<![a-z0-9]bearer) [ \t]{1,5} [a-z0-9._~+/=-]{8,}+", ("bearer",), lowered=True),
+    # HTTP Basic credentials: after "Authorization", or any "Basic <base64 of user:password>".
+    _rule(
+        "secret",
+        r"""authorization(?<![a-z]authorization) ["']?[ \t]{0,3}[:=][ \t]{0,3}["']?basic[ \t]{0,5}
+            (?P<v>[a-z0-9+/]{4,}+={0,2})""",
+        ("authorization",),
+        lowered=True,
+        value=True,
+    ),
+    _rule(
+        "secret",
+        r"[Bb](?<![A-Za-z0-9][Bb])(?:ASIC|asic)[ \t]{1,5}(?P<v>[A-Za-z0-9+/]{8,}+={0,2})",
+        ("basic",),
+        _basic_credentials,
+        value=True,
+    ),
+    # A URL with a password in it (databases, brokers, any host: a name, localhost or an address).
+    _rule(
+        "password",
+        r"""(?<=[A-Za-z0-9+.-]):// [^\s:/@"'<>]{0,64}+ : (?P<v>[^\s/@"'<>]{1,128}+) @""",
+        ("://",),
+        value=True,
+    ),
+    _rule(
+        "webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}+",
+        ("hooks.slack",),
+    ),
+    _rule(
+        "webhook",
+        r"discord(?:app)?\.com/api/webhooks/[0-9]{5,}+/[A-Za-z0-9_-]{20,}+",
+        ("webhooks",),
+    ),
+    _rule("api_key", r"[sr]k_(?<![A-Za-z0-9][sr]k_) (?:live|test)_[A-Za-z0-9]{10,}+", ("k_live_", "k_test_")),
+    _rule("api_key", r"whsec_(?<![A-Za-z0-9]whsec_) [A-Za-z0-9]{16,}+", ("whsec_",)),
+    _rule(
+        "api_key",
+        r"""(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)(?<![a-z]accountkey)(?<![a-z]sharedaccesskey)
+            (?<![a-z]sharedaccesssignature)(?<![a-z]sig) [ \t]{0,3}=[ \t]{0,3} (?P<v>[a-z0-9+/%=]{16,}+)""",
+        ("accountkey", "sharedaccess", "sig"),
+        lowered=True,
+        value=True,
+    ),
+    _rule("gitlab_token", r"gl(?<![A-Za-z0-9_]gl) (?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{16,}+", ("gl",)),
+    _rule("api_key", r"hf_(?<![A-Za-z0-9_]hf_) [A-Za-z0-9]{20,}+", ("hf_",)),
+    _rule("api_key", r"npm_(?<![A-Za-z0-9_]npm_) [A-Za-z0-9]{30,}+", ("npm_",)),
+    _rule("api_key", r"SG\.(?<![A-Za-z0-9_]SG\.) [A-Za-z0-9_-]{16,}+ \.[A-Za-z0-9_-]{16,}+", ("sg.",)),
+    # A Telegram bot token: the bot's number, a colon, 35 characters.
+    _rule("api_key", r"[0-9](?<![0-9][0-9]) [0-9]{6,11}: [A-Za-z0-9_-]{35} (?![A-Za-z0-9_-])", (":",)),
+    # A bearer token (with a digit in it, so that "bearers of good news" stays), spaced or not.
+    _rule(
+        "bearer",
+        r"bearer(?<![a-z0-9]bearer) [ \t]{0,5} (?=[a-z._~+/=-]{0,40}[0-9]) [a-z0-9._~+/=-]{8,}+",
+        ("bearer",),
+        lowered=True,
+    ),
     # A mainland mobile number; after +86, 0086 or 86 (the prefix itself stays: it is not sensitive alone).
     _rule("mobile", rf"1(?<![0-9]1) {_MOBILE_REST}", ("1",)),
     _rule("mobile", rf"86(?:(?<![0-9]86)|(?<![0-9]0086)(?<=0086)) [ -]?1{_MOBILE_REST}", ("86",)),
@@ -199,7 +303,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "code",
         rf"""(?:{"|".join(_CODE_ZH)}|{_english(_CODE_EN)})
-            [ \t]{{0,3}}(?:是|为|is|:|：|=)?[ \t]{{0,3}}[:：]?[ \t]{{0,3}} [0-9]{{4,8}}(?![0-9])""",
+            [ \t]{{0,3}}(?:是|为|is|:|：|=)?[ \t]{{0,3}}[:：]?[ \t]{{0,3}} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
         _CODE_ZH + _CODE_EN,
         lowered=True,
     ),
@@ -222,6 +326,38 @@ RULES: tuple[Rule, ...] = (
         DIGITS,
         _whole(_id_number_valid),
     ),
-    # A payment card: 13–19 digits (single spaces or dashes allowed) starting 2–6, Luhn-valid.
-    _rule("card_number", r"[2-6](?<![0-9][2-6]) (?:[ -]?[0-9]){12,18} (?![0-9])", DIGITS, _card),
+    # A payment card: 13–19 digits (up to two spaces or dashes between) starting 2–6, Luhn-valid.
+    _rule("card_number", r"[2-6](?<![0-9][2-6]) (?:[ -]{0,2}[0-9]){12,18} (?![0-9])", DIGITS, _card),
+    # Any 16–19 digits after a card word, Luhn or not (a mistyped number is still someone's card).
+    _rule(
+        "card_number",
+        r"""(?:卡号|银行卡|信用卡|储蓄卡|借记卡|card[ \t]?(?:number|no\.?)) (?:号码|号)?
+            [ \t]{0,3}(?:是|为|[:：\#])?[ \t]{0,3} (?P<v>[0-9](?:[ -]{0,2}[0-9]){15,18}) (?![0-9])""",
+        ("卡", "card"),
+        _not_a_card,
+        lowered=True,
+        value=True,
+    ),
+    # WeChat Pay (18 digits from 10–15) and Alipay (16–24 digits from 25–30) payment codes: after their word
+    # any such run; alone, a WeChat code that is not shaped like an ID number (an ID with a wrong check digit
+    # is an ID mistyped, not a code).
+    _rule(
+        "payment_code",
+        r"""(?:付款码|收款码|支付码|条形码|条码|pay(?:ment)?[ \t]code) [ \t]{0,3}(?:是|为|[:：])?[ \t]{0,3}
+            (?P<v>[0-9](?:[ ]?[0-9]){15,23}) (?![0-9])""",
+        ("码", "code"),
+        lowered=True,
+        value=True,
+    ),
+    _rule("payment_code", r"1(?<![0-9]1) [0-5](?:[ ]?[0-9]){16} (?![0-9])", DIGITS, _whole(_not_id_shaped)),
+    _rule("payment_code", r"(?:2(?<![0-9]2)[5-9]|3(?<![0-9]3)0) (?:[ ]?[0-9]){14,22} (?![0-9])", DIGITS),
+    # A passport (E/G/D/S/P + 8 digits, or EA + 7) or an HK/Macau/Taiwan permit (C, H, M, T + 8) after its word.
+    _rule(
+        "passport",
+        r"""(?:护照|passport|通行证|回乡证|台胞证|permit) (?:号码|号|no\.?|number)?
+            [ \t]{0,3}(?:是|为|[:：\#])?[ \t]{0,3} (?P<v>[a-z]{1,2}[0-9]{7,8}) (?![0-9a-z])""",
+        ("护照", "passport", "通行证", "回乡证", "台胞证", "permit"),
+        lowered=True,
+        value=True,
+    ),
 )

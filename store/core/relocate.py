@@ -18,6 +18,7 @@ from typing import Any
 
 from playhouse.sqlite_ext import FTS5Model
 
+from store.core.dialect import dialect_of
 from store.core.errors import Conflict
 from store.core.migrations import migrate
 from store.core.models import tuples
@@ -69,9 +70,10 @@ def copy_events(source_db: Any, target_db: Any, progress: Progress | None = None
         after = int(rows[-1][0])
         if progress is not None:
             progress(done + copied, total)
-    if getattr(target_db, "backend", "sqlite") == "postgresql" and after:
-        # Explicit numbers do not move the identity sequence: the next append must follow the copied log.
-        target_db.execute_sql("SELECT setval(pg_get_serial_sequence('event', 'seq'), ?)", (after,))
+    catch_up = dialect_of(target_db).sequence_catch_up
+    if catch_up and after:
+        # Explicit numbers do not move a server's identity sequence: the next append must follow the copied log.
+        target_db.execute_sql(catch_up, (after,))
     return CopyReport(resumed_at, copied, total)
 
 

@@ -14,7 +14,6 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from store.core.change_feed import CHANNEL, notice
-from store.core.postgres import JiyiPostgresDatabase
 
 # The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
 Store = Any
@@ -44,6 +43,8 @@ class Transaction(AbstractContextManager[Any]):
 
     def __enter__(self) -> Transaction:
         self._outer = self._store._txn is None
+        if self._outer:
+            self._store.check_writable()  # a damaged or vanished file takes no write
         if self._outer and self._store.budget is not None:
             self._store.budget.check()
         part: Part | None = getattr(self._store._local, "part", None)
@@ -78,6 +79,7 @@ class Transaction(AbstractContextManager[Any]):
             if self._outer and exc[0] is None:
                 try:
                     self._record_views()
+                    self._store.check_writable()  # moved away meanwhile: roll back rather than commit there
                 except BaseException as failure:
                     self._atomic.__exit__(type(failure), failure, failure.__traceback__)
                     raise
@@ -88,14 +90,16 @@ class Transaction(AbstractContextManager[Any]):
                 self._id = self._store._txn or 0
                 self._store._txn = None
         if committed:
+            # Committed into a file moved away during the commit: not acknowledged (the caller answers
+            # `unavailable`), since the home's database path no longer holds it.
+            self._store.check_writable()
             held = time.perf_counter() - self._locked_at
             self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
         if committed and self._store.budget is not None:
             self._store.budget.wrote(self._store._local.payload_bytes)
 
     def _round_trips(self) -> int:
-        db = self._store.db
-        return db.round_trips() if isinstance(db, JiyiPostgresDatabase) else 0
+        return int(self._store.db.round_trips())
 
     def _record_views(self) -> None:
         """The views' bookkeeping: written once per transaction and committed with it.

@@ -14,6 +14,9 @@ key, a run id and a top-level document name are at most `NAME_BYTES` bytes
 matched whole, without backslashes or control characters. A stored name the
 file system refuses anyway (written by an older Jiyi) is reported as the
 file state `unwritable` and never stops reading or mirroring the others.
+Names read back from the log are checked again before a file is written
+(`bundle_names.refusal`): one that could lead outside the bundles folder is
+refused, counted and logged, never written (`MirrorReport.refused`).
 """
 
 from __future__ import annotations
@@ -21,9 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from store.core.database import Store
@@ -31,18 +33,15 @@ from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
 from store.desk.bundle_files import BundleFiles
-from store.desk.common import NAME_BYTES, check_id, check_name
-from store.desk.models import Bundle, BundleDocument, TaskCard
+from store.desk.bundle_names import MAX_DOCUMENT_CHARS, check_path, refusal, split_bundle_id
+from store.desk.common import check_name
+from store.desk.models import Bundle, BundleDocument, RefusedBundleEvent, TaskCard
 from store.desk.projection import DOMAIN
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
-KINDS = ("schedule", "project")
 STANDARD = ("INDEX.md", "requirements.md", "preferences.md", "lessons.md", "state.json")
-MAX_DOCUMENT_CHARS = 256_000
 INDEX_RUNS = 30
-_TOP = re.compile(r"[\w\u3400-\u9fff][\w\u3400-\u9fff.-]{0,80}\.md")  # matched whole (fullmatch)
-_RUN = re.compile(r"runs/([^/]+)/summary\.md")  # the run id is checked as a name (check_name)
 
 
 @dataclass(frozen=True)
@@ -58,40 +57,6 @@ class PutResult:
 
 def bundle_id_of(kind: str, key: str) -> str:
     return f"{kind}/{key}"
-
-
-def split_bundle_id(bundle_id: object) -> tuple[str, str]:
-    if not isinstance(bundle_id, str) or "/" not in bundle_id:
-        raise InvalidInput("bundle_id must look like schedule/<schedule_id> or project/<name>")
-    kind, key = bundle_id.split("/", 1)
-    if kind not in KINDS:
-        raise InvalidInput(f"bundle kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    check_id(key, "the bundle key")
-    return kind, key
-
-
-def check_path(path: object) -> str:
-    """A document path inside a bundle: a top-level `.md`, `state.json` or `runs/<run_id>/summary.md`.
-
-    Matched whole; the run id follows the rules of a name (`check_name`), and a
-    top-level name is at most `NAME_BYTES` bytes.
-    """
-    if not isinstance(path, str):
-        raise InvalidInput("path must be a string")
-    why = "a top-level name.md, state.json or runs/<run_id>/summary.md"
-    if path == "state.json":
-        return path
-    if _TOP.fullmatch(path):
-        if len(path.encode("utf-8")) <= NAME_BYTES:
-            return path
-        why = f"a document name is at most {NAME_BYTES} bytes in UTF-8"
-    elif run := _RUN.fullmatch(path):
-        try:
-            check_name(run.group(1), "the run id")
-            return path
-        except InvalidInput as exc:
-            why = str(exc)
-    raise InvalidInput(f"{path[:80]!r} is not a bundle document path ({why})")
 
 
 def _document_dict(row: BundleDocument, *, content: bool) -> dict[str, Any]:
@@ -196,7 +161,9 @@ def put_document(
                 DOMAIN, "bundle_created", {"bundle_id": bundle_id, "kind": kind, "key": key, "title": key}, actor=actor
             )
         _append_put(store, bundle_id, path, clean, revision + 1, actor)
-    earlier = (lambda text: _stored_before(store, bundle_id, path, text)) if store.target.shared else None
+    # A file at an older stored revision lags behind (another host wrote, or a crash or a full disk came
+    # between a commit and its file): it is refreshed, not kept as an outside edit.
+    earlier = lambda text: stored_before(store, bundle_id, path, text)  # noqa: E731 (read only when needed)
     kept, problem = mirror_document(files, bundle_id, path, clean, current.content if current else None, earlier)
     return PutResult(bundle_id, path, revision + 1, True, clean, kept, problem)
 
@@ -229,7 +196,7 @@ def _append_put(store: Store, bundle_id: str, path: str, content: str, revision:
     )
 
 
-def _stored_before(store: Store, bundle_id: str, path: str, text: str) -> bool:
+def stored_before(store: Store, bundle_id: str, path: str, text: str) -> bool:
     """Whether `text` was once the stored content of the document (its puts are in the log under the bundle)."""
     puts = store.events(DOMAIN, subject=bundle_id, types=["bundle_document_put"])
     return any(e.payload.get("path") == path and e.payload.get("content") == text for e in puts)
@@ -300,35 +267,56 @@ def record_run(store: Store, card: dict[str, Any]) -> Pending:
 
 @dataclass
 class MirrorReport:
-    """How many files were written, and how many could not be (each is logged; the database has them)."""
+    """How many files were written, how many could not be (each is logged; the database has them), and how
+    many documents read back from the log were refused: names that could lead outside the bundles folder."""
 
     written: int = 0
     failed: int = 0
+    refused: int = 0
+    not_written: list[tuple[str, str]] = field(default_factory=list)  # (bundle id, path) of the failed ones
 
-    def count(self, problem: str | None) -> None:
+    def count(self, problem: str | None, document: tuple[str, str] | None = None) -> None:
         if problem is None:
             self.written += 1
         else:
             self.failed += 1
+            if document is not None:
+                self.not_written.append(document)
+
+    def add(self, other: MirrorReport) -> None:
+        self.written += other.written
+        self.failed += other.failed
+        self.refused += other.refused
+        self.not_written += other.not_written
 
 
 def mirror(files: BundleFiles, bundle_id: str, writes: Pending) -> MirrorReport:
     """Write committed documents to their files; one that cannot be written never stops the others."""
     report = MirrorReport()
     for path, (text, previous) in writes.items():
-        report.count(mirror_document(files, bundle_id, path, text, previous)[1])
+        report.count(mirror_document(files, bundle_id, path, text, previous)[1], (bundle_id, path))
     return report
+
+
+def refused_names(bundle_id: object, path: object, where: str) -> bool:
+    """Whether a document read back from the log names a path Jiyi never writes (logged when it does)."""
+    why = refusal(bundle_id, path)
+    if why is not None:
+        log.warning("refused to mirror a bundle document from %s: %s", where, why)
+    return why is not None
 
 
 def mirror_since(
     store: Store, files: BundleFiles, after: int, written: dict[str, str] | None = None
 ) -> tuple[int, MirrorReport]:
-    """Mirror the documents put after event `after` (by other hosts of a shared store); returns the newest put.
+    """Mirror the documents put after event `after` (by other hosts of a shared store, or before a crash);
+    returns the newest put.
 
     Each put is written as stored (a file this host left at an older revision is refreshed, not kept
     as an outside edit); a later put of the same document wins, as it did in the database. `written`
     (`bundle_id/path` -> SHA-256 of the content) names what this host wrote itself: such a document
     whose newest put is that content is not written again; every document walked leaves `written`.
+    A put whose names fail `bundle_names.refusal` is counted as refused and never written.
     """
     report = MirrorReport()
     newest = after
@@ -336,14 +324,18 @@ def mirror_since(
     for event in store.events(DOMAIN, after=after, types=["bundle_document_put"]):
         newest = event.seq
         p = event.payload
-        if isinstance(p.get("bundle_id"), str) and isinstance(p.get("path"), str) and isinstance(p.get("content"), str):
-            latest[(p["bundle_id"], p["path"])] = p["content"]
+        if not isinstance(p.get("content"), str):
+            continue
+        if refused_names(p.get("bundle_id"), p.get("path"), f"event {event.seq}"):
+            report.refused += 1
+            continue
+        latest[(p["bundle_id"], p["path"])] = p["content"]
     for (bundle_id, path), content in latest.items():
         own = (written or {}).pop(f"{bundle_id}/{path}", None)
         if own is not None and own == hashlib.sha256(content.encode("utf-8")).hexdigest():
             continue
-        earlier = (lambda text, b=bundle_id, d=path: _stored_before(store, b, d, text)) if store.target.shared else None
-        report.count(mirror_document(files, bundle_id, path, content, None, earlier)[1])
+        earlier = lambda text, b=bundle_id, d=path: stored_before(store, b, d, text)  # noqa: E731
+        report.count(mirror_document(files, bundle_id, path, content, None, earlier)[1], (bundle_id, path))
     return newest, report
 
 
@@ -409,15 +401,34 @@ def mirror_all(store: Store, files: BundleFiles) -> MirrorReport:
     """Write every document whose file is missing (after a crash between commit and mirror, or a wiped folder).
 
     A document whose file cannot be written (a name the file system refuses, a
-    full disk) is logged and counted, and the others are still written.
+    full disk) is logged and counted, and the others are still written; one
+    whose names fail `bundle_names.refusal` (a view made by an older Jiyi) is
+    refused, never written.
     """
     files.make_private()
     report = MirrorReport()
     for doc in BundleDocument.select():
+        if refused_names(doc.bundle_id, doc.path, "the view"):
+            report.refused += 1
+            continue
         state = files.state(doc.bundle_id, doc.path, doc.content)
         if state == "missing":
             report.count(mirror_document(files, doc.bundle_id, doc.path, doc.content, None)[1])
-        elif state == "unwritable":
-            log.warning("cannot mirror %s/%s: the file system refuses its path", doc.bundle_id[:80], doc.path[:80])
-            report.failed += 1
+        elif state in ("unwritable", "unsafe"):
+            log.warning("cannot mirror %s/%s: its file is %s", doc.bundle_id[:80], doc.path[:80], state)
+            report.count(state, (doc.bundle_id, doc.path))
     return report
+
+
+def count_refused() -> int:
+    """How many bundle events the view refused to apply (see `projection.DeskProjection._refused`)."""
+    return int(RefusedBundleEvent.select().count())
+
+
+def refused_events(limit: int = 20) -> list[dict[str, Any]]:
+    """The first `limit` refused bundle events: seq, type, bundle id, path, why, when."""
+    rows = RefusedBundleEvent.select().order_by(RefusedBundleEvent.seq).limit(limit)
+    return [
+        {"seq": r.seq, "type": r.type, "bundle_id": r.bundle_id, "path": r.path, "reason": r.reason, "ts": r.ts}
+        for r in rows
+    ]

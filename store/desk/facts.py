@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.redact import Redactor
-from store.desk import fts, sql
+from store.desk import hybrid, sql
 from store.desk.common import check_id
 from store.desk.models import Fact, FactEvidence, FactFts, Interaction, TaskCard
 from store.desk.projection import DOMAIN
@@ -84,7 +86,7 @@ def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> Fac
         raise InvalidInput(f"{where}.content must be non-empty text")
     if len(content) > MAX_FACT_CHARS:
         raise InvalidInput(f"{where}.content is longer than {MAX_FACT_CHARS} characters; a fact is one short sentence")
-    clean = redactor.redact(" ".join(content.split()))
+    clean = " ".join(redactor.redact(content).split())  # redacted first: a key wrapped over lines is one
     if clean != " ".join(content.split()):
         raise InvalidInput(f"{where}.content holds sensitive text; facts never store it")
     kind = raw.get("profile_kind")
@@ -318,19 +320,34 @@ def core_facts_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_plain(r) for r in rows]
 
 
-def related_facts(store: Store, query: str, limit: int, newest: int | None = None) -> list[dict[str, Any]]:
-    """Active project and environment facts by relevance to `query` (`newest`: the search table's `rows()`)."""
-    hits = fts.FtsTable(store.db, FactFts._meta.table_name).search(query, limit * 4, newest)
-    if not hits:
-        return []
-    ids = [h.rowid for h in hits]
-    rows = {
-        r.pop("_rowid"): r
-        for r in sql.select(
-            store.db,
-            f"SELECT id AS _rowid, {CORE_COLUMNS} FROM desk_fact WHERE id IN ({sql.marks(ids)}) "
-            "AND status = 'active' AND scope IN ('project', 'environment')",
-            ids,
-        )
-    }
-    return [{**_plain(rows[h.rowid]), "score": round(h.score, 3)} for h in hits if h.rowid in rows][:limit]
+def related_facts(
+    store: Store, query: str, limit: int, newest: int | None = None, dense: hybrid.Dense | None = None
+) -> list[dict[str, Any]]:
+    """Active project and environment facts by relevance to `query` (`newest`: the search table's `rows()`;
+    `dense`: the desk index, see `hybrid.related`)."""
+    recallable = (
+        f"SELECT id AS _rowid, {CORE_COLUMNS} FROM desk_fact "
+        "WHERE status = 'active' AND scope IN ('project', 'environment')"
+    )
+
+    def by_rowid(ids: Sequence[Any]) -> dict[Any, dict[str, Any]]:
+        rows = sql.select(store.db, f"{recallable} AND id IN ({sql.marks(ids)})", list(ids))
+        return {r.pop("_rowid"): _plain(r) for r in rows}
+
+    def by_key(keys: Sequence[Any]) -> dict[Any, dict[str, Any]]:
+        rows = sql.select(store.db, f"{recallable} AND fact_id IN ({sql.marks(keys)})", list(keys))
+        return {r["fact_id"]: _plain({k: v for k, v in r.items() if k != "_rowid"}) for r in rows}
+
+    return hybrid.related(
+        store,
+        FactFts._meta.table_name,
+        "fact",
+        query,
+        limit,
+        newest=newest,
+        dense=dense,
+        by_rowid=by_rowid,
+        by_key=by_key,
+        key="fact_id",
+        epoch=lambda row: clock.parse_iso(row["updated"]).timestamp(),
+    )

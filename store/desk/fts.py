@@ -2,7 +2,8 @@
 
 Text is split into tokens before it reaches the database (runs of Han
 characters become overlapping bigrams, a lone character stays itself; Latin
-letters and digits stay whole words, lower-cased), and stored space-separated
+letters and digits stay whole words, lower-cased, English words stemmed by
+`stem`), and stored space-separated
 in a search table: SQLite's FTS5 (`unicode61`) or PostgreSQL's `tsvector`
 (`store.core.fulltext` speaks each one's terms). A query is split the same way. Filler bigrams ("之前",
 "怎么") are dropped; terms so common that ranking them would touch a large
@@ -14,9 +15,11 @@ number of rows, not the table's size.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 import weakref
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,28 +67,135 @@ STOP_BIGRAMS = frozenset(
     }
 )
 STOP_WORDS = frozenset(
-    {
-        "the",
+    [
         "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
         "an",
-        "of",
-        "to",
         "and",
-        "or",
-        "is",
+        "any",
         "are",
-        "was",
-        "were",
-        "be",
-        "in",
-        "on",
+        "as",
         "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
         "for",
-        "with",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
         "it",
-        "this",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
         "that",
-    }
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "did",
+        "does",
+    ]
 )
 RARE_SHARE = 0.02  # a term in more than this share of rows is "common"
 RARE_FLOOR = 300  # ...but never below this many rows
@@ -94,13 +204,40 @@ POSTINGS_BUDGET = 6000  # rows a ranked OR may touch once it has MIN_TERMS terms
 MIN_TERMS = 3
 
 
+_VOWEL = re.compile("[aeiouy]")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer (plural, -ing, -ed, -ly, a final e; a doubled last consonant undone), applied
+    alike when indexing and when asking, so "hiked", "hikes" and "hiking" meet at "hik". Digits stay as they are."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed", "ly"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
+            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # running -> run, planned -> plan
+            return base
+    if word.endswith("e") and not word.endswith("ee") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
 def tokens(text: str) -> list[str]:
     """The index terms of `text`, in order (duplicates kept)."""
     folded = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
     for match in _SPANS.finditer(folded):
         span = match.group()
-        if span[0] <= "z" or len(span) == 1:
+        if span[0] <= "z":
+            out.append(stem(span))
+        elif len(span) == 1:
             out.append(span)
         else:
             out.extend(span[i : i + 2] for i in range(len(span) - 1))
@@ -127,6 +264,18 @@ class Hit:
     rowid: int
     score: float  # higher is better (negated bm25 on SQLite, ts_rank on PostgreSQL)
     matched: int  # how many of the query's terms the plan used
+
+
+@dataclass(frozen=True)
+class Scored:
+    rowid: int
+    bm25: float  # Okapi BM25 (k1 1.2, b 0.75) over the query's terms, computed by `FtsTable.ranked`
+    share: float  # the part of the query's terms the row holds, each weighed by its rarity (0..1)
+    held: frozenset[str] = frozenset()  # which terms it holds
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 
 # Document frequencies change slowly and only steer the plan (rare or common), so they are
@@ -201,6 +350,45 @@ class FtsTable:
             more = self._match(common, False, limit, 1, after=newest - RECENT_WINDOW)
             hits += [h for h in more if h.rowid not in seen][: limit - len(hits)]
         return hits
+
+    def ranked(self, text: str, limit: int, newest: int | None = None) -> list[Scored]:
+        """The rows `search` finds (up to `limit`), scored by BM25 over every query term the table holds.
+
+        Scored here, not by the back end, from the rows' own tokens and the terms' document counts (which
+        `frequencies` caches): FTS5's `bm25()` and PostgreSQL's `ts_rank` differ, this is the same on both.
+        The best first; `share` is the part of the query's terms each row holds.
+        """
+        hits = self.search(text, limit, newest)
+        if not hits:
+            return []
+        terms = query_terms(text)
+        newest = self.rows() if newest is None else newest
+        df = self.frequencies(terms, newest)
+        ids = [h.rowid for h in hits]
+        cursor = self.db.execute_sql(
+            f"SELECT rowid, tokens FROM {self.name} WHERE rowid IN ({','.join('?' * len(ids))})", ids
+        )
+        docs = {int(r[0]): str(r[1]).split() for r in cursor.fetchall()}
+        if not docs:
+            return []
+        average = sum(len(d) for d in docs.values()) / len(docs)
+        n = max(newest, max(df.values(), default=0))
+        # Each query term the table holds weighs its rarity (a term no row holds is left out: in Chinese most
+        # such bigrams straddle two words, "次打" of "那次打车").
+        idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df.get(t)}
+        mass = sum(idf.values()) or 1.0
+        out = []
+        for rowid, words in docs.items():
+            counts = Counter(words)
+            score = 0.0
+            for term, weight in idf.items():
+                tf = counts.get(term, 0)
+                if tf:
+                    score += weight * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(words) / average))
+            held = frozenset(t for t in terms if t in counts)
+            out.append(Scored(rowid, score, sum(idf[t] for t in held) / mass, held))
+        out.sort(key=lambda s: (-s.bm25, -s.rowid))
+        return out
 
     def _match(self, terms: list[str], every: bool, limit: int, matched: int, after: int = 0) -> list[Hit]:
         found = fulltext.match(self.db, self.name, terms, every=every, limit=limit, after=after)

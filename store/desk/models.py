@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from peewee import AutoField, BooleanField, FloatField, IntegerField, TextField
+from peewee import AutoField, BooleanField, CompositeKey, FloatField, IntegerField, TextField
 from playhouse.sqlite_ext import FTS5Model, SearchField
 
 from store.core.models import BaseModel
@@ -174,6 +174,21 @@ class BundleDocument(BaseModel):
         indexes = ((("bundle_id", "path"), True),)
 
 
+class RefusedBundleEvent(BaseModel):
+    """A bundle event the view refused to apply: its bundle id or path is none Jiyi writes (one climbing
+    out of the bundles folder, from a restored database or another host). It stays in the log."""
+
+    seq = IntegerField(primary_key=True)  # the event's
+    type = TextField()
+    bundle_id = TextField()  # as stored, cut to 200 characters
+    path = TextField(default="")
+    reason = TextField()
+    ts = TextField()
+
+    class Meta:
+        table_name = "desk_refused_bundle_event"
+
+
 class Consolidation(BaseModel):
     id = AutoField()
     ts = TextField()
@@ -186,6 +201,18 @@ class Consolidation(BaseModel):
 
     class Meta:
         table_name = "desk_consolidation"
+
+
+class EmbedQueue(BaseModel):
+    """Items whose text changed since the desk index last embedded them (the index lag)."""
+
+    kind = TextField()  # interaction / task / topic / fact
+    item = IntegerField()  # the row's id in its view table
+    seq = IntegerField()  # the event that changed it: a dequeue removes only what it embedded
+
+    class Meta:
+        table_name = "desk_embed_queue"
+        primary_key = CompositeKey("kind", "item")
 
 
 class InteractionFts(FTS5Model):
@@ -232,7 +259,9 @@ DESK_MODELS = (
     Skill,
     Bundle,
     BundleDocument,
+    RefusedBundleEvent,
     Consolidation,
+    EmbedQueue,
     InteractionFts,
     TaskCardFts,
     TopicFts,

@@ -8,12 +8,15 @@ log rebuilds exactly the same views.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from store.core.dialect import dialect_of
 from store.core.models import BaseModel
 from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
+from store.desk.bundle_names import refusal
 from store.desk.models import (
     DESK_MODELS,
     Bundle,
@@ -22,10 +25,13 @@ from store.desk.models import (
     Fact,
     FactEvidence,
     Interaction,
+    RefusedBundleEvent,
     Skill,
     TaskCard,
     Topic,
 )
+
+log = logging.getLogger("jiyi.store")
 
 DOMAIN = "desk"
 SEGMENTS_INDEXED = 12  # a topic's newest segments that its search row holds
@@ -41,6 +47,10 @@ SUBJECT_KEYS = ("interaction_id", "task_id", "topic_id", "fact_id", "skill_id", 
 
 
 OVERVIEW_VERSION_KEY = "desk:overview_version"
+ENQUEUE = (
+    "INSERT INTO desk_embed_queue (kind, item, seq) VALUES (?, ?, ?) "
+    "ON CONFLICT (kind, item) DO UPDATE SET seq = excluded.seq"
+)
 _INSERT_INTERACTION = (
     "INSERT INTO desk_interaction (interaction_id, ts, epoch, workday, source, user_text, assistant_text, task_id) "
     "VALUES (?,?,?,?,?,?,?,?)"
@@ -63,7 +73,11 @@ def overview_version(db: Any) -> str:
 
 class DeskProjection:
     domain = DOMAIN
-    version = 2  # 2: skills keep the quote of the user guidance they came from
+    # 2: skills keep the quote of the user guidance they came from; 3: bundle events naming a path outside
+    # the bundles folder are refused (`desk_refused_bundle_event`), not applied; English words stemmed in the
+    # search tables, and every searchable item queued for the desk index (`desk_embed_queue`); 4: both of
+    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again)
+    version = 4
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
@@ -95,6 +109,10 @@ class DeskProjection:
     def _fts(kind: str) -> fts.FtsTable:
         return fts.FtsTable(Interaction._meta.database, FTS_TABLES[kind])
 
+    @staticmethod
+    def _queue(kind: str, row_id: int, event: EventRecord) -> None:
+        Interaction._meta.database.execute_sql(ENQUEUE, (kind, row_id, event.seq))
+
     def _interaction(self, event: EventRecord) -> None:
         p = event.payload
         db = Interaction._meta.database
@@ -109,21 +127,23 @@ class DeskProjection:
             p.get("task_id"),
         )
         text = fts.index_text(p.get("user_text"), p.get("assistant_text"))
-        if getattr(db, "backend", "sqlite") == "postgresql":
+        if dialect_of(db).chained_inserts:
             # One round trip for the row, its "not yet filed" mark and its search row (every remembered
             # turn runs this while holding the shared write lock).
             search = f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) SELECT id, ? FROM r"
             db.execute_sql(
                 f"WITH r AS ({_INSERT_INTERACTION} RETURNING id), "
-                "u AS (INSERT INTO desk_unarchived (interaction) SELECT id FROM r) "
+                "u AS (INSERT INTO desk_unarchived (interaction) SELECT id FROM r), "
+                "q AS (INSERT INTO desk_embed_queue (kind, item, seq) SELECT 'interaction', id, ? FROM r) "
                 + (search if text else "SELECT id FROM r"),
-                (*row, text) if text else row,
+                (*row, event.seq, text) if text else (*row, event.seq),
             )
             return
         row_id = db.execute_sql(f"{_INSERT_INTERACTION} RETURNING id", row).fetchone()[0]
         db.execute_sql("INSERT INTO desk_unarchived (interaction) VALUES (?)", (row_id,))
         if text:  # a new row: nothing to delete first
             db.execute_sql(f"INSERT INTO {FTS_TABLES['interaction']} (rowid, tokens) VALUES (?, ?)", (row_id, text))
+        self._queue("interaction", row_id, event)
 
     def _task(self, event: EventRecord) -> None:
         p = event.payload
@@ -146,6 +166,7 @@ class DeskProjection:
             TaskCard.update(**fields).where(TaskCard.id == card.id).execute()
             row_id = card.id
         self._fts("task").put(row_id, fts.index_text(p["title"], p.get("result")))
+        self._queue("task", row_id, event)
 
     # Topics, assignments and segments: plain SQL, since a maintenance commit applies hundreds of them.
 
@@ -188,7 +209,7 @@ class DeskProjection:
                     row_id,
                 ),
             )
-        self._index_topic(p["topic_id"])
+        self._index_topic(p["topic_id"], event)
 
     def _assigned(self, event: EventRecord) -> None:
         p = event.payload
@@ -231,10 +252,10 @@ class DeskProjection:
             "last_workday = CASE WHEN last_workday >= ? THEN last_workday ELSE ? END WHERE topic_id = ?",
             (p["workday"], p["workday"], p["workday"], p["workday"], p["topic_id"]),
         )
-        self._index_topic(p["topic_id"])
+        self._index_topic(p["topic_id"], event)
         bump_overview_version(db)
 
-    def _index_topic(self, topic_id: str) -> None:
+    def _index_topic(self, topic_id: str, event: EventRecord) -> None:
         db = Topic._meta.database
         row_id, title, summary = db.execute_sql(
             "SELECT id, title, summary FROM desk_topic WHERE topic_id = ?", (topic_id,)
@@ -247,6 +268,7 @@ class DeskProjection:
             ).fetchall()
         ]
         self._fts("topic").put(row_id, fts.index_text(title, summary, *segments))
+        self._queue("topic", row_id, event)
 
     def _fact_added(self, event: EventRecord) -> None:
         p = event.payload
@@ -264,6 +286,7 @@ class DeskProjection:
             last_evidence_workday=p["workday"],
         ).execute()
         self._fts("fact").put(row_id, fts.index_text(p["content"], p.get("project")))
+        self._queue("fact", row_id, event)
 
     def _fact_evidence(self, event: EventRecord) -> None:
         p = event.payload
@@ -315,8 +338,30 @@ class DeskProjection:
             user_request=p.get("user_request") or "",
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
+    @staticmethod
+    def _refused(event: EventRecord, path: object = None) -> bool:
+        """Refuse a bundle event whose names Jiyi never writes (`bundle_names.refusal`): it is recorded, not
+        applied. The socket checks names before storing them; an event from a restored or migrated database,
+        or from another host of a shared store, is checked here, as it is replayed."""
+        p = event.payload
+        why = refusal(p.get("bundle_id"), path)
+        if why is None:
+            return False
+        log.warning("event %s (%s): %s; refused, the view goes on without it", event.seq, event.type, why)
+        RefusedBundleEvent.insert(
+            seq=event.seq,
+            type=event.type,
+            bundle_id=str(p.get("bundle_id"))[:200],
+            path=str(path or "")[:200],
+            reason=why[:500],
+            ts=event.ts,
+        ).on_conflict_ignore().execute()
+        return True
+
     def _bundle_created(self, event: EventRecord) -> None:
         p = event.payload
+        if self._refused(event):
+            return
         Bundle.insert(
             bundle_id=p["bundle_id"],
             kind=p["kind"],
@@ -328,6 +373,8 @@ class DeskProjection:
 
     def _document_put(self, event: EventRecord) -> None:
         p = event.payload
+        if self._refused(event, p.get("path") or ""):
+            return
         BundleDocument.insert(
             bundle_id=p["bundle_id"],
             path=p["path"],

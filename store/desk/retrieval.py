@@ -8,12 +8,13 @@ minute ago, at a cost that follows the query, not the archive.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from store.core import clock
 from store.core.database import Store
-from store.desk import facts, fts, skills, sql, topics
+from store.desk import facts, fts, hybrid, skills, sql, topics
 from store.desk.models import (
     FactFts,
     Interaction,
@@ -26,7 +27,6 @@ from store.desk.models import (
 from store.desk.projection import OVERVIEW_VERSION_KEY, overview_version
 
 RECENT = 3
-CANDIDATES = 4  # related items read per item returned, so that equally relevant ones can be ordered by date
 SWITCH_CUES = ("换个", "另外", "先不", "别管", "新任务", "另一个", "不说这个", "换一个", "顺便", "对了")
 CONTINUE_AT = 0.34
 SWITCH_BELOW = 0.12
@@ -64,53 +64,84 @@ class Snapshot:
         return self.newest.get(model._meta.table_name)
 
 
-def related_interactions(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
-    """Turns that share words with `query`, by relevance, the newest first among equals (see `_rank`)."""
-    hits = _table(store, InteractionFts).search(query, limit * CANDIDATES, seen.of(InteractionFts) if seen else None)
-    rows = sql.interactions_by_rowid(store.db, [h.rowid for h in hits])
-    return _rank(query, hits, rows, ("user_text", "assistant_text"), limit)
+def _epoch(row: dict[str, Any]) -> float:
+    return clock.parse_iso(row["ts"]).timestamp()
 
 
-def related_cards(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
-    """Task cards that share words with `query`, by relevance, the newest first among equals (see `_rank`)."""
-    hits = _table(store, TaskCardFts).search(query, limit * CANDIDATES, seen.of(TaskCardFts) if seen else None)
-    rows = sql.cards_by_rowid(store.db, [h.rowid for h in hits])
-    return _rank(query, hits, rows, ("title", "result"), limit)
-
-
-def _rank(
-    query: str, hits: list[fts.Hit], rows: dict[int, dict[str, Any]], fields: tuple[str, ...], limit: int
+def related_interactions(
+    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
 ) -> list[dict[str, Any]]:
-    """The best `limit` of `hits`, each with its `score`: the share of the query's words it holds (0..1).
+    """Turns related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
+    return hybrid.related(
+        store,
+        InteractionFts._meta.table_name,
+        "interaction",
+        query,
+        limit,
+        newest=seen.of(InteractionFts) if seen else None,
+        dense=dense,
+        by_rowid=lambda ids: sql.interactions_by_rowid(store.db, ids),
+        by_key=lambda keys: sql.interactions_by_key(store.db, keys),
+        key="interaction_id",
+        epoch=_epoch,
+    )
 
-    FTS5's bm25 gives nothing to tell apart items that all hold the query's words (eight runs of one
-    daily task score the same, and a term in most rows scores about 0), so items are ranked by that
-    share, then by date, newest first ("之前 UFO 检查怎么样了" wants the last check), then by bm25.
-    """
-    found = []
-    for order, hit in enumerate(hits):
-        row = rows.get(hit.rowid)
-        if row is not None:
-            share = fts.overlap(query, " ".join(str(row.get(f) or "") for f in fields))
-            found.append((round(share, 3), clock.parse_iso(row["ts"]), -order, row))
-    found.sort(key=lambda item: item[:3], reverse=True)
-    return [{**row, "score": share} for share, _when, _order, row in found[:limit]]
+
+def related_cards(
+    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
+) -> list[dict[str, Any]]:
+    """Task cards related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
+    return hybrid.related(
+        store,
+        TaskCardFts._meta.table_name,
+        "task",
+        query,
+        limit,
+        newest=seen.of(TaskCardFts) if seen else None,
+        dense=dense,
+        by_rowid=lambda ids: sql.cards_by_rowid(store.db, ids),
+        by_key=lambda keys: sql.cards_by_key(store.db, keys),
+        key="task_id",
+        epoch=_epoch,
+    )
 
 
-def related_topics(store: Store, query: str, limit: int, seen: Snapshot | None = None) -> list[dict[str, Any]]:
-    hits = _table(store, TopicFts).search(query, limit, seen.of(TopicFts) if seen else None)
-    if not hits:
-        return []
-    ids = [h.rowid for h in hits]
-    rows = {
-        r.pop("_rowid"): r
-        for r in sql.select(
-            store.db, f"SELECT id AS _rowid, {TOPIC_COLUMNS} FROM desk_topic WHERE id IN ({sql.marks(ids)})", ids
+def related_topics(
+    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
+) -> list[dict[str, Any]]:
+    """Topics related to `query`, each with its latest segment (see `hybrid.related`)."""
+
+    def rows(where: str, values: Sequence[Any]) -> list[dict[str, Any]]:
+        if not values:
+            return []
+        return sql.select(
+            store.db,
+            f"SELECT id AS _rowid, {TOPIC_COLUMNS}, updated_epoch FROM desk_topic "
+            f"WHERE {where} IN ({sql.marks(values)})",
+            values,
         )
-    }
-    found = [(rows[h.rowid], h) for h in hits if h.rowid in rows]
-    latest = _latest_segments(store, [t["topic_id"] for t, _ in found])
-    return [{**_topic(t), "latest_segment": latest.get(t["topic_id"]), "score": round(h.score, 3)} for t, h in found]
+
+    found = hybrid.related(
+        store,
+        TopicFts._meta.table_name,
+        "topic",
+        query,
+        limit,
+        newest=seen.of(TopicFts) if seen else None,
+        dense=dense,
+        by_rowid=lambda ids: {r.pop("_rowid"): r for r in rows("id", ids)},
+        by_key=lambda keys: {r["topic_id"]: r for r in rows("topic_id", keys)},
+        key="topic_id",
+        epoch=lambda row: float(row["updated_epoch"]),
+    )
+    latest = _latest_segments(store, [t["topic_id"] for t in found])
+    return [
+        {
+            **_topic({k: v for k, v in t.items() if k not in ("_rowid", "updated_epoch")}),
+            "latest_segment": latest.get(t["topic_id"]),
+        }
+        for t in found
+    ]
 
 
 TOPIC_COLUMNS = "topic_id, title, summary, kind, task_ids, first_workday, last_workday, interactions, updated"
@@ -187,8 +218,11 @@ def cached_recent_workdays(store: Store, version: str | None = None) -> list[dic
     return copy.deepcopy(cached[1])
 
 
-def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
-    """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills."""
+def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense | None = None) -> dict[str, Any]:
+    """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills.
+
+    `dense`: the query's nearest items in the desk index (None: by full text alone).
+    """
     limit = limits.limit
     # On a server each statement is a round trip: what does not depend on the query is read in one.
     snapshot, recent_turns, recent_cards, bundles, core, active_skills = sql.select_together(
@@ -203,25 +237,34 @@ def recall(store: Store, query: str, limits: RecallLimits) -> dict[str, Any]:
         ],
     )
     seen = Snapshot.of_row(snapshot[0])
-    interactions = _merge(related_interactions(store, query, limit, seen), recent_turns, "interaction_id", limit)
-    cards = _merge(related_cards(store, query, limit, seen), recent_cards, "task_id", limit)
+    interactions = _merge(related_interactions(store, query, limit, seen, dense), recent_turns, "interaction_id", limit)
+    cards = _merge(related_cards(store, query, limit, seen, dense), recent_cards, "task_id", limit)
     return {
         "query": query,
         "task_cards": cards,
         "interactions": interactions,
         "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit, bundles),
         "recent_workdays": cached_recent_workdays(store, seen.overview_version),
-        "related_topics": related_topics(store, query, limit, seen),
+        "related_topics": related_topics(store, query, limit, seen, dense),
         "core_facts": facts.core_facts_of(core),
-        "related_facts": facts.related_facts(store, query, limit, seen.of(FactFts)),
+        "related_facts": facts.related_facts(store, query, limit, seen.of(FactFts), dense),
         "relevant_skills": skills.relevant_skills(store, query, limit, active_skills),
     }
 
 
 def assess_transition(
-    store: Store, text: str, *, current_task_id: str | None, current_topic_id: str | None, limit: int = 5
+    store: Store,
+    text: str,
+    *,
+    current_task_id: str | None,
+    current_topic_id: str | None,
+    limit: int = 5,
+    dense: hybrid.Dense | None = None,
 ) -> dict[str, Any]:
-    """Hint whether `text` continues the current task/topic or switches to another. Decides nothing."""
+    """Hint whether `text` continues the current task/topic or switches to another. Decides nothing.
+
+    The related topics and tasks come from the same retrieval as `recall` (`dense` as there).
+    """
     current: dict[str, Any] | None = None
     reference = ""
     if current_topic_id is not None:
@@ -242,8 +285,8 @@ def assess_transition(
             current = {"kind": "recent_interactions", "interaction_ids": [r.interaction_id for r in last]}
     similarity = fts.overlap(text, reference) if reference else 0.0
     cues = [c for c in SWITCH_CUES if c in text]
-    other_topics = [t for t in related_topics(store, text, limit) if t["topic_id"] != current_topic_id]
-    other_cards = [c for c in related_cards(store, text, limit) if c["task_id"] != current_task_id]
+    other_topics = [t for t in related_topics(store, text, limit, dense=dense) if t["topic_id"] != current_topic_id]
+    other_cards = [c for c in related_cards(store, text, limit, dense=dense) if c["task_id"] != current_task_id]
     if current is None:
         assessment = "new"
     elif similarity >= CONTINUE_AT and not cues:

@@ -12,6 +12,8 @@ from typing import Any
 
 from peewee import SqliteDatabase
 
+from store.core.dialect import dialect_of
+
 INTERACTION_COLUMNS = (
     "i.interaction_id, i.ts, i.workday, i.source, i.user_text, i.assistant_text, i.task_id, t.topic_id"
 )
@@ -28,7 +30,7 @@ def select(db: SqliteDatabase, sql: str, args: Sequence[Any] = ()) -> list[dict[
 
 def select_together(db: Any, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[dict[str, Any]]]:
     """Several reads' rows as dicts: one round trip on a server (pipelined), one after the other in SQLite."""
-    if not hasattr(db, "select_together"):
+    if not dialect_of(db).pipelined_reads:
         return [select(db, sql, args) for sql, args in statements]
     return [[dict(zip(names, row, strict=True)) for row in rows] for names, rows in db.select_together(statements)]
 
@@ -48,6 +50,15 @@ def interactions_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int
     return {r.pop("_rowid"): r for r in rows}
 
 
+def interactions_by_key(db: SqliteDatabase, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    if not keys:
+        return {}
+    rows = select(
+        db, f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} WHERE i.interaction_id IN ({marks(keys)})", keys
+    )
+    return {r["interaction_id"]: r for r in rows}
+
+
 RECENT_INTERACTIONS = f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} ORDER BY i.epoch DESC, i.id DESC LIMIT ?"
 RECENT_CARDS = f"SELECT {CARD_COLUMNS} FROM desk_task_card ORDER BY epoch DESC, id DESC LIMIT ?"
 
@@ -62,6 +73,13 @@ def cards_by_rowid(db: SqliteDatabase, rowids: Sequence[int]) -> dict[int, dict[
         return {}
     rows = select(db, f"SELECT id AS _rowid, {CARD_COLUMNS} FROM desk_task_card WHERE id IN ({marks(rowids)})", rowids)
     return {r.pop("_rowid"): r for r in rows}
+
+
+def cards_by_key(db: SqliteDatabase, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    if not keys:
+        return {}
+    rows = select(db, f"SELECT {CARD_COLUMNS} FROM desk_task_card WHERE task_id IN ({marks(keys)})", keys)
+    return {r["task_id"]: r for r in rows}
 
 
 def recent_cards(db: SqliteDatabase, limit: int) -> list[dict[str, Any]]:

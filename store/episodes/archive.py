@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from peewee import Tuple
+
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import BaseModel
@@ -27,7 +29,7 @@ from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEve
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.episodes")
 
 DOMAIN = "experience"
 AGGREGATE_FIELDS = ("episodes", "successes", "success_rate", "ts_start", "ts_end")
@@ -263,15 +265,33 @@ def _filtered(f: EpisodeFilter, query: Any = None) -> Any:
     return query
 
 
-def list_episodes(store: Store, f: EpisodeFilter, *, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-    """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`."""
+EpisodeKey = tuple[float, str]
+"""Where an episode stands in the listing's order: its `(ts_end, run_id)` (the `episode_recent` index's)."""
+
+
+def episode_key(record: dict[str, Any]) -> EpisodeKey:
+    """The listing key of an episode record as `list_episodes` returns it (an absent `ts_end` is stored 0)."""
+    return (float(record.get("ts_end") or 0.0), str(record["run_id"]))
+
+
+def list_episodes(
+    store: Store, f: EpisodeFilter, *, limit: int = 100, offset: int = 0, after: EpisodeKey | None = None
+) -> list[dict[str, Any]]:
+    """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`.
+
+    `after` pages by key (keyset paging): only episodes older in the listing's order than the one with that
+    key, so a page asked after a newer run arrived neither repeats a row nor skips one, as an offset would.
+    """
     if limit < 1 or offset < 0:
         raise InvalidInput("limit must be >= 1 and offset >= 0")
     newest = (Episode.ts_end.desc(), Episode.run_id.desc())
     # The page's run ids first, newest first from the (ts_end, run_id, goal_text) index: the scan stops once
     # the page is full, and the goal filter is tested on the index's copy of each goal (PostgreSQL, too,
     # would otherwise read every row with its record when few goals match); then those rows' records.
-    page = _filtered(f, Episode.select(Episode.run_id)).order_by(*newest).limit(limit).offset(offset)
+    page = _filtered(f, Episode.select(Episode.run_id))
+    if after is not None:
+        page = page.where(Tuple(Episode.ts_end, Episode.run_id) < Tuple(float(after[0]), str(after[1])))
+    page = page.order_by(*newest).limit(limit).offset(offset)
     rows: Any = Episode.select(Episode.record, Episode.revoked).where(Episode.run_id.in_(page)).order_by(*newest)
     return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()]
 

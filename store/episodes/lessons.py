@@ -175,7 +175,7 @@ def add(
     """Propose a lesson, learned from `runs` (their ids, optional); it is given to agents only once approved."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a lesson needs text")
-    clean = redactor.redact(" ".join(text.split()))
+    clean = " ".join(redactor.redact(text).split())  # redacted first: a key wrapped over lines is one
     if len(clean) > MAX_CHARS:
         raise InvalidInput(f"a lesson is at most {MAX_CHARS} characters")
     bad = [a for a in apps if not isinstance(a, str) or not is_package_name(a)]
@@ -311,3 +311,13 @@ def for_run(store: Store, apps: Sequence[str], *, limit: int = 3, budget: int = 
         chosen.append(lesson)
         used += len(lesson["text"])
     return chosen
+
+
+INJECTABLE = ("approved", "auto_approved")  # the reference's `lesson_injectable`: a person's or the grader's yes
+
+
+def procedure_cards(store: Store) -> list[dict[str, Any]]:
+    """The procedure cards a run may be given (kind `procedure`, approved or auto-approved), in the reference's
+    lesson schema (`text` the title, `steps`, `pitfalls`, `app_scope`, `scope.device`), by lesson id."""
+    query = Lesson.select().where((Lesson.kind == "procedure") & Lesson.status.in_(INJECTABLE))
+    return [as_reference(row) for row in query.order_by(Lesson.lesson_id)]

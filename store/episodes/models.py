@@ -132,6 +132,17 @@ class RecallErrorCount(BaseModel):
         table_name = "recall_error_count"
 
 
+class RecallProcedureCount(BaseModel):
+    """Jiyi's own procedure-card selections, summed (`runs`, `hits`, `candidates`, `filtered`, `reason:<why>`),
+    from the `procedure_selected` events."""
+
+    name = TextField(primary_key=True)
+    count = IntegerField()
+
+    class Meta:
+        table_name = "recall_procedure_count"
+
+
 # Covering indexes for the console's reads at 100k (docs/console-speed.md); migration 3 gives them to the views
 # of homes made before (store/core/migrations.py, same names and columns).
 Episode.add_index(Episode.index(Episode.ts_end, Episode.run_id, Episode.goal_text, name="episode_recent"))

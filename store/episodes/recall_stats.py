@@ -10,8 +10,10 @@ its view.
 
 Also in the domain: `recall_stats_imported` (the reference's
 `recall_stats.json`, whose counters are the starting point of the all-time
-totals and of the exported file) and `recall_selection_error` (one failure of
-a recall namespace, so the `*_errors` counters survive a restart).
+totals and of the exported file), `recall_selection_error` (one failure of
+a recall namespace, so the `*_errors` counters survive a restart) and
+`procedure_selected` (one procedure-card selection for a run, hit or not: the
+reference's `procedure_*` counters, which it advances once per selection).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from typing import Any
 from peewee import SQL, fn
 
 from store.core.database import Store
+from store.core.dialect import dialect_of
 from store.core.models import BaseModel, tuples
 from store.core.projection import EventRecord
 from store.episodes.local_days import local_days
-from store.episodes.models import RecallBaseline, RecallErrorCount, RecallEval, RecallEvalApp
+from store.episodes.models import RecallBaseline, RecallErrorCount, RecallEval, RecallEvalApp, RecallProcedureCount
 
 DOMAIN = "recall"
 COUNTERS = (
@@ -43,9 +46,10 @@ COUNTERS = (
 # The reference's per-namespace failure counters in `recall_stats.json`.
 ERROR_KEYS = {"episode": "episode_errors", "app_alias": "app_alias_errors", "procedure": "procedure_errors"}
 BASELINE = "taskwizard"
-# The reference's procedure-card recall counters (Jiyi does not select cards itself: kept as imported).
+# The reference's procedure-card recall counters: the imported ones continued by Jiyi's own selections.
 PROCEDURE_COUNTERS: tuple[str, ...] = ("procedure_runs", "procedure_hits", "procedure_candidates", "procedure_filtered")
 PROCEDURE_COUNTERS += ("procedure_hit_rate", "procedure_reasons")
+PROCEDURE_SELECTED = "procedure_selected"
 # The keys of the reference's evaluation, as its `latest` holds them.
 REFERENCE_EVALUATION = (
     "hit",
@@ -101,8 +105,14 @@ def evaluate(
 
 class RecallProjection:
     domain = DOMAIN
-    version = 2
-    models: Sequence[type[BaseModel]] = (RecallEval, RecallEvalApp, RecallBaseline, RecallErrorCount)
+    version = 3
+    models: Sequence[type[BaseModel]] = (
+        RecallEval,
+        RecallEvalApp,
+        RecallBaseline,
+        RecallErrorCount,
+        RecallProcedureCount,
+    )
 
     def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
         run_id = payload.get("run_id")
@@ -122,6 +132,15 @@ class RecallProjection:
                     conflict_target=[RecallErrorCount.namespace],
                     update={RecallErrorCount.count: RecallErrorCount.count + 1},
                 ).execute()
+            return
+        if event.type == PROCEDURE_SELECTED:
+            selection = p.get("selection")
+            if isinstance(selection, dict):
+                for name, count in _procedure_step(selection).items():
+                    RecallProcedureCount.insert(name=name, count=count).on_conflict(
+                        conflict_target=[RecallProcedureCount.name],
+                        update={RecallProcedureCount.count: RecallProcedureCount.count + count},
+                    ).execute()
             return
         if event.type != "recall_evaluated":
             return
@@ -231,7 +250,7 @@ def statistics(
         if imported:
             counters = {name: counters[name] + _int(imported.get(name)) for name in COUNTERS}
             extra["imported_evaluations"] = _int(imported.get("evaluations"))
-            extra.update({k: imported[k] for k in PROCEDURE_COUNTERS if k in imported})
+        extra.update(_with_procedures(imported, procedure_counts(store)))
         own = error_counts(store)
         extra["errors"] = {ns: own[ns] + _int(imported.get(key)) for ns, key in ERROR_KEYS.items()}
     return {**counters, **{k: round(v, 4) for k, v in _rates(counters).items()}, **extra}
@@ -244,8 +263,7 @@ def daily(store: Store, since: float | None = None, until: float | None = None) 
     are a few hundred rows, neither 100k trace documents read into Python nor 100k times turned into dates.
     Each day's sums are one subquery (an array), so no back end sorts 100k rows to group them.
     """
-    postgres = getattr(store.db, "backend", "sqlite") == "postgresql"
-    array = "json_build_array" if postgres else "json_array"
+    array = dialect_of(store.db).json_array
     days = []
     ranges = local_days(_day_numbers(store, since, until), since, until)
     for start in range(0, len(ranges), _DAYS_PER_QUERY):
@@ -339,6 +357,78 @@ def latest(store: Store) -> dict[str, Any] | None:
     return json.loads(row.trace)["evaluation"] if row else None
 
 
+def _procedure_step(selection: dict[str, Any]) -> dict[str, int]:
+    """What one selection adds to the procedure counters (the reference's `update_procedure_recall_stats`)."""
+    reason = str(selection.get("reason") or "unknown")
+    return {
+        "runs": 1,
+        "hits": int(bool(selection.get("lesson_id"))),
+        "candidates": _int(selection.get("candidates")),
+        "filtered": _int(selection.get("filtered")),
+        f"reason:{reason}": 1,
+    }
+
+
+def record_procedure_selection(store: Store, run_id: str, point: str, selection: dict[str, Any], *, actor: str) -> int:
+    """Count one procedure-card selection for a run (`selection`: the reference's `ProcedureSelection.to_dict()`;
+    `point`: `run_start`, `run_start_mention` or `app_launched`), hit or not."""
+    payload = {"run_id": run_id, "point": point, "selection": selection}
+    with store.atomic():
+        return store.append(DOMAIN, PROCEDURE_SELECTED, payload, actor=actor).seq
+
+
+def procedure_counts(store: Store) -> dict[str, Any]:
+    """Jiyi's own procedure counters, in the reference's keys (`procedure_reasons` a histogram); empty when
+    Jiyi selected no card yet."""
+    rows = {row.name: row.count for row in RecallProcedureCount.select()}
+    if not rows.get("runs"):
+        return {}
+    return {
+        "procedure_runs": rows["runs"],
+        "procedure_hits": rows.get("hits", 0),
+        "procedure_candidates": rows.get("candidates", 0),
+        "procedure_filtered": rows.get("filtered", 0),
+        "procedure_reasons": {k.removeprefix("reason:"): v for k, v in sorted(rows.items()) if k.startswith("reason:")},
+    }
+
+
+def _with_procedures(imported: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """The imported procedure counters (as imported) plus Jiyi's own, with the hit rate over both."""
+    out = {k: imported[k] for k in PROCEDURE_COUNTERS if k in imported}
+    if not own:
+        return out
+    for key in ("procedure_runs", "procedure_hits", "procedure_candidates", "procedure_filtered"):
+        out[key] = _int(imported.get(key)) + own[key]
+    reasons = (
+        dict(imported.get("procedure_reasons") or {}) if isinstance(imported.get("procedure_reasons"), dict) else {}
+    )
+    for reason, count in own["procedure_reasons"].items():
+        reasons[reason] = _int(reasons.get(reason)) + count
+    out["procedure_reasons"] = reasons
+    out["procedure_hit_rate"] = round(out["procedure_hits"] / out["procedure_runs"], 6)
+    return out
+
+
+def accumulate_procedure(current: dict[str, Any], selection: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+    """The reference's scorecard after one more procedure-card selection (its update rule)."""
+    step = _procedure_step(selection)
+    runs = _int(current.get("procedure_runs")) + 1
+    hits = _int(current.get("procedure_hits")) + step["hits"]
+    reasons = dict(current.get("procedure_reasons") or {}) if isinstance(current.get("procedure_reasons"), dict) else {}
+    reason = str(selection.get("reason") or "unknown")
+    reasons[reason] = _int(reasons.get(reason)) + 1
+    return {
+        **current,
+        "procedure_runs": runs,
+        "procedure_hits": hits,
+        "procedure_candidates": _int(current.get("procedure_candidates")) + step["candidates"],
+        "procedure_filtered": _int(current.get("procedure_filtered")) + step["filtered"],
+        "procedure_hit_rate": round(hits / runs, 6),
+        "procedure_reasons": reasons,
+        "latest_procedure": {"run_id": run_id, **selection},
+    }
+
+
 def record_selection_error(store: Store, namespace: str, error: str, *, actor: str) -> int:
     """Count one failure of a recall namespace (`episode`, `app_alias`, `procedure`), as an event."""
     if namespace not in ERROR_KEYS:
@@ -405,11 +495,17 @@ def reference_evaluation(evaluation: dict[str, Any]) -> dict[str, Any]:
 
 def stats_file(store: Store) -> dict[str, Any]:
     """The reference's `recall_stats.json` (schema_v 2): the imported file's object (procedure counters and
-    all) continued by each of Jiyi's evaluations in log order, with the persisted `*_errors` counters added.
+    all) continued by each of Jiyi's evaluations and procedure-card selections in log order, with the persisted
+    `*_errors` counters added.
     Nothing evaluated or failed since an import gives back the imported object unchanged."""
     imported = baseline(store) or {}
     current: dict[str, Any] = dict(imported) if imported.get("schema_v") == 2 else {}
-    for event in store.events(DOMAIN, types=["recall_evaluated"]):
+    for event in store.events(DOMAIN, types=["recall_evaluated", PROCEDURE_SELECTED]):
+        if event.type == PROCEDURE_SELECTED:
+            selection = event.payload.get("selection")
+            if isinstance(selection, dict):
+                current = accumulate_procedure(current, selection, event.payload.get("run_id"))
+            continue
         evaluation = event.payload.get("evaluation")
         if isinstance(evaluation, dict):
             current = accumulate(current, reference_evaluation(evaluation), event.payload.get("run_id"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from typing import Any
 from store.core import clock
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import MetaValue
+
+log = logging.getLogger("jiyi.store.interchange")
 
 
 @dataclass
@@ -25,7 +28,16 @@ class ImportReport:
     known: int = 0  # lines of a rewritten log that were already in the store
     removed: int = 0  # entries a rewritten App-KB log no longer has, deleted (they came only from it)
     rewritten: bool = False  # the log's already-imported part changed since the last import
+    moved_from: str | None = None  # the place this directory was imported from before (known by its content)
     problems: list[str] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)  # views (episodes.json, kb.json...) unreadable: rebuilt
+
+    def damaged_view(self, path: Path, why: str, then: str = "rebuilt from events.jsonl") -> None:
+        """Say that the view at `path` cannot be read, and what comes of it (`then`), as the reference's reader
+        logs it before it rebuilds the view from the log."""
+        note = f"{path.parent.name}/{path.name} is damaged ({why}); {then}"
+        self.damaged.append(note)
+        log.warning("%s: %s", path, note)
 
     def skip(self, where: str, why: str) -> None:
         self.skipped += 1
@@ -130,12 +142,20 @@ class Known:
 class GrowingLog:
     """An append-only JSON Lines file imported again and again.
 
-    Per file (by its resolved path) the store remembers, in the import's
-    transaction, how many bytes were imported and the SHA-256 of those bytes.
-    Read again: when the file still starts with exactly those bytes, only what
-    follows is new (`appended`, or `unchanged` when nothing follows); when it
-    does not (the reference compacted or rewrote its log), the whole file is
-    read and each line is compared with what the store holds (`rewritten`).
+    Per file the store remembers, in the import's transaction, how many bytes
+    were imported and the SHA-256 of those bytes, under the file's resolved
+    path and with what the importer says identifies the directory's content
+    (`mark_done(identity=...)`: an App-KB's entry keys). Read again: when the
+    file still starts with exactly those bytes, only what follows is new
+    (`appended`, or `unchanged` when nothing follows); when it does not (the
+    reference compacted or rewrote its log), the whole file is read and each
+    line is compared with what the store holds (`rewritten`).
+
+    A file at a path never imported is recognised by its content: when it
+    starts with the bytes imported from another path (the directory was
+    moved, restored or synced elsewhere), it continues that import; when it
+    does not, `elsewhere` holds the other paths' records, for the importer to
+    tell a compacted log of a known directory by its content (`adopt`).
     A last line without its newline is left for next time unless it is a
     whole JSON object (a writer may be in the middle of it).
     """
@@ -146,19 +166,64 @@ class GrowingLog:
             raise NotFound(f"{source} is missing or not a file")
         self.source = source
         self.raw = source.read_bytes()
-        self.key = f"import-progress:{kind}:{source.resolve()}"
+        self.prefix = f"import-progress:{kind}:"
+        self.key = f"{self.prefix}{source.resolve()}"
         self.end = self._complete_end()
-        row = MetaValue.get_or_none(MetaValue.key == self.key)
-        previous = json.loads(row.value) if row is not None else None
         self.start = 0
         self.state = "new"
-        if isinstance(previous, dict) and isinstance(previous.get("bytes"), int):
-            done = previous["bytes"]
-            if done <= len(self.raw) and self._digest(done) == previous.get("sha256"):
-                self.start = done
-                self.state = "unchanged" if self.end <= done else "appended"
-            else:
+        self.moved_from: str | None = None
+        self.previous: dict[str, Any] | None = None  # the record this import continues
+        self.elsewhere: list[dict[str, Any]] = []
+        row = MetaValue.get_or_none(MetaValue.key == self.key)
+        previous = _record(row.value) if row is not None else None
+        others = self._others()
+        # Copies of one directory imported from two places may both have what one of them appended.
+        self.copies = bool(others)
+        if previous is not None:
+            self.previous = previous
+            if not self._continue(previous):
                 self.state = "rewritten"
+            return
+        for other in others:
+            if self._continue(other):
+                self.previous, self.moved_from = other, str(other.get("source", ""))
+                return
+            self.elsewhere.append(other)
+
+    @property
+    def compare(self) -> bool:
+        """Whether each line read must be compared with what the store holds (not only counted new): a log
+        read whole, or one appended to while a copy of it was imported from another path."""
+        return self.state in ("new", "rewritten") or (self.state == "appended" and self.copies)
+
+    def _others(self) -> list[dict[str, Any]]:
+        """The progress records of this kind of log imported from other paths, newest first."""
+        rows = MetaValue.select().where(MetaValue.key.startswith(self.prefix) & (MetaValue.key != self.key))
+        records = [r for r in (_record(row.value) for row in rows) if r is not None]
+        return sorted(records, key=lambda r: str(r.get("ts", "")), reverse=True)
+
+    def _continue(self, record: dict[str, Any]) -> bool:
+        """Start after `record`'s bytes when the file still begins with them (True), else leave it whole."""
+        done = record["bytes"]
+        if done <= len(self.raw) and self._digest(done) == record.get("sha256"):
+            self.start = done
+            self.state = "unchanged" if self.end <= done else "appended"
+            return True
+        return False
+
+    def recognise(self, identity: list[str]) -> None:
+        """A log at a new path whose content (`identity`, see `content_identity`) is that of a log imported
+        from elsewhere is that log rewritten (a compaction, then a move): its import continues that one."""
+        if self.state != "new":
+            return
+        theirs = set(identity)
+        match = max(
+            (r for r in self.elsewhere if same_content(theirs, set(r.get("identity") or ()))),
+            key=lambda r: len(theirs & set(r.get("identity") or ())),
+            default=None,
+        )
+        if match is not None:
+            self.previous, self.moved_from, self.state = match, str(match.get("source", "")), "rewritten"
 
     def _digest(self, size: int) -> str:
         """SHA-256 of the file's first `size` bytes (without copying them)."""
@@ -182,12 +247,45 @@ class GrowingLog:
             if line.strip():
                 yield number, line
 
-    def mark_done(self) -> None:
+    def mark_done(self, identity: list[str] | None = None) -> None:
+        """Remember how far the file was imported (and `identity`, what its content is known by)."""
         done = max(self.end, self.start)
-        progress = {
+        progress: dict[str, Any] = {
             "bytes": done,
             "sha256": self._digest(done),
             "ts": clock.iso_now(),
             "source": str(self.source),
         }
+        if identity is None and self.previous is not None and "identity" in self.previous:
+            identity = self.previous["identity"]  # an append that was not read whole keeps what it had
+        if identity is not None:
+            progress["identity"] = identity
         MetaValue.replace(key=self.key, value=json.dumps(progress)).execute()
+
+
+def _record(value: str) -> dict[str, Any] | None:
+    """A stored progress record, or None when it is not one."""
+    try:
+        record = json.loads(value)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(record, dict) and isinstance(record.get("bytes"), int) and not isinstance(record["bytes"], bool):
+        return record
+    return None
+
+
+def content_identity(values: Iterable[str], limit: int = 4096, before: Iterable[str] | None = None) -> list[str]:
+    """What a log's content is known by: digests of what it holds (an App-KB's entry keys, an archive's run
+    ids), never the text itself, with those of `before` (an identity the log had before an append); at most
+    `limit`, the smallest digests, so that two logs holding much the same things keep much the same ones."""
+    digests = {hashlib.sha256(value.encode("utf-8")).hexdigest()[:16] for value in values}
+    digests.update(d for d in before or () if isinstance(d, str))
+    return sorted(digests)[:limit]
+
+
+def same_content(theirs: set[str], known: set[str]) -> bool:
+    """Whether a log whose content is identified by `theirs` is a rewrite of one identified by `known`: most of
+    what it holds was in the other (at least 80 %), and most of the other is still in it (at least half; a
+    compaction drops only what was deleted)."""
+    shared = len(theirs & known)
+    return bool(theirs) and shared >= 0.8 * len(theirs) and shared >= 0.5 * len(known)

@@ -9,12 +9,18 @@ has is deleted when it came to Jiyi only from the reference (the deletion
 that preceded the compaction is not in the log any more). When the log is missing
 or empty, `kb.json` is imported as one `upsert` per entry, once per content.
 Corrupt lines are skipped and counted.
+
+Every entry passes the redaction filter like any other way in: an entry or
+`alias_forgotten` whose term looks sensitive is skipped (counted, with the
+reason), a sensitive label is replaced by the package name (as an inventory
+sync does), and the sensitive parts of the event's other strings are redacted.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +31,20 @@ from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
+from store.core.redact import Redactor, default_words
+from store.core.redact_json import redact_json
 from store.interchange.import_source import (
     GrowingLog,
     ImportOnce,
     ImportReport,
     Known,
+    content_identity,
     parse_object,
     refuse_links,
     subfolder,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 ENTRY_OPS = {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}
 
@@ -45,26 +54,43 @@ def appkb_dir(root: Path) -> Path:
     return subfolder(Path(root), "app_kb", "events.jsonl", "kb.json")
 
 
-def _parse_event(line: str) -> tuple[str, dict[str, Any]]:
+def _parse_event(line: str, redactor: Redactor) -> tuple[str, dict[str, Any]]:
     event: dict[str, Any] = parse_object(line)
     op = event.pop("op", None)
     if not isinstance(op, str) or not op:
         raise InvalidInput("no 'op'")
     if op in ENTRY_OPS:
-        AppKbEntry.from_dict(event.get("entry"))
+        parsed = AppKbEntry.from_dict(event.get("entry"))
+        if _filtered(parsed, redactor) != parsed:  # the rest of the reference's entry stays as it was
+            event["entry"] = {**event["entry"], "label": parsed.package}
     if op == "alias_forgotten" and not (isinstance(event.get("term"), str) and event["term"].strip()):
         raise InvalidInput("alias_forgotten without a term")
+    if op == "alias_forgotten" and redactor.is_sensitive(event["term"]):
+        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
+    entry = event.pop("entry", None)
+    event = redact_json(redactor, event)
+    if entry is not None:
+        event["entry"] = entry
     return op, event
 
 
-def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
+def _filtered(entry: AppKbEntry, redactor: Redactor) -> AppKbEntry:
+    """`entry` as the filter lets it in: refused when its term looks sensitive, its label replaced by the
+    package when that does."""
+    if redactor.is_sensitive(entry.term):
+        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
+    return entry.with_(label=entry.package) if redactor.is_sensitive(entry.label) else entry
+
+
+def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: Redactor | None = None) -> ImportReport:
     """Append the reference App-KB at `root` to the store: the log's lines not imported before (or the view,
-    once per content), in one transaction."""
+    once per content), in one transaction, through `redactor` (the shipped word list when None)."""
+    redactor = redactor or Redactor(default_words())
     folder = appkb_dir(root)
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
     refuse_links(events_path, kb_path)
     if events_path.is_file() and events_path.stat().st_size > 0:
-        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor)
+        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, kb_path, redactor)
     if not kb_path.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
     once = ImportOnce("taskwizard:app_kb", kb_path)
@@ -73,58 +99,114 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import") -> ImportRe
         report.already_imported = True
         return report
     with store.atomic():
-        _import_view(store, once.text(), report, actor)
+        _import_view(store, once.text(), report, actor, redactor)
         once.mark_done()
     return report
 
 
-def _import_log(store: Store, source: GrowingLog, actor: str) -> ImportReport:
-    report = ImportReport(str(source.source), rewritten=source.state == "rewritten")
+APPKB_IDENTITY_LIMIT = 1_000_000  # every entry: the identity also says which entries a directory put
+
+
+def identity_of(keys: Iterable[tuple[str, str, str, str]]) -> list[str]:
+    """An App-KB's content identity: its entry keys (see `content_identity`)."""
+    return content_identity((json.dumps(list(k), ensure_ascii=False) for k in keys), APPKB_IDENTITY_LIMIT)
+
+
+def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor) -> ImportReport:
+    report = ImportReport(str(source.source))
+    _check_view(kb_path, report)
     if source.state == "unchanged":
         report.already_imported = True
+        report.moved_from = source.moved_from
         return report
     with store.atomic():
-        known = None
-        if source.state in ("new", "rewritten"):
-            known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
         theirs = MemoryView()
+        lines: list[tuple[int, str, dict[str, Any]]] = []
         for number, line in source.lines():
             try:
-                op, payload = _parse_event(line)
+                op, payload = _parse_event(line, redactor)
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
             theirs.apply(op, payload)
+            lines.append((number, op, payload))
+        keys = set(identity_of(theirs.entries))
+        # A path never imported: a compacted log of a directory imported from elsewhere is known by its
+        # entries (a compaction keeps one upsert per live entry), and handled as that directory's rewrite.
+        # A record an earlier Jiyi kept has no identity: the entries imports put stand for it.
+        unknown = [r for r in source.elsewhere if not isinstance(r.get("identity"), list)]
+        if source.state == "new" and unknown:
+            put = identity_of(_imported_keys(store, actor))
+            for record in unknown:
+                record["identity"] = put
+        source.recognise(sorted(keys))
+        report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        known = None
+        if source.compare:
+            known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
+        for _number, op, payload in lines:
             if known is not None and known.take({"op": op, **payload}):
                 report.known += 1
                 continue
             stamp = payload.get("ts")
             store.append(DOMAIN, op, payload, actor=actor, ts=stamp if clock.is_iso(stamp) else None)
             report.imported += 1
+        before = [d for d in (source.previous or {}).get("identity") or () if isinstance(d, str)]
         if source.state == "rewritten":
-            report.removed = _drop_gone(store, theirs, actor)
-        source.mark_done()
+            report.removed = _drop_gone(store, theirs, actor, set(before) or None)
+        elif source.state == "appended":
+            keys |= set(before)  # only the appended lines were read: the entries before them are the directory's too
+        source.mark_done(identity=sorted(keys))
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
 
 
-def _drop_gone(store: Store, theirs: MemoryView, actor: str) -> int:
+def _check_view(path: Path, report: ImportReport) -> None:
+    """Report a `kb.json` beside the log that cannot be read: the reference rebuilds it from the log."""
+    if not path.is_file():
+        return
+    try:
+        entries = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(entries, list):
+            raise ValueError("not a list of entries")
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        report.damaged_view(path, why)
+
+
+def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
+    """The keys of the entries imports ever put."""
+    keys: set[tuple[str, str, str, str]] = set()
+    for event in store.events(DOMAIN):
+        if event.actor == actor:
+            keys.update(c.entry.key for c in changes_for(event.type, event.payload) if isinstance(c, Put))
+    return keys
+
+
+def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
     """Delete the entries the rewritten log no longer has that only imports ever put (an entry Jiyi itself
-    wrote or changed is kept); returns how many."""
+    wrote or changed is kept) and, when known, that this directory put (`directory`: their identities);
+    returns how many."""
     imported: set[tuple[str, str, str, str]] = set()
     local: set[tuple[str, str, str, str]] = set()
     for event in store.events(DOMAIN):
         keys = {c.entry.key for c in changes_for(event.type, event.payload) if isinstance(c, Put)}
         (imported if event.actor == actor else local).update(keys)
-    gone = [e for e in list_entries(store) if e.key in imported - local and e.key not in theirs.entries]
+    gone = [
+        e
+        for e in list_entries(store)
+        if e.key in imported - local
+        and e.key not in theirs.entries
+        and (directory is None or identity_of([e.key])[0] in directory)
+    ]
     now = clock.iso_now()
     for entry in gone:
         store.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now}, actor=actor)
     return len(gone)
 
 
-def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> None:
+def _import_view(store: Store, text: str, report: ImportReport, actor: str, redactor: Redactor) -> None:
     try:
         entries = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -134,7 +216,7 @@ def _import_view(store: Store, text: str, report: ImportReport, actor: str) -> N
     now = clock.iso_now()
     for index, data in enumerate(entries):
         try:
-            entry = AppKbEntry.from_dict(data)
+            entry = _filtered(AppKbEntry.from_dict(data), redactor)
         except InvalidInput as exc:
             report.skip(f"entry {index}", str(exc))
             continue

@@ -29,9 +29,17 @@ from store.episodes.archive import DOMAIN, SOURCE_LINE, episode_view, record_man
 from store.episodes.folding import aggregate_record
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
-from store.interchange.import_source import GrowingLog, ImportReport, Known, parse_object, refuse_links, subfolder
+from store.interchange.import_source import (
+    GrowingLog,
+    ImportReport,
+    Known,
+    content_identity,
+    parse_object,
+    refuse_links,
+    subfolder,
+)
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 
 EVENT_FIELDS: tuple[str, ...] = ("type", "schema_v", "run_id", "step", "ts", "tool", "result_class", "app_package")
 EVENT_FIELDS += ("device_scope", "intent", "note")
@@ -80,21 +88,24 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
     """Append the reference's experience log at `root`: the lines not imported before, in one transaction."""
     folder = experience_dir(root)
     source = GrowingLog("taskwizard:experience", folder / "events.jsonl")
-    report = ImportReport(str(source.source), rewritten=source.state == "rewritten")
+    report = ImportReport(str(source.source))
+    check_view(folder / "episodes.json", report)
     if source.state == "unchanged":
-        report.already_imported = True
+        report.already_imported, report.moved_from = True, source.moved_from
         return report
     with store.atomic():
         known = None
-        if source.state in ("new", "rewritten"):
+        if source.compare:
             known = Known(_identity(e.payload) for e in store.events(DOMAIN))
         records: list[dict[str, Any]] = []
+        run_ids: set[str] = set()
         for number, line in source.lines():
             try:
                 record = _record(line)
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
+            run_ids.update(record["run_ids"] if "run_ids" in record else [record["run_id"]])
             if known is not None and known.take(json.loads(line)):
                 report.known += 1
                 continue
@@ -103,10 +114,30 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
                 report.imported += write_records(store, records, actor=actor)
                 records = []
         report.imported += write_records(store, records, actor=actor)
-        source.mark_done()
+        identity = content_identity(run_ids)
+        source.recognise(identity)  # a rewritten log moved elsewhere is known by its runs
+        report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        if source.state == "appended":  # only the appended lines were read: the runs before them count too
+            identity = content_identity(run_ids, before=(source.previous or {}).get("identity"))
+        source.mark_done(identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
+
+
+def check_view(path: Path, report: ImportReport) -> None:
+    """Report an `episodes.json` that cannot be read (the reference's reader rebuilds it from the log, and the
+    export writes it afresh)."""
+    refuse_links(path)
+    if not path.is_file():
+        return
+    try:
+        view = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(view, dict):
+            raise ValueError("not an object keyed by run_id")
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        report.damaged_view(path, why)
 
 
 def write_records(store: Store, records: Sequence[dict[str, Any]], *, actor: str) -> int:

@@ -30,9 +30,16 @@ from store.core.projection import EventRecord
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
 from store.episodes import lessons
-from store.interchange.import_source import GrowingLog, ImportReport, Known, parse_object, refuse_links
+from store.interchange.import_source import (
+    GrowingLog,
+    ImportReport,
+    Known,
+    content_identity,
+    parse_object,
+    refuse_links,
+)
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.interchange")
 REDACTED_FROM = "source_sha256"  # a redacted line's digest: to know the line again, never to read it
 DISTILL_STATE = "lesson_distill_state"  # the reference's distill_state.json, as text
 
@@ -85,20 +92,24 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
     folder = Path(root) / "lessons"
     refuse_links(folder)
     source = GrowingLog("taskwizard:lessons", folder / "events.jsonl")
-    report = ImportReport(str(source.source), rewritten=source.state == "rewritten")
+    report = ImportReport(str(source.source))
+    _check_view(folder / "lessons.json", report)
     with store.atomic():
-        _keep_distill_state(store, folder / "distill_state.json", actor)
+        _keep_distill_state(store, folder / "distill_state.json", actor, report)
         if source.state == "unchanged":
-            report.already_imported = True
+            report.already_imported, report.moved_from = True, source.moved_from
             return report
+        ids: set[str] = set()
         lesson_events = store.events(lessons.DOMAIN, types=[*lessons.STATUS, *lessons.REFERENCE_EVENTS])
-        known = Known(_identity(e) for e in lesson_events) if source.state != "appended" else None
+        known = Known(_identity(e) for e in lesson_events) if source.compare else None
         for number, line in source.lines():
             try:
                 kind, payload = _parse(line)
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
+            lesson_id = payload.get("lesson_id", (payload.get("lesson") or {}).get("lesson_id"))
+            ids.add(str(lesson_id))
             if known is not None and (
                 known.take({"type": kind, **payload}) or known.take({REDACTED_FROM: _digest(line)})
             ):
@@ -112,23 +123,46 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
                 payload[REDACTED_FROM] = _digest(line)
             store.append(lessons.DOMAIN, kind, payload, actor=actor, ts=_stamp(payload.get("ts")))
             report.imported += 1
-        source.mark_done()
+        identity = content_identity(ids)
+        source.recognise(identity)  # a rewritten log moved elsewhere is known by its lessons
+        report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        if source.state == "appended":
+            identity = content_identity(ids, before=(source.previous or {}).get("identity"))
+        source.mark_done(identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
 
 
-def _keep_distill_state(store: Store, path: Path, actor: str) -> None:
-    """Keep the distiller's bookmark when it is a JSON object that changed since the last import."""
+def _check_view(path: Path, report: ImportReport) -> None:
+    """Report a `lessons.json` that cannot be read (the reference rebuilds it from the log)."""
+    refuse_links(path)
+    if not path.is_file():
+        return
+    try:
+        view = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(view, list):
+            raise ValueError("not a list of lessons")
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        report.damaged_view(path, why)
+
+
+def _keep_distill_state(store: Store, path: Path, actor: str, report: ImportReport) -> None:
+    """Keep the distiller's bookmark when it is a JSON object that changed since the last import; a damaged one
+    is reported and not kept (the reference's distiller then starts over)."""
     refuse_links(path)
     if not path.is_file():
         return
     text = path.read_text("utf-8", errors="replace")
     try:
         valid = isinstance(json.loads(text), dict)
-    except json.JSONDecodeError:
-        valid = False
-    if valid and text != _distill_state(store):
+        why = "not a JSON object"
+    except json.JSONDecodeError as exc:
+        valid, why = False, f"not JSON: {exc.msg}"
+    if not valid:
+        report.damaged_view(path, why, "not kept (the one imported before, if any, stays)")
+    elif text != _distill_state(store):
         store.append(lessons.DOMAIN, DISTILL_STATE, {"text": text}, actor=actor)
 
 

@@ -143,3 +143,19 @@ def open_leases() -> dict[str, list[str]]:
     ops = [r[0] for r in db.execute_sql("SELECT operation_id FROM learning_operation WHERE state = 'leased'")]
     reviews = [r[0] for r in db.execute_sql("SELECT review_id FROM learning_review WHERE state = 'leased'")]
     return {"operations": ops, "reviews": reviews}
+
+
+def fail_open_leases(store: Store, reason: str, *, actor: str = "system") -> tuple[int, int]:
+    """End every open lease with `reason` (a restart, a shutdown; admissions stay spent): (operations, reviews).
+
+    Writes only when a lease is open.
+    """
+    ops = list(LearningOperation.select().where(LearningOperation.state == "leased"))
+    reviews = list(LearningReview.select().where(LearningReview.state == "leased"))
+    if ops or reviews:
+        with store.atomic():
+            for op in ops:
+                fail_operation(store, op, reason, actor=actor)
+            for review in reviews:
+                fail_review(store, review, reason, actor=actor)
+    return len(ops), len(reviews)

@@ -8,16 +8,14 @@ it is returned, and bounded by `max_input_bytes`.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from datetime import timedelta
 from typing import Any
 
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import NotFound
 from store.core.redact import Redactor
-from store.learning import admission, candidate, ledger, records, sources
+from store.learning import admission, candidate, lease, ledger, records, sources
 from store.learning.grant import Grant
 from store.learning.models import LearningIntent, LearningOperation
 from store.learning.projection import DOMAIN
@@ -65,55 +63,30 @@ def snapshot(
     return shot
 
 
-def lease(store: Store, grant: Grant, request_id: str, redactor: Redactor, *, actor: str = "agent") -> dict[str, Any]:
+EXTRACTION = lease.Kind("learning.extract.lease", "extractions", "extract_leased", "operation_id", "op_")
+
+
+def lease_source(
+    store: Store, grant: Grant, request_id: str, redactor: Redactor, *, actor: str = "agent"
+) -> dict[str, Any]:
     """Admit the oldest queued source: `{operation_id, snapshot}`, or `{"empty": true}` when nothing waits.
 
     The snapshot is persisted with the lease (and its reply in the ledger), so its source is redacted.
     """
+    queued = (
+        LearningIntent.select()
+        .where((LearningIntent.grant_id == grant.id) & (LearningIntent.state == "queued"))
+        .order_by(LearningIntent.queued, LearningIntent.intent_id)
+    )
+
+    def offer(
+        intent: LearningIntent, source: sources.Source, operation_id: str, deadline: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        shot = snapshot(grant, intent, source, operation_id, deadline, redactor)
+        return {"snapshot": shot}, {"operation_id": operation_id, "snapshot": shot}
+
     params = {"grant_id": grant.id}
-    with store.atomic():
-        done = ledger.recorded(request_id, "learning.extract.lease", params)
-        if done is not None:
-            return done
-        admission.expire_leases(store)
-        admission.require(grant, "extractions")
-        reply: dict[str, Any] = {"empty": True}
-        queued = (
-            LearningIntent.select()
-            .where((LearningIntent.grant_id == grant.id) & (LearningIntent.state == "queued"))
-            .order_by(LearningIntent.queued, LearningIntent.intent_id)
-        )
-        for intent in queued.limit(50):
-            source = sources.read(intent.source_kind, intent.source_id)
-            if source is None or source.retracted or source.fingerprint != intent.source_fp:
-                why = "the source was retracted" if source is None or source.retracted else "the source was revised"
-                store.append(
-                    DOMAIN,
-                    "intent_stopped",
-                    {"intent_id": intent.intent_id, "state": "stopped", "reason": why},
-                    actor="system",
-                )
-                continue
-            operation_id = "op_" + hashlib.sha256(f"{intent.intent_id}\x1f{request_id}".encode()).hexdigest()[:20]
-            deadline = (clock.now() + timedelta(seconds=grant.timeout)).isoformat()
-            shot = snapshot(grant, intent, source, operation_id, deadline, redactor)
-            store.append(
-                DOMAIN,
-                "extract_leased",
-                {
-                    "operation_id": operation_id,
-                    "intent_id": intent.intent_id,
-                    "grant_id": grant.id,
-                    "request_id": request_id,
-                    "snapshot": shot,
-                    "deadline": deadline,
-                },
-                actor=actor,
-            )
-            reply = {"operation_id": operation_id, "snapshot": shot}
-            break
-        ledger.record(store, request_id, "learning.extract.lease", params, reply)
-    return reply
+    return lease.admit(store, grant, EXTRACTION, request_id, params, queued, offer, actor=actor)
 
 
 def submit(
@@ -179,11 +152,4 @@ def _late(op: LearningOperation, intent: LearningIntent, grant: Grant | None) ->
         return "the extraction lease expired before this result arrived"
     if intent.state != "extracting":
         return f"the source's intent was {intent.state}: {intent.reason}"
-    source = sources.read(intent.source_kind, intent.source_id)
-    if source is None or source.retracted:
-        return "the source was retracted"
-    if source.fingerprint != intent.source_fp:
-        return "the source was revised after the lease"
-    if grant is None or grant.id != op.grant_id:
-        return "the grant changed since the lease"
-    return admission.stop_reason(grant)
+    return lease.late(intent, grant, op.grant_id, revised="the source was revised after the lease")

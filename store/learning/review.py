@@ -7,16 +7,14 @@ taken after the verdict's receipt is committed to the ledger.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from datetime import timedelta
 from typing import Any
 
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.core.redact import Redactor
-from store.learning import admission, ledger, sources
+from store.learning import admission, lease, ledger, sources
 from store.learning.grant import Grant
 from store.learning.models import LearningIntent, LearningOperation, LearningReview
 from store.learning.projection import DOMAIN
@@ -26,7 +24,10 @@ REVIEWERS = ("worker", "owner")
 MAX_REASON = 2000
 
 
-def lease(
+REVIEW = lease.Kind("learning.review.lease", "reviews", "review_leased", "review_id", "rev_")
+
+
+def lease_candidate(
     store: Store,
     grant: Grant,
     request_id: str,
@@ -44,56 +45,28 @@ def lease(
     params: dict[str, Any] = {"grant_id": grant.id, "reviewer": reviewer}
     if intent_id is not None:
         params["intent_id"] = intent_id
-    with store.atomic():
-        done = ledger.recorded(request_id, "learning.review.lease", params)
-        if done is not None:
-            return done
-        admission.require(grant, "reviews")
-        reply: dict[str, Any] = {"empty": True}
-        waiting = (
-            LearningIntent.select()
-            .where((LearningIntent.grant_id == grant.id) & (LearningIntent.state == "candidate"))
-            .order_by(LearningIntent.updated, LearningIntent.intent_id)
-        )
-        if intent_id is not None:
-            waiting = waiting.where(LearningIntent.intent_id == intent_id)
-        for intent in waiting.limit(50):
-            source = sources.read(intent.source_kind, intent.source_id)
-            if source is None or source.retracted or source.fingerprint != intent.source_fp:
-                why = "the source was retracted" if source is None or source.retracted else "the source was revised"
-                store.append(
-                    DOMAIN,
-                    "intent_stopped",
-                    {"intent_id": intent.intent_id, "state": "stopped", "reason": why},
-                    actor="system",
-                )
-                continue
-            review_id = "rev_" + hashlib.sha256(f"{intent.intent_id}\x1f{request_id}".encode()).hexdigest()[:20]
-            deadline = (clock.now() + timedelta(seconds=grant.timeout)).isoformat()
-            store.append(
-                DOMAIN,
-                "review_leased",
-                {
-                    "review_id": review_id,
-                    "intent_id": intent.intent_id,
-                    "grant_id": grant.id,
-                    "request_id": request_id,
-                    "reviewer": reviewer,
-                    "deadline": deadline,
-                },
-                actor=actor,
-            )
-            reply = {
-                "review_id": review_id,
-                "candidate": json.loads(intent.candidate or "null"),
-                "sources": [source.to_stored_dict(redactor)],
-                "feed": intent.feed,
-                "policy": grant.policy,
-                "deadline": deadline,
-            }
-            break
-        ledger.record(store, request_id, "learning.review.lease", params, reply)
-    return reply
+    waiting = (
+        LearningIntent.select()
+        .where((LearningIntent.grant_id == grant.id) & (LearningIntent.state == "candidate"))
+        .order_by(LearningIntent.updated, LearningIntent.intent_id)
+    )
+    if intent_id is not None:
+        waiting = waiting.where(LearningIntent.intent_id == intent_id)
+
+    def offer(
+        intent: LearningIntent, source: sources.Source, review_id: str, deadline: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        reply = {
+            "review_id": review_id,
+            "candidate": json.loads(intent.candidate or "null"),
+            "sources": [source.to_stored_dict(redactor)],
+            "feed": intent.feed,
+            "policy": grant.policy,
+            "deadline": deadline,
+        }
+        return {"reviewer": reviewer}, reply
+
+    return lease.admit(store, grant, REVIEW, request_id, params, waiting, offer, actor=actor)
 
 
 def submit(
@@ -156,14 +129,7 @@ def _late(review: LearningReview, intent: LearningIntent, grant: Grant | None) -
         return "the review lease expired before this verdict arrived"
     if intent.state != "reviewing":
         return f"the source's intent was {intent.state}: {intent.reason}"
-    source = sources.read(intent.source_kind, intent.source_id)
-    if source is None or source.retracted:
-        return "the source was retracted"
-    if source.fingerprint != intent.source_fp:
-        return "the source was revised after the candidate"
-    if grant is None or grant.id != review.grant_id:
-        return "the grant changed since the lease"
-    return admission.stop_reason(grant)
+    return lease.late(intent, grant, review.grant_id, revised="the source was revised after the candidate")
 
 
 def operation_of(intent_id: str) -> LearningOperation | None:

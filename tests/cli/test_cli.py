@@ -289,6 +289,20 @@ def test_the_console_without_a_display_says_so(home: Path) -> None:
     assert done.returncode == 3 and "no display" in done.stderr
 
 
+def test_eval_recall_runs_the_bundled_paraphrase_set(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    code, out, _ = run("eval", "recall", "--set", "paraphrase", "--scoring", "top", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 95 and report["with_history"]["n"] == 80 and report["scoring"] == "top"
+    assert sum(report["thresholds"]["sources"].values()) == 95  # prequential, as on a device
+    code, _, err = run("eval", "recall", "--set", "paraphrase", "--history", "h.tsv")
+    assert code == 2 and "either --set or --history" in err
+    code, _, err = run("eval", "recall", "--queries", "q.tsv")
+    assert code == 2 and "--set paraphrase" in err
+    with pytest.raises(SystemExit):
+        run("eval", "recall", "--set", "paraphrase", "--scoring", "best")
+
+
 def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
     history = tmp_path / "history.tsv"
@@ -370,27 +384,32 @@ def test_recall_commands_end_to_end(run, tmp_path: Path, monkeypatch: pytest.Mon
 
     # what recall would say now, and why: every app it weighed, below the threshold too
     code, out, _ = run("recall", "搜索火锅店", "--device", "eval")
-    assert code == 0 and out.startswith("recalled com.xingin.xhs  score ")
+    assert code == 0 and out.startswith("recalled com.xingin.xhs  confidence ")
     assert "在小红书搜索火锅店" in out and "com.sankuai.meituan" in out  # weighed and refused
+    assert "runner-up com.sankuai.meituan" in out and "confidence = top + 0.5 × lead" in out  # why
     code, out, _ = run("recall", "给妈妈打电话", "--device", "eval", "--json")
     explained = json.loads(out)
-    assert code == 0 and explained["status"] == "abstained" and explained["threshold"] == 0.5
-    assert explained["considered"] and all(c["score"] < 0.5 for c in explained["considered"])
+    # two past runs, one per app: the hash embedder's cold-start anchor
+    assert code == 0 and explained["status"] == "abstained" and explained["threshold"] == 0.45
+    assert explained["considered"] and all(c["score"] < 0.45 for c in explained["considered"])
+    assert explained["confidence"]["value"] < 0.45 == explained["threshold"]
     assert "no past runs of device" in run("recall", "搜索火锅店", "--device", "other")[1]
     assert run("recall", " ", "--device", "eval")[0] == 2
-    assert "needs --device" in run("recall", "搜索火锅店")[2]
+    with pytest.raises(SystemExit) as missing:  # the usage line shows it required, and argparse says so
+        run("recall", "搜索火锅店")
+    assert missing.value.code == 2
 
     # the devices' thresholds, chosen again on demand, and in recall-stats
-    code, out, _ = run("recall", "calibrate", "--json")
+    code, out, _ = run("calibrate", "--json")
     (chosen,) = json.loads(out)
-    assert code == 0 and chosen["device"] == "eval" and chosen["source"] == "default" and chosen["threshold"] == 0.5
-    code, out, _ = run("recall", "calibrate", "--device", "eval")
-    assert code == 0 and out.startswith("eval") and "threshold 0.5000  from default" in out
-    code, out, err = run("recall", "calibrate", "--device", "nosuch")  # no scored recalls, no past runs
+    assert code == 0 and chosen["device"] == "eval" and chosen["source"] == "default" and chosen["threshold"] == 0.45
+    code, out, _ = run("calibrate", "--device", "eval")
+    assert code == 0 and out.startswith("eval") and "threshold 0.4500  from default" in out
+    code, out, err = run("calibrate", "--device", "nosuch")  # no scored recalls, no past runs
     assert code == 4 and out == "" and "'nosuch'" in err and "no scored recalls" in err
     code, out, err = run("recall-stats", "--json")
     assert code == 0 and json.loads(out)["calibration"][0]["device"] == "eval"
-    assert "device eval: threshold 0.5000 from default" in run("recall-stats")[2]
+    assert "device eval: threshold 0.4500 from default" in run("recall-stats")[2]
 
 
 def test_dream_from_the_command_line(run, monkeypatch: pytest.MonkeyPatch) -> None:

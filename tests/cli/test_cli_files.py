@@ -68,6 +68,7 @@ def test_rebuild_writes_back_what_it_can_and_reports_what_it_cannot(run, home: P
             memory.store.append(DOMAIN, "bundle_document_put", {**payload, "content": "旧"}, actor="system")
     (folder / "lessons.md").unlink()
     code, out, err = run("rebuild")
-    assert code == 0 and "1 missing bundle files written back" in out and "integrity ok" in out
+    # Opening the home wrote the missing file back already (the mirror's catch-up at start), before the rebuild.
+    assert code == 0 and "integrity ok" in out
     assert "1 bundle files could not be written" in err
     assert (folder / "lessons.md").is_file()

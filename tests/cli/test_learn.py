@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -64,9 +65,10 @@ def test_a_scan_without_a_grant_is_refused_with_its_own_exit_code(
 
 
 class FixtureModel:
-    """An OpenAI-compatible `/v1/chat/completions` answering each request with the next fixture text."""
+    """An OpenAI-compatible `/v1/chat/completions` answering each request with the next fixture text
+    (an int answers that HTTP status instead; `HANG` answers nothing for 3 s)."""
 
-    def __init__(self, answers: list[str]) -> None:
+    def __init__(self, answers: list[str | int]) -> None:
         self.answers = list(answers)
         self.requests: list[dict[str, Any]] = []
         model = self
@@ -76,6 +78,14 @@ class FixtureModel:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model.requests.append({"path": self.path, **body})
                 text = model.answers.pop(0)
+                if text == HANG:
+                    time.sleep(3)
+                    return
+                if isinstance(text, int):
+                    self.send_response(text)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 reply = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -94,6 +104,9 @@ class FixtureModel:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+HANG = "<hang>"
 
 
 @pytest.fixture
@@ -196,3 +209,31 @@ def test_a_model_answer_that_is_not_a_valid_candidate_is_never_adopted(
     status = call(served, "learning.status", {})
     assert status["quotas"]["extractions"]["used"] == 1 and status["queue"]["extracting"] == 1  # spent, not refunded
     assert call(served, "learning.records.list", {})["records"] == []
+
+
+def test_the_worker_asks_again_after_a_5xx_a_429_or_a_timeout_within_the_lease(
+    served: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One passing failure of the model does not cost the lease: the worker asks again (a 503, a 429, a
+    call that times out), and the fourth answer is submitted and adopted."""
+    call(
+        served,
+        "interaction.remember",
+        {"interaction_id": "i1", "user_text": "我每周一上午开周会", "assistant_text": "好的"},
+    )
+    candidate = {
+        "operation": "add",
+        "kind": "fact.project",
+        "content": "用户每周一上午开周会",
+        "quotations": ["我每周一上午开周会"],
+    }
+    model = FixtureModel([503, 429, HANG, json.dumps(candidate)])
+    try:
+        args = ["--endpoint", model.url, "--model", "m", "--socket", str(served.socket), "--home", str(served.home)]
+        code, out = jiyi(capsys, "learn", "worker", "--role", "extract", *args, "--once", "--timeout", "1")
+    finally:
+        model.close()
+    assert code == 0 and "leased 1  submitted 1  refused 0  failed 0" in out, out
+    assert len(model.requests) == 4
+    status = call(served, "learning.status", {})
+    assert status["quotas"]["extractions"]["used"] == 1 and status["queue"]["candidate"] == 1

@@ -122,13 +122,23 @@ def test_import_and_export_from_the_page(qtbot: QtBot, page: AppKbPage, filled: 
     assert "已导出" in exported.args[0] and (tmp_path / "out" / "app_kb" / "events.jsonl").exists()
     with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
         page.import_from(tmp_path / "out")
-    assert "app_kb：导入 0 条" in imported.args[0]  # its own export: every line is already here
+    assert "应用库：导入 0 条" in imported.args[0]  # its own export: every line is already here
+    assert str(tmp_path / "out") in page.report_label.text() and page.report_label.isVisibleTo(page)
     with qtbot.waitSignal(page.transferred, timeout=10_000) as again_same:
         page.import_from(tmp_path / "out")
-    assert "app_kb：已导入过" in again_same.args[0]  # the same directory twice changes nothing
+    assert "应用库：已导入过" in again_same.args[0]  # the same directory twice changes nothing
     with qtbot.waitSignal(page.transferred, timeout=10_000) as again:
         page.import_from(tmp_path / "nowhere")
-    assert "没有完成" in page.count_label.text() and "nowhere" in again.args[0]
+    assert "没有完成" in page.report_label.text() and "nowhere" in again.args[0]
+
+
+def test_an_import_says_which_views_were_damaged(qtbot: QtBot, page: AppKbPage, tmp_path: Path) -> None:
+    folder = taskwizard_dir(tmp_path, [outcome(i, *GOALS[i % 2]) for i in range(3)])
+    (folder / "experience" / "episodes.json").write_text('{"run-0": {', "utf-8")  # cut short
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
+        page.import_from(folder)
+    assert "运行档案：导入 3 条" in imported.args[0]
+    assert "experience/episodes.json 已损坏，按日志重建" in imported.args[0]
 
 
 def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(
@@ -146,7 +156,10 @@ def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(
     page._import_moved = moved  # type: ignore[method-assign]
     with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
         page.import_from(folder)
-    assert "experience：导入 5 条" in imported.args[0]
+    assert "运行档案：导入 5 条" in imported.args[0]
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        pass  # the table reloads after the import: its report stays on the page
+    assert "运行档案：导入 5 条" in page.report_label.text()
     # While indexing: the bar shown, import not offered twice, and closing the console would ask about it.
     assert moves and moves[-1] == (5, 5, True, False, "导入 TaskWizard 5/5")
     assert not page.import_progress.isVisibleTo(page) and page.import_button.isEnabled()

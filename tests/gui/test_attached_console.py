@@ -126,3 +126,23 @@ def test_the_console_follows_the_service_through_a_restart(qtbot: QtBot, attache
         agent.learn_alias("小蓝书", "com.xingin.xhs")
     # Back on the new service: the reader subscribes again and reloads every page it may have missed.
     qtbot.waitUntil(lambda: memory.connected and "小蓝书" in terms(window), timeout=15_000)
+
+
+def test_the_episode_browser_pages_by_key_over_the_socket(served: Server) -> None:
+    """`RemoteMemory.list_episodes(after=...)` sends `episode.list`'s `after`: the page continues after the
+    last run held, whatever an agent archived meanwhile."""
+    with JiyiClient(served.socket, timeout=10, strict=True) as agent:
+        for i in range(3):
+            agent.call("run.finish", {"run_id": f"k{i}", "outcome": {"success": True, "ts_end": 1000.0 + i}})
+    config = load_config(home=served.home, env={"JIYI_SOCKET": str(served.socket)})
+    found = find_service(config)
+    assert found is not None
+    memory = RemoteMemory(config, *found)
+    try:
+        first = memory.runs.list_episodes(limit=2)
+        with JiyiClient(served.socket, timeout=10, strict=True) as agent:
+            agent.call("run.finish", {"run_id": "newest", "outcome": {"success": True, "ts_end": 9000.0}})
+        rest = memory.runs.list_episodes(after=(float(first[-1]["ts_end"]), first[-1]["run_id"]))
+        assert [e["run_id"] for e in first + rest] == ["k2", "k1", "k0"]
+    finally:
+        memory.close()

@@ -171,6 +171,6 @@ def test_an_import_from_the_attached_console_runs_as_the_services_job_that_nobod
         assert not maintenance.cancel_button.isEnabled() and not maintenance.vectors_button.isEnabled()
         assert window.work_closing_stops() == []  # the service finishes the import whatever this console does
         gate.release()
-    assert "experience：导入 12 条" in imported.args[0]
+    assert "运行档案：导入 12 条" in imported.args[0]
     job = hashed.jobs.list()[0]
     assert job["kind"] == "taskwizard.import" and job["state"] == "done"

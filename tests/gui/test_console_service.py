@@ -133,3 +133,18 @@ def test_the_window_title_names_the_home_once(qtbot: QtBot, memory: Memory, lane
         assert QApplication.applicationDisplayName() not in window.windowTitle()
     finally:
         QApplication.setApplicationDisplayName("")
+
+
+def test_a_socket_served_by_another_process_is_said_in_chinese_and_in_full_in_the_tooltip(
+    qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path: Path
+) -> None:
+    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, None)
+    qtbot.addWidget(window)
+    message = (
+        "socket /run/user/0/jiyi/jiyi.sock is already served by pid 4242 for home /home/me/.local/share/jiyi; "
+        "stop it or set JIYI_SOCKET"
+    )
+    window.update_service_status(message)
+    shown = window.service_label.text()
+    assert shown.startswith("服务未启动：套接字已由进程 4242") and "already served" not in shown
+    assert len(shown) <= len("服务未启动：") + 60 and window.service_label.toolTip() == message

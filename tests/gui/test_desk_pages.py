@@ -275,3 +275,26 @@ def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, lanes: Lanes
     skills2.restore_state(again)
     assert (facts2.scope_box.currentData(), facts2.status_box.currentData()) == ("environment", "candidate")
     assert skills2.status_box.currentData() == "active"
+
+
+def test_ask_memory_shows_what_recall_returns_and_why(qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
+    from service.config import load_config
+
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
+    try:
+        memory.desk.remember_interaction("cab", user_text="明早七点叫车去机场", assistant_text="已预约专车")
+        memory.desk.remember_interaction("rain", user_text="今天会下雨吗", assistant_text="多云")
+        page = TopicsPage(memory, lanes)
+        qtbot.addWidget(page)
+        page.probe.question.setText("叫车去机场")
+        with qtbot.waitSignal(page.probe.answered, timeout=10_000) as before:
+            page.probe.ask()
+        assert before.args[0]["degraded"] and "降级" in page.probe.answer.toPlainText()
+        memory.desk.index.drain()
+        with qtbot.waitSignal(page.probe.answered, timeout=10_000) as after:
+            page.probe.ask()
+        shown = page.probe.answer.toPlainText()
+        assert after.args[0]["retrieval"]["mode"] == "hybrid" and "混合检索" in shown
+        assert "明早七点叫车去机场" in shown and "相似" in shown and "BM25" in shown
+    finally:
+        memory.close()

@@ -77,6 +77,19 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: EpisodesPage) -> None:
     assert all(not r["success"] for r in page.model.rows) and page.model.rowCount() == 115
 
 
+def test_the_next_page_neither_repeats_nor_skips_a_row_while_an_agent_archives_runs(
+    qtbot: QtBot, page: EpisodesPage, memory_with_runs: Memory
+) -> None:
+    """The next page is asked after the last row held (keyset): a newer run archived meanwhile moves nothing."""
+    memory_with_runs.runs.archive_episodes(
+        [{"run_id": "newer", "goal_text": "刚刚", "ts_end": time.time(), "steps": 3}], index=False
+    )
+    with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
+        page.model.fetchMore()
+    run_ids = [r["run_id"] for r in page.model.rows]
+    assert len(run_ids) == len(set(run_ids)) == PAGE_SIZE + 31 and "newer" not in run_ids
+
+
 def test_later_pages_keep_the_filters_their_listing_started_with(qtbot: QtBot, page: EpisodesPage) -> None:
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.text_edit.setText("看视频")
@@ -95,7 +108,7 @@ def test_detail_shows_the_timeline_tokens_and_recall(qtbot: QtBot, page: Episode
         page.table.selectRow(0)
     text = page.detail.toPlainText()
     assert "在小红书搜索火锅店" in text and "launch_app" in text and "打开小红书" in text and "输入 火锅" in text
-    assert "actor 900" in text and "Hit@1" in text
+    assert "执行 900" in text and "Hit@1" in text  # token roles in Chinese, not `actor`
 
 
 def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memory_with_runs: Memory) -> None:

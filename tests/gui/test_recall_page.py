@@ -6,11 +6,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyqtgraph as pg
 import pytest
 from pytestqt.qtbot import QtBot
 
 from gui.lanes import Lanes
-from gui.pages.recall_page import RecallPage, rolling
+from gui.pages.recall_page import RecallPage, rolling, tick_name
 from service.config import load_config
 from service.errors import EnvironmentProblem
 from service.memory.memory import Memory
@@ -86,6 +87,11 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory, lane
     assert answered.args[0]["top1_apps"] == ["com.xingin.xhs"]
     shown = page.probe.answer.toPlainText()
     assert "召回 com.xingin.xhs" in shown and "在小红书搜索火锅店" in shown and "com.sankuai.meituan" in shown
+    # why: the confidence against the threshold, from the top app, the runner-up and the lead
+    sure = answered.args[0]["confidence"]
+    assert sure["top_app"] == ["com.xingin.xhs"] and sure["runner_up"] == ["com.sankuai.meituan"]
+    assert f"置信度 {sure['value']:.3f} ≥ 阈值" in shown
+    assert f"第二 com.sankuai.meituan {sure['second']:.3f}，领先 {sure['margin']:.3f}" in shown
     page.probe.device.setCurrentText("")
     page.probe.ask()
     assert "请输入任务并选择设备" in page.probe.answer.toPlainText()
@@ -161,3 +167,45 @@ def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
     assert all(b >= c for b, c in zip(bound.getData()[1], contamination.getData()[1], strict=True))
     assert list(point.getData()[0]) == [kept["threshold"]]
     assert chart.budget_line.value() == 0.10 and chart.threshold_line.value() == kept["threshold"]
+    # the thresholds are on the confidence, and the axis says so
+    assert "置信度（最高应用得分 + 部分领先第二名的差）" in chart.plot.getPlotItem().getAxis("bottom").labelText
+
+
+def test_bars_are_named_by_the_app_and_a_bar_of_the_counts_opens_its_day(
+    qtbot: QtBot, evaluated: Memory, lanes: Lanes
+) -> None:
+    evaluated.appkb.sync_inventory("d1", [("com.xingin.xhs", "小红书"), ("com.sankuai.meituan", "美团")])
+    page = RecallPage(evaluated, lanes)
+    qtbot.addWidget(page)
+    page.resize(1200, 760)
+    page.show()
+    with qtbot.waitSignal(page.loaded, timeout=10_000) as loaded:
+        page.reload()
+    labels = {p["package"]: p["label"] for p in loaded.args[0]["packages"]}
+    assert labels["com.xingin.xhs"] == "小红书" and labels["com.dianping.v1"] is None
+    ticks = [text for _x, text in page.package_plot.getAxis("bottom")._tickLevels[0]]
+    assert "小红书" in ticks and "dianping" in ticks  # no device names it: its package's telling part
+    assert "com.xingin.xhs" in page.package_plot.toolTip()
+    # The legend has a row of its own, above the data: it is not an item inside the view box.
+    legend = page.rates_plot.getPlotItem().legend
+    assert legend is not None and legend.parentItem() is not page.rates_plot.getPlotItem().vb
+    # A click on a day's bar of 每日评估次数 lists that day's runs, as a click on the top chart does.
+    day = page.days[-1]
+    vb = page.count_plot.getPlotItem().vb
+    x = time.mktime(time.strptime(day["day"], "%Y-%m-%d")) + DAY / 2
+    scene_pos = vb.mapViewToScene(pg.Point(x, 0.5))
+
+    class Click:
+        def scenePos(self):
+            return scene_pos
+
+    with qtbot.waitSignal(page.day_shown, timeout=10_000) as shown:
+        page._clicked(Click(), page.count_plot)
+    assert shown.args == [day["day"]]
+
+
+def test_tick_names_are_short_and_telling() -> None:
+    assert tick_name("com.ss.android.article.news") == "news"
+    assert tick_name("ctrip.android.view") == "ctrip"
+    assert tick_name("com.dianping.v1") == "dianping"
+    assert tick_name("哔哩哔哩大会员版") == "哔哩哔…"  # 8 columns at most: three wide characters and the ellipsis

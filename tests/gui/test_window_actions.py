@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from gui.lanes import Lanes
 from gui.main_window import MainWindow
+from gui.pages.page import Page
 from service import __version__
 from service.memory.memory import Memory
 
@@ -60,7 +61,8 @@ def test_f5_reads_the_current_page_again(qtbot: QtBot, window: MainWindow, memor
 
 def test_f5_knows_every_page(window: MainWindow) -> None:
     pages = {window.stack.widget(i) for i in range(window.stack.count())}
-    assert set(window._reloads) == pages  # a page added without its reload would make F5 do nothing there
+    # A page added outside the window's list of pages would make F5 do nothing there.
+    assert set(window.pages) == pages and all(isinstance(page, Page) for page in window.pages)
 
 
 def test_the_about_box_names_version_home_and_schema(window: MainWindow, memory: Memory) -> None:

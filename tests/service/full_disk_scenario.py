@@ -114,6 +114,9 @@ def main(mountpoint: Path, sock: Path, jiyi: str) -> dict[str, Any]:
     seen["failures"] = failures
     seen["health_ok"] = request(sock, "health", {})["ok"]
     seen["read_ok"] = request(sock, "task.list", {})["ok"]
+    # Reads go on when the disk is full: recall needs to write nothing.
+    seen["recall"] = request(sock, "memory.recall", {"query": "满盘测试"})
+    seen["context"] = request(sock, "context.prepare", {"query": "满盘测试"})
     server.send_signal(signal.SIGTERM)
     seen["stop_exit"] = server.wait(timeout=60)
     seen["restart_exit"], seen["restart_stderr"] = restart(jiyi, home, sock)

@@ -195,16 +195,64 @@ def test_a_500_is_retried_with_backoff_then_reported() -> None:
 
     slept: list[float] = []
     for url in serve_badly(fail_twice):
-        assert RemoteEmbedder(url, "m", sleep=slept.append).queries(TEXTS).shape == (4, 6)
+        assert RemoteEmbedder(url, "m", sleep=slept.append, jitter=lambda: 0.5).queries(TEXTS).shape == (4, 6)
         assert slept == [0.5, 1.0] and len(calls) == 3
     slept.clear()
     for url in serve_badly(lambda h, _b: h.answer(503, b"down")):
         with pytest.raises(EmbeddingUnavailable, match=r"failed 4 times \(last: HTTP 503 down\)"):
-            RemoteEmbedder(url, "m", sleep=slept.append).queries(TEXTS)
+            RemoteEmbedder(url, "m", sleep=slept.append, jitter=lambda: 0.5).queries(TEXTS)
         assert slept == [0.5, 1.0, 2.0]
     for url in serve_badly(lambda h, _b: h.answer(401, b'{"error": "bad key"}')):
         with pytest.raises(EmbeddingRefused, match="HTTP 401"):  # a 4xx is not retried
             RemoteEmbedder(url, "m", sleep=slept.append).queries(TEXTS)
+
+
+def test_408_and_429_are_retried_honouring_retry_after() -> None:
+    """A server that says "later" (408, 429) is asked again: after the seconds its Retry-After names, else
+    after a jittered backoff; one that asks for more than a minute ends the call as unavailable."""
+    answers = iter([(429, "3"), (408, None), (429, "0")])
+    calls: list[int] = []
+
+    def later_then_answer(handler: _Bad, body: dict[str, object]) -> None:
+        calls.append(1)
+        step = next(answers, None)
+        if step is None:
+            handler.vectors(body, 6)
+            return
+        code, after = step
+        raw = b'{"error": "slow down"}'
+        handler.send_response(code)
+        if after is not None:
+            handler.send_header("Retry-After", after)
+        handler.send_header("Content-Length", str(len(raw)))
+        handler.end_headers()
+        handler.wfile.write(raw)
+
+    slept: list[float] = []
+    for url in serve_badly(later_then_answer):
+        embedder = RemoteEmbedder(url, "m", sleep=slept.append, jitter=lambda: 0.0)
+        assert embedder.queries(TEXTS).shape == (4, 6)
+    assert len(calls) == 4
+    # Retry-After: 3 waits 3 s; the 408 without it waits the second backoff, jittered down (1.0 * 0.75).
+    assert slept == [3.0, 0.75, 0.0]
+
+    spread: list[float] = []
+    for url in serve_badly(lambda h, _b: h.answer(429, b"busy")):
+        with pytest.raises(EmbeddingUnavailable, match=r"failed 3 times \(last: HTTP 429 busy\)"):
+            RemoteEmbedder(url, "m", retries=2, sleep=spread.append, jitter=iter([0.0, 0.999]).__next__).queries(TEXTS)
+    assert spread[0] == 0.375 and 1.24 < spread[1] < 1.25  # the jitter spreads each wait by ±25 %
+
+    def too_long(handler: _Bad, _body: dict[str, object]) -> None:
+        handler.send_response(429)
+        handler.send_header("Retry-After", "3600")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    waited: list[float] = []
+    for url in serve_badly(too_long):
+        with pytest.raises(EmbeddingUnavailable, match=r"asks to wait 3600 s"):
+            RemoteEmbedder(url, "m", sleep=waited.append).queries(TEXTS)
+    assert waited == []
 
 
 def test_a_server_that_hangs_times_out() -> None:

@@ -55,6 +55,9 @@ def test_a_full_disk_answers_unavailable_and_a_restart_exits_3(short_dir: Path) 
         assert error["code"] == "unavailable"
         assert "disk holding the database is full" in error["message"]
     assert seen["health_ok"] and seen["read_ok"]
+    assert seen["recall"]["ok"], seen["recall"]
+    assert any(i["interaction_id"].startswith("before-") for i in seen["recall"]["result"]["interactions"])
+    assert seen["context"]["ok"], seen["context"]
     assert seen["stop_exit"] == 0
     assert seen["restart_exit"] == 3
     assert "No space left on device" in seen["restart_stderr"] and "Traceback" not in seen["restart_stderr"]

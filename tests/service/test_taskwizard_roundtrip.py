@@ -169,7 +169,7 @@ def test_recall_figures_are_taskwizards_and_continue_with_jiyis_own(config: Conf
         tw.stats, evaluation(["com.tencent.mm", "com.xingin.xhs"], ["com.tencent.mm"], ["com.tencent.mm"], []), "jiyi-1"
     )
     expected["episode_errors"] = tw.stats["episode_errors"] + 1
-    assert (tmp_path / "out" / "recall_stats.json").read_text("utf-8") == _view(expected)
+    assert (tmp_path / "out" / "experience" / "recall_stats.json").read_text("utf-8") == _view(expected)
 
 
 LESSON_FILES = ("lessons/events.jsonl", "lessons/lessons.json", "lessons/distill_state.json")

@@ -41,7 +41,7 @@ def episode_list(memory: Memory, args: runs.EpisodeListArgs, _context: CallConte
         until=args.until,
         revoked=args.revoked,
     )
-    rows = memory.runs.list_episodes(f, limit=args.limit + 1, offset=args.offset)
+    rows = memory.runs.list_episodes(f, limit=args.limit + 1, offset=args.offset, after=args.key)
     return runs.EpisodePage(
         episodes=rows[: args.limit],
         next_offset=args.offset + args.limit if len(rows) > args.limit else None,

@@ -17,6 +17,7 @@ from recall.calibration import (
     loosest,
     lower_bound,
     observation_of,
+    singles_share,
     upper_bound,
 )
 
@@ -96,6 +97,13 @@ def test_clean_evidence_loosens_and_clear_contamination_tightens() -> None:
     assert chosen.threshold > 0.97 and chosen.source == "evaluations" and chosen.sample_size == 20
 
 
+def test_leave_one_out_loosens_only_when_told_its_history_is_mostly_one_run_per_app() -> None:
+    clean = [right(0.99 - i * 0.002) for i in range(40)]
+    assert choose("d1", "hash", clean, "leave-one-out", 0.10, now=1.0, default=0.95, may_loosen=True).threshold < 0.95
+    assert choose("d1", "hash", clean, "leave-one-out", 0.10, now=1.0, default=0.95, may_loosen=False).threshold == 0.95
+    assert singles_share([["a"], ["b"], ["c"], ["c"]]) == 0.5 and singles_share([]) == 0.0
+
+
 def test_leave_one_out_may_only_make_recall_stricter() -> None:
     clean = [right(0.99 - i * 0.002) for i in range(40)]
     assert choose("d1", "hash", clean, "leave-one-out", 0.10, now=1.0, default=0.95).threshold == 0.95
@@ -143,14 +151,36 @@ def _trace(considered: list[dict[str, Any]] | None, actual: list[str], status: s
     return {"recall": recall, "evaluation": {"actual_apps": actual}}
 
 
-def test_an_observation_is_the_best_episode_candidate_below_the_threshold_too() -> None:
+def test_an_observation_of_the_top_scoring_is_the_best_episode_candidate_below_the_threshold_too() -> None:
     weighed = [
         {"source": "episode", "apps": ["a.b"], "score": 0.91},
         {"source": "episode", "apps": ["c.d"], "score": 0.88},
     ]
-    assert observation_of(_trace(weighed, ["a.b"], "abstained")) == Observation(0.91, True, False)
-    assert observation_of(_trace(weighed, ["c.d"])) == Observation(0.91, False, True)
-    assert observation_of(_trace(weighed, [])) == Observation(0.91, False, True)  # nothing launched: all contaminates
+    assert observation_of(_trace(weighed, ["a.b"], "abstained"), "top") == Observation(0.91, True, False)
+    assert observation_of(_trace(weighed, ["c.d"]), "top") == Observation(0.91, False, True)
+    assert observation_of(_trace(weighed, []), "top") == Observation(0.91, False, True)  # nothing launched: all dirty
+
+
+def _sure(scoring: str, value: float, top: list[str]) -> dict[str, object]:
+    return {"scoring": scoring, "value": value, "top_app": top, "top": 0.9, "runner_up": ["c.d"], "second": 0.85}
+
+
+def test_an_observation_is_the_recalls_confidence_in_its_top_app_abstained_or_not() -> None:
+    weighed = [
+        {"source": "episode", "apps": ["a.b"], "score": 0.9},
+        {"source": "episode", "apps": ["c.d"], "score": 0.85},
+    ]
+    trace = _trace(weighed, ["a.b"], "abstained")
+    trace["recall"]["confidence"] = _sure("margin", 0.95, ["a.b"])  # type: ignore[index]
+    assert observation_of(trace) == Observation(0.95, True, False)
+    assert observation_of({**trace, "evaluation": {"actual_apps": ["x.y"]}}) == Observation(0.95, False, True)
+    # another scoring's number is on another scale; a trace from before the confidence was kept is not usable
+    assert observation_of(trace, "reference") is None
+    assert observation_of(_trace(weighed, ["a.b"])) is None
+    # a recall with nothing near kept a confidence of None: no threshold recalls anything there
+    empty = _trace([], ["a.b"], "abstained")
+    empty["recall"]["confidence"] = None  # type: ignore[index]
+    assert observation_of(empty) == Observation(None, False, False)
 
 
 def test_what_the_threshold_did_not_decide_is_left_out() -> None:
@@ -159,8 +189,11 @@ def test_what_the_threshold_did_not_decide_is_left_out() -> None:
     assert observation_of(_trace([], ["a.b"], "abstained")) == Observation(None, False, False)
     # an old trace without what was weighed: usable when it recalled, not when it abstained
     old_ok = {"recall": {"status": "ok", "candidates": [{"source": "episode", "apps": ["a.b"], "score": 0.95}]}}
-    assert observation_of({**old_ok, "evaluation": {"actual_apps": ["a.b"]}}) == Observation(0.95, True, False)
-    assert observation_of(_trace(None, ["a.b"], "abstained")) is None
+    assert observation_of({**old_ok, "evaluation": {"actual_apps": ["a.b"]}}, "top") == Observation(0.95, True, False)
+    assert observation_of(_trace(None, ["a.b"], "abstained"), "top") is None
     assert observation_of({"recall": "garbage", "evaluation": {}}) is None
     bad_score = [{"source": "episode", "apps": ["a.b"], "score": "high"}]
-    assert observation_of(_trace(bad_score, ["a.b"])) is None
+    assert observation_of(_trace(bad_score, ["a.b"]), "top") is None
+    bad_value = _trace([], ["a.b"])
+    bad_value["recall"]["confidence"] = _sure("margin", True, ["a.b"])  # type: ignore[index]
+    assert observation_of(bad_value) is None

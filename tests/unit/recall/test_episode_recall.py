@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from recall import vectors as vectors_module
 from recall.embedders import HashEmbedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
 from recall.term_ownership import goal_terms
@@ -212,3 +215,62 @@ def test_recall_of_many_tasks_at_once_answers_as_one_at_a_time(index: VectorInde
     assert [replace(r, latency_ms=0.0) for r in together] == [replace(r, latency_ms=0.0) for r in alone]
     assert {r.status for r in together} == {"ok", "abstained"}
     assert recall.recall_many(goals, "nowhere", mentions, mode="shadow")[2].status == "abstained"
+
+
+class TwoModes(HashEmbedder):
+    """The hash embedder with e5's two modes told apart (a passage is embedded with its prefix)."""
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.queries([f"passage: {t}" for t in texts])
+
+
+def test_the_goal_embedding_mode_is_recorded_per_collection_and_a_change_names_rebuild_vec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vectors = VectorIndex(tmp_path, TwoModes())
+    doc = episode_document(outcome("r1", "用高德导航去机场", "com.autonavi.minimap"))
+    vectors.upsert(EPISODE, "device:d1", [doc])
+    stored = vectors.collection(EPISODE, "device:d1")
+    assert stored is not None and stored.metadata["embed_mode"] == "passage"
+    got = stored.get(ids=["r1"], include=["embeddings"])["embeddings"][0]
+    as_passage = vectors.embedder.passages([str(doc.embed_text)])[0]
+    assert abs(float(sum(a * b for a, b in zip(got, as_passage, strict=True))) - 1.0) < 1e-4
+    # recall embedding goals as queries: the passage collection is refused until `jiyi rebuild-vec`
+    monkeypatch.setitem(vectors_module.MODES, EPISODE, "query")
+    fresh = VectorIndex(tmp_path, TwoModes())
+    with pytest.raises(IndexMismatch, match=r"embedded as passage .*as query; run `jiyi rebuild-vec`"):
+        fresh.query(EPISODE, "device:d1", [0.0] * 384, 1)
+    fresh.drop_all(EPISODE)  # what rebuild-vec does first; the collections it makes again record the mode
+    fresh.upsert(EPISODE, "device:d1", [doc])
+    again = fresh.collection(EPISODE, "device:d1")
+    assert again is not None and again.metadata["embed_mode"] == "query"
+    as_query = fresh.embedder.queries([str(doc.embed_text)])[0]
+    got = again.get(ids=["r1"], include=["embeddings"])["embeddings"][0]
+    assert abs(float(sum(a * b for a, b in zip(got, as_query, strict=True))) - 1.0) < 1e-4
+    # a collection from before the mode was recorded holds passages: still read as such
+    monkeypatch.setitem(vectors_module.MODES, EPISODE, "passage")
+    name = fresh.name(EPISODE, "device:old")
+    old = {"embedder": "hash", "dim": 384, "scheme": 2}
+    fresh.client.get_or_create_collection(name, embedding_function=None, metadata=old)
+    assert VectorIndex(tmp_path, TwoModes()).query(EPISODE, "device:old", as_query, 1) == []
+
+
+def test_the_margin_confidence_counts_the_top_apps_lead_over_the_runner_up(index: VectorIndex) -> None:
+    recall = EpisodeRecall(index, index.embedder, min_score=0.0)
+    result = recall.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", now=2000.0, explain=True)
+    sure = result.confidence
+    assert sure is not None and sure.scoring == "margin" and sure.top_app == ["com.xingin.xhs"]
+    assert sure.runner_up and sure.second is not None and sure.margin == round(sure.top - sure.second, 4)
+    assert sure.value == round(sure.top + recall.lead_weight * sure.margin, 4) and recall.lead_weight == 0.5
+    assert result.to_dict()["confidence"]["runner_up"] == sure.runner_up
+    # the threshold is held against the confidence, not the top score: between the two, margin recalls, top does not
+    between = (sure.top + sure.value) / 2
+    assert recall.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", threshold=between).top1_apps
+    top = EpisodeRecall(index, index.embedder, scoring="top")
+    assert (
+        top.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", threshold=between).status == "abstained"
+    )
+    # the reference's hybrid score stays available for comparison
+    ref = EpisodeRecall(index, index.embedder, min_score=0.0, scoring="reference")
+    by_ref = ref.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", explain=True).confidence
+    assert by_ref is not None and by_ref.scoring == "reference" and by_ref.value == by_ref.top

@@ -66,3 +66,20 @@ def test_a_removed_listener_hears_nothing_more() -> None:
     bus.publish("desk", 2)
     assert heard == [1]
     assert bus.generation == 2
+
+
+def test_the_bus_is_published_only_through_parts_changed() -> None:
+    """One change path: the bus is private to `Parts`, whose `changed` holds a group's changes until it commits."""
+    from service.memory.bus import BusView
+    from tests.conftest import REPO
+
+    assert not hasattr(BusView, "publish")
+    callers = [
+        f"{path.relative_to(REPO)}:{number}"
+        for folder in ("service", "gui")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if path.name not in ("bus.py", "parts.py")
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        if ".publish(" in line or "._bus" in line
+    ]
+    assert callers == []

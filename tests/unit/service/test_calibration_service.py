@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.calibration import MIN_EVALUATIONS
+from recall.calibration import MIN_EVALUATIONS, lower_bound
 from recall.embedders import tuning
 from service.config import ConfigError, load_config
 from service.memory.memory import Memory
@@ -65,6 +65,22 @@ def test_a_new_device_uses_the_embedders_fixed_threshold(hashed: Memory) -> None
     assert (now["source"], now["threshold"], now["sample_size"]) == ("default", 0.5, 0)
 
 
+def test_a_past_of_one_run_per_app_starts_from_the_cold_start_anchor(hashed: Memory) -> None:
+    hashed.runs.archive_episodes(past_runs(6))  # six apps, one run each
+    hashed.runs.archive_episodes(past_runs(12, device="d2"))  # six apps, two runs each
+    cold, warm = (hashed.calibration.calibrate(d)[0] for d in ("d1", "d2"))
+    hashed_tuning = tuning("hash")
+    assert (
+        (cold.source, cold.threshold)
+        == ("default", hashed_tuning.anchor("margin", one_per_app=True))
+        == (
+            "default",
+            0.45,
+        )
+    )
+    assert (warm.source, warm.threshold) == ("default", hashed_tuning.anchor("margin")) == ("default", 0.5)
+
+
 def test_past_runs_calibrate_by_leave_one_out_until_evaluations_take_over(hashed: Memory) -> None:
     hashed.runs.archive_episodes(past_runs(40))
     (loo,) = hashed.calibration.calibrate("d1")
@@ -94,12 +110,16 @@ def test_the_threshold_holds_the_budget_over_the_devices_evaluations(hashed: Mem
     (chosen,) = hashed.calibration.calibrate("d1")
     traces = recall_calibration.recent_traces(hashed.store, "device:d1", "hash", 1000)
     assert chosen.sample_size == len(traces) == 60
-    tops = [t["recall"]["considered"][0] for t in traces if t["recall"]["considered"]]
-    taken = [c for c, t in zip(tops, traces, strict=False) if c["score"] >= chosen.threshold]
-    assert taken  # something is still recalled
-    # the point the curve shows for the chosen threshold is within the budget
+    sure = [t["recall"]["confidence"] for t in traces if t["recall"]["confidence"]]
+    assert {s["scoring"] for s in sure} == {"margin"} and chosen.embedder == "hash/margin"
+    assert [s for s in sure if s["value"] >= chosen.threshold]  # something is still recalled
+    # the point the curve shows for the chosen threshold is within the budget by its upper bound, unless the
+    # evidence tightened it past the fixed threshold: then only as far as the lower bound demands
     point = next(p for p in chosen.curve if p.threshold == chosen.threshold)
-    assert point.bound <= 0.10 and point.contamination <= 0.10
+    if chosen.threshold > tuning("hash").anchor("margin"):
+        assert lower_bound(round(point.contamination * chosen.sample_size), chosen.sample_size) <= 0.10
+    else:
+        assert point.bound <= 0.10 and point.contamination <= 0.10
 
 
 def test_a_calibration_is_kept_and_read_back_after_reopening(tmp_path: Path) -> None:

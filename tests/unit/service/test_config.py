@@ -191,3 +191,70 @@ def test_a_database_url_and_its_password_from_the_environment_or_a_private_file(
         load_config(home=tmp_path / "h", env={**env, "JIYI_DATABASE_PASSWORD_FILE": str(tmp_path / "none")})
     with pytest.raises(ConfigError, match="both set"):
         load_config(home=tmp_path / "h", env={**env, "JIYI_DATABASE_PASSWORD": "x"})
+
+
+def test_every_setting_is_a_typed_attribute_of_config(tmp_path: Path) -> None:
+    """A misspelt setting fails mypy: each one is declared, with the type its parser gives."""
+    from service.config import Config
+    from service.config_fields import TypedSettings
+
+    config = load_config(home=tmp_path / "h", env={})
+    declared = {name for name, value in vars(TypedSettings).items() if isinstance(value, property)}
+    assert declared == {s.name for s in SETTINGS}
+    for setting in SETTINGS:
+        returns = getattr(TypedSettings, setting.name).fget.__annotations__["return"]
+        kind = {"bool": bool, "int": int, "float": float, "str": str, "tuple[str, ...]": tuple}[returns]
+        assert isinstance(getattr(config, setting.name), kind), setting.name
+    with pytest.raises(AttributeError):
+        config.memroy_rag  # type: ignore[attr-defined]  # noqa: B018
+    assert not hasattr(Config, "__getattr__")
+
+
+def test_an_older_config_file_is_upgraded_keeping_its_comments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key renamed in a later version still takes effect, and the next save writes the file upgraded."""
+    from service import config_upgrade
+    from service.config import save_settings
+
+    monkeypatch.setattr(config_upgrade, "CONFIG_VERSION", 2)
+    monkeypatch.setattr("service.config.CONFIG_VERSION", 2)
+    steps = {**config_upgrade.UPGRADES, 2: lambda s: config_upgrade.rename(s, "keep_episodes", "episode_keep")}
+    monkeypatch.setattr(config_upgrade, "UPGRADES", steps)
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("# mine\nconfig_version = 1\nkeep_episodes = 77  # a week\n", "utf-8")
+    assert load_config(home=home, env={}).episode_keep == 77
+    save_settings(home, {"memory_rag": "on"})
+    text = (home / "config.toml").read_text("utf-8")
+    assert text.startswith("# mine\n") and "episode_keep = 77  # a week" in text and "keep_episodes" not in text
+    assert "config_version = 2" in text
+    config = load_config(home=home, env={})
+    assert (config.episode_keep, config.memory_rag) == (77, "on")
+
+
+def test_a_saved_file_says_its_version_at_its_top_level(tmp_path: Path) -> None:
+    import tomllib
+
+    from service.config import save_settings
+    from service.config_upgrade import CONFIG_VERSION
+
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text('episode_keep = 9\n\n[learning]\nauthority_id = "g1"\n', "utf-8")
+    save_settings(home, {"memory_rag": "on"})
+    data = tomllib.loads((home / "config.toml").read_text("utf-8"))
+    assert data["config_version"] == CONFIG_VERSION and "config_version" not in data["learning"]
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("config_version = 99", "config_version 99, newer than this Jiyi knows"),
+        ('config_version = "one"', "config_version must be a whole number"),
+    ],
+)
+def test_a_config_file_of_an_unknown_version_is_refused_naming_it(tmp_path: Path, line: str, words: str) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text(line + "\n", "utf-8")
+    with pytest.raises(ConfigError, match=words):
+        load_config(home=home, env={})

@@ -219,3 +219,18 @@ def test_when_the_server_drops_the_group_before_its_commit_no_write_is_acknowled
 
     outcomes = run_group(memory.parts, [*_three_writes(memory), server_drops_this_connection])
     _no_write_of_the_group_is_kept(memory, outcomes, published)
+
+
+def test_an_alias_learned_in_a_group_is_published_once_after_the_commit(memory: Memory) -> None:
+    """Every write announces its change through `Parts.changed`, so a group holds the App-KB's too (it once
+    published on the bus directly, from inside the group's open transaction)."""
+    seen: list[tuple[str, bool]] = []
+    memory.add_listener(lambda domain, _seq: seen.append((domain, memory.store.db.in_transaction())))
+    run_group(
+        memory.parts,
+        [
+            lambda: memory.appkb.learn_alias("绿泡泡", "com.tencent.mm"),
+            lambda: memory.appkb.learn_alias("企鹅", "com.tencent.mobileqq"),
+        ],
+    )
+    assert seen == [("app_kb", False)]

@@ -188,3 +188,22 @@ def test_live_pages_and_the_runs_changed_after_a_seq(store: Store) -> None:
     assert changed == {"r4", "r9", "r0"} and last == store.last_seq("experience")  # a tool receipt changes nothing
     current = episodes.current_records(store, sorted(changed))
     assert set(current) == {"r4", "r9"} and current["r4"]["revoked"] and not current["r9"]["revoked"]
+
+
+def test_keyset_pages_neither_repeat_nor_skip_a_row_while_runs_arrive(store: Store) -> None:
+    """Paged by `(ts_end, run_id)` after the last row held, a newer run archived between two pages shifts
+    nothing (by offset the first page's last row came again); runs ending at the same second keep run order."""
+
+    def archive(run_id: str, ts_end: float) -> None:
+        episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(run_id, ts_end=ts_end)), actor="agent")
+
+    for i in range(6):
+        archive(f"r{i}", TS + i // 2)  # two runs end in each second
+    first = episodes.list_episodes(store, EpisodeFilter(), limit=3)
+    archive("newer", TS + 100)
+    after = episodes.episode_key(first[-1])
+    second = episodes.list_episodes(store, EpisodeFilter(), limit=3, after=after)
+    assert [r["run_id"] for r in first + second] == ["r5", "r4", "r3", "r2", "r1", "r0"]
+    by_offset = episodes.list_episodes(store, EpisodeFilter(), limit=3, offset=3)
+    assert by_offset[0]["run_id"] == "r3"  # what keyset paging avoids: the row already shown, again
+    assert episodes.list_episodes(store, EpisodeFilter(text="火锅"), limit=10, after=(0.0, "")) == []

@@ -66,3 +66,18 @@ def test_a_shorter_file_is_a_rewrite_and_adds_nothing_it_already_has(store: Stor
     report = import_experience(store, tmp_path / "memory")
     assert (report.rewritten, report.imported, report.known) == (True, 0, 3)
     assert store.count_events("experience") == 5
+
+
+def test_two_copies_of_a_directory_imported_in_turn_add_each_appended_line_once(store: Store, tmp_path: Path) -> None:
+    original = log(tmp_path / "a")
+    original.write_text(event(1, 1) + "\n", "utf-8")
+    assert import_experience(store, tmp_path / "a" / "memory").imported == 1
+    # TaskWizard appends; a copy of the directory (a backup, a synced mount) is imported first, then the original.
+    original.write_text(event(1, 1) + "\n" + event(1, 2) + "\n", "utf-8")
+    copy = log(tmp_path / "b")
+    copy.write_bytes(original.read_bytes())
+    from_copy = import_experience(store, tmp_path / "b" / "memory")
+    assert (from_copy.imported, from_copy.moved_from) == (1, str(original))
+    again = import_experience(store, tmp_path / "a" / "memory")
+    assert (again.imported, again.known) == (0, 1)
+    assert store.count_events("experience") == 2

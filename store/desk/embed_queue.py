@@ -1,0 +1,102 @@
+"""The desk index's queue: searchable items whose text changed since they were last embedded.
+
+The projection queues an item in the same transaction that writes it (so a
+committed turn is never forgotten by the index, and a rebuild of the views
+queues everything again); the indexer takes a batch, embeds it and removes
+exactly the entries it embedded (an entry re-queued meanwhile carries a newer
+`seq` and stays). The queue's length is the index lag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store.core.database import Store
+from store.desk import sql
+
+KINDS = ("interaction", "task", "topic", "fact")
+
+
+@dataclass(frozen=True)
+class Queued:
+    kind: str
+    item: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class Text:
+    """What the index holds of one item: its key (the item's own id), text and time."""
+
+    kind: str
+    key: str
+    text: str
+    epoch: float
+
+
+# Per kind: the statement reading the key, the text's parts and the time of rows by their ids.
+_READ = {
+    "interaction": "SELECT id, interaction_id, user_text, assistant_text, epoch FROM desk_interaction WHERE id IN ({})",
+    "task": "SELECT id, task_id, title, result, epoch FROM desk_task_card WHERE id IN ({})",
+    # a topic is embedded with its latest segment (what it came to last)
+    "topic": "SELECT id, topic_id, title, summary, (SELECT s.summary FROM desk_topic_segment s "
+    "WHERE s.topic_id = t.topic_id ORDER BY s.workday DESC LIMIT 1), updated_epoch FROM desk_topic t WHERE id IN ({})",
+    "fact": "SELECT id, fact_id, content, project, 0 FROM desk_fact WHERE id IN ({})",
+}
+
+
+def lag(store: Store) -> int:
+    """How many items wait to be embedded."""
+    return int(store.db.execute_sql("SELECT count(*) FROM desk_embed_queue").fetchone()[0])
+
+
+def take(store: Store, limit: int) -> list[Queued]:
+    """The oldest `limit` entries (by the event that queued them)."""
+    rows = store.db.execute_sql("SELECT kind, item, seq FROM desk_embed_queue ORDER BY seq LIMIT ?", (limit,))
+    return [Queued(str(k), int(i), int(s)) for k, i, s in rows.fetchall()]
+
+
+def texts(store: Store, queued: list[Queued]) -> tuple[list[Text], list[Queued]]:
+    """The current text of each queued item, and the entries whose item is gone (nothing to embed)."""
+    found: list[Text] = []
+    gone: list[Queued] = []
+    for kind in KINDS:
+        wanted = [q for q in queued if q.kind == kind]
+        if not wanted:
+            continue
+        ids = [q.item for q in wanted]
+        rows = {int(r[0]): r for r in store.db.execute_sql(_READ[kind].format(sql.marks(ids)), ids).fetchall()}
+        for q in wanted:
+            row = rows.get(q.item)
+            if row is None:
+                gone.append(q)
+                continue
+            text = "\n".join(str(part) for part in row[2:-1] if part)
+            found.append(Text(kind, str(row[1]), text, float(row[-1] or 0)))
+    return found, gone
+
+
+def done(store: Store, queued: list[Queued]) -> None:
+    """Remove the entries embedded (an entry queued again since keeps its newer `seq` and stays)."""
+    with store.atomic():
+        for q in queued:
+            store.db.execute_sql(
+                "DELETE FROM desk_embed_queue WHERE kind = ? AND item = ? AND seq = ?", (q.kind, q.item, q.seq)
+            )
+
+
+def queue_everything(store: Store) -> int:
+    """Queue every searchable item again (the index was dropped); returns how many are queued now."""
+    with store.atomic():
+        for kind, table in (
+            ("interaction", "desk_interaction"),
+            ("task", "desk_task_card"),
+            ("topic", "desk_topic"),
+            ("fact", "desk_fact"),
+        ):
+            store.db.execute_sql(
+                f"INSERT INTO desk_embed_queue (kind, item, seq) SELECT ?, id, 0 FROM {table} WHERE true "
+                "ON CONFLICT (kind, item) DO NOTHING",
+                (kind,),
+            )
+    return lag(store)

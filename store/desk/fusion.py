@@ -1,0 +1,159 @@
+"""How desk recall orders what full-text search and dense retrieval found, and what it keeps.
+
+Two ranked lists of one kind (interactions, task cards, topics or facts) come
+in: the full-text hits by BM25 and the nearest vectors by cosine similarity.
+Each item's fused score is a weighted sum, `WEIGHT` × its BM25 and
+(1 − `WEIGHT`) × its similarity, each scaled to 0..1 over the question's
+candidates (an item one list did not find takes that list's lowest value).
+Reciprocal-rank fusion (`FUSION = "rrf"`: the sum of `1 / (RRF_K + rank)`)
+was measured against it on the same data: the weighted sum found more
+(docs/desk-memory.md), since it keeps how much better the first hits are,
+which ranks throw away. Without vectors the order is BM25's (the rank form).
+Scores are then scaled so the best item is 1.0.
+
+Recency only breaks ties: consecutive items as related as the first of them
+form a run that is ordered newest first. As related: similarities within
+`SIMILARITY_TIE`, and the same query terms held or rarity-weighted shares
+within `SHARE_TIE` (without vectors: the same terms held). Eight runs of one
+daily check, told apart only by their length, come newest first; so does the
+later statement of a value that changed (a meeting moved, a dose raised),
+which says nearly what the earlier one said. RRF's own scores are ranks, so
+they are never what is compared. Measured: on the Chinese set the latest
+statement of a changed value went from first in 2 of 4 questions to 4 of 4;
+on a LoCoMo conversation @1 lost 2 of 81 questions, @5 and @10 unchanged.
+
+The relevance floor: with dense retrieval on, an item counts as related only
+when its similarity stands at least `STANDING_FLOOR` deviations above the
+query's background (its similarities past the nearest few: an embedder's
+cosines bunch differently per language and per question, so no cosine alone
+says "related"), or when full-text search found it holding at least
+`FTS_FLOOR_SHARE` of the query's terms that memory holds at all, each weighed
+by its rarity. Measured on the Chinese set and a LoCoMo development
+conversation (docs/desk-memory.md): three deviations and half the weight keep
+recall where it was and cut the related items of unanswerable questions from
+ten to under two.
+So a question about something never said gets no "related" items, instead of
+the ten least unrelated ones. Without vectors (degraded) every full-text hit
+counts, as before hybrid retrieval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+RRF_K = 60
+FUSION = "weighted"  # or "rrf"; measured against each other in docs/desk-memory.md
+WEIGHT = 0.5
+SIMILARITY_TIE = 0.02
+SHARE_TIE = 0.2
+FTS_FLOOR_SHARE = 0.5
+STANDING_FLOOR = 3.0
+
+
+@dataclass
+class Candidate:
+    """One item found by either list, with why it was found."""
+
+    key: str
+    row: dict[str, Any]
+    epoch: float
+    fts_rank: int | None = None
+    bm25: float | None = None
+    share: float = 0.0  # the share of the query's terms the item holds (full-text hits)
+    held: frozenset[str] = frozenset()  # which terms
+    dense_rank: int | None = None
+    similarity: float | None = None
+    standing: float | None = None  # the similarity in deviations above the query's background (`hybrid`)
+    fused: float = 0.0
+    signals: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What an item needs to count as related (see the module docstring); not `active`: every hit counts
+    (full text alone, as before hybrid retrieval)."""
+
+    active: bool
+    share: float = FTS_FLOOR_SHARE
+    standing: float = STANDING_FLOOR
+
+    def admits(self, candidate: Candidate) -> bool:
+        if not self.active:
+            return True
+        if candidate.standing is not None and candidate.standing >= self.standing:
+            return True
+        return candidate.fts_rank is not None and candidate.share >= self.share
+
+
+def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidate]:
+    """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in."""
+    if FUSION == "weighted" and any(c.similarity is not None for c in candidates):
+        _weighted(candidates)
+    else:
+        for c in candidates:
+            c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
+    kept = [c for c in candidates if floor.admits(c)]
+    if not kept:
+        return []
+    best = max(c.fused for c in kept)
+    for c in kept:
+        c.fused = round(c.fused / best, 3)
+    kept.sort(key=lambda c: (-c.fused, -c.epoch))
+    ordered = _newest_first_among_ties(kept)[:limit]
+    for c in ordered:
+        c.signals = {
+            "fused": c.fused,
+            "fts_rank": c.fts_rank,
+            "bm25": None if c.bm25 is None else round(c.bm25, 3),
+            "dense_rank": c.dense_rank,
+            "similarity": None if c.similarity is None else round(c.similarity, 4),
+            "standing": c.standing,
+        }
+    return ordered
+
+
+def _weighted(candidates: list[Candidate]) -> None:
+    """`WEIGHT` × BM25 plus (1 − `WEIGHT`) × similarity, each scaled to 0..1 over the candidates (an item one
+    list did not find takes that list's lowest value)."""
+    bm25 = [c.bm25 for c in candidates if c.bm25 is not None]
+    sims = [c.similarity for c in candidates if c.similarity is not None]
+    low_b, high_b = (min(bm25), max(bm25)) if bm25 else (0.0, 0.0)
+    low_s, high_s = (min(sims), max(sims)) if sims else (0.0, 0.0)
+    for c in candidates:
+        b = ((c.bm25 if c.bm25 is not None else low_b) - low_b) / (high_b - low_b) if high_b > low_b else 0.0
+        s = (
+            ((c.similarity if c.similarity is not None else low_s) - low_s) / (high_s - low_s)
+            if high_s > low_s
+            else 0.0
+        )
+        c.fused = WEIGHT * b + (1 - WEIGHT) * s + 1e-9  # never 0: the best is scaled to 1.0
+
+
+def _ties(head: Candidate, other: Candidate) -> bool:
+    """Equally related: as near by meaning, and holding the same terms or as much of the query's weight."""
+    if head.similarity is None or other.similarity is None:
+        return head.held == other.held and head.similarity is None and other.similarity is None
+    if abs(head.similarity - other.similarity) > SIMILARITY_TIE:
+        return False
+    return head.held == other.held or abs(head.share - other.share) <= SHARE_TIE
+
+
+def _newest_first_among_ties(ordered: list[Candidate]) -> list[Candidate]:
+    """Runs of items tied with the run's first (`_ties`), each run ordered newest first and scored as its first
+    (equally related items say so by an equal score)."""
+    out: list[Candidate] = []
+    run: list[Candidate] = []
+
+    def close() -> None:
+        for c in run:
+            c.fused = run[0].fused
+        out.extend(sorted(run, key=lambda r: -r.epoch))
+        run.clear()
+
+    for c in ordered:
+        if run and not _ties(run[0], c):
+            close()
+        run.append(c)
+    close()
+    return out

