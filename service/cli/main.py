@@ -31,6 +31,7 @@ from service.cli import (
     lesson,
     lookup,
     migrate,
+    schema,
     serve,
     upkeep,
 )
@@ -61,6 +62,7 @@ GROUPS = (
     interchange,
     desk,
     evaluate,
+    schema,
     desktop,
 )
 """The command groups, in the order `jiyi --help` lists them."""

@@ -234,7 +234,7 @@ def _shadow_recall(memory: Memory, batch: list[DemoRun]) -> dict[str, RecallResu
         runs = [run for run in batch if run.device == device]
         goals = [memory.redactor.redact(run.goal) for run in runs]
         # Explained, as `run.start` keeps it: calibration weighs the candidates below the threshold too.
-        generation = memory.parts.bus.generation
+        generation = memory.generation
         results = memory.recall.recall_many(goals, device, generation, explain=True) if runs else []
         out.update((run.run_id, result) for run, result in zip(runs, results, strict=True))
     return out

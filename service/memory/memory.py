@@ -34,7 +34,6 @@ from service.memory.jobs import Jobs
 from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
 from service.memory.parts import Parts
-from service.memory.presence import Presence
 from service.memory.recall_service import RecallService
 from service.memory.results import Health, Overview, StoreCounts
 from service.memory.runs import RunService
@@ -96,7 +95,6 @@ class Memory:
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
         self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)
-        self.presence = Presence()  # who the service serving this memory talks to (filled by its host)
         self._counts: tuple[int, StoreCounts] | None = None
         # On a shared store, other hosts' commits reach the bus too (the console refreshes, caches drop).
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
@@ -262,6 +260,12 @@ class Memory:
         """
         assert self.store.budget is not None
         return self.store.budget.size()
+
+    @property
+    def generation(self) -> int:
+        """How many changes this memory has committed (and heard of, from other hosts of a shared store):
+        what a cached read compares, and what change notices carry."""
+        return self.parts.bus.generation
 
     def health_is_cached(self) -> bool:
         """Whether `health()` would answer without touching the database."""

@@ -7,12 +7,20 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar
+
+import msgspec
 
 from service.client import JiyiClient
 from service.errors import Cancelled
+from service.ops import status, upkeep
+from service.ops.declare import Args, Operation
 from service.remote import wire
-from store.core.errors import EnvironmentProblem
+from store.core.errors import EnvironmentProblem, JiyiError
+
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+T = TypeVar("T")
 
 TIMEOUT_S = 30.0
 FRESH_S = 20.0  # a connection unused this long is opened again (far below the service's idle timeout)
@@ -63,6 +71,22 @@ class Wire:
             if self._closed:  # closed while this call ran: its connection, opened again, goes too
                 client.close()
 
+    def invoke(self, operation: Operation[A, R], params: A | None = None, *, long: bool = False) -> R:
+        """Call a declared operation: its params encoded from their struct, its result decoded into the
+        operation's result type (checked: a result of another shape is an error naming the field).
+        `long` gives it the long timeout (an export, a dream pass)."""
+        return self.invoke_as(operation, params, operation.result, long=long)
+
+    def invoke_as(self, operation: Operation[A, Any], params: A | None, into: type[T], *, long: bool = False) -> T:
+        """Call `operation` and decode its result into `into`, a type with the result's field names
+        (the facade's own dataclass, where it has them: `Resolution`, `AppKbEntry`)."""
+        sent = msgspec.to_builtins(params) if params is not None else None
+        result = self.call(operation.name, sent, writes=operation.writes, long=long)
+        try:
+            return msgspec.convert(result, into)
+        except msgspec.ValidationError as exc:
+            raise JiyiError(f"the service answered {operation.name} with an unexpected result: {exc}") from exc
+
     def _answer(self, response: dict[str, Any]) -> Any:
         if response.get("ok"):
             return response.get("result")
@@ -70,7 +94,7 @@ class Wire:
         raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")), error.get("data"))
 
     def _client(self) -> JiyiClient:
-        client = getattr(self._local, "client", None)
+        client: JiyiClient | None = getattr(self._local, "client", None)
         if client is None:
             client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello)
             self._local.client = client
@@ -83,7 +107,7 @@ class Wire:
             # closed could not be told from a write that failed, so an old connection is not reused.
             client.close()
         self._local.used = time.monotonic()
-        return cast(JiyiClient, client)
+        return client
 
     def close(self) -> None:
         with self._lock:
@@ -110,14 +134,15 @@ class JobFollower:
         since = IMPORT_JOBS_SINCE if kind in ("taskwizard.import", "dream") else JOBS_SINCE
         if self._protocol < since:
             method = "dream.run" if kind == "dream" else kind  # the method that does the same work and waits
-            return cast(dict[str, Any], self._wire.call(method, params, writes=True, long=True))
-        status = self._wire.call("job.start", {"kind": kind, **(params or {})}, writes=True)
+            waited: dict[str, Any] = self._wire.call(method, params, writes=True, long=True)
+            return waited
+        status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
             while status["state"] == "running":
                 if progress is not None and status["total"]:
                     progress(int(status["done"]), int(status["total"]))
                 time.sleep(POLL_S)
-                status = self._wire.call("job.status", {"job_id": status["job_id"]})
+                status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=status["job_id"]))
         except (Cancelled, KeyboardInterrupt):
             if not status.get("cancellable", True):
                 raise
@@ -127,7 +152,8 @@ class JobFollower:
         if status["state"] == "done":
             if progress is not None:
                 progress(int(status["total"]), int(status["total"]))
-            return cast(dict[str, Any], status["outcome"])
+            outcome: dict[str, Any] = status["outcome"]
+            return outcome
         if status["state"] == "cancelled":
             raise Cancelled(f"job {status['job_id']} ({kind}) was cancelled")
         error = status.get("error") or {}
@@ -135,11 +161,11 @@ class JobFollower:
 
     def _stop(self, job_id: str) -> dict[str, Any]:
         """Cancel the job and wait until it stopped (it stops at its next step)."""
-        status = self._wire.call("job.cancel", {"job_id": job_id})
+        status = self._wire.invoke(upkeep.JOB_CANCEL, upkeep.JobArgs(job_id=job_id))
         while status["state"] == "running":
             time.sleep(POLL_S)
-            status = self._wire.call("job.status", {"job_id": job_id})
-        return cast(dict[str, Any], status)
+            status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
+        return status
 
 
 class RemoteJobs:
@@ -149,13 +175,13 @@ class RemoteJobs:
         self._wire = wire_
 
     def running(self) -> dict[str, Any] | None:
-        return cast(dict[str, Any] | None, self._wire.call("service.status")["job"])
+        return self._wire.invoke(status.SERVICE_STATUS)["job"]
 
     def status(self, job_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("job.status", {"job_id": job_id}))
+        return self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
 
     def cancel(self, job_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("job.cancel", {"job_id": job_id}))
+        return self._wire.invoke(upkeep.JOB_CANCEL, upkeep.JobArgs(job_id=job_id))
 
 
 def protocol_version(text: object) -> tuple[int, int]:

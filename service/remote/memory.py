@@ -17,24 +17,34 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from recall.resolve import Resolution
+import msgspec
+
+from recall.verdict import Resolution
 from service.config import Config
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+from service.ops import appkb as ops
+from service.ops import desk, recall, runs, status, upkeep
+from service.ops import learning as learn
+from service.ops import maintenance as maint
+from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
+from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry
 from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult
+from store.appkb.kb import ForgetAliasResult, LearnAliasResult
 from store.episodes.archive import EpisodeFilter
 from store.interchange.import_source import ImportReport
 
 
 class RemoteAppKb:
+    """The App-KB's operations, each a call of its declaration (`service.ops.appkb`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
@@ -49,58 +59,85 @@ class RemoteAppKb:
         offset: int = 0,
         order: str = "reference",
     ) -> list[AppKbEntry]:
-        params = {"device": device, "kind": kind, "include_stale": include_stale, "text": text, "order": order}
+        def page(limit: int, offset: int) -> AliasPage:
+            args = ListArgs(
+                device=device,
+                kind=kind,
+                include_stale=include_stale,
+                text=text,
+                limit=limit,
+                offset=offset,
+                order=order,
+            )
+            return self._wire.invoke(ops.LIST, args)
+
         if limit is not None:
-            result = self._wire.call("app.alias.list", {**params, "limit": limit, "offset": offset})
-            return wire.entries(result["entries"])
+            return _entries(page(limit, offset).entries)
         rows: list[AppKbEntry] = []
         next_offset: int | None = offset
         while next_offset is not None:  # everything, a page at a time
-            result = self._wire.call("app.alias.list", {**params, "limit": 5000, "offset": next_offset})
-            rows += wire.entries(result["entries"])
-            next_offset = result["next_offset"]
+            result = page(5000, next_offset)
+            rows += _entries(result.entries)
+            next_offset = result.next_offset
         return rows
 
     def count_aliases(self) -> int:
-        return int(self._wire.call("app.devices")["aliases"])
+        return self._wire.invoke(ops.DEVICES).aliases
 
     def devices(self) -> list[str]:
-        return list(self._wire.call("app.devices")["devices"])
+        return self._wire.invoke(ops.DEVICES).devices
 
     def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
-        return wire.history_items(self._wire.call("app.alias.history", {"name": name, "limit": limit})["items"])
+        items = self._wire.invoke(ops.HISTORY, HistoryArgs(name=name, limit=limit)).items
+        return [HistoryItem(i.seq, i.ts, i.actor, i.type, i.change, i.payload) for i in items]
 
     def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
-        return wire.learned(
-            self._wire.call("app.alias.learn", {"name": name, "package": package, "actor": actor}, writes=True)
-        )
+        r = self._wire.invoke(ops.LEARN, LearnArgs(name=name, package=package, actor=actor))
+        result = LearnAliasResult(r.changed, _entry(r.entry), _entries(r.replaced), r.change)
+        return LearnAliasOutcome(result, r.installed_on, r.missing_on)
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
-        return wire.forgotten(self._wire.call("app.alias.forget", {"name": name, "actor": actor}, writes=True))
+        r = self._wire.invoke(ops.FORGET, ForgetArgs(name=name, actor=actor))
+        return ForgetAliasResult(term=r.term, removed=_entries(r.removed), txn=r.change)
 
     def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
-        return wire.undone(self._wire.call("app.alias.undo", {"change": txn, "actor": actor}, writes=True))
+        r = self._wire.invoke(ops.UNDO, UndoArgs(change=txn, actor=actor))
+        return UndoResult(
+            txn=r.change, reverted_txn=r.reverted, removed=_entries(r.removed), restored=_entries(r.restored)
+        )
 
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
-        return wire.resolution(self._wire.call("app.resolve", {"name": name, "device": device}))
+        # The wire's result has `Resolution`'s own field names: decoded into it directly.
+        return self._wire.invoke_as(ops.RESOLVE, ResolveArgs(name=name, device=device), Resolution)
+
+
+def _entry(row: AliasEntry) -> AppKbEntry:
+    return msgspec.convert(row, AppKbEntry, from_attributes=True)
+
+
+def _entries(rows: list[AliasEntry]) -> list[AppKbEntry]:
+    return [_entry(row) for row in rows]
 
 
 class RemoteRuns:
+    """The episode archive's operations, each a call of its declaration (`service.ops.runs`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     @staticmethod
-    def _filter(f: EpisodeFilter | None) -> dict[str, Any]:
+    def _filter(f: EpisodeFilter | None, **page: Any) -> EpisodeListArgs:
         f = f or EpisodeFilter()
-        return {
-            "text": f.text,
-            "app": f.app,
-            "device": f.device,
-            "success": f.success,
-            "since": f.since,
-            "until": f.until,
-            "revoked": f.revoked,
-        }
+        return EpisodeListArgs(
+            text=f.text,
+            app=f.app,
+            device=f.device,
+            success=f.success,
+            since=f.since,
+            until=f.until,
+            revoked=f.revoked,
+            **page,
+        )
 
     def list_episodes(
         self,
@@ -111,107 +148,106 @@ class RemoteRuns:
         after: tuple[float, str] | None = None,
     ) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
-        keyset = {} if after is None else {"after": [after[0], after[1]]}
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
-            params = {**self._filter(f), **keyset, "limit": page, "offset": offset + len(rows)}
-            result = self._wire.call("episode.list", params)
-            rows += result["episodes"]
-            if result["next_offset"] is None:
+            args = self._filter(f, limit=page, offset=offset + len(rows), after=after)
+            result = self._wire.invoke(runs.EPISODE_LIST, args)
+            rows += result.episodes
+            if result.next_offset is None:
                 break
         return rows
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
-        return int(self._wire.call("episode.list", {**self._filter(f), "limit": 1, "total": True})["total"])
+        return self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=1, total=True)).total or 0
 
     def get_episode(self, run_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("episode.get", {"run_id": run_id}))
+        return self._wire.invoke(runs.EPISODE_GET, EpisodeArgs(run_id=run_id))
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
-        return int(
-            self._wire.call("episode.revoke", {"run_id": run_id, "reason": reason, "actor": actor}, writes=True)[
-                "change"
-            ]
-        )
+        return self._wire.invoke(runs.EPISODE_REVOKE, RevokeArgs(run_id=run_id, reason=reason, actor=actor)).change
 
     def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
-        return int(self._wire.call("episode.restore", {"run_id": run_id, "actor": actor}, writes=True)["change"])
+        return self._wire.invoke(runs.EPISODE_RESTORE, RestoreArgs(run_id=run_id, actor=actor)).change
 
 
 class RemoteRecall:
+    """Recall's operations, each a call of its declaration (`service.ops.recall`)."""
+
     def __init__(self, wire_: Wire, jobs: JobFollower) -> None:
         self._wire = wire_
         self._jobs = jobs
 
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
-        return cast(RecallStatistics, self._wire.call("recall.stats", {"since": since, "until": until}))
+        return self._wire.invoke(recall.STATS, recall.WindowArgs(since=since, until=until))
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
-        return list(self._wire.call("recall.runs", {"since": since, "until": until, "limit": limit})["runs"])
+        return self._wire.invoke(recall.RUNS, recall.RecallRunsArgs(since=since, until=until, limit=limit)).runs
 
     def recall_trace(self, run_id: str) -> dict[str, Any] | None:
-        return cast(dict[str, Any] | None, self._wire.call("recall.trace", {"run_id": run_id})["trace"])
+        return self._wire.invoke(recall.TRACE, recall.TraceArgs(run_id=run_id)).trace
 
     def recall_devices(self) -> list[str]:
-        return list(self._wire.call("recall.devices")["devices"])
+        return self._wire.invoke(recall.DEVICES).devices
 
     def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
-        return cast(
-            dict[str, Any], self._wire.call("recall.query", {"goal": goal, "device": device, "explain": explain})
-        )
+        return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
-        return cast(dict[str, int], self._jobs.run("vectors.rebuild", progress))
+        return msgspec.convert(self._jobs.run("vectors.rebuild", progress), dict[str, int])
 
 
 class RemoteLessons:
+    """The lessons' operations, each a call of its declaration (`service.ops.recall`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"text": text, "apps": list(apps), "runs": list(runs), "actor": actor}
-        return cast(dict[str, Any], self._wire.call("lesson.add", params, writes=True))
+        args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
+        return self._wire.invoke(recall.LESSON_ADD, args)
 
     def lesson_runs(self, lesson_id: str) -> dict[str, list[dict[str, Any]]]:
-        return cast(dict[str, list[dict[str, Any]]], self._wire.call("lesson.runs", {"lesson_id": lesson_id}))
+        runs: type[dict[str, list[dict[str, Any]]]] = dict
+        return self._wire.invoke_as(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id), runs)
 
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
-        method = {"approved": "lesson.approve", "revoked": "lesson.revoke"}.get(status)
-        if method is None:
+        operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
+        if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
-        return cast(dict[str, Any], self._wire.call(method, {"lesson_id": lesson_id, "actor": actor}, writes=True))
+        return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
     def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
-        return list(self._wire.call("lesson.list", {"status": status})["lessons"])
+        return self._wire.invoke(recall.LESSON_LIST, recall.LessonListArgs(status=status)).lessons
 
 
 class RemoteDesk:
+    """The desk memory's operations, each a call of its declaration (`service.ops.desk`, `.maintenance`)."""
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def maintenance_status(self) -> MaintenanceStatus:
-        return cast(MaintenanceStatus, self._wire.call("memory.maintenance.status"))
+        return self._wire.invoke(maint.STATUS)
 
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("memory.recall", {"query": query, "limit": limit}))
+        return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.topic.list", {"text": text, "limit": limit, "offset": offset})["topics"])
+        return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(text=text, limit=limit, offset=offset)).topics
 
     def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        params = {"topic_id": topic_id, "limit": limit, "offset": offset}
-        return cast(dict[str, Any], self._wire.call("memory.topic.get", params))
+        return self._wire.invoke(maint.TOPIC_GET, maint.TopicArgs(topic_id=topic_id, limit=limit, offset=offset))
 
     def workday_topics(self, workday: str) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.topic.list", {"workday": workday})["topics"])
+        return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(workday=workday)).topics
 
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.workday.list", {"limit": limit, "offset": offset})["workdays"])
+        return self._wire.invoke(maint.WORKDAY_LIST, maint.WorkdayListArgs(limit=limit, offset=offset)).workdays
 
     def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
-        return list(self._wire.call("memory.consolidation.log", {"limit": limit})["entries"])
+        return self._wire.invoke(maint.CONSOLIDATION_LOG, maint.LogArgs(limit=limit)).entries
 
     def list_facts(
         self,
@@ -222,43 +258,39 @@ class RemoteDesk:
         limit: int = 200,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        params = {"scope": scope, "status": status, "text": text, "limit": limit, "offset": offset}
-        return list(self._wire.call("memory.fact.list", params)["facts"])
+        args = maint.FactListArgs(scope=scope, status=status, text=text, limit=limit, offset=offset)
+        return self._wire.invoke(maint.FACT_LIST, args).facts
 
     def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
-        params = {"fact_id": fact_id, "status": status, "reason": reason or None, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("memory.fact.set_status", params, writes=True))
+        args = maint.FactStatusArgs(fact_id=fact_id, status=status, reason=reason or None, actor=actor)
+        return self._wire.invoke(maint.FACT_SET_STATUS, args)
 
     def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        skills = self._wire.call("memory.skill.list", {"status": status, "audience": "review"})["skills"]
-        return list(skills[offset : offset + limit])
+        skills = self._wire.invoke(maint.SKILL_LIST, maint.SkillListArgs(status=status, audience="review")).skills
+        return skills[offset : offset + limit]
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"skill_id": skill_id, "status": status, "user_request": user_request, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("memory.skill.set_status", params, writes=True))
+        args = maint.SkillStatusArgs(skill_id=skill_id, status=status, user_request=user_request, actor=actor)
+        return self._wire.invoke(maint.SKILL_SET_STATUS, args)
 
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("bundle.list", {"kind": kind, "limit": limit, "offset": offset})["bundles"])
+        return self._wire.invoke(desk.BUNDLE_LIST, desk.BundleListArgs(kind=kind, limit=limit, offset=offset)).bundles
 
     def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("bundle.get", {"bundle_id": bundle_id, "path": path}))
+        return self._wire.invoke(desk.BUNDLE_GET, desk.BundleGetArgs(bundle_id=bundle_id, path=path))
 
     def put_bundle_document(
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
     ) -> DocumentWritten:
-        params = {
-            "bundle_id": bundle_id,
-            "path": path,
-            "content": content,
-            "expected_revision": expected_revision,
-            "actor": actor,
-        }
-        return cast(DocumentWritten, self._wire.call("bundle.document.put", params, writes=True))
+        args = desk.DocumentPutArgs(
+            bundle_id=bundle_id, path=path, content=content, expected_revision=expected_revision, actor=actor
+        )
+        return self._wire.invoke(desk.DOCUMENT_PUT, args)
 
     def bundle_directory(self, bundle_id: str) -> str:
-        return str(self._wire.call("bundle.directory", {"bundle_id": bundle_id})["directory"])
+        return self._wire.invoke(desk.BUNDLE_DIRECTORY, desk.BundleArgs(bundle_id=bundle_id)).directory
 
 
 class RemoteDream:
@@ -271,47 +303,48 @@ class RemoteDream:
     ) -> DreamReport:
         """The pass runs as the service's job; `progress` hears its steps, and a `Cancelled` it raises
         cancels the job between two steps."""
-        return cast(DreamReport, self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}))
+        return msgspec.convert(self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}), DreamReport)
 
     def reports(self, limit: int = 20) -> list[dict[str, Any]]:
-        return list(self._wire.call("dream.reports", {"limit": limit})["reports"])
+        return self._wire.invoke(upkeep.DREAM_REPORTS, upkeep.DreamReportsArgs(limit=limit)).reports
 
 
 class RemoteLearning:
-    """The owner's side of learning (seed 003): what the console's learning page reads and decides."""
+    """The owner's side of learning (seed 003): what the console's learning page reads and decides,
+    each a call of its declaration (`service.ops.learning`)."""
 
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
     def status(self) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("learning.status"))
+        return self._wire.invoke(learn.STATUS)
 
     def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return list(self._wire.call("learning.queue", {"state": state, "limit": limit, "offset": offset})["intents"])
+        return self._wire.invoke(learn.QUEUE, learn.QueueArgs(state=state, limit=limit, offset=offset)).intents
 
     def intent(self, intent_id: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._wire.call("learning.intent", {"intent_id": intent_id}))
+        return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
 
     def failures(self, limit: int = 100) -> list[dict[str, Any]]:
-        return list(self._wire.call("learning.failures", {"limit": limit})["intents"])
+        return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
 
     def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        params = {"state": state, "limit": limit, "offset": offset}
-        return list(self._wire.call("learning.records.list", params)["records"])
+        args = learn.RecordListArgs(state=state, limit=limit, offset=offset)
+        return self._wire.invoke(learn.RECORDS_LIST, args).records
 
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:
-        params = {"intent_id": intent_id, "verdict": verdict, "reason": reason, "actor": "user"}
-        return cast(dict[str, Any], self._wire.call("learning.owner_review", params, writes=True))
+        args = learn.OwnerReviewArgs(intent_id=intent_id, verdict=verdict, reason=reason, actor="user")
+        return self._wire.invoke(learn.OWNER_REVIEW, args)
 
     def revoke_record(
         self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user"
     ) -> dict[str, Any]:
-        params = {"record_id": record_id, "request_id": request_id, "reason": reason or None, "actor": actor}
-        return cast(dict[str, Any], self._wire.call("learning.record.revoke", params, writes=True))
+        args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
+        return self._wire.invoke(learn.RECORD_REVOKE, args)
 
     def edit_record(self, record_id: str, content: str) -> dict[str, Any]:
-        params = {"record_id": record_id, "content": content, "actor": "user"}
-        return cast(dict[str, Any], self._wire.call("learning.record.edit", params, writes=True))
+        args = learn.RecordEditArgs(record_id=record_id, content=content, actor="user")
+        return self._wire.invoke(learn.RECORD_EDIT, args)
 
 
 class RemoteMemory:
@@ -372,19 +405,19 @@ class RemoteMemory:
         return self.notices is None or self.notices.is_connected or not self.notices.subscribed.is_set()
 
     def health(self) -> Health:
-        return cast(Health, self._wire.call("health"))
+        return self._wire.invoke(status.HEALTH)
 
     def overview(self) -> Overview:
-        return cast(Overview, self._wire.call("overview"))
+        return self._wire.invoke(upkeep.OVERVIEW)
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
         outcome = self._follower.run("rebuild", progress)
         self.integrity = str(outcome.get("integrity"))
-        return cast(dict[str, int], outcome["counts"])
+        return msgspec.convert(outcome["counts"], dict[str, int])
 
-    def service_status(self) -> dict[str, Any]:
+    def service_status(self) -> status.ServiceStatus:
         """Who the service serves (`connections`, `by_kind`), `requests_last_minute`, and its running `job`."""
-        return cast(dict[str, Any], self._wire.call("service.status"))
+        return self._wire.invoke(status.SERVICE_STATUS)
 
     def import_taskwizard(
         self, directory: Path, progress: Callable[[int, int], None] | None = None
@@ -398,8 +431,9 @@ class RemoteMemory:
         return {name: ImportReport(**report) for name, report in result.items()}
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:
-        params = {"directory": str(Path(directory).resolve())}
-        return cast(dict[str, dict[str, int]], self._wire.call("taskwizard.export", params, long=True))
+        args = upkeep.DirectoryArgs(directory=str(Path(directory).resolve()))
+        exported: type[dict[str, dict[str, int]]] = dict
+        return self._wire.invoke_as(upkeep.EXPORT, args, exported, long=True)
 
     # -- change notices ------------------------------------------------------------------
 

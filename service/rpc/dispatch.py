@@ -7,15 +7,15 @@ here raises.
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from service.memory.memory import Memory
+from service.rpc.context import CallContext
 from service.rpc.methods import REGISTRY
-from service.rpc.params import Params
+from service.rpc.presence import Presence
 from service.rpc.protocol import (
     INTERNAL_MESSAGE,
     ProtocolError,
@@ -39,6 +39,14 @@ class Dispatcher:
         self.memory = memory
         self.methods = REGISTRY if methods is None else methods
         self.started = time.monotonic()
+        self.presence = Presence()  # who the socket serves (`service.status`); the host fills it
+        self.detached = self.context(None)
+
+    def context(self, connection: int | None, subscribe: Callable[[], None] | None = None) -> CallContext:
+        """The context of the calls on `connection` (None: calls on no connection)."""
+        if subscribe is None:
+            return CallContext(connection, self.presence, self.started)
+        return CallContext(connection, self.presence, self.started, subscribe)
 
     def handle_line(self, line: bytes) -> bytes:
         """Answer one request line (without its newline) with one response line."""
@@ -75,33 +83,33 @@ class Dispatcher:
         """Whether the request is maintenance that may run for minutes (an import, a rebuild)."""
         return self.methods[request.method].long
 
-    def run(self, request: Request) -> dict[str, Any]:
+    def run(self, request: Request, context: CallContext | None = None) -> dict[str, Any]:
         """Run a prepared request; expected errors become codes, anything else `internal`."""
         try:
-            return self.succeeded(request, self.call_of(request)())
+            return self.succeeded(request, self.call_of(request, context)())
         except Exception as exc:
             return self.failed(request, exc)
 
-    def call_of(self, request: Request) -> Callable[[], Any]:
-        """The request's handler bound to its params, to be called (and to raise) where the caller chooses."""
+    def call_of(self, request: Request, context: CallContext | None = None) -> Callable[[], Any]:
+        """The request's handler bound to its params, to be called (and to raise) where the caller chooses.
+
+        A declared method's params are checked here (raising `InvalidInput` naming the field)."""
         method = self.methods[request.method]
         if method.grouped:
-            return lambda: self.prepare_write(request)()
-        return functools.partial(method.handler, self.memory, Params(request.params))
+            return lambda: self.prepare_write(request, context)()
+        return method.bind(self.memory, request.params, context or self.detached)
 
-    def prepare_write(self, request: Request) -> Callable[[], Any]:
+    def prepare_write(self, request: Request, context: CallContext | None = None) -> Callable[[], Any]:
         """A grouped write checked and prepared (raising when it is refused); the call returned does it."""
         method = self.methods[request.method]
         assert method.grouped, f"{request.method} is not a grouped write"
-        write = method.handler(self.memory, Params(request.params))
+        write = method.bind(self.memory, request.params, context or self.detached)()
         if not callable(write):
             raise TypeError(f"the grouped method {request.method} did not return its write")
         return cast(Callable[[], Any], write)
 
     def succeeded(self, request: Request, result: Any) -> dict[str, Any]:
         """The response carrying the result of `request`."""
-        if request.method == "health" and isinstance(result, dict):
-            result["uptime_s"] = round(time.monotonic() - self.started, 3)
         return success(request.id, result)
 
     def failed(self, request: Request, exc: BaseException) -> dict[str, Any]:

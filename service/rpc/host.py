@@ -37,6 +37,7 @@ from PySide6.QtNetwork import QLocalServer
 from service.client import default_socket_path
 from service.memory.memory import Memory
 from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
+from service.rpc.context import CallContext
 from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
@@ -50,8 +51,6 @@ log = logging.getLogger("jiyi.service.rpc")
 WATCH_INTERVAL_MS = 1000
 """How often the host checks that its listener still listens on its own socket file."""
 
-SUBSCRIBE = "changes.subscribe"
-HELLO = "client.hello"
 NOTICE_DELAY_MS = 100
 """Changes committed within this long of each other go out as one notice line."""
 
@@ -85,11 +84,12 @@ class _Listener(QLocalServer):
 
 @dataclass
 class _Link:
-    """A connection and the notifiers that wake the loop for it."""
+    """A connection, the notifiers that wake the loop for it, and the context its calls run in."""
 
     connection: Connection
     reader: QSocketNotifier
     writer: QSocketNotifier
+    context: CallContext
 
 
 class SocketHost(QObject):
@@ -141,7 +141,7 @@ class SocketHost(QObject):
         self._server.setListenBacklogSize(LISTEN_BACKLOG)
         self._links: dict[int, _Link] = {}
         self._numbers = itertools.count(1)
-        self.presence = memory.presence  # who is connected and how busy they keep it (`service.status`)
+        self.presence = self.dispatcher.presence  # who is connected and how busy they keep it (`service.status`)
         self._refused = 0
         self._socket_id: tuple[int, int] | None = None
         self.listener_problem: str | None = None
@@ -268,7 +268,8 @@ class SocketHost(QObject):
         reader = QSocketNotifier(descriptor, QSocketNotifier.Type.Read, self)
         writer = QSocketNotifier(descriptor, QSocketNotifier.Type.Write, self)
         writer.setEnabled(False)
-        link = _Link(connection, reader, writer)
+        number = connection.number
+        link = _Link(connection, reader, writer, self.dispatcher.context(number, lambda: self._subscribers.add(number)))
         reader.activated.connect(lambda *_: self._on_readable(link))
         writer.activated.connect(lambda *_: self._on_writable(link))
         self._links[connection.number] = link
@@ -352,7 +353,7 @@ class SocketHost(QObject):
     def _drive(self, link: _Link) -> None:
         """Start what can start, write what can be written, and listen only for what the connection wants."""
         connection = link.connection
-        self._pump(connection)
+        self._pump(link)
         connection.send()
         if connection.finished:
             reason = connection.broken or "done"
@@ -364,8 +365,9 @@ class SocketHost(QObject):
         link.reader.setEnabled(connection.wants_read)
         link.writer.setEnabled(connection.wants_write)
 
-    def _pump(self, connection: Connection) -> None:
+    def _pump(self, link: _Link) -> None:
         """Start the connection's next requests, in order: at once when they need no file, else on a worker."""
+        connection = link.connection
         while connection.accepts_work and self._pool is not None:
             try:
                 line = connection.take_line()
@@ -374,10 +376,11 @@ class SocketHost(QObject):
                 break
             if line is None:
                 break
-            self._start(connection, line)
+            self._start(link, line)
         connection.send_refusal()
 
-    def _start(self, connection: Connection, line: bytes) -> None:
+    def _start(self, link: _Link, line: bytes) -> None:
+        connection = link.connection
         request_id = None
         try:
             prepared = self.dispatcher.prepare(line)
@@ -387,18 +390,13 @@ class SocketHost(QObject):
                     assert self._pool is not None and self._long_pool is not None and self._lane is not None
                     connection.busy = True
                     if self.dispatcher.is_grouped(prepared):
-                        self._pool.submit(self._prepare_write, connection.number, prepared)
+                        self._pool.submit(self._prepare_write, link, prepared)
                     else:
                         # A long one (minutes of maintenance) must not hold a worker short requests wait for.
                         pool = self._long_pool if self.dispatcher.is_long(prepared) else self._pool
-                        pool.submit(self._work, connection.number, prepared)
+                        pool.submit(self._work, link, prepared)
                     return
-                method, prepared = prepared.method, self.dispatcher.run(prepared)
-                if method == SUBSCRIBE and prepared.get("ok"):
-                    self._subscribers.add(connection.number)
-                    self.presence.named(connection.number, "console")  # only consoles follow the changes
-                elif method == HELLO and prepared.get("ok"):
-                    self.presence.named(connection.number, str(prepared["result"]["kind"]))
+                prepared = self.dispatcher.run(prepared, link.context)
             reply = encode(prepared)
         except Exception:
             # Every request gets exactly one reply: a bug here must not leave the connection waiting.
@@ -408,24 +406,26 @@ class SocketHost(QObject):
         connection.queue(reply)
         self._count_served()
 
-    def _work(self, number: int, request: Request) -> None:
+    def _work(self, link: _Link, request: Request) -> None:
         """On a worker thread: answer the request and hand the answer back to the loop, whatever happens."""
+        number = link.connection.number
         reply = encode(failure(None, "internal", INTERNAL_MESSAGE))
         try:
-            reply = encode(self.dispatcher.run(request))
+            reply = encode(self.dispatcher.run(request, link.context))
         except Exception:
             log.exception("request %r on connection %d could not be answered", request.id, number)
             reply = encode(failure(request.id, "internal", INTERNAL_MESSAGE))
         finally:
             self._completed.emit(number, reply)
 
-    def _prepare_write(self, number: int, request: Request) -> None:
+    def _prepare_write(self, link: _Link, request: Request) -> None:
         """On a worker thread: check and prepare a grouped write, then queue it on the write lane.
 
         A refused one is answered at once; the lane answers the others after their group commits.
         """
+        number = link.connection.number
         try:
-            write = self.dispatcher.prepare_write(request)
+            write = self.dispatcher.prepare_write(request, link.context)
         except Exception as exc:
             self._completed.emit(number, encode(self.dispatcher.failed(request, exc)))
             return
@@ -450,7 +450,7 @@ class SocketHost(QObject):
         names the generation, so it can tell it missed some and reload everything).
         """
         domains, self._changed_domains = sorted(self._changed_domains), set()
-        notice = encode({"notice": "changed", "domains": domains, "generation": self.memory.parts.bus.generation})
+        notice = encode({"notice": "changed", "domains": domains, "generation": self.memory.generation})
         for number in list(self._subscribers):
             link = self._links.get(number)
             if link is None:

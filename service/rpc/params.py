@@ -8,53 +8,14 @@ stored, compared with SQLite's 64-bit integers, or sent back as JSON.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
+from service.ops.fields import EPOCH_MAX, MAX_DOCUMENT_BYTES, MAX_NAME, MAX_TEXT
+from service.ops.fields import MAX_ID as MAX_ID  # the caps are declared with the fields; the methods import them here
+from service.ops.numbers import INT_LIMIT as INT_LIMIT
+from service.ops.numbers import check_numbers
 from store.core import clock
 from store.core.errors import InvalidInput
-
-MAX_TEXT = 4096
-MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
-MAX_NAME = 256  # an app's name or package
-MAX_DOCUMENT_BYTES = 64 * 1024  # an object stored as it is (consolidation detail), serialized as UTF-8 JSON
-INT_LIMIT = (1 << 63) - 1  # SQLite's INTEGER: a larger integer can be neither stored nor compared
-EPOCH_MAX = 32_503_680_000  # 3000-01-01T00:00:00Z; no time an agent means lies beyond it
-
-
-def _bad_number(value: Any) -> bool:
-    """Whether `value` holds, at any depth, a float that is not finite or an integer beyond 64 bits."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                return True
-        elif isinstance(item, int):
-            if not -INT_LIMIT - 1 <= item <= INT_LIMIT:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def check_numbers(value: Any, where: str) -> None:
-    """Refuse a number JSON cannot carry or SQLite cannot keep, naming where it is (`params.detail.x`)."""
-    if not _bad_number(value):
-        return
-    stack: list[tuple[str, Any]] = [(where, value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            raise InvalidInput(f"{path} is not a finite number (JSON numbers beyond ±1.8e308 are refused)")
-        if isinstance(item, int) and not -INT_LIMIT - 1 <= item <= INT_LIMIT:
-            raise InvalidInput(f"{path} is out of range: integers are limited to 64 bits (±{INT_LIMIT})")
-        if isinstance(item, dict):
-            stack.extend((f"{path}.{str(key)[:40]}", v) for key, v in item.items())
-        elif isinstance(item, list):
-            stack.extend((f"{path}[{index}]", v) for index, v in enumerate(item))
 
 
 def check_epoch(value: Any, where: str) -> float:

@@ -11,11 +11,14 @@ is refused (`unsupported_version`) rather than misread.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
+
+import msgspec
 
 from store.core.errors import ERROR_CODES as FAILURE_CODES
 
@@ -173,7 +176,7 @@ def encode(response: dict[str, Any]) -> bytes:
     request instead.
     """
     try:
-        text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+        text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=_plain, allow_nan=False)
         return (text + "\n").encode("utf-8")
     except Exception:
         request_id = response.get("id") if isinstance(response, dict) else None
@@ -182,6 +185,13 @@ def encode(response: dict[str, Any]) -> bytes:
             request_id = None
         fallback = failure(request_id, "internal", INTERNAL_MESSAGE)
         return (json.dumps(fallback, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _plain(value: object) -> object:
+    """A declared result (a msgspec struct, a dataclass) as JSON's own types; anything else as its text."""
+    if isinstance(value, msgspec.Struct) or dataclasses.is_dataclass(value):
+        return msgspec.to_builtins(value)
+    return str(value)
 
 
 def success(request_id: RequestId, result: Any) -> dict[str, Any]:

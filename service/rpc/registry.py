@@ -1,5 +1,11 @@
-"""The method registry: each domain declares its socket methods in a `MethodTable`;
+"""The method registry: each domain serves its socket methods in a `MethodTable`;
 a `Registry` joins the tables and is what dispatch looks names up in.
+
+A method is served for its declaration (`@table.op(OPERATION)`, `service/ops/`):
+its name, kind and params check come from there, and its handler is called as
+`handler(memory, params, context)` with the params decoded and checked. Every
+socket method is served so; `@table.method(name)`, whose handler reads its own
+`Params`, remains for the small tables tests build.
 
 A domain module imports only this module (and params, the facade, the store):
 never another domain module and never the package that builds the registry,
@@ -8,14 +14,22 @@ so the method modules cannot import each other back.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from service.memory.memory import Memory
+from service.ops.declare import Args, Operation
+from service.rpc.context import CallContext
+from service.rpc.decode import Decoder, decoder
 from service.rpc.params import Params
 
 Handler = Callable[[Memory, Params], Any]
+OpHandler = Callable[[Memory, Any, CallContext], Any]
+A = TypeVar("A", bound=Args)
+R = TypeVar("R")
+GroupedHandler = Callable[[Memory, A, CallContext], Callable[[], R]]
 
 
 @dataclass(frozen=True)
@@ -23,7 +37,7 @@ class Method:
     """One socket method: its wire name, its handler and how the host may run it."""
 
     name: str
-    handler: Handler
+    handler: Handler | OpHandler
     writes: bool
     # A write that may share a transaction with others (`service.memory.group` says what that asks of it).
     # Its handler checks and prepares, needing no lock, and returns the write itself as a call without
@@ -34,6 +48,15 @@ class Method:
     # Maintenance that may run for minutes (an import, a rebuild): the host runs it off the request workers,
     # so that it never holds one of the workers agents' short requests wait for.
     long: bool = False
+    # The declaration it serves, and the check of its params derived from it (None: an undeclared method).
+    operation: Operation[Any, Any] | None = None
+    decode: Decoder | None = None
+
+    def bind(self, memory: Memory, params: dict[str, Any], context: CallContext) -> Callable[[], Any]:
+        """The handler bound to its params (checked now, raising `InvalidInput`), to be called later."""
+        if self.decode is None:
+            return functools.partial(cast(Handler, self.handler), memory, Params(params))
+        return functools.partial(cast(OpHandler, self.handler), memory, self.decode(params), context)
 
 
 class MethodTable:
@@ -57,18 +80,53 @@ class MethodTable:
         one that may run for minutes (served beside the request workers, never on them)."""
 
         def declare(handler: Handler) -> Handler:
-            if name in self._methods:
-                raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
-            if grouped and not writes:
-                raise ValueError(f"socket method {name!r} is grouped but does not write")
-            if long and instant is not None:
-                raise ValueError(f"socket method {name!r} cannot be both long and instant")
-            if long and grouped:
-                raise ValueError(f"socket method {name!r} cannot be both long and grouped")
-            self._methods[name] = Method(name, handler, writes, grouped, instant, long)
+            self._add(Method(name, handler, writes, grouped, instant, long))
             return handler
 
         return declare
+
+    def op(
+        self,
+        operation: Operation[A, R],
+        *,
+        grouped: bool = False,
+        instant: Callable[[Memory], bool] | None = None,
+        long: bool = False,
+    ) -> Callable[[Callable[[Memory, A, CallContext], R]], Callable[[Memory, A, CallContext], R]]:
+        """Serve `operation` with the decorated handler, which gets its params checked and decoded
+        (`service.rpc.decode`) and the call's context, and answers the operation's result type."""
+
+        def serve(handler: Callable[[Memory, A, CallContext], R]) -> Callable[[Memory, A, CallContext], R]:
+            check = decoder(operation.params)
+            self._add(Method(operation.name, handler, operation.writes, grouped, instant, long, operation, check))
+            return handler
+
+        return serve
+
+    def grouped(self, operation: Operation[A, R]) -> Callable[[GroupedHandler[A, R]], GroupedHandler[A, R]]:
+        """Serve `operation`, a write the host may commit together with others (see `service.memory.group`):
+        the decorated handler checks and prepares, and answers the write itself as a call without arguments."""
+
+        def serve(handler: GroupedHandler[A, R]) -> GroupedHandler[A, R]:
+            method = Method(operation.name, handler, True, True, None, False, operation, decoder(operation.params))
+            if not operation.writes:
+                raise ValueError(f"socket method {operation.name!r} is grouped but does not write")
+            self._add(method)
+            return handler
+
+        return serve
+
+    def _add(self, method: Method) -> None:
+        name = method.name
+        if name in self._methods:
+            raise ValueError(f"socket method {name!r} is declared twice in the {self.domain} table")
+        if method.grouped and not method.writes:
+            raise ValueError(f"socket method {name!r} is grouped but does not write")
+        if method.long and method.instant is not None:
+            raise ValueError(f"socket method {name!r} cannot be both long and instant")
+        if method.long and method.grouped:
+            raise ValueError(f"socket method {name!r} cannot be both long and grouped")
+        self._methods[name] = method
 
     def __iter__(self) -> Iterator[Method]:
         return iter(self._methods.values())

@@ -20,6 +20,7 @@ def test_every_leaf_subcommand_has_a_func() -> None:
         *("gui", "screenshots", "demo", "serve", "resolve", "recall", "recall-stats", "rebuild-vec", "dream"),
         *("rebuild", "config", "health", "import taskwizard", "export taskwizard", "inventory sync"),
         "install-desktop",
+        "schema",
         "calibrate",
         *(f"alias {verb}" for verb in ("list", "learn", "forget", "history", "undo")),
         *(f"lesson {verb}" for verb in ("add", "list", "approve", "revoke")),

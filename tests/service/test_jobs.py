@@ -154,7 +154,7 @@ def test_service_status_counts_connections_by_kind_and_names_the_running_job(
 ) -> None:
     gate = Gate(hashed, monkeypatch)
 
-    def look() -> dict[str, Any]:
+    def look() -> Any:  # a `service.ops.status.ServiceStatus`
         with (
             JiyiClient(host.path, timeout=10) as agent,
             JiyiClient(host.path, timeout=10, hello="command") as command,

@@ -6,89 +6,60 @@ from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import RecallStatistics
-from service.rpc.params import MAX_NAME, Params
+from service.ops import recall
+from service.ops.declare import NoArgs
+from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
-from store.core.errors import InvalidInput
 
 TABLE = MethodTable("recall and lessons")
-MAX_LESSON_APPS = 50  # the packages a lesson is about
-MAX_LESSON_RUNS = 50  # the runs it was learned from
 
 
-@TABLE.method("recall.query")
-def recall_query(memory: Memory, p: Params) -> dict[str, Any]:
-    goal = p.text("goal", max_chars=8192)
-    device = p.text("device", max_chars=128)
-    explain = p.boolean("explain", False)
-    p.done()
-    return memory.recall.recall_query(goal, device, explain=explain)
+@TABLE.op(recall.QUERY)
+def recall_query(memory: Memory, args: recall.RecallQueryArgs, _context: CallContext) -> dict[str, Any]:
+    return memory.recall.recall_query(args.goal, args.device, explain=args.explain)
 
 
-@TABLE.method("recall.stats")
-def recall_stats(memory: Memory, p: Params) -> RecallStatistics:
-    since, until = p.window()
-    p.done()
-    return memory.recall.recall_statistics(since, until)
+@TABLE.op(recall.STATS)
+def recall_stats(memory: Memory, args: recall.WindowArgs, _context: CallContext) -> RecallStatistics:
+    return memory.recall.recall_statistics(args.since, args.until)
 
 
-@TABLE.method("recall.runs")
-def recall_runs(memory: Memory, p: Params) -> dict[str, Any]:
-    since, until = p.window()
-    limit = p.integer("limit", 200, low=1, high=1000)
-    p.done()
-    if since is None or until is None:
-        raise InvalidInput("params.since and params.until are required")
-    return {"runs": memory.recall.recall_runs(since, until, limit)}
+@TABLE.op(recall.RUNS)
+def recall_runs(memory: Memory, args: recall.RecallRunsArgs, _context: CallContext) -> recall.RecallRuns:
+    assert args.since is not None and args.until is not None  # RecallRunsArgs.check
+    return recall.RecallRuns(runs=memory.recall.recall_runs(args.since, args.until, args.limit))
 
 
-@TABLE.method("recall.trace")
-def recall_trace(memory: Memory, p: Params) -> dict[str, Any]:
-    run_id = p.text("run_id", max_chars=128)
-    p.done()
-    return {"run_id": run_id, "trace": memory.recall.recall_trace(run_id)}
+@TABLE.op(recall.TRACE)
+def recall_trace(memory: Memory, args: recall.TraceArgs, _context: CallContext) -> recall.RecallTrace:
+    return recall.RecallTrace(run_id=args.run_id, trace=memory.recall.recall_trace(args.run_id))
 
 
-@TABLE.method("recall.devices")
-def recall_devices(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return {"devices": memory.recall.recall_devices()}
+@TABLE.op(recall.DEVICES)
+def recall_devices(memory: Memory, _args: NoArgs, _context: CallContext) -> recall.RecallDevices:
+    return recall.RecallDevices(devices=memory.recall.recall_devices())
 
 
-@TABLE.method("lesson.add", writes=True)
-def lesson_add(memory: Memory, p: Params) -> dict[str, Any]:
-    text = p.text("text", max_chars=2000)
-    apps = p.strings("apps", max_items=MAX_LESSON_APPS, max_chars=MAX_NAME)
-    runs = p.strings("runs", max_items=MAX_LESSON_RUNS, max_chars=128)
-    actor = p.choice("actor", ("agent", "user"), "agent")
-    p.done()
-    return memory.lessons.add_lesson(text, apps or [], runs=runs or [], actor=str(actor))
+@TABLE.op(recall.LESSON_ADD)
+def lesson_add(memory: Memory, args: recall.LessonAddArgs, _context: CallContext) -> dict[str, Any]:
+    return memory.lessons.add_lesson(args.text, args.apps or [], runs=args.runs or [], actor=args.actor)
 
 
-@TABLE.method("lesson.list")
-def lesson_list(memory: Memory, p: Params) -> dict[str, Any]:
-    status = p.choice("status", ("proposed", "approved", "revoked"))
-    p.done()
-    return {"lessons": memory.lessons.list_lessons(status)}
+@TABLE.op(recall.LESSON_LIST)
+def lesson_list(memory: Memory, args: recall.LessonListArgs, _context: CallContext) -> recall.Lessons:
+    return recall.Lessons(lessons=memory.lessons.list_lessons(args.status))
 
 
-@TABLE.method("lesson.runs")
-def lesson_runs(memory: Memory, p: Params) -> dict[str, Any]:
-    lesson_id = p.text("lesson_id", max_chars=80)
-    p.done()
-    return memory.lessons.lesson_runs(lesson_id)
+@TABLE.op(recall.LESSON_RUNS)
+def lesson_runs(memory: Memory, args: recall.LessonArgs, _context: CallContext) -> dict[str, Any]:
+    return dict(memory.lessons.lesson_runs(args.lesson_id))
 
 
-@TABLE.method("lesson.approve", writes=True)
-def lesson_approve(memory: Memory, p: Params) -> dict[str, Any]:
-    lesson_id = p.text("lesson_id", max_chars=80)
-    actor = p.choice("actor", ("agent", "user"), "agent")
-    p.done()
-    return memory.lessons.set_lesson_status(lesson_id, "approved", actor=str(actor))
+@TABLE.op(recall.LESSON_APPROVE)
+def lesson_approve(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> dict[str, Any]:
+    return memory.lessons.set_lesson_status(args.lesson_id, "approved", actor=args.actor)
 
 
-@TABLE.method("lesson.revoke", writes=True)
-def lesson_revoke(memory: Memory, p: Params) -> dict[str, Any]:
-    lesson_id = p.text("lesson_id", max_chars=80)
-    actor = p.choice("actor", ("agent", "user"), "agent")
-    p.done()
-    return memory.lessons.set_lesson_status(lesson_id, "revoked", actor=str(actor))
+@TABLE.op(recall.LESSON_REVOKE)
+def lesson_revoke(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> dict[str, Any]:
+    return memory.lessons.set_lesson_status(args.lesson_id, "revoked", actor=args.actor)

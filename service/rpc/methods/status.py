@@ -2,44 +2,47 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.memory.memory import Memory
-from service.memory.presence import KINDS
-from service.rpc.params import Params
+from service.ops import status
+from service.ops.declare import NoArgs
+from service.rpc.context import CallContext
 from service.rpc.protocol import PROTOCOL_VERSION
 from service.rpc.registry import MethodTable
 
 TABLE = MethodTable("status")
 
 
-@TABLE.method("health", instant=Memory.health_is_cached)
-def health(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return {**memory.health(), "protocol": PROTOCOL_VERSION}
+@TABLE.op(status.HEALTH, instant=Memory.health_is_cached)
+def health(memory: Memory, _args: NoArgs, context: CallContext) -> status.HealthReply:
+    return {**memory.health(), "protocol": PROTOCOL_VERSION, "uptime_s": round(context.uptime, 3)}
 
 
 def _always(_memory: Memory) -> bool:
     return True
 
 
-# Answered on the loop: the host then sends this connection a notice line after every committed change.
-@TABLE.method("changes.subscribe", instant=_always)
-def changes_subscribe(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return {"generation": memory.parts.bus.generation, "home": str(memory.store.home)}
+# Answered on the loop, where the host keeps its subscribers: it then sends this connection a notice line
+# after every committed change. Only consoles follow the changes.
+@TABLE.op(status.SUBSCRIBE, instant=_always)
+def changes_subscribe(memory: Memory, _args: NoArgs, context: CallContext) -> status.Subscribed:
+    context.subscribe()
+    context.declare_kind("console")
+    return status.Subscribed(generation=memory.generation, home=str(memory.store.home))
 
 
-# Answered on the loop: the host then counts this connection as the kind it named (`service.status`).
-@TABLE.method("client.hello", instant=_always)
-def client_hello(memory: Memory, p: Params) -> dict[str, Any]:
-    kind = p.choice("kind", KINDS, "agent")
-    p.done()
-    return {"kind": kind, "protocol": PROTOCOL_VERSION}
+@TABLE.op(status.HELLO, instant=_always)
+def client_hello(_memory: Memory, args: status.HelloArgs, context: CallContext) -> status.Hello:
+    context.declare_kind(args.kind)
+    return status.Hello(kind=args.kind, protocol=PROTOCOL_VERSION)
 
 
 # Answered on the loop: counts kept in memory, polled by attached consoles every few seconds.
-@TABLE.method("service.status", instant=_always)
-def service_status(memory: Memory, p: Params) -> dict[str, Any]:
-    p.done()
-    return {**memory.presence.snapshot(), "job": memory.jobs.running()}
+@TABLE.op(status.SERVICE_STATUS, instant=_always)
+def service_status(memory: Memory, _args: NoArgs, context: CallContext) -> status.ServiceStatus:
+    counts = context.presence.snapshot()
+    return {
+        "connections": counts["connections"],
+        "by_kind": counts["by_kind"],
+        "requests_last_minute": counts["requests_last_minute"],
+        "job": memory.jobs.running(),
+    }

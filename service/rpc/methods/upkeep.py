@@ -4,73 +4,53 @@ These are the console's and the commands' operations, offered on the socket so
 that a console or a `jiyi` command attached to a running service can do what
 they would do on a home of their own. They take long (seconds to minutes):
 a client gives them a long timeout. The rebuilds are jobs (`service/rpc/methods/jobs.py`), and an
-import may be started as one to be followed.
+import may be started as one to be followed. Declared in `service/ops/upkeep.py`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import DreamReport, Overview
-from service.rpc.params import Params
+from service.ops import upkeep
+from service.ops.declare import NoArgs
+from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
-from store.core.errors import InvalidInput
 
 TABLE = MethodTable("upkeep")
-MAX_PATH_BYTES = 4096
 
 
-def _check_budget(memory: Memory) -> None:
+def check_budget(memory: Memory) -> None:
     """A pass that writes is refused up front past the home's size budget (as every write is)."""
     if memory.store.budget is not None:
         memory.store.budget.check()
 
 
-def directory_param(p: Params) -> Path:
-    """`params.directory`: an absolute path (the service's working folder is not the client's)."""
-    text = p.text("directory", max_chars=MAX_PATH_BYTES, max_bytes=MAX_PATH_BYTES)
-    path = Path(text).expanduser()
-    if not path.is_absolute():
-        raise InvalidInput("params.directory must be an absolute path (the service's working folder is not yours)")
-    return path
-
-
-@TABLE.method("overview")
-def overview(memory: Memory, p: Params) -> Overview:
-    p.done()
+@TABLE.op(upkeep.OVERVIEW)
+def overview(memory: Memory, _args: NoArgs, _context: CallContext) -> Overview:
     return memory.overview()
 
 
-@TABLE.method("dream.run", writes=True, long=True)
-def dream_run(memory: Memory, p: Params) -> DreamReport:
-    full = p.boolean("full", True)
-    dry_run = p.boolean("dry_run", False)
-    p.done()
-    if not dry_run:
-        _check_budget(memory)
-    return memory.dream.run(full=full, dry_run=dry_run)
+@TABLE.op(upkeep.DREAM_RUN, long=True)
+def dream_run(memory: Memory, args: upkeep.DreamArgs, _context: CallContext) -> DreamReport:
+    if not args.dry_run:
+        check_budget(memory)
+    return memory.dream.run(full=args.full, dry_run=args.dry_run)
 
 
-@TABLE.method("dream.reports")
-def dream_reports(memory: Memory, p: Params) -> dict[str, Any]:
-    limit = p.integer("limit", 20, low=1, high=500)
-    p.done()
-    return {"reports": memory.dream.reports(limit)}
+@TABLE.op(upkeep.DREAM_REPORTS)
+def dream_reports(memory: Memory, args: upkeep.DreamReportsArgs, _context: CallContext) -> upkeep.DreamReports:
+    return upkeep.DreamReports(reports=memory.dream.reports(args.limit))
 
 
-@TABLE.method("taskwizard.import", writes=True, long=True)
-def taskwizard_import(memory: Memory, p: Params) -> dict[str, Any]:
-    directory = directory_param(p)
-    p.done()
-    _check_budget(memory)
-    return {name: asdict(report) for name, report in memory.import_taskwizard(directory).items()}
+@TABLE.op(upkeep.IMPORT, long=True)
+def taskwizard_import(memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext) -> dict[str, Any]:
+    check_budget(memory)
+    return {name: asdict(report) for name, report in memory.import_taskwizard(args.path).items()}
 
 
-@TABLE.method("taskwizard.export", long=True)
-def taskwizard_export(memory: Memory, p: Params) -> dict[str, dict[str, int]]:
-    directory = directory_param(p)
-    p.done()
-    return memory.export_taskwizard(directory)
+@TABLE.op(upkeep.EXPORT, long=True)
+def taskwizard_export(memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext) -> dict[str, Any]:
+    return dict(memory.export_taskwizard(args.path))

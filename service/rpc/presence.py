@@ -1,10 +1,11 @@
-"""Who the service serving a memory talks to, and how busy they keep it (the socket's `service.status`).
+"""Who the socket serves, and how busy they keep it (the socket's `service.status`).
 
-Whoever serves the memory (the socket host) tells it of each connection that
-opens, names itself (`client.hello`: a console, a command, an agent) or
-subscribes to change notices (only consoles do), closes, and of each request
-served. A connection that never names itself counts as an agent: the seed
-002 clients and the agents' own clients say nothing about themselves.
+The socket host tells it of each connection that opens and closes and of each
+request served; the handlers of `client.hello` and `changes.subscribe` say
+what a connection is (a console, a command, an agent; only consoles
+subscribe), through their call context (`service/rpc/context.py`). A
+connection that never names itself counts as an agent: the seed 002 clients
+and the agents' own clients say nothing about themselves.
 """
 
 from __future__ import annotations
@@ -12,10 +13,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import Any
+from typing import TypedDict
 
-KINDS = ("agent", "console", "command", "worker")
-"""What a client may call itself in `client.hello`."""
+from service.ops.status import KINDS
+
+
+class Counts(TypedDict):
+    connections: int
+    by_kind: dict[str, int]  # every kind of `KINDS`, zero included
+    requests_last_minute: int
 
 
 class Presence:
@@ -42,6 +48,11 @@ class Presence:
             if connection in self._kinds:
                 self._kinds[connection] = kind
 
+    def kind_of(self, connection: int) -> str | None:
+        """What the connection said it is ("agent" until it says); None for a connection not open."""
+        with self._lock:
+            return self._kinds.get(connection)
+
     def closed(self, connection: int) -> None:
         with self._lock:
             self._kinds.pop(connection, None)
@@ -63,7 +74,7 @@ class Presence:
             self._forget_before(time.monotonic() - 60)
             return len(self._served)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> Counts:
         """`connections`, `by_kind` (every kind, zero included) and `requests_last_minute`."""
         with self._lock:
             self._forget_before(time.monotonic() - 60)

@@ -1,0 +1,17 @@
+"""Every socket operation, declared once (`service/ops/declare.py` says what a declaration holds and
+what is derived from it), by domain. `DECLARED` holds them all by name.
+
+Imports nothing of the socket's server or client side: both are derived from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.ops import appkb, desk, learning, maintenance, recall, runs, status, upkeep
+from service.ops.declare import Operation
+
+MODULES = (status, appkb, runs, recall, desk, maintenance, learning, upkeep)
+"""The domains whose operations are declared (the others are not yet: `docs/architecture.md`)."""
+
+DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in MODULES for op in module.OPERATIONS}

@@ -1,0 +1,278 @@
+"""The App-KB operations: resolve a spoken app name; learn, forget, list, trace and undo aliases; sync inventories."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from recall.verdict import Candidate, Resolution
+from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Text
+from store.appkb.entry import KINDS, AppKbEntry
+from store.appkb.kb import SyncReport
+from store.core.errors import InvalidInput
+
+ACTORS = ("agent", "user")
+Name = Annotated[str, Text(MAX_NAME)]
+Device = Annotated[str, Text(128)]
+Actor = Annotated[str, Choice(ACTORS)]
+
+
+class CandidateRow(Reply, frozen=True):
+    package: str
+    label: str
+    name: str
+    source: str
+    evidence: str
+    strong: bool  # device-fact evidence: the kind that may launch on its own
+    route: str
+    similarity: float
+    prior: float
+    score: float
+    installed: bool | None
+
+    @classmethod
+    def of(cls, c: Candidate) -> CandidateRow:
+        return cls(
+            package=c.package,
+            label=c.label,
+            name=c.name,
+            source=c.source,
+            evidence=c.evidence,
+            strong=c.strong,
+            route=c.route,
+            similarity=round(c.similarity, 4),
+            prior=round(c.prior, 4),
+            score=round(c.score, 4),
+            installed=c.installed,
+        )
+
+
+class Resolved(Reply, frozen=True):
+    query: str
+    normalized: str
+    state: str  # resolved / ambiguous / unknown
+    package: str | None
+    reason: str
+    device: str | None
+    candidates: list[CandidateRow]
+    not_installed: list[CandidateRow]
+    elapsed_ms: float
+
+    @classmethod
+    def of(cls, r: Resolution) -> Resolved:
+        return cls(
+            query=r.query,
+            normalized=r.normalized,
+            state=r.state,
+            package=r.package,
+            reason=r.reason,
+            device=r.device,
+            candidates=[CandidateRow.of(c) for c in r.candidates],
+            not_installed=[CandidateRow.of(c) for c in r.not_installed],
+            elapsed_ms=round(r.elapsed_ms, 3),
+        )
+
+
+class AliasEntry(Reply, frozen=True, omit_defaults=True):
+    """An App-KB entry in the reference's JSON shape (`last_success` only when set)."""
+
+    term: str
+    label: str
+    package: str
+    kind: str
+    scope: str
+    confidence: float
+    success_count: int
+    first_seen: str
+    last_seen: str
+    stale: bool
+    last_success: str | None = None
+
+    @classmethod
+    def of(cls, e: AppKbEntry) -> AliasEntry:
+        return cls(
+            term=e.term,
+            label=e.label,
+            package=e.package,
+            kind=e.kind,
+            scope=e.scope,
+            confidence=e.confidence,
+            success_count=e.success_count,
+            first_seen=e.first_seen,
+            last_seen=e.last_seen,
+            stale=e.stale,
+            last_success=e.last_success,
+        )
+
+
+class ResolveArgs(Args, frozen=True):
+    name: Name
+    device: Annotated[str | None, Text(128)] = None
+
+
+class LearnArgs(Args, frozen=True):
+    assignment: Annotated[str | None, Text(512)] = None  # `名称=包名`, instead of name and package
+    name: Annotated[str | None, Text(MAX_NAME)] = None
+    package: Annotated[str | None, Text(MAX_NAME)] = None
+    actor: Actor = "agent"
+
+    def check(self) -> None:
+        if self.assignment is not None:
+            extra = "name" if self.name is not None else "package" if self.package is not None else None
+            if extra is not None:
+                raise InvalidInput(f"unknown parameter {extra!r}")
+            return
+        for name in ("name", "package"):
+            if getattr(self, name) is None:
+                raise InvalidInput(f"params.{name} is required")
+
+
+class AliasLearned(Reply, frozen=True):
+    changed: bool
+    entry: AliasEntry
+    replaced: list[AliasEntry]
+    change: int
+    warnings: list[str]
+    installed_on: list[str]
+    missing_on: list[str]
+
+
+class ForgetArgs(Args, frozen=True):
+    name: Name
+    actor: Actor = "agent"
+
+
+class AliasForgotten(Reply, frozen=True):
+    term: str
+    removed: list[AliasEntry]
+    change: int
+
+
+class ListArgs(Args, frozen=True):
+    device: Annotated[str | None, Text(128)] = None
+    kind: Annotated[str | None, Choice(KINDS)] = None
+    text: Annotated[str | None, Text(MAX_NAME)] = None
+    include_stale: Annotated[bool, Boolean()] = True
+    limit: Annotated[int, Integer(1, 5000)] = 200
+    offset: Annotated[int, Integer()] = 0
+    order: Annotated[str, Choice(("reference", "trust"))] = "reference"
+
+
+class AliasPage(Reply, frozen=True):
+    entries: list[AliasEntry]
+    next_offset: int | None  # None: this was the last page
+
+
+class HistoryArgs(Args, frozen=True):
+    name: Name
+    limit: Annotated[int, Integer(1, 1000)] = 100
+
+
+class HistoryRow(Reply, frozen=True):
+    seq: int
+    ts: str
+    actor: str
+    type: str
+    change: int | None
+    payload: dict[str, Any]
+
+
+class AliasHistory(Reply, frozen=True):
+    items: list[HistoryRow]
+
+
+class UndoArgs(Args, frozen=True):
+    change: Annotated[int, Integer(low=1)]
+    actor: Actor = "agent"
+
+
+class AliasUndone(Reply, frozen=True):
+    change: int
+    reverted: int
+    removed: list[AliasEntry]
+    restored: list[AliasEntry]
+
+
+class Devices(Reply, frozen=True):
+    devices: list[str]
+    aliases: int
+
+
+class SyncArgs(Args, frozen=True):
+    device: Device
+    apps: Annotated[list[tuple[str, str]], Apps()]  # on the wire: {package, label} objects or pairs
+
+
+RESOLVE = Operation(
+    "app.resolve",
+    ResolveArgs,
+    Resolved,
+    kind="read",
+    idempotent=True,
+    description="Turn an app name as the user said it (绿泡泡, weixin, 威信) into an Android package: `resolved` "
+    "(safe to launch), `ambiguous` (ranked candidates to choose from) or `unknown`. Give `device` to prefer "
+    "what is installed there.",
+)
+LEARN = Operation(
+    "app.alias.learn",
+    LearnArgs,
+    AliasLearned,
+    kind="write",
+    idempotent=True,
+    description="Remember that a name means a package (`name` and `package`, or `assignment` as 名称=包名), "
+    "so that the next resolve finds it. Says on which known devices the package is installed.",
+    errors=("forbidden",),
+)
+FORGET = Operation(
+    "app.alias.forget",
+    ForgetArgs,
+    AliasForgotten,
+    kind="write",
+    idempotent=True,
+    description="Forget the aliases taught for a name (the installed apps' own labels stay).",
+    errors=("not_found",),
+)
+LIST = Operation(
+    "app.alias.list",
+    ListArgs,
+    AliasPage,
+    kind="read",
+    idempotent=True,
+    description="List App-KB entries, filtered by device, kind or text, a page at a time (`next_offset`).",
+)
+HISTORY = Operation(
+    "app.alias.history",
+    HistoryArgs,
+    AliasHistory,
+    kind="read",
+    idempotent=True,
+    description="What happened to a name's aliases, newest first: each change with its number, for undo.",
+)
+UNDO = Operation(
+    "app.alias.undo",
+    UndoArgs,
+    AliasUndone,
+    kind="write",
+    idempotent=False,
+    description="Undo one App-KB change by its number (from the history): what it removed comes back.",
+    errors=("not_found", "conflict"),
+)
+DEVICES = Operation(
+    "app.devices",
+    NoArgs,
+    Devices,
+    kind="read",
+    idempotent=True,
+    description="The devices whose inventory the App-KB knows, and how many aliases it holds.",
+)
+SYNC = Operation(
+    "app.inventory.sync",
+    SyncArgs,
+    SyncReport,
+    kind="write",
+    idempotent=True,
+    description="Tell the App-KB which apps are installed on a device ({package, label} each); apps gone "
+    "from the list turn stale.",
+)
+
+OPERATIONS = (RESOLVE, LEARN, FORGET, LIST, HISTORY, UNDO, DEVICES, SYNC)

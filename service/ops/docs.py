@@ -1,0 +1,42 @@
+"""The method table of `docs/protocol.md`, rendered from the declarations (a test compares the two;
+`jiyi schema --docs docs/protocol.md` writes it: edit `service/ops/`, not the table)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from service.ops.declare import Operation
+
+BEGIN = "<!-- declared operations: begin -->"
+END = "<!-- declared operations: end -->"
+
+
+def _params(operation: Operation[Any, Any]) -> str:
+    names = []
+    for field in msgspec.structs.fields(operation.params):
+        names.append(f"`{field.encode_name}`" if field.required else f"`{field.encode_name}`?")
+    return ", ".join(names) or "—"
+
+
+def method_table(operations: list[Operation[Any, Any]]) -> str:
+    """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, what it does."""
+    lines = [
+        BEGIN,
+        "| method | kind | idempotent | params | errors | what it does |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for op in sorted(operations, key=lambda o: o.name):
+        errors = ", ".join(f"`{code}`" for code in op.all_errors())
+        description = op.description.replace("|", "\\|")
+        idempotent = "yes" if op.idempotent else "no"
+        lines.append(f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {description} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def replace_table(document: str, table: str) -> str:
+    """`document` with the text between the markers replaced by `table` (the markers must be there)."""
+    start, end = document.index(BEGIN), document.index(END) + len(END)
+    return document[:start] + table + document[end:]

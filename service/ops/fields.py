@@ -1,0 +1,122 @@
+"""What a parameter of an operation accepts, written once beside its type: `Annotated[str, Text(256)]`.
+
+A field's check is data (which kind of value, which caps); the socket turns it
+into the check that refuses bad input with a message naming the parameter
+(`service/rpc/decode.py`, through `service/rpc/params.py`), and the JSON
+Schema of the operation shows the same caps (`keywords()`). The caps are the
+protocol's (`docs/protocol.md`, Limits); changing one changes both at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TEXT = 4096
+MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
+MAX_NAME = 256  # an app's name or package
+MAX_DOCUMENT_BYTES = 64 * 1024  # an object stored as it is (consolidation detail), serialized as UTF-8 JSON
+EPOCH_MAX = 32_503_680_000  # 3000-01-01T00:00:00Z; no time an agent means lies beyond it
+
+
+class Check:
+    """What one parameter accepts; `keywords()` is what it adds to the field's JSON Schema."""
+
+    def keywords(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True)
+class Text(Check):
+    """A string of at most `max_chars` characters (and `max_bytes` bytes of UTF-8 when given)."""
+
+    max_chars: int = MAX_TEXT
+    max_bytes: int | None = None
+
+    def keywords(self) -> dict[str, Any]:
+        return {"maxLength": self.max_chars}
+
+
+@dataclass(frozen=True)
+class Choice(Check):
+    """One of `options`."""
+
+    options: tuple[str, ...]
+
+    def keywords(self) -> dict[str, Any]:
+        return {"enum": list(self.options)}
+
+
+@dataclass(frozen=True)
+class Integer(Check):
+    """An integer between `low` and `high`."""
+
+    low: int = 0
+    high: int = 1 << 31
+
+    def keywords(self) -> dict[str, Any]:
+        return {"minimum": self.low, "maximum": self.high}
+
+
+@dataclass(frozen=True)
+class Boolean(Check):
+    """true or false."""
+
+
+@dataclass(frozen=True)
+class Epoch(Check):
+    """Epoch seconds between 0 and the year 3000."""
+
+    def keywords(self) -> dict[str, Any]:
+        return {"minimum": 0, "maximum": EPOCH_MAX}
+
+
+@dataclass(frozen=True)
+class Apps(Check):
+    """A list of installed apps: objects {package, label} or [package, label] pairs."""
+
+    max_items: int = 5000
+
+    def keywords(self) -> dict[str, Any]:
+        name = {"type": "string", "maxLength": MAX_NAME}
+        pair = {"type": "array", "prefixItems": [name, name], "minItems": 2, "maxItems": 2}
+        app = {"type": "object", "properties": {"package": name, "label": name}, "required": ["package"]}
+        return {"type": "array", "maxItems": self.max_items, "items": {"anyOf": [app, pair]}}
+
+
+@dataclass(frozen=True)
+class Strings(Check):
+    """A list of at most `max_items` strings, each of at most `max_chars` characters."""
+
+    max_items: int
+    max_chars: int = MAX_NAME
+
+    def keywords(self) -> dict[str, Any]:
+        return {"maxItems": self.max_items}
+
+
+@dataclass(frozen=True)
+class Items(Check):
+    """A list of at most `max_items` items (their fields are the store's to check)."""
+
+    max_items: int
+
+    def keywords(self) -> dict[str, Any]:
+        return {"maxItems": self.max_items}
+
+
+@dataclass(frozen=True)
+class Document(Check):
+    """A JSON object of at most `max_bytes` bytes serialized (compact UTF-8 JSON)."""
+
+    max_bytes: int = MAX_DOCUMENT_BYTES
+
+
+@dataclass(frozen=True)
+class Raw(Check):
+    """Any JSON value, taken as it is: the params struct's `check()` says what it must be."""
+
+
+@dataclass(frozen=True)
+class Moment(Check):
+    """A time: ISO-8601 text or epoch seconds, between 1970 and the year 3000."""

@@ -1,0 +1,213 @@
+"""The learning pipeline (seed 003): status, scan, the extraction and review leases and their submissions,
+the adopted records, and what the owner reads and decides. Every request that changes anything carries a
+`request_id` and is idempotent by it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from service.memory.learning import INTENT_STATES, RECORD_STATES
+from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.fields import MAX_ID, Choice, Document, Integer, Text
+
+RESULT_BYTES = 64 * 1024
+REASON_CHARS = 2000
+Id = Annotated[str, Text(MAX_ID)]
+Reason = Annotated[str, Text(REASON_CHARS)]
+Actor = Annotated[str, Choice(("agent", "user"))]
+Offset = Annotated[int, Integer()]
+
+
+class LeaseArgs(Args, frozen=True):
+    request_id: Id  # the worker's own id: asking again with it answers the same lease
+
+
+class ExtractSubmitArgs(Args, frozen=True):
+    operation_id: Id
+    request_id: Id
+    result: Annotated[dict[str, Any] | None, Document(RESULT_BYTES)] = None  # the candidate, or none (a no-op)
+
+
+class ReviewSubmitArgs(Args, frozen=True):
+    review_id: Id
+    request_id: Id
+    verdict: Annotated[str, Text(32)]
+    reason: Reason
+
+
+class RecordListArgs(Args, frozen=True):
+    state: Annotated[str | None, Choice(RECORD_STATES)] = None
+    limit: Annotated[int, Integer(1, 1000)] = 200
+    offset: Offset = 0
+
+
+class Records(Reply, frozen=True):
+    records: list[dict[str, Any]]
+
+
+class RecordRevokeArgs(Args, frozen=True):
+    record_id: Id
+    request_id: Id
+    reason: Annotated[str | None, Text(REASON_CHARS)] = None
+    actor: Actor = "agent"
+
+
+class QueueArgs(Args, frozen=True):
+    state: Annotated[str | None, Choice(INTENT_STATES)] = None
+    limit: Annotated[int, Integer(1, 1000)] = 100
+    offset: Offset = 0
+
+
+class Intents(Reply, frozen=True):
+    intents: list[dict[str, Any]]
+
+
+class IntentArgs(Args, frozen=True):
+    intent_id: Id
+
+
+class FailuresArgs(Args, frozen=True):
+    limit: Annotated[int, Integer(1, 1000)] = 100
+
+
+class OwnerReviewArgs(Args, frozen=True):
+    intent_id: Id
+    verdict: Annotated[str, Text(32)]
+    reason: Reason
+    actor: Actor = "agent"  # only `user` is accepted: the owner's act
+
+
+class RecordEditArgs(Args, frozen=True):
+    record_id: Id
+    content: Reason
+    actor: Actor = "agent"  # only `user` is accepted: the owner's act
+
+
+STATUS = Operation(
+    "learning.status",
+    NoArgs,
+    dict,
+    kind="read",
+    idempotent=True,
+    description="The learning pipeline: the owner's grant, quotas left, cursors, intents by state.",
+)
+SCAN = Operation(
+    "learning.scan",
+    NoArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Discover finished work since the cursors and queue it for extraction.",
+)
+EXTRACT_LEASE = Operation(
+    "learning.extract.lease",
+    LeaseArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Lease the next source to extract a candidate from (the sources' text, within the grant).",
+    errors=("busy", "forbidden"),
+)
+EXTRACT_SUBMIT = Operation(
+    "learning.extract.submit",
+    ExtractSubmitArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Submit the candidate extracted from a leased source (at most one; none for a no-op).",
+    errors=("not_found", "conflict", "forbidden"),
+)
+REVIEW_LEASE = Operation(
+    "learning.review.lease",
+    LeaseArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Lease the next candidate to review independently, with its original sources.",
+    errors=("busy", "forbidden"),
+)
+REVIEW_SUBMIT = Operation(
+    "learning.review.submit",
+    ReviewSubmitArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Submit a review's verdict and reason; an approved candidate is adopted inside the grant.",
+    errors=("not_found", "conflict", "forbidden"),
+)
+RECORDS_LIST = Operation(
+    "learning.records.list",
+    RecordListArgs,
+    Records,
+    kind="read",
+    idempotent=True,
+    description="The records learning adopted, by state.",
+)
+RECORD_REVOKE = Operation(
+    "learning.record.revoke",
+    RecordRevokeArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Revoke an adopted record (its fact or experience stops reaching tasks).",
+    errors=("not_found",),
+)
+QUEUE = Operation(
+    "learning.queue",
+    QueueArgs,
+    Intents,
+    kind="read",
+    idempotent=True,
+    description="The learning intents, by state, for the owner's page.",
+)
+INTENT = Operation(
+    "learning.intent",
+    IntentArgs,
+    dict,
+    kind="read",
+    idempotent=True,
+    description="One learning intent with its sources, candidate, reviews and outcome.",
+    errors=("not_found",),
+)
+FAILURES = Operation(
+    "learning.failures",
+    FailuresArgs,
+    Intents,
+    kind="read",
+    idempotent=True,
+    description="The intents that failed, newest first.",
+)
+OWNER_REVIEW = Operation(
+    "learning.owner_review",
+    OwnerReviewArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="The owner reviews a candidate in the reviewer's place (actor `user`).",
+    errors=("not_found", "conflict", "forbidden"),
+)
+RECORD_EDIT = Operation(
+    "learning.record.edit",
+    RecordEditArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="The owner edits an adopted record's content (actor `user`).",
+    errors=("not_found", "forbidden"),
+)
+
+OPERATIONS = (
+    STATUS,
+    SCAN,
+    EXTRACT_LEASE,
+    EXTRACT_SUBMIT,
+    REVIEW_LEASE,
+    REVIEW_SUBMIT,
+    RECORDS_LIST,
+    RECORD_REVOKE,
+    QUEUE,
+    INTENT,
+    FAILURES,
+    OWNER_REVIEW,
+    RECORD_EDIT,
+)

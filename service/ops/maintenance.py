@@ -1,0 +1,236 @@
+"""Maintenance of the desk memory: plan a batch, commit topics, facts and skill drafts; read topics,
+workdays, facts and skills; a person's decisions on facts and skills."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from service.memory.results import MaintenancePlan, MaintenanceStatus
+from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
+from store.desk import facts
+
+# Items one commit may carry; each item's fields are capped where they are checked (store.desk).
+MAX_COMMIT_ITEMS = {"topics": 500, "facts": 200, "skills": 50}
+SKILL_STATUSES = ("draft", "active", "disabled", "rejected")
+Id = Annotated[str, Text(MAX_ID)]
+Offset = Annotated[int, Integer()]
+Actor = Annotated[str, Choice(("agent", "user"))]
+
+
+class PlanArgs(Args, frozen=True):
+    limit: Annotated[int, Integer(1, 500)] = 50
+    lease_seconds: Annotated[int | None, Integer(10, 86_400)] = None
+
+
+class CommitArgs(Args, frozen=True):
+    batch_id: Annotated[str | None, Text(64)] = None  # the plan's batch
+    topics: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["topics"])] = None
+    facts: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["facts"])] = None
+    skills: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["skills"])] = None
+    note: Annotated[str | None, Text(2000)] = None
+
+    def request(self) -> dict[str, Any]:
+        """The commit as the desk service takes it."""
+        return {
+            "batch_id": self.batch_id,
+            "topics": self.topics or [],
+            "facts": self.facts or [],
+            "skills": self.skills or [],
+            "note": self.note,
+        }
+
+
+class TopicArgs(Args, frozen=True):
+    topic_id: Id
+    limit: Annotated[int, Integer(1, 500)] = 50
+    offset: Offset = 0
+
+
+class SkillListArgs(Args, frozen=True):
+    status: Annotated[str | None, Choice(SKILL_STATUSES)] = None
+    audience: Annotated[str, Choice(("executor", "review"))] = "executor"  # executors read active skills only
+
+
+class Skills(Reply, frozen=True):
+    skills: list[dict[str, Any]]
+    audience: str
+
+
+class SkillArgs(Args, frozen=True):
+    skill_id: Id
+
+
+class SkillStatusArgs(Args, frozen=True):
+    skill_id: Id
+    status: Annotated[str, Choice(SKILL_STATUSES)]
+    user_request: Annotated[str | None, Text(500)] = None  # what the person asked, in their words
+    actor: Actor = "agent"
+
+
+class TopicListArgs(Args, frozen=True):
+    text: Annotated[str | None, Text(256)] = None
+    workday: Annotated[str | None, Text(10)] = None  # that day's topics (YYYY-MM-DD), neither text nor offset
+    limit: Annotated[int, Integer(1, 1000)] = 100
+    offset: Offset = 0
+
+
+class TopicPage(Reply, frozen=True):
+    topics: list[dict[str, Any]]
+    next_offset: int | None
+
+
+class WorkdayListArgs(Args, frozen=True):
+    limit: Annotated[int, Integer(1, 1000)] = 30
+    offset: Offset = 0
+
+
+class WorkdayPage(Reply, frozen=True):
+    workdays: list[dict[str, Any]]
+    next_offset: int | None
+
+
+class LogArgs(Args, frozen=True):
+    limit: Annotated[int, Integer(1, 1000)] = 50
+
+
+class ConsolidationLog(Reply, frozen=True):
+    entries: list[dict[str, Any]]
+
+
+class FactListArgs(Args, frozen=True):
+    scope: Annotated[str | None, Choice(facts.SCOPES)] = None
+    status: Annotated[str | None, Choice(facts.STATUSES)] = None
+    text: Annotated[str | None, Text(256)] = None
+    limit: Annotated[int, Integer(1, 1000)] = 200
+    offset: Offset = 0
+
+
+class FactPage(Reply, frozen=True):
+    facts: list[dict[str, Any]]
+    next_offset: int | None
+
+
+class FactStatusArgs(Args, frozen=True):
+    fact_id: Id
+    status: Annotated[str, Choice(("active", "inactive"))]
+    reason: Annotated[str | None, Text(500)] = None
+    actor: Actor = "agent"  # only `user` is accepted: a person decides
+
+
+STATUS = Operation(
+    "memory.maintenance.status",
+    NoArgs,
+    MaintenanceStatus,
+    kind="read",
+    idempotent=True,
+    description="The desk memory's backlog: unfiled turns, idle time, the previous workday's review, leased batches.",
+)
+PLAN = Operation(
+    "memory.maintenance.plan",
+    PlanArgs,
+    MaintenancePlan,
+    kind="write",
+    idempotent=False,
+    description="Lease a batch of unfiled turns to file into topics, facts and skill drafts (then commit it).",
+)
+COMMIT = Operation(
+    "memory.maintenance.commit",
+    CommitArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Commit a leased batch: its topics, facts with evidence and skill drafts.",
+    errors=("conflict", "not_found", "forbidden"),
+)
+TOPIC_GET = Operation(
+    "memory.topic.get",
+    TopicArgs,
+    dict,
+    kind="read",
+    idempotent=True,
+    description="One topic with its turns, a page at a time.",
+    errors=("not_found",),
+)
+SKILL_LIST = Operation(
+    "memory.skill.list",
+    SkillListArgs,
+    Skills,
+    kind="read",
+    idempotent=True,
+    description="Skills: the active ones for an executor; drafts too for `audience: review`.",
+)
+SKILL_GET = Operation(
+    "memory.skill.get",
+    SkillArgs,
+    dict,
+    kind="read",
+    idempotent=True,
+    description="One skill with its steps and evidence.",
+    errors=("not_found",),
+)
+SKILL_SET_STATUS = Operation(
+    "memory.skill.set_status",
+    SkillStatusArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Activate, disable or reject a skill; only a person activates one (with their request).",
+    errors=("not_found", "forbidden", "conflict"),
+)
+TOPIC_LIST = Operation(
+    "memory.topic.list",
+    TopicListArgs,
+    TopicPage,
+    kind="read",
+    idempotent=True,
+    description="Topics, most recently active first, by text; or one workday's topics.",
+)
+WORKDAY_LIST = Operation(
+    "memory.workday.list",
+    WorkdayListArgs,
+    WorkdayPage,
+    kind="read",
+    idempotent=True,
+    description="Workdays (03:30 Asia/Shanghai to 03:30), newest first, with their reviews.",
+)
+CONSOLIDATION_LOG = Operation(
+    "memory.consolidation.log",
+    LogArgs,
+    ConsolidationLog,
+    kind="read",
+    idempotent=True,
+    description="The consolidations recorded, newest first.",
+)
+FACT_LIST = Operation(
+    "memory.fact.list",
+    FactListArgs,
+    FactPage,
+    kind="read",
+    idempotent=True,
+    description="Long-term facts with their verbatim evidence, by scope, status or text.",
+)
+FACT_SET_STATUS = Operation(
+    "memory.fact.set_status",
+    FactStatusArgs,
+    dict,
+    kind="write",
+    idempotent=True,
+    description="Confirm or deactivate a fact: a person's decision (actor `user`).",
+    errors=("not_found", "forbidden"),
+)
+
+OPERATIONS = (
+    STATUS,
+    PLAN,
+    COMMIT,
+    TOPIC_GET,
+    SKILL_LIST,
+    SKILL_GET,
+    SKILL_SET_STATUS,
+    TOPIC_LIST,
+    WORKDAY_LIST,
+    CONSOLIDATION_LOG,
+    FACT_LIST,
+    FACT_SET_STATUS,
+)

@@ -1,0 +1,76 @@
+"""What serves the socket and who it serves: `health`, `changes.subscribe`, `client.hello`, `service.status`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from service.memory.results import Health
+from service.ops.declare import NoArgs, Operation, Reply
+from service.ops.fields import Choice
+
+KINDS = ("agent", "console", "command", "worker")
+"""What a client may call itself in `client.hello`."""
+
+
+class HealthReply(Health):
+    protocol: str  # the protocol version this service speaks
+    uptime_s: float  # seconds since this socket started serving
+
+
+class Subscribed(Reply, frozen=True):
+    generation: int  # the change generation now: a notice's generation beyond the next one means some were missed
+    home: str
+
+
+class HelloArgs(NoArgs, frozen=True):
+    kind: Annotated[str, Choice(KINDS)] = "agent"
+
+
+class Hello(Reply, frozen=True):
+    kind: str
+    protocol: str
+
+
+class ServiceStatus(TypedDict):
+    connections: int
+    by_kind: dict[str, int]  # every kind of `KINDS`, zero included
+    requests_last_minute: int
+    job: dict[str, Any] | None  # the running job's status (`job.status`), or None
+
+
+HEALTH = Operation(
+    "health",
+    NoArgs,
+    HealthReply,
+    kind="read",
+    idempotent=True,
+    description="Whether the memory service is up: its version, protocol, home, schema and counts. "
+    "Cheap; call it first to check that Jiyi answers.",
+)
+SUBSCRIBE = Operation(
+    "changes.subscribe",
+    NoArgs,
+    Subscribed,
+    kind="read",
+    idempotent=True,
+    description="Follow the changes: after this, the connection receives a notice line naming the changed "
+    "domains after every committed change. Consoles use it; an agent rarely needs it.",
+)
+HELLO = Operation(
+    "client.hello",
+    HelloArgs,
+    Hello,
+    kind="read",
+    idempotent=True,
+    description="Say what this connection is (agent, console, command or worker), for the service's status.",
+)
+SERVICE_STATUS = Operation(
+    "service.status",
+    NoArgs,
+    ServiceStatus,
+    kind="read",
+    idempotent=True,
+    description="Who the service serves now: open connections by kind, requests of the last minute, the running job.",
+)
+
+OPERATIONS = (HEALTH, SUBSCRIBE, HELLO, SERVICE_STATUS)
