@@ -1750,7 +1750,7 @@
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="72"/>
+        <location filename="../../gui/pages/recall_page.py" line="74"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
@@ -2786,142 +2786,142 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="91"/>
+        <location filename="../../gui/pages/recall_page.py" line="93"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="92"/>
+        <location filename="../../gui/pages/recall_page.py" line="94"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="93"/>
+        <location filename="../../gui/pages/recall_page.py" line="95"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="94"/>
+        <location filename="../../gui/pages/recall_page.py" line="96"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="99"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="126"/>
+        <location filename="../../gui/pages/recall_page.py" line="128"/>
         <source>还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。想先看看样子：jiyi demo --home 一个新目录。</source>
         <translation>Nothing scored yet. Each time a phone agent finishes a run (recall mode shadow or on), Jiyi compares the recall made at its start with the app really opened, and shows the results here by day. For a first look: jiyi demo --home a-new-folder.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="144"/>
+        <location filename="../../gui/pages/recall_page.py" line="146"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="147"/>
+        <location filename="../../gui/pages/recall_page.py" line="149"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="149"/>
+        <location filename="../../gui/pages/recall_page.py" line="152"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="166"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="166"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="166"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="166"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="163"/>
+        <location filename="../../gui/pages/recall_page.py" line="166"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="111"/>
+        <location filename="../../gui/pages/recall_page.py" line="113"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="189"/>
+        <location filename="../../gui/pages/recall_page.py" line="192"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="195"/>
+        <location filename="../../gui/pages/recall_page.py" line="198"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="212"/>
+        <location filename="../../gui/pages/recall_page.py" line="215"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="213"/>
+        <location filename="../../gui/pages/recall_page.py" line="216"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="229"/>
+        <location filename="../../gui/pages/recall_page.py" line="232"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="289"/>
+        <location filename="../../gui/pages/recall_page.py" line="295"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="291"/>
+        <location filename="../../gui/pages/recall_page.py" line="297"/>
         <source>只凭任务用词（嵌入服务不可用），用词 {0:.2f}</source>
         <translation>By the task&apos;s words alone (embedding server unavailable), wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="293"/>
+        <location filename="../../gui/pages/recall_page.py" line="299"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="295"/>
+        <location filename="../../gui/pages/recall_page.py" line="301"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="304"/>
+        <location filename="../../gui/pages/recall_page.py" line="310"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="308"/>
+        <location filename="../../gui/pages/recall_page.py" line="314"/>
         <source>召回 {0} · 实际 {1}</source>
         <translation>recalled {0} · actual {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="319"/>
+        <location filename="../../gui/pages/recall_page.py" line="325"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="319"/>
+        <location filename="../../gui/pages/recall_page.py" line="325"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>

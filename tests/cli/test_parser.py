@@ -26,7 +26,7 @@ def test_every_leaf_subcommand_has_a_func() -> None:
         *(f"lesson {verb}" for verb in ("add", "list", "approve", "revoke")),
         *(f"learn {verb}" for verb in ("status", "scan", "grant", "worker")),
         *(f"desk {verb}" for verb in ("status", "recall", "topics", "skills", "skill", "facts", "fact")),
-        *("eval resolve", "eval recall"),
+        *("eval resolve", "eval recall", "eval memory"),
         *("migrate", "doctor"),
     }
     for path, parser in leaves.items():
