@@ -23,10 +23,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
-import opencc
 
-_T2S = opencc.OpenCC("t2s")
+@lru_cache(maxsize=1)
+def _t2s() -> Any:
+    """OpenCC's traditional → simplified converter, made when a name is first read (importing it costs start-up:
+    `jiyi --help` imports this module through the errors it can raise)."""
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
 
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties), the bidi controls among them, and blank fillers.
 IGNORABLE = (
@@ -64,7 +71,7 @@ def fold_name(text: str) -> str:
     text = strip_invisible(text or "")
     if not text.isascii():
         text = strip_invisible(unicodedata.normalize("NFKC", text))
-        text = str(_T2S.convert(text))
+        text = str(_t2s().convert(text))
     return text.casefold()
 
 
