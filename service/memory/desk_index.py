@@ -27,7 +27,7 @@ from service.memory.parts import Parts
 from store.desk import embed_queue
 from store.desk.projection import DOMAIN as DESK
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.memory")
 Progress = Callable[[int, int], None]
 
 BATCH = 64  # items embedded per model call: the model's own batch speed, without holding much text

@@ -66,8 +66,9 @@ def require_database(home: Path, path: Path, *, new_database: bool) -> bool:
     holding = [name for name in MEMORY_FOLDERS if _holds_files(home / name)]
     if holding and not new_database:
         state = "is missing" if size is None else "is empty (0 bytes)"
+        folders = " and ".join(f"{name}/" for name in holding)
         raise DatabaseMissing(
-            f"the database {path} {state}, but the home still holds memory in {' and '.join(holding)}/: "
+            f"the database {path} {state}, but the home still holds memory in {folders}: "
             f"starting would open an empty home beside it. Restore {path.name} (and {path.name}-wal, if "
             "you kept it) from a backup, or start over knowingly with `jiyi serve --new-database` "
             "(the bundle files and vectors stay where they are)"

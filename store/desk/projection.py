@@ -31,7 +31,7 @@ from store.desk.models import (
     Topic,
 )
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.desk")
 
 DOMAIN = "desk"
 SEGMENTS_INDEXED = 12  # a topic's newest segments that its search row holds
