@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,26 +18,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.service.test_full_disk import UNSHARE, _can_mount
 
 SCENARIO = Path(__file__).with_name("full_bundles_scenario.py")
-UNSHARE = ["unshare", "--user", "--map-root-user", "--mount"]
-
-
-def _cannot_mount(folder: Path) -> str | None:
-    if shutil.which("unshare") is None:
-        return "unshare(1) is not installed"
-    probe = [*UNSHARE, "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)]
-    done = subprocess.run(probe, capture_output=True, timeout=30)
-    if done.returncode != 0:
-        return f"mounting a tmpfs in a user namespace is not permitted here: {done.stderr.decode().strip()}"
-    return None
 
 
 @pytest.mark.slow
 def test_files_a_full_disk_kept_from_their_puts_are_written_once_space_returns(tmp_path: Path) -> None:
     home, mountpoint = tmp_path / "home", tmp_path / "bundles"
     mountpoint.mkdir(mode=0o700)
-    reason = _cannot_mount(mountpoint)
+    reason = _can_mount(mountpoint)
     if reason:
         pytest.skip(reason)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
