@@ -67,7 +67,7 @@ class QueueView(RecordPage):
         for state in INTENT_STATES:
             self.state_box.addItem(names[state], state)
         self.state_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[dict[str, Any]](
             [
                 Column("state", self.tr("状态"), lambda s: names.get(s, str(s))),
                 Column("source_kind", self.tr("来源"), lambda k: self.source_names().get(k, str(k))),
@@ -223,7 +223,7 @@ class RecordsView(RecordPage):
             self.state_box.addItem(names[state], state)
         self.state_box.setCurrentIndex(1)
         self.state_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[dict[str, Any]](
             [
                 Column("kind", self.tr("类别")),
                 Column("state", self.tr("状态"), lambda s: names.get(s, str(s))),
@@ -312,7 +312,7 @@ class FailuresView(RecordPage):
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
-        model = RecordModel(
+        model = RecordModel[dict[str, Any]](
             [
                 Column("state", self.tr("状态")),
                 Column("source_id", self.tr("来源编号")),

@@ -59,7 +59,7 @@ class LessonsPage(RecordPage):
         self.filter_edit.setPlaceholderText(self.tr("筛选经验的文字或应用"))
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(lambda _t: self.reload())
-        model = RecordModel(
+        model = RecordModel[dict[str, Any]](
             [
                 Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
                 Column("text", self.tr("经验")),

@@ -41,6 +41,7 @@ from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.dream import STEPS
+from service.memory.rows import ConsolidationEntry
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
@@ -402,10 +403,10 @@ class MaintenancePage(QWidget):
         self.reports_view.setHtml("".join(parts))
         self.reports_loaded.emit(len(dreams) + len(consolidations))
 
-    def _read_reports(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def _read_reports(self) -> tuple[list[dict[str, Any]], list[ConsolidationEntry]]:
         return self.memory.dream.reports(10), self.memory.desk.consolidation_log(20)
 
-    def _consolidation(self, record: dict[str, Any]) -> str:
+    def _consolidation(self, record: ConsolidationEntry) -> str:
         """One entry of the consolidation log as a line of HTML."""
         kinds = {
             "commit": self.tr("归档"),
@@ -416,12 +417,12 @@ class MaintenancePage(QWidget):
             "failed": self.tr("失败"),
             "note": self.tr("备注"),
         }
-        detail = record.get("detail") or {}
+        detail = record.detail
         return (
-            f"{html.escape(record['ts'][:16].replace('T', ' '))} · "
-            f"{html.escape(kinds.get(record['kind'], record['kind']))}"
-            + (f" · {html.escape(record['workday'])}" if record.get("workday") else "")
-            + (f" · {html.escape(record['summary'])}" if record.get("summary") else "")
+            f"{html.escape(record.ts[:16].replace('T', ' '))} · "
+            f"{html.escape(kinds.get(record.kind, record.kind))}"
+            + (f" · {html.escape(record.workday)}" if record.workday else "")
+            + (f" · {html.escape(record.summary)}" if record.summary else "")
             + (f" · {html.escape(self._detail(detail))}" if detail else "")
         )
 

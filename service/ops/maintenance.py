@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.results import MaintenancePlan, MaintenanceStatus
+from service.memory.rows import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
 from store.desk import facts
@@ -53,7 +54,7 @@ class SkillListArgs(Args, frozen=True):
 
 
 class Skills(Reply, frozen=True):
-    skills: list[dict[str, Any]]
+    skills: list[Skill]
     audience: str
 
 
@@ -76,7 +77,7 @@ class TopicListArgs(Args, frozen=True):
 
 
 class TopicPage(Reply, frozen=True):
-    topics: list[dict[str, Any]]
+    topics: list[Topic]
     next_offset: int | None
 
 
@@ -86,7 +87,7 @@ class WorkdayListArgs(Args, frozen=True):
 
 
 class WorkdayPage(Reply, frozen=True):
-    workdays: list[dict[str, Any]]
+    workdays: list[Workday]
     next_offset: int | None
 
 
@@ -95,7 +96,7 @@ class LogArgs(Args, frozen=True):
 
 
 class ConsolidationLog(Reply, frozen=True):
-    entries: list[dict[str, Any]]
+    entries: list[ConsolidationEntry]
 
 
 class FactListArgs(Args, frozen=True):
@@ -107,7 +108,7 @@ class FactListArgs(Args, frozen=True):
 
 
 class FactPage(Reply, frozen=True):
-    facts: list[dict[str, Any]]
+    facts: list[Fact]
     next_offset: int | None
 
 
@@ -146,7 +147,7 @@ COMMIT = Operation(
 TOPIC_GET = Operation(
     "memory.topic.get",
     TopicArgs,
-    dict,
+    TopicDetail,
     kind="read",
     idempotent=True,
     description="One topic with its turns, a page at a time.",
@@ -163,7 +164,7 @@ SKILL_LIST = Operation(
 SKILL_GET = Operation(
     "memory.skill.get",
     SkillArgs,
-    dict,
+    Skill,
     kind="read",
     idempotent=True,
     description="One skill with its steps and evidence.",
@@ -172,7 +173,7 @@ SKILL_GET = Operation(
 SKILL_SET_STATUS = Operation(
     "memory.skill.set_status",
     SkillStatusArgs,
-    dict,
+    Skill,
     kind="write",
     idempotent=True,
     description="Activate, disable or reject a skill; only a person activates one (with their request).",
@@ -213,7 +214,7 @@ FACT_LIST = Operation(
 FACT_SET_STATUS = Operation(
     "memory.fact.set_status",
     FactStatusArgs,
-    dict,
+    Fact,
     kind="write",
     idempotent=True,
     description="Confirm or deactivate a fact: a person's decision (actor `user`).",

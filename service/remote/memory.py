@@ -26,6 +26,18 @@ from service.config import Config
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
 from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+from service.memory.rows import (
+    Bundle,
+    BundleDetail,
+    ConsolidationEntry,
+    Episode,
+    EpisodeDetail,
+    Fact,
+    Skill,
+    Topic,
+    TopicDetail,
+    Workday,
+)
 from service.ops import appkb as ops
 from service.ops import desk, recall, runs, status, upkeep
 from service.ops import learning as learn
@@ -146,8 +158,8 @@ class RemoteRuns:
         limit: int = 100,
         offset: int = 0,
         after: tuple[float, str] | None = None,
-    ) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
+    ) -> list[Episode]:
+        rows: list[Episode] = []
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
             args = self._filter(f, limit=page, offset=offset + len(rows), after=after)
@@ -160,7 +172,7 @@ class RemoteRuns:
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=1, total=True)).total or 0
 
-    def get_episode(self, run_id: str) -> dict[str, Any]:
+    def get_episode(self, run_id: str) -> EpisodeDetail:
         return self._wire.invoke(runs.EPISODE_GET, EpisodeArgs(run_id=run_id))
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
@@ -234,19 +246,19 @@ class RemoteDesk:
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
         return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
-    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(text=text, limit=limit, offset=offset)).topics
 
-    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
         return self._wire.invoke(maint.TOPIC_GET, maint.TopicArgs(topic_id=topic_id, limit=limit, offset=offset))
 
-    def workday_topics(self, workday: str) -> list[dict[str, Any]]:
+    def workday_topics(self, workday: str) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(workday=workday)).topics
 
-    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
+    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
         return self._wire.invoke(maint.WORKDAY_LIST, maint.WorkdayListArgs(limit=limit, offset=offset)).workdays
 
-    def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
+    def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         return self._wire.invoke(maint.CONSOLIDATION_LOG, maint.LogArgs(limit=limit)).entries
 
     def list_facts(
@@ -257,28 +269,28 @@ class RemoteDesk:
         text: str | None = None,
         limit: int = 200,
         offset: int = 0,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Fact]:
         args = maint.FactListArgs(scope=scope, status=status, text=text, limit=limit, offset=offset)
         return self._wire.invoke(maint.FACT_LIST, args).facts
 
-    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
+    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> Fact:
         args = maint.FactStatusArgs(fact_id=fact_id, status=status, reason=reason or None, actor=actor)
         return self._wire.invoke(maint.FACT_SET_STATUS, args)
 
-    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         skills = self._wire.invoke(maint.SKILL_LIST, maint.SkillListArgs(status=status, audience="review")).skills
         return skills[offset : offset + limit]
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Skill:
         args = maint.SkillStatusArgs(skill_id=skill_id, status=status, user_request=user_request, actor=actor)
         return self._wire.invoke(maint.SKILL_SET_STATUS, args)
 
-    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         return self._wire.invoke(desk.BUNDLE_LIST, desk.BundleListArgs(kind=kind, limit=limit, offset=offset)).bundles
 
-    def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
+    def get_bundle(self, bundle_id: str, path: str | None = None) -> BundleDetail:
         return self._wire.invoke(desk.BUNDLE_GET, desk.BundleGetArgs(bundle_id=bundle_id, path=path))
 
     def put_bundle_document(

@@ -78,8 +78,8 @@ def test_edit_and_save_with_the_revision(qtbot: QtBot, page: BundlesPage, memory
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
     assert saved.args == ["preferences.md", 2]
-    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md")["documents"][0]
-    assert stored["content"] == "# 偏好\n- 只在失败时提醒\n" and stored["revision"] == 2
+    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md").documents[0]
+    assert stored.content == "# 偏好\n- 只在失败时提醒\n" and stored.revision == 2
     assert "只在失败时提醒" in page.preview.toPlainText()
 
 
@@ -156,7 +156,7 @@ def test_new_document_and_open_folder(
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         page.new_document("笔记")
     assert saved.args == ["笔记.md", 1]
-    assert memory.desk.get_bundle("schedule/ufo", "笔记.md")["documents"][0]["content"] == "# 笔记\n"
+    assert memory.desk.get_bundle("schedule/ufo", "笔记.md").documents[0].content == "# 笔记\n"
     opened: list[QUrl] = []
 
     def open_url(url: QUrl) -> bool:

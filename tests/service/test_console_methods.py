@@ -40,7 +40,7 @@ def test_a_fact_is_set_by_a_person_only(dispatcher: Dispatcher, memory: Memory) 
     assert memory.store.count_events() == events
     done = answer(dispatcher, "memory.fact.set_status", {"fact_id": fact_id, "status": "inactive", "actor": "user"})
     assert done["result"]["status"] == "inactive"
-    assert memory.desk.get_fact(fact_id)["status"] == "inactive"
+    assert memory.desk.get_fact(fact_id).status == "inactive"
 
 
 def test_topics_workdays_and_the_log_page_like_the_store(dispatcher: Dispatcher, memory: Memory) -> None:

@@ -83,7 +83,7 @@ def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_coll
         {"batch_id": plan["batch_id"], "topics": [{"title": "周报", "interaction_ids": ["a"], "segment": "进度 60%"}]}
     )
     assert hashed.desk.index.drain() == 2  # the turn and the topic
-    topic_id = hashed.desk.list_topics()[0]["topic_id"]
+    topic_id = hashed.desk.list_topics()[0].topic_id
     plan = hashed.desk.maintenance_plan(limit=10)
     hashed.desk.maintenance_commit(
         {"topics": [{"topic_id": topic_id, "segments": [{"workday": "2026-11-02", "summary": "迁移完成"}]}]}

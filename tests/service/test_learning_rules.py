@@ -163,8 +163,8 @@ def test_an_adopted_fact_is_an_active_desk_fact_with_the_quotation_as_evidence(c
     assert record["provenance"]["quotations"] == ["我习惯用 Vim 写代码"]
     fact_id = record["target"].removeprefix("fact:")
     stored = memory.desk.get_fact(fact_id)
-    assert stored["status"] == "active" and stored["content"] == "用户习惯用 Vim 写代码"
-    assert [e["quote"] for e in stored["evidence"]] == ["我习惯用 Vim 写代码"]
+    assert stored.status == "active" and stored.content == "用户习惯用 Vim 写代码"
+    assert [e.quote for e in stored.evidence] == ["我习惯用 Vim 写代码"]
     pack = calls.ok("context.prepare", {"query": "写代码用什么编辑器"})
     assert "用户习惯用 Vim 写代码" in pack["system_prompt"] and pack["counts"]["system_prompt"] == 1
     assert pack["text"].count("用户习惯用 Vim 写代码") == 1  # not again among the profile facts
@@ -225,7 +225,7 @@ def test_a_procedure_and_a_skill_draft_go_where_they_belong(calls: Calls, memory
     submit(calls, lease, draft)
     record = review(calls)["record"]
     skill = memory.desk.get_skill(record["target"].removeprefix("skill:"))
-    assert skill["status"] == "draft" and skill["source_quote"] == "以后写邮件都先写结论"  # a person still activates it
+    assert skill.status == "draft" and skill.source_quote == "以后写邮件都先写结论"  # a person still activates it
     assert "邮件先写结论" not in calls.ok("context.prepare", {"query": "邮件"})["system_prompt"]
 
 
@@ -259,8 +259,8 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, lease, {**stale, "target": {"id": first["id"], "version": 1}})
     replaced = review(calls)["record"]
     assert (replaced["id"], replaced["version"], replaced["content"]) == (first["id"], 2, "用户住在上海")
-    assert memory.desk.get_fact(first["target"].removeprefix("fact:"))["status"] == "inactive"
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:"))["status"] == "active"
+    assert memory.desk.get_fact(first["target"].removeprefix("fact:")).status == "inactive"
+    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "active"
     remember(calls, "i3", "别记我住哪了")
     removal = {
         "operation": "remove",
@@ -271,7 +271,7 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, extract(calls), removal)
     removed = review(calls)["record"]
     assert removed["state"] == "removed" and removed["version"] == 3
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:"))["status"] == "inactive"
+    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "inactive"
 
 
 def test_a_record_the_owner_edited_is_no_longer_managed(calls: Calls, memory: Memory) -> None:
@@ -295,7 +295,7 @@ def test_revoking_a_record_takes_its_fact_back(calls: Calls, memory: Memory) -> 
     record = learn_fact(calls, "i1", "我是左撇子", "用户是左撇子")
     revoked = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
     assert revoked == {"revoked": True, "record_id": record["id"]}
-    assert memory.desk.get_fact(record["target"].removeprefix("fact:"))["status"] == "inactive"
+    assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
     assert calls.ok("context.prepare", {"query": "左撇子"})["system_prompt"] == ""
     again = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
     assert again == revoked
@@ -548,7 +548,7 @@ def test_an_adopted_record_expires_at_its_ttl(home: Path, monkeypatch: pytest.Mo
         calls.ok("learning.scan")
         [expired] = calls.ok("learning.records.list")["records"]
         assert expired["state"] == "expired" and expired["reason"] == "its TTL ran out"
-        assert memory.desk.get_fact(record["target"].removeprefix("fact:"))["status"] == "inactive"
+        assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
         assert calls.ok("context.prepare", {"query": "屏幕"})["system_prompt"] == ""
 
 

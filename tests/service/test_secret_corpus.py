@@ -153,7 +153,7 @@ class Setup:
     def fact(self) -> str:
         """An active desk fact (adopted by learning) for a person to deactivate."""
         self.record()
-        return str(self.memory.desk.list_facts(status="active", limit=1)[0]["fact_id"])
+        return str(self.memory.desk.list_facts(status="active", limit=1)[0].fact_id)
 
 
 Build = Callable[[Setup, Any], dict[str, Any]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from service.config import Config, load_config
@@ -47,16 +48,18 @@ def test_import_then_export_gives_back_all_five_files_byte_for_byte(memory: Memo
 def test_episodes_keep_their_text_absent_fields_and_aggregates(memory: Memory, tmp_path: Path) -> None:
     tw = taskwizard_memory(tmp_path)
     memory.import_taskwizard(tw.root)
-    episodes = {e["run_id"]: e for e in memory.runs.list_episodes(EpisodeFilter(), limit=100)}
+    episodes = {e.run_id: e for e in memory.runs.list_episodes(EpisodeFilter(), limit=100)}
     # Episodes are verbatim: a phone number in a goal and a 支付密码 note are the person's own words.
-    assert episodes["run-001"]["goal_text"] == "联系 13800138000 问快递到哪了"
-    notes = [e["note"] for e in memory.runs.get_episode("run-003")["events"]]
+    assert episodes["run-001"].goal_text == "联系 13800138000 问快递到哪了"
+    notes = [e.note for e in memory.runs.get_episode("run-003").events]
     assert "输入支付密码前停下" in notes
-    assert [e["tool"] for e in memory.runs.get_episode("run-003")["events"]] == ["launch_app", "plugin_lookup-v2"]
+    assert [e.tool for e in memory.runs.get_episode("run-003").events] == ["launch_app", "plugin_lookup-v2"]
     # A legacy outcome (written before those fields existed) does not grow them.
     legacy = episodes["run-005"]
-    assert not {"capabilities", "injected_lessons", "injected_procedures", "deliverable_path"} & set(legacy)
-    assert "injected_procedures" in episodes["run-004"]
+    assert not {"capabilities", "injected_lessons", "injected_procedures", "deliverable_path"} & set(
+        msgspec.to_builtins(legacy)
+    )
+    assert "injected_procedures" in msgspec.to_builtins(episodes["run-004"])
     memory.export_taskwizard(tmp_path / "out")
     view = json.loads((tmp_path / "out" / "experience" / "episodes.json").read_text("utf-8"))
     assert view["aggregate:communication"]["type"] == "episode_aggregate"

@@ -63,7 +63,7 @@ def test_a_stored_name_the_file_system_refuses_breaks_neither_reads_nor_the_rebu
     _file_legacy_run(memory, "schedule/weekly", LONG)
 
     bundle = memory.desk.get_bundle("schedule/weekly")
-    files = {d["path"]: d["file"] for d in bundle["documents"]}
+    files = {d.path: d.file for d in bundle.documents}
     assert files[f"runs/{LONG}/summary.md"] == "unwritable" and files["lessons.md"] == "same"
     pack = memory.context.prepare_context("周报", schedule_id="weekly")
     assert pack["counts"]["bundle"] == 4  # requirements, preferences, lessons, state
