@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.learning import INTENT_STATES, RECORD_STATES
+from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Text
 
@@ -42,7 +43,7 @@ class RecordListArgs(Args, frozen=True):
 
 
 class Records(Reply, frozen=True):
-    records: list[dict[str, Any]]
+    records: list[LearningRecord]
 
 
 class RecordRevokeArgs(Args, frozen=True):
@@ -59,7 +60,7 @@ class QueueArgs(Args, frozen=True):
 
 
 class Intents(Reply, frozen=True):
-    intents: list[dict[str, Any]]
+    intents: list[LearningIntent]
 
 
 class IntentArgs(Args, frozen=True):
@@ -163,7 +164,7 @@ QUEUE = Operation(
 INTENT = Operation(
     "learning.intent",
     IntentArgs,
-    dict,
+    LearningIntentDetail,
     kind="read",
     idempotent=True,
     description="One learning intent with its sources, candidate, reviews and outcome.",
@@ -189,7 +190,7 @@ OWNER_REVIEW = Operation(
 RECORD_EDIT = Operation(
     "learning.record.edit",
     RecordEditArgs,
-    dict,
+    LearningRecord,
     kind="write",
     idempotent=True,
     description="The owner edits an adopted record's content (actor `user`).",

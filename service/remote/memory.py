@@ -33,6 +33,9 @@ from service.memory.rows import (
     Episode,
     EpisodeDetail,
     Fact,
+    LearningIntent,
+    LearningIntentDetail,
+    LearningRecord,
     Skill,
     Topic,
     TopicDetail,
@@ -331,16 +334,16 @@ class RemoteLearning:
     def status(self) -> dict[str, Any]:
         return self._wire.invoke(learn.STATUS)
 
-    def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[LearningIntent]:
         return self._wire.invoke(learn.QUEUE, learn.QueueArgs(state=state, limit=limit, offset=offset)).intents
 
-    def intent(self, intent_id: str) -> dict[str, Any]:
+    def intent(self, intent_id: str) -> LearningIntentDetail:
         return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
 
-    def failures(self, limit: int = 100) -> list[dict[str, Any]]:
+    def failures(self, limit: int = 100) -> list[LearningIntent]:
         return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
 
-    def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[LearningRecord]:
         args = learn.RecordListArgs(state=state, limit=limit, offset=offset)
         return self._wire.invoke(learn.RECORDS_LIST, args).records
 
@@ -354,7 +357,7 @@ class RemoteLearning:
         args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
         return self._wire.invoke(learn.RECORD_REVOKE, args)
 
-    def edit_record(self, record_id: str, content: str) -> dict[str, Any]:
+    def edit_record(self, record_id: str, content: str) -> LearningRecord:
         args = learn.RecordEditArgs(record_id=record_id, content=content, actor="user")
         return self._wire.invoke(learn.RECORD_EDIT, args)
 

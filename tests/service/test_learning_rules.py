@@ -277,7 +277,7 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
 def test_a_record_the_owner_edited_is_no_longer_managed(calls: Calls, memory: Memory) -> None:
     first = learn_fact(calls, "i1", "我喜欢喝咖啡", "用户喜欢喝咖啡")
     edited = memory.learning.edit_record(first["id"], "用户喜欢喝手冲咖啡")
-    assert edited["managed"] is False and edited["content"] == "用户喜欢喝手冲咖啡" and edited["version"] == 2
+    assert edited.managed is False and edited.content == "用户喜欢喝手冲咖啡" and edited.version == 2
     remember(calls, "i2", "我不喝咖啡了")
     lease = extract(calls)
     assert lease["snapshot"]["managed"] == []
@@ -487,7 +487,7 @@ def test_lookback_bounds_what_a_scan_reads(home: Path) -> None:
         remember(calls, "new", "刚刚说的")
         scanned = calls.ok("learning.scan")
         assert scanned["added"] == 1 and scanned["read"] == 2
-        assert [i["source_id"] for i in memory.learning.queue()] == ["new"]
+        assert [i.source_id for i in memory.learning.queue()] == ["new"]
 
 
 def test_recovery_adopts_an_approval_found_in_the_ledger_exactly_once(home: Path) -> None:

@@ -147,8 +147,9 @@ class Setup:
         result = {"operation": "add", "kind": "fact.profile", "content": f"用户说{quote}", "quotations": [quote]}
         assert self.memory.learning.extract_submit(operation_id, self.uid("cand-"), result)["accepted"]
         newest = self.memory.learning.queue(limit=1)[0]
-        assert self.memory.learning.intent(newest["intent_id"])["candidate"]["content"] == result["content"]
-        return str(newest["intent_id"])
+        candidate = self.memory.learning.intent(newest.intent_id).candidate
+        assert candidate is not None and candidate.content == result["content"]
+        return str(newest.intent_id)
 
     def fact(self) -> str:
         """An active desk fact (adopted by learning) for a person to deactivate."""
