@@ -359,3 +359,36 @@ class LearningRecord(Row, frozen=True):
     created: str
     updated: str
     reason: str
+
+
+# -- lessons ---------------------------------------------------------------------------------
+
+
+class Lesson(Row, frozen=True):
+    """A lesson (or a procedure card imported from TaskWizard) and its status (`lesson.list`)."""
+
+    lesson_id: str
+    text: str
+    apps: list[str]  # the packages it is about
+    status: str  # proposed / approved / revoked (and TaskWizard's own)
+    kind: str
+    version: int
+    created: str
+    updated: str
+
+
+class LessonRun(Row, frozen=True):
+    """A run a lesson was learned from or given to; an unarchived run has only its id."""
+
+    run_id: str
+    archived: bool
+    goal_text: str | UnsetType = UNSET
+    ts_end: float | UnsetType = UNSET
+    success: bool | UnsetType = UNSET
+
+
+class LessonRuns(Row, frozen=True):
+    """The runs a lesson was learned from and the runs it was given to (`lesson.runs`)."""
+
+    learned_from: list[LessonRun]
+    given_to: list[LessonRun]

@@ -36,6 +36,8 @@ from service.memory.rows import (
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
+    Lesson,
+    LessonRuns,
     Skill,
     Topic,
     TopicDetail,
@@ -219,21 +221,20 @@ class RemoteLessons:
 
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Lesson:
         args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
         return self._wire.invoke(recall.LESSON_ADD, args)
 
-    def lesson_runs(self, lesson_id: str) -> dict[str, list[dict[str, Any]]]:
-        runs: type[dict[str, list[dict[str, Any]]]] = dict
-        return self._wire.invoke_as(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id), runs)
+    def lesson_runs(self, lesson_id: str) -> LessonRuns:
+        return self._wire.invoke(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id))
 
-    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
+    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
         if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
         return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
-    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
+    def list_lessons(self, status: str | None = None) -> list[Lesson]:
         return self._wire.invoke(recall.LESSON_LIST, recall.LessonListArgs(status=status)).lessons
 
 

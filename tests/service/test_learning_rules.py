@@ -212,7 +212,7 @@ def test_a_procedure_and_a_skill_draft_go_where_they_belong(calls: Calls, memory
     submit(calls, lease, procedure)
     assert review(calls)["record"]["kind"] == "procedure"
     assert any(
-        lesson["text"].endswith("写周报：进展、问题、计划三段") for lesson in memory.lessons.list_lessons("approved")
+        lesson.text.endswith("写周报：进展、问题、计划三段") for lesson in memory.lessons.list_lessons("approved")
     )
     remember(calls, "i1", "以后写邮件都先写结论")
     lease = extract(calls)
@@ -461,7 +461,7 @@ def test_a_retraction_after_adoption_revokes_the_record(calls: Calls, memory: Me
     [after] = calls.ok("learning.records.list")["records"]
     assert after["id"] == record["id"] and after["state"] == "revoked" and "retracted" in after["reason"]
     lesson_id = record["target"].removeprefix("lesson:")
-    assert memory.lessons.list_lessons("revoked")[0]["lesson_id"] == lesson_id
+    assert memory.lessons.list_lessons("revoked")[0].lesson_id == lesson_id
 
 
 def test_a_retraction_before_review_stops_the_candidate(calls: Calls) -> None:

@@ -297,7 +297,7 @@ def seed_learning(dispatcher: Dispatcher) -> None:
 
 def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
     """A request for every write method, each one that would write if the home had room."""
-    lesson = memory.lessons.list_lessons(None)[0]["lesson_id"]
+    lesson = memory.lessons.list_lessons(None)[0].lesson_id
     skill = memory.desk.list_skills(None)[0].skill_id
     change = memory.appkb.alias_history("小蓝书", limit=1)[0].txn
     fact = next(f.fact_id for f in memory.desk.list_facts() if f.content == "用户希望回答简短")

@@ -73,7 +73,7 @@ class Setup:
         return str(done["skills"][0]["skill_id"])
 
     def lesson(self) -> str:
-        return str(self.memory.lessons.add_lesson(self.uid("先解锁屏幕 "), [])["lesson_id"])
+        return str(self.memory.lessons.add_lesson(self.uid("先解锁屏幕 "), []).lesson_id)
 
     def change(self) -> int:
         return self.memory.appkb.learn_alias(self.uid("绿泡泡"), "com.tencent.mm").result.txn

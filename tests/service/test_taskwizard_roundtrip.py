@@ -184,13 +184,13 @@ def test_lessons_and_procedure_cards_round_trip_with_their_statuses(memory: Memo
     memory.export_taskwizard(tmp_path / "out")
     for name in LESSON_FILES:
         assert (tw.root / name).read_bytes() == (tmp_path / "out" / name).read_bytes(), name
-    listed = {lesson["lesson_id"]: lesson for lesson in memory.lessons.list_lessons()}
-    statuses = {i: listed[LESSON_IDS[i]]["status"] for i in range(4)}
+    listed = {lesson.lesson_id: lesson for lesson in memory.lessons.list_lessons()}
+    statuses = {i: listed[LESSON_IDS[i]].status for i in range(4)}
     # A demoted procedure card needs review; a superseded rule is proposed again at version 2.
     assert statuses == {0: "needs_review", 1: "proposed", 2: "approved", 3: "revoked"}
-    assert (listed[LESSON_IDS[0]]["kind"], listed[LESSON_IDS[1]]["version"]) == ("procedure", 2)
+    assert (listed[LESSON_IDS[0]].kind, listed[LESSON_IDS[1]].version) == ("procedure", 2)
     assert set(memory.lessons.statuses()) >= {"needs_review", "auto_approved", "superseded", "approved"}
-    assert [row["lesson_id"] for row in memory.lessons.list_lessons("needs_review")] == [LESSON_IDS[0]]
+    assert [row.lesson_id for row in memory.lessons.list_lessons("needs_review")] == [LESSON_IDS[0]]
 
 
 def test_a_persons_decision_on_an_imported_card_is_exported_in_taskwizards_shape(
@@ -200,7 +200,7 @@ def test_a_persons_decision_on_an_imported_card_is_exported_in_taskwizards_shape
     memory.import_taskwizard(tw.root)
     with pytest.raises(Conflict, match="only a proposed or needs_review"):
         memory.lessons.set_lesson_status(LESSON_IDS[3], "approved")  # revoked stays revoked, as in TaskWizard
-    assert memory.lessons.set_lesson_status(LESSON_IDS[0], "approved")["status"] == "approved"
+    assert memory.lessons.set_lesson_status(LESSON_IDS[0], "approved").status == "approved"
     memory.export_taskwizard(tmp_path / "out")
     lines = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8").splitlines()
     decision = json.loads(lines[-1])
@@ -232,7 +232,7 @@ def test_a_lesson_line_naming_a_phone_number_is_kept_redacted(memory: Memory, tm
     memory.export_taskwizard(tmp_path / "out")
     exported = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8")
     assert "13800138000" not in exported and "[redacted:mobile]" in exported
-    assert memory.lessons.list_lessons("revoked")[0]["lesson_id"] in (LESSON_IDS[2], LESSON_IDS[3])
+    assert memory.lessons.list_lessons("revoked")[0].lesson_id in (LESSON_IDS[2], LESSON_IDS[3])
     # A rewritten log (one line dropped) of lines all imported: the redacted one is known by its digest.
     tw.lessons = [e for e in tw.lessons if e["type"] != "lesson_demoted"]
     tw.write()
@@ -274,8 +274,8 @@ def test_lines_jiyi_writes_follow_taskwizards_schema_and_its_replay_gives_the_sa
 def test_jiyis_own_lessons_are_exported_as_taskwizard_proposals_it_can_replay(memory: Memory, tmp_path: Path) -> None:
     first = memory.lessons.add_lesson("先回到桌面再打开应用", ["com.xingin.xhs"])
     second = memory.lessons.add_lesson("搜索前先清空输入框")
-    memory.lessons.set_lesson_status(first["lesson_id"], "approved")
-    memory.lessons.set_lesson_status(second["lesson_id"], "revoked")
+    memory.lessons.set_lesson_status(first.lesson_id, "approved")
+    memory.lessons.set_lesson_status(second.lesson_id, "revoked")
     memory.export_taskwizard(tmp_path / "out")
     lines = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8").splitlines()
     events = [json.loads(line) for line in lines]

@@ -113,7 +113,7 @@ def test_a_lesson_for_a_sensitive_looking_package_is_refused(memory: Memory) -> 
         memory.lessons.add_lesson("先登录", [f"com.pay{PHONE}.app"])
     assert PHONE not in _log(memory)
     # A listed word inside a real package is no secret.
-    assert memory.lessons.add_lesson("先解锁", ["com.agilebits.onepassword"])["apps"] == ["com.agilebits.onepassword"]
+    assert memory.lessons.add_lesson("先解锁", ["com.agilebits.onepassword"]).apps == ["com.agilebits.onepassword"]
 
 
 def test_an_episode_keeps_its_goal_and_notes_and_recall_keeps_neither(memory: Memory) -> None:
