@@ -259,10 +259,11 @@ def page_task(
 ) -> Callable[Concatenate[Owner, P], asyncio.Future[R]]:
     """Make an `async` handler of a page callable like a slot: each call starts it as one of the page's tasks."""
 
-    @functools.wraps(handler)
-    def start(self: Owner, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+    def start(self: Owner, /, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
         return self.tasks.start(handler(self, *args, **kwargs))
 
+    # `functools.wraps` types its result as the wrapped coroutine function's: keep `start`'s own type.
+    functools.update_wrapper(start, handler)
     return start
 
 

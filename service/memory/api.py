@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from recall.resolve import Resolution
+from recall.verdict import Resolution
 from service.config import Config
 from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener

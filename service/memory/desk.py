@@ -40,7 +40,7 @@ from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
 from store.desk import bundle_catch_up, bundle_names, bundles, facts, interactions, leases, retrieval, skills, topics
-from store.desk.bundles import BundleFiles
+from store.desk.bundle_files import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
@@ -91,7 +92,7 @@ def test_a_concurrent_socket_write_raises_a_conflict_and_nothing_is_lost(
     try:
         open_doc(qtbot, page, "lessons.md")
         type_text(page, "# 经验\n- 控制台里写的\n")
-        replies: list[dict] = []
+        replies: list[dict[str, Any]] = []
 
         def agent() -> None:
             with JiyiClient(socket_path, timeout=10) as client:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
+from typing import Any
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -17,7 +18,7 @@ from service.errors import Cancelled
 from service.memory.memory import Memory
 
 
-def file_all(memory: Memory, **extra: object) -> dict:
+def file_all(memory: Memory, **extra: object) -> dict[str, Any]:
     plan = memory.desk.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     topics = [{"topic_id": "misc", "title": "杂项", "interaction_ids": ids, "segment": "概括"}] if ids else []

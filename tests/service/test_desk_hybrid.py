@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def said(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
     memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, ts=DAY.format(day))
 
 
-def related(result: dict) -> list[str]:
+def related(result: dict[str, Any]) -> list[str]:
     return [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
 
 

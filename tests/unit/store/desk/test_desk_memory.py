@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def turn(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
     memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, source="voice", ts=ts)
 
 
-def file_all(memory: Memory, title: str = "杂项", **extra: object) -> dict:
+def file_all(memory: Memory, title: str = "杂项", **extra: object) -> dict[str, Any]:
     plan = memory.desk.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     return memory.desk.maintenance_commit(
@@ -300,7 +301,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
     assert [f["content"] for f in memory.desk.memory_recall("天气")["core_facts"]] == ["用户做嵌入式开发"]
 
 
-def env_fact(interaction_id: str, quote: str) -> dict:
+def env_fact(interaction_id: str, quote: str) -> dict[str, Any]:
     return {
         "scope": "environment",
         "content": "书房电脑运行 Ubuntu 24.04",
