@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
+from service.memory.rows import DailyRecallPoint
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
 
@@ -131,7 +132,7 @@ class RecallStatistics(TypedDict):
     embedder: str
     window: RecallWindow
     totals: JsonObject
-    daily: list[JsonObject]
+    daily: list[DailyRecallPoint]
     packages: list[JsonObject]
     calibration: list[JsonObject]  # each device's threshold: source, sample size, when, curve
 

@@ -392,3 +392,27 @@ class LessonRuns(Row, frozen=True):
 
     learned_from: list[LessonRun]
     given_to: list[LessonRun]
+
+
+# -- recall ------------------------------------------------------------------------------------
+
+
+class DailyRecallPoint(Row, frozen=True):
+    """One local day of scored shadow recall: its counters and rates (the recall page's charts)."""
+
+    day: str  # YYYY-MM-DD, local
+    evaluations: int
+    recall_runs: int
+    hits: int
+    hit_at_1_count: int
+    contaminated_runs: int
+    package_true_positives: int
+    package_predictions: int
+    package_actuals: int
+    hit_rate: float
+    hit_at_1: float
+    conditional_hit_rate: float
+    contaminated_run_rate: float
+    package_precision: float
+    package_recall: float
+    abstain_rate: float

@@ -36,7 +36,7 @@ def test_the_demo_looks_like_a_real_device(tmp_path: Path) -> None:
         assert 0 < totals["contaminated_run_rate"] < 0.5  # wrong recalls
         assert 0.3 < totals["hit_at_1"] < 0.97
         daily = memory.recall.recall_statistics()["daily"]
-        assert len({d["hit_at_1"] for d in daily}) > 3  # the chart is not a flat line
+        assert len({d.hit_at_1 for d in daily}) > 3  # the chart is not a flat line
         assert memory.recall.state()["lagging"] == 0  # every run recall may use is indexed
         kinds = Counter(e.kind for e in memory.appkb.list_aliases())
         assert kinds["device"] > 100 and kinds["user"] == 2 and kinds["learned"] > 0  # nicknames and failed names
