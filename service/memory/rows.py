@@ -220,32 +220,34 @@ class BundleDetail(Row, frozen=True):
 
 
 class Episode(Row, frozen=True, kw_only=True):
-    """An archived run: the reference's `episode_outcome` record, in its field order, and whether it is
-    revoked (`episode.list`). The fields the reference added over time are `UNSET` on a record written
-    before them (and left out of its JSON, as the record has none)."""
+    """An archived run: the reference's `episode_outcome` record and whether it is revoked (`episode.list`).
 
-    type: str  # "episode_outcome"
-    schema_v: int
-    run_id: str
-    ts_start: float
-    ts_end: float
-    time_of_day: str  # night / morning / afternoon / evening
+    The archive keeps each record with its keys sorted, so its fields are in that order here (then `revoked`).
+    The fields the reference added over time are `UNSET` on a record written before them (and left out of
+    its JSON, as the record has none)."""
+
+    apps: list[str]
+    capabilities: dict[str, str] | UnsetType = UNSET
     day_of_week: int
+    deliverable_path: str | UnsetType | None = UNSET
     device_scope: str
     goal_text: str
-    apps: list[str]
-    success: bool
-    reason: str
-    steps: int
-    tokens_total: int
-    tokens_by_role: dict[str, int]
-    warnings: int
-    takeover: str | None
-    verifier: str  # pass / fail / skipped
-    capabilities: dict[str, str] | UnsetType = UNSET
     injected_lessons: list[str] | UnsetType = UNSET
     injected_procedures: list[str] | UnsetType = UNSET
-    deliverable_path: str | UnsetType | None = UNSET
+    reason: str
+    run_id: str
+    schema_v: int
+    steps: int
+    success: bool
+    takeover: str | None
+    time_of_day: str  # night / morning / afternoon / evening
+    tokens_by_role: dict[str, int]
+    tokens_total: int
+    ts_end: float
+    ts_start: float
+    type: str  # "episode_outcome"
+    verifier: str  # pass / fail / skipped
+    warnings: int
     revoked: bool
 
 
@@ -283,11 +285,12 @@ class CandidateTarget(Row, frozen=True):
 
 
 class LearningCandidate(Row, frozen=True):
-    """What an extractor proposed from one source (`store.learning.candidate.Candidate`)."""
+    """What an extractor proposed from one source (`store.learning.candidate.Candidate`), its keys sorted as
+    the intent keeps them."""
 
-    operation: str  # add / update / remove
-    kind: str  # fact / lesson / procedure / skill_draft
     content: str
+    kind: str  # fact / lesson / procedure / skill_draft
+    operation: str  # add / update / remove
     quotations: list[str]  # verbatim from the source
     target: CandidateTarget | UnsetType = UNSET  # an update's or removal's record
 
