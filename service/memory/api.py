@@ -24,6 +24,7 @@ from service.memory.rows import (
     Episode,
     EpisodeDetail,
     Fact,
+    JobStatus,
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
@@ -150,9 +151,9 @@ class LearningApi(Protocol):
 class JobsApi(Protocol):
     """The rebuilds running as jobs (`service.memory.jobs`): one at a time, followed and cancelled by anyone."""
 
-    def running(self) -> dict[str, Any] | None: ...
-    def status(self, job_id: str) -> dict[str, Any]: ...
-    def cancel(self, job_id: str) -> dict[str, Any]: ...
+    def running(self) -> JobStatus | None: ...
+    def status(self, job_id: str) -> JobStatus: ...
+    def cancel(self, job_id: str) -> JobStatus: ...
 
 
 class MemoryApi(Protocol):

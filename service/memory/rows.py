@@ -419,3 +419,22 @@ class DailyRecallPoint(Row, frozen=True):
     package_precision: float
     package_recall: float
     abstain_rate: float
+
+
+# -- jobs --------------------------------------------------------------------------------------
+
+
+class JobStatus(Row, frozen=True):
+    """A job as its clients see it: how far it got, and its outcome or error once it ended (`job.status`)."""
+
+    job_id: str
+    kind: str  # rebuild / vectors.rebuild / taskwizard.import / dream
+    state: str  # running / done / failed / cancelled
+    done: int
+    total: int
+    started: float
+    finished: float | None
+    cancel_requested: bool
+    cancellable: bool
+    outcome: dict[str, Any] | None  # what the work answers (its own method's result)
+    error: dict[str, str] | None  # {"code", "message"} when it failed
