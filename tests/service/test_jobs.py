@@ -168,7 +168,7 @@ def test_service_status_counts_connections_by_kind_and_names_the_running_job(
     assert status["connections"] == 3
     assert status["by_kind"] == {"agent": 1, "console": 1, "command": 1, "worker": 0}
     assert status["requests_last_minute"] >= 4  # attach's health, the agent's, job.start, this one
-    assert status["job"]["kind"] == "vectors.rebuild" and status["job"]["state"] == "running"
+    assert status["job"].kind == "vectors.rebuild" and status["job"].state == "running"
     gate.release()
     qtbot.waitUntil(lambda: hashed.jobs.running() is None, timeout=20_000)
 
