@@ -107,7 +107,7 @@ def test_an_import_job_checks_its_directory(qtbot: QtBot, hashed: Memory, host: 
     assert "directory" in no_directory["error"]["message"] and "absolute" in relative["error"]["message"]
     assert "directory" in stray["error"]["message"]  # a rebuild takes no directory: nothing started
     started = missing["result"]
-    qtbot.waitUntil(lambda: hashed.jobs.status(started.job_id).state != "running", timeout=10_000)
+    qtbot.waitUntil(lambda: hashed.jobs.status(started["job_id"]).state != "running", timeout=10_000)
     ended = hashed.jobs.status(started["job_id"])
     assert ended.state == "failed" and ended.error is not None and ended.error["code"] == "not_found", ended
     assert len(hashed.jobs.list()) == 1  # the refused starts started nothing
