@@ -334,7 +334,8 @@ class DeskProjection:
         Skill.update(
             status=p["status"],
             updated=event.ts,
-            decided_by=event.actor,
+            # An imported decision names who made it in the home it came from (its event's actor is `import`).
+            decided_by=p.get("decided_by") or event.actor,
             user_request=p.get("user_request") or "",
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
