@@ -100,7 +100,9 @@ def _own_memory(config: Config, command: str) -> Memory:
 
 def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
     for kind, report in reports.items():
-        print(f"{kind}: added {report['added']}, skipped {report['skipped']} (already here), refused {report['refused']}")
+        print(
+            f"{kind}: added {report['added']}, skipped {report['skipped']} (already here), refused {report['refused']}"
+        )
         for reason in report["reasons"]:
             print(f"  refused {reason}", file=sys.stderr)
         if report["refused"] > len(report["reasons"]):
@@ -108,9 +110,12 @@ def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
 
 
 def import_desk(args: argparse.Namespace, config: Config) -> int:
-    with _own_memory(config, "import desk") as memory:
-        with progress_bar("importing", "records") as progress, progress_bar("indexing", "items") as indexing:
-            reports = memory.interchange.import_desk(args.directory, progress, indexing)
+    with (
+        _own_memory(config, "import desk") as memory,
+        progress_bar("importing", "records") as progress,
+        progress_bar("indexing", "items") as indexing,
+    ):
+        reports = memory.interchange.import_desk(args.directory, progress, indexing)
     _print_reports(reports)
     return 0
 
@@ -125,10 +130,13 @@ def export_desk(args: argparse.Namespace, config: Config) -> int:
 
 def import_foreign(args: argparse.Namespace, config: Config) -> int:
     system = str(args.format)
-    with _own_memory(config, f"import {system}") as memory:
-        with progress_bar("importing", "memories") as progress, progress_bar("indexing", "items") as indexing:
-            report = memory.interchange.import_foreign(
-                system, args.file, scope=args.scope, progress=progress, indexing=indexing
-            )
+    with (
+        _own_memory(config, f"import {system}") as memory,
+        progress_bar("importing", "memories") as progress,
+        progress_bar("indexing", "items") as indexing,
+    ):
+        report = memory.interchange.import_foreign(
+            system, args.file, scope=args.scope, progress=progress, indexing=indexing
+        )
     _print_reports({"facts": report})
     return 0

@@ -85,5 +85,5 @@ class DeskInterchange:
         self.desk.restore_bundle_files()  # the imported documents' files (none is overwritten)
         try:
             self.desk.index.drain(indexing)
-        except Exception as exc:  # noqa: BLE001 (committed: the index catches up at its next drain, as after any write)
+        except Exception as exc:
             log.warning("the desk index did not take the import yet: %s", exc)

@@ -66,7 +66,8 @@ def facts(store: Store) -> list[dict[str, Any]]:
     evidence: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in sql.select(
         store.db,
-        "SELECT fact_id, source_kind, source_id, speaker, quote, workday, ts, counts FROM desk_fact_evidence ORDER BY id",
+        "SELECT fact_id, source_kind, source_id, speaker, quote, workday, ts, counts "
+        "FROM desk_fact_evidence ORDER BY id",
     ):
         row["counts"] = bool(row["counts"])
         evidence[row.pop("fact_id")].append(row)

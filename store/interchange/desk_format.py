@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,7 +81,7 @@ def _texts(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _list_of(fields: dict[str, Check]) -> Check:
+def _list_of(fields: Mapping[str, Check]) -> Check:
     def check(value: object) -> bool:
         return isinstance(value, list) and all(
             isinstance(item, dict) and all(name in item and ok(item[name]) for name, ok in fields.items())
@@ -92,7 +92,7 @@ def _list_of(fields: dict[str, Check]) -> Check:
     return check
 
 
-_REVISION = {"revision": _whole, "content": _text, "ts": _time, "actor": _text}
+_REVISION: dict[str, Check] = {"revision": _whole, "content": _text, "ts": _time, "actor": _text}
 
 FIELDS: dict[str, dict[str, Check]] = {
     "interactions": {
@@ -335,7 +335,9 @@ def check_target(root: Path) -> None:
         refuse_links(root / name)
 
 
-def write_export(root: Path, kinds: dict[str, Iterable[dict[str, Any]]], exported_at: str, version: str) -> dict[str, int]:
+def write_export(
+    root: Path, kinds: Mapping[str, Iterable[dict[str, Any]]], exported_at: str, version: str
+) -> dict[str, int]:
     """Write each kind's file (0600) and then the manifest; returns each kind's count."""
     files: dict[str, dict[str, Any]] = {}
     counts: dict[str, int] = {}

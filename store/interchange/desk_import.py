@@ -29,8 +29,8 @@ from store.desk import topics as desk_topics
 from store.desk.bundle_names import check_path, split_bundle_id
 from store.desk.common import check_id, safe_text
 from store.desk.projection import DOMAIN as DESK
-from store.learning.projection import DOMAIN as LEARNING
 from store.interchange.desk_format import KINDS, Export, file_name
+from store.learning.projection import DOMAIN as LEARNING
 
 ACTOR = "import"
 MAX_REASONS = 20  # reasons kept per kind (the count goes on)
@@ -168,7 +168,9 @@ class Importer:
             self._append("topic_saved", payload, r["updated"])  # the topic was saved again later: its time
         items = [[i["interaction_id"], i["workday"], i["epoch"]] for i in r["interactions"]]
         for start in range(0, len(items), 500):
-            self._append("interactions_assigned", {"topic_id": r["topic_id"], "items": items[start : start + 500]}, r["updated"])
+            self._append(
+                "interactions_assigned", {"topic_id": r["topic_id"], "items": items[start : start + 500]}, r["updated"]
+            )
         for segment in r["segments"]:
             summary = self._text(segment["summary"], "a segment's summary", desk_topics.MAX_SEGMENT)
             self._append(
@@ -194,7 +196,9 @@ class Importer:
         for e in r["evidence"]:
             check_id(e["source_id"], "an evidence's source_id", self.redactor)
             if e["source_kind"] not in ("interaction", "task") or e["speaker"] not in ("user", "assistant", "task"):
-                raise InvalidInput("an evidence's source_kind is interaction or task, its speaker user, assistant or task")
+                raise InvalidInput(
+                    "an evidence's source_kind is interaction or task, its speaker user, assistant or task"
+                )
         payload: dict[str, Any] = {
             "fact_id": r["fact_id"],
             "scope": r["scope"],
@@ -267,7 +271,9 @@ class Importer:
         if (kind, key) != (r["kind"], r["key"]):
             raise InvalidInput(f"kind and key do not match the bundle id {r['bundle_id']!r}")
         if self.redactor.is_sensitive(key):
-            raise InvalidInput("the bundle key looks sensitive (a number, token or listed word); names are not redacted")
+            raise InvalidInput(
+                "the bundle key looks sensitive (a number, token or listed word); names are not redacted"
+            )
         documents = []
         for doc in r["documents"]:
             path = check_path(doc["path"])

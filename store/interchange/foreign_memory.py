@@ -90,7 +90,12 @@ def read_mcp_memory(path: Path) -> list[ForeignMemory]:
                     raise InvalidInput(f"{where}: observation {index} is not a string")
                 if not observation.strip():
                     continue
-                origin = {"system": "mcp-memory", "file": str(path), "entity": entity, "entityType": kind}
+                origin: dict[str, Any] = {
+                    "system": "mcp-memory",
+                    "file": str(path),
+                    "entity": entity,
+                    "entityType": kind,
+                }
                 memories.append(
                     ForeignMemory(
                         f"{where} observation {index}",
@@ -107,7 +112,11 @@ def read_mcp_memory(path: Path) -> list[ForeignMemory]:
             if not all(isinstance(p, str) and p.strip() for p in parts):
                 raise InvalidInput(f"{where}: a relation needs from, to and relationType (non-empty strings)")
             said = " ".join(str(p) for p in parts)
-            origin = {"system": "mcp-memory", "file": str(path), "relation": dict(zip(("from", "relationType", "to"), parts, strict=True))}
+            origin = {
+                "system": "mcp-memory",
+                "file": str(path),
+                "relation": dict(zip(("from", "relationType", "to"), parts, strict=True)),
+            }
             memories.append(ForeignMemory(where, f"relation\x1f{said}", said, said, said, origin, None))
     return memories
 

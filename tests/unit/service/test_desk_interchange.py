@@ -8,7 +8,7 @@ import json
 import os
 import stat
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ SECRET_PHONE = "+86 138 0013 8000"
 
 
 @pytest.fixture
-def homes(tmp_path: Path, config: Config, request: pytest.FixtureRequest) -> Callable[[str], Config]:
+def homes(tmp_path: Path, config: Config, request: pytest.FixtureRequest) -> Iterator[Callable[[str], Config]]:
     """Configs of further fresh homes beside the test's own (on PostgreSQL each its own database)."""
     made: list[tuple[PostgresServer, str]] = []
 
@@ -70,9 +70,10 @@ def answers(memory: Memory) -> dict[str, Any]:
 
 def counts(memory: Memory) -> dict[str, int]:
     db = memory.store.db
-    tables = ("desk_interaction", "desk_task_card", "desk_topic", "desk_topic_interaction", "desk_topic_segment")
-    tables += ("desk_fact", "desk_fact_evidence", "desk_skill", "desk_bundle", "desk_bundle_document")
-    tables += ("learning_record",)
+    tables = [
+        *("desk_interaction", "desk_task_card", "desk_topic", "desk_topic_interaction", "desk_topic_segment"),
+        *("desk_fact", "desk_fact_evidence", "desk_skill", "desk_bundle", "desk_bundle_document", "learning_record"),
+    ]
     return {table: db.execute_sql(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in tables}
 
 
@@ -129,9 +130,7 @@ def test_a_demo_home_exported_and_imported_answers_the_same(
         logged = events(memory)
         again = memory.interchange.import_desk(export)
         assert all(r["added"] == 0 and r["refused"] == 0 for r in again.values())
-        assert {k: r["skipped"] for k, r in again.items()} == {
-            k: v["count"] for k, v in _files(manifest).items()
-        }
+        assert {k: r["skipped"] for k, r in again.items()} == {k: v["count"] for k, v in _files(manifest).items()}
         assert events(memory) == logged  # importing twice changes nothing
         assert {e.actor for e in memory.store.events("desk")} == {"import"}
         # The log is the truth: the views rebuilt from it are the same memory.
@@ -245,7 +244,7 @@ def test_export_refuses_a_folder_that_holds_anything_but_an_earlier_export(
     busy.mkdir()
     (busy / "notes.txt").write_text("mine", "utf-8")
     with Memory.open(source) as memory:
-        with pytest.raises(InvalidInput, match="is not empty .*notes.txt.* holds no earlier desk export"):
+        with pytest.raises(InvalidInput, match=r"is not empty \(notes\.txt\) and holds no earlier desk export"):
             memory.interchange.export_desk(busy)
         assert (busy / "notes.txt").read_text("utf-8") == "mine" and len(list(busy.iterdir())) == 1
         counted = memory.interchange.export_desk(export)  # an earlier export is replaced
@@ -318,7 +317,9 @@ def test_the_mem0_example_imports_with_its_metadata(config: Config, tmp_path: Pa
         assert source["ts"].startswith("2025-03-01T18:00:00")  # its created_at, in UTC
         assert facts["用户的笔记本电脑运行 Ubuntu 24.04"]["status"] == "active"
         memory.interchange.export_desk(tmp_path / "out")
-    exported = {r["content"]: r for r in map(json.loads, (tmp_path / "out" / "facts.jsonl").read_text("utf-8").splitlines())}
+    exported = {
+        r["content"]: r for r in map(json.loads, (tmp_path / "out" / "facts.jsonl").read_text("utf-8").splitlines())
+    }
     origin = exported["The team's weekly report is due every Friday at 17:00"]["origin"]
     assert origin["metadata"] == {"project": "weekly-report"} and origin["agent_id"] == "desk-assistant"
     assert origin["categories"] == ["work"] and origin["id"] == "7f1d2a9e-55c1-4d2e-9a3b-1b2c3d4e5f60"
@@ -344,7 +345,11 @@ def test_secrets_in_foreign_memory_are_redacted(config: Config, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("system", "content", "says"),
     [
-        ("mcp-memory", '{"type":"entity","name":"a","entityType":"b","observations":["c"]}\n{"type":"entity"\n', "line 2: not JSON"),
+        (
+            "mcp-memory",
+            '{"type":"entity","name":"a","entityType":"b","observations":["c"]}\n{"type":"entity"\n',
+            "line 2: not JSON",
+        ),
         ("mcp-memory", '{"type":"note","text":"x"}\n', "line 1: not an entity or a relation"),
         ("mcp-memory", '{"type":"relation","from":"a","to":"b"}\n', "line 1: a relation needs"),
         ("mem0", '[{"id": "1", "memory": "ok"}, {"memory": "no id"}]', "memory 1: its id is missing"),
