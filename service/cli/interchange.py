@@ -82,19 +82,11 @@ def export_taskwizard(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _own_memory(config: Config, command: str) -> Memory:
-    """The home opened here; refused while a service owns it (these imports write in one transaction of their
-    own, which the service's lock keeps from them)."""
+def _own_memory(config: Config) -> Memory:
+    """The home opened here: these imports write in one transaction of their own, so while a service owns the
+    home they are refused (`HomeLocked`, naming the owner), as `recall-stats --export` is."""
     from service.memory.memory import Memory
-    from service.remote.attach import find_service
-    from store.core.errors import Conflict
 
-    found = find_service(config)
-    if found is not None:
-        raise Conflict(
-            f"a Jiyi service owns this home (socket {found[0]}); `jiyi {command}` needs the home to itself: "
-            "stop the service (or close the console), run it, and start the service again"
-        )
     return Memory.open(config)
 
 
@@ -111,7 +103,7 @@ def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
 
 def import_desk(args: argparse.Namespace, config: Config) -> int:
     with (
-        _own_memory(config, "import desk") as memory,
+        _own_memory(config) as memory,
         progress_bar("importing", "records") as progress,
         progress_bar("indexing", "items") as indexing,
     ):
@@ -121,7 +113,7 @@ def import_desk(args: argparse.Namespace, config: Config) -> int:
 
 
 def export_desk(args: argparse.Namespace, config: Config) -> int:
-    with _own_memory(config, "export desk") as memory:
+    with _own_memory(config) as memory:
         counts = memory.interchange.export_desk(args.directory)
     listed = ", ".join(f"{count} {kind}" for kind, count in counts.items())
     print(f"wrote {listed} and manifest.json to {args.directory}")
@@ -131,7 +123,7 @@ def export_desk(args: argparse.Namespace, config: Config) -> int:
 def import_foreign(args: argparse.Namespace, config: Config) -> int:
     system = str(args.format)
     with (
-        _own_memory(config, f"import {system}") as memory,
+        _own_memory(config) as memory,
         progress_bar("importing", "memories") as progress,
         progress_bar("indexing", "items") as indexing,
     ):
