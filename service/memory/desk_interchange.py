@@ -82,7 +82,7 @@ class DeskInterchange:
             return
         self.parts.changed(DESK)
         self.parts.changed(LEARNING)
-        self.desk.restore_bundle_files()  # the imported documents' files (none is overwritten)
+        self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
         try:
             self.desk.index.drain(indexing)
         except Exception as exc:

@@ -101,7 +101,12 @@ def bundles(store: Store) -> list[dict[str, Any]]:
             continue
         p = event.payload
         revisions[(p["bundle_id"], p["path"])].append(
-            {"revision": p["revision"], "content": p["content"], "ts": event.ts, "actor": event.actor}
+            {
+                "revision": p["revision"],
+                "content": p["content"],
+                "ts": event.ts,
+                "actor": p.get("written_by") or event.actor,  # an imported revision: its writer where it came from
+            }
         )
     paths: dict[str, list[str]] = defaultdict(list)
     for row in sql.select(store.db, "SELECT bundle_id, path FROM desk_bundle_document ORDER BY bundle_id, path"):

@@ -290,7 +290,7 @@ class Importer:
             title = self._text(r["title"], "title", 200)
             payload = {"bundle_id": r["bundle_id"], "kind": kind, "key": key, "title": title}
             self._append("bundle_created", payload, r["created"])
-        puts: list[tuple[str, int, str, int, str]] = []  # (ts, order, path, revision, content)
+        puts: list[tuple[str, int, str, int, str, str]] = []  # (ts, order, path, revision, content, writer)
         for path, revisions in documents:
             current = self._one(
                 "SELECT revision, content FROM desk_bundle_document WHERE bundle_id = ? AND path = ?",
@@ -304,11 +304,14 @@ class Importer:
                 continue
             for revision in revisions:
                 number = revision["revision"] - revisions[0]["revision"] + 1
-                puts.append((revision["ts"], len(puts), path, number, self._document(path, revision["content"])))
+                content = self._document(path, revision["content"])
+                puts.append((revision["ts"], len(puts), path, number, content, self._short(revision["actor"])))
             added += 1
         # In the order they were written (across documents), so the bundle's `updated` is its latest write.
-        for ts, _order, path, number, content in sorted(puts):
+        for ts, _order, path, number, content, writer in sorted(puts):
             payload = {"bundle_id": r["bundle_id"], "path": path, "revision": number, "content": content}
+            if writer:
+                payload["written_by"] = writer
             self._append("bundle_document_put", payload, ts)
         self.refused_parts.extend(refused)
         return "added" if added or not exists else "skipped"

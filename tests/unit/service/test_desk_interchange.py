@@ -138,7 +138,7 @@ def test_a_demo_home_exported_and_imported_answers_the_same(
         assert counts(memory) == counted
         assert answers(memory) == before
         memory.interchange.export_desk(export.parent / "again")
-    for kind in ("interactions", "task_cards", "topics", "facts", "learned"):
+    for kind in desk_format.KINDS:  # what was exported comes back out byte for byte (who wrote or decided too)
         assert (export.parent / "again" / f"{kind}.jsonl").read_bytes() == (export / f"{kind}.jsonl").read_bytes()
 
 
