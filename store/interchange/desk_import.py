@@ -82,13 +82,15 @@ class Importer:
         check_id(r["interaction_id"], "interaction_id", self.redactor)
         if r["task_id"] is not None:
             check_id(r["task_id"], "task_id", self.redactor)
+        old = self._one(
+            "SELECT user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?", r["interaction_id"]
+        )
+        if old is not None and old == (r["user_text"].strip(), r["assistant_text"].strip()):
+            return "skipped"  # the home's text, which passed the filter when it was stored: nothing to filter
         user = self._text(r["user_text"], "user_text", desk_interactions.MAX_TURN_CHARS)
         reply = self._text(r["assistant_text"], "assistant_text", desk_interactions.MAX_TURN_CHARS)
         if not user and not reply:
             raise InvalidInput("an interaction needs user_text or assistant_text")
-        old = self._one(
-            "SELECT user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?", r["interaction_id"]
-        )
         if old is not None:
             if old != (user, reply):
                 raise InvalidInput("this home holds the interaction with other text (kept; turns are never rewritten)")
