@@ -366,3 +366,33 @@ def test_a_malformed_foreign_file_writes_nothing(
         with pytest.raises(InvalidInput, match=says):
             memory.interchange.import_foreign(system, path)
         assert events(memory) == logged
+
+
+def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reasons(
+    config: Config, tmp_path: Path
+) -> None:
+    mem0 = tmp_path / "mem0.json"
+    memories = [{"id": "long", "memory": "很长的记忆" * 70}, {"id": "short", "memory": "Likes green tea"}]
+    mem0.write_text(json.dumps(memories, ensure_ascii=False), "utf-8")
+    with Memory.open(hashed(config)) as memory:
+        report = memory.interchange.import_foreign("mem0", mem0)
+        assert (report["added"], report["refused"]) == (1, 1)
+        assert report["reasons"] == [
+            "mem0.json memory 0: it is longer than 300 characters; a fact is one short sentence"
+        ]
+        assert [f["content"] for f in memory.desk.list_facts()] == ["Likes green tea"]
+        memory.interchange.export_desk(tmp_path / "out")
+
+    def phone_as_id(lines: list[str]) -> list[str]:
+        record = json.loads(lines[0])
+        record["interaction_id"] = "13800138000"
+        return [lines[0], json.dumps(record, ensure_ascii=False)]
+
+    rewrite(tmp_path / "out", "interactions.jsonl", phone_as_id)
+    with Memory.open(hashed(config)) as memory:
+        reports = memory.interchange.import_desk(tmp_path / "out")
+        assert reports["interactions"]["refused"] == 1 and reports["interactions"]["skipped"] == 1
+        assert "interactions.jsonl line 2: interaction_id looks sensitive" in reports["interactions"]["reasons"][0]
+        assert memory.store.db.execute_sql(
+            "SELECT COUNT(*) FROM desk_interaction WHERE interaction_id = '13800138000'"
+        ).fetchone() == (0,)
