@@ -67,7 +67,7 @@ def test_approve_and_revoke_are_recorded_as_the_persons_acts(qtbot: QtBot, memor
     assert page.approve_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000) as changed:
         qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
-    assert changed.args[0]["status"] == "approved"
+    assert changed.args[0].status == "approved"
     assert memory.lessons.list_lessons("approved")[0].lesson_id == lesson_id
     qtbot.waitUntil(lambda: not page.approve_button.isEnabled(), timeout=5000)  # reloaded, still selected
     with qtbot.waitSignal(page.status_changed, timeout=5000):
