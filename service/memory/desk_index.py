@@ -101,18 +101,35 @@ class DeskIndexer:
                 queued = embed_queue.take(store, batch)
                 if not queued:
                     break
-                found, gone = embed_queue.texts(store, queued)
-                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in found])
+                read = embed_queue.texts(store, queued)
+                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
+                for kind in embed_queue.KINDS:
+                    index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
                 with self.parts.writes:
                     embed_queue.done(store, queued)
                 done += len(queued)
-                self.embedded += len(found)
+                self.embedded += len(read.found)
                 self.lag()
-                if gone:
-                    log.info("%d queued desk items were gone from the views", len(gone))
+                if read.gone:
+                    log.info("%d queued desk items were gone from the views", len(read.gone))
+                    self.sweep({q.kind for q in read.gone})
                 if progress:
                     progress(done, max(total, done))
         return embedded
+
+    def sweep(self, kinds: set[str] | None = None) -> int:
+        """Remove the vectors of items no longer in the views, or withdrawn from recall (of `kinds`, default
+        all); returns how many went. A queued item found gone names only its row, not its key: its vector is
+        found by comparing the index's keys with the views'."""
+        index = self.open()
+        removed = 0
+        for kind in sorted(kinds or embed_queue.KINDS):
+            stale = index.keys(kind) - embed_queue.keys(self.parts.store, kind)
+            index.forget(kind, sorted(stale))
+            removed += len(stale)
+        if removed:
+            log.info("removed %d desk vectors of items gone from the views", removed)
+        return removed
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
         """Drop the desk collections, queue every searchable item again and embed them all (`rebuild-vec`)."""

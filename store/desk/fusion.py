@@ -49,6 +49,7 @@ SIMILARITY_TIE = 0.02
 SHARE_TIE = 0.2
 FTS_FLOOR_SHARE = 0.5
 STANDING_FLOOR = 3.0
+NEIGHBOUR = 0.0
 
 
 @dataclass
@@ -66,7 +67,23 @@ class Candidate:
     similarity: float | None = None
     standing: float | None = None  # the similarity in deviations above the query's background (`hybrid`)
     fused: float = 0.0
+    neighbour_of: str | None = None  # the key of the turn whose score it borrowed (`Params.neighbour`)
     signals: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Params:
+    """How two lists are fused (the module docstring; each constant measured in docs/desk-memory.md)."""
+
+    method: str = FUSION  # "weighted" or "rrf"
+    weight: float = WEIGHT  # BM25's part of the weighted sum; the similarity's is 1 - weight
+    bm25_low: str = "min"  # an item full text did not find scores the hits' lowest BM25 ("min") or 0 ("zero")
+    neighbour: float = NEIGHBOUR  # the part of a turn's score its neighbours in the same sitting get
+    share: float = FTS_FLOOR_SHARE
+    standing: float = STANDING_FLOOR
+
+
+DEFAULT = Params()
 
 
 @dataclass(frozen=True)
@@ -75,25 +92,35 @@ class Floor:
     (full text alone, as before hybrid retrieval)."""
 
     active: bool
-    share: float = FTS_FLOOR_SHARE
-    standing: float = STANDING_FLOOR
 
-    def admits(self, candidate: Candidate) -> bool:
+    def admits(self, candidate: Candidate, params: Params = DEFAULT) -> bool:
         if not self.active:
             return True
-        if candidate.standing is not None and candidate.standing >= self.standing:
+        if candidate.standing is not None and candidate.standing >= params.standing:
             return True
-        return candidate.fts_rank is not None and candidate.share >= self.share
+        return candidate.fts_rank is not None and candidate.share >= params.share
 
 
-def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidate]:
-    """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in."""
-    if FUSION == "weighted" and any(c.similarity is not None for c in candidates):
-        _weighted(candidates)
+def fuse(
+    candidates: list[Candidate],
+    limit: int,
+    floor: Floor,
+    params: Params = DEFAULT,
+    adjacent: dict[str, list[Candidate]] | None = None,
+) -> list[Candidate]:
+    """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in.
+
+    `adjacent`: per candidate key, the turns said just before and after it in the same sitting (candidates
+    themselves or not); an admitted candidate lends them `params.neighbour` of its score (see `Params`).
+    """
+    if params.method == "weighted" and any(c.similarity is not None for c in candidates):
+        _weighted(candidates, params)
     else:
         for c in candidates:
             c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
-    kept = [c for c in candidates if floor.admits(c)]
+    kept = [c for c in candidates if floor.admits(c, params)]
+    if adjacent and params.neighbour > 0:
+        kept = _lend(kept, adjacent, params.neighbour)
     if not kept:
         return []
     best = max(c.fused for c in kept)
@@ -110,15 +137,41 @@ def fuse(candidates: list[Candidate], limit: int, floor: Floor) -> list[Candidat
             "similarity": None if c.similarity is None else round(c.similarity, 4),
             "standing": c.standing,
         }
+        if c.neighbour_of is not None:
+            c.signals["neighbour_of"] = c.neighbour_of
     return ordered
 
 
-def _weighted(candidates: list[Candidate]) -> None:
-    """`WEIGHT` × BM25 plus (1 − `WEIGHT`) × similarity, each scaled to 0..1 over the candidates (an item one
+def _lend(kept: list[Candidate], adjacent: dict[str, list[Candidate]], share: float) -> list[Candidate]:
+    """Each admitted candidate's neighbours score at least `share` of its score (and so count as related)."""
+    by_key = {c.key: c for c in kept}
+    lent: dict[str, tuple[float, str]] = {}
+    for c in kept:
+        for n in adjacent.get(c.key, ()):
+            offer = share * c.fused
+            if offer > max(n.fused if n.key in by_key else 0.0, lent.get(n.key, (0.0, ""))[0]):
+                lent[n.key] = (offer, c.key)
+    out = list(kept)
+    pool = {n.key: n for c in kept for n in adjacent.get(c.key, ())}
+    for key, (offer, source) in lent.items():
+        n = by_key.get(key) or pool[key]
+        if key not in by_key:
+            out.append(n)  # admitted as the neighbour of an admitted turn
+            n.fused = max(n.fused, offer)
+        else:
+            n.fused = offer
+        n.neighbour_of = source
+    return out
+
+
+def _weighted(candidates: list[Candidate], params: Params) -> None:
+    """`weight` × BM25 plus (1 − `weight`) × similarity, each scaled to 0..1 over the candidates (an item one
     list did not find takes that list's lowest value)."""
     bm25 = [c.bm25 for c in candidates if c.bm25 is not None]
     sims = [c.similarity for c in candidates if c.similarity is not None]
     low_b, high_b = (min(bm25), max(bm25)) if bm25 else (0.0, 0.0)
+    if params.bm25_low == "zero":
+        low_b = 0.0
     low_s, high_s = (min(sims), max(sims)) if sims else (0.0, 0.0)
     for c in candidates:
         b = ((c.bm25 if c.bm25 is not None else low_b) - low_b) / (high_b - low_b) if high_b > low_b else 0.0
@@ -127,7 +180,7 @@ def _weighted(candidates: list[Candidate]) -> None:
             if high_s > low_s
             else 0.0
         )
-        c.fused = WEIGHT * b + (1 - WEIGHT) * s + 1e-9  # never 0: the best is scaled to 1.0
+        c.fused = params.weight * b + (1 - params.weight) * s + 1e-9  # never 0: the best is scaled to 1.0
 
 
 def _ties(head: Candidate, other: Candidate) -> bool:
