@@ -32,14 +32,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import desk_recall  # noqa: E402
+import desk_recall
 
-from recall import embedders  # noqa: E402
-from service.config import load_config  # noqa: E402
-from service.evaluation import conversations  # noqa: E402
-from service.memory.memory import Memory  # noqa: E402
-from store.desk import fusion, hybrid, retrieval, sql  # noqa: E402
-from store.desk.models import InteractionFts  # noqa: E402
+from recall import embedders
+from service.config import load_config
+from service.evaluation import conversations
+from service.memory.memory import Memory
+from store.desk import fusion, hybrid, retrieval, sql
+from store.desk.models import InteractionFts
 
 LIMIT = 10
 FOREIGN = 40  # another conversation's questions asked in each LoCoMo home
@@ -110,16 +110,14 @@ def score(asked: list[Asked], params: fusion.Params) -> dict[str, Any]:
 
 
 def grid() -> list[fusion.Params]:
-    out = []
-    for weight, low, neighbour, standing, share in itertools.product(
-        (0.2, 0.3, 0.4, 0.5, 0.6),
-        ("min", "zero"),
-        (0.0, 0.6, 0.8, 0.9, 0.95),
-        (2.0, 2.5, 3.0, 3.5, -99.0),
-        (0.5, 0.7, 9.0),
-    ):
-        out.append(fusion.Params("weighted", weight, low, neighbour, share, standing))
-    out += [replace(fusion.DEFAULT, method="rrf", neighbour=n) for n in (0.0, 0.8, 0.9)]
+    """The settings tried: the BM25 weight, the neighbours' share, and the floor (its standing and share)."""
+    out = [
+        fusion.Params("weighted", weight, "min", neighbour, share, standing, near)
+        for weight, neighbour, standing, share, near in itertools.product(
+            (0.4, 0.5, 0.6), (0.0, 0.6), (2.5, 3.0, -99.0), (0.5,), (1.0, 0.8, 0.7, 0.6, 0.5)
+        )
+    ]
+    out += [replace(fusion.DEFAULT, method="rrf", neighbour=n) for n in (0.0, 0.6)]
     return out
 
 
@@ -176,7 +174,7 @@ def main() -> None:
         p = settings[i]
         print(
             f"{label}: {p.method} w={p.weight} low={p.bm25_low} neighbour={p.neighbour} standing={p.standing} "
-            f"share={p.share}  objective {objective(table[i], names)[0]:.4f}"
+            f"share={p.share} near_best={p.near_best}  objective {objective(table[i], names)[0]:.4f}"
         )
         for name in names:
             s = table[i][name]

@@ -49,7 +49,8 @@ SIMILARITY_TIE = 0.02
 SHARE_TIE = 0.2
 FTS_FLOOR_SHARE = 0.5
 STANDING_FLOOR = 3.0
-NEIGHBOUR = 0.0
+NEIGHBOUR = 0.6
+NEAR_BEST = 1.0
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Params:
     neighbour: float = NEIGHBOUR  # the part of a turn's score its neighbours in the same sitting get
     share: float = FTS_FLOOR_SHARE
     standing: float = STANDING_FLOOR
+    near_best: float = NEAR_BEST  # once one item passes the floor, items scoring this part of it pass too (1: off)
 
 
 DEFAULT = Params()
@@ -119,6 +121,9 @@ def fuse(
         for c in candidates:
             c.fused = sum(1.0 / (RRF_K + rank) for rank in (c.fts_rank, c.dense_rank) if rank is not None)
     kept = [c for c in candidates if floor.admits(c, params)]
+    if kept and params.near_best < 1.0:
+        bar = params.near_best * max(c.fused for c in kept)
+        kept += [c for c in candidates if c.fused >= bar and not floor.admits(c, params)]
     if adjacent and params.neighbour > 0:
         kept = _lend(kept, adjacent, params.neighbour)
     if not kept:

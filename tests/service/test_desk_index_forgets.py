@@ -68,9 +68,9 @@ def test_the_index_holds_and_embeds_only_the_redacted_text(hashed: Memory, home:
     )
     hashed.desk.index.drain()
     desk = hashed.desk.index.open()
-    got = desk.index.collection(COLLECTIONS["interaction"], SCOPE, create=False).get(
-        ids=["i1"], include=["documents", "embeddings"]
-    )
+    collection = desk.index.collection(COLLECTIONS["interaction"], SCOPE, create=False)
+    assert collection is not None
+    got = collection.get(ids=["i1"], include=["documents", "embeddings"])
     document = got["documents"][0]
     assert "13912345678" not in document and "482913" not in document and "[redacted" in document
     stored = hashed.desk.memory_recall("刘师傅电话")["interactions"][0]
