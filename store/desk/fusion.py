@@ -5,11 +5,20 @@ in: the full-text hits by BM25 and the nearest vectors by cosine similarity.
 Each item's fused score is a weighted sum, `WEIGHT` × its BM25 and
 (1 − `WEIGHT`) × its similarity, each scaled to 0..1 over the question's
 candidates (an item one list did not find takes that list's lowest value).
-Reciprocal-rank fusion (`FUSION = "rrf"`: the sum of `1 / (RRF_K + rank)`)
+Reciprocal-rank fusion (`Params.method = "rrf"`: the sum of `1 / (RRF_K + rank)`)
 was measured against it on the same data: the weighted sum found more
 (docs/desk-memory.md), since it keeps how much better the first hits are,
 which ranks throw away. Without vectors the order is BM25's (the rank form).
 Scores are then scaled so the best item is 1.0.
+
+Neighbours: the answer is often the turn after the one that matches ("shall
+we go hiking on Saturday?" — "yes, 8 am at the east gate"). Each admitted
+turn lends `NEIGHBOUR` of its score to the turns stored just before and after
+it when they were said within the same sitting (`sql.SITTING_GAP`); such a
+turn counts as related and says `neighbour_of`. Measured by leave one
+conversation out (bench/desk_recall_tuning.py): LoCoMo @5 0.727 → 0.779,
+@10 0.748 → 0.842, the Chinese sets' @5 0.96 → 1.0; what it costs is a few
+more related items for unanswerable questions (2.2 → 2.8 on the Chinese sets).
 
 Recency only breaks ties: consecutive items as related as the first of them
 form a run that is ordered newest first. As related: similarities within
@@ -18,9 +27,7 @@ within `SHARE_TIE` (without vectors: the same terms held). Eight runs of one
 daily check, told apart only by their length, come newest first; so does the
 later statement of a value that changed (a meeting moved, a dose raised),
 which says nearly what the earlier one said. RRF's own scores are ranks, so
-they are never what is compared. Measured: on the Chinese set the latest
-statement of a changed value went from first in 2 of 4 questions to 4 of 4;
-on a LoCoMo conversation @1 lost 2 of 81 questions, @5 and @10 unchanged.
+they are never what is compared.
 
 The relevance floor: with dense retrieval on, an item counts as related only
 when its similarity stands at least `STANDING_FLOOR` deviations above the
@@ -28,13 +35,12 @@ query's background (its similarities past the nearest few: an embedder's
 cosines bunch differently per language and per question, so no cosine alone
 says "related"), or when full-text search found it holding at least
 `FTS_FLOOR_SHARE` of the query's terms that memory holds at all, each weighed
-by its rarity. Measured on the Chinese set and a LoCoMo development
-conversation (docs/desk-memory.md): three deviations and half the weight keep
-recall where it was and cut the related items of unanswerable questions from
-ten to under two.
-So a question about something never said gets no "related" items, instead of
-the ten least unrelated ones. Without vectors (degraded) every full-text hit
-counts, as before hybrid retrieval.
+by its rarity, or as the neighbour of such an item. So a question about
+something never said gets few "related" items, instead of the ten least
+unrelated ones. The floor costs recall @10 on answerable questions (items
+below it are not returned); `Params.near_best` (off) and a lower standing
+trade the two differently, measured in docs/desk-memory.md. Without vectors
+(degraded) every full-text hit counts, as before hybrid retrieval.
 """
 
 from __future__ import annotations
