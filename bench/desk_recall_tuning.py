@@ -114,7 +114,7 @@ def grid() -> list[fusion.Params]:
     out = [
         fusion.Params("weighted", weight, "min", neighbour, share, standing, near)
         for weight, neighbour, standing, share, near in itertools.product(
-            (0.4, 0.5, 0.6), (0.0, 0.6), (2.5, 3.0, -99.0), (0.5,), (1.0, 0.8, 0.7, 0.6, 0.5)
+            (0.2, 0.3, 0.4, 0.5, 0.6), (0.0, 0.6), (2.5, 3.0, -99.0), (0.5,), (1.0, 0.8, 0.7)
         )
     ]
     out += [replace(fusion.DEFAULT, method="rrf", neighbour=n) for n in (0.0, 0.6)]

@@ -10,6 +10,7 @@ the relevance floor.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from store.core.database import Store
@@ -58,6 +59,8 @@ def related(
     """
     if limit <= 0:
         return []
+    if fts.mostly_chinese(query):
+        params = replace(params, weight=params.weight_chinese)
     found, floor = gather(
         store,
         table,
