@@ -11,7 +11,7 @@ from store.desk import fts, fusion
 
 
 def candidates() -> list[fusion.Candidate]:
-    """"words": the best BM25, middling similarity; "meaning": little BM25, the nearest; two weaker ones."""
+    """ "words": the best BM25, middling similarity; "meaning": little BM25, the nearest; two weaker ones."""
     return [
         fusion.Candidate("words", {}, 1.0, fts_rank=1, bm25=10.0, share=1.0, similarity=0.85, standing=4.0),
         fusion.Candidate("meaning", {}, 2.0, fts_rank=2, bm25=4.0, share=0.6, similarity=0.92, standing=6.0),
