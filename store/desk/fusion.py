@@ -19,9 +19,10 @@ Neighbours: the answer is often the turn after the one that matches ("shall
 we go hiking on Saturday?" — "yes, 8 am at the east gate"). Each admitted
 turn lends `NEIGHBOUR` of its score to the turns stored just before and after
 it when they were said within the same sitting (`sql.SITTING_GAP`); such a
-turn counts as related and says `neighbour_of`. Measured by leave one
-conversation out (bench/desk_recall_tuning.py): LoCoMo @5 0.727 → 0.779,
-@10 0.748 → 0.842, the Chinese sets' @5 0.96 → 1.0; what it costs is a few
+turn counts as related and says `neighbour_of`. Measured on four LoCoMo
+conversations (bench/desk_recall_tuning.py, which chose it for every one held
+out): @5 0.727 → 0.779, @10 0.748 → 0.842, the Chinese sets' @5 0.96 → 1.0;
+what it costs is a few
 more related items for unanswerable questions (2.2 → 2.8 on the Chinese sets).
 
 Recency only breaks ties: consecutive items as related as the first of them
