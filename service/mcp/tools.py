@@ -140,8 +140,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "complete_task",
         desk.TASK_COMPLETE,
-        "File a task card when a piece of work is finished (or has failed): its id, a short title, its "
-        "status (e.g. done, failed) and the result. Sending the same card again changes nothing. Its "
+        "File a task card when a piece of work is finished: its id, a short title, its status (succeeded, "
+        "failed, cancelled or partial) and the result. Sending the same card again changes nothing. Its "
         "bundle folder is updated; returns the card.",
         _same("task_id", "title", "status", "result", "schedule_id", "run_id"),
     ),
