@@ -10,6 +10,7 @@ is synchronous), so a slow recall never holds another call back.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -252,10 +253,8 @@ class JiyiMcp:
         token = anyio.lowlevel.current_token()
 
         def changed(domains: list[str], generation: int) -> None:
-            try:
+            with contextlib.suppress(RuntimeError):  # the server's loop has ended
                 anyio.from_thread.run(self.resources_changed, domains, token=token)
-            except RuntimeError:  # the server's loop has ended
-                pass
 
         async with anyio.create_task_group() as group:
             group.start_soon(self._connect)

@@ -52,8 +52,9 @@ class Tool:
             "type": "object",
             "properties": {name: properties[param] for name, param in self.fields.items()},
             "required": [
-                name for name, param in self.fields.items() if (param in wanted or name in wanted)
-                and name not in self.optional
+                name
+                for name, param in self.fields.items()
+                if (param in wanted or name in wanted) and name not in self.optional
             ],
             "additionalProperties": False,
         }

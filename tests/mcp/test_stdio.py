@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
@@ -22,7 +22,6 @@ from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
 LOG = Path("/tmp/jiyi-mcp-serve.log")
-Handler = Callable[[IncomingMessage], Awaitable[None]]
 
 
 @pytest.fixture(scope="module")
@@ -49,16 +48,18 @@ def own_server() -> Iterator[Server]:
 
 
 @asynccontextmanager
-async def session(server: Server, handler: Handler | None = None) -> AsyncIterator[ClientSession]:
+async def session(server: Server, handler: MessageHandlerFnT | None = None) -> AsyncIterator[ClientSession]:
     """A `jiyi mcp` process for the server's home, initialized, as an agent's MCP client starts it."""
     params = StdioServerParameters(
         command=JIYI, args=["mcp", "--home", str(server.home)], env={"JIYI_SOCKET": str(server.socket), **HASHED}
     )
     with open(server.home.parent / "mcp.log", "a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, message_handler=handler) as client:
-                await client.initialize()
-                yield client
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, message_handler=handler) as client,
+        ):
+            await client.initialize()
+            yield client
 
 
 def text(result: types.CallToolResult) -> str:
@@ -214,9 +215,7 @@ def test_the_service_stopped_and_started_again_under_it(own_server: Server) -> N
             assert down.is_error and "unavailable" in text(down)
             refused = await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"})
             assert refused.is_error and "unavailable" in text(refused)
-            back = await anyio.to_thread.run_sync(
-                lambda: start_server(own_server.home, own_server.socket, env=HASHED)
-            )
+            back = await anyio.to_thread.run_sync(lambda: start_server(own_server.home, own_server.socket, env=HASHED))
             own_server.process = back.process
             again = answer(await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"}))
             assert again["interaction_id"]

@@ -56,7 +56,8 @@ def test_a_tool_schema_is_its_declarations_schema_of_the_fields_it_exposes() -> 
         # What a tool fixes is a parameter the operation really takes, with a value it accepts.
         for param, value in tool.fixed.items():
             field = declared["properties"][param]
-            options = [*field.get("enum", []), *(o for branch in field.get("anyOf", []) for o in branch.get("enum", []))]
+            branches = [field, *field.get("anyOf", [])]
+            options = [option for branch in branches for option in branch.get("enum", [])]
             assert value in options, (tool.name, param)
 
 
