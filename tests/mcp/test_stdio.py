@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from mcp.client.client import Client
 from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -21,14 +22,13 @@ from service.mcp.tools import TOOLS
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
-LOG = Path("/tmp/jiyi-mcp-serve.log")
 
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[Server]:
     """One `jiyi serve` on a fresh home for the tests that only add to it."""
     with private_folder() as folder:
-        running = start_server(folder / "home", folder / "run" / "jiyi.sock", env=HASHED, log=LOG)
+        running = start_server(folder / "home", folder / "run" / "jiyi.sock", env=HASHED, log=folder / "serve.log")
         try:
             yield running
         finally:
@@ -244,3 +244,38 @@ def test_two_mcp_processes_write_200_turns_each_every_turn_exactly_once(own_serv
     turns = stored_turns(own_server.home)
     assert set(turns) == {f"{name}-{i}" for name in "ab" for i in range(200)}
     assert set(turns.values()) == {1}
+
+
+def test_a_listen_stream_of_the_2026_protocol_gets_the_updates_too(served: Server) -> None:
+    params = StdioServerParameters(
+        command=JIYI, args=["mcp", "--home", str(served.home)], env={"JIYI_SOCKET": str(served.socket), **HASHED}
+    )
+    heard: list[str] = []
+
+    async def follow(stream: AsyncIterator[object]) -> None:
+        async for event in stream:
+            heard.append(str(getattr(event, "uri", "")))
+            return
+
+    async def check() -> None:
+        async with Client(params) as client:  # `auto`: discovers the 2026-07-28 protocol, no handshake
+            assert client.protocol_version == "2026-07-28"
+            async with (
+                client.listen(resource_subscriptions=["jiyi://facts/active"]) as stream,
+                anyio.create_task_group() as group,
+            ):
+                group.start_soon(follow, stream)
+                with anyio.fail_after(20):  # the notice reader subscribes in the background: write until heard
+                    for note in range(40):
+                        if heard:
+                            break
+                        answer(
+                            await client.call_tool(
+                                "remember_interaction", {"user_text": f"l{note}", "assistant_text": "ok"}
+                            )
+                        )
+                        await anyio.sleep(0.5)
+                group.cancel_scope.cancel()
+
+    anyio.run(check)
+    assert heard == ["jiyi://facts/active"]
