@@ -27,8 +27,10 @@ from store.core.errors import EnvironmentProblem
 
 log = logging.getLogger("jiyi.service.mcp")
 
-RECLAIM_S = 30.0
-"""How long a service this process attached to may stay away before it starts a private one."""
+RECLAIM_S = 10.0
+"""How long a service this process attached to may stay away before it starts a private one: long enough for
+a `jiyi serve` being restarted to come back (it is picked up then), short enough that an agent whose service
+went for good (another window's `jiyi mcp`, which had started it, closed) is not without memory for long."""
 
 
 class ServiceLink:

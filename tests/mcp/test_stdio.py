@@ -18,6 +18,7 @@ from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from service.mcp.link import RECLAIM_S
 from service.mcp.tools import TOOLS
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
@@ -220,9 +221,18 @@ def test_the_service_stopped_and_started_again_under_it(own_server: Server) -> N
             again = answer(await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"}))
             assert again["interaction_id"]
             assert answer(await client.call_tool("memory_status", {}))["pid"] == back.process.pid
+            # Gone for good (the agent window whose `jiyi mcp` had started it closed): after RECLAIM_S without
+            # a service, the next call starts a private one, which writes to the same home.
+            assert own_server.stop() == 0
+            assert (await client.call_tool("memory_status", {})).is_error
+            await anyio.sleep(RECLAIM_S + 0.5)
+            private = answer(await client.call_tool("remember_interaction", {"user_text": "e", "assistant_text": "f"}))
+            assert private["created"] is True
+            health = answer(await client.call_tool("memory_status", {}))
+            assert health["pid"] != back.process.pid and Path(health["home"]).resolve() == own_server.home.resolve()
 
     anyio.run(check)
-    assert len(stored_turns(own_server.home)) == 2
+    assert len(stored_turns(own_server.home)) == 3  # the private service stopped with `jiyi mcp`: the file is free
 
 
 @pytest.mark.slow
