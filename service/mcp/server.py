@@ -28,6 +28,8 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from service import __version__
 from service.mcp.link import ServiceLink
@@ -36,7 +38,7 @@ from service.memory.domain import Domain
 from service.ops import desk, maintenance
 from service.ops.declare import Operation
 from service.remote.notices import NoticeReader
-from store.core.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError
+from store.core.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service.mcp")
 
@@ -195,7 +197,12 @@ class JiyiMcp:
         return types.ListResourceTemplatesResult(resource_templates=[template])
 
     async def _read_resource(self, ctx: Context, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        uri = str(params.uri)
+        try:
+            return await self._read(str(params.uri))
+        except JiyiError as exc:
+            raise protocol_error(exc) from None
+
+    async def _read(self, uri: str) -> types.ReadResourceResult:
         static = STATIC.get(uri)
         if static is not None:
             result = await self._call(static.operation, dict(static.params))
@@ -212,7 +219,10 @@ class JiyiMcp:
     async def _subscribe(self, ctx: Context, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         if uri not in STATIC:
-            parse_bundle_uri(uri)  # refuses what is not a resource of Jiyi's
+            try:
+                parse_bundle_uri(uri)  # refuses what is not a resource of Jiyi's
+            except InvalidInput as exc:
+                raise protocol_error(exc) from None
         self.subscribed.setdefault(uri, set()).add(ctx.session)
         return types.EmptyResult()
 
@@ -240,7 +250,7 @@ class JiyiMcp:
 
     async def _get_prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != PROMPT.name:
-            raise InvalidInput(f"there is no prompt {params.name!r}; Jiyi's prompt is {PROMPT.name}")
+            raise protocol_error(InvalidInput(f"there is no prompt {params.name!r}; Jiyi's prompt is {PROMPT.name}"))
         message = types.PromptMessage(role="user", content=types.TextContent(text=PROMPT_TEXT))
         return types.GetPromptResult(description=PROMPT.description, messages=[message])
 
@@ -291,6 +301,13 @@ def mcp_tool(tool: Tool) -> types.Tool:
             open_world_hint=hints["openWorldHint"],
         ),
     )
+
+
+def protocol_error(exc: JiyiError) -> MCPError:
+    """A failure outside a tool call (reading a resource, a prompt) as a JSON-RPC error with its message (the
+    SDK answers any other exception "Internal server error", which says nothing)."""
+    code = INVALID_PARAMS if isinstance(exc, InvalidInput | NotFound) else INTERNAL_ERROR
+    return MCPError(code, f"{exc.code}: {exc}")
 
 
 def dumps(value: Any) -> str:

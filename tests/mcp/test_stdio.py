@@ -16,7 +16,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from service.mcp.link import RECLAIM_S
 from service.mcp.tools import TOOLS
@@ -170,6 +170,10 @@ def test_bad_calls_are_tool_errors_and_the_server_goes_on(served: Server) -> Non
             assert nothing.is_error and "no tool 'forget_fact'" in text(nothing)
             missing_topic = await client.call_tool("get_topic", {"topic_id": "no-such-topic"})
             assert missing_topic.is_error and "not_found" in text(missing_topic)
+            with pytest.raises(MCPError, match="not a Jiyi resource"):
+                await client.read_resource("jiyi://nowhere")
+            with pytest.raises(MCPError, match="not_found"):
+                await client.read_resource("jiyi://bundles/project/none/plan.md")
             assert answer(await client.call_tool("memory_status", {}))["version"]
 
     anyio.run(check)
