@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.lanes import Lanes, Tasks, page_task
+from gui.lanes import Lanes, Tasks, page_action, page_task
 from gui.pages.bundle_conflict import ConflictDialog
 from gui.words import with_note
 from service.errors import Conflict
@@ -231,7 +231,7 @@ class BundlesPage(QWidget):
             return
         self._put(self.editor.toPlainText(), self.current["revision"])
 
-    @page_task
+    @page_action
     async def _put(self, text: str, expected: int) -> None:
         assert self.current is not None
         bundle_id, path = self.current["bundle_id"], self.current["path"]

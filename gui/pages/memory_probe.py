@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.lanes import Lanes, Tasks, describe, page_action
 from service.memory.api import MemoryApi
 
 
@@ -48,7 +48,7 @@ class MemoryProbe(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.answer, 1)
 
-    @page_task
+    @page_action
     async def ask(self) -> None:
         question = self.question.text().strip()
         if not question:

@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.lanes import Lanes, Tasks, describe, page_action, page_task
 from gui.run_links import open_run_link, run_link
 from service.memory.api import MemoryApi
 
@@ -65,7 +65,7 @@ class RecallProbe(QWidget):
         self.device.addItems(devices)
         self.device.setEditText(typed or (devices[0] if devices else ""))
 
-    @page_task
+    @page_action
     async def ask(self) -> None:
         goal, device = self.task.text().strip(), self.device.currentText().strip()
         if not goal or not device:

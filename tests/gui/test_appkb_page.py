@@ -12,6 +12,7 @@ from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
 
@@ -25,8 +26,8 @@ def filled(memory: Memory) -> Memory:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, filled: Memory, lanes: Lanes) -> AppKbPage:
-    widget = AppKbPage(filled, lanes)
+def page(attach: Attach, qtbot: QtBot, filled: Memory, lanes: Lanes) -> AppKbPage:
+    widget = AppKbPage(attach(filled), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
         widget.reload()
@@ -64,9 +65,9 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: AppKbPage) -> None:
     assert sorted(column(page, "term")) == ["微信", "绿泡泡"]
 
 
-def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_large_tables_load_in_pages(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
-    page = AppKbPage(memory, lanes)
+    page = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.reload()
@@ -184,13 +185,14 @@ def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, lane
 
 
 def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
+    attach: Attach,
     qtbot: QtBot, memory: Memory, lanes: Lanes
 ) -> None:
     """外卖 → 美团 (the device's label), 抖抖 → 抖音 (the registry's, no device has it); nothing scrolls sideways."""
     memory.appkb.sync_inventory("d1", [("com.sankuai.meituan", "美团")])
     memory.appkb.learn_alias("外卖", "com.sankuai.meituan")
     memory.appkb.learn_alias("抖抖", "com.ss.android.ugc.aweme")
-    widget = AppKbPage(memory, lanes)
+    widget = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     widget.resize(1200, 700)
     widget.show()
@@ -203,7 +205,7 @@ def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
 
 
 def test_an_empty_app_kb_says_how_it_fills(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    widget = AppKbPage(memory, lanes)
+    widget = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
         widget.reload()

@@ -15,6 +15,7 @@ from gui.pages.learning_page import LearningPage
 from gui.pages.learning_views import MARK, highlight
 from service.config import load_config
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 from tests.service.learning_setup import write_grant
 
 
@@ -42,10 +43,11 @@ def test_highlight_marks_every_quotation_and_escapes_the_rest() -> None:
 
 
 def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
+    attach: Attach,
     qtbot: QtBot, learning: Memory, lanes: Lanes
 ) -> None:
     propose(learning, "i1", "我每天六点起床", "用户每天六点起床")
-    page = LearningPage(learning, lanes)
+    page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
         page.reload()
@@ -88,7 +90,7 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
     assert learning.desk.get_fact(fact_id)["status"] == "inactive"
 
 
-def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
+def test_a_rejection_and_the_failure_history(attach: Attach, qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
     home = tmp_path / "home"
     write_grant(home)
     with Memory.open(load_config(home=home, env={})) as before:
@@ -96,7 +98,7 @@ def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes
         before.desk.remember_interaction("i2", user_text="我住在成都", assistant_text="好")
         before.learning.extract_lease("lease-i2")  # closing cancels this lease; it is kept as a failure
     learning = Memory.open(load_config(home=home, env={}))
-    page = LearningPage(learning, lanes)
+    page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)
     page.owner_mode.setChecked(True)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
@@ -116,7 +118,7 @@ def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes
 
 
 def test_without_a_grant_the_page_says_how_to_turn_learning_on(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    page = LearningPage(memory, lanes)
+    page = LearningPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
         page.reload()
