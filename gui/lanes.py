@@ -97,6 +97,9 @@ class Lanes(QObject):
 
         Then let the loop settle the cancelled tasks (up to `settle_s`), so none is left pending.
         """
+        # Tasks start on the loop's next turn: let those asked for just now take their first step, so that a
+        # write the person asked for reaches its lane before the lanes stop taking work.
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
         self.stopping.set()
         tasks = [task for group in list(self._groups) for task in group.tasks()]
         self.cancel()
@@ -122,7 +125,7 @@ class Tasks:
         self.lanes, self._show_error = lanes, show_error
         self._pending: set[asyncio.Future[Any]] = set()
         self._fresh: dict[str, Freshness[Any]] = {}  # per `refresh` key: its questions and the answer shown
-        self._alone: dict[asyncio.Future[Any], object] = {}  # the tasks started `alone`, with their key
+        self._alone: dict[object, asyncio.Future[Any]] = {}  # the task started `alone` under each key, running
         self._watcher = _CloseWatcher(owner, self.cancel)
         owner.destroyed.connect(self.cancel)
         lanes.register(self)
@@ -136,17 +139,31 @@ class Tasks:
         control (Python 3.11 has no eager tasks to run that step at once).
         Once the console is closing, `work` never starts.
         """
-        if self.lanes.stopping.is_set() or (alone is not None and alone in self._alone.values()):
+        if self.lanes.stopping.is_set() or (alone is not None and alone in self._alone):
             work.close()
             dropped: asyncio.Future[R] = self.lanes.loop.create_future()
             dropped.cancel()
             return dropped
+        if alone is not None:
+            work = self._alone_until_done(work, alone)
         task = self.lanes.loop.create_task(work)
         self._pending.add(task)
-        if alone is not None:
-            self._alone[task] = alone
         task.add_done_callback(self._finished)
+        if alone is not None:
+            self._alone[alone] = task
+            task.add_done_callback(functools.partial(self._release, alone))  # also when cancelled unstarted
         return task
+
+    async def _alone_until_done(self, work: Coroutine[Any, Any, R], key: object) -> R:
+        """`work`, releasing `key` as it returns (in its last step, so a click right after it is not dropped)."""
+        try:
+            return await work
+        finally:
+            self._release(key, asyncio.current_task())
+
+    def _release(self, key: object, task: asyncio.Future[Any] | None) -> None:
+        if self._alone.get(key) is task:
+            del self._alone[key]
 
     async def read(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """`Lanes.read`; its result, or its failure, is delivered only while the owner exists."""
@@ -247,7 +264,6 @@ class Tasks:
 
     def _finished(self, task: asyncio.Future[Any]) -> None:
         self._pending.discard(task)
-        self._alone.pop(task, None)
         if not task.cancelled() and (exc := task.exception()) is not None:
             self.report(exc)
 

@@ -283,9 +283,7 @@ class AppKbPage(QWidget):
         if listing is None or not self.model.rows:
             return
         after = self.model.rows[-1].key
-        rows = await self.tasks.read(
-            self.memory.appkb.list_aliases, limit=PAGE_SIZE + 1, after=after, **listing.query
-        )
+        rows = await self.tasks.read(self.memory.appkb.list_aliases, limit=PAGE_SIZE + 1, after=after, **listing.query)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self._update_count()
             self.rows_loaded.emit(len(self.model.rows))

@@ -219,9 +219,9 @@ class MaintenancePage(QWidget):
     def rebuild_vectors(self) -> None:
         self._rebuild("vectors", self.memory.recall.rebuild_vectors)
 
-    @page_action
-    async def _rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
-        """Run a rebuild in the write lane with progress; the cancel button (or closing) stops it."""
+    def _rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
+        """Start a rebuild: the buttons change at once (a second click cannot start another; cancel is offered
+        before anything is awaited), then it runs in the write lane with progress."""
         self._cancel.clear()
         self._own = True
         self._own_name = self.tr("重建视图") if which == "views" else self.tr("重建向量索引")
@@ -230,6 +230,11 @@ class MaintenancePage(QWidget):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)  # busy until the first progress report
         self.rebuild_label.setText(self.tr("正在重建…"))
+        self._run_rebuild(which, operation)
+
+    @page_task
+    async def _run_rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
+        """The rebuild in the write lane; the cancel button (or closing) stops it."""
         report = self.tasks.progress(self._moved, self._cancel)
         try:
             outcome: dict[str, int] | Exception = await self.tasks.write(operation, progress=report)

@@ -25,7 +25,6 @@ from gui.lanes import Tasks, page_task
 from gui.record_model import RecordModel
 from service.memory.api import MemoryApi
 
-
 PAGE_SIZE = 200
 
 

@@ -45,7 +45,7 @@ from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
-from store.episodes import lessons, recall_stats
+from store.episodes import recall_stats
 from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from service.memory.domain import Domain
+from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers

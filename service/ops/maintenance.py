@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.memory.domain import Domain
+from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
 from store.desk import facts

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from service.memory.results import RecallStatistics
 from service.memory.domain import Domain
+from service.memory.results import RecallStatistics
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_NAME, Boolean, Choice, Epoch, Integer, Strings, Text
 from store.core.errors import InvalidInput

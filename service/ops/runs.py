@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.memory.domain import Domain
+from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
 from store.core.errors import InvalidInput

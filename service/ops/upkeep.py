@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from service.memory.results import DreamReport, Overview
 from service.memory.domain import EVERY_DOMAIN, Domain
+from service.memory.results import DreamReport, Overview
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from store.core.errors import InvalidInput

@@ -16,7 +16,6 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from service.memory.group import Outcome, run_group
 from service.rpc.dispatch import Dispatcher, PreparedWrite
@@ -75,7 +74,8 @@ class WriteLane:
         try:
             outcomes = run_group(self._dispatcher.memory.parts, [write for _, _, write in batch])
             replies = [
-                self._reply(request, write, outcome) for (_, request, write), outcome in zip(batch, outcomes, strict=True)
+                self._reply(request, write, outcome)
+                for (_, request, write), outcome in zip(batch, outcomes, strict=True)
             ]
         except Exception:
             log.exception("a group of %d writes could not be run", len(batch))

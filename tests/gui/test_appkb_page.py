@@ -77,6 +77,24 @@ def test_large_tables_load_in_pages(attach: Attach, qtbot: QtBot, memory: Memory
     assert page.model.rowCount() == PAGE_SIZE + 120 and not page.model.canFetchMore()
 
 
+def test_the_next_page_follows_the_last_row_shown_while_an_agent_learns(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
+    """The page asks for more after its last row (by key): an alias learned meanwhile that sorts before it
+    repeats no row, and the rows after it all come."""
+    memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i:04d}") for i in range(PAGE_SIZE + 20)])
+    page = AppKbPage(attach(memory), lanes)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.reload()
+    memory.appkb.learn_alias("0号应用", "com.example.app0001")  # the user's aliases come first in trust order
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.model.fetchMore()
+    terms = column(page, "term")
+    assert len(terms) == len(set(terms)) == PAGE_SIZE + 20 and "0号应用" not in terms
+    assert terms == [f"应用{i:04d}" for i in range(PAGE_SIZE + 20)]
+
+
 def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:
     qtmodeltester.check(page.model, force_py=True)
 
@@ -185,8 +203,7 @@ def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, lane
 
 
 def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
-    attach: Attach,
-    qtbot: QtBot, memory: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
 ) -> None:
     """外卖 → 美团 (the device's label), 抖抖 → 抖音 (the registry's, no device has it); nothing scrolls sideways."""
     memory.appkb.sync_inventory("d1", [("com.sankuai.meituan", "美团")])
@@ -204,7 +221,7 @@ def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
     qtbot.waitUntil(lambda: widget.table.horizontalScrollBar().maximum() == 0, timeout=3000)
 
 
-def test_an_empty_app_kb_says_how_it_fills(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_an_empty_app_kb_says_how_it_fills(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     widget = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):

@@ -25,7 +25,9 @@ def file_all(memory: Memory, **extra: object) -> dict:
     return memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
 
 
-def test_skill_approval_is_recorded_as_the_users_act(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_skill_approval_is_recorded_as_the_users_act(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
     memory.desk.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
     done = file_all(
         memory,
@@ -98,7 +100,9 @@ def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, me
     assert "沟通方式" in page.detail.toPlainText() and "communication" not in page.detail.toPlainText()
 
 
-def test_topics_page_walks_workdays_topics_and_pages_turns(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_topics_page_walks_workdays_topics_and_pages_turns(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
     for n in range(60):
         memory.desk.remember_interaction(
             f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60

@@ -126,8 +126,7 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
 
 
 def test_the_recall_column_says_which_runs_recall_may_offer(
-    attach: Attach,
-    qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes
 ) -> None:
     """Every row says something: usable, kept out by the quality gate (too few steps), or revoked."""
     memory_with_runs.runs.archive_episodes(
@@ -185,7 +184,7 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
 
 
 def test_an_empty_list_says_why_and_how_it_fills(
-    qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes, tmp_path: Path
+    attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes, tmp_path: Path
 ) -> None:
     empty = Memory.open(load_config(home=tmp_path / "empty", env={"JIYI_EMBED_MODEL": "hash"}))
     try:

@@ -67,7 +67,9 @@ def test_every_write_over_the_socket_changes_only_what_it_declares(
         for method in sorted(requests, key=lambda name: (name in LAST, LAST.index(name) if name in LAST else 0)):
             with lock:
                 published.clear()
-            [reply] = exchange(qtbot, host, line({"id": method, "method": method, "params": requests[method]}) + b"\n", 1)
+            [reply] = exchange(
+                qtbot, host, line({"id": method, "method": method, "params": requests[method]}) + b"\n", 1
+            )
             assert reply["ok"], (method, reply)
             with lock:
                 during = set(published)
