@@ -144,14 +144,16 @@ class Tasks:
             dropped: asyncio.Future[R] = self.lanes.loop.create_future()
             dropped.cancel()
             return dropped
+        handler = work
         if alone is not None:
-            work = self._alone_until_done(work, alone)
+            work = self._alone_until_done(handler, alone)
         task = self.lanes.loop.create_task(work)
         self._pending.add(task)
         task.add_done_callback(self._finished)
         if alone is not None:
             self._alone[alone] = task
-            task.add_done_callback(functools.partial(self._release, alone))  # also when cancelled unstarted
+            # Also when it was cancelled before its first step: the key is released, the handler closed unrun.
+            task.add_done_callback(lambda done: (self._release(alone, done), handler.close()))
         return task
 
     async def _alone_until_done(self, work: Coroutine[Any, Any, R], key: object) -> R:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from peewee import Case, Tuple, fn
 
@@ -150,6 +151,7 @@ def list_entries(
         if needle.isascii() and needle.isalpha():
             match = match | AppEntry.term_pinyin.contains(needle)  # "weixin" and "wx" find 微信
         query = query.where(match)
+    columns: tuple[Any, ...]
     if order == "trust":
         rank = Case(AppEntry.kind, [(kind, position) for position, kind in enumerate(TRUST_ORDER)], len(TRUST_ORDER))
         columns = (rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope, AppEntry.kind, AppEntry.term)
