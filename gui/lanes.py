@@ -153,7 +153,7 @@ class Tasks:
         if alone is not None:
             self._alone[alone] = task
             # Also when it was cancelled before its first step: the key is released, the handler closed unrun.
-            task.add_done_callback(lambda done: (self._release(alone, done), handler.close()))
+            task.add_done_callback(functools.partial(self._ended_alone, alone, handler))
         return task
 
     async def _alone_until_done(self, work: Coroutine[Any, Any, R], key: object) -> R:
@@ -162,6 +162,10 @@ class Tasks:
             return await work
         finally:
             self._release(key, asyncio.current_task())
+
+    def _ended_alone(self, key: object, handler: Coroutine[Any, Any, Any], task: asyncio.Future[Any]) -> None:
+        self._release(key, task)
+        handler.close()  # a handler that ran is closed already; one cancelled before it started, now
 
     def _release(self, key: object, task: asyncio.Future[Any] | None) -> None:
         if self._alone.get(key) is task:
