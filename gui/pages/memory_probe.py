@@ -48,14 +48,19 @@ class MemoryProbe(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.answer, 1)
 
-    @page_task
-    async def ask(self) -> None:
+    def ask(self) -> None:
+        """Ask the question: refused at once when it is empty; else the button is disabled before anything is
+        awaited (a second click cannot ask again) and the answer is read."""
         question = self.question.text().strip()
         if not question:
             missing = self.tr("请输入一个问题。")
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
+        self._answer(question)
+
+    @page_task
+    async def _answer(self, question: str) -> None:
         try:
             result = await self.tasks.refresh("answer", self.memory.desk.memory_recall, question, limit=8)
         except Exception as exc:

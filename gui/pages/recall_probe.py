@@ -65,14 +65,19 @@ class RecallProbe(QWidget):
         self.device.addItems(devices)
         self.device.setEditText(typed or (devices[0] if devices else ""))
 
-    @page_task
-    async def ask(self) -> None:
+    def ask(self) -> None:
+        """Ask what recall would do for the task: refused at once when a field is empty; else the button is
+        disabled before anything is awaited (a second click cannot ask again) and the answer is read."""
         goal, device = self.task.text().strip(), self.device.currentText().strip()
         if not goal or not device:
             missing = self.tr("请输入任务并选择设备。")
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
+        self._answer(goal, device)
+
+    @page_task
+    async def _answer(self, goal: str, device: str) -> None:
         try:
             result = await self.tasks.refresh("answer", self.memory.recall.recall_query, goal, device, explain=True)
         except Exception as exc:

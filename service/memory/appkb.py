@@ -19,7 +19,7 @@ from service.memory.recall_service import RecallService
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
-from store.appkb.entry import AppKbEntry, is_package_name, normalize_term
+from store.appkb.entry import AppKbEntry, EntryKey, is_package_name, normalize_term
 from store.appkb.history import HistoryItem, UndoResult
 from store.appkb.implicit_alias import ImplicitAliasEvidence
 from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
@@ -85,8 +85,10 @@ class AppKbService:
         limit: int | None = None,
         offset: int = 0,
         order: str = "reference",
+        after: EntryKey | None = None,
     ) -> list[AppKbEntry]:
-        """App-KB entries, filtered and paged in the store ("reference" or "trust" order).
+        """App-KB entries, filtered and paged in the store ("reference" or "trust" order); `after` (the last
+        entry's storage key) pages by key, as `store.appkb.kb.list_entries` says.
 
         A user or learned alias is stored with itself as its label; here it carries the app's
         own label instead (what a device's inventory shows, else the registry's), so that
@@ -101,6 +103,7 @@ class AppKbService:
             limit=limit,
             offset=offset,
             order=order,
+            after=after,
         )
         return self._with_app_labels(entries)
 

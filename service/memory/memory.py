@@ -46,11 +46,19 @@ from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
-from store.episodes import lessons, recall_stats
+from store.episodes import recall_stats
 from store.episodes.archive import EpisodeFilter, episode_key
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_source import ImportReport, export_root, refuse_links
 from store.projections import all_projections
+
+_IMPORTED_INTO = {
+    "app_kb": Domain.APP_KB,
+    "experience": Domain.EXPERIENCE,
+    "recall_stats": Domain.RECALL,
+    "lessons": Domain.LESSONS,
+}
+"""The domain each part of a TaskWizard import writes."""
 
 log = logging.getLogger("jiyi.service.memory")
 
@@ -308,7 +316,8 @@ class Memory:
         refused = self.desk.desk_counts()["bundle_events_refused"] + mirrored.refused
         if refused:
             counts["bundle_events_refused"] = refused  # names leading outside the bundles folder: never written
-        self.parts.changed(Domain.APP_KB)
+        for domain in self.store.domains:  # every view was rebuilt: every page reloads
+            self.parts.changed(domain)
         return counts
 
     # -- TaskWizard interchange ----------------------------------------------------------
@@ -351,9 +360,9 @@ class Memory:
         with self.parts.writes:
             for name, run in parts.items():
                 reports[name] = run()
-        if any(r.imported for r in reports.values()):
-            self.parts.changed(Domain.APP_KB, self.store.last_seq())
-            self.parts.changed(lessons.DOMAIN)
+        for name, report in reports.items():
+            if report.imported:
+                self.parts.changed(_IMPORTED_INTO[name])
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also
             # catches up runs an earlier import left unindexed).

