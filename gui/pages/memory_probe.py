@@ -87,7 +87,7 @@ class MemoryProbe(QWidget):
             s = item.get("signals") or {}
             related = item.get("why", "related") == "related"
             color = "#1a7f37" if related else "#57606a"
-            why = self.tr("相关") if related else self.tr("最近")
+            why = self.tr("最近") if not related else self.tr("相邻") if s.get("neighbour_of") else self.tr("相关")
             rows.append(
                 f"<tr style='color:{color}'><td>{html.escape(why)}</td><td>{_number(item.get('score'), 3)}</td>"
                 f"<td>{s.get('fts_rank') or '–'}</td><td>{_number(s.get('bm25'), 2)}</td>"

@@ -311,6 +311,8 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
+        if self.desk.index.opened:  # vectors of items the rebuilt views no longer hold (a restored backup)
+            counts["desk_vectors_removed"] = self.desk.index.sweep()
         refused = self.desk.desk_counts()["bundle_events_refused"] + mirrored.refused
         if refused:
             counts["bundle_events_refused"] = refused  # names leading outside the bundles folder: never written
