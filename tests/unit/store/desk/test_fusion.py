@@ -67,5 +67,6 @@ def test_near_best_admits_what_scores_close_to_the_best_admitted() -> None:
     found = candidates()
     found[2] = replace(found[2], similarity=0.91, standing=2.0)  # near the best by meaning, under 3 deviations
     floor = fusion.Floor(active=True)
-    assert "weak" not in order(fusion.fuse([replace(c) for c in found], 10, floor))
+    off = replace(fusion.DEFAULT, near_best=1.0)
+    assert "weak" not in order(fusion.fuse([replace(c) for c in found], 10, floor, off))
     assert "weak" in order(fusion.fuse([replace(c) for c in found], 10, floor, replace(fusion.DEFAULT, near_best=0.5)))
