@@ -27,7 +27,8 @@ from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
-from store.episodes.archive import EpisodeFilter, list_episodes
+from store.episodes.archive import list_episodes
+from store.episodes.episode_filter import EpisodeFilter
 
 log = logging.getLogger("jiyi.service.memory")
 LEAVE_ONE_OUT_RUNS = 200  # the newest past runs a leave-one-out asks about (one query embedding each)

@@ -29,7 +29,7 @@ from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import recall_stats, recall_terms
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
 log = logging.getLogger("jiyi.service.memory")

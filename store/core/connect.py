@@ -12,10 +12,9 @@ from store.core.connection import JiyiDatabase
 from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
-from store.core.home import check_private_file
+from store.core.home import DB_NAME, check_private_file
 from store.core.postgres import JiyiPostgresDatabase, connect_postgres
 
-DB_NAME = "jiyi.sqlite3"
 PRAGMAS = {
     "journal_mode": "wal",
     "foreign_keys": 1,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import threading
 import uuid
@@ -28,9 +27,9 @@ from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem
+from store.core.errors import InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
-from store.core.home import HomeLock, prepare_home
+from store.core.home import HomeLock, prepare_home, require_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
@@ -50,22 +49,6 @@ _PG_APPEND = (
 REPLAY_BATCH = 500
 # What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
 REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
-
-
-def require_home(home: Path) -> Path:
-    """`home` as an absolute path when it holds a Jiyi database; else `NotFound` naming it.
-
-    For what only reads a home: a mistyped path must not become a new, empty home.
-    """
-    home = Path(os.path.abspath(os.path.expanduser(home)))
-    if home.exists() and not home.is_dir():  # the same words as a command that would create it
-        raise EnvironmentProblem(f"home {home} is not a directory; check --home or JIYI_HOME")
-    if not (home / DB_NAME).is_file():
-        raise NotFound(
-            f"there is no Jiyi home at {home} (no {DB_NAME} in it); check --home or JIYI_HOME. "
-            "Commands that write (alias learn, inventory sync, import, serve, the console) create a home"
-        )
-    return home
 
 
 class Store:

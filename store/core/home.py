@@ -18,9 +18,28 @@ from pathlib import Path
 from typing import Any
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, HomeLocked, UnsafePath, os_problem
+from store.core.errors import EnvironmentProblem, HomeLocked, NotFound, UnsafePath, os_problem
 
 LOCK_NAME = "jiyi.lock"
+DB_NAME = "jiyi.sqlite3"
+"""The home's SQLite file (`store.core.connect` opens it)."""
+
+
+def require_home(home: Path) -> Path:
+    """`home` as an absolute path when it holds a Jiyi database; else `NotFound` naming it.
+
+    For what only reads a home: a mistyped path must not become a new, empty home. Kept here, beside
+    the home's other checks, so a command checks its home before (or without) importing the database.
+    """
+    home = Path(os.path.abspath(os.path.expanduser(home)))
+    if home.exists() and not home.is_dir():  # the same words as a command that would create it
+        raise EnvironmentProblem(f"home {home} is not a directory; check --home or JIYI_HOME")
+    if not (home / DB_NAME).is_file():
+        raise NotFound(
+            f"there is no Jiyi home at {home} (no {DB_NAME} in it); check --home or JIYI_HOME. "
+            "Commands that write (alias learn, inventory sync, import, serve, the console) create a home"
+        )
+    return home
 
 
 def prepare_home(path: Path) -> Path:
