@@ -75,9 +75,7 @@ class QtGaps(QTranslator):
     def isEmpty(self) -> bool:
         return False
 
-    def translate(
-        self, context: str, source: str, disambiguation: str | None = None, n: int = -1
-    ) -> str | None:
+    def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str | None:
         # None is Qt's null string, "not translated here": the next translator is asked (an empty string would
         # be taken as the translation).
         known = QT_GAPS_ZH.get((context, source))
