@@ -18,8 +18,6 @@ from typing import Any
 from urllib.parse import urlparse
 
 import platformdirs
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
 
 from recall.confidence import DEFAULT_SCORING, SCORINGS
 from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
@@ -392,6 +390,9 @@ def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
         if setting is None or key == "home":
             raise ConfigError(f"unknown setting {key!r}")
         _parse(setting, value, key)
+    import tomlkit  # the style-keeping TOML writer: only when settings are saved, not on every command
+    from tomlkit.exceptions import TOMLKitError
+
     path = Path(home) / CONFIG_NAME
     if path.is_symlink():
         raise ConfigError(f"{path} is a symlink; Jiyi does not write settings through links")
