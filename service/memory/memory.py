@@ -104,8 +104,10 @@ class Memory:
             register_host(store.db, self.host_id, self._host_record())
         # Before any put judges a file "edited outside": the files catch up with the log. On a shared store
         # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
-        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing).
-        self.desk.catch_up_mirror()
+        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing). A read-only
+        # home's files stay as they are (nothing can be written there).
+        if store.read_only is None:
+            self.desk.catch_up_mirror()
 
     @property
     def host_id(self) -> str:

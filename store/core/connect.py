@@ -84,7 +84,7 @@ def connect_sqlite(path: Path) -> JiyiDatabase:
 
 
 def connect_read_only(path: Path) -> JiyiDatabase:
-    """Connect to `path` on a read-only home for reading only (`query_only`).
+    """Connect to `path` on a read-only home for reading only.
 
     SQLite opens a WAL database read-only only when its `-shm` can be used; on a
     read-only file system it cannot, so a database whose WAL is empty (closed
@@ -99,7 +99,8 @@ def connect_read_only(path: Path) -> JiyiDatabase:
             f"cannot read database {path}: the home is read-only and its WAL file still holds writes "
             "(the last process did not close it); open the home once where it is writable"
         )
-    pragmas = {"foreign_keys": 1, "busy_timeout": PRAGMAS["busy_timeout"], "query_only": 1}
+    # Not `query_only`: reads keep their temporary tables (the full-text vocabulary) in the connection's temp schema.
+    pragmas = {"foreign_keys": 1, "busy_timeout": PRAGMAS["busy_timeout"]}
     db = JiyiDatabase(sqlite_uri(path, read_only=True), pragmas=pragmas, uri=True)
     try:
         db.connect()

@@ -93,7 +93,7 @@ def read_only_reason(home: Path) -> str | None:
 
 
 def _read_only_parent(home: Path) -> str | None:
-    """"the folder P is read-only" for the nearest existing folder above `home` that takes no writes."""
+    """ "the folder P is read-only" for the nearest existing folder above `home` that takes no writes."""
     folder = home.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

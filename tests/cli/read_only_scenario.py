@@ -43,6 +43,8 @@ def main() -> None:
         "resolve": command("resolve", "绿泡泡"),
         "recall-stats": command("recall-stats"),
         "alias list": command("alias", "list"),
+        "recall": command("recall", "打开绿泡泡发消息", "--device", "d1"),
+        "desk recall": command("desk", "recall", "周报"),
         "doctor": command("doctor"),
         "learn": command("alias", "learn", "小绿=com.tencent.mm"),
     }

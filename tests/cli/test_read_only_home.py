@@ -67,6 +67,11 @@ def test_a_read_only_home_serves_reads_and_refuses_writes(
         assert "Traceback" not in answers["learn"]["err"]
     assert json.loads(here["recall-stats"]["out"])["evaluations"] == 0
     assert "绿泡泡" in here["alias list"]["out"] and "1 entries" in here["alias list"]["out"]
+    # Chroma cannot open its index there: recall goes by the task's words and says why; the desk by full text
+    assert here["recall"]["code"] == 0 and f"by the task's words alone: {refused}" in here["recall"]["out"]
+    assert (
+        here["desk recall"]["code"] == 0 and json.loads(here["desk recall"]["out"])["retrieval"]["mode"] == "full_text"
+    )
     doctor = {line.split()[1]: line for line in here["doctor"]["out"].splitlines()}
     assert doctor["database"].startswith("ok") and doctor["writes"].startswith("FAIL") and refused in doctor["writes"]
     assert f"jiyi: {refused}: it serves reads" in seen["serve_log"] and "Traceback" not in seen["serve_log"]
