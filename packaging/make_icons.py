@@ -1,6 +1,6 @@
 """Render resources/icons/jiyi.svg to the PNG sizes the hicolor icon theme wants (run after editing the SVG).
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python -P packaging/make_icons.py
+QT_QPA_PLATFORM=offscreen .venv/bin/python -P packaging/make_icons.py
 """
 
 from __future__ import annotations

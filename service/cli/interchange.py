@@ -1,29 +1,45 @@
-"""`jiyi import taskwizard` and `jiyi export taskwizard`: TaskWizard's `memory/` directory, in and out."""
+"""`jiyi import` and `jiyi export`: TaskWizard's `memory/` directory, the desk memory in Jiyi's open format
+(docs/interchange.md), and the memory of the reference MCP memory server and of mem0."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from service.cli.command import Command, HomeUse, Subparsers, add_command, add_group, open_memory
 from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
+    from service.memory.memory import Memory
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
-    """`import taskwizard DIR` and `export taskwizard DIR`."""
-    words: tuple[tuple[str, Command, str, HomeUse], ...] = (
-        ("import", import_taskwizard, "import a TaskWizard memory/ directory", "create"),
-        ("export", export_taskwizard, "export as TaskWizard memory/", "existing"),
+    """`import taskwizard|desk DIR`, `import mcp-memory|mem0 FILE` and `export taskwizard|desk DIR`."""
+    words: tuple[tuple[str, Command, Command, str, HomeUse], ...] = (
+        ("import", import_taskwizard, import_desk, "import a TaskWizard memory/ directory", "create"),
+        ("export", export_taskwizard, export_desk, "export as TaskWizard memory/", "existing"),
     )
-    for verb, func, text, home in words:
-        group = add_group(sub, verb, common, text, dest="format", metavar="FORMAT")
+    for verb, func, desk_func, text, home in words:
+        group = add_group(sub, verb, common, f"{verb} memory in an open format", dest="format", metavar="FORMAT")
         command = add_command(group, "taskwizard", common, func, text, home=home)
         command.add_argument("directory", type=Path, help="TaskWizard's memory/ folder (made if missing on export)")
+        desk = add_command(group, "desk", common, desk_func, f"{verb} the desk memory (docs/interchange.md)", home=home)
+        desk.add_argument("directory", type=Path, help="the export's folder (made if missing on export)")
+        if verb != "import":
+            continue
+        for system, what in (("mcp-memory", "the MCP memory server's memory.jsonl"), ("mem0", "mem0's export JSON")):
+            foreign = add_command(group, system, common, import_foreign, f"import {what} as facts", home=home)
+            foreign.add_argument("file", type=Path, help=what)
+            foreign.add_argument(
+                "--scope",
+                choices=("project", "environment"),
+                default="project",
+                help="the facts' scope: project (active at once) or environment (a candidate until evidence "
+                "on a second workday), as for a fact learned here",
+            )
 
 
 def import_taskwizard(args: argparse.Namespace, config: Config) -> int:
@@ -63,4 +79,56 @@ def export_taskwizard(args: argparse.Namespace, config: Config) -> int:
     if stats["written"]:
         where = args.directory / "experience" if stats.get("in_experience", 1) else args.directory
         print(f"wrote recall_stats.json ({stats['evaluations']} evaluations) to {where}")
+    return 0
+
+
+def _own_memory(config: Config) -> Memory:
+    """The home opened here: these imports write in one transaction of their own, so while a service owns the
+    home they are refused (`HomeLocked`, naming the owner), as `recall-stats --export` is."""
+    from service.memory.memory import Memory
+
+    return Memory.open(config)
+
+
+def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
+    for kind, report in reports.items():
+        print(
+            f"{kind}: added {report['added']}, skipped {report['skipped']} (already here), refused {report['refused']}"
+        )
+        for reason in report["reasons"]:
+            print(f"  refused {reason}", file=sys.stderr)
+        if report["refused"] > len(report["reasons"]):
+            print(f"  … and {report['refused'] - len(report['reasons'])} more refused", file=sys.stderr)
+
+
+def import_desk(args: argparse.Namespace, config: Config) -> int:
+    with (
+        _own_memory(config) as memory,
+        progress_bar("importing", "records") as progress,
+        progress_bar("indexing", "items") as indexing,
+    ):
+        reports = memory.interchange.import_desk(args.directory, progress, indexing)
+    _print_reports(reports)
+    return 0
+
+
+def export_desk(args: argparse.Namespace, config: Config) -> int:
+    with _own_memory(config) as memory:
+        counts = memory.interchange.export_desk(args.directory)
+    listed = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+    print(f"wrote {listed} and manifest.json to {args.directory}")
+    return 0
+
+
+def import_foreign(args: argparse.Namespace, config: Config) -> int:
+    system = str(args.format)
+    with (
+        _own_memory(config) as memory,
+        progress_bar("importing", "memories") as progress,
+        progress_bar("indexing", "items") as indexing,
+    ):
+        report = memory.interchange.import_foreign(
+            system, args.file, scope=args.scope, progress=progress, indexing=indexing
+        )
+    _print_reports({"facts": report})
     return 0

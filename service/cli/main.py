@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(exc, HomeLocked) and args.command != "serve":  # a second `serve` is told only who serves
             print(
                 "jiyi: this command needs the home to itself (resolve, recall, recall-stats, alias, health, doctor, "
-                "rebuild, rebuild-vec, desk, lesson, dream, import and export go through a running `jiyi serve`); "
+                "rebuild, rebuild-vec, desk, lesson, dream, import and export taskwizard go through a running "
+                "`jiyi serve`); "
                 "stop the service first",
                 file=sys.stderr,
             )

@@ -26,6 +26,7 @@ from service.memory.bus import Listener
 from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
 from service.memory.desk import DeskService
+from service.memory.desk_interchange import DeskInterchange
 from service.memory.doctor import Check, run_checks
 from service.memory.domain import Domain
 from service.memory.dream import DreamService
@@ -94,6 +95,7 @@ class Memory:
         self.desk = DeskService(self.parts, lambda: (self.recall.engine.index, self.recall.engine.embedder))
         self.recall.after_rebuild.append(self.desk.index.rebuild)
         self.learning = LearningService(self.parts)
+        self.interchange = DeskInterchange(self.parts, self.desk)  # the desk memory in and out (open formats)
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
         self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)

@@ -334,7 +334,8 @@ class DeskProjection:
         Skill.update(
             status=p["status"],
             updated=event.ts,
-            decided_by=event.actor,
+            # An imported decision names who made it in the home it came from (its event's actor is `import`).
+            decided_by=p.get("decided_by") or event.actor,
             user_request=p.get("user_request") or "",
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
@@ -375,20 +376,22 @@ class DeskProjection:
         p = event.payload
         if self._refused(event, p.get("path") or ""):
             return
+        # An imported revision names who wrote it in the home it came from (its event's actor is `import`).
+        writer = p.get("written_by") or event.actor
         BundleDocument.insert(
             bundle_id=p["bundle_id"],
             path=p["path"],
             revision=p["revision"],
             content=p["content"],
             updated=event.ts,
-            actor=event.actor,
+            actor=writer,
         ).on_conflict(
             conflict_target=[BundleDocument.bundle_id, BundleDocument.path],
             update={
                 BundleDocument.revision: p["revision"],
                 BundleDocument.content: p["content"],
                 BundleDocument.updated: event.ts,
-                BundleDocument.actor: event.actor,
+                BundleDocument.actor: writer,
             },
         ).execute()
         Bundle.update(updated=event.ts).where(Bundle.bundle_id == p["bundle_id"]).execute()

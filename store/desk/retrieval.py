@@ -174,7 +174,9 @@ def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str
     return out
 
 
-BUNDLES = "SELECT bundle_id, key, title, updated FROM desk_bundle"
+# Ordered: equal scores keep this order, and without one a server returns rows as they lie (PostgreSQL moves a
+# row on each update), so the same memory could answer differently after a `jiyi import desk` or a migration.
+BUNDLES = "SELECT bundle_id, key, title, updated FROM desk_bundle ORDER BY updated DESC, bundle_id"
 
 
 def _bundles_for(

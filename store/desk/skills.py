@@ -128,7 +128,7 @@ def list_skills(store: Store, status: str | None = None, limit: int = 200, offse
 
 ACTIVE_SKILLS = (
     "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
-    "user_request FROM desk_skill WHERE status = 'active'"
+    "user_request FROM desk_skill WHERE status = 'active' ORDER BY skill_id"  # ties of score in a set order
 )
 
 

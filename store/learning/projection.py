@@ -51,6 +51,7 @@ class LearningProjection:
             "adopted": self._adopted,
             "adoption_refused": self._intent_state,
             "record_changed": self._record_changed,
+            "record_imported": self._record_imported,
             "request_answered": self._request,
         }
 
@@ -221,6 +222,28 @@ class LearningProjection:
             LearningRecord.insert(record_id=p["record_id"], created=event.ts, **values).execute()
         self._set_intent(p["intent_id"], "adopted", event.ts)
         self._quota(p["grant_id"], mutations_used=1, bytes_used=p["bytes"])
+
+    @staticmethod
+    def _record_imported(event: EventRecord) -> None:
+        """A record adopted in another home, brought by `jiyi import desk` with its provenance and times (no
+        intent or grant of this home is touched: its quotas were spent where it was adopted)."""
+        p = event.payload
+        LearningRecord.insert(
+            record_id=p["record_id"],
+            version=p["version"],
+            grant_id=p["grant_id"],
+            kind=p["kind"],
+            content=p["content"],
+            state=p["state"],
+            managed=p["managed"],
+            target_ref=p["target_ref"],
+            provenance=_json(p["provenance"]),
+            bytes=p["bytes"],
+            expires_at=p["expires_at"],
+            created=p["created"],
+            updated=p["updated"],
+            reason=p.get("reason", ""),
+        ).on_conflict_ignore().execute()
 
     @staticmethod
     def _record_changed(event: EventRecord) -> None:

@@ -19,6 +19,7 @@ def test_every_leaf_subcommand_has_a_func() -> None:
     assert {" ".join(path) for path in leaves} == {
         *("gui", "screenshots", "demo", "serve", "resolve", "recall", "recall-stats", "rebuild-vec", "dream"),
         *("rebuild", "config", "health", "import taskwizard", "export taskwizard", "inventory sync"),
+        *("import desk", "export desk", "import mcp-memory", "import mem0"),
         "install-desktop",
         "schema",
         "calibrate",

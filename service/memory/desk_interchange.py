@@ -1,0 +1,89 @@
+"""The desk memory in and out in open formats, as part of the `Memory` facade: Jiyi's own desk export
+(`store.interchange.desk_format`) and the memory of the reference MCP memory server and of mem0
+(`store.interchange.foreign_memory`). docs/interchange.md describes the formats."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from service import __version__
+from service.memory.desk import DeskService
+from service.memory.parts import Parts
+from store.core import clock
+from store.core.errors import os_problem
+from store.desk.projection import DOMAIN as DESK
+from store.interchange import desk_export, desk_format, desk_import, foreign_memory
+from store.learning.projection import DOMAIN as LEARNING
+
+log = logging.getLogger("jiyi.service.memory")
+
+Progress = Callable[[int, int], None]
+
+
+class DeskInterchange:
+    """`export_desk`, `import_desk`, `import_foreign`; each import answers what it added, skipped and refused."""
+
+    def __init__(self, parts: Parts, desk: DeskService) -> None:
+        self.parts = parts
+        self.desk = desk
+
+    def export_desk(self, directory: Path) -> dict[str, int]:
+        """Write the whole desk memory to `directory` (files 0600, the manifest last); each kind's count.
+
+        Refuses a folder holding anything but an earlier desk export (`InvalidInput`), and answers
+        `EnvironmentProblem` when it cannot be written.
+        """
+        root = Path(directory)
+        desk_format.check_target(root)
+        records = desk_export.export_records(self.parts.store)
+        try:
+            return desk_format.write_export(root, records, clock.iso_now(), __version__)
+        except OSError as exc:
+            raise os_problem(exc, f"the export folder {root}") from None
+
+    def import_desk(
+        self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Check the export at `directory` whole (nothing is written when anything is wrong with it), then
+        write it in one transaction; per kind {added, skipped, refused, reasons}. `progress` hears the
+        records written, `indexing` the desk index embedding them (so `memory.recall` finds them at once)."""
+        export = desk_format.read_export(Path(directory))
+        with self.parts.writes:
+            reports = desk_import.import_export(self.parts.store, self.parts.redactor, export, progress)
+        self._after_import(sum(r.added for r in reports.values()), indexing)
+        return {kind: asdict(report) for kind, report in reports.items()}
+
+    def import_foreign(
+        self,
+        system: str,
+        path: Path,
+        *,
+        scope: str = "project",
+        progress: Progress | None = None,
+        indexing: Progress | None = None,
+    ) -> dict[str, Any]:
+        """Import another system's memory file (`mcp-memory` or `mem0`) as facts; {added, skipped, refused,
+        reasons}. The file is read and checked whole first: a malformed one writes nothing."""
+        read = {"mcp-memory": foreign_memory.read_mcp_memory, "mem0": foreign_memory.read_mem0}[system]
+        memories = read(Path(path))
+        with self.parts.writes:
+            report = foreign_memory.import_memories(
+                self.parts.store, self.parts.redactor, system, memories, scope=scope, progress=progress
+            )
+        self._after_import(report.added, indexing)
+        return asdict(report)
+
+    def _after_import(self, added: int, indexing: Progress | None) -> None:
+        if not added:
+            return
+        self.parts.changed(DESK)
+        self.parts.changed(LEARNING)
+        self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
+        try:
+            self.desk.index.drain(indexing)
+        except Exception as exc:
+            log.warning("the desk index did not take the import yet: %s", exc)

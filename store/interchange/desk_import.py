@@ -1,0 +1,396 @@
+"""Write a checked desk export (`desk_format.read_export`) into a home as the projection's own events.
+
+Every record becomes the events that would have made it (`interaction_remembered`, `task_completed`,
+`topic_saved` + `interactions_assigned` + `segment_saved`, `fact_added` + `fact_evidence_added`,
+`skill_drafted` + `skill_status_changed`, `bundle_created` + `bundle_document_put` per revision, and the
+learning domain's `record_imported`), stamped with the record's own times, with actor `import`, all in
+the caller's transaction: the log stays the truth and `jiyi rebuild` gives the same views.
+
+Importing is idempotent: a record the home already holds (by its id, with the same content) is
+*skipped*; one the home holds with other content, or whose id or names Jiyi refuses, is *refused* with
+the reason, and the home's is kept. Every text passes the redaction filter, as any write does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from store.core.clock import parse_iso
+from store.core.database import Store
+from store.core.errors import InvalidInput
+from store.core.redact import Redactor
+from store.core.redact_json import redact_json, redact_json_text
+from store.desk import facts as desk_facts
+from store.desk import interactions as desk_interactions
+from store.desk import skills as desk_skills
+from store.desk import topics as desk_topics
+from store.desk.bundle_names import check_path, split_bundle_id
+from store.desk.common import check_id, safe_text
+from store.desk.projection import DOMAIN as DESK
+from store.interchange.desk_format import KINDS, Export, file_name
+from store.learning.projection import DOMAIN as LEARNING
+
+ACTOR = "import"
+MAX_REASONS = 20  # reasons kept per kind (the count goes on)
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class KindReport:
+    """What became of one kind's records."""
+
+    added: int = 0
+    skipped: int = 0  # already in the home, the same
+    refused: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def refuse(self, where: str, why: str) -> None:
+        self.refused += 1
+        if len(self.reasons) < MAX_REASONS:
+            self.reasons.append(f"{where}: {why}")
+
+
+class Importer:
+    """Writes records into `store` inside the caller's `atomic()` block (see the module docstring)."""
+
+    def __init__(self, store: Store, redactor: Redactor) -> None:
+        self.store = store
+        self.redactor = redactor
+        self.db = store.db
+        # The documents of a bundle this home holds with other content: refused one by one, the rest written.
+        self.refused_parts: list[str] = []
+
+    def _one(self, query: str, *args: Any) -> tuple[Any, ...] | None:
+        row = self.db.execute_sql(query, list(args)).fetchone()
+        return tuple(row) if row is not None else None
+
+    def _text(self, value: str, what: str, limit: int) -> str:
+        return safe_text(self.redactor, value, what, limit)[0]
+
+    def _short(self, value: str) -> str:
+        return self.redactor.redact(value.strip())[:64]
+
+    def _append(self, event_type: str, payload: dict[str, Any], ts: str, domain: str = DESK) -> None:
+        self.store.append(domain, event_type, payload, actor=ACTOR, ts=ts)
+
+    # -- each kind ----------------------------------------------------------------------
+
+    def interaction(self, r: dict[str, Any]) -> str:
+        """`added`, `skipped` or raises `InvalidInput` (the reason it is refused)."""
+        check_id(r["interaction_id"], "interaction_id", self.redactor)
+        if r["task_id"] is not None:
+            check_id(r["task_id"], "task_id", self.redactor)
+        old = self._one(
+            "SELECT user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?", r["interaction_id"]
+        )
+        if old is not None and old == (r["user_text"].strip(), r["assistant_text"].strip()):
+            return "skipped"  # the home's text, which passed the filter when it was stored: nothing to filter
+        user = self._text(r["user_text"], "user_text", desk_interactions.MAX_TURN_CHARS)
+        reply = self._text(r["assistant_text"], "assistant_text", desk_interactions.MAX_TURN_CHARS)
+        if not user and not reply:
+            raise InvalidInput("an interaction needs user_text or assistant_text")
+        if old is not None:
+            if old != (user, reply):
+                raise InvalidInput("this home holds the interaction with other text (kept; turns are never rewritten)")
+            return "skipped"
+        self._append(
+            "interaction_remembered",
+            {
+                "interaction_id": r["interaction_id"],
+                "ts": r["ts"],
+                "epoch": _epoch(r["ts"], r["epoch"]),
+                "workday": r["workday"],
+                "source": self._short(r["source"]),
+                "user_text": user,
+                "assistant_text": reply,
+                "task_id": r["task_id"],
+            },
+            r["ts"],
+        )
+        return "added"
+
+    def task_card(self, r: dict[str, Any]) -> str:
+        check_id(r["task_id"], "task_id", self.redactor)
+        for name in ("schedule_id", "run_id", "interaction_id"):
+            if r[name] is not None:
+                check_id(r[name], name, self.redactor)
+        if r["status"] not in desk_interactions.TASK_STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(desk_interactions.TASK_STATUSES)}")
+        payload = {
+            "task_id": r["task_id"],
+            "title": self._text(r["title"], "title", 200),
+            "status": r["status"],
+            "result": self._text(r["result"], "result", desk_interactions.MAX_RESULT_CHARS),
+            "schedule_id": r["schedule_id"],
+            "run_id": r["run_id"],
+            "interaction_id": r["interaction_id"],
+            "source": self._short(r["source"]),
+        }
+        if not payload["title"]:
+            raise InvalidInput("a task card needs a title")
+        old = self._one("SELECT title, status, result FROM desk_task_card WHERE task_id = ?", r["task_id"])
+        if old is not None:
+            if old != (payload["title"], payload["status"], payload["result"]):
+                raise InvalidInput("this home holds the task card with another title, status or result (kept)")
+            return "skipped"
+        stamp = {"ts": r["ts"], "epoch": _epoch(r["ts"], r["epoch"]), "workday": r["workday"]}
+        self._append("task_completed", {**payload, **stamp}, r["ts"])
+        return "added"
+
+    def topic(self, r: dict[str, Any]) -> str:
+        check_id(r["topic_id"], "topic_id", self.redactor)
+        if self._one("SELECT 1 FROM desk_topic WHERE topic_id = ?", r["topic_id"]) is not None:
+            return "skipped"
+        if r["kind"] not in desk_topics.TOPIC_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(desk_topics.TOPIC_KINDS)}")
+        for task_id in r["task_ids"]:
+            check_id(task_id, "a topic's task id", self.redactor)
+        filed = [i["interaction_id"] for i in r["interactions"]]
+        if filed:
+            marks = ",".join("?" * len(filed))
+            taken = self._one(
+                f"SELECT interaction_id, topic_id FROM desk_topic_interaction WHERE interaction_id IN ({marks})",
+                *filed,
+            )
+            if taken is not None:
+                raise InvalidInput(f"interaction {taken[0]} is filed under topic {taken[1]} in this home (kept)")
+        payload: dict[str, Any] = {
+            "topic_id": r["topic_id"],
+            "title": self._text(r["title"], "title", desk_topics.MAX_TITLE),
+            "summary": self._text(r["summary"], "summary", desk_topics.MAX_SUMMARY),
+            "kind": r["kind"],
+            "task_ids": r["task_ids"],
+            "epoch": r["updated_epoch"],
+            "workday": r["first_workday"],
+        }
+        self._append("topic_saved", payload, r["created"])
+        if r["updated"] != r["created"]:
+            self._append("topic_saved", payload, r["updated"])  # the topic was saved again later: its time
+        items = [[i["interaction_id"], i["workday"], i["epoch"]] for i in r["interactions"]]
+        for start in range(0, len(items), 500):
+            self._append(
+                "interactions_assigned", {"topic_id": r["topic_id"], "items": items[start : start + 500]}, r["updated"]
+            )
+        for segment in r["segments"]:
+            summary = self._text(segment["summary"], "a segment's summary", desk_topics.MAX_SEGMENT)
+            self._append(
+                "segment_saved",
+                {"topic_id": r["topic_id"], "workday": segment["workday"], "summary": summary},
+                segment["updated"],
+            )
+        return "added"
+
+    def fact(self, r: dict[str, Any]) -> str:
+        check_id(r["fact_id"], "fact_id", self.redactor)
+        if r["scope"] not in desk_facts.SCOPES:
+            raise InvalidInput(f"scope must be one of {', '.join(desk_facts.SCOPES)}")
+        if r["status"] not in desk_facts.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(desk_facts.STATUSES)}")
+        if r["project"] is not None:
+            check_id(r["project"], "project", self.redactor)
+        if self._one("SELECT 1 FROM desk_fact WHERE fact_id = ?", r["fact_id"]) is not None:
+            return "skipped"
+        content = " ".join(self.redactor.redact(r["content"]).split())
+        if not content:
+            raise InvalidInput("a fact needs content")
+        for e in r["evidence"]:
+            check_id(e["source_id"], "an evidence's source_id", self.redactor)
+            if e["source_kind"] not in ("interaction", "task") or e["speaker"] not in ("user", "assistant", "task"):
+                raise InvalidInput(
+                    "an evidence's source_kind is interaction or task, its speaker user, assistant or task"
+                )
+        payload: dict[str, Any] = {
+            "fact_id": r["fact_id"],
+            "scope": r["scope"],
+            "profile_kind": r["profile_kind"],
+            "project": r["project"],
+            "content": content,
+            "status": r["status"],
+            "workday": r["first_workday"],
+            "reason": self._text(r["status_reason"], "status_reason", 500),
+        }
+        if r["origin"] is not None:
+            payload["origin"] = self.redactor_json(r["origin"])
+        self._append("fact_added", payload, r["created"])
+        last = r["created"]
+        for e in r["evidence"]:
+            self._append(
+                "fact_evidence_added",
+                {
+                    "fact_id": r["fact_id"],
+                    "source_kind": e["source_kind"],
+                    "source_id": e["source_id"],
+                    "speaker": e["speaker"],
+                    "quote": self._text(e["quote"], "an evidence quote", desk_facts.MAX_QUOTE_CHARS),
+                    "workday": e["workday"],
+                    "counts": e["counts"],
+                },
+                e["ts"],
+            )
+            last = max(last, e["ts"])
+        if r["updated"] > last:  # its state was last set after its evidence: that time, that state
+            self._append(
+                "fact_status_changed",
+                {"fact_id": r["fact_id"], "status": r["status"], "reason": payload["reason"]},
+                r["updated"],
+            )
+        return "added"
+
+    def redactor_json(self, value: dict[str, Any]) -> dict[str, Any]:
+        redacted = redact_json(self.redactor, value)
+        return redacted if isinstance(redacted, dict) else {}
+
+    def skill(self, r: dict[str, Any]) -> str:
+        check_id(r["skill_id"], "skill_id", self.redactor)
+        if r["status"] not in desk_skills.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(desk_skills.STATUSES)}")
+        if r["source_interaction_id"] is not None:
+            check_id(r["source_interaction_id"], "source_interaction_id", self.redactor)
+        if self._one("SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]) is not None:
+            return "skipped"
+        self._append(
+            "skill_drafted",
+            {
+                "skill_id": r["skill_id"],
+                "name": self._text(r["name"], "name", desk_skills.MAX_NAME),
+                "text": self._text(r["text"], "text", desk_skills.MAX_TEXT),
+                "source_interaction_id": r["source_interaction_id"],
+                "quote": self._text(r["source_quote"], "source_quote", desk_skills.MAX_TEXT),
+            },
+            r["created"],
+        )
+        if r["status"] != "draft":
+            payload = {"skill_id": r["skill_id"], "status": r["status"], "from": "draft", "decided_by": r["decided_by"]}
+            if r["user_request"]:
+                payload["user_request"] = self._text(r["user_request"], "user_request", desk_skills.MAX_REQUEST)
+            self._append("skill_status_changed", payload, r["updated"])
+        return "added"
+
+    def bundle(self, r: dict[str, Any]) -> str:
+        kind, key = split_bundle_id(r["bundle_id"])
+        if (kind, key) != (r["kind"], r["key"]):
+            raise InvalidInput(f"kind and key do not match the bundle id {r['bundle_id']!r}")
+        if self.redactor.is_sensitive(key):
+            raise InvalidInput(
+                "the bundle key looks sensitive (a number, token or listed word); names are not redacted"
+            )
+        documents = []
+        for doc in r["documents"]:
+            path = check_path(doc["path"])
+            if path.startswith("runs/") and self.redactor.is_sensitive(path.split("/")[1]):
+                raise InvalidInput(f"the run id in {path!r} looks sensitive; names are not redacted")
+            numbers = [v["revision"] for v in doc["revisions"]]
+            if not numbers or numbers != list(range(numbers[0], numbers[0] + len(numbers))) or numbers[0] < 1:
+                raise InvalidInput(f"{path}: revisions must be consecutive numbers from 1 or more")
+            documents.append((path, doc["revisions"]))
+        exists = self._one("SELECT 1 FROM desk_bundle WHERE bundle_id = ?", r["bundle_id"]) is not None
+        added = 0
+        refused = []
+        if not exists:
+            title = self._text(r["title"], "title", 200)
+            payload = {"bundle_id": r["bundle_id"], "kind": kind, "key": key, "title": title}
+            self._append("bundle_created", payload, r["created"])
+        puts: list[tuple[str, int, str, int, str, str]] = []  # (ts, order, path, revision, content, writer)
+        for path, revisions in documents:
+            current = self._one(
+                "SELECT revision, content FROM desk_bundle_document WHERE bundle_id = ? AND path = ?",
+                r["bundle_id"],
+                path,
+            )
+            last = revisions[-1]
+            if current is not None:
+                if (current[0], current[1]) != (last["revision"], self._document(path, last["content"])):
+                    refused.append(f"{path} is at revision {current[0]} in this home with other content (kept)")
+                continue
+            for revision in revisions:
+                number = revision["revision"] - revisions[0]["revision"] + 1
+                content = self._document(path, revision["content"])
+                puts.append((revision["ts"], len(puts), path, number, content, self._short(revision["actor"])))
+            added += 1
+        # In the order they were written (across documents), so the bundle's `updated` is its latest write.
+        for ts, _order, path, number, content, writer in sorted(puts):
+            payload = {"bundle_id": r["bundle_id"], "path": path, "revision": number, "content": content}
+            if writer:
+                payload["written_by"] = writer
+            self._append("bundle_document_put", payload, ts)
+        self.refused_parts.extend(refused)
+        return "added" if added or not exists else "skipped"
+
+    def _document(self, path: str, content: str) -> str:
+        return redact_json_text(self.redactor, content) if path == "state.json" else self.redactor.redact(content)
+
+    def learned(self, r: dict[str, Any]) -> str:
+        check_id(r["record_id"], "record_id", self.redactor)
+        if self._one("SELECT 1 FROM learning_record WHERE record_id = ?", r["record_id"]) is not None:
+            return "skipped"
+        self._append(
+            "record_imported",
+            {
+                "record_id": r["record_id"],
+                "version": r["version"],
+                "grant_id": r["grant_id"],
+                "kind": r["kind"],
+                "content": self.redactor.redact(r["content"]),
+                "state": r["state"],
+                "managed": r["managed"],
+                "target_ref": r["target"],
+                "provenance": self.redactor_json(r["provenance"]),
+                "bytes": r["bytes"],
+                "expires_at": r["expires_at"],
+                "created": r["created"],
+                "updated": r["updated"],
+                "reason": self.redactor.redact(r["reason"]),
+            },
+            r["updated"],
+            domain=LEARNING,
+        )
+        return "added"
+
+
+def _epoch(ts: str, epoch: float) -> float:
+    """The record's epoch, unless its `ts` says another time (a hand-edited line): then the `ts`'s.
+    (Within a millisecond they agree: `ts` keeps microseconds, an epoch may hold more.)"""
+    said = parse_iso(ts).timestamp()
+    return float(epoch) if abs(said - float(epoch)) < 0.001 else said
+
+
+def import_export(
+    store: Store, redactor: Redactor, export: Export, progress: Progress | None = None
+) -> dict[str, KindReport]:
+    """Write `export` into `store` in one transaction; what was added, skipped and refused, per kind."""
+    importer = Importer(store, redactor)
+    write = {
+        "interactions": importer.interaction,
+        "task_cards": importer.task_card,
+        "topics": importer.topic,
+        "facts": importer.fact,
+        "skills": importer.skill,
+        "bundles": importer.bundle,
+        "learned": importer.learned,
+    }
+    reports = {kind: KindReport() for kind in KINDS}
+    total, done = export.total, 0
+    with store.atomic():
+        for kind in KINDS:
+            report = reports[kind]
+            for number, record in export.records[kind]:
+                where = f"{file_name(kind)} line {number}"
+                # Each kind checks a record whole before its first event: a refused record leaves nothing.
+                try:
+                    outcome = write[kind](record)
+                except InvalidInput as exc:
+                    report.refuse(where, str(exc))
+                    outcome = ""
+                for why in importer.refused_parts:
+                    report.refuse(where, why)
+                importer.refused_parts.clear()
+                if outcome == "added":
+                    report.added += 1
+                elif outcome == "skipped":
+                    report.skipped += 1
+                done += 1
+                if progress is not None and (done % 200 == 0 or done == total):
+                    progress(done, total)
+    return reports
