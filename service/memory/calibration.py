@@ -98,7 +98,7 @@ class CalibrationService:
 
     def _schedule(self, device: str, observation: Observation | None) -> None:
         with self._lock:
-            if self._closed:
+            if self._closed or self.store.read_only is not None:  # a read-only home keeps its thresholds as they are
                 return
             if observation is not None and device in self._observed:
                 self._observed[device].append(observation)
