@@ -452,11 +452,13 @@ class MaintenancePage(QWidget):
 
 
 def _describe(change: Any) -> str:
-    """One change of a dream step as a line of text."""
+    """One change of a dream step as a line of text: its values, no field names (`term=` read as code)."""
     if not isinstance(change, dict):
         return str(change)
     if "kept" in change:
         kept = change["kept"]
         return f"{kept.get('term')} → {kept.get('package')} (− {len(change.get('removed', []))})"
+    if "old_package" in change and "new_package" in change:  # a wrong alias corrected: from what, to what, why
+        return f"{change.get('term')} · {change['old_package']} → {change['new_package']} · {change.get('run_id', '')}"
     keys = ("term", "package", "from_package", "to_package", "kind", "scope", "reason")
-    return " · ".join(f"{k}={change[k]}" for k in keys if change.get(k) not in (None, ""))
+    return " · ".join(str(change[k]) for k in keys if change.get(k) not in (None, ""))

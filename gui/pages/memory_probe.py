@@ -17,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.words import NOWRAP
 from service.memory.api import MemoryApi
 
 
@@ -89,16 +90,17 @@ class MemoryProbe(QWidget):
             color = "#1a7f37" if related else "#57606a"
             why = self.tr("最近") if not related else self.tr("相邻") if s.get("neighbour_of") else self.tr("相关")
             rows.append(
-                f"<tr style='color:{color}'><td>{html.escape(why)}</td><td>{_number(item.get('score'), 3)}</td>"
-                f"<td>{s.get('fts_rank') or '–'}</td><td>{_number(s.get('bm25'), 2)}</td>"
-                f"<td>{_number(s.get('similarity'), 3)}</td><td>{_number(s.get('standing'), 1)}</td>"
+                f"<tr style='color:{color}'><td>{html.escape(why)}</td>"
+                f"<td {NOWRAP}>{_number(item.get('score'), 3)}</td>"
+                f"<td {NOWRAP}>{s.get('fts_rank') or '–'}</td><td {NOWRAP}>{_number(s.get('bm25'), 2)}</td>"
+                f"<td {NOWRAP}>{_number(s.get('similarity'), 3)}</td><td {NOWRAP}>{_number(s.get('standing'), 1)}</td>"
                 f"<td>{html.escape(text(item)[:160])}</td></tr>"
             )
         return "".join(rows)
 
     def _show(self, result: dict[str, Any]) -> None:
         header = "".join(
-            f"<th>{html.escape(t)}</th>"
+            f"<th {NOWRAP}>{html.escape(t)}</th>"
             for t in (
                 self.tr("为何"),
                 self.tr("得分"),

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QT
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.run_links import open_run_link, run_link
+from gui.words import NOWRAP
 from service.memory.api import MemoryApi
 
 
@@ -116,12 +117,13 @@ class RecallProbe(QWidget):
             color = "#1a7f37" if taken else ("#24292f" if set(c["apps"]) == leader else "#57606a")
             rows.append(
                 # A package name is one word: never broken across lines.
-                f"<tr style='color:{color}'><td style='white-space:nowrap'>{html.escape(' '.join(c['apps']))}</td>"
-                f"<td>{c['score']:.3f}</td><td>{c['vector']:.3f}</td><td>{c['ownership']:.2f}</td>"
+                f"<tr style='color:{color}'><td {NOWRAP}>{html.escape(' '.join(c['apps']))}</td>"
+                f"<td {NOWRAP}>{c['score']:.3f}</td><td {NOWRAP}>{c['vector']:.3f}</td>"
+                f"<td {NOWRAP}>{c['ownership']:.2f}</td>"
                 f"<td>{html.escape(str(c['goal']))} <small>({run_link(str(c['run_id']))})</small></td></tr>"
             )
         header = "".join(
-            f"<th>{html.escape(t)}</th>"
+            f"<th {NOWRAP}>{html.escape(t)}</th>"
             for t in (self.tr("应用"), self.tr("得分"), self.tr("相似"), self.tr("用词"), self.tr("最近的过去任务"))
         )
         table = f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>" if rows else ""

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from recall.resolve import Resolution
-from service.config import Config
-from service.memory.appkb import LearnAliasOutcome
-from service.memory.bus import Listener
-from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
-from store.appkb.entry import AppKbEntry, EntryKey
-from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult
-from store.episodes.archive import EpisodeFilter
-from store.interchange.import_source import ImportReport
+if TYPE_CHECKING:  # types only: a command attached to a service imports this without the store or recall
+    from recall.verdict import Resolution
+    from service.config import Config
+    from service.memory.bus import Listener
+    from service.memory.results import (
+        DocumentWritten,
+        DreamReport,
+        Health,
+        LearnAliasOutcome,
+        MaintenanceStatus,
+        Overview,
+        RecallStatistics,
+    )
+    from store.appkb.entry import AppKbEntry, EntryKey
+    from store.appkb.results import ForgetAliasResult, HistoryItem, UndoResult
+    from store.episodes.episode_filter import EpisodeFilter
+    from store.interchange.import_report import ImportReport
 
 Progress = Callable[[int, int], None]
 

@@ -9,7 +9,7 @@ from service.memory.domain import Domain
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
 from store.appkb.entry import KINDS, AppKbEntry
-from store.appkb.kb import SyncReport
+from store.appkb.results import SyncReport
 from store.core.errors import InvalidInput
 
 ACTORS = ("agent", "user")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
-from service.memory.learning import INTENT_STATES, RECORD_STATES
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
+from store.learning.states import INTENT_STATES, RECORD_STATES
 
 RESULT_BYTES = 64 * 1024
 REASON_CHARS = 2000

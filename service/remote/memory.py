@@ -23,9 +23,16 @@ import msgspec
 
 from recall.verdict import Resolution
 from service.config import Config
-from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
-from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+from service.memory.results import (
+    DocumentWritten,
+    DreamReport,
+    Health,
+    LearnAliasOutcome,
+    MaintenanceStatus,
+    Overview,
+    RecallStatistics,
+)
 from service.ops import appkb as ops
 from service.ops import desk, recall, runs, status, upkeep
 from service.ops import learning as learn
@@ -36,10 +43,9 @@ from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry, EntryKey
-from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult, LearnAliasResult
-from store.episodes.archive import EpisodeFilter
-from store.interchange.import_source import ImportReport
+from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, UndoResult
+from store.episodes.episode_filter import EpisodeFilter
+from store.interchange.import_report import ImportReport
 
 
 class RemoteAppKb:

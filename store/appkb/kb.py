@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from peewee import Case, Tuple, fn
@@ -27,6 +26,7 @@ from store.appkb.entry import (
 )
 from store.appkb.models import AppEntry
 from store.appkb.projection import DOMAIN, row_to_entry
+from store.appkb.results import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, SensitiveContent
@@ -37,31 +37,6 @@ from store.core.redact import Redactor
 TRUST_ORDER = ("user", "device", "learned", "alias")
 MAX_TERM_CHARS = 64
 MAX_LABEL_CHARS = 128
-
-
-@dataclass(frozen=True)
-class LearnAliasResult:
-    changed: bool
-    entry: AppKbEntry
-    replaced: list[AppKbEntry]
-    txn: int
-
-
-@dataclass(frozen=True)
-class ForgetAliasResult:
-    term: str
-    removed: list[AppKbEntry]
-    txn: int
-
-
-@dataclass
-class SyncReport:
-    device: str
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    staled: int = 0
-    rejected: list[str] = field(default_factory=list)
 
 
 def check_name(name: object, redactor: Redactor, what: str = "name") -> str:
@@ -88,18 +63,6 @@ def check_package(package: object) -> str:
     if not isinstance(package, str) or not is_package_name(package):
         raise InvalidInput(f"{package!r} is not a package name (expected something like com.tencent.mm)")
     return package.strip()
-
-
-def parse_assignment(text: str) -> tuple[str, str]:
-    """Split `名称=包名` into its two halves, with a clear error when malformed."""
-    if not isinstance(text, str) or "=" not in text:
-        raise InvalidInput(f"expected 名称=包名 (name=package), got {text!r}")
-    name, _, package = text.rpartition("=")
-    if not name.strip():
-        raise InvalidInput(f"the name before '=' is empty in {text!r}")
-    if not package.strip():
-        raise InvalidInput(f"the package after '=' is empty in {text!r}")
-    return name.strip(), package.strip()
 
 
 # -- reads -------------------------------------------------------------------------

@@ -97,7 +97,7 @@ class Params:
     neighbour: float = NEIGHBOUR  # the part of a turn's score its neighbours in the same sitting get
     share: float = FTS_FLOOR_SHARE
     standing: float = STANDING_FLOOR
-    near_best: float = NEAR_BEST  # once one item passes the floor, items scoring this part of the best pass too (1: off)
+    near_best: float = NEAR_BEST  # once one item passes the floor, items scoring this part of the best pass (1: off)
 
 
 DEFAULT = Params()

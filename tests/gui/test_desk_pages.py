@@ -303,3 +303,27 @@ def test_ask_memory_shows_what_recall_returns_and_why(attach: Attach, qtbot: QtB
         assert "明早七点叫车去机场" in shown and "相似" in shown and "BM25" in shown
     finally:
         memory.close()
+
+
+def test_the_dream_preview_says_what_each_correction_changes(qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
+    """A wrong learned alias in the preview: its name, the wrong package → the right one, and the run that showed
+    it; no field names (`term=抖抖` read as code)."""
+    from service.config import load_config
+
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_DREAM": "manual", "JIYI_EMBED_MODEL": "hash"}))
+    try:
+        wrong, right = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
+        memory.runs.run_start("r1", "d1")
+        ok = {"run_id": "r1", "result_class": "ok", "tool": "launch_app"}
+        memory.runs.run_event({**ok, "step": 1, "app_package": wrong}, launch_name="抖抖")
+        memory.runs.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
+        memory.runs.run_event({**ok, "step": 3, "app_package": right})
+        memory.runs.run_finish("r1", {"success": True})
+        page = MaintenancePage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.preview_ready, timeout=30_000):
+            qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)
+        shown = page.dream_view.toPlainText()
+        assert f"抖抖 · {wrong} → {right} · r1" in shown and "term=" not in shown
+    finally:
+        memory.close()
