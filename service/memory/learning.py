@@ -23,12 +23,13 @@ from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
 from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
-from store.learning.projection import DOMAIN, PENDING
+from store.learning.projection import DOMAIN
+from store.learning.states import INTENT_STATES as INTENT_STATES  # the console names the states by these
+from store.learning.states import PENDING
+from store.learning.states import RECORD_STATES as RECORD_STATES
 
 log = logging.getLogger("jiyi.service.memory")
 
-INTENT_STATES = (*PENDING, "noop", "rejected", "adopted", "refused", "failed", "stopped")
-RECORD_STATES = ("active", "removed", "revoked", "expired")
 DRAIN_SECONDS = 5.0
 SCAN_EVERY = 60.0  # seconds between the service's own scans
 RESTARTED = "the service restarted before an answer was saved"
@@ -142,11 +143,14 @@ class LearningService:
             "open_leases": admission.open_leases(),
         }
 
-    def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[LearningIntent]:
-        """Intents, newest first, optionally of one state."""
+    def queue(
+        self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[LearningIntent]:
+        """Intents, newest first, optionally of one state; `after` (the last one's `[updated, intent_id]`)
+        pages by key."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        return typed_rows(LearningIntent, queue.intents(state, limit, offset))
+        return typed_rows(LearningIntent, queue.intents(state, limit, offset, after))
 
     def intent(self, intent_id: str) -> LearningIntentDetail:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
@@ -156,11 +160,13 @@ class LearningService:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
         return typed_rows(LearningIntent, queue.failures(limit))
 
-    def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[LearningRecord]:
-        """Adopted records with provenance, newest first."""
+    def list_records(
+        self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[LearningRecord]:
+        """Adopted records with provenance, newest first; `after` (the last one's `[updated, id]`) pages by key."""
         if state is not None and state not in RECORD_STATES:
             raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
-        return typed_rows(LearningRecord, records.list_records(self.parts.store.db, state, limit, offset))
+        return typed_rows(LearningRecord, records.list_records(self.parts.store.db, state, limit, offset, after))
 
     def prompt_records(self) -> list[dict[str, Any]]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""
