@@ -286,10 +286,11 @@ def page_task(
 ) -> Callable[Concatenate[Owner, P], asyncio.Future[R]]:
     """Make an `async` handler of a page callable like a slot: each call starts it as one of the page's tasks."""
 
-    @functools.wraps(handler)
-    def start(self: Owner, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+    def start(self: Owner, /, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
         return self.tasks.start(handler(self, *args, **kwargs))
 
+    # `functools.wraps` types its result as the wrapped coroutine function's: keep `start`'s own type.
+    functools.update_wrapper(start, handler)
     return start
 
 
@@ -299,10 +300,10 @@ def page_action(
     """`page_task` for the action of a control (a save, a rebuild, a question) that disables the control
     while it runs: a call while the page's previous one runs is dropped (see `Tasks.start`'s `alone`)."""
 
-    @functools.wraps(handler)
-    def start(self: Owner, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+    def start(self: Owner, /, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
         return self.tasks.start(handler(self, *args, **kwargs), alone=handler)
 
+    functools.update_wrapper(start, handler)  # `functools.wraps` would type it as the coroutine function
     return start
 
 

@@ -1,6 +1,6 @@
-"""A table model over dict records from `Memory` (skills, facts, topics): columns are keys.
+"""A table model over the rows `Memory` answers (skills, facts, topics, workdays): columns are fields.
 
-Each column names the record key it shows and, optionally, how to turn the
+Each column names the row's field it shows and, optionally, how to turn the
 value into text. Rows are replaced wholesale on reload (these lists are
 small and filtered by the service).
 """
@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, Qt
 
 from gui.paged_model import Index, PagedTableModel
+from service.memory.rows import value_of
+
+R = TypeVar("R")
+
+
+def field_of(record: object, key: str) -> object:
+    """The field `key` of a row (a typed row's attribute, or a JSON object's key); None when it has none."""
+    if isinstance(record, dict):
+        return record.get(key)
+    return value_of(record, key)
 
 
 @dataclass(frozen=True)
@@ -23,8 +33,8 @@ class Column:
     show: Callable[[Any], str] | None = None
 
 
-class RecordModel(PagedTableModel[dict[str, Any]]):
-    """Rows are dicts; `columns` say which key each column shows."""
+class RecordModel(PagedTableModel[R], Generic[R]):
+    """Rows are `Memory`'s rows; `columns` say which field each column shows."""
 
     def __init__(self, columns: Sequence[Column], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -37,7 +47,7 @@ class RecordModel(PagedTableModel[dict[str, Any]]):
             return None
         record, column = self.rows[index.row()], self.columns[index.column()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            value = record.get(column.key)
+            value = field_of(record, column.key)
             if column.show is not None:
                 return column.show(value)
             if isinstance(value, list):
@@ -47,5 +57,5 @@ class RecordModel(PagedTableModel[dict[str, Any]]):
             return record
         return None
 
-    def record(self, row: int) -> dict[str, Any] | None:
+    def record(self, row: int) -> R | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None

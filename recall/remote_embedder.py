@@ -183,8 +183,8 @@ class RemoteEmbedder:
         spread by the jitter so that clients refused together do not come back together."""
         spread = 1.0 + JITTER * (self._jitter() - 0.5)
         if asked is not None:
-            return asked + self.backoff * JITTER * self._jitter()  # never earlier than asked
-        return self.backoff * 2 ** (attempt - 1) * spread
+            return float(asked + self.backoff * JITTER * self._jitter())  # never earlier than asked
+        return float(self.backoff * 2 ** (attempt - 1) * spread)
 
     def _vectors(self, answer: Any, n: int) -> np.ndarray:
         where = f"the embedding server {self.endpoint}"

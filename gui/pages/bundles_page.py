@@ -36,6 +36,7 @@ from gui.words import with_note
 from service.errors import Conflict
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import Bundle
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -117,48 +118,48 @@ class BundlesPage(QWidget):
         bundles, self._folders = await self.tasks.refresh("tree", self._read_tree)
         self._fill_tree(bundles)
 
-    def _read_tree(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    def _read_tree(self) -> tuple[list[Bundle], dict[str, str]]:
         """In the read lane: the bundles, and the folder each is mirrored to (what "open folder" opens, known
         before it is clicked: the GUI thread never waits on the service)."""
         bundles = self.memory.desk.list_bundles()
-        return bundles, {b["bundle_id"]: self.memory.desk.bundle_directory(b["bundle_id"]) for b in bundles}
+        return bundles, {b.bundle_id: self.memory.desk.bundle_directory(b.bundle_id) for b in bundles}
 
-    def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
+    def _fill_tree(self, bundles: list[Bundle]) -> None:
         # The service lists the most recently changed bundle first; a bundle shown already keeps its place,
         # so the one just saved does not jump away from under the person (new ones come first).
         shown = {bundle_id: i for i, bundle_id in enumerate(self._order)}
-        bundles = sorted(bundles, key=lambda b: (b["bundle_id"] in shown, shown.get(b["bundle_id"], 0)))
-        self._order = [b["bundle_id"] for b in bundles]
+        bundles = sorted(bundles, key=lambda b: (b.bundle_id in shown, shown.get(b.bundle_id, 0)))
+        self._order = [b.bundle_id for b in bundles]
         keep = (self.current["bundle_id"], self.current["path"]) if self.current else None
         self.tree.blockSignals(True)
         self.tree.clear()
         chosen = None
         kinds = {"schedule": self.tr("日程"), "project": self.tr("项目")}
-        titles = Counter(bundle["title"] or bundle["key"] for bundle in bundles)
+        titles = Counter(bundle.title or bundle.key for bundle in bundles)
         for bundle in bundles:
-            title = bundle["title"] or bundle["key"]
+            title = bundle.title or bundle.key
             if titles[title] > 1:  # bundles that share a title are told apart by their key
-                title = with_note(title, bundle["key"])
-            top = QTreeWidgetItem([f"{kinds.get(bundle['kind'], bundle['kind'])} · {title}"])
-            top.setToolTip(0, bundle["bundle_id"])
-            top.setData(0, ROLE, (bundle["bundle_id"], None))
+                title = with_note(title, bundle.key)
+            top = QTreeWidgetItem([f"{kinds.get(bundle.kind, bundle.kind)} · {title}"])
+            top.setToolTip(0, bundle.bundle_id)
+            top.setData(0, ROLE, (bundle.bundle_id, None))
             self.tree.addTopLevelItem(top)
             runs = None
-            for doc in bundle["documents"]:
+            for doc in bundle.documents:
                 parent = top
-                label = doc["path"]
+                label = doc.path
                 if label.startswith("runs/"):
                     if runs is None:
                         runs = QTreeWidgetItem([self.tr("运行记录")])
-                        runs.setData(0, ROLE, (bundle["bundle_id"], None))
+                        runs.setData(0, ROLE, (bundle.bundle_id, None))
                         top.addChild(runs)
                     parent, label = runs, label.split("/")[1]
-                item = QTreeWidgetItem([label, str(doc["revision"])])
-                item.setData(0, ROLE, (bundle["bundle_id"], doc["path"]))
+                item = QTreeWidgetItem([label, str(doc.revision)])
+                item.setData(0, ROLE, (bundle.bundle_id, doc.path))
                 parent.addChild(item)
-                if keep == (bundle["bundle_id"], doc["path"]):
+                if keep == (bundle.bundle_id, doc.path):
                     chosen = item
-                    self._note_revision(doc["revision"])
+                    self._note_revision(doc.revision)
             top.setExpanded(True)
         if chosen is not None:
             self.tree.setCurrentItem(chosen)
@@ -203,8 +204,8 @@ class BundlesPage(QWidget):
     @page_task
     async def open_document(self, bundle_id: str, path: str) -> None:
         bundle = await self.tasks.refresh("document", self.memory.desk.get_bundle, bundle_id, path)
-        doc = bundle["documents"][0]
-        self._show(bundle_id, path, doc["revision"], doc["content"], doc.get("file", "same"))
+        doc = bundle.documents[0]
+        self._show(bundle_id, path, doc.revision, doc.content, doc.file)
 
     def _show(self, bundle_id: str, path: str, revision: int, content: str, file_state: str = "same") -> None:
         self.current = {"bundle_id": bundle_id, "path": path, "revision": revision, "content": content}

@@ -43,7 +43,8 @@ from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.memory import EpisodeFilter, episode_key
+from service.memory.memory import EpisodeFilter
+from service.memory.rows import Episode, EpisodeDetail
 
 PAGE_SIZE = 200
 
@@ -52,8 +53,8 @@ def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
 
-class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
-    """Rows are episode records (dicts from `Memory.list_episodes`); more come through `fetcher`."""
+class EpisodeTableModel(PagedTableModel[Episode]):
+    """Rows are archived runs (`Memory.list_episodes`); more come through `fetcher`."""
 
     COLUMNS = ("ts_end", "goal_text", "apps", "success", "steps", "tokens_total", "verifier", "revoked")
 
@@ -77,38 +78,38 @@ class EpisodeTableModel(PagedTableModel[dict[str, Any]]):
         record, column = self.rows[index.row()], self.COLUMNS[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             if column == "ts_end":
-                return _when(float(record.get("ts_end") or 0))
+                return _when(record.ts_end)
             if column == "apps":
-                return " ".join(record.get("apps", []))
+                return " ".join(record.apps)
             if column == "success":
-                outcome = self.tr("成功") if record.get("success") else self.tr("失败")
-                reason = str(record.get("reason") or "")
+                outcome = self.tr("成功") if record.success else self.tr("失败")
+                reason = record.reason
                 return with_note(outcome, end_reason(reason)) if reason else outcome
             if column == "revoked":
                 return self._recall_state(record)
             if column == "verifier":
-                return verifier_name(str(record.get("verifier", "")))
-            return str(record.get(column, ""))
-        if role == Qt.ItemDataRole.ForegroundRole and record.get("revoked"):
+                return verifier_name(record.verifier)
+            return str(getattr(record, column))
+        if role == Qt.ItemDataRole.ForegroundRole and record.revoked:
             return QBrush(QColor(140, 140, 140))
         if role == Qt.ItemDataRole.ToolTipRole and column == "goal_text":
-            return record.get("goal_text", "")
+            return record.goal_text
         if role == Qt.ItemDataRole.ToolTipRole and column == "apps":  # the whole package, when it is cut short
-            return "\n".join(record.get("apps", []))
+            return "\n".join(record.apps)
         if role == Qt.ItemDataRole.ToolTipRole and column == "revoked":
             return self._recall_tip(record)
         return None
 
-    def _recall_state(self, record: dict[str, Any]) -> str:
+    def _recall_state(self, record: Episode) -> str:
         """Whether recall may offer this run: revoked by a person, kept out by the quality gate, or usable."""
-        if record.get("revoked"):
+        if record.revoked:
             return self.tr("已撤销")
-        if not str(record.get("goal_text") or "").strip() or int(record.get("steps") or 0) < self.min_steps:
+        if not record.goal_text.strip() or record.steps < self.min_steps:
             return self.tr("不入索引")
         return self.tr("可回想")
 
-    def _recall_tip(self, record: dict[str, Any]) -> str:
-        if record.get("revoked"):
+    def _recall_tip(self, record: Episode) -> str:
+        if record.revoked:
             return self.tr("已被撤销：回想不会再提供它，档案仍保留")
         if self._recall_state(record) == self.tr("不入索引"):
             return self.tr("少于 {0} 步或没有目标：不进入向量索引").format(self.min_steps)
@@ -284,7 +285,8 @@ class EpisodesPage(QWidget):
         listing = self.model.listing
         if listing is None or not self.model.rows:
             return
-        after = episode_key(self.model.rows[-1])
+        last = self.model.rows[-1]
+        after = (last.ts_end, last.run_id)
         rows = await self.tasks.read(self.memory.runs.list_episodes, listing.query, limit=PAGE_SIZE + 1, after=after)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self.rows_loaded.emit(len(self.model.rows))
@@ -302,7 +304,7 @@ class EpisodesPage(QWidget):
             if not self._following:
                 self._back.clear()  # a row chosen by hand starts a new trail
                 self.back_button.setEnabled(False)
-            self.show_run(str(self.model.rows[row]["run_id"]))
+            self.show_run(self.model.rows[row].run_id)
 
     def follow_run(self, run_id: str) -> None:
         """A link to another run (a recall's 依据): show it, selected in the table when listed; ← 返回 goes back."""
@@ -319,7 +321,7 @@ class EpisodesPage(QWidget):
 
     def _select_run(self, run_id: str) -> None:
         """Show `run_id`, with the table's selection on its row (or on none when the listing lacks it)."""
-        row = next((i for i, r in enumerate(self.model.rows) if r["run_id"] == run_id), -1)
+        row = next((i for i, r in enumerate(self.model.rows) if r.run_id == run_id), -1)
         self._following = True
         try:
             if row >= 0:
@@ -348,8 +350,8 @@ class EpisodesPage(QWidget):
         if self._shown != run_id:
             return
         self.detail.setHtml(self._render(episode, trace))
-        self.revoke_button.setEnabled(not episode.get("revoked"))
-        self.restore_button.setEnabled(bool(episode.get("revoked")))
+        self.revoke_button.setEnabled(not episode.revoked)
+        self.restore_button.setEnabled(episode.revoked)
         self.detail_shown.emit(run_id)
 
     def _empty_hint(self, query: EpisodeFilter) -> str:
@@ -363,27 +365,26 @@ class EpisodesPage(QWidget):
             )
         return f"<p>{html.escape(text)}</p>"
 
-    def _read_run(self, run_id: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def _read_run(self, run_id: str) -> tuple[EpisodeDetail, dict[str, Any] | None]:
         return self.memory.runs.get_episode(run_id), self.memory.recall.recall_trace(run_id)
 
-    def _render(self, e: dict[str, Any], trace: dict[str, Any] | None) -> str:
+    def _render(self, e: EpisodeDetail, trace: dict[str, Any] | None) -> str:
         esc = html.escape
-        tokens = comma_list(f"{token_role_name(k)} {v}" for k, v in (e.get("tokens_by_role") or {}).items()) or "—"
-        lessons = comma_list(e.get("injected_lessons") or []) or "—"
-        apps = self.tr("应用：{0}　令牌：{1}").format(" ".join(e.get("apps", [])) or "—", tokens)
+        tokens = comma_list(f"{token_role_name(k)} {v}" for k, v in e.tokens_by_role.items()) or "—"
+        lessons = comma_list(e.injected_lessons or []) or "—"
+        apps = self.tr("应用：{0}　令牌：{1}").format(" ".join(e.apps) or "—", tokens)
         given = self.tr("注入的经验：{0}").format(lessons)
         events = self.tr("工具事件")
         parts = [
-            f"<h3>{esc(str(e.get('goal_text', '')))}</h3>",
-            f"<p>{esc(str(e['run_id']))} · {esc(scope_name(str(e.get('device_scope', ''))))} · "
-            f"{_when(float(e.get('ts_start') or 0))} → {_when(float(e.get('ts_end') or 0))}</p>",
+            f"<h3>{esc(e.goal_text)}</h3>",
+            f"<p>{esc(e.run_id)} · {esc(scope_name(e.device_scope))} · {_when(e.ts_start)} → {_when(e.ts_end)}</p>",
             f"<p>{esc(apps)}</p><p>{esc(given)}</p><h4>{esc(events)}</h4><table cellpadding='3'>",
         ]
-        for ev in e.get("events", []):
+        for event in e.events:
             parts.append(
-                f"<tr><td>{ev['step']}</td><td>{esc(ev['tool'])}</td><td>{esc(result_class_name(ev['result_class']))}</td>"
-                f"<td>{esc(ev.get('app_package') or '')}</td><td>{esc(ev.get('intent') or '')}</td>"
-                f"<td>{esc(ev.get('note') or '')}</td></tr>"
+                f"<tr><td>{event.step}</td><td>{esc(event.tool)}</td><td>{esc(result_class_name(event.result_class))}</td>"
+                f"<td>{esc(event.app_package or '')}</td><td>{esc(event.intent or '')}</td>"
+                f"<td>{esc(event.note or '')}</td></tr>"
             )
         parts.append("</table>")
         if not trace:
@@ -412,7 +413,7 @@ class EpisodesPage(QWidget):
         if run_id is None:
             return
 
-        def change() -> dict[str, Any]:
+        def change() -> EpisodeDetail:
             if revoked:
                 self.memory.runs.revoke_episode(run_id, actor="user")
             else:
@@ -420,10 +421,10 @@ class EpisodesPage(QWidget):
             return self.memory.runs.get_episode(run_id)
 
         episode = await self.tasks.write(change)
-        record = {k: v for k, v in episode.items() if k != "events"}
+        record = episode.listed()
         for row, listed in enumerate(self.model.rows):
-            if listed["run_id"] == run_id:
+            if listed.run_id == run_id:
                 self.model.replace_row(row, record)
-        self.revoke_button.setEnabled(not episode.get("revoked"))
-        self.restore_button.setEnabled(bool(episode.get("revoked")))
+        self.revoke_button.setEnabled(not episode.revoked)
+        self.restore_button.setEnabled(episode.revoked)
         self.revocation_changed.emit(run_id)

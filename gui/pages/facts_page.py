@@ -26,6 +26,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import quoted
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import Fact
 
 
 class FactsPage(RecordPage):
@@ -42,6 +43,7 @@ class FactsPage(RecordPage):
         return self.search_edit
 
     ID_KEY = "fact_id"
+    model: RecordModel[Fact]
     FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:
@@ -67,7 +69,7 @@ class FactsPage(RecordPage):
         self.search_edit.textChanged.connect(lambda _t: self._debounce.start())
         self.scope_box.currentIndexChanged.connect(lambda _i: self.reload())
         self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[Fact](
             [
                 Column("content", self.tr("事实")),
                 Column("scope", self.tr("范围"), lambda s: scopes.get(s, str(s))),
@@ -109,30 +111,30 @@ class FactsPage(RecordPage):
 
     def _show_fact(self, row: int) -> None:
         record = self.model.record(row)
-        self.confirm_button.setEnabled(record is not None and record["status"] != "active")
-        self.deactivate_button.setEnabled(record is not None and record["status"] != "inactive")
+        self.confirm_button.setEnabled(record is not None and record.status != "active")
+        self.deactivate_button.setEnabled(record is not None and record.status != "inactive")
         if record is None:
             hint = self.tr("选择一条事实查看它的证据。")
             self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
             return
         speakers = {"user": self.tr("用户原话"), "assistant": self.tr("助手复述"), "task": self.tr("任务结果")}
-        kind = f" · {profile_kind_name(record['profile_kind'])}" if record.get("profile_kind") else ""
-        project = f" · {record['project']}" if record.get("project") else ""
+        kind = f" · {profile_kind_name(record.profile_kind)}" if record.profile_kind else ""
+        project = f" · {record.project}" if record.project else ""
         evidence = self.tr("证据")
         parts = [
-            f"<h3>{html.escape(record['content'])}</h3>",
-            f"<p>{html.escape(self.scope_names().get(record['scope'], record['scope']) + kind + project)} · "
-            f"{html.escape(self.status_names().get(record['status'], record['status']))}</p>",
+            f"<h3>{html.escape(record.content)}</h3>",
+            f"<p>{html.escape(self.scope_names().get(record.scope, record.scope) + kind + project)} · "
+            f"{html.escape(self.status_names().get(record.status, record.status))}</p>",
         ]
-        if record.get("status_reason"):
-            parts.append(f"<p><i>{html.escape(fact_reason(record['status_reason']))}</i></p>")
+        if record.status_reason:
+            parts.append(f"<p><i>{html.escape(fact_reason(record.status_reason))}</i></p>")
         parts.append(f"<h4>{html.escape(evidence)}</h4><ul>")
-        for item in record.get("evidence", []):
-            counted = "" if item["counts"] else self.tr("（不计为独立佐证）")
+        for item in record.evidence:
+            counted = "" if item.counts else self.tr("（不计为独立佐证）")
             parts.append(
-                f"<li>{html.escape(quoted(item['quote']))}<br><small>"
-                f"{html.escape(speakers.get(item['speaker'], item['speaker']))} · {html.escape(item['source_id'])} · "
-                f"{html.escape(item['workday'])} {html.escape(counted)}</small></li>"
+                f"<li>{html.escape(quoted(item.quote))}<br><small>"
+                f"{html.escape(speakers.get(item.speaker, item.speaker))} · {html.escape(item.source_id)} · "
+                f"{html.escape(item.workday)} {html.escape(counted)}</small></li>"
             )
         parts.append("</ul>")
         self.detail.setHtml("".join(parts))
@@ -141,5 +143,5 @@ class FactsPage(RecordPage):
         """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
         self.decide(
             lambda fact_id: self.memory.desk.set_fact_status(fact_id, status, actor="user"),
-            lambda fact: fact["content"],
+            lambda fact: fact.content,
         )

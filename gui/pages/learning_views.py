@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
+import msgspec
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton, QWidget
 
@@ -17,6 +17,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import field_html
 from service.memory.api import MemoryApi
 from service.memory.learning import INTENT_STATES, RECORD_STATES
+from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
 
 # Qt's rich text has no <mark>: a highlighted span instead.
 MARK = '<span style="background-color: #ffe58a; font-weight: 600">'
@@ -56,6 +57,7 @@ class QueueView(RecordPage):
     ID_KEY = "intent_id"
     PAGE_KEY = ("updated", "intent_id")
     FILTERS = (("learning/state", "state_box"),)
+    model: RecordModel[LearningIntent]
     detail_loaded = Signal(str)
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:
@@ -68,12 +70,12 @@ class QueueView(RecordPage):
         for state in INTENT_STATES:
             self.state_box.addItem(names[state], state)
         self.state_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[LearningIntent](
             [
                 Column("state", self.tr("状态"), lambda s: names.get(s, str(s))),
                 Column("source_kind", self.tr("来源"), lambda k: self.source_names().get(k, str(k))),
                 Column("source_id", self.tr("来源编号")),
-                Column("candidate", self.tr("候选"), lambda c: (c or {}).get("content", "") if c else ""),
+                Column("candidate", self.tr("候选"), lambda c: c.content if c else ""),
                 Column("updated", self.tr("更新时间"), when),
             ],
             self,
@@ -133,13 +135,13 @@ class QueueView(RecordPage):
 
     def _show_intent(self, row: int) -> None:
         record = self.model.record(row)
-        waiting = record is not None and record["state"] == "candidate"
+        waiting = record is not None and record.state == "candidate"
         for widget in (self.approve_button, self.reject_button, self.reason_edit):
             widget.setEnabled(waiting)
         if record is None:
             self.detail.setHtml("<p>" + html.escape(self.tr("选择一项，查看它的来源、候选和审阅。")) + "</p>")
             return
-        self.load_detail(record["intent_id"])
+        self.load_detail(record.intent_id)
 
     @page_task
     async def load_detail(self, intent_id: str) -> None:
@@ -147,51 +149,49 @@ class QueueView(RecordPage):
         self.detail.setHtml(self.detail_html(detail))
         self.detail_loaded.emit(intent_id)
 
-    def detail_html(self, detail: dict[str, Any]) -> str:
+    def detail_html(self, detail: LearningIntentDetail) -> str:
         names = self.state_names()
-        candidate = detail.get("candidate") or {}
-        quotes = [q for q in candidate.get("quotations", []) if isinstance(q, str)]
+        candidate = detail.candidate
+        quotes = candidate.quotations if candidate else []
         parts = [
-            field_html(self.tr("状态"), names.get(detail["state"], detail["state"])),
-            field_html(self.tr("来源"), f"{self.source_names().get(detail['source_kind'], '')} {detail['source_id']}"),
+            field_html(self.tr("状态"), names.get(detail.state, detail.state)),
+            field_html(self.tr("来源"), f"{self.source_names().get(detail.source_kind, '')} {detail.source_id}"),
         ]
-        if detail.get("reason"):
-            parts.append(field_html(self.tr("说明"), detail["reason"]))
-        if detail["state"] == "candidate" and self.approve_button.isHidden():
+        if detail.reason:
+            parts.append(field_html(self.tr("说明"), detail.reason))
+        if detail.state == "candidate" and self.approve_button.isHidden():
             hint = self.tr(
                 "这一项在等审阅：审阅程序会处理它。想自己决定，勾选上方的“由我审阅”，这里就会出现批准和拒绝。"
             )
             parts.append(f"<p><i>{html.escape(hint)}</i></p>")
         if candidate:
             parts.append("<h3>" + html.escape(self.tr("候选")) + "</h3>")
-            op = (
-                f"{learning_operation_name(str(candidate.get('operation', '')))}"
-                f" · {learning_kind_name(str(candidate.get('kind', '')))}"
-            )
+            op = f"{learning_operation_name(candidate.operation)} · {learning_kind_name(candidate.kind)}"
             parts.append(field_html(self.tr("操作"), op))
-            parts.append(f"<p>{html.escape(candidate.get('content', ''))}</p>")
-            if candidate.get("target"):
-                parts.append(field_html(self.tr("目标"), json.dumps(candidate["target"], ensure_ascii=False)))
-        source = detail.get("source")
+            parts.append(f"<p>{html.escape(candidate.content)}</p>")
+            if candidate.target:
+                target = msgspec.to_builtins(candidate.target)
+                parts.append(field_html(self.tr("目标"), json.dumps(target, ensure_ascii=False)))
+        source = detail.source
         parts.append("<h3>" + html.escape(self.tr("原始来源")) + "</h3>")
         if source is None:
             parts.append("<p>" + html.escape(self.tr("来源已不存在。")) + "</p>")
         else:
-            if detail.get("source_changed"):
+            if detail.source_changed:
                 parts.append("<p><b>" + html.escape(self.tr("来源在此之后被修改过。")) + "</b></p>")
-            for turn in source["turns"]:
+            for turn in source.turns:
                 role = self.role_names().get(turn["role"], turn["role"])
                 said = html.escape(self.tr("{0}：").format(role))
                 parts.append(f"<p><b>{said}</b>{highlight(turn['text'], quotes)}</p>")
-            if source.get("objective"):
-                parts.append(field_html(self.tr("目标结果"), json.dumps(source["objective"], ensure_ascii=False)))
-        for review in detail.get("reviews", []):
-            who = self.tr("本人") if review["reviewer"] == "owner" else self.tr("审阅程序")
-            verdict = names.get(review["state"], review["state"])
-            parts.append(field_html(self.tr("审阅"), f"{who} · {verdict} · {review['reason']}"))
-        for op in detail.get("operations", []):
-            state = operation_state_name(str(op["state"]))
-            parts.append(field_html(self.tr("提取"), f"{op['operation_id']} · {state} {op['reason']}".strip()))
+            if source.objective:
+                parts.append(field_html(self.tr("目标结果"), json.dumps(source.objective, ensure_ascii=False)))
+        for review in detail.reviews:
+            who = self.tr("本人") if review.reviewer == "owner" else self.tr("审阅程序")
+            verdict = names.get(review.state, review.state)
+            parts.append(field_html(self.tr("审阅"), f"{who} · {verdict} · {review.reason}"))
+        for operation in detail.operations:
+            state = operation_state_name(operation.state)
+            parts.append(field_html(self.tr("提取"), f"{operation.operation_id} · {state} {operation.reason}".strip()))
         return "".join(parts)
 
     def owner_review(self, verdict: str) -> None:
@@ -213,6 +213,7 @@ class RecordsView(RecordPage):
     ID_KEY = "id"
     PAGE_KEY = ("updated", "id")
     FILTERS = (("learning/record_state", "state_box"),)
+    model: RecordModel[LearningRecord]
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -225,7 +226,7 @@ class RecordsView(RecordPage):
             self.state_box.addItem(names[state], state)
         self.state_box.setCurrentIndex(1)
         self.state_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[LearningRecord](
             [
                 Column("kind", self.tr("类别")),
                 Column("state", self.tr("状态"), lambda s: names.get(s, str(s))),
@@ -265,31 +266,31 @@ class RecordsView(RecordPage):
 
     def _show_record(self, row: int) -> None:
         record = self.model.record(row)
-        active = record is not None and record["state"] == "active"
+        active = record is not None and record.state == "active"
         for widget in (self.edit_box, self.save_button, self.revoke_button):
             widget.setEnabled(active)
         if record is None:
             self.edit_box.clear()
             self.detail.setHtml("<p>" + html.escape(self.tr("选择一条记录，查看它的出处。")) + "</p>")
             return
-        self.edit_box.setText(record["content"])
-        provenance = record["provenance"]
-        managed = self.tr("由学习管理") if record["managed"] else self.tr("已归本人（不再自动替换）")
+        self.edit_box.setText(record.content)
+        provenance = record.provenance
+        managed = self.tr("由学习管理") if record.managed else self.tr("已归本人（不再自动替换）")
         parts = [
-            f"<h3>{html.escape(record['content'])}</h3>",
-            field_html(self.tr("类别"), record["kind"]),
-            field_html(self.tr("版本"), str(record["version"])),
+            f"<h3>{html.escape(record.content)}</h3>",
+            field_html(self.tr("类别"), record.kind),
+            field_html(self.tr("版本"), str(record.version)),
             field_html(self.tr("管理"), managed),
-            field_html(self.tr("存放于"), record["target"]),
-            field_html(self.tr("到期"), when(record["expires_at"])),
+            field_html(self.tr("存放于"), record.target),
+            field_html(self.tr("到期"), when(record.expires_at)),
             field_html(self.tr("来源"), ", ".join(provenance.get("sources", []))),
             field_html(self.tr("操作"), str(provenance.get("operation", ""))),
             field_html(self.tr("审阅"), f"{provenance.get('reviewer', '')} · {provenance.get('review_reason', '')}"),
             field_html(self.tr("授权"), f"{provenance.get('grant_id', '')} · {provenance.get('owner', '')}"),
         ]
         parts += [f"<blockquote>{html.escape(q)}</blockquote>" for q in provenance.get("quotations", [])]
-        if record.get("reason"):
-            parts.append(field_html(self.tr("说明"), record["reason"]))
+        if record.reason:
+            parts.append(field_html(self.tr("说明"), record.reason))
         self.detail.setHtml("".join(parts))
 
     def revoke(self) -> None:
@@ -302,19 +303,20 @@ class RecordsView(RecordPage):
 
     def save_edit(self) -> None:
         content = self.edit_box.text()
-        self.decide(lambda record_id: self.memory.learning.edit_record(record_id, content), lambda r: r["content"])
+        self.decide(lambda record_id: self.memory.learning.edit_record(record_id, content), lambda r: r.content)
 
 
 class FailuresView(RecordPage):
     """Failure history: leases that ended without an answer, stopped sources, adoptions refused."""
 
     ID_KEY = "intent_id"
+    model: RecordModel[LearningIntent]
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
-        model = RecordModel(
+        model = RecordModel[LearningIntent](
             [
                 Column("state", self.tr("状态")),
                 Column("source_id", self.tr("来源编号")),
@@ -344,6 +346,6 @@ class FailuresView(RecordPage):
             self.detail.setHtml("<p>" + html.escape(self.tr("没有失败记录，或未选择。")) + "</p>")
             return
         self.detail.setHtml(
-            field_html(self.tr("来源"), f"{record['source_kind']} {record['source_id']}")
-            + field_html(self.tr("原因"), record["reason"])
+            field_html(self.tr("来源"), f"{record.source_kind} {record.source_id}")
+            + field_html(self.tr("原因"), record.reason)
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QLineEdit, QPushButton, QWidget
@@ -22,6 +22,7 @@ from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, field_html, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import Lesson, LessonRun, LessonRuns
 
 
 class LessonsPage(RecordPage):
@@ -41,6 +42,7 @@ class LessonsPage(RecordPage):
     runs_shown = Signal(str)  # the lesson whose runs the detail pane now lists
 
     ID_KEY = "lesson_id"
+    model: RecordModel[Lesson]
     FILTERS = (("lessons/status", "status_box"),)
     STATUSES = ("proposed", "approved", "revoked")
 
@@ -59,7 +61,7 @@ class LessonsPage(RecordPage):
         self.filter_edit.setPlaceholderText(self.tr("筛选经验的文字或应用"))
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(lambda _t: self.reload())
-        model = RecordModel(
+        model = RecordModel[Lesson](
             [
                 Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
                 Column("text", self.tr("经验")),
@@ -100,7 +102,7 @@ class LessonsPage(RecordPage):
     async def reload(self) -> None:
         await self._load(self._matching, status=self.status_box.currentData(), text=self.filter_edit.text().strip())
 
-    def _matching(self, *, status: str | None, text: str | None) -> list[dict[str, Any]]:
+    def _matching(self, *, status: str | None, text: str | None) -> list[Lesson]:
         """In the read lane: the lessons of `status` whose text or apps hold `text`.
 
         Lessons are few (a person approves each), so the text is matched here, not in the store.
@@ -110,13 +112,13 @@ class LessonsPage(RecordPage):
         return [
             lesson
             for lesson in lessons
-            if needle in lesson["text"].casefold() or any(needle in app.casefold() for app in lesson["apps"])
+            if needle in lesson.text.casefold() or any(needle in app.casefold() for app in lesson.apps)
         ]
 
     def _show_lesson(self, row: int) -> None:
         record = self.model.record(row)
-        self.approve_button.setEnabled(record is not None and record["status"] != "approved")
-        self.revoke_button.setEnabled(record is not None and record["status"] != "revoked")
+        self.approve_button.setEnabled(record is not None and record.status != "approved")
+        self.revoke_button.setEnabled(record is not None and record.status != "revoked")
         if record is None:  # with no lessons at all, the page's `empty` text replaces this
             hint = self.tr("选择一条经验，查看它来自哪些运行、用在了哪些运行上。")
             self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
@@ -124,52 +126,52 @@ class LessonsPage(RecordPage):
         self.detail.setHtml(self._lesson_html(record, None))
         self.load_runs(record)
 
-    def _lesson_html(self, record: dict[str, Any], runs: dict[str, list[dict[str, Any]]] | None) -> str:
-        status = record["status"]
-        apps = comma_list(record["apps"]) if record["apps"] else self.tr("任何应用")
+    def _lesson_html(self, record: Lesson, runs: LessonRuns | None) -> str:
+        status = record.status
+        apps = comma_list(record.apps) if record.apps else self.tr("任何应用")
         parts = [
-            f"<p style='white-space: pre-wrap'>{html.escape(record['text'])}</p>",
+            f"<p style='white-space: pre-wrap'>{html.escape(record.text)}</p>",
             field_html(self.tr("状态"), self.status_names().get(status, status)),
             field_html(self.tr("相关应用"), apps),
-            field_html(self.tr("提出时间"), str(record.get("created") or "")[:19].replace("T", " ")),
-            field_html(self.tr("编号"), record["lesson_id"]),
+            field_html(self.tr("提出时间"), record.created[:19].replace("T", " ")),
+            field_html(self.tr("编号"), record.lesson_id),
         ]
         if runs is None:
             parts.append("<p>" + html.escape(self.tr("正在读取相关运行…")) + "</p>")
             return "".join(parts)
         parts.append("<h4>" + html.escape(self.tr("学自这些运行")) + "</h4>")
-        parts.append(self._runs_html(runs["learned_from"], self.tr("提出时没有注明来源运行。")))
+        parts.append(self._runs_html(runs.learned_from, self.tr("提出时没有注明来源运行。")))
         parts.append("<h4>" + html.escape(self.tr("已用在这些运行上")) + "</h4>")
-        parts.append(self._runs_html(runs["given_to"], self.tr("还没有运行用到它。")))
+        parts.append(self._runs_html(runs.given_to, self.tr("还没有运行用到它。")))
         return "".join(parts)
 
-    def _runs_html(self, runs: list[dict[str, Any]], empty: str) -> str:
+    def _runs_html(self, runs: list[LessonRun], empty: str) -> str:
         if not runs:
             return f"<p>{html.escape(empty)}</p>"
         items = []
         for run in runs:
-            if not run.get("archived"):
+            if not run.archived:
                 note = html.escape(self.tr("（档案中已没有这次运行）"))
-                items.append(f"<li>{html.escape(run['run_id'])} {note}</li>")
+                items.append(f"<li>{html.escape(run.run_id)} {note}</li>")
                 continue
-            when = dt.datetime.fromtimestamp(float(run["ts_end"])).strftime("%Y-%m-%d %H:%M")
-            outcome = self.tr("成功") if run.get("success") else self.tr("失败")
-            goal = html.escape(with_note(str(run.get("goal_text") or ""), f"{when} · {outcome}"))
-            items.append(f"<li>{run_link(run['run_id'])} {goal}</li>")
+            when = dt.datetime.fromtimestamp(float(run.ts_end or 0)).strftime("%Y-%m-%d %H:%M")
+            outcome = self.tr("成功") if run.success else self.tr("失败")
+            goal = html.escape(with_note(str(run.goal_text or ""), f"{when} · {outcome}"))
+            items.append(f"<li>{run_link(run.run_id)} {goal}</li>")
         return "<ul>" + "".join(items) + "</ul>"
 
     @page_task
-    async def load_runs(self, record: dict[str, Any]) -> None:
-        runs = await self.tasks.refresh("runs", self.memory.lessons.lesson_runs, record["lesson_id"])
+    async def load_runs(self, record: Lesson) -> None:
+        runs = await self.tasks.refresh("runs", self.memory.lessons.lesson_runs, record.lesson_id)
         selected = self.selected()
-        if selected is None or selected["lesson_id"] != record["lesson_id"]:
+        if selected is None or selected.lesson_id != record.lesson_id:
             return  # another lesson is shown now
         self.detail.setHtml(self._lesson_html(selected, runs))
-        self.runs_shown.emit(record["lesson_id"])
+        self.runs_shown.emit(record.lesson_id)
 
     def set_status(self, status: str) -> None:
         """The person's decision on the selected lesson, written with actor `user`."""
         self.decide(
             lambda lesson_id: self.memory.lessons.set_lesson_status(lesson_id, status, actor="user"),
-            lambda lesson: lesson["text"][:40],
+            lambda lesson: lesson.text[:40],
         )

@@ -41,6 +41,7 @@ from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.dream import STEPS
+from service.memory.rows import ConsolidationEntry, JobStatus
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
@@ -73,7 +74,7 @@ class MaintenancePage(QWidget):
         self._cancel = threading.Event()
         self._own = False  # a rebuild this page started is under way
         self._own_name = ""  # which one, in words
-        self._followed: dict[str, Any] | None = None  # a job someone else started, shown here while it runs
+        self._followed: JobStatus | None = None  # a job someone else started, shown here while it runs
         self.watch_timer = QTimer(self)
         self.watch_timer.setInterval(WATCH_MS)
         self.watch_timer.timeout.connect(lambda: self.watch_jobs())
@@ -296,7 +297,7 @@ class MaintenancePage(QWidget):
 
     def _cancel_clicked(self) -> None:
         if self._followed is not None and not self._own:
-            self.cancel_followed(str(self._followed["job_id"]))
+            self.cancel_followed(self._followed.job_id)
         else:
             self._cancel.set()
 
@@ -315,7 +316,7 @@ class MaintenancePage(QWidget):
             self._show_followed(job)
         elif self._followed is not None:
             try:
-                ended: dict[str, Any] | None = await self.tasks.read(self.memory.jobs.status, self._followed["job_id"])
+                ended: JobStatus | None = await self.tasks.read(self.memory.jobs.status, self._followed.job_id)
             except JiyiError:
                 ended = None
             if not self._own and self._followed is not None:
@@ -327,49 +328,50 @@ class MaintenancePage(QWidget):
         await self.tasks.read(self.memory.jobs.cancel, job_id)
         self.rebuild_label.setText(self.tr("已请求取消 {0}，等它在下一步停下…").format(job_id))
 
-    def _job_name(self, job: Mapping[str, Any]) -> str:
+    def _job_name(self, job: JobStatus) -> str:
         names = {
             "rebuild": self.tr("重建视图"),
             "vectors.rebuild": self.tr("重建向量索引"),
             "taskwizard.import": self.tr("导入 TaskWizard"),
             "dream": self.tr("整理"),
         }
-        return names.get(str(job.get("kind")), str(job.get("kind")))
+        return names.get(job.kind, job.kind)
 
-    def _show_followed(self, job: dict[str, Any]) -> None:
-        first = self._followed is None or self._followed["job_id"] != job["job_id"]
+    def _show_followed(self, job: JobStatus) -> None:
+        first = self._followed is None or self._followed.job_id != job.job_id
         self._followed = job
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(False)
         if first:
             # an import commits as it goes and cannot be cancelled (the service refuses it)
-            self.cancel_button.setEnabled(not job.get("cancel_requested") and bool(job.get("cancellable", True)))
-        done, total = int(job.get("done") or 0), int(job.get("total") or 0)
+            self.cancel_button.setEnabled(not job.cancel_requested and job.cancellable)
+        done, total = job.done, job.total
         if total:
             self._moved(done, total)
         else:
             self.progress.setRange(0, 0)
-        if not job.get("cancel_requested"):
+        if not job.cancel_requested:
             text = self.tr("服务正在{0}（{1}，由别处启动）：{2}/{3}")
-            self.rebuild_label.setText(text.format(self._job_name(job), job["job_id"], done, total))
+            self.rebuild_label.setText(text.format(self._job_name(job), job.job_id, done, total))
         self.job_followed.emit(job)
 
-    def _end_followed(self, ended: dict[str, Any] | None) -> None:
-        followed, self._followed = self._followed or {}, None
+    def _end_followed(self, ended: JobStatus | None) -> None:
+        followed, self._followed = self._followed, None
         for button in (self.views_button, self.vectors_button):
             button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
         self.progress.setTextVisible(False)
-        name, job_id = self._job_name(followed), followed.get("job_id", "")
-        state = (ended or {}).get("state")
+        name = self._job_name(followed) if followed is not None else ""
+        job_id = followed.job_id if followed is not None else ""
+        state = ended.state if ended is not None else None
         self.progress.setValue(1 if state == "done" else 0)
         if state == "done":
             self.rebuild_label.setText(self.tr("{0}（{1}）已完成").format(name, job_id))
         elif state == "cancelled":
             self.rebuild_label.setText(self.tr("{0}（{1}）已取消").format(name, job_id))
         elif state == "failed":
-            message = ((ended or {}).get("error") or {}).get("message", "")
+            message = ((ended.error if ended is not None else None) or {}).get("message", "")
             self.rebuild_label.setText(self.tr("{0}（{1}）失败：{2}").format(name, job_id, message))
         else:
             self.rebuild_label.setText(self.tr("服务上的{0}（{1}）已结束").format(name, job_id))
@@ -407,10 +409,10 @@ class MaintenancePage(QWidget):
         self.reports_view.setHtml("".join(parts))
         self.reports_loaded.emit(len(dreams) + len(consolidations))
 
-    def _read_reports(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def _read_reports(self) -> tuple[list[dict[str, Any]], list[ConsolidationEntry]]:
         return self.memory.dream.reports(10), self.memory.desk.consolidation_log(20)
 
-    def _consolidation(self, record: dict[str, Any]) -> str:
+    def _consolidation(self, record: ConsolidationEntry) -> str:
         """One entry of the consolidation log as a line of HTML."""
         kinds = {
             "commit": self.tr("归档"),
@@ -421,12 +423,12 @@ class MaintenancePage(QWidget):
             "failed": self.tr("失败"),
             "note": self.tr("备注"),
         }
-        detail = record.get("detail") or {}
+        detail = record.detail
         return (
-            f"{html.escape(record['ts'][:16].replace('T', ' '))} · "
-            f"{html.escape(kinds.get(record['kind'], record['kind']))}"
-            + (f" · {html.escape(record['workday'])}" if record.get("workday") else "")
-            + (f" · {html.escape(record['summary'])}" if record.get("summary") else "")
+            f"{html.escape(record.ts[:16].replace('T', ' '))} · "
+            f"{html.escape(kinds.get(record.kind, record.kind))}"
+            + (f" · {html.escape(record.workday)}" if record.workday else "")
+            + (f" · {html.escape(record.summary)}" if record.summary else "")
             + (f" · {html.escape(self._detail(detail))}" if detail else "")
         )
 

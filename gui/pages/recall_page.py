@@ -42,6 +42,7 @@ from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.results import RecallStatistics
+from service.memory.rows import DailyRecallPoint
 
 DAY = 86400.0
 PACKAGE_COLUMNS = ("package", "precision", "recall", "predictions", "actuals")
@@ -86,7 +87,7 @@ class RecallPage(QWidget):
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
-        self.days: list[dict[str, Any]] = []
+        self.days: list[DailyRecallPoint] = []
         self.mode_label = QLabel()
         self.range_combo = QComboBox()
         for label, days in (
@@ -205,8 +206,8 @@ class RecallPage(QWidget):
             )
         )
         self.days = stats["daily"]
-        xs = [day_start(d["day"]) + DAY / 2 for d in self.days]
-        counts = [d["evaluations"] for d in self.days]
+        xs = [day_start(d.day) + DAY / 2 for d in self.days]
+        counts = [d.evaluations for d in self.days]
         self.rates_plot.clear()
         self.count_plot.clear()
         if xs:
@@ -217,14 +218,14 @@ class RecallPage(QWidget):
             ):
                 self.rates_plot.plot(
                     xs,
-                    [d[key] for d in self.days],
+                    [getattr(d, key) for d in self.days],
                     pen=pg.mkPen(color, width=2),
                     symbol="o",
                     symbolSize=6,
                     symbolBrush=color,
                     name=name,
                 )
-            smooth = rolling([d["hit_at_1"] for d in self.days], counts)
+            smooth = rolling([d.hit_at_1 for d in self.days], counts)
             self.rates_plot.plot(
                 xs,
                 smooth,
@@ -282,8 +283,8 @@ class RecallPage(QWidget):
         """A click on a day of either daily chart lists that day's runs."""
         point = plot.getPlotItem().vb.mapSceneToView(event.scenePos())
         if self.days:
-            nearest = min(self.days, key=lambda d: abs(day_start(d["day"]) + DAY / 2 - point.x()))
-            self.show_day(nearest["day"])
+            nearest = min(self.days, key=lambda d: abs(day_start(d.day) + DAY / 2 - point.x()))
+            self.show_day(nearest.day)
 
     def _why(self, recall: dict[str, Any]) -> str:
         """Why the top app was recalled: the name the task used, or the past goal and the two scores."""

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.lanes import Tasks, page_task
-from gui.record_model import RecordModel
+from gui.record_model import RecordModel, field_of
 from service.memory.api import MemoryApi
 
 PAGE_SIZE = 200
@@ -41,14 +41,14 @@ class RecordPage(QWidget):
 
     memory: MemoryApi
     tasks: Tasks
-    model: RecordModel
+    model: RecordModel[Any]
     table: QTableView
     detail: QTextBrowser
     message: QLabel
 
     def build(
         self,
-        model: RecordModel,
+        model: RecordModel[Any],
         stretch_column: int,
         top: Sequence[QWidget],
         buttons: Sequence[QWidget],
@@ -105,7 +105,7 @@ class RecordPage(QWidget):
         layout.addWidget(splitter, 1)
         self._show(-1)
 
-    async def _load(self, fetch: Callable[..., list[dict[str, Any]]], **filters: Any) -> None:
+    async def _load(self, fetch: Callable[..., list[Any]], **filters: Any) -> None:
         """Show the rows `fetch(**filters)` reads, keeping the selected record selected when it is still there.
 
         A page that names its `PAGE_KEY` is shown `PAGE_SIZE` rows at a time: the first page here, each
@@ -122,7 +122,7 @@ class RecordPage(QWidget):
             return
         self.model.fetcher = (lambda _offset: self._more(fetch)) if paged else None
         key = self.ID_KEY
-        keep = next((i for i, r in enumerate(rows) if selected and r[key] == selected[key]), -1)
+        keep = next((i for i, r in enumerate(rows) if selected and field_of(r, key) == field_of(selected, key)), -1)
         if keep >= 0:
             self.table.selectRow(keep)
         self._show(keep)
@@ -139,12 +139,12 @@ class RecordPage(QWidget):
         self.loaded.emit(len(rows))
 
     @page_task
-    async def _more(self, fetch: Callable[..., list[dict[str, Any]]]) -> None:
+    async def _more(self, fetch: Callable[..., list[Any]]) -> None:
         """The page after the last row shown, of the listing shown (its filters as they were then)."""
         listing = self.model.listing
         if listing is None or not self.model.rows:
             return
-        after = tuple(self.model.rows[-1][key] for key in self.PAGE_KEY)
+        after = tuple(field_of(self.model.rows[-1], key) for key in self.PAGE_KEY)
         rows = await self.tasks.read(fetch, limit=PAGE_SIZE + 1, after=after, **listing.query)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self.loaded.emit(len(self.model.rows))
@@ -153,17 +153,18 @@ class RecordPage(QWidget):
         self.message.setText(self.tr("失败：{0}").format(message))
         self.action_failed.emit(message)
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> Any:
+        """The selected row (None: none)."""
         index = self.table.currentIndex()
         return self.model.record(index.row()) if index.isValid() else None
 
     @page_task
-    async def decide(self, change: Callable[[str], dict[str, Any]], describe: Callable[[dict[str, Any]], str]) -> None:
+    async def decide(self, change: Callable[[str], Any], describe: Callable[[Any], str]) -> None:
         """Apply the person's decision `change(record id)` to the selected record (write lane), then reload."""
         record = self.selected()
         if record is None:
             return
-        changed = await self.tasks.write(change, record[self.ID_KEY])
+        changed = await self.tasks.write(change, str(field_of(record, self.ID_KEY)))
         self.message.setText(self.tr("已更新：{0}").format(describe(changed)))
         self.status_changed.emit(changed)
         self._reload()

@@ -25,6 +25,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import field_html, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import Skill
 
 
 class SkillsPage(RecordPage):
@@ -41,6 +42,7 @@ class SkillsPage(RecordPage):
         return self.status_box
 
     ID_KEY = "skill_id"
+    model: RecordModel[Skill]
     FILTERS = (("skills/status", "status_box"),)
 
     STATUSES = ("draft", "active", "disabled", "rejected")
@@ -56,7 +58,7 @@ class SkillsPage(RecordPage):
             self.status_box.addItem(names[status], status)
         self.status_box.setCurrentIndex(1)  # drafts first: they are what waits for the user
         self.status_box.currentIndexChanged.connect(lambda _i: self.reload())
-        model = RecordModel(
+        model = RecordModel[Skill](
             [
                 Column("name", self.tr("名称")),
                 Column("status", self.tr("状态"), lambda s: names.get(s, str(s))),
@@ -105,25 +107,23 @@ class SkillsPage(RecordPage):
             hint = self.tr("选择一个技能查看它的内容和来源。")
             self.detail.setHtml(f"<p>{html.escape(hint)}</p>")
             return
-        status = record["status"]
+        status = record.status
         self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
         self.reject_button.setEnabled(status == "draft")
         self.disable_button.setEnabled(status == "active")
         parts = [
-            f"<h3>{html.escape(record['name'])}</h3>",
+            f"<h3>{html.escape(record.name)}</h3>",
             field_html(self.tr("状态"), self.status_names().get(status, status)),
-            f"<pre style='white-space: pre-wrap'>{html.escape(record['text'])}</pre>",
-            field_html(self.tr("来源问答"), str(record.get("source_interaction_id") or "")),
+            f"<pre style='white-space: pre-wrap'>{html.escape(record.text)}</pre>",
+            field_html(self.tr("来源问答"), record.source_interaction_id or ""),
         ]
-        source = record.get("source_quote")
+        source = record.source_quote
         if source:
             parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
-        if record.get("decided_by"):
-            who = actor_name(str(record["decided_by"]))
+        if record.decided_by:
+            who = actor_name(record.decided_by)
             parts.append(
-                field_html(
-                    self.tr("决定者"), with_note(who, record["user_request"]) if record.get("user_request") else who
-                )
+                field_html(self.tr("决定者"), with_note(who, record.user_request) if record.user_request else who)
             )
         self.detail.setHtml("".join(parts))
 
@@ -131,5 +131,5 @@ class SkillsPage(RecordPage):
         """The user's decision on the selected skill, written with actor `user`."""
         self.decide(
             lambda skill_id: self.memory.desk.set_skill_status(skill_id, status, actor="user"),
-            lambda skill: skill["name"],
+            lambda skill: skill.name,
         )

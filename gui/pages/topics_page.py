@@ -33,6 +33,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import labelled
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import Topic, TopicDetail, TopicTurn, Workday
 
 TURNS_PER_PAGE = 50
 
@@ -60,8 +61,8 @@ class TopicsPage(QWidget):
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
-        self.topic: dict[str, Any] | None = None
-        self.items: list[dict[str, Any]] = []
+        self.topic: TopicDetail | None = None
+        self.items: list[TopicTurn] = []
         self.backlog_label = QLabel("…")
         self.backlog_label.setWordWrap(True)
         self.search_edit = QLineEdit()
@@ -106,7 +107,7 @@ class TopicsPage(QWidget):
 
     def _build_tables(self) -> tuple[QTableView, QTableView]:
         """Workdays (select one to list its topics) and topics (select one to read it)."""
-        self.days = RecordModel(
+        self.days = RecordModel[Workday](
             [
                 Column("workday", self.tr("工作日")),
                 Column("interactions", self.tr("问答")),
@@ -124,7 +125,7 @@ class TopicsPage(QWidget):
         self.day_table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.day_table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.day_table.selectionModel().currentRowChanged.connect(lambda cur, _o: self._day_selected(cur.row()))
-        self.topics = RecordModel(
+        self.topics = RecordModel[Topic](
             [
                 Column("title", self.tr("话题")),
                 Column("segment", self.tr("当日概括")),
@@ -181,7 +182,7 @@ class TopicsPage(QWidget):
     def _day_selected(self, row: int) -> None:
         record = self.days.record(row)
         if record is not None:
-            self.load_topics(self.memory.desk.workday_topics, record["workday"])
+            self.load_topics(self.memory.desk.workday_topics, record.workday)
 
     def search_topics(self) -> None:
         text = self.search_edit.text().strip()
@@ -189,7 +190,7 @@ class TopicsPage(QWidget):
             self.load_topics(self.memory.desk.list_topics, text=text)
 
     @page_task
-    async def load_topics(self, fetch: Callable[..., list[dict[str, Any]]], *args: Any, **kwargs: Any) -> None:
+    async def load_topics(self, fetch: Callable[..., list[Topic]], *args: Any, **kwargs: Any) -> None:
         """The topics of a workday or of a search (whichever was asked last is shown)."""
         rows = await self.tasks.refresh("topics", fetch, *args, **kwargs)
         self.topics.reset_rows(rows, False)
@@ -198,20 +199,20 @@ class TopicsPage(QWidget):
     def _topic_selected(self, row: int) -> None:
         record = self.topics.record(row)
         if record is not None:
-            self.open_topic(record["topic_id"])
+            self.open_topic(record.topic_id)
 
     @page_task
     async def open_topic(self, topic_id: str) -> None:
         topic = await self.tasks.refresh("topic", self.memory.desk.get_topic, topic_id, limit=TURNS_PER_PAGE)
-        self.items = list(topic["items"])
+        self.items = list(topic.items)
         self._show_topic(topic)
 
     @page_action
     async def load_more(self) -> None:
         """The next turns of the open topic, below those shown."""
-        if self.topic is None or self.topic.get("next_offset") is None:
+        if self.topic is None or self.topic.next_offset is None:
             return
-        topic_id, offset = self.topic["topic_id"], self.topic["next_offset"]
+        topic_id, offset = self.topic.topic_id, self.topic.next_offset
         self.more_button.setEnabled(False)
         try:
             page = await self.tasks.refresh(
@@ -220,45 +221,43 @@ class TopicsPage(QWidget):
         except Exception:
             self.more_button.setEnabled(True)  # the same turns can be asked for again
             raise
-        if self.topic is not None and self.topic["topic_id"] == topic_id:
-            self.items = [*self.items, *page["items"]]
+        if self.topic is not None and self.topic.topic_id == topic_id:
+            self.items = [*self.items, *page.items]
             self._show_topic(page)
 
-    def _show_topic(self, topic: dict[str, Any]) -> None:
+    def _show_topic(self, topic: TopicDetail) -> None:
         self.topic = topic
         kinds = {"task": self.tr("任务"), "chat": self.tr("闲聊"), "discussion": self.tr("讨论")}
         esc = html.escape
         turns, daily, tasks, asked = self.tr("{0} 条问答"), self.tr("每日概括"), self.tr("关联任务"), self.tr("问答")
         user, assistant = self.tr("用户"), self.tr("助手")
         parts = [
-            f"<h3>{esc(topic['title'])}</h3>",
-            f"<p>{esc(kinds.get(topic['kind'], topic['kind']))} · "
-            f"{esc(topic['first_workday'])} → {esc(topic['last_workday'])} · "
-            f"{esc(turns.format(topic['interactions']))}</p>",
+            f"<h3>{esc(topic.title)}</h3>",
+            f"<p>{esc(kinds.get(topic.kind, topic.kind))} · "
+            f"{esc(topic.first_workday)} → {esc(topic.last_workday)} · "
+            f"{esc(turns.format(topic.interactions))}</p>",
         ]
-        if topic.get("summary"):
-            parts.append(f"<p>{esc(topic['summary'])}</p>")
+        if topic.summary:
+            parts.append(f"<p>{esc(topic.summary)}</p>")
         parts.append(f"<h4>{esc(daily)}</h4><ul>")
-        parts += [f"<li>{esc(labelled(s['workday'], s['summary']))}</li>" for s in topic["segments"]]
+        parts += [f"<li>{esc(labelled(s.workday, s.summary))}</li>" for s in topic.segments]
         parts.append("</ul>")
-        if topic.get("tasks"):
+        if topic.tasks:
             parts.append(f"<h4>{esc(tasks)}</h4><ul>")
-            parts += [
-                f"<li>{esc(labelled(t['title'] + ' → ' + t['status'], t['result']))}</li>" for t in topic["tasks"]
-            ]
+            parts += [f"<li>{esc(labelled(t.title + ' → ' + t.status, t.result))}</li>" for t in topic.tasks]
             parts.append("</ul>")
         parts.append(f"<h4>{esc(asked)}</h4>")
         for item in self.items:
             parts.append(
-                f"<p><small>{esc(item['ts'][:19].replace('T', ' '))} · {esc(source_name(item['source']))}</small><br>"
-                + labelled(f"<b>{esc(user)}</b>", esc(item["user_text"]))
+                f"<p><small>{esc(item.ts[:19].replace('T', ' '))} · {esc(source_name(item.source))}</small><br>"
+                + labelled(f"<b>{esc(user)}</b>", esc(item.user_text))
                 + "<br>"
-                + labelled(f"<b>{esc(assistant)}</b>", esc(item["assistant_text"]))
+                + labelled(f"<b>{esc(assistant)}</b>", esc(item.assistant_text))
                 + "</p>"
             )
         self.detail.setHtml("".join(parts))
-        self.more_button.setEnabled(topic.get("next_offset") is not None)
-        self.topic_loaded.emit(topic["topic_id"], len(self.items))
+        self.more_button.setEnabled(topic.next_offset is not None)
+        self.topic_loaded.emit(topic.topic_id, len(self.items))
 
     def restore_state(self, settings: QSettings) -> None:
         """Bring back what the user chose last time."""

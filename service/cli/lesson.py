@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.cli.command import LazyChoices, Subparsers, add_command, add_group, open_memory
+from service.memory.rows import Lesson
 
 if TYPE_CHECKING:
     from service.config import Config
@@ -55,11 +56,11 @@ def set_status(status: str, args: argparse.Namespace, config: Config) -> int:
     return _print_lessons([lesson])
 
 
-def _print_lessons(lessons: list[dict[str, Any]]) -> int:
+def _print_lessons(lessons: list[Lesson]) -> int:
     for lesson in lessons:
-        apps = ",".join(lesson["apps"]) or "any app"
-        card = f"procedure v{lesson['version']}  " if lesson.get("kind") == "procedure" else ""
-        print(f"{lesson['lesson_id']}  {lesson['status']:<13}  {card}{apps}  {lesson['text']}")
+        apps = ",".join(lesson.apps) or "any app"
+        card = f"procedure v{lesson.version}  " if lesson.kind == "procedure" else ""
+        print(f"{lesson.lesson_id}  {lesson.status:<13}  {card}{apps}  {lesson.text}")
     if not lessons:
         print("no lessons")
     return 0

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import msgspec
 from rich.cells import cell_len
 
 ProgressCallback = Callable[[int, int], None]
@@ -27,8 +28,16 @@ def pad(text: str, width: int) -> str:
 
 
 def print_json(data: Any) -> None:
-    """`data` as indented JSON on stdout, Chinese as itself (values JSON lacks become strings)."""
-    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    """`data` as indented JSON on stdout, Chinese as itself (typed rows as their JSON objects; other values
+    JSON lacks become strings)."""
+    print(json.dumps(data, ensure_ascii=False, indent=2, default=_plain))
+
+
+def _plain(value: object) -> object:
+    """A typed row (`service.memory.rows`) as the object the socket would send; anything else as text."""
+    if isinstance(value, msgspec.Struct):
+        return msgspec.to_builtins(value, enc_hook=str)
+    return str(value)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from rich.cells import cell_len
 
 from service.cli.command import Subparsers, add_command, open_memory, positive_int
@@ -90,7 +91,7 @@ def recall_stats(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print_json(stats)
     elif args.per == "day":
-        print_table(DAY_COLUMNS, stats["daily"])
+        print_table(DAY_COLUMNS, [msgspec.to_builtins(day) for day in stats["daily"]])
     elif args.per == "package":
         print_table(PACKAGE_COLUMNS, stats["packages"])
     else:

@@ -162,15 +162,15 @@ def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
 
 def _person_decides(memory: Memory) -> None:
     """The person activates one skill draft (through the agent, as they asked) and edits a bundle document."""
-    news = next(s for s in memory.desk.list_skills("draft") if s["name"] == "新闻只选科技财经")
+    news = next(s for s in memory.desk.list_skills("draft") if s.name == "新闻只选科技财经")
     memory.desk.set_skill_status(
-        news["skill_id"], "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能"
+        news.skill_id, "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能"
     )
-    bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md")["documents"][0]
+    bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md").documents[0]
     memory.desk.put_bundle_document(
         "schedule/ufo-daily",
         "preferences.md",
         "# 偏好 · 每日 UFO 构建检查\n\n- 只在**失败**时提醒我\n- 警告超过 5 个时也提醒\n",
-        expected_revision=bundle["revision"],
+        expected_revision=bundle.revision,
         actor="user",
     )

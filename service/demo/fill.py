@@ -121,9 +121,9 @@ def _lessons(memory: Memory) -> int:
         runs = memory.runs.list_episodes(EpisodeFilter(success=False, app=about), limit=2)
         if not runs and about:
             runs = memory.runs.list_episodes(EpisodeFilter(app=about), limit=2)
-        lesson = memory.lessons.add_lesson(text, apps, runs=[r["run_id"] for r in runs], actor="agent")
+        lesson = memory.lessons.add_lesson(text, apps, runs=[r.run_id for r in runs], actor="agent")
         if i == 0:
-            memory.lessons.set_lesson_status(lesson["lesson_id"], "approved", actor="user")
+            memory.lessons.set_lesson_status(lesson.lesson_id, "approved", actor="user")
     return len(LESSONS)
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recall.alias_vectors import worth_embedding
-from recall.resolve import Resolution, ResolverIndex
+from recall.resolve import ResolverIndex
+from recall.verdict import Resolution
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
 from service.memory.results import LearnAliasOutcome

@@ -24,6 +24,18 @@ from service.memory.results import (
     MaintenanceStatus,
     TaskCompleted,
 )
+from service.memory.rows import (
+    Bundle,
+    BundleDetail,
+    ConsolidationEntry,
+    Fact,
+    Skill,
+    Topic,
+    TopicDetail,
+    Workday,
+    row,
+    rows,
+)
 from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
@@ -39,7 +51,7 @@ from store.desk import (
     skills,
     topics,
 )
-from store.desk.bundles import BundleFiles
+from store.desk.bundle_files import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.workday import is_workday, previous_workday, workday_of
@@ -370,27 +382,27 @@ class DeskService:
 
     # -- topics and workdays ---------------------------------------------------------------------
 
-    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        return topics.get_topic(self.store, topic_id, limit=limit, offset=offset)
+    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
+        return row(TopicDetail, topics.get_topic(self.store, topic_id, limit=limit, offset=offset))
 
-    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return topics.list_topics(self.store, text=text, limit=limit, offset=offset)
+    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
+        return rows(Topic, topics.list_topics(self.store, text=text, limit=limit, offset=offset))
 
     def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[dict[str, Any]]:
         return topics.recent_workdays(self.store, count)
 
-    def workday_topics(self, workday: str) -> list[dict[str, Any]]:
+    def workday_topics(self, workday: str) -> list[Topic]:
         """The topics active on `workday` (those with a segment that day)."""
         if not is_workday(workday):
             raise InvalidInput("workday must be YYYY-MM-DD")
-        return topics.workday_topics(self.store, workday)
+        return rows(Topic, topics.workday_topics(self.store, workday))
 
-    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
-        return topics.workdays(self.store, limit=limit, offset=offset)
+    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
+        return rows(Workday, topics.workdays(self.store, limit=limit, offset=offset))
 
-    def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
+    def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         """What consolidation did, newest first (commits, reviews, agent reports)."""
-        return topics.consolidation_log(self.store, limit)
+        return rows(ConsolidationEntry, topics.consolidation_log(self.store, limit))
 
     # -- facts -------------------------------------------------------------------------------------
 
@@ -402,37 +414,38 @@ class DeskService:
         text: str | None = None,
         limit: int = 200,
         offset: int = 0,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Fact]:
         if scope is not None and scope not in fact_terms.SCOPES:
             raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
         if status is not None and status not in fact_terms.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
-        return facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
+        found = facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
+        return rows(Fact, found)
 
-    def get_fact(self, fact_id: str) -> dict[str, Any]:
-        return facts.get_fact(self.store, fact_id)
+    def get_fact(self, fact_id: str) -> Fact:
+        return row(Fact, facts.get_fact(self.store, fact_id))
 
-    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
+    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> Fact:
         """Confirm (active) or deactivate (inactive) a fact by hand; the reason is kept redacted."""
         check_actor(actor)
         with self.parts.writes:
             result = facts.set_status(self.store, fact_id, status, self.redactor.redact(reason), actor=actor)
         self._desk_changed()
-        return result
+        return row(Fact, result)
 
     # -- skills --------------------------------------------------------------------------------------
 
-    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         if status is not None and status not in skills.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(skills.STATUSES)}")
-        return skills.list_skills(self.store, status, limit, offset)
+        return rows(Skill, skills.list_skills(self.store, status, limit, offset))
 
-    def get_skill(self, skill_id: str) -> dict[str, Any]:
-        return skills.get_skill(self.store, skill_id)
+    def get_skill(self, skill_id: str) -> Skill:
+        return row(Skill, skills.get_skill(self.store, skill_id))
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Skill:
         """Approve, reject, disable or re-draft a skill. An agent activating one must pass `user_request`."""
         check_actor(actor)
         with self.parts.writes:
@@ -440,17 +453,17 @@ class DeskService:
                 self.store, skill_id, status, actor=actor, user_request=user_request, redactor=self.redactor
             )
         self._desk_changed()
-        return result
+        return row(Skill, result)
 
     # -- bundles ---------------------------------------------------------------------------------------
 
-    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         if kind is not None and kind not in bundle_names.KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(bundle_names.KINDS)}")
-        return bundles.list_bundles(self.store, kind, limit, offset)
+        return rows(Bundle, bundles.list_bundles(self.store, kind, limit, offset))
 
-    def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
-        return bundles.get_bundle(self.store, self.bundle_files, bundle_id, path)
+    def get_bundle(self, bundle_id: str, path: str | None = None) -> BundleDetail:
+        return row(BundleDetail, bundles.get_bundle(self.store, self.bundle_files, bundle_id, path))
 
     def put_bundle_document(
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"

@@ -25,7 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from service.errors import Cancelled
+from service.memory.rows import JobStatus
 from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service.memory")
@@ -54,21 +57,21 @@ class Job:
     raised: BaseException | None = None  # what the work raised (for `Jobs.run` to raise again)
     cancellable: bool = True
 
-    def status(self) -> dict[str, Any]:
-        """The job as clients see it (JSON)."""
-        return {
-            "job_id": self.job_id,
-            "kind": self.kind,
-            "state": self.state,
-            "done": self.done,
-            "total": self.total,
-            "started": self.started,
-            "finished": self.finished,
-            "cancel_requested": self.cancel.is_set(),
-            "cancellable": self.cancellable,
-            "outcome": self.outcome,
-            "error": self.error,
-        }
+    def status(self) -> JobStatus:
+        """The job as clients see it."""
+        return JobStatus(
+            job_id=self.job_id,
+            kind=self.kind,
+            state=self.state,
+            done=self.done,
+            total=self.total,
+            started=self.started,
+            finished=self.finished,
+            cancel_requested=self.cancel.is_set(),
+            cancellable=self.cancellable,
+            outcome=self.outcome,
+            error=self.error,
+        )
 
 
 class Jobs:
@@ -80,7 +83,7 @@ class Jobs:
         self._numbers = itertools.count(1)
         self._threads: list[threading.Thread] = []
 
-    def start(self, kind: str, work: Work, *, cancellable: bool = True) -> dict[str, Any]:
+    def start(self, kind: str, work: Work, *, cancellable: bool = True) -> JobStatus:
         """Start `work` on a thread of its own; its status at once. `Busy` while another job runs."""
         job = self._begin(kind, cancellable)
         thread = threading.Thread(target=self._run, args=(job, work), name=f"jiyi-{job.job_id}", daemon=True)
@@ -100,7 +103,7 @@ class Jobs:
             return job.outcome or {}
         raise job.raised if job.raised is not None else Cancelled()
 
-    def status(self, job_id: str) -> dict[str, Any]:
+    def status(self, job_id: str) -> JobStatus:
         """The job's status; `NotFound` for a job this memory never ran (or has forgotten)."""
         with self._lock:
             job = self._jobs.get(job_id)
@@ -108,7 +111,7 @@ class Jobs:
                 raise NotFound(f"no job {job_id!r} (the service remembers its last {KEPT} jobs since it started)")
             return job.status()
 
-    def cancel(self, job_id: str) -> dict[str, Any]:
+    def cancel(self, job_id: str) -> JobStatus:
         """Ask the job to stop at its next step; its status (a finished job stays as it ended)."""
         with self._lock:
             job = self._jobs.get(job_id)
@@ -119,17 +122,17 @@ class Jobs:
                     raise Conflict(
                         f"job {job_id} ({job.kind}) cannot be cancelled: it commits what it read part by part; "
                         "let it finish (job.status follows it)",
-                        {"job": job.status()},
+                        {"job": msgspec.to_builtins(job.status())},
                     )
                 job.cancel.set()
             return job.status()
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> list[JobStatus]:
         """Every remembered job, the newest first."""
         with self._lock:
             return [job.status() for job in reversed(self._jobs.values())]
 
-    def running(self) -> dict[str, Any] | None:
+    def running(self) -> JobStatus | None:
         """The running job's status, or None."""
         with self._lock:
             job = self._running()
@@ -157,7 +160,7 @@ class Jobs:
                 raise Busy(
                     f"{running.kind} is running already as job {running.job_id} "
                     f"({running.done}/{running.total}); follow it with job.status or stop it with job.cancel",
-                    {"job": running.status()},
+                    {"job": msgspec.to_builtins(running.status())},
                 )
             job = Job(f"job-{next(self._numbers)}", kind, time.time(), cancellable=cancellable)
             self._jobs[job.job_id] = job

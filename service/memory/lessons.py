@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from service.memory.parts import Parts, check_actor
+from service.memory.rows import Lesson, LessonRuns, row, rows
 from store.core.errors import Forbidden, InvalidInput
 from store.episodes import lessons
 
@@ -20,15 +20,15 @@ class LessonService:
 
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Lesson:
         """Propose a lesson, learned from `runs` (agents get it in `on` mode only after a person approves it)."""
         check_actor(actor)
         with self.parts.writes:
             lesson = lessons.add(self.parts.store, text, apps, actor=actor, redactor=self.parts.redactor, runs=runs)
         self.parts.changed(lessons.DOMAIN)
-        return lesson
+        return row(Lesson, lesson)
 
-    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
+    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
         check_actor(actor)
         if status == "approved" and actor != "user":
@@ -36,11 +36,11 @@ class LessonService:
         with self.parts.writes:
             lesson = lessons.set_status(self.parts.store, lesson_id, status, actor=actor)
         self.parts.changed(lessons.DOMAIN)
-        return lesson
+        return row(Lesson, lesson)
 
-    def lesson_runs(self, lesson_id: str) -> dict[str, list[dict[str, Any]]]:
+    def lesson_runs(self, lesson_id: str) -> LessonRuns:
         """The runs a lesson was learned from and the runs it was given to (`store.episodes.lessons.runs_of`)."""
-        return lessons.runs_of(self.parts.store, lesson_id)
+        return row(LessonRuns, lessons.runs_of(self.parts.store, lesson_id))
 
     @staticmethod
     def statuses() -> tuple[str, ...]:
@@ -48,8 +48,8 @@ class LessonService:
         procedure cards imported from TaskWizard (needs_review, auto_approved, superseded)."""
         return STATUSES
 
-    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
+    def list_lessons(self, status: str | None = None) -> list[Lesson]:
         """Lessons, optionally of one status."""
         if status is not None and status not in STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
-        return lessons.list_lessons(self.parts.store, status)
+        return rows(Lesson, lessons.list_lessons(self.parts.store, status))

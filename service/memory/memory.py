@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recall.registry import AppRegistry, default_registry
-from recall.resolve import Resolution
+from recall.verdict import Resolution
 from service import __version__
 from service.config import Config
 from service.memory.appkb import AppKbService, LaunchOutcome

@@ -24,6 +24,8 @@ from recall.term_ownership import goal_terms
 from recall.vectors import VectorIndex
 from service.memory.parts import Parts
 from service.memory.results import RecallStatistics
+from service.memory.rows import DailyRecallPoint
+from service.memory.rows import rows as typed_rows
 from store.appkb import kb as appkb
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
@@ -403,7 +405,7 @@ class RecallService:
             "embedder": self.embedder_id,
             "window": {"since": since, "until": until},
             "totals": recall_stats.statistics(self.store, since, until, days=days),
-            "daily": days,
+            "daily": typed_rows(DailyRecallPoint, days),
             "packages": self._labelled(recall_stats.per_package(self.store, since, until)),
             "calibration": self.thresholds.current() if self.thresholds else [],
         }

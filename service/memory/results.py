@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
+from service.memory.rows import DailyRecallPoint
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
@@ -135,7 +136,7 @@ class RecallStatistics(TypedDict):
     embedder: str
     window: RecallWindow
     totals: JsonObject
-    daily: list[JsonObject]
+    daily: list[DailyRecallPoint]
     packages: list[JsonObject]
     calibration: list[JsonObject]  # each device's threshold: source, sample size, when, curve
 

@@ -22,6 +22,7 @@ from service.memory.parts import Parts, check_actor
 from service.memory.procedure_recall import ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
+from service.memory.rows import Episode, EpisodeDetail, row, rows
 from store.appkb import alias_correction
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
@@ -363,17 +364,18 @@ class RunService:
         limit: int = 100,
         offset: int = 0,
         after: tuple[float, str] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Episode]:
         """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
         the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
-        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
+        found = episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
+        return rows(Episode, found)
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
 
-    def get_episode(self, run_id: str) -> dict[str, Any]:
+    def get_episode(self, run_id: str) -> EpisodeDetail:
         """One episode with its tool-event timeline."""
-        return episodes.get_episode(self.store, run_id)
+        return row(EpisodeDetail, episodes.get_episode(self.store, run_id))
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
         """Keep an episode out of recall (it stays archived); returns the change id.
@@ -388,7 +390,7 @@ class RunService:
                 self.store, run_id, True, actor=actor, reason=self.redactor.redact(reason) if reason else None
             )
         self.parts.changed(EXPERIENCE, seq)
-        episode = self.get_episode(run_id)
+        episode = episodes.get_episode(self.store, run_id)
         try:
             self.recall.forget(run_id, episode["device_scope"])
         except Exception as exc:
@@ -401,7 +403,7 @@ class RunService:
         with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
         self.parts.changed(EXPERIENCE, seq)
-        episode = self.get_episode(run_id)
+        episode = episodes.get_episode(self.store, run_id)
         if self.recall.passes_gate(episode):
             self._index_episode(episode)
         return seq

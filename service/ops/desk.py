@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from service.memory.domain import Domain
 from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
+from service.memory.rows import Bundle, BundleDetail
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers
@@ -86,7 +87,7 @@ class BundleListArgs(Args, frozen=True):
 
 
 class BundlePage(Reply, frozen=True):
-    bundles: list[dict[str, Any]]
+    bundles: list[Bundle]
     next_offset: int | None
 
 
@@ -219,7 +220,7 @@ BUNDLE_LIST = Operation(
 BUNDLE_GET = Operation(
     "bundle.get",
     BundleGetArgs,
-    dict,
+    BundleDetail,
     kind="read",
     idempotent=True,
     description="A bundle's documents and revisions, or one document's content with its revision.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
+from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
 from store.learning.states import INTENT_STATES, RECORD_STATES
@@ -48,7 +49,7 @@ class RecordListArgs(Args, frozen=True):
 
 
 class Records(Reply, frozen=True):
-    records: list[dict[str, Any]]
+    records: list[LearningRecord]
 
 
 class RecordRevokeArgs(Args, frozen=True):
@@ -70,7 +71,7 @@ class QueueArgs(Args, frozen=True):
 
 
 class Intents(Reply, frozen=True):
-    intents: list[dict[str, Any]]
+    intents: list[LearningIntent]
 
 
 class IntentArgs(Args, frozen=True):
@@ -180,7 +181,7 @@ QUEUE = Operation(
 INTENT = Operation(
     "learning.intent",
     IntentArgs,
-    dict,
+    LearningIntentDetail,
     kind="read",
     idempotent=True,
     description="One learning intent with its sources, candidate, reviews and outcome.",
@@ -207,7 +208,7 @@ OWNER_REVIEW = Operation(
 RECORD_EDIT = Operation(
     "learning.record.edit",
     RecordEditArgs,
-    dict,
+    LearningRecord,
     kind="write",
     idempotent=True,
     description="The owner edits an adopted record's content (actor `user`).",

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from service.memory.domain import Domain
 from service.memory.results import MaintenancePlan, MaintenanceStatus
+from service.memory.rows import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
 from store.desk import fact_terms
@@ -54,7 +55,7 @@ class SkillListArgs(Args, frozen=True):
 
 
 class Skills(Reply, frozen=True):
-    skills: list[dict[str, Any]]
+    skills: list[Skill]
     audience: str
 
 
@@ -77,7 +78,7 @@ class TopicListArgs(Args, frozen=True):
 
 
 class TopicPage(Reply, frozen=True):
-    topics: list[dict[str, Any]]
+    topics: list[Topic]
     next_offset: int | None
 
 
@@ -87,7 +88,7 @@ class WorkdayListArgs(Args, frozen=True):
 
 
 class WorkdayPage(Reply, frozen=True):
-    workdays: list[dict[str, Any]]
+    workdays: list[Workday]
     next_offset: int | None
 
 
@@ -96,7 +97,7 @@ class LogArgs(Args, frozen=True):
 
 
 class ConsolidationLog(Reply, frozen=True):
-    entries: list[dict[str, Any]]
+    entries: list[ConsolidationEntry]
 
 
 class FactListArgs(Args, frozen=True):
@@ -108,7 +109,7 @@ class FactListArgs(Args, frozen=True):
 
 
 class FactPage(Reply, frozen=True):
-    facts: list[dict[str, Any]]
+    facts: list[Fact]
     next_offset: int | None
 
 
@@ -149,7 +150,7 @@ COMMIT = Operation(
 TOPIC_GET = Operation(
     "memory.topic.get",
     TopicArgs,
-    dict,
+    TopicDetail,
     kind="read",
     idempotent=True,
     description="One topic with its turns, a page at a time.",
@@ -166,7 +167,7 @@ SKILL_LIST = Operation(
 SKILL_GET = Operation(
     "memory.skill.get",
     SkillArgs,
-    dict,
+    Skill,
     kind="read",
     idempotent=True,
     description="One skill with its steps and evidence.",
@@ -175,7 +176,7 @@ SKILL_GET = Operation(
 SKILL_SET_STATUS = Operation(
     "memory.skill.set_status",
     SkillStatusArgs,
-    dict,
+    Skill,
     kind="write",
     idempotent=True,
     description="Activate, disable or reject a skill; only a person activates one (with their request).",
@@ -217,7 +218,7 @@ FACT_LIST = Operation(
 FACT_SET_STATUS = Operation(
     "memory.fact.set_status",
     FactStatusArgs,
-    dict,
+    Fact,
     kind="write",
     idempotent=True,
     description="Confirm or deactivate a fact: a person's decision (actor `user`).",

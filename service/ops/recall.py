@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from service.memory.domain import Domain
 from service.memory.results import RecallStatistics
+from service.memory.rows import Lesson, LessonRuns
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_NAME, Boolean, Choice, Epoch, Integer, Strings, Text
 from store.core.errors import InvalidInput
@@ -67,7 +68,7 @@ class LessonListArgs(Args, frozen=True):
 
 
 class Lessons(Reply, frozen=True):
-    lessons: list[dict[str, Any]]
+    lessons: list[Lesson]
 
 
 class LessonArgs(Args, frozen=True):
@@ -124,7 +125,7 @@ DEVICES = Operation(
 LESSON_ADD = Operation(
     "lesson.add",
     LessonAddArgs,
-    dict,
+    Lesson,
     kind="write",
     idempotent=False,
     description="Propose a lesson about some apps, learned from some runs; agents get it in `on` mode only "
@@ -142,7 +143,7 @@ LESSON_LIST = Operation(
 LESSON_RUNS = Operation(
     "lesson.runs",
     LessonArgs,
-    dict,
+    LessonRuns,
     kind="read",
     idempotent=True,
     description="The runs a lesson was learned from and the runs it was given to.",
@@ -151,7 +152,7 @@ LESSON_RUNS = Operation(
 LESSON_APPROVE = Operation(
     "lesson.approve",
     LessonStatusArgs,
-    dict,
+    Lesson,
     kind="write",
     idempotent=True,
     description="Approve a lesson: a person's act (actor `user`); an agent is refused.",
@@ -161,7 +162,7 @@ LESSON_APPROVE = Operation(
 LESSON_REVOKE = Operation(
     "lesson.revoke",
     LessonStatusArgs,
-    dict,
+    Lesson,
     kind="write",
     idempotent=True,
     description="Take a lesson away: agents no longer get it.",

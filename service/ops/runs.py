@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from service.memory.domain import Domain
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
+from service.memory.rows import Episode, EpisodeDetail
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
 from store.core.errors import InvalidInput
@@ -108,7 +109,7 @@ class EpisodeListArgs(Args, frozen=True):
 
 
 class EpisodePage(Reply, frozen=True, omit_defaults=True):
-    episodes: list[dict[str, Any]]  # the archive's rows (the reference's `episode_outcome` fields)
+    episodes: list[Episode]  # the archive's rows (the reference's `episode_outcome` fields)
     next_offset: int | None
     total: int | None = None  # only when asked for
 
@@ -176,7 +177,7 @@ EPISODE_LIST = Operation(
 EPISODE_GET = Operation(
     "episode.get",
     EpisodeArgs,
-    dict,
+    EpisodeDetail,
     kind="read",
     idempotent=True,
     description="One archived run with its tool-event timeline.",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from service.memory.results import Health
+from service.memory.rows import JobStatus
 from service.ops.declare import NoArgs, Operation, Reply
 from service.ops.fields import Choice
 
@@ -35,7 +36,7 @@ class ServiceStatus(TypedDict):
     connections: int
     by_kind: dict[str, int]  # every kind of `KINDS`, zero included
     requests_last_minute: int
-    job: dict[str, Any] | None  # the running job's status (`job.status`), or None
+    job: JobStatus | None  # the running job's status (`job.status`), or None
 
 
 HEALTH = Operation(

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.results import DreamReport, Overview
+from service.memory.rows import JobStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from store.core.errors import InvalidInput
@@ -78,7 +79,7 @@ class JobArgs(Args, frozen=True):
 
 
 class JobList(Reply, frozen=True):
-    jobs: list[dict[str, Any]]
+    jobs: list[JobStatus]
 
 
 OVERVIEW = Operation(
@@ -149,7 +150,7 @@ VECTORS_REBUILD = Operation(
 JOB_START = Operation(
     "job.start",
     JobStartArgs,
-    dict,
+    JobStatus,
     kind="write",
     idempotent=False,
     description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once.",
@@ -159,7 +160,7 @@ JOB_START = Operation(
 JOB_STATUS = Operation(
     "job.status",
     JobArgs,
-    dict,
+    JobStatus,
     kind="read",
     idempotent=True,
     description="How far a job got, and its outcome or error once it ended.",
@@ -168,7 +169,7 @@ JOB_STATUS = Operation(
 JOB_CANCEL = Operation(
     "job.cancel",
     JobArgs,
-    dict,
+    JobStatus,
     kind="read",  # it commits nothing itself: the job it stops does or does not
     idempotent=True,
     description="Cancel a job (it stops at its next step); an import cannot be cancelled.",

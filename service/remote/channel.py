@@ -13,6 +13,7 @@ import msgspec
 
 from service.client import JiyiClient
 from service.errors import Cancelled
+from service.memory.rows import JobStatus
 from service.ops import status, upkeep
 from service.ops.declare import Args, Operation
 from service.remote import wire
@@ -138,31 +139,30 @@ class JobFollower:
             return waited
         status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
-            while status["state"] == "running":
-                if progress is not None and status["total"]:
-                    progress(int(status["done"]), int(status["total"]))
+            while status.state == "running":
+                if progress is not None and status.total:
+                    progress(status.done, status.total)
                 time.sleep(POLL_S)
-                status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=status["job_id"]))
+                status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=status.job_id))
         except (Cancelled, KeyboardInterrupt):
-            if not status.get("cancellable", True):
+            if not status.cancellable:
                 raise
-            status = self._stop(str(status["job_id"]))
-            if status["state"] != "done":
+            status = self._stop(status.job_id)
+            if status.state != "done":
                 raise
-        if status["state"] == "done":
+        if status.state == "done":
             if progress is not None:
-                progress(int(status["total"]), int(status["total"]))
-            outcome: dict[str, Any] = status["outcome"]
-            return outcome
-        if status["state"] == "cancelled":
-            raise Cancelled(f"job {status['job_id']} ({kind}) was cancelled")
-        error = status.get("error") or {}
-        raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")))
+                progress(status.total, status.total)
+            return status.outcome or {}
+        if status.state == "cancelled":
+            raise Cancelled(f"job {status.job_id} ({kind}) was cancelled")
+        error = status.error or {}
+        raise wire.error_for(error.get("code", "internal"), error.get("message", ""))
 
-    def _stop(self, job_id: str) -> dict[str, Any]:
+    def _stop(self, job_id: str) -> JobStatus:
         """Cancel the job and wait until it stopped (it stops at its next step)."""
         status = self._wire.invoke(upkeep.JOB_CANCEL, upkeep.JobArgs(job_id=job_id))
-        while status["state"] == "running":
+        while status.state == "running":
             time.sleep(POLL_S)
             status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
         return status
@@ -174,13 +174,13 @@ class RemoteJobs:
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
-    def running(self) -> dict[str, Any] | None:
+    def running(self) -> JobStatus | None:
         return self._wire.invoke(status.SERVICE_STATUS)["job"]
 
-    def status(self, job_id: str) -> dict[str, Any]:
+    def status(self, job_id: str) -> JobStatus:
         return self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
 
-    def cancel(self, job_id: str) -> dict[str, Any]:
+    def cancel(self, job_id: str) -> JobStatus:
         return self._wire.invoke(upkeep.JOB_CANCEL, upkeep.JobArgs(job_id=job_id))
 
 

@@ -33,6 +33,23 @@ from service.memory.results import (
     Overview,
     RecallStatistics,
 )
+from service.memory.rows import (
+    Bundle,
+    BundleDetail,
+    ConsolidationEntry,
+    Episode,
+    EpisodeDetail,
+    Fact,
+    LearningIntent,
+    LearningIntentDetail,
+    LearningRecord,
+    Lesson,
+    LessonRuns,
+    Skill,
+    Topic,
+    TopicDetail,
+    Workday,
+)
 from service.ops import appkb as ops
 from service.ops import desk, recall, runs, status, upkeep
 from service.ops import learning as learn
@@ -154,8 +171,8 @@ class RemoteRuns:
         limit: int = 100,
         offset: int = 0,
         after: tuple[float, str] | None = None,
-    ) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
+    ) -> list[Episode]:
+        rows: list[Episode] = []
         while len(rows) < limit:  # the socket pages by at most 1,000
             page = min(1000, limit - len(rows))
             args = self._filter(f, limit=page, offset=offset + len(rows), after=after)
@@ -168,7 +185,7 @@ class RemoteRuns:
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=1, total=True)).total or 0
 
-    def get_episode(self, run_id: str) -> dict[str, Any]:
+    def get_episode(self, run_id: str) -> EpisodeDetail:
         return self._wire.invoke(runs.EPISODE_GET, EpisodeArgs(run_id=run_id))
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
@@ -212,21 +229,20 @@ class RemoteLessons:
 
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Lesson:
         args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
         return self._wire.invoke(recall.LESSON_ADD, args)
 
-    def lesson_runs(self, lesson_id: str) -> dict[str, list[dict[str, Any]]]:
-        runs: type[dict[str, list[dict[str, Any]]]] = dict
-        return self._wire.invoke_as(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id), runs)
+    def lesson_runs(self, lesson_id: str) -> LessonRuns:
+        return self._wire.invoke(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id))
 
-    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> dict[str, Any]:
+    def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
         if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
         return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
-    def list_lessons(self, status: str | None = None) -> list[dict[str, Any]]:
+    def list_lessons(self, status: str | None = None) -> list[Lesson]:
         return self._wire.invoke(recall.LESSON_LIST, recall.LessonListArgs(status=status)).lessons
 
 
@@ -242,19 +258,19 @@ class RemoteDesk:
     def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
         return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
-    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(text=text, limit=limit, offset=offset)).topics
 
-    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
         return self._wire.invoke(maint.TOPIC_GET, maint.TopicArgs(topic_id=topic_id, limit=limit, offset=offset))
 
-    def workday_topics(self, workday: str) -> list[dict[str, Any]]:
+    def workday_topics(self, workday: str) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(workday=workday)).topics
 
-    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
+    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
         return self._wire.invoke(maint.WORKDAY_LIST, maint.WorkdayListArgs(limit=limit, offset=offset)).workdays
 
-    def consolidation_log(self, limit: int = 50) -> list[dict[str, Any]]:
+    def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         return self._wire.invoke(maint.CONSOLIDATION_LOG, maint.LogArgs(limit=limit)).entries
 
     def list_facts(
@@ -265,28 +281,28 @@ class RemoteDesk:
         text: str | None = None,
         limit: int = 200,
         offset: int = 0,
-    ) -> list[dict[str, Any]]:
+    ) -> list[Fact]:
         args = maint.FactListArgs(scope=scope, status=status, text=text, limit=limit, offset=offset)
         return self._wire.invoke(maint.FACT_LIST, args).facts
 
-    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> dict[str, Any]:
+    def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> Fact:
         args = maint.FactStatusArgs(fact_id=fact_id, status=status, reason=reason or None, actor=actor)
         return self._wire.invoke(maint.FACT_SET_STATUS, args)
 
-    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         skills = self._wire.invoke(maint.SKILL_LIST, maint.SkillListArgs(status=status, audience="review")).skills
         return skills[offset : offset + limit]
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
-    ) -> dict[str, Any]:
+    ) -> Skill:
         args = maint.SkillStatusArgs(skill_id=skill_id, status=status, user_request=user_request, actor=actor)
         return self._wire.invoke(maint.SKILL_SET_STATUS, args)
 
-    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         return self._wire.invoke(desk.BUNDLE_LIST, desk.BundleListArgs(kind=kind, limit=limit, offset=offset)).bundles
 
-    def get_bundle(self, bundle_id: str, path: str | None = None) -> dict[str, Any]:
+    def get_bundle(self, bundle_id: str, path: str | None = None) -> BundleDetail:
         return self._wire.invoke(desk.BUNDLE_GET, desk.BundleGetArgs(bundle_id=bundle_id, path=path))
 
     def put_bundle_document(
@@ -329,19 +345,19 @@ class RemoteLearning:
 
     def queue(
         self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[LearningIntent]:
         args = learn.QueueArgs(state=state, limit=limit, offset=offset, after=after)
         return self._wire.invoke(learn.QUEUE, args).intents
 
-    def intent(self, intent_id: str) -> dict[str, Any]:
+    def intent(self, intent_id: str) -> LearningIntentDetail:
         return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
 
-    def failures(self, limit: int = 100) -> list[dict[str, Any]]:
+    def failures(self, limit: int = 100) -> list[LearningIntent]:
         return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
 
     def list_records(
         self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[LearningRecord]:
         args = learn.RecordListArgs(state=state, limit=limit, offset=offset, after=after)
         return self._wire.invoke(learn.RECORDS_LIST, args).records
 
@@ -355,7 +371,7 @@ class RemoteLearning:
         args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
         return self._wire.invoke(learn.RECORD_REVOKE, args)
 
-    def edit_record(self, record_id: str, content: str) -> dict[str, Any]:
+    def edit_record(self, record_id: str, content: str) -> LearningRecord:
         args = learn.RecordEditArgs(record_id=record_id, content=content, actor="user")
         return self._wire.invoke(learn.RECORD_EDIT, args)
 

@@ -36,7 +36,7 @@ class JiyiDatabase(SqliteDatabase):
 
     def execute_sql(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         try:
-            return super().execute_sql(sql, params)
+            return super().execute_sql(sql, params)  # type: ignore[no-untyped-call]  # untyped in peewee's stub
         except DatabaseError as exc:
             raise _classified(exc) from exc
 

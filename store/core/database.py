@@ -23,13 +23,13 @@ from peewee import IntegrityError
 from store.core import clock
 from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
-from store.core.connect import DB_NAME, connect_database, connect_target
+from store.core.connect import connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
-from store.core.home import HomeLock, prepare_home, read_only_reason, require_home
+from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase

@@ -104,7 +104,7 @@ class JiyiPostgresDatabase(PostgresqlDatabase):
         self._drop_dead_connection()
         self._trip()
         try:
-            return super().execute_sql(_format_style(sql), params)
+            return super().execute_sql(_format_style(sql), params)  # type: ignore[no-untyped-call]  # untyped in the stub
         except (DatabaseError, InterfaceError) as exc:
             raise self._classified(exc) from exc
 
@@ -328,7 +328,7 @@ def connect_postgres(url: str, *, user: str, password: str | None, description: 
 def server_now_ok(db: JiyiPostgresDatabase) -> bool:
     """Whether a trivial query succeeds (the store's `integrity_check` on a server)."""
     try:
-        return db.execute_sql("SELECT 1").fetchone()[0] == 1
+        return bool(db.execute_sql("SELECT 1").fetchone()[0] == 1)
     except StorageProblem:
         log.warning("the database server did not answer a check")
         return False

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from store.core.database import Store
 from store.core.errors import UnsafePath
 from store.desk import bundles
+from store.desk.bundle_files import BundleFiles
 from store.desk.models import BundleDocument
 from store.desk.projection import DOMAIN
 
@@ -65,7 +66,7 @@ class MirrorMark:
     written: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, store: Store, files: bundles.BundleFiles) -> MirrorMark:
+    def load(cls, store: Store, files: BundleFiles) -> MirrorMark:
         """The mark in `files`' folder; a missing, unreadable or foreign one counts from event 0 (mirror everything)."""
         fresh = cls(store.location)
         try:
@@ -88,7 +89,7 @@ class MirrorMark:
         """This host wrote `content` to the document's file itself (its own put)."""
         self.written[f"{bundle_id}/{path}"] = digest(content)
 
-    def save(self, files: bundles.BundleFiles) -> None:
+    def save(self, files: BundleFiles) -> None:
         """Write the mark beside the mirror (best effort: logged if it cannot be, and checked again next time)."""
         if not files.root.exists() and not self.desk_seq and not self.written:
             return  # nothing mirrored yet: no bundles folder is made for the mark alone
@@ -102,7 +103,7 @@ class MirrorMark:
             log.warning("could not record how far the bundle mirror is (%s); it will be checked again", exc)
 
 
-def follow(store: Store, files: bundles.BundleFiles, mark: MirrorMark, seq: int) -> None:
+def follow(store: Store, files: BundleFiles, mark: MirrorMark, seq: int) -> None:
     """Another host committed desk event `seq`: mirror the puts after the mark (the notice path)."""
     if seq <= mark.desk_seq:
         return
@@ -111,7 +112,7 @@ def follow(store: Store, files: bundles.BundleFiles, mark: MirrorMark, seq: int)
     mark.save(files)
 
 
-def catch_up(store: Store, files: bundles.BundleFiles, mark: MirrorMark) -> bundles.MirrorReport:
+def catch_up(store: Store, files: BundleFiles, mark: MirrorMark) -> bundles.MirrorReport:
     """Mirror the puts after the mark and every document whose file is missing, then move the mark.
 
     The caller holds the host's write lock (as for a notice). A file that could not be written is
@@ -138,7 +139,7 @@ def catch_up(store: Store, files: bundles.BundleFiles, mark: MirrorMark) -> bund
     return report
 
 
-def retry(store: Store, files: bundles.BundleFiles, documents: set[tuple[str, str]]) -> bundles.MirrorReport:
+def retry(store: Store, files: BundleFiles, documents: set[tuple[str, str]]) -> bundles.MirrorReport:
     """Write the files of documents (bundle id, path) that could not be mirrored before (a full disk, a
     folder without write permission), as their current revision; an older stored revision on disk is
     refreshed, an outside edit kept beside it."""
@@ -152,7 +153,7 @@ def retry(store: Store, files: bundles.BundleFiles, documents: set[tuple[str, st
     return report
 
 
-def _missing(files: bundles.BundleFiles, report: bundles.MirrorReport) -> list[int]:
+def _missing(files: BundleFiles, report: bundles.MirrorReport) -> list[int]:
     """The documents whose file is missing (their contents are not read); refused names are counted."""
     out = []
     for doc in BundleDocument.select(BundleDocument.id, BundleDocument.bundle_id, BundleDocument.path):

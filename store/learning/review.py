@@ -133,8 +133,9 @@ def _late(review: LearningReview, intent: LearningIntent, grant: Grant | None) -
 
 
 def operation_of(intent_id: str) -> LearningOperation | None:
-    return (
+    found: LearningOperation | None = (
         LearningOperation.select()
         .where((LearningOperation.intent_id == intent_id) & (LearningOperation.state == "submitted"))
         .first()
     )
+    return found

@@ -40,8 +40,8 @@ def test_the_demo_is_coherent_and_dream_catches_its_wrong_aliases(tmp_path: Path
     assert capsys.readouterr().out.splitlines()[0] == "alias_overwrites   nothing to change"
     with Memory.open(load_config(home=home)) as memory:
         for lesson in memory.lessons.list_lessons(None):
-            cited = memory.lessons.lesson_runs(lesson["lesson_id"])["learned_from"]
-            assert cited or lesson["apps"]
+            cited = memory.lessons.lesson_runs(lesson.lesson_id).learned_from
+            assert cited or lesson.apps
             for run in cited:
-                apps = memory.runs.get_episode(run["run_id"])["apps"]
-                assert not lesson["apps"] or set(lesson["apps"]) & set(apps), (lesson["text"], apps)
+                apps = memory.runs.get_episode(run.run_id).apps
+                assert not lesson.apps or set(lesson.apps) & set(apps), (lesson.text, apps)

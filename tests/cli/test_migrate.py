@@ -26,7 +26,7 @@ def _fill(memory: Memory, start: int, count: int) -> None:
 
 
 def _summary(memory: Memory) -> tuple[int, int, list[str], str]:
-    notes = memory.desk.get_bundle("project/move", path="notes.md")["documents"][0]["content"]
+    notes = memory.desk.get_bundle("project/move", path="notes.md").documents[0].content
     names = sorted(e.term for e in appkb.list_entries(memory.store, kind="user"))
     return memory.store.count_events(), memory.desk.desk_counts()["interactions"], names, notes
 

@@ -66,7 +66,7 @@ def test_the_console_opens_attached_and_shows_what_agents_wrote(qtbot: QtBot, at
         window.refresh_page()  # every page's reads go through the service
     qtbot.waitUntil(lambda: terms(window) == {"微信", "绿泡泡"}, timeout=10_000)
     qtbot.waitUntil(lambda: window.episodes_page.model.rowCount() == 1, timeout=10_000)
-    assert window.episodes_page.model.rows[0]["run_id"] == "r1"
+    assert window.episodes_page.model.rows[0].run_id == "r1"
     assert window.mode_label.text() == "已连接到服务"
     assert str(window.memory.attached_to) in window.service_label.text()
     assert window.memory.home == window.memory.config.home_path
@@ -142,7 +142,7 @@ def test_the_episode_browser_pages_by_key_over_the_socket(served: Server) -> Non
         first = memory.runs.list_episodes(limit=2)
         with JiyiClient(served.socket, timeout=10, strict=True) as agent:
             agent.call("run.finish", {"run_id": "newest", "outcome": {"success": True, "ts_end": 9000.0}})
-        rest = memory.runs.list_episodes(after=(float(first[-1]["ts_end"]), first[-1]["run_id"]))
-        assert [e["run_id"] for e in first + rest] == ["k2", "k1", "k0"]
+        rest = memory.runs.list_episodes(after=(float(first[-1].ts_end), first[-1].run_id))
+        assert [e.run_id for e in first + rest] == ["k2", "k1", "k0"]
     finally:
         memory.close()

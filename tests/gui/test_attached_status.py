@@ -86,7 +86,7 @@ def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(
     window, _host = attached
     page = window.maintenance_page
     gate = Gate(hashed, monkeypatch)
-    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])  # held until cancelled
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)  # held until cancelled
     values: list[int] = []
     page.progress.valueChanged.connect(values.append)
     qtbot.mouseClick(page.vectors_button, Qt.MouseButton.LeftButton)
@@ -97,7 +97,7 @@ def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(
     with qtbot.waitSignal(page.rebuild_finished, timeout=15_000) as finished:
         qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
     assert finished.args[0] == "vectors" and isinstance(finished.args[1], Cancelled)
-    assert hashed.jobs.list()[0]["state"] == "cancelled"  # the service's job stopped, not only the page
+    assert hashed.jobs.list()[0].state == "cancelled"  # the service's job stopped, not only the page
     assert page.rebuild_label.text().startswith("已取消") and page.vectors_button.isEnabled()
     assert 256 in values
     # The next rebuild from the page completes the index.
@@ -107,7 +107,7 @@ def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(
     assert finished.args[1]["episodes"] == EPISODES
     assert page.rebuild_label.text().startswith("重建完成")
     assert hashed.recall.state()["episode_vectors"] == EPISODES
-    assert [job["state"] for job in hashed.jobs.list()] == ["done", "cancelled"]
+    assert [job.state for job in hashed.jobs.list()] == ["done", "cancelled"]
 
 
 def test_the_views_rebuild_from_an_attached_console_reports_done(
@@ -120,7 +120,7 @@ def test_the_views_rebuild_from_an_attached_console_reports_done(
     which, outcome = finished.args
     assert which == "views" and outcome["experience"] >= EPISODES  # events replayed into the episode views
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "rebuild" and job["state"] == "done" and job["started"] >= started
+    assert job.kind == "rebuild" and job.state == "done" and job.started >= started
     assert hashed.runs.count_episodes() == EPISODES
 
 
@@ -130,7 +130,7 @@ def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_ther
     window, host = attached
     page = window.maintenance_page
     gate = Gate(hashed, monkeypatch)
-    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])  # held until cancelled
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)  # held until cancelled
 
     def command_starts_a_rebuild() -> str:
         with JiyiClient(host.path, timeout=10, hello="command") as command:  # as `jiyi rebuild-vec` does
@@ -144,7 +144,7 @@ def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_ther
     assert page.cancel_button.isEnabled() and not page.vectors_button.isEnabled()
     with qtbot.waitSignal(page.job_followed, timeout=15_000, check_params_cb=lambda job: job is None):
         qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
-    assert hashed.jobs.status(job_id)["state"] == "cancelled"
+    assert hashed.jobs.status(job_id).state == "cancelled"
     assert page.rebuild_label.text() == f"重建向量索引（{job_id}）已取消"
     assert page.vectors_button.isEnabled() and not page.cancel_button.isEnabled()
 
@@ -173,4 +173,4 @@ def test_an_import_from_the_attached_console_runs_as_the_services_job_that_nobod
         gate.release()
     assert "运行档案：导入 12 条" in imported.args[0]
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "taskwizard.import" and job["state"] == "done"
+    assert job.kind == "taskwizard.import" and job.state == "done"

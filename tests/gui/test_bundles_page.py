@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
@@ -79,8 +80,8 @@ def test_edit_and_save_with_the_revision(qtbot: QtBot, page: BundlesPage, memory
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
     assert saved.args == ["preferences.md", 2]
-    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md")["documents"][0]
-    assert stored["content"] == "# 偏好\n- 只在失败时提醒\n" and stored["revision"] == 2
+    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md").documents[0]
+    assert stored.content == "# 偏好\n- 只在失败时提醒\n" and stored.revision == 2
     assert "只在失败时提醒" in page.preview.toPlainText()
 
 
@@ -92,7 +93,7 @@ def test_a_concurrent_socket_write_raises_a_conflict_and_nothing_is_lost(
     try:
         open_doc(qtbot, page, "lessons.md")
         type_text(page, "# 经验\n- 控制台里写的\n")
-        replies: list[dict] = []
+        replies: list[dict[str, Any]] = []
 
         def agent() -> None:
             with JiyiClient(socket_path, timeout=10) as client:
@@ -157,7 +158,7 @@ def test_new_document_and_open_folder(
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         page.new_document("笔记")
     assert saved.args == ["笔记.md", 1]
-    assert memory.desk.get_bundle("schedule/ufo", "笔记.md")["documents"][0]["content"] == "# 笔记\n"
+    assert memory.desk.get_bundle("schedule/ufo", "笔记.md").documents[0].content == "# 笔记\n"
     opened: list[QUrl] = []
 
     def open_url(url: QUrl) -> bool:

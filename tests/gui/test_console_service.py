@@ -93,7 +93,7 @@ def test_desk_pages_follow_an_agent_over_the_socket(
     qtbot.waitUntil(lambda: window.bundles_page.tree.topLevelItemCount() == 1, timeout=5000)
     top = window.bundles_page.tree.topLevelItem(0)
     assert top is not None and "周报" in top.text(0)
-    qtbot.waitUntil(lambda: [r["name"] for r in window.skills_page.model.rows] == ["周报先审"], timeout=5000)
+    qtbot.waitUntil(lambda: [r.name for r in window.skills_page.model.rows] == ["周报先审"], timeout=5000)
     qtbot.waitUntil(lambda: window.topics_page.days.rowCount() == 1, timeout=5000)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
+from typing import Any
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -18,7 +19,7 @@ from service.memory.memory import Memory
 from tests.gui.conftest import Attach
 
 
-def file_all(memory: Memory, **extra: object) -> dict:
+def file_all(memory: Memory, **extra: object) -> dict[str, Any]:
     plan = memory.desk.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     topics = [{"topic_id": "misc", "title": "杂项", "interaction_ids": ids, "segment": "概括"}] if ids else []
@@ -40,21 +41,21 @@ def test_skill_approval_is_recorded_as_the_users_act(
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.reload()
-    assert page.model.rowCount() == 1 and page.model.rows[0]["status"] == "draft"
+    assert page.model.rowCount() == 1 and page.model.rows[0].status == "draft"
     page.table.selectRow(0)
     assert "发周报前先让我看一眼" in page.detail.toPlainText()  # the user's own words it came from
     assert page.approve_button.isEnabled() and not page.disable_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.get_skill(skill_id)["status"] == "active"
+    assert memory.desk.get_skill(skill_id).status == "active"
     event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
     assert event.actor == "user" and event.payload["approved_in"] == "console"
     page.status_box.setCurrentIndex(0)  # all
-    qtbot.waitUntil(lambda: [r["status"] for r in page.model.rows] == ["active"], timeout=5000)
+    qtbot.waitUntil(lambda: [r.status for r in page.model.rows] == ["active"], timeout=5000)
     page.table.selectRow(0)
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.disable_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.get_skill(skill_id)["status"] == "disabled"
+    assert memory.desk.get_skill(skill_id).status == "disabled"
 
 
 def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
@@ -85,17 +86,17 @@ def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, me
     assert page.model.rowCount() == 2
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.status_box.setCurrentIndex(page.status_box.findData("candidate"))
-    assert [r["content"] for r in page.model.rows] == ["书房电脑是 Ubuntu 24.04"]
+    assert [r.content for r in page.model.rows] == ["书房电脑是 Ubuntu 24.04"]
     page.table.selectRow(0)
     assert "书房电脑是 Ubuntu 24.04" in page.detail.toPlainText() and "2026-11-25" in page.detail.toPlainText()
     assert "等待第二个工作日的佐证" in page.detail.toPlainText()  # Jiyi's reason, said in Chinese
     assert "awaiting" not in page.detail.toPlainText()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.confirm_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.list_facts(scope="environment")[0]["status"] == "active"
+    assert memory.desk.list_facts(scope="environment")[0].status == "active"
     page.status_box.setCurrentIndex(0)
     page.search_edit.setText("简短")
-    qtbot.waitUntil(lambda: [r["scope"] for r in page.model.rows] == ["profile"], timeout=5000)
+    qtbot.waitUntil(lambda: [r.scope for r in page.model.rows] == ["profile"], timeout=5000)
     page.table.selectRow(0)
     assert "沟通方式" in page.detail.toPlainText() and "communication" not in page.detail.toPlainText()
 
@@ -118,10 +119,10 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
     with qtbot.waitSignal(page.workdays_loaded, timeout=5000):
         page.reload()
     qtbot.waitUntil(lambda: "待整理 1 条问答" in page.backlog_label.text(), timeout=5000)
-    day_row = next(i for i, r in enumerate(page.days.rows) if r["segments"])
+    day_row = next(i for i, r in enumerate(page.days.rows) if r.segments)
     with qtbot.waitSignal(page.topics_loaded, timeout=5000):
         page.day_table.selectRow(day_row)
-    assert [r["title"] for r in page.topics.rows] == ["UFO 检查"]
+    assert [r.title for r in page.topics.rows] == ["UFO 检查"]
     with qtbot.waitSignal(page.topic_loaded, timeout=5000) as first:
         page.topic_table.selectRow(0)
     assert first.args == ["ufo", 50] and page.more_button.isEnabled()

@@ -56,7 +56,7 @@ def page(attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes) -
 
 
 def test_newest_first_and_paged(qtbot: QtBot, page: EpisodesPage) -> None:
-    assert page.model.rowCount() == PAGE_SIZE and page.model.rows[0]["run_id"] == "live"
+    assert page.model.rowCount() == PAGE_SIZE and page.model.rows[0].run_id == "live"
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.model.fetchMore()
     assert page.model.rowCount() == PAGE_SIZE + 31 and not page.model.canFetchMore()
@@ -65,17 +65,17 @@ def test_newest_first_and_paged(qtbot: QtBot, page: EpisodesPage) -> None:
 def test_filters_run_in_the_store(qtbot: QtBot, page: EpisodesPage) -> None:
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.text_edit.setText("火锅")  # QTest cannot type CJK; the same textChanged path runs
-    assert [r["run_id"] for r in page.model.rows] == ["live"]
+    assert [r.run_id for r in page.model.rows] == ["live"]
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.text_edit.clear()
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.days_combo.setCurrentIndex(page.days_combo.findData(30))
-    assert [r["run_id"] for r in page.model.rows] == ["live"]
+    assert [r.run_id for r in page.model.rows] == ["live"]
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.days_combo.setCurrentIndex(0)
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.outcome_combo.setCurrentIndex(page.outcome_combo.findData(False))
-    assert all(not r["success"] for r in page.model.rows) and page.model.rowCount() == 115
+    assert all(not r.success for r in page.model.rows) and page.model.rowCount() == 115
 
 
 def test_the_next_page_neither_repeats_nor_skips_a_row_while_an_agent_archives_runs(
@@ -87,7 +87,7 @@ def test_the_next_page_neither_repeats_nor_skips_a_row_while_an_agent_archives_r
     )
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.model.fetchMore()
-    run_ids = [r["run_id"] for r in page.model.rows]
+    run_ids = [r.run_id for r in page.model.rows]
     assert len(run_ids) == len(set(run_ids)) == PAGE_SIZE + 31 and "newer" not in run_ids
 
 
@@ -101,7 +101,7 @@ def test_later_pages_keep_the_filters_their_listing_started_with(qtbot: QtBot, p
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.model.fetchMore()
     assert page.model.rowCount() == PAGE_SIZE + 30  # every 看视频 run: the next page was not asked for failures only
-    assert {r["success"] for r in page.model.rows[PAGE_SIZE:]} == {True, False}
+    assert {r.success for r in page.model.rows[PAGE_SIZE:]} == {True, False}
 
 
 def test_detail_shows_the_timeline_tokens_and_recall(qtbot: QtBot, page: EpisodesPage) -> None:
@@ -148,7 +148,7 @@ def test_the_recall_column_says_which_runs_recall_may_offer(
     with qtbot.waitSignal(widget.rows_loaded, timeout=10_000):
         widget.reload()
     state = widget.model.COLUMNS.index("revoked")
-    shown = {widget.model.rows[r]["run_id"]: widget.model.data(widget.model.index(r, state)) for r in range(3)}
+    shown = {widget.model.rows[r].run_id: widget.model.data(widget.model.index(r, state)) for r in range(3)}
     assert shown == {"short": "不入索引", "live": "可回想", "old-000": "可回想"}
     assert widget.model.data(widget.model.index(0, widget.model.COLUMNS.index("success"))) == "成功（步数用尽）"
 
@@ -164,7 +164,7 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
 
     memory_with_runs.runs.run_start("asked", "phone2", goal="看视频 229")
     memory_with_runs.runs.run_finish("asked", {"success": True, "apps": ["tv.danmaku.bili"], "steps": 0})
-    assert "old-229" not in {r["run_id"] for r in page.model.rows}  # beyond the first page
+    assert "old-229" not in {r.run_id for r in page.model.rows}  # beyond the first page
     with qtbot.waitSignal(page.detail_shown, timeout=10_000):
         page.show_run("asked")
     assert "依据：≈ 看视频 229 (old-229)" in page.detail.toPlainText()
@@ -174,7 +174,7 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
     assert page.revoke_button.isEnabled()
     with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
         page.revoke_button.click()
-    assert memory_with_runs.runs.get_episode("old-229")["revoked"] is True
+    assert memory_with_runs.runs.get_episode("old-229").revoked is True
     again = memory_with_runs.recall.recall_query("看视频 229", "phone2")["candidates"]
     assert all(c.get("run_id") != "old-229" for c in again)  # revoked: recall no longer goes by it
     with qtbot.waitSignal(page.detail_shown, timeout=10_000):

@@ -241,7 +241,7 @@ def test_a_failed_revoke_is_shown_on_the_episodes_page(
     monkeypatch.setattr(hashed.runs, "revoke_episode", refused)
     with qtbot.waitSignal(page.failed, timeout=5000):
         page.revoke_button.click()
-    assert "readonly" in page.message.text() and hashed.runs.get_episode("r0")["revoked"] is False
+    assert "readonly" in page.message.text() and hashed.runs.get_episode("r0").revoked is False
 
 
 def test_a_bug_is_shown_and_logged_with_its_traceback(

@@ -54,7 +54,7 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
     assert "授权 learn-" in page.grant_label.text() and "指纹" in page.fingerprint_label.text()
     page.owner_mode.setChecked(True)
     assert not page.queue.approve_button.isHidden()
-    qtbot.waitUntil(lambda: [r["state"] for r in page.queue.model.rows] == ["candidate"], timeout=5000)
+    qtbot.waitUntil(lambda: [r.state for r in page.queue.model.rows] == ["candidate"], timeout=5000)
     with qtbot.waitSignal(page.queue.detail_loaded, timeout=5000):
         page.queue.table.selectRow(0)
     assert (
@@ -62,14 +62,14 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
         in page.queue.detail.toHtml().replace("<span", "<mark").replace("</span>", "</mark>")
         or "我每天六点起床" in page.queue.detail.toPlainText()
     )
-    assert page.queue.detail_html(learning.learning.intent(page.queue.model.rows[0]["intent_id"])).count(MARK) == 1
+    assert page.queue.detail_html(learning.learning.intent(page.queue.model.rows[0].intent_id)).count(MARK) == 1
     qtbot.mouseClick(page.queue.approve_button, Qt.MouseButton.LeftButton)
     assert "理由" in page.queue.message.text() and learning.learning.list_records() == []  # a verdict needs a reason
     page.queue.reason_edit.setText("是我说的")
     with qtbot.waitSignal(page.queue.status_changed, timeout=5000):
         qtbot.mouseClick(page.queue.approve_button, Qt.MouseButton.LeftButton)
     [record] = learning.learning.list_records()
-    assert record["content"] == "用户每天六点起床" and record["provenance"]["reviewer"] == "owner"
+    assert record.content == "用户每天六点起床" and record.provenance["reviewer"] == "owner"
     assert learning.learning.status()["quotas"]["reviews"]["used"] == 1
     page.tabs.setCurrentWidget(page.records)
     qtbot.waitUntil(lambda: page.records.model.rowCount() == 1, timeout=5000)
@@ -79,14 +79,14 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
     with qtbot.waitSignal(page.records.status_changed, timeout=5000):
         qtbot.mouseClick(page.records.save_button, Qt.MouseButton.LeftButton)
     [edited] = learning.learning.list_records()
-    assert edited["content"] == "用户每天早上六点起床" and edited["managed"] is False
-    qtbot.waitUntil(lambda: bool(page.records.model.rows) and page.records.model.rows[0]["version"] == 2, timeout=5000)
+    assert edited.content == "用户每天早上六点起床" and edited.managed is False
+    qtbot.waitUntil(lambda: bool(page.records.model.rows) and page.records.model.rows[0].version == 2, timeout=5000)
     page.records.table.selectRow(0)
     with qtbot.waitSignal(page.records.status_changed, timeout=5000):
         qtbot.mouseClick(page.records.revoke_button, Qt.MouseButton.LeftButton)
-    assert learning.learning.list_records()[0]["state"] == "revoked"
-    fact_id = learning.learning.list_records()[0]["target"].removeprefix("fact:")
-    assert learning.desk.get_fact(fact_id)["status"] == "inactive"
+    assert learning.learning.list_records()[0].state == "revoked"
+    fact_id = learning.learning.list_records()[0].target.removeprefix("fact:")
+    assert learning.desk.get_fact(fact_id).status == "inactive"
 
 
 def test_a_rejection_and_the_failure_history(attach: Attach, qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
@@ -107,10 +107,10 @@ def test_a_rejection_and_the_failure_history(attach: Attach, qtbot: QtBot, tmp_p
     page.queue.reason_edit.setText("不是长期偏好")
     with qtbot.waitSignal(page.queue.status_changed, timeout=5000):
         qtbot.mouseClick(page.queue.reject_button, Qt.MouseButton.LeftButton)
-    assert learning.learning.queue("rejected")[0]["source_id"] == "i1"
+    assert learning.learning.queue("rejected")[0].source_id == "i1"
     assert learning.learning.list_records() == []
     qtbot.waitUntil(lambda: page.failures.model.rowCount() == 1, timeout=5000)
-    assert "cancelled" in page.failures.model.rows[0]["reason"]
+    assert "cancelled" in page.failures.model.rows[0].reason
     page.close()
     lanes.shutdown()
     learning.close()
@@ -137,9 +137,9 @@ def test_the_records_table_pages_by_key(
         [("我喜欢绿茶", "用户喜欢绿茶"), ("我喜欢红茶", "用户喜欢红茶"), ("我喜欢白茶", "用户喜欢白茶")]
     ):
         propose(learning, f"i{n}", said, content)
-        intent = learning.learning.queue("candidate")[0]["intent_id"]
+        intent = learning.learning.queue("candidate")[0].intent_id
         assert learning.learning.owner_review(intent, "approved", "是我说的")["intent_state"] == "adopted"
-    adopted = [r["id"] for r in learning.learning.list_records()]
+    adopted = [r.id for r in learning.learning.list_records()]
     page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
@@ -148,8 +148,8 @@ def test_the_records_table_pages_by_key(
     qtbot.waitUntil(lambda: page.records.model.rowCount() == 2, timeout=5000)
     assert page.records.model.canFetchMore()
     propose(learning, "i9", "我喜欢乌龙茶", "用户喜欢乌龙茶")
-    intent = learning.learning.queue("candidate")[0]["intent_id"]
+    intent = learning.learning.queue("candidate")[0].intent_id
     learning.learning.owner_review(intent, "approved", "是我说的")
     with qtbot.waitSignal(page.records.loaded, timeout=5000):
         page.records.model.fetchMore()
-    assert [r["id"] for r in page.records.model.rows] == adopted and not page.records.model.canFetchMore()
+    assert [r.id for r in page.records.model.rows] == adopted and not page.records.model.canFetchMore()

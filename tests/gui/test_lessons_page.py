@@ -18,10 +18,10 @@ def seed(memory: Memory) -> tuple[str, str]:
     memory.runs.run_finish("r-learn", {"success": False, "goal_text": "在小红书搜索露营装备"})
     lesson = memory.lessons.add_lesson("小红书的搜索框在首页顶部", ["com.xingin.xhs"], runs=["r-learn", "r-gone"])
     memory.runs.run_finish(
-        "r-used", {"success": True, "goal_text": "在小红书搜索咖啡", "injected_lessons": [lesson["lesson_id"]]}
+        "r-used", {"success": True, "goal_text": "在小红书搜索咖啡", "injected_lessons": [lesson.lesson_id]}
     )
     other = memory.lessons.add_lesson("启动应用前先回到桌面")
-    return lesson["lesson_id"], other["lesson_id"]
+    return lesson.lesson_id, other.lesson_id
 
 
 def open_page(qtbot: QtBot, memory: Memory, lanes: Lanes) -> LessonsPage:
@@ -38,7 +38,7 @@ def test_proposals_wait_first_and_the_text_filter_narrows(qtbot: QtBot, memory: 
     assert page.status_box.currentData() == "proposed" and page.model.rowCount() == 2
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.filter_edit.setText("xingin")  # an app it is about
-    assert [r["text"] for r in page.model.rows] == ["小红书的搜索框在首页顶部"]
+    assert [r.text for r in page.model.rows] == ["小红书的搜索框在首页顶部"]
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.filter_edit.setText("没有这样的经验")
     assert page.model.rowCount() == 0 and "另外 2 条" in page.detail.toPlainText()  # what the filter hides
@@ -47,7 +47,7 @@ def test_proposals_wait_first_and_the_text_filter_narrows(qtbot: QtBot, memory: 
 def test_the_detail_lists_the_runs_behind_a_lesson_as_links(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     lesson_id, _other = seed(memory)
     page = open_page(qtbot, memory, lanes)
-    row = next(i for i, r in enumerate(page.model.rows) if r["lesson_id"] == lesson_id)
+    row = next(i for i, r in enumerate(page.model.rows) if r.lesson_id == lesson_id)
     with qtbot.waitSignal(page.runs_shown, timeout=5000):
         page.table.selectRow(row)
     shown = page.detail.toHtml()
@@ -63,18 +63,18 @@ def test_approve_and_revoke_are_recorded_as_the_persons_acts(qtbot: QtBot, memor
     page = open_page(qtbot, memory, lanes)
     page.status_box.setCurrentIndex(0)  # every status
     qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=5000)
-    page.table.selectRow(next(i for i, r in enumerate(page.model.rows) if r["lesson_id"] == lesson_id))
+    page.table.selectRow(next(i for i, r in enumerate(page.model.rows) if r.lesson_id == lesson_id))
     assert page.approve_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000) as changed:
         qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
-    assert changed.args[0]["status"] == "approved"
-    assert memory.lessons.list_lessons("approved")[0]["lesson_id"] == lesson_id
+    assert changed.args[0].status == "approved"
+    assert memory.lessons.list_lessons("approved")[0].lesson_id == lesson_id
     qtbot.waitUntil(lambda: not page.approve_button.isEnabled(), timeout=5000)  # reloaded, still selected
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
     actors = [e.actor for e in memory.store.events("lessons", subject=lesson_id)]
     assert actors[-2:] == ["user", "user"]
-    assert memory.lessons.list_lessons("revoked")[0]["lesson_id"] == lesson_id
+    assert memory.lessons.list_lessons("revoked")[0].lesson_id == lesson_id
 
 
 def test_a_run_link_on_the_lessons_page_opens_the_episode_browser(

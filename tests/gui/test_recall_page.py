@@ -67,14 +67,14 @@ def test_charts_have_the_days_and_packages(attach: Attach, qtbot: QtBot, evaluat
     with qtbot.waitSignal(page.loaded, timeout=10_000) as loaded:
         page.reload()
     stats = loaded.args[0]
-    assert [d["evaluations"] for d in page.days] == [2, 1, 1]
+    assert [d.evaluations for d in page.days] == [2, 1, 1]
     assert stats["totals"]["evaluations"] == 4 and "Hit@1 0.50" in page.mode_label.text()
     curves = page.rates_plot.getPlotItem().listDataItems()
     assert len(curves) == 4 and all(len(c.getData()[0]) == 3 for c in curves)
     packages = {page.package_model.item(r, 0).text() for r in range(page.package_model.rowCount())}
     assert {"com.xingin.xhs", "com.dianping.v1", "com.sankuai.meituan"} <= packages
     with qtbot.waitSignal(page.day_shown, timeout=10_000):
-        page.show_day(page.days[0]["day"])
+        page.show_day(page.days[0].day)
     text = page.day_view.toPlainText()
     assert "q0" in text and "q1" in text and "com.dianping.v1" in text
     assert "≈ 在小红书搜索火锅店 (相似 " in text and "用词 " in text  # why the app was recalled
@@ -197,7 +197,7 @@ def test_bars_are_named_by_the_app_and_a_bar_of_the_counts_opens_its_day(
     # A click on a day's bar of 每日评估次数 lists that day's runs, as a click on the top chart does.
     day = page.days[-1]
     vb = page.count_plot.getPlotItem().vb
-    x = time.mktime(time.strptime(day["day"], "%Y-%m-%d")) + DAY / 2
+    x = time.mktime(time.strptime(day.day, "%Y-%m-%d")) + DAY / 2
     scene_pos = vb.mapViewToScene(pg.Point(x, 0.5))
 
     class Click:
@@ -206,7 +206,7 @@ def test_bars_are_named_by_the_app_and_a_bar_of_the_counts_opens_its_day(
 
     with qtbot.waitSignal(page.day_shown, timeout=10_000) as shown:
         page._clicked(Click(), page.count_plot)
-    assert shown.args == [day["day"]]
+    assert shown.args == [day.day]
 
 
 def test_tick_names_are_short_and_telling() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def said(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
     memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, ts=DAY.format(day))
 
 
-def related(result: dict) -> list[str]:
+def related(result: dict[str, Any]) -> list[str]:
     return [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
 
 
@@ -83,7 +84,7 @@ def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_coll
         {"batch_id": plan["batch_id"], "topics": [{"title": "周报", "interaction_ids": ["a"], "segment": "进度 60%"}]}
     )
     assert hashed.desk.index.drain() == 2  # the turn and the topic
-    topic_id = hashed.desk.list_topics()[0]["topic_id"]
+    topic_id = hashed.desk.list_topics()[0].topic_id
     plan = hashed.desk.maintenance_plan(limit=10)
     hashed.desk.maintenance_commit(
         {"topics": [{"topic_id": topic_id, "segments": [{"workday": "2026-11-02", "summary": "迁移完成"}]}]}

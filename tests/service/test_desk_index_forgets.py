@@ -41,7 +41,7 @@ def test_a_deactivated_fact_leaves_the_index_and_comes_back_when_confirmed(hashe
         "evidence": [{"interaction_id": "i1", "quote": "数据库定了用 PostgreSQL"}],
     }
     hashed.desk.maintenance_commit({"facts": [fact]})
-    fact_id = hashed.desk.list_facts()[0]["fact_id"]
+    fact_id = hashed.desk.list_facts()[0].fact_id
     hashed.desk.index.drain()
     assert held(hashed, "fact") == {fact_id}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,9 +13,10 @@ from service.client import JiyiClient, ServiceError
 from tests.service.conftest import Server, send_lines
 
 
-def call(server: Server, method: str, params: dict) -> dict:
+def call(server: Server, method: str, params: dict[str, Any]) -> dict[str, Any]:
     [line] = send_lines(server.socket, [json.dumps({"id": 1, "method": method, "params": params}).encode()])
-    return json.loads(line)
+    answer: dict[str, Any] = json.loads(line)
+    return answer
 
 
 def test_a_desk_session_over_the_socket(server: Server) -> None:
@@ -118,7 +120,9 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
     ],
 )
 @pytest.mark.xdist_group("desk_shared_server")  # one worker starts the module's one server
-def test_bad_desk_requests_get_clear_errors(shared_server: Server, method: str, params: dict, code: str) -> None:
+def test_bad_desk_requests_get_clear_errors(
+    shared_server: Server, method: str, params: dict[str, Any], code: str
+) -> None:
     answer = call(shared_server, method, params)
     assert answer["ok"] is False and answer["error"]["code"] == code and answer["error"]["message"]
     assert shared_server.alive()
@@ -132,13 +136,13 @@ def test_concurrent_edits_of_one_document_exactly_one_wins(server: Server) -> No
     )["ok"]
     revision = 1
     for round_ in range(20):
-        results: list[dict] = []
+        results: list[dict[str, Any]] = []
         barrier = threading.Barrier(2)
 
         def edit(
             who: str,
             barrier: threading.Barrier = barrier,
-            results: list[dict] = results,
+            results: list[dict[str, Any]] = results,
             text: str = f"# 经验\n第{round_}轮 {{who}} 写的\n",
             revision: int = revision,
         ) -> None:

@@ -41,7 +41,7 @@ def test_an_attached_dream_reports_each_step_and_its_report_is_stored(
     assert [step["step"] for step in report["steps"]] == list(STEPS) and report["seq"] > 0
     assert heard[-1] == (len(STEPS), len(STEPS)) and all(total == len(STEPS) for _, total in heard)
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "dream" and job["state"] == "done" and job["cancellable"] is True
+    assert job.kind == "dream" and job.state == "done" and job.cancellable is True
     assert [r["ts"] for r in hashed.dream.reports()] == [report["ts"]]
 
 
@@ -56,7 +56,7 @@ def test_a_previewed_dream_stores_nothing_and_a_cancelled_one_stops_between_step
     def held_fold(self: _Pass) -> dict[str, Any]:
         # The fourth step waits until the follower asked to cancel (or 20 s): the cancel lands mid-pass.
         deadline = time.monotonic() + 20
-        while not hashed.jobs.list()[0]["cancel_requested"] and time.monotonic() < deadline:
+        while not hashed.jobs.list()[0].cancel_requested and time.monotonic() < deadline:
             time.sleep(0.01)
         ran.append("fold")
         return fold(self)
@@ -82,7 +82,7 @@ def test_a_previewed_dream_stores_nothing_and_a_cancelled_one_stops_between_step
 
     assert isinstance(in_thread(qtbot, cancelled), Cancelled)
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "dream" and job["state"] == "cancelled" and job["done"] == 4, job
+    assert job.kind == "dream" and job.state == "cancelled" and job.done == 4, job
     assert ran == ["fold"]  # stopped before the next step
     assert hashed.dream.reports() == []  # a pass cut short stores no report
 

@@ -49,8 +49,8 @@ def test_an_attached_import_reports_its_indexing_and_recall_finds_the_runs(
     assert reports["experience"].imported == RUNS and reports["experience"].skipped == 0
     assert seen and seen[-1] == (RUNS, RUNS) and all(total == RUNS for _, total in seen)
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "taskwizard.import" and job["state"] == "done" and job["cancellable"] is False
-    assert job["outcome"]["experience"]["imported"] == RUNS
+    assert job.kind == "taskwizard.import" and job.state == "done" and job.cancellable is False
+    assert job.outcome is not None and job.outcome["experience"]["imported"] == RUNS
     found = in_thread(qtbot, lambda: remote.recall.recall_query("点一份黄焖鸡外卖", "phone2"))
     assert "com.sankuai.meituan" in str(found)
 
@@ -77,17 +77,17 @@ def test_an_import_cannot_be_cancelled_and_a_follower_that_stops_leaves_it_to_fi
 
     assert isinstance(in_thread(qtbot, follow_then_stop), Cancelled)
     job = hashed.jobs.list()[0]
-    assert job["state"] == "running" and not job["cancel_requested"]  # the follower left; the job goes on
+    assert job.state == "running" and not job.cancel_requested  # the follower left; the job goes on
 
     def cancel() -> dict[str, Any]:
         with JiyiClient(host.path, timeout=10) as agent:
-            return agent.request("job.cancel", {"job_id": job["job_id"]})
+            return agent.request("job.cancel", {"job_id": job.job_id})
 
     refused = in_thread(qtbot, cancel)
-    assert refused["error"]["code"] == "conflict" and job["job_id"] in refused["error"]["message"]
+    assert refused["error"]["code"] == "conflict" and job.job_id in refused["error"]["message"]
     assert refused["error"]["data"]["job"]["cancellable"] is False
     gate.release()
-    qtbot.waitUntil(lambda: hashed.jobs.status(job["job_id"])["state"] == "done", timeout=20_000)
+    qtbot.waitUntil(lambda: hashed.jobs.status(job.job_id).state == "done", timeout=20_000)
     assert hashed.recall.state()["episode_vectors"] == RUNS
 
 
@@ -107,7 +107,7 @@ def test_an_import_job_checks_its_directory(qtbot: QtBot, hashed: Memory, host: 
     assert "directory" in no_directory["error"]["message"] and "absolute" in relative["error"]["message"]
     assert "directory" in stray["error"]["message"]  # a rebuild takes no directory: nothing started
     started = missing["result"]
-    qtbot.waitUntil(lambda: hashed.jobs.status(started["job_id"])["state"] != "running", timeout=10_000)
+    qtbot.waitUntil(lambda: hashed.jobs.status(started["job_id"]).state != "running", timeout=10_000)
     ended = hashed.jobs.status(started["job_id"])
-    assert ended["state"] == "failed" and ended["error"]["code"] == "not_found", ended
+    assert ended.state == "failed" and ended.error is not None and ended.error["code"] == "not_found", ended
     assert len(hashed.jobs.list()) == 1  # the refused starts started nothing

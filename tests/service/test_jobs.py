@@ -46,14 +46,14 @@ def test_a_remote_rebuild_reports_progress_up_to_its_total(
     assert [done for done, _ in moves] == [256, 512, EPISODES]
     assert all(total == EPISODES for _, total in moves) and seen[-1] == (EPISODES, EPISODES)
     assert hashed.recall.state()["episode_vectors"] == EPISODES
-    assert hashed.jobs.list()[0]["state"] == "done"
+    assert hashed.jobs.list()[0].state == "done"
 
 
 def test_cancelling_stops_the_job_and_a_later_rebuild_completes_the_index(
     qtbot: QtBot, hashed: Memory, remote: RemoteMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = Gate(hashed, monkeypatch)
-    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])  # held until cancelled
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)  # held until cancelled
 
     def cancel_at_first_report(_done: int, _total: int) -> None:
         raise Cancelled()
@@ -67,7 +67,7 @@ def test_cancelling_stops_the_job_and_a_later_rebuild_completes_the_index(
 
     assert isinstance(in_thread(qtbot, rebuild), Cancelled)
     job = hashed.jobs.list()[0]
-    assert job["state"] == "cancelled" and job["done"] == 512 and gate.batches == 2
+    assert job.state == "cancelled" and job.done == 512 and gate.batches == 2
     assert hashed.recall.state()["episode_vectors"] < EPISODES  # a partial index, as a local cancel leaves
     gate.release()
     result = in_thread(qtbot, lambda: remote.recall.rebuild_vectors())
@@ -99,7 +99,7 @@ def test_a_second_rebuild_is_refused_busy_naming_the_running_job(
     with pytest.raises(Busy, match=job_id):
         in_thread(qtbot, lambda: remote.rebuild())
     gate.release()
-    qtbot.waitUntil(lambda: hashed.jobs.status(job_id)["state"] == "done", timeout=20_000)
+    qtbot.waitUntil(lambda: hashed.jobs.status(job_id).state == "done", timeout=20_000)
 
 
 def test_a_client_that_leaves_does_not_cancel_its_job_and_others_follow_it(
@@ -168,25 +168,25 @@ def test_service_status_counts_connections_by_kind_and_names_the_running_job(
     assert status["connections"] == 3
     assert status["by_kind"] == {"agent": 1, "console": 1, "command": 1, "worker": 0}
     assert status["requests_last_minute"] >= 4  # attach's health, the agent's, job.start, this one
-    assert status["job"]["kind"] == "vectors.rebuild" and status["job"]["state"] == "running"
+    assert status["job"].kind == "vectors.rebuild" and status["job"].state == "running"
     gate.release()
     qtbot.waitUntil(lambda: hashed.jobs.running() is None, timeout=20_000)
 
 
 def test_closing_the_memory_stops_a_running_job(hashed: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = Gate(hashed, monkeypatch)
-    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)
     job = hashed.jobs.start("vectors.rebuild", lambda progress: dict(hashed.recall.rebuild_vectors(progress)))
     assert gate.held.wait(10)
     hashed.jobs.close()  # what Memory.close does first
-    assert hashed.jobs.status(job["job_id"])["state"] == "cancelled"
+    assert hashed.jobs.status(job.job_id).state == "cancelled"
 
 
 def test_ctrl_c_in_a_command_following_a_job_cancels_it(
     qtbot: QtBot, hashed: Memory, remote: RemoteMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = Gate(hashed, monkeypatch)
-    gate.passes = lambda _batches: bool(hashed.jobs.list()[0]["cancel_requested"])
+    gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)
 
     def interrupted(_done: int, _total: int) -> None:
         raise KeyboardInterrupt  # what Ctrl+C raises in `jiyi rebuild-vec` while its bar is fed
@@ -199,4 +199,4 @@ def test_ctrl_c_in_a_command_following_a_job_cancels_it(
         return None
 
     assert isinstance(in_thread(qtbot, rebuild), KeyboardInterrupt)
-    assert hashed.jobs.list()[0]["state"] == "cancelled"
+    assert hashed.jobs.list()[0].state == "cancelled"

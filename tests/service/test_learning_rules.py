@@ -163,8 +163,8 @@ def test_an_adopted_fact_is_an_active_desk_fact_with_the_quotation_as_evidence(c
     assert record["provenance"]["quotations"] == ["我习惯用 Vim 写代码"]
     fact_id = record["target"].removeprefix("fact:")
     stored = memory.desk.get_fact(fact_id)
-    assert stored["status"] == "active" and stored["content"] == "用户习惯用 Vim 写代码"
-    assert [e["quote"] for e in stored["evidence"]] == ["我习惯用 Vim 写代码"]
+    assert stored.status == "active" and stored.content == "用户习惯用 Vim 写代码"
+    assert [e.quote for e in stored.evidence] == ["我习惯用 Vim 写代码"]
     pack = calls.ok("context.prepare", {"query": "写代码用什么编辑器"})
     assert "用户习惯用 Vim 写代码" in pack["system_prompt"] and pack["counts"]["system_prompt"] == 1
     assert pack["text"].count("用户习惯用 Vim 写代码") == 1  # not again among the profile facts
@@ -212,7 +212,7 @@ def test_a_procedure_and_a_skill_draft_go_where_they_belong(calls: Calls, memory
     submit(calls, lease, procedure)
     assert review(calls)["record"]["kind"] == "procedure"
     assert any(
-        lesson["text"].endswith("写周报：进展、问题、计划三段") for lesson in memory.lessons.list_lessons("approved")
+        lesson.text.endswith("写周报：进展、问题、计划三段") for lesson in memory.lessons.list_lessons("approved")
     )
     remember(calls, "i1", "以后写邮件都先写结论")
     lease = extract(calls)
@@ -225,7 +225,7 @@ def test_a_procedure_and_a_skill_draft_go_where_they_belong(calls: Calls, memory
     submit(calls, lease, draft)
     record = review(calls)["record"]
     skill = memory.desk.get_skill(record["target"].removeprefix("skill:"))
-    assert skill["status"] == "draft" and skill["source_quote"] == "以后写邮件都先写结论"  # a person still activates it
+    assert skill.status == "draft" and skill.source_quote == "以后写邮件都先写结论"  # a person still activates it
     assert "邮件先写结论" not in calls.ok("context.prepare", {"query": "邮件"})["system_prompt"]
 
 
@@ -259,8 +259,8 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, lease, {**stale, "target": {"id": first["id"], "version": 1}})
     replaced = review(calls)["record"]
     assert (replaced["id"], replaced["version"], replaced["content"]) == (first["id"], 2, "用户住在上海")
-    assert memory.desk.get_fact(first["target"].removeprefix("fact:"))["status"] == "inactive"
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:"))["status"] == "active"
+    assert memory.desk.get_fact(first["target"].removeprefix("fact:")).status == "inactive"
+    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "active"
     remember(calls, "i3", "别记我住哪了")
     removal = {
         "operation": "remove",
@@ -271,13 +271,13 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, extract(calls), removal)
     removed = review(calls)["record"]
     assert removed["state"] == "removed" and removed["version"] == 3
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:"))["status"] == "inactive"
+    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "inactive"
 
 
 def test_a_record_the_owner_edited_is_no_longer_managed(calls: Calls, memory: Memory) -> None:
     first = learn_fact(calls, "i1", "我喜欢喝咖啡", "用户喜欢喝咖啡")
     edited = memory.learning.edit_record(first["id"], "用户喜欢喝手冲咖啡")
-    assert edited["managed"] is False and edited["content"] == "用户喜欢喝手冲咖啡" and edited["version"] == 2
+    assert edited.managed is False and edited.content == "用户喜欢喝手冲咖啡" and edited.version == 2
     remember(calls, "i2", "我不喝咖啡了")
     lease = extract(calls)
     assert lease["snapshot"]["managed"] == []
@@ -295,7 +295,7 @@ def test_revoking_a_record_takes_its_fact_back(calls: Calls, memory: Memory) -> 
     record = learn_fact(calls, "i1", "我是左撇子", "用户是左撇子")
     revoked = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
     assert revoked == {"revoked": True, "record_id": record["id"]}
-    assert memory.desk.get_fact(record["target"].removeprefix("fact:"))["status"] == "inactive"
+    assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
     assert calls.ok("context.prepare", {"query": "左撇子"})["system_prompt"] == ""
     again = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
     assert again == revoked
@@ -461,7 +461,7 @@ def test_a_retraction_after_adoption_revokes_the_record(calls: Calls, memory: Me
     [after] = calls.ok("learning.records.list")["records"]
     assert after["id"] == record["id"] and after["state"] == "revoked" and "retracted" in after["reason"]
     lesson_id = record["target"].removeprefix("lesson:")
-    assert memory.lessons.list_lessons("revoked")[0]["lesson_id"] == lesson_id
+    assert memory.lessons.list_lessons("revoked")[0].lesson_id == lesson_id
 
 
 def test_a_retraction_before_review_stops_the_candidate(calls: Calls) -> None:
@@ -487,7 +487,7 @@ def test_lookback_bounds_what_a_scan_reads(home: Path) -> None:
         remember(calls, "new", "刚刚说的")
         scanned = calls.ok("learning.scan")
         assert scanned["added"] == 1 and scanned["read"] == 2
-        assert [i["source_id"] for i in memory.learning.queue()] == ["new"]
+        assert [i.source_id for i in memory.learning.queue()] == ["new"]
 
 
 def test_recovery_adopts_an_approval_found_in_the_ledger_exactly_once(home: Path) -> None:
@@ -548,7 +548,7 @@ def test_an_adopted_record_expires_at_its_ttl(home: Path, monkeypatch: pytest.Mo
         calls.ok("learning.scan")
         [expired] = calls.ok("learning.records.list")["records"]
         assert expired["state"] == "expired" and expired["reason"] == "its TTL ran out"
-        assert memory.desk.get_fact(record["target"].removeprefix("fact:"))["status"] == "inactive"
+        assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
         assert calls.ok("context.prepare", {"query": "屏幕"})["system_prompt"] == ""
 
 

@@ -297,19 +297,19 @@ def seed_learning(dispatcher: Dispatcher) -> None:
 
 def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
     """A request for every write method, each one that would write if the home had room."""
-    lesson = memory.lessons.list_lessons(None)[0]["lesson_id"]
-    skill = memory.desk.list_skills(None)[0]["skill_id"]
+    lesson = memory.lessons.list_lessons(None)[0].lesson_id
+    skill = memory.desk.list_skills(None)[0].skill_id
     change = memory.appkb.alias_history("小蓝书", limit=1)[0].txn
-    fact = next(f["fact_id"] for f in memory.desk.list_facts() if f["content"] == "用户希望回答简短")
+    fact = next(f.fact_id for f in memory.desk.list_facts() if f.content == "用户希望回答简短")
     taskwizard = memory.home.parent / "taskwizard-memory"
     (taskwizard / "app_kb").mkdir(parents=True, exist_ok=True)
     entry = {"term": "小红薯", "label": "小红书", "package": "com.xingin.xhs", "kind": "alias", "scope": "global"}
     (taskwizard / "app_kb" / "kb.json").write_text(json.dumps([entry], ensure_ascii=False), "utf-8")
-    intents = [memory.learning.intent(i["intent_id"]) for i in memory.learning.queue()]
-    operation = next(o["operation_id"] for i in intents for o in i["operations"] if o["state"] == "failed")
-    review = next(r["review_id"] for i in intents for r in i["reviews"] if r["state"] == "failed")
-    reviewed = next(i["intent_id"] for i in intents if not i["reviews"] and i["operations"][0]["state"] == "submitted")
-    record = memory.learning.list_records("active")[0]["id"]
+    intents = [memory.learning.intent(i.intent_id) for i in memory.learning.queue()]
+    operation = next(o.operation_id for i in intents for o in i.operations if o.state == "failed")
+    review = next(r.review_id for i in intents for r in i.reviews if r.state == "failed")
+    reviewed = next(i.intent_id for i in intents if not i.reviews and i.operations[0].state == "submitted")
+    record = memory.learning.list_records("active")[0].id
     noop = {"operation": "noop"}
     return {
         "learning.owner_review": {"intent_id": reviewed, "verdict": "rejected", "reason": "不对", "actor": "user"},

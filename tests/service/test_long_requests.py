@@ -69,7 +69,7 @@ def test_short_requests_are_answered_while_an_import_is_in_flight(
     assert replies[0]["result"]["episodes"] == []  # answered before the import wrote anything
     assert still_importing  # every short request was answered while the import waited
     assert imported["ok"] is True and imported["result"]["experience"]["imported"] == 3
-    assert {e["run_id"] for e in memory.runs.list_episodes(limit=10)} == {"tw-0", "tw-1", "tw-2"}
+    assert {e.run_id for e in memory.runs.list_episodes(limit=10)} == {"tw-0", "tw-1", "tw-2"}
 
 
 def test_maintenance_methods_are_declared_long() -> None:

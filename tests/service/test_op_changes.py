@@ -81,7 +81,7 @@ def test_every_write_over_the_socket_changes_only_what_it_declares(
             if method not in LAST:  # a job goes on after its reply: what it announces later is its own
                 assert during <= declared, f"{method} announced {during}, declares {declared}"
         job = reply["result"]["job_id"]
-        qtbot.waitUntil(lambda: seeded.jobs.status(job)["state"] != "running", timeout=60_000)
+        qtbot.waitUntil(lambda: seeded.jobs.status(job).state != "running", timeout=60_000)
     finally:
         host.stop()
         seeded.remove_listener(heard)

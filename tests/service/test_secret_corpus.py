@@ -73,7 +73,7 @@ class Setup:
         return str(done["skills"][0]["skill_id"])
 
     def lesson(self) -> str:
-        return str(self.memory.lessons.add_lesson(self.uid("先解锁屏幕 "), [])["lesson_id"])
+        return str(self.memory.lessons.add_lesson(self.uid("先解锁屏幕 "), []).lesson_id)
 
     def change(self) -> int:
         return self.memory.appkb.learn_alias(self.uid("绿泡泡"), "com.tencent.mm").result.txn
@@ -147,13 +147,14 @@ class Setup:
         result = {"operation": "add", "kind": "fact.profile", "content": f"用户说{quote}", "quotations": [quote]}
         assert self.memory.learning.extract_submit(operation_id, self.uid("cand-"), result)["accepted"]
         newest = self.memory.learning.queue(limit=1)[0]
-        assert self.memory.learning.intent(newest["intent_id"])["candidate"]["content"] == result["content"]
-        return str(newest["intent_id"])
+        candidate = self.memory.learning.intent(newest.intent_id).candidate
+        assert candidate is not None and candidate.content == result["content"]
+        return str(newest.intent_id)
 
     def fact(self) -> str:
         """An active desk fact (adopted by learning) for a person to deactivate."""
         self.record()
-        return str(self.memory.desk.list_facts(status="active", limit=1)[0]["fact_id"])
+        return str(self.memory.desk.list_facts(status="active", limit=1)[0].fact_id)
 
 
 Build = Callable[[Setup, Any], dict[str, Any]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from service.config import Config, load_config
@@ -47,16 +48,18 @@ def test_import_then_export_gives_back_all_five_files_byte_for_byte(memory: Memo
 def test_episodes_keep_their_text_absent_fields_and_aggregates(memory: Memory, tmp_path: Path) -> None:
     tw = taskwizard_memory(tmp_path)
     memory.import_taskwizard(tw.root)
-    episodes = {e["run_id"]: e for e in memory.runs.list_episodes(EpisodeFilter(), limit=100)}
+    episodes = {e.run_id: e for e in memory.runs.list_episodes(EpisodeFilter(), limit=100)}
     # Episodes are verbatim: a phone number in a goal and a 支付密码 note are the person's own words.
-    assert episodes["run-001"]["goal_text"] == "联系 13800138000 问快递到哪了"
-    notes = [e["note"] for e in memory.runs.get_episode("run-003")["events"]]
+    assert episodes["run-001"].goal_text == "联系 13800138000 问快递到哪了"
+    notes = [e.note for e in memory.runs.get_episode("run-003").events]
     assert "输入支付密码前停下" in notes
-    assert [e["tool"] for e in memory.runs.get_episode("run-003")["events"]] == ["launch_app", "plugin_lookup-v2"]
+    assert [e.tool for e in memory.runs.get_episode("run-003").events] == ["launch_app", "plugin_lookup-v2"]
     # A legacy outcome (written before those fields existed) does not grow them.
     legacy = episodes["run-005"]
-    assert not {"capabilities", "injected_lessons", "injected_procedures", "deliverable_path"} & set(legacy)
-    assert "injected_procedures" in episodes["run-004"]
+    assert not {"capabilities", "injected_lessons", "injected_procedures", "deliverable_path"} & set(
+        msgspec.to_builtins(legacy)
+    )
+    assert "injected_procedures" in msgspec.to_builtins(episodes["run-004"])
     memory.export_taskwizard(tmp_path / "out")
     view = json.loads((tmp_path / "out" / "experience" / "episodes.json").read_text("utf-8"))
     assert view["aggregate:communication"]["type"] == "episode_aggregate"
@@ -181,13 +184,13 @@ def test_lessons_and_procedure_cards_round_trip_with_their_statuses(memory: Memo
     memory.export_taskwizard(tmp_path / "out")
     for name in LESSON_FILES:
         assert (tw.root / name).read_bytes() == (tmp_path / "out" / name).read_bytes(), name
-    listed = {lesson["lesson_id"]: lesson for lesson in memory.lessons.list_lessons()}
-    statuses = {i: listed[LESSON_IDS[i]]["status"] for i in range(4)}
+    listed = {lesson.lesson_id: lesson for lesson in memory.lessons.list_lessons()}
+    statuses = {i: listed[LESSON_IDS[i]].status for i in range(4)}
     # A demoted procedure card needs review; a superseded rule is proposed again at version 2.
     assert statuses == {0: "needs_review", 1: "proposed", 2: "approved", 3: "revoked"}
-    assert (listed[LESSON_IDS[0]]["kind"], listed[LESSON_IDS[1]]["version"]) == ("procedure", 2)
+    assert (listed[LESSON_IDS[0]].kind, listed[LESSON_IDS[1]].version) == ("procedure", 2)
     assert set(memory.lessons.statuses()) >= {"needs_review", "auto_approved", "superseded", "approved"}
-    assert [row["lesson_id"] for row in memory.lessons.list_lessons("needs_review")] == [LESSON_IDS[0]]
+    assert [row.lesson_id for row in memory.lessons.list_lessons("needs_review")] == [LESSON_IDS[0]]
 
 
 def test_a_persons_decision_on_an_imported_card_is_exported_in_taskwizards_shape(
@@ -197,7 +200,7 @@ def test_a_persons_decision_on_an_imported_card_is_exported_in_taskwizards_shape
     memory.import_taskwizard(tw.root)
     with pytest.raises(Conflict, match="only a proposed or needs_review"):
         memory.lessons.set_lesson_status(LESSON_IDS[3], "approved")  # revoked stays revoked, as in TaskWizard
-    assert memory.lessons.set_lesson_status(LESSON_IDS[0], "approved")["status"] == "approved"
+    assert memory.lessons.set_lesson_status(LESSON_IDS[0], "approved").status == "approved"
     memory.export_taskwizard(tmp_path / "out")
     lines = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8").splitlines()
     decision = json.loads(lines[-1])
@@ -229,7 +232,7 @@ def test_a_lesson_line_naming_a_phone_number_is_kept_redacted(memory: Memory, tm
     memory.export_taskwizard(tmp_path / "out")
     exported = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8")
     assert "13800138000" not in exported and "[redacted:mobile]" in exported
-    assert memory.lessons.list_lessons("revoked")[0]["lesson_id"] in (LESSON_IDS[2], LESSON_IDS[3])
+    assert memory.lessons.list_lessons("revoked")[0].lesson_id in (LESSON_IDS[2], LESSON_IDS[3])
     # A rewritten log (one line dropped) of lines all imported: the redacted one is known by its digest.
     tw.lessons = [e for e in tw.lessons if e["type"] != "lesson_demoted"]
     tw.write()
@@ -271,8 +274,8 @@ def test_lines_jiyi_writes_follow_taskwizards_schema_and_its_replay_gives_the_sa
 def test_jiyis_own_lessons_are_exported_as_taskwizard_proposals_it_can_replay(memory: Memory, tmp_path: Path) -> None:
     first = memory.lessons.add_lesson("先回到桌面再打开应用", ["com.xingin.xhs"])
     second = memory.lessons.add_lesson("搜索前先清空输入框")
-    memory.lessons.set_lesson_status(first["lesson_id"], "approved")
-    memory.lessons.set_lesson_status(second["lesson_id"], "revoked")
+    memory.lessons.set_lesson_status(first.lesson_id, "approved")
+    memory.lessons.set_lesson_status(second.lesson_id, "revoked")
     memory.export_taskwizard(tmp_path / "out")
     lines = (tmp_path / "out" / "lessons" / "events.jsonl").read_text("utf-8").splitlines()
     events = [json.loads(line) for line in lines]

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.memory.memory import Memory
 from service.memory.results import DocumentWritten
+from service.memory.rows import BundleDetail
 from service.ops import desk
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
@@ -22,7 +21,7 @@ def bundle_list(memory: Memory, args: desk.BundleListArgs, _context: CallContext
 
 
 @TABLE.op(desk.BUNDLE_GET)
-def bundle_get(memory: Memory, args: desk.BundleGetArgs, _context: CallContext) -> dict[str, Any]:
+def bundle_get(memory: Memory, args: desk.BundleGetArgs, _context: CallContext) -> BundleDetail:
     return memory.desk.get_bundle(args.bundle, args.path)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from service.errors import Cancelled
 from service.memory.jobs import Progress
 from service.memory.memory import Memory
+from service.memory.rows import JobStatus
 from service.ops import upkeep
 from service.ops.declare import NoArgs
 from service.ops.upkeep import JobArgs, JobStartArgs
@@ -109,7 +110,7 @@ def vectors_rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dic
 
 
 @TABLE.op(upkeep.JOB_START)
-def job_start(memory: Memory, args: JobStartArgs, _context: CallContext) -> dict[str, Any]:
+def job_start(memory: Memory, args: JobStartArgs, _context: CallContext) -> JobStatus:
     assert args.kind is not None  # JobStartArgs.check
     work = KINDS[args.kind](memory, args)
     if args.kind != "dream":  # a dream checks the budget itself, unless it is a preview
@@ -119,12 +120,12 @@ def job_start(memory: Memory, args: JobStartArgs, _context: CallContext) -> dict
 
 # Answered on the loop: a job's status is in memory, and a client polls it often.
 @TABLE.op(upkeep.JOB_STATUS, instant=_always)
-def job_status(memory: Memory, args: JobArgs, _context: CallContext) -> dict[str, Any]:
+def job_status(memory: Memory, args: JobArgs, _context: CallContext) -> JobStatus:
     return memory.jobs.status(args.job_id)
 
 
 @TABLE.op(upkeep.JOB_CANCEL, instant=_always)
-def job_cancel(memory: Memory, args: JobArgs, _context: CallContext) -> dict[str, Any]:
+def job_cancel(memory: Memory, args: JobArgs, _context: CallContext) -> JobStatus:
     return memory.jobs.cancel(args.job_id)
 
 

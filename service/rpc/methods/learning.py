@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.memory.memory import Memory
+from service.memory.rows import LearningIntentDetail, LearningRecord
 from service.ops import learning as ops
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
@@ -75,7 +76,7 @@ def learning_queue(memory: Memory, args: ops.QueueArgs, _context: CallContext) -
 
 
 @TABLE.op(ops.INTENT)
-def learning_intent(memory: Memory, args: ops.IntentArgs, _context: CallContext) -> dict[str, Any]:
+def learning_intent(memory: Memory, args: ops.IntentArgs, _context: CallContext) -> LearningIntentDetail:
     return memory.learning.intent(args.intent_id)
 
 
@@ -91,7 +92,7 @@ def learning_owner_review(memory: Memory, args: ops.OwnerReviewArgs, _context: C
 
 
 @TABLE.op(ops.RECORD_EDIT)
-def learning_record_edit(memory: Memory, args: ops.RecordEditArgs, _context: CallContext) -> dict[str, Any]:
+def learning_record_edit(memory: Memory, args: ops.RecordEditArgs, _context: CallContext) -> LearningRecord:
     _owner(args.actor, "editing an adopted record")
     if not args.content.strip():
         raise InvalidInput("params.content must be non-empty text")

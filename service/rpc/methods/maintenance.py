@@ -7,6 +7,7 @@ from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import MaintenancePlan, MaintenanceStatus
+from service.memory.rows import Fact, Skill, TopicDetail
 from service.ops import maintenance as ops
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
@@ -32,7 +33,7 @@ def maintenance_commit(memory: Memory, args: ops.CommitArgs, _context: CallConte
 
 
 @TABLE.op(ops.TOPIC_GET)
-def topic_get(memory: Memory, args: ops.TopicArgs, _context: CallContext) -> dict[str, Any]:
+def topic_get(memory: Memory, args: ops.TopicArgs, _context: CallContext) -> TopicDetail:
     return memory.desk.get_topic(args.topic_id, limit=args.limit, offset=args.offset)
 
 
@@ -45,12 +46,12 @@ def skill_list(memory: Memory, args: ops.SkillListArgs, _context: CallContext) -
 
 
 @TABLE.op(ops.SKILL_GET)
-def skill_get(memory: Memory, args: ops.SkillArgs, _context: CallContext) -> dict[str, Any]:
+def skill_get(memory: Memory, args: ops.SkillArgs, _context: CallContext) -> Skill:
     return memory.desk.get_skill(args.skill_id)
 
 
 @TABLE.op(ops.SKILL_SET_STATUS)
-def skill_set_status(memory: Memory, args: ops.SkillStatusArgs, _context: CallContext) -> dict[str, Any]:
+def skill_set_status(memory: Memory, args: ops.SkillStatusArgs, _context: CallContext) -> Skill:
     return memory.desk.set_skill_status(args.skill_id, args.status, user_request=args.user_request, actor=args.actor)
 
 
@@ -87,7 +88,7 @@ def fact_list(memory: Memory, args: ops.FactListArgs, _context: CallContext) -> 
 
 
 @TABLE.op(ops.FACT_SET_STATUS)
-def fact_set_status(memory: Memory, args: ops.FactStatusArgs, _context: CallContext) -> dict[str, Any]:
+def fact_set_status(memory: Memory, args: ops.FactStatusArgs, _context: CallContext) -> Fact:
     if args.actor != "user":
         raise Forbidden(
             "a fact is confirmed or deactivated by a person (the console, or jiyi desk fact): send actor user"

@@ -6,6 +6,7 @@ from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import RecallStatistics
+from service.memory.rows import Lesson, LessonRuns
 from service.ops import recall
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
@@ -41,7 +42,7 @@ def recall_devices(memory: Memory, _args: NoArgs, _context: CallContext) -> reca
 
 
 @TABLE.op(recall.LESSON_ADD)
-def lesson_add(memory: Memory, args: recall.LessonAddArgs, _context: CallContext) -> dict[str, Any]:
+def lesson_add(memory: Memory, args: recall.LessonAddArgs, _context: CallContext) -> Lesson:
     return memory.lessons.add_lesson(args.text, args.apps or [], runs=args.runs or [], actor=args.actor)
 
 
@@ -51,15 +52,15 @@ def lesson_list(memory: Memory, args: recall.LessonListArgs, _context: CallConte
 
 
 @TABLE.op(recall.LESSON_RUNS)
-def lesson_runs(memory: Memory, args: recall.LessonArgs, _context: CallContext) -> dict[str, Any]:
-    return dict(memory.lessons.lesson_runs(args.lesson_id))
+def lesson_runs(memory: Memory, args: recall.LessonArgs, _context: CallContext) -> LessonRuns:
+    return memory.lessons.lesson_runs(args.lesson_id)
 
 
 @TABLE.op(recall.LESSON_APPROVE)
-def lesson_approve(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> dict[str, Any]:
+def lesson_approve(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> Lesson:
     return memory.lessons.set_lesson_status(args.lesson_id, "approved", actor=args.actor)
 
 
 @TABLE.op(recall.LESSON_REVOKE)
-def lesson_revoke(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> dict[str, Any]:
+def lesson_revoke(memory: Memory, args: recall.LessonStatusArgs, _context: CallContext) -> Lesson:
     return memory.lessons.set_lesson_status(args.lesson_id, "revoked", actor=args.actor)

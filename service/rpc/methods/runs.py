@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.memory.memory import EpisodeFilter, Memory
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
+from service.memory.rows import EpisodeDetail
 from service.ops import runs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
@@ -50,7 +49,7 @@ def episode_list(memory: Memory, args: runs.EpisodeListArgs, _context: CallConte
 
 
 @TABLE.op(runs.EPISODE_GET)
-def episode_get(memory: Memory, args: runs.EpisodeArgs, _context: CallContext) -> dict[str, Any]:
+def episode_get(memory: Memory, args: runs.EpisodeArgs, _context: CallContext) -> EpisodeDetail:
     return memory.runs.get_episode(args.run_id)
 
 

@@ -17,7 +17,8 @@ from store.learning.grant import EXTRACTION, Grant, GrantError, example_section,
 
 
 def example() -> dict[str, Any]:
-    return tomllib.loads(example_section())["learning"]
+    section: dict[str, Any] = tomllib.loads(example_section())["learning"]
+    return section
 
 
 def write_config(home: Path, section: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from recall.registry import AppRegistry, default_registry
-from recall.resolve import Resolution, ResolverIndex
+from recall.resolve import ResolverIndex
+from recall.verdict import Resolution
 from store.appkb.entry import AppKbEntry
 
 NOW = "2026-11-01T00:00:00+00:00"

@@ -77,7 +77,7 @@ def test_folding_keeps_the_newest_and_adds_to_aggregates(small: Memory) -> None:
     assert aggregates["travel"]["success_rate"] == 0.5
     assert (aggregates["travel"]["type"], aggregates["travel"]["schema_v"]) == ("episode_aggregate", 1)
     assert aggregates["communication"]["episodes"] == 1
-    assert sorted(e["run_id"] for e in small.runs.list_episodes()) == ["new-1", "new-2", "new-3"]
+    assert sorted(e.run_id for e in small.runs.list_episodes()) == ["new-1", "new-2", "new-3"]
     assert step(report, "index_reconcile")["removed"] == 3  # folded episodes leave the index
     again = small.dream.run()
     assert all(s.get("count", 0) == 0 and s.get("removed", 0) == 0 and s.get("added", 0) == 0 for s in again["steps"])

@@ -134,8 +134,8 @@ def test_a_later_outcome_of_a_revoked_run_stays_revoked_in_bulk_as_one_by_one(tm
             else:
                 memory.ingest.ingest_runs([again, again])  # the same run twice in one batch: the last listing wins
             views.append(episode_view(memory.store))
-            assert memory.runs.get_episode("run-000")["revoked"] is True
-            assert memory.runs.get_episode("run-000")["goal_text"] == "改过的目标"
+            assert memory.runs.get_episode("run-000").revoked is True
+            assert memory.runs.get_episode("run-000").goal_text == "改过的目标"
     assert views[0] == views[1]
 
 

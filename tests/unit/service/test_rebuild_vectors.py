@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -83,7 +84,7 @@ def indexed(memory: Memory) -> list[str]:
 
 def should_hold(memory: Memory) -> list[str]:
     live = memory.runs.list_episodes(EpisodeFilter(revoked=False), limit=10_000)
-    return sorted(str(r["run_id"]) for r in live if memory.recall.passes_gate(r))
+    return sorted(str(r.run_id) for r in live if memory.recall.passes_gate(msgspec.to_builtins(r)))
 
 
 def finish(memory: Memory, run_id: str, goal: str, package: str) -> dict[str, Any]:
@@ -135,7 +136,7 @@ def test_writers_are_answered_mid_rebuild_and_the_index_ends_as_the_archive(memo
 
 
 def _episode_hash(memory: Memory, run_id: str) -> str:
-    record = memory.recall.for_index(memory.runs.get_episode(run_id))
+    record = memory.recall.for_index(msgspec.to_builtins(memory.runs.get_episode(run_id)))
     return episode_document(record).source_hash
 
 

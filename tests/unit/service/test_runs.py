@@ -19,10 +19,10 @@ def test_a_run_is_archived_with_what_jiyi_saw(memory: Memory) -> None:
     finished = memory.runs.run_finish("r1", {"success": True, "tokens_total": 1200, "verifier": "pass"})
     assert finished["archived"] is True and finished["known"] is True
     episode = memory.runs.get_episode("r1")
-    assert episode["goal_text"] == "在小红书搜索火锅"
-    assert episode["apps"] == ["com.xingin.xhs"] and episode["steps"] == 4
-    assert episode["device_scope"] == "device:d1" and episode["success"] is True
-    assert [e["tool"] for e in episode["events"]] == ["launch_app", "type_text"]
+    assert episode.goal_text == "在小红书搜索火锅"
+    assert episode.apps == ["com.xingin.xhs"] and episode.steps == 4
+    assert episode.device_scope == "device:d1" and episode.success is True
+    assert [e.tool for e in episode.events] == ["launch_app", "type_text"]
     assert memory.health()["episodes"] == 1
 
 
@@ -30,14 +30,14 @@ def test_the_agents_outcome_wins_over_fill_ins(memory: Memory) -> None:
     memory.runs.run_start("r2", "d1", goal="x")
     memory.runs.run_finish("r2", {"apps": ["com.tencent.mm"], "steps": 9, "goal_text": "agent's own goal"})
     episode = memory.runs.get_episode("r2")
-    assert (episode["apps"], episode["steps"], episode["goal_text"]) == (["com.tencent.mm"], 9, "agent's own goal")
+    assert (episode.apps, episode.steps, episode.goal_text) == (["com.tencent.mm"], 9, "agent's own goal")
 
 
 def test_a_known_run_without_an_outcome_is_archived_as_not_reported(memory: Memory) -> None:
     memory.runs.run_start("r3", "d1")
     memory.runs.run_finish("r3")
     episode = memory.runs.get_episode("r3")
-    assert (episode["success"], episode["reason"]) == (False, "not_reported")
+    assert (episode.success, episode.reason) == (False, "not_reported")
     assert memory.runs.run_finish("never-started")["archived"] is False
 
 
@@ -65,7 +65,7 @@ def test_revoke_restore_and_listing(memory: Memory) -> None:
         memory.runs.run_start(f"r{i}", "d1", goal=f"任务{i}")
         memory.runs.run_finish(f"r{i}", {"success": True})
     memory.runs.revoke_episode("r1", reason="launched the wrong app")
-    assert [e["run_id"] for e in memory.runs.list_episodes(EpisodeFilter(revoked=False))] == ["r2", "r0"]
+    assert [e.run_id for e in memory.runs.list_episodes(EpisodeFilter(revoked=False))] == ["r2", "r0"]
     memory.runs.restore_episode("r1")
     assert memory.runs.count_episodes(EpisodeFilter(revoked=True)) == 0
 
@@ -105,7 +105,7 @@ def test_one_long_run_keeps_bounded_evidence(memory: Memory, monkeypatch: pytest
     assert len(state.observed) == 4 and state.steps == 10
     # Every receipt is archived all the same: the bound is on what the run keeps in memory.
     memory.runs.run_finish("long", {"success": True})
-    assert len(memory.runs.get_episode("long")["events"]) == 10
+    assert len(memory.runs.get_episode("long").events) == 10
 
 
 def test_implicit_alias_evidence_is_bounded_for_runs_nobody_started() -> None:

@@ -53,7 +53,7 @@ def test_numbers_inside_a_consolidation_detail_are_filtered(memory: Memory) -> N
         "nested": [{"id": 4111111111111111}],
     }
     memory.desk.record_consolidation("note", summary="整理", detail=detail)
-    stored = memory.desk.consolidation_log(1)[0]["detail"]
+    stored = memory.desk.consolidation_log(1)[0].detail
     assert stored == {
         "phone": "[redacted:mobile]",
         "card": "[redacted:card_number]",
@@ -85,7 +85,7 @@ def test_a_sensitive_looking_bundle_key_or_run_id_is_refused(
 
 def test_state_json_keeps_its_numbers_and_its_bytes_and_loses_the_secrets_in_its_strings(memory: Memory) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="run1")
-    current = memory.desk.get_bundle("schedule/weekly", "state.json")["documents"][0]["revision"]
+    current = memory.desk.get_bundle("schedule/weekly", "state.json").documents[0].revision
     state = '{\n  "last_order_id": 4111111111111111,\n  "note": "客户电话 13800135678",\n  "ok": true\n}\n'
     put = memory.desk.put_bundle_document("schedule/weekly", "state.json", state, expected_revision=current)
     assert put["content"] == state.replace("13800135678", "[redacted:mobile]")
@@ -113,7 +113,7 @@ def test_a_lesson_for_a_sensitive_looking_package_is_refused(memory: Memory) -> 
         memory.lessons.add_lesson("先登录", [f"com.pay{PHONE}.app"])
     assert PHONE not in _log(memory)
     # A listed word inside a real package is no secret.
-    assert memory.lessons.add_lesson("先解锁", ["com.agilebits.onepassword"])["apps"] == ["com.agilebits.onepassword"]
+    assert memory.lessons.add_lesson("先解锁", ["com.agilebits.onepassword"]).apps == ["com.agilebits.onepassword"]
 
 
 def test_an_episode_keeps_its_goal_and_notes_and_recall_keeps_neither(memory: Memory) -> None:
@@ -124,9 +124,9 @@ def test_an_episode_keeps_its_goal_and_notes_and_recall_keeps_neither(memory: Me
     )
     memory.runs.run_finish("r1", {"success": False, "takeover": "验证码 482913 需要本人", "steps": 3})
     episode = memory.runs.get_episode("r1")
-    assert episode["goal_text"] == goal
-    assert episode["takeover"] == "验证码 482913 需要本人"
-    assert episode["events"][0]["note"] == "输入支付密码 123456"
+    assert episode.goal_text == goal
+    assert episode.takeover == "验证码 482913 需要本人"
+    assert episode.events[0].note == "输入支付密码 123456"
     outside = "\n".join(
         json.dumps(e.payload, ensure_ascii=False) for e in memory.store.events() if e.domain != "experience"
     )

@@ -102,8 +102,8 @@ def test_a_document_put_raced_from_two_hosts_is_won_by_exactly_one(hosts: Hosts)
     for revision in range(8):
         outcomes = _race([(m, f"{m.store.home.name} r{revision}", revision) for m in (first, second)])
         assert sorted(outcomes) == ["conflict", "won"], revision
-    [document] = second.desk.get_bundle("project/racing", path="notes.md")["documents"]
-    assert document["revision"] == 8
+    [document] = second.desk.get_bundle("project/racing", path="notes.md").documents
+    assert document.revision == 8
 
 
 QUERIES = ["牛奶", "火锅店在哪", "quarterly report", "打电话给妈妈", "简历 v2", "上海机票", "item3", "没有的词"]

@@ -77,8 +77,8 @@ def test_import_then_export_gives_back_the_same_lines(memory: Memory, tmp_path: 
     reports = memory.import_taskwizard(write(tmp_path, lines[:3] + corrupt + lines[3:]))
     report = reports["experience"]
     assert (report.imported, report.skipped) == (len(lines), len(corrupt))
-    assert [e["run_id"] for e in memory.runs.list_episodes(EpisodeFilter())] == ["r2", "r1"]
-    assert [e["tool"] for e in memory.runs.get_episode("r1")["events"]] == ["launch_app", "tap"]
+    assert [e.run_id for e in memory.runs.list_episodes(EpisodeFilter())] == ["r2", "r1"]
+    assert [e.tool for e in memory.runs.get_episode("r1").events] == ["launch_app", "tap"]
     counts = memory.export_taskwizard(tmp_path / "out")
     assert counts["experience"] == {"records": len(lines), "episodes": 2}
     exported = (tmp_path / "out" / "experience" / "events.jsonl").read_text("utf-8").splitlines()
@@ -94,8 +94,8 @@ def test_goals_and_notes_come_through_an_import_verbatim(memory: Memory, tmp_pat
     lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in (event, outcome)]
     memory.import_taskwizard(write(tmp_path, lines))
     episode = memory.runs.get_episode("r9")
-    assert episode["goal_text"] == "联系 13800138000 问快递到哪了"
-    assert episode["events"][0]["note"] == "输入支付密码 123456"
+    assert episode.goal_text == "联系 13800138000 问快递到哪了"
+    assert episode.events[0].note == "输入支付密码 123456"
     memory.export_taskwizard(tmp_path / "out")
     assert (tmp_path / "out" / "experience" / "events.jsonl").read_text("utf-8").splitlines() == lines
 

@@ -75,8 +75,8 @@ def _assert_refused_everywhere(memory: Memory, tmp_path: Path, refused: int) -> 
     home = memory.store.home
     assert files_outside(tmp_path / "a", home) == [], "a file was written outside the home"
     assert not any("outside" in p.parts for p in home.rglob("*"))
-    assert [b["bundle_id"] for b in memory.desk.list_bundles()] == ["project/p"]
-    paths = [d["path"] for d in memory.desk.get_bundle("project/p")["documents"]]
+    assert [b.bundle_id for b in memory.desk.list_bundles()] == ["project/p"]
+    paths = [d.path for d in memory.desk.get_bundle("project/p").documents]
     assert paths == ["notes.md"]
     assert memory.health()["desk"]["bundle_events_refused"] == refused
     check = next(c for c in memory.doctor() if c.name == "bundle events")

@@ -11,6 +11,7 @@ import pytest
 from service.memory.memory import Memory
 from store.core.errors import InvalidInput
 from store.desk import bundles
+from store.desk.bundle_files import BundleFiles
 from store.desk.common import NAME_BYTES, check_id
 from store.desk.models import TaskCard
 from store.desk.projection import DOMAIN
@@ -63,7 +64,7 @@ def test_a_stored_name_the_file_system_refuses_breaks_neither_reads_nor_the_rebu
     _file_legacy_run(memory, "schedule/weekly", LONG)
 
     bundle = memory.desk.get_bundle("schedule/weekly")
-    files = {d["path"]: d["file"] for d in bundle["documents"]}
+    files = {d.path: d.file for d in bundle.documents}
     assert files[f"runs/{LONG}/summary.md"] == "unwritable" and files["lessons.md"] == "same"
     pack = memory.context.prepare_context("周报", schedule_id="weekly")
     assert pack["counts"]["bundle"] == 4  # requirements, preferences, lessons, state
@@ -113,7 +114,7 @@ def test_ids_are_matched_whole_and_refuse_separators_and_control_characters(valu
 
 
 def test_mirroring_a_name_the_file_system_refuses_is_reported_not_raised(memory: Memory, tmp_path: Path) -> None:
-    files = bundles.BundleFiles(tmp_path / "bundles")
+    files = BundleFiles(tmp_path / "bundles")
     assert files.state("schedule/weekly", f"runs/{LONG}/summary.md", "x") == "unwritable"
     report = bundles.mirror(files, "schedule/weekly", {f"runs/{LONG}/summary.md": ("x", None), "a.md": ("y", None)})
     assert report.failed == 1 and report.written == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def turn(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
     memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, source="voice", ts=ts)
 
 
-def file_all(memory: Memory, title: str = "杂项", **extra: object) -> dict:
+def file_all(memory: Memory, title: str = "杂项", **extra: object) -> dict[str, Any]:
     plan = memory.desk.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     return memory.desk.maintenance_commit(
@@ -117,8 +118,8 @@ def test_task_complete_creates_the_schedule_bundle_on_its_first_run(memory: Memo
 
 def test_document_put_detects_stale_revisions_and_outside_edits(memory: Memory, config) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
-    doc = memory.desk.get_bundle("schedule/weekly", "requirements.md")["documents"][0]
-    assert doc["revision"] == 1 and doc["file"] == "same"
+    doc = memory.desk.get_bundle("schedule/weekly", "requirements.md").documents[0]
+    assert doc.revision == 1 and doc.file == "same"
     memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周五发\n", expected_revision=1)
     with pytest.raises(Conflict) as stale:
         memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周一发\n", expected_revision=1)
@@ -130,7 +131,7 @@ def test_document_put_detects_stale_revisions_and_outside_edits(memory: Memory, 
     }
     path = Path(memory.desk.bundle_directory("schedule/weekly")) / "requirements.md"
     path.write_text("# 要求\n用户在编辑器里改的\n", "utf-8")
-    assert memory.desk.get_bundle("schedule/weekly", "requirements.md")["documents"][0]["file"] == "edited_outside"
+    assert memory.desk.get_bundle("schedule/weekly", "requirements.md").documents[0].file == "edited_outside"
     put = memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周四发\n", expected_revision=2)
     assert put["revision"] == 3 and put["outside_edit_kept"]
     kept = path.parent / put["outside_edit_kept"]
@@ -148,7 +149,7 @@ def test_document_put_refuses_bad_paths_state_and_unknown_bundles(memory: Memory
     with pytest.raises(NotFound, match="first run"):
         memory.desk.put_bundle_document("schedule/nope", "notes.md", "x", expected_revision=0)
     made = memory.desk.put_bundle_document("project/jiyi", "notes.md", "# 笔记\n", expected_revision=0)
-    assert made["revision"] == 1 and memory.desk.get_bundle("project/jiyi")["kind"] == "project"
+    assert made["revision"] == 1 and memory.desk.get_bundle("project/jiyi").kind == "project"
 
 
 def test_bundle_mirror_refuses_a_symlinked_folder(memory: Memory, config, tmp_path: Path) -> None:
@@ -160,7 +161,7 @@ def test_bundle_mirror_refuses_a_symlinked_folder(memory: Memory, config, tmp_pa
     (folder / "runs").symlink_to(elsewhere)
     memory.desk.complete_task("t2", title="周报", status="succeeded", schedule_id="weekly", run_id="r2")
     assert not any(elsewhere.iterdir())  # nothing written through the link; the database still has it
-    assert memory.desk.get_bundle("schedule/weekly", "runs/r2/summary.md")["documents"][0]["revision"] == 1
+    assert memory.desk.get_bundle("schedule/weekly", "runs/r2/summary.md").documents[0].revision == 1
 
 
 def test_commit_files_each_interaction_exactly_once(memory: Memory) -> None:
@@ -196,7 +197,7 @@ def test_commit_files_each_interaction_exactly_once(memory: Memory) -> None:
     with pytest.raises(Conflict, match="already filed under topic ufo") as second:
         memory.desk.maintenance_commit({"topics": [{"title": "别的", "interaction_ids": ["a"]}]})
     assert second.value.details == {"already_filed": {"a": "ufo"}}
-    assert memory.desk.get_topic("ufo")["items"][0]["interaction_id"] == "a"
+    assert memory.desk.get_topic("ufo").items[0].interaction_id == "a"
 
 
 def test_an_expired_lease_returns_its_batch(memory: Memory) -> None:
@@ -228,10 +229,10 @@ def test_topics_span_workdays_and_the_overview_has_three(memory: Memory) -> None
         }
     )
     topic = memory.desk.get_topic("ufo", limit=3)
-    assert topic["first_workday"] == "2026-11-24" and topic["last_workday"] == "2026-11-27"
-    assert [s["workday"] for s in topic["segments"]] == ["2026-11-27", "2026-11-26", "2026-11-25", "2026-11-24"]
-    assert [i["interaction_id"] for i in topic["items"]] == ["i0", "i1", "i2"] and topic["next_offset"] == 3
-    assert [i["interaction_id"] for i in memory.desk.get_topic("ufo", offset=3)["items"]] == ["i3"]
+    assert topic.first_workday == "2026-11-24" and topic.last_workday == "2026-11-27"
+    assert [s.workday for s in topic.segments] == ["2026-11-27", "2026-11-26", "2026-11-25", "2026-11-24"]
+    assert [i.interaction_id for i in topic.items] == ["i0", "i1", "i2"] and topic.next_offset == 3
+    assert [i.interaction_id for i in memory.desk.get_topic("ufo", offset=3).items] == ["i3"]
     overview = memory.desk.memory_recall("随便")["recent_workdays"]
     assert [d["workday"] for d in overview] == ["2026-11-27", "2026-11-26", "2026-11-25"]
     # The raw interactions are untouched by filing.
@@ -300,7 +301,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
     assert [f["content"] for f in memory.desk.memory_recall("天气")["core_facts"]] == ["用户做嵌入式开发"]
 
 
-def env_fact(interaction_id: str, quote: str) -> dict:
+def env_fact(interaction_id: str, quote: str) -> dict[str, Any]:
     return {
         "scope": "environment",
         "content": "书房电脑运行 Ubuntu 24.04",
@@ -330,9 +331,9 @@ def test_environment_facts_need_two_workdays_of_independent_evidence(memory: Mem
     confirmed = memory.desk.maintenance_commit({"facts": [env_fact("d3", "书房电脑是 Ubuntu 24.04")]})
     assert confirmed["facts"][0]["outcome"] == "activated" and confirmed["facts"][0]["status"] == "active"
     fact = memory.desk.get_fact(confirmed["facts"][0]["fact_id"])
-    assert fact["workdays"] == ["2026-11-25", "2026-11-27"]
-    assert [e["counts"] for e in fact["evidence"]] == [True, True, False, True]
-    assert [f["fact_id"] for f in memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"]] == [fact["fact_id"]]
+    assert fact.workdays == ["2026-11-25", "2026-11-27"]
+    assert [e.counts for e in fact.evidence] == [True, True, False, True]
+    assert [f.fact_id for f in memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"]] == [fact.fact_id]
 
 
 def test_daily_review_deactivates_stale_candidates_and_they_are_never_revived(memory: Memory) -> None:
@@ -345,10 +346,10 @@ def test_daily_review_deactivates_stale_candidates_and_they_are_never_revived(me
     assert memory.desk.record_consolidation("workday_review", workday="2026-11-27")["deactivated_facts"] == []
     review = memory.desk.record_consolidation("workday_review", workday="2026-11-28")
     assert review["deactivated_facts"] == [fact_id]
-    assert memory.desk.get_fact(fact_id)["status"] == "inactive"
+    assert memory.desk.get_fact(fact_id).status == "inactive"
     later = memory.desk.maintenance_commit({"facts": [env_fact("d6", "书房电脑是 Ubuntu 24.04")]})
     assert later["facts"][0] == {"fact_id": fact_id, "outcome": "kept_inactive", "status": "inactive"}
-    assert memory.desk.set_fact_status(fact_id, "active", reason="我确认过")["status"] == "active"
+    assert memory.desk.set_fact_status(fact_id, "active", reason="我确认过").status == "active"
 
 
 def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory) -> None:
@@ -365,12 +366,12 @@ def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory)
         ],
     )
     skill_id = done["skills"][0]["skill_id"]
-    assert memory.desk.get_skill(skill_id)["status"] == "draft"
+    assert memory.desk.get_skill(skill_id).status == "draft"
     assert memory.desk.memory_recall("周报")["relevant_skills"] == []  # executors see active skills only
     with pytest.raises(Forbidden, match="user_request"):
         memory.desk.set_skill_status(skill_id, "active", actor="agent")
     active = memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
-    assert active["status"] == "active" and active["user_request"] == "好的，启用这个技能"
+    assert active.status == "active" and active.user_request == "好的，启用这个技能"
     assert [s["skill_id"] for s in memory.desk.memory_recall("发周报")["relevant_skills"]] == [skill_id]
     with pytest.raises(InvalidInput, match="verbatim"):
         file_all(memory, skills=[{"name": "x", "text": "y", "source_interaction_id": "g", "quote": "我没说过"}])
@@ -460,14 +461,14 @@ def test_nothing_sensitive_gets_in_through_any_desk_path(memory: Memory) -> None
     assert "hunter2" not in card["title"] and "abc123456" not in card["result"]
     memory.desk.record_consolidation("note", summary="密码 password=hunter2", detail={"k": ["secret=xyz987"]})
     log = memory.desk.consolidation_log(1)[0]
-    assert "hunter2" not in log["summary"] and "xyz987" not in str(log["detail"])
+    assert "hunter2" not in log.summary and "xyz987" not in str(log.detail)
     turn(memory, "a", "好")
     with pytest.raises(SensitiveContent):
         memory.desk.maintenance_commit(
             {"topics": [{"topic_id": "13812345678", "title": "t", "interaction_ids": ["a"]}]}
         )
     memory.desk.maintenance_commit({"topics": [{"title": "话题 sk-abcdefghijklmnopqrstu", "interaction_ids": ["a"]}]})
-    assert "sk-abcdefghijklmnopqrstu" not in memory.desk.list_topics()[0]["title"]
+    assert "sk-abcdefghijklmnopqrstu" not in memory.desk.list_topics()[0].title
     events = "".join(e.payload.__repr__() for e in memory.store.events("desk"))
     assert "hunter2" not in events and "xyz987" not in events and "sk-abcdefghijklmnopqrstu" not in events
 
@@ -516,6 +517,6 @@ def test_rebuild_writes_back_missing_bundle_files(memory: Memory) -> None:
     (folder / "runs" / "r1" / "summary.md").unlink()
     counts = memory.rebuild()
     assert counts["bundle_files_restored"] == 2
-    stored = memory.desk.get_bundle("schedule/weekly", "lessons.md")["documents"][0]
-    assert (folder / "lessons.md").read_text("utf-8") == stored["content"] and stored["file"] == "same"
+    stored = memory.desk.get_bundle("schedule/weekly", "lessons.md").documents[0]
+    assert (folder / "lessons.md").read_text("utf-8") == stored.content and stored.file == "same"
     assert (folder / "runs" / "r1" / "summary.md").is_file()
