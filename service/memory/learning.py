@@ -20,12 +20,13 @@ from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
 from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
-from store.learning.projection import DOMAIN, PENDING
+from store.learning.projection import DOMAIN
+from store.learning.states import INTENT_STATES as INTENT_STATES
+from store.learning.states import PENDING
+from store.learning.states import RECORD_STATES as RECORD_STATES
 
 log = logging.getLogger("jiyi.service.memory")
 
-INTENT_STATES = (*PENDING, "noop", "rejected", "adopted", "refused", "failed", "stopped")
-RECORD_STATES = ("active", "removed", "revoked", "expired")
 DRAIN_SECONDS = 5.0
 SCAN_EVERY = 60.0  # seconds between the service's own scans
 RESTARTED = "the service restarted before an answer was saved"

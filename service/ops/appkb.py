@@ -8,7 +8,7 @@ from recall.verdict import Candidate, Resolution
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Text
 from store.appkb.entry import KINDS, AppKbEntry
-from store.appkb.kb import SyncReport
+from store.appkb.sync_report import SyncReport
 from store.core.errors import InvalidInput
 
 ACTORS = ("agent", "user")

@@ -11,7 +11,7 @@ from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers
 from store.core.errors import InvalidInput
-from store.desk.bundles import MAX_DOCUMENT_CHARS
+from store.desk.bundle_names import MAX_DOCUMENT_CHARS
 
 TURN = 20_000  # characters of one user or assistant turn
 MAX_BUNDLE_DOCUMENT_BYTES = 256 * 1024  # UTF-8: 256,000 characters of Chinese would be 768 KB

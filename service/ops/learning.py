@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from service.memory.learning import INTENT_STATES, RECORD_STATES
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Text
+from store.learning.states import INTENT_STATES, RECORD_STATES
 
 RESULT_BYTES = 64 * 1024
 REASON_CHARS = 2000

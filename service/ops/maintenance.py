@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
-from store.desk import facts
+from store.desk import fact_states
 
 # Items one commit may carry; each item's fields are capped where they are checked (store.desk).
 MAX_COMMIT_ITEMS = {"topics": 500, "facts": 200, "skills": 50}
@@ -99,8 +99,8 @@ class ConsolidationLog(Reply, frozen=True):
 
 
 class FactListArgs(Args, frozen=True):
-    scope: Annotated[str | None, Choice(facts.SCOPES)] = None
-    status: Annotated[str | None, Choice(facts.STATUSES)] = None
+    scope: Annotated[str | None, Choice(fact_states.SCOPES)] = None
+    status: Annotated[str | None, Choice(fact_states.STATUSES)] = None
     text: Annotated[str | None, Text(256)] = None
     limit: Annotated[int, Integer(1, 1000)] = 200
     offset: Offset = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from peewee import Case, fn
 
@@ -25,6 +25,7 @@ from store.appkb.entry import (
 )
 from store.appkb.models import AppEntry
 from store.appkb.projection import DOMAIN, row_to_entry
+from store.appkb.sync_report import SyncReport as SyncReport
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, SensitiveContent
@@ -50,16 +51,6 @@ class ForgetAliasResult:
     term: str
     removed: list[AppKbEntry]
     txn: int
-
-
-@dataclass
-class SyncReport:
-    device: str
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    staled: int = 0
-    rejected: list[str] = field(default_factory=list)
 
 
 def check_name(name: object, redactor: Redactor, what: str = "name") -> str:

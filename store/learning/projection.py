@@ -22,6 +22,8 @@ from store.learning.models import (
     LearningRequest,
     LearningReview,
 )
+from store.learning.states import PENDING as PENDING
+from store.learning.states import TERMINAL as TERMINAL
 
 DOMAIN = "learning"
 SUBJECT_KEYS = ("intent_id", "record_id", "grant_id", "request_id")
@@ -269,7 +271,3 @@ class LearningProjection:
             reply=_json(p["reply"]),
             ts=event.ts,
         ).execute()
-
-
-PENDING = ("queued", "extracting", "candidate", "reviewing", "approved")
-TERMINAL = ("noop", "rejected", "adopted", "refused", "failed", "stopped")
