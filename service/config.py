@@ -22,7 +22,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from recall.confidence import DEFAULT_SCORING, SCORINGS
-from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
+from recall.embedder_names import DEFAULT_EMBEDDER, EMBEDDERS
 from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
 from store.core.atomic_file import write_text

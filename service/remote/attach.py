@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.client import JiyiClient, default_socket_path
 from service.config import Config
-from service.memory.api import MemoryApi
-from service.memory.memory import Memory
-from service.remote.memory import RemoteMemory
+
+if TYPE_CHECKING:
+    from service.memory.api import MemoryApi
 
 log = logging.getLogger("jiyi.service.remote")
 
@@ -49,6 +49,10 @@ def find_service(config: Config) -> tuple[Path, dict[str, Any]] | None:
 
 def open_memory(config: Config) -> MemoryApi:
     """The home's memory: through the service that owns it when one runs, else opened here."""
+    # Imported here: finding a service (`jiyi mcp`, the console's start) needs neither the store nor the models.
+    from service.memory.memory import Memory
+    from service.remote.memory import RemoteMemory
+
     found = find_service(config)
     if found is not None:
         path, health = found

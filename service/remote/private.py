@@ -77,7 +77,8 @@ class PrivateService:
     ) -> tuple[PrivateService, dict[str, Any]]:
         """Start the child and wait until it answers `health` for the home: the service and that health.
 
-        `owner` names who starts it in the log ("the console", "jiyi mcp"). `tick` is called between probes (the console keeps its splash painted). Raises
+        `owner` names who starts it in the log ("the console", "jiyi mcp"). `tick` is called between probes
+        (the console keeps its splash painted). Raises
         `ServiceDidNotStart` with the child's reason when it exits or does not answer
         within `timeout_s` (it is killed then); nothing is left running.
         """

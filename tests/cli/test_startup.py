@@ -78,14 +78,15 @@ def test_choices_kept_elsewhere_are_still_checked(capsys: pytest.CaptureFixture[
 
 DECLARATIONS_PROBE = """
 import json, sys
-import service.ops, service.mcp.tools
+import service.ops, service.mcp.tools, service.mcp.server, service.mcp.link, service.mcp.http
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """
 
 
-def test_the_declarations_and_the_mcp_tool_table_import_no_store_or_model() -> None:
-    # `jiyi mcp` and every client build their requests from these declarations: loading the store's database
-    # drivers, numpy or Chroma with them cost `jiyi mcp` ~1.4 s of CPU before it answered `initialize`.
+def test_the_declarations_and_jiyi_mcp_import_no_store_or_model() -> None:
+    # `jiyi mcp` and every client build their requests from these declarations, and `jiyi mcp` only finds the
+    # service (or starts one): loading the store's drivers, numpy or Chroma with them cost it seconds of CPU
+    # before it answered `initialize`.
     done = subprocess.run(
         [sys.executable, "-c", DECLARATIONS_PROBE], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
     )

@@ -59,3 +59,9 @@ def test_recall_takes_its_thresholds_from_the_list(tmp_path: Path) -> None:
         EpisodeRecall(index, embedder, scoring="best")
     assert AliasRoute(index, embedder).min_similarity == hashed.alias_min_similarity
     assert index.name("episode", "device:d1").startswith("episode-hash384-")
+
+
+def test_the_light_list_of_names_is_every_embedder_in_order() -> None:
+    # recall/embedder_names.py lets the configuration check a name without numpy; it must not drift.
+    assert tuple(CHOICES) == EMBEDDERS
+    assert DEFAULT_EMBEDDER in CHOICES
