@@ -24,8 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from recall.embedder_names import DEFAULT_EMBEDDER as DEFAULT_EMBEDDER
-from recall.embedder_names import EMBEDDERS as EMBEDDERS
+from recall.embedder_ids import EMBEDDERS
 from store.core.errors import EnvironmentProblem
 
 
@@ -223,6 +222,8 @@ CHOICES: dict[str, EmbedderChoice] = {
         ),
     )
 }
+if tuple(CHOICES) != EMBEDDERS:  # the settings check against the ids alone (recall.embedder_ids)
+    raise ImportError(f"recall.embedder_ids.EMBEDDERS {EMBEDDERS} differs from the choices here {tuple(CHOICES)}")
 
 
 def tuning(embedder_id: str) -> Tuning:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service.client import JiyiClient, default_socket_path
-from service.config import Config
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a command through a running service needs neither the store nor recall (docs/cli.md)
+    from service.config import Config
     from service.memory.api import MemoryApi
 
 log = logging.getLogger("jiyi.service.remote")
@@ -49,12 +49,12 @@ def find_service(config: Config) -> tuple[Path, dict[str, Any]] | None:
 
 def open_memory(config: Config) -> MemoryApi:
     """The home's memory: through the service that owns it when one runs, else opened here."""
-    # Imported here: finding a service (`jiyi mcp`, the console's start) needs neither the store nor the models.
-    from service.memory.memory import Memory
-    from service.remote.memory import RemoteMemory
-
     found = find_service(config)
     if found is not None:
         path, health = found
+        from service.remote.memory import RemoteMemory
+
         return RemoteMemory(config, path, health, client="command")
+    from service.memory.memory import Memory  # the store, recall and their models: only when opened here
+
     return Memory.open(config)

@@ -22,8 +22,6 @@ from store.learning.models import (
     LearningRequest,
     LearningReview,
 )
-from store.learning.states import PENDING as PENDING
-from store.learning.states import TERMINAL as TERMINAL
 
 DOMAIN = "learning"
 SUBJECT_KEYS = ("intent_id", "record_id", "grant_id", "request_id")

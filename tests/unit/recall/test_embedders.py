@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from recall.alias_vectors import AliasRoute
-from recall.embedders import CHOICES, DEFAULT_EMBEDDER, EMBEDDERS, HashEmbedder, Tuning, get_embedder, tuning
+from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
+from recall.embedders import CHOICES, HashEmbedder, Tuning, get_embedder, tuning
 from recall.episode_recall import EpisodeRecall
 from recall.vectors import VectorIndex
 from service.config import BY_NAME, ConfigError, load_config
@@ -59,9 +60,3 @@ def test_recall_takes_its_thresholds_from_the_list(tmp_path: Path) -> None:
         EpisodeRecall(index, embedder, scoring="best")
     assert AliasRoute(index, embedder).min_similarity == hashed.alias_min_similarity
     assert index.name("episode", "device:d1").startswith("episode-hash384-")
-
-
-def test_the_light_list_of_names_is_every_embedder_in_order() -> None:
-    # recall/embedder_names.py lets the configuration check a name without numpy; it must not drift.
-    assert tuple(CHOICES) == EMBEDDERS
-    assert DEFAULT_EMBEDDER in CHOICES
