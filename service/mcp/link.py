@@ -77,7 +77,7 @@ class ServiceLink:
         if found is None and self._should_start():
             log.info("no Jiyi service serves %s: starting a private one", self.config.home_path)
             try:
-                self._private, _ = PrivateService.start(self.config)
+                self._private, _ = PrivateService.start(self.config, owner="jiyi mcp")
             except ServiceDidNotStart:
                 found = _find(self.config)  # another process started one meanwhile (ours found the home locked)
                 if found is None:

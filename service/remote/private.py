@@ -51,10 +51,13 @@ class ServiceDidNotStart(EnvironmentProblem):
 class PrivateService:
     """A running `jiyi serve` this process started for `config`'s home; `stop()` ends it."""
 
-    def __init__(self, process: subprocess.Popen[bytes], socket_path: Path, log_path: Path) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], socket_path: Path, log_path: Path, owner: str = "the console"
+    ) -> None:
         self.process = process
         self.socket_path = socket_path
         self.log_path = log_path
+        self.owner = owner  # who started it, as the log names it: "the console", "jiyi mcp"
 
     @property
     def pid(self) -> int:
@@ -66,11 +69,17 @@ class PrivateService:
 
     @classmethod
     def start(
-        cls, config: Config, *, tick: Callable[[], None] = lambda: None, timeout_s: float = START_S
+        cls,
+        config: Config,
+        *,
+        owner: str = "the console",
+        tick: Callable[[], None] = lambda: None,
+        timeout_s: float = START_S,
     ) -> tuple[PrivateService, dict[str, Any]]:
         """Start the child and wait until it answers `health` for the home: the service and that health.
 
-        `tick` is called between probes (the console keeps its splash painted). Raises
+        `owner` names who starts it in the log ("the console", "jiyi mcp"). `tick` is called between probes
+        (the console keeps its splash painted). Raises
         `ServiceDidNotStart` with the child's reason when it exits or does not answer
         within `timeout_s` (it is killed then); nothing is left running.
         """
@@ -99,13 +108,13 @@ class PrivateService:
                 stderr=stderr,
                 process_group=0,
             )
-        service = cls(process, socket_path, log_path)
+        service = cls(process, socket_path, log_path, owner)
         try:
             health = service._wait_until_ready(config, tick, timeout_s)
         except BaseException:
             service.stop(grace_s=0)
             raise
-        log.info("started the console's private service (pid %d) on %s", process.pid, socket_path)
+        log.info("started a private service for %s (pid %d) on %s", owner, process.pid, socket_path)
         return service, health
 
     def _wait_until_ready(self, config: Config, tick: Callable[[], None], timeout_s: float) -> dict[str, Any]:
@@ -131,7 +140,9 @@ class PrivateService:
             code = self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
             if grace_s:
-                log.warning("the console's private service (pid %d) did not stop in %g s; killed", self.pid, grace_s)
+                log.warning(
+                    "the private service of %s (pid %d) did not stop in %g s; killed", self.owner, self.pid, grace_s
+                )
             self.process.kill()
             code = self.process.wait()
         if code != 0:

