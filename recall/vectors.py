@@ -127,6 +127,10 @@ class VectorIndex:
         # Held while a collection is opened and cached, and while `drop_all` deletes and forgets them: a handle
         # opened before a drop is never cached after it (it would name a deleted collection from then on).
         self._cache_lock = threading.RLock()
+        # One turn per collection for Chroma's own writes and queries: a query that reached a collection while
+        # its first vectors were written failed ("Error creating hnsw segment reader: Nothing found on disk").
+        # Embedding happens outside the turn, so a query waits for at most one batch's write, never the model.
+        self._turns: dict[str, threading.Lock] = {}
 
     @property
     def client(self) -> Any:
@@ -239,6 +243,11 @@ class VectorIndex:
         self._collections[name] = collection
         return collection
 
+    def _turn(self, collection: Any) -> threading.Lock:
+        """The lock a Chroma write or query on `collection` holds (see `__init__`)."""
+        with self._lock:
+            return self._turns.setdefault(str(collection.name), threading.Lock())
+
     def upsert(self, kind: str, scope: str, documents: Sequence[Document]) -> int:
         """Index `documents`; returns how many were embedded (unchanged hashes are skipped).
 
@@ -263,19 +272,20 @@ class VectorIndex:
         if changed:
             texts = [d.text if d.embed_text is None else d.embed_text for d in changed]
             vectors = self.embedder.queries(texts) if mode == "query" else self.embedder.passages(texts)
-            collection.upsert(
-                ids=[d.id for d in changed],
-                embeddings=vectors,
-                documents=[d.text for d in changed],
-                metadatas=[{**d.metadata, "source_hash": d.source_hash} for d in changed],
-            )
+            with self._turn(collection):
+                collection.upsert(
+                    ids=[d.id for d in changed],
+                    embeddings=vectors,
+                    documents=[d.text for d in changed],
+                    metadatas=[{**d.metadata, "source_hash": d.source_hash} for d in changed],
+                )
             self._keep_private()  # a collection's first vectors make its segment folder and files
         return len(changed)
 
     def delete(self, kind: str, scope: str, ids: Sequence[str]) -> None:
         collection = self.collection(kind, scope, create=False)
         if collection is not None and ids:
-            with self._disk_checked():
+            with self._disk_checked(), self._turn(collection):
                 collection.delete(ids=list(ids))
             self._keep_private()
 
@@ -290,7 +300,7 @@ class VectorIndex:
             return [[] for _ in vectors]
         # No count() first: it costs ~9 ms at 100k, and Chroma answers a short or empty collection with fewer hits.
         # Documents are not fetched: recall needs the metadata only, and long texts cost time at 100k.
-        with self._disk_checked():
+        with self._disk_checked(), self._turn(collection):
             result = collection.query(query_embeddings=list(vectors), n_results=k, include=["distances", "metadatas"])
         return [
             [Hit(i, float(d), m or {}, "") for i, d, m in zip(ids, distances, metadatas, strict=False)]
