@@ -45,4 +45,4 @@ def test_queries_while_a_new_collection_gets_its_first_vectors_never_fail(tmp_pa
                 break
         writer.join()
         assert failures == []
-        assert len(index.query("desk_interaction", scope, probe, 5)) == 5  # every batch arrived, and a query after them sees them
+        assert len(index.query("desk_interaction", scope, probe, 5)) == 5  # every batch arrived and is seen
