@@ -98,7 +98,8 @@ def test_while_a_service_owns_the_home_the_commands_go_through_it(
     assert "facts: added 0, skipped 11 (already here), refused 0" in lines
     assert "interactions: added 0, skipped 11 (already here), refused 0" in lines
     # the service did the work as its jobs, one for each command, and is still serving
-    jobs = JiyiClient(server.socket, strict=True, timeout=60).call("job.list")["jobs"]
+    with JiyiClient(server.socket, strict=True, timeout=60) as client:
+        jobs = client.call("job.list")["jobs"]
     assert [job["kind"] for job in reversed(jobs)] == ["facts.import", "facts.import", "desk.export", "desk.import"]
     assert jobs[0]["outcome"]["reports"]["facts"]["skipped"] == 11 and jobs[0]["cancellable"] is False
     assert server.alive()
@@ -108,7 +109,7 @@ def test_while_a_service_owns_the_home_the_commands_go_through_it(
 
 
 def test_a_bad_path_given_to_the_service_is_refused_by_name_and_nothing_is_written(
-    server: Server, tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
+    server: Server, tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     monkeypatch.setenv("JIYI_SOCKET", str(server.socket))
     home = ["--home", str(server.home)]
@@ -127,6 +128,7 @@ def test_a_bad_path_given_to_the_service_is_refused_by_name_and_nothing_is_writt
     assert "is a file, not a folder" in capsys.readouterr().err
     # over the socket itself: a relative path is refused before the service looks at it
     client = JiyiClient(server.socket, strict=True, timeout=60)
+    request.addfinalizer(client.close)
     for method, params in (
         ("desk.export", {"directory": "out"}),
         ("desk.import", {"directory": "out"}),
