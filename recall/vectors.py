@@ -34,10 +34,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 from recall.embedders import CHOICES, Embedder
+from recall.remote_embedder import EmbeddingServerProblem
 from recall.vector_errors import vector_problem
 from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.freed_memory import wipe_freed_memory
+from store.core.home import read_only_reason
 
 log = logging.getLogger("jiyi.recall")
 
@@ -100,11 +102,18 @@ def _client(home: Path, url: str) -> Any:
             settings=settings,
         )
     folder = home / "vectors"
+    read_only = read_only_reason(home)
+    if read_only:  # Chroma writes its own SQLite file as it opens: on a read-only home, recall goes by words
+        raise VectorsReadOnly(f"{read_only}: its vector index cannot be opened there (Chroma writes as it opens)")
     wipe_freed_memory()  # hnswlib writes rows it never filled to data_level0.bin
     make_private_dirs(folder)
     client = chromadb.PersistentClient(path=str(folder), settings=settings)
     make_private(folder)  # chroma.sqlite3, and what an older Jiyi left readable
     return client
+
+
+class VectorsReadOnly(EmbeddingServerProblem):
+    """The home's vector index is on a read-only home (recall then goes by mentions and words, as without vectors)."""
 
 
 class VectorIndex:
@@ -125,7 +134,7 @@ class VectorIndex:
             if self._client is None:
                 try:
                     self._client = _client(self.home, self.url)
-                except InvalidInput:
+                except (InvalidInput, VectorsReadOnly):
                     raise
                 except Exception as exc:
                     where = self.url or str(self.home / "vectors")

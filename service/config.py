@@ -18,11 +18,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 import platformdirs
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
 
 from recall.confidence import DEFAULT_SCORING, SCORINGS
-from recall.embedders import DEFAULT_EMBEDDER, EMBEDDERS
+from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
 from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
 from store.core.atomic_file import write_text
@@ -392,6 +390,9 @@ def save_settings(home: Path, changes: Mapping[str, Any]) -> Path:
         if setting is None or key == "home":
             raise ConfigError(f"unknown setting {key!r}")
         _parse(setting, value, key)
+    import tomlkit  # the style-keeping TOML writer: only when settings are saved, not on every command
+    from tomlkit.exceptions import TOMLKitError
+
     path = Path(home) / CONFIG_NAME
     if path.is_symlink():
         raise ConfigError(f"{path} is a symlink; Jiyi does not write settings through links")

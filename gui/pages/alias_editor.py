@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from gui.codes import actor_name, event_name, evidence_name, kind_name, resolve_reason
 from gui.lanes import Lanes, Tasks, page_task
-from gui.words import labelled, semicolon_list, with_note
+from gui.words import NOWRAP, labelled, semicolon_list, with_note
 from service.memory.api import MemoryApi
 
 RESOLVE_DELAY_MS = 250
@@ -53,10 +53,6 @@ class AliasChange(QUndoCommand):
 
     def undo(self) -> None:
         self.editor.revert(self.txn, lambda txn: setattr(self, "_revert", txn))
-
-
-NOWRAP = "style='white-space:nowrap'"
-"""A rich-text cell Qt may not break inside (times, packages, change numbers)."""
 
 
 class AliasEditor(QWidget):
@@ -201,7 +197,7 @@ class AliasEditor(QWidget):
         # A time, a package or a change number is never broken across lines (`2026-12-0` / `1 19:14`).
         rows = [
             f"<tr><td {NOWRAP}>{html.escape(i.ts[:16].replace('T', ' '))}</td>"
-            f"<td>{html.escape(actor_name(i.actor))}</td><td>{html.escape(event_name(i.type))}</td>"
+            f"<td {NOWRAP}>{html.escape(actor_name(i.actor))}</td><td {NOWRAP}>{html.escape(event_name(i.type))}</td>"
             f"<td {NOWRAP}>{html.escape(kind_name(i.kind or ''))}<br>{html.escape(i.package or '')}</td>"
             f"<td {NOWRAP}>{change} {i.txn}{(' ↶ ' + str(i.undo_of)) if i.undo_of else ''}</td></tr>"
             for i in items
@@ -241,9 +237,9 @@ class AliasEditor(QWidget):
         rows = [
             f"<tr><td {NOWRAP}>{html.escape(c.package)}</td><td>{html.escape(c.label)}</td>"
             f"<td>{html.escape(c.name)}</td>"
-            f"<td>{html.escape(evidence_name(c.evidence))}{' ✓' if c.strong else ''}</td><td>{c.similarity:.3f}</td>"
-            f"<td>{c.prior:.3f}</td><td>{c.score:.3f}</td>"
-            f"<td>{installed[c.installed]}</td></tr>"
+            f"<td>{html.escape(evidence_name(c.evidence))}{' ✓' if c.strong else ''}</td>"
+            f"<td {NOWRAP}>{c.similarity:.3f}</td><td {NOWRAP}>{c.prior:.3f}</td><td {NOWRAP}>{c.score:.3f}</td>"
+            f"<td {NOWRAP}>{installed[c.installed]}</td></tr>"
             for c in result.candidates
         ]
         titles = (
@@ -256,6 +252,6 @@ class AliasEditor(QWidget):
             self.tr("得分"),
             "",
         )
-        header = "".join(f"<th>{t}</th>" for t in titles)
+        header = "".join(f"<th {NOWRAP}>{t}</th>" for t in titles)  # a number or a heading is never broken
         self.resolve_output.setHtml(f"<p>{head}</p><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
         self.resolved.emit(result)

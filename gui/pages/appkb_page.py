@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.column_fit import ColumnFit
-from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.lanes import Lanes, Tasks, describe, page_action, page_task
 from gui.paged_model import Index, PagedTableModel
 from gui.pages.alias_editor import AliasEditor
 from gui.words import semicolon_list
@@ -274,14 +274,16 @@ class AppKbPage(QWidget):
             self.rows_loaded.emit(len(self.model.rows))
 
     @page_task
-    async def _fetch_page(self, offset: int) -> None:
-        """The next page of the listing shown, asked with the filters that listing started with."""
+    async def _fetch_page(self, _offset: int) -> None:
+        """The next page of the listing shown, asked with the filters that listing started with.
+
+        Asked by key, after the last row shown (not by offset): aliases an agent learned since the listing
+        began neither shift a row into this page twice nor push one past it."""
         listing = self.model.listing
-        if listing is None:
+        if listing is None or not self.model.rows:
             return
-        rows = await self.tasks.read(
-            self.memory.appkb.list_aliases, limit=PAGE_SIZE + 1, offset=offset, **listing.query
-        )
+        after = self.model.rows[-1].key
+        rows = await self.tasks.read(self.memory.appkb.list_aliases, limit=PAGE_SIZE + 1, after=after, **listing.query)
         if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
             self._update_count()
             self.rows_loaded.emit(len(self.model.rows))
@@ -303,7 +305,7 @@ class AppKbPage(QWidget):
         if folder:
             then(Path(folder))
 
-    @page_task
+    @page_action
     async def import_from(self, folder: Path) -> None:
         """Import a TaskWizard memory/ directory (App-KB, episodes, recall scorecard, lessons) in the write
         lane; importing it again adds only what TaskWizard appended since. The footer shows it running, then

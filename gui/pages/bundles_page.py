@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.lanes import Lanes, Tasks, page_task
+from gui.lanes import Lanes, Tasks, page_action, page_task
 from gui.pages.bundle_conflict import ConflictDialog
 from gui.words import with_note
 from service.errors import Conflict
@@ -79,6 +79,7 @@ class BundlesPage(QWidget):
         self.info = QLabel(self.tr("选择左边的文档。"))
         self.info.setWordWrap(True)
         self._order: list[str] = []  # the bundles' order as first shown (see _fill_tree)
+        self._folders: dict[str, str] = {}  # each listed bundle's mirror folder (read with the tree)
         self.save_button = QPushButton(self.tr("保存"))
         # A click leaves the focus in the editor: the button is disabled once saved, and Qt would pass the
         # focus on to 新建文档…, whose dialog the next keystroke would open.
@@ -113,7 +114,14 @@ class BundlesPage(QWidget):
 
     @page_task
     async def reload(self) -> None:
-        self._fill_tree(await self.tasks.refresh("tree", self.memory.desk.list_bundles))
+        bundles, self._folders = await self.tasks.refresh("tree", self._read_tree)
+        self._fill_tree(bundles)
+
+    def _read_tree(self) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """In the read lane: the bundles, and the folder each is mirrored to (what "open folder" opens, known
+        before it is clicked: the GUI thread never waits on the service)."""
+        bundles = self.memory.desk.list_bundles()
+        return bundles, {b["bundle_id"]: self.memory.desk.bundle_directory(b["bundle_id"]) for b in bundles}
 
     def _fill_tree(self, bundles: list[dict[str, Any]]) -> None:
         # The service lists the most recently changed bundle first; a bundle shown already keeps its place,
@@ -231,7 +239,7 @@ class BundlesPage(QWidget):
             return
         self._put(self.editor.toPlainText(), self.current["revision"])
 
-    @page_task
+    @page_action
     async def _put(self, text: str, expected: int) -> None:
         assert self.current is not None
         bundle_id, path = self.current["bundle_id"], self.current["path"]
@@ -281,9 +289,9 @@ class BundlesPage(QWidget):
     def open_folder(self) -> bool:
         """Show the selected bundle's mirror folder in the file manager."""
         bundle_id = getattr(self, "current_bundle", None)
-        if bundle_id is None:
+        if bundle_id is None or bundle_id not in self._folders:
             return False
-        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(self.memory.desk.bundle_directory(bundle_id))))
+        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(self._folders[bundle_id])))
 
     def ask_new_document(self) -> None:
         name, ok = QInputDialog.getText(self, self.tr("新建文档"), self.tr("文件名（如 notes.md）："))

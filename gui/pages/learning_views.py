@@ -54,6 +54,7 @@ class QueueView(RecordPage):
     leases and verdicts; in "owner reviews" mode the person approves or rejects the candidate here."""
 
     ID_KEY = "intent_id"
+    PAGE_KEY = ("updated", "intent_id")
     FILTERS = (("learning/state", "state_box"),)
     detail_loaded = Signal(str)
 
@@ -210,6 +211,7 @@ class RecordsView(RecordPage):
     """Adopted records with their provenance; revoke one, or edit it (it becomes the owner's)."""
 
     ID_KEY = "id"
+    PAGE_KEY = ("updated", "id")
     FILTERS = (("learning/record_state", "state_box"),)
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:

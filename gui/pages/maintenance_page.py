@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.codes import rebuild_count_name
-from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.lanes import Lanes, Tasks, describe, page_action, page_task
 from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
@@ -126,7 +126,7 @@ class MaintenancePage(QWidget):
 
     # -- dream ---------------------------------------------------------------------------------
 
-    @page_task
+    @page_action
     async def preview_dream(self) -> None:
         """Every change a full dream would make, made nowhere.
 
@@ -145,7 +145,7 @@ class MaintenancePage(QWidget):
         self.dream_view.setHtml(self._render(report, self.tr("预览：以下是整理会做的每一项改动（尚未执行）")))
         self.preview_ready.emit(report)
 
-    @page_task
+    @page_action
     async def run_dream(self) -> None:
         self.run_button.setEnabled(False)
         try:
@@ -219,9 +219,9 @@ class MaintenancePage(QWidget):
     def rebuild_vectors(self) -> None:
         self._rebuild("vectors", self.memory.recall.rebuild_vectors)
 
-    @page_task
-    async def _rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
-        """Run a rebuild in the write lane with progress; the cancel button (or closing) stops it."""
+    def _rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
+        """Start a rebuild: the buttons change at once (a second click cannot start another; cancel is offered
+        before anything is awaited), then it runs in the write lane with progress."""
         self._cancel.clear()
         self._own = True
         self._own_name = self.tr("重建视图") if which == "views" else self.tr("重建向量索引")
@@ -230,6 +230,11 @@ class MaintenancePage(QWidget):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)  # busy until the first progress report
         self.rebuild_label.setText(self.tr("正在重建…"))
+        self._run_rebuild(which, operation)
+
+    @page_task
+    async def _run_rebuild(self, which: str, operation: Callable[..., dict[str, int]]) -> None:
+        """The rebuild in the write lane; the cancel button (or closing) stops it."""
         report = self.tasks.progress(self._moved, self._cancel)
         try:
             outcome: dict[str, int] | Exception = await self.tasks.write(operation, progress=report)
@@ -316,7 +321,7 @@ class MaintenancePage(QWidget):
             if not self._own and self._followed is not None:
                 self._end_followed(ended)
 
-    @page_task
+    @page_action
     async def cancel_followed(self, job_id: str) -> None:
         self.cancel_button.setEnabled(False)
         await self.tasks.read(self.memory.jobs.cancel, job_id)
@@ -447,11 +452,13 @@ class MaintenancePage(QWidget):
 
 
 def _describe(change: Any) -> str:
-    """One change of a dream step as a line of text."""
+    """One change of a dream step as a line of text: its values, no field names (`term=` read as code)."""
     if not isinstance(change, dict):
         return str(change)
     if "kept" in change:
         kept = change["kept"]
         return f"{kept.get('term')} → {kept.get('package')} (− {len(change.get('removed', []))})"
+    if "old_package" in change and "new_package" in change:  # a wrong alias corrected: from what, to what, why
+        return f"{change.get('term')} · {change['old_package']} → {change['new_package']} · {change.get('run_id', '')}"
     keys = ("term", "package", "from_package", "to_package", "kind", "scope", "reason")
-    return " · ".join(f"{k}={change[k]}" for k in keys if change.get(k) not in (None, ""))
+    return " · ".join(str(change[k]) for k in keys if change.get(k) not in (None, ""))

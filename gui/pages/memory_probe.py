@@ -17,6 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.words import NOWRAP
 from service.memory.api import MemoryApi
 
 
@@ -48,14 +49,19 @@ class MemoryProbe(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.answer, 1)
 
-    @page_task
-    async def ask(self) -> None:
+    def ask(self) -> None:
+        """Ask the question: refused at once when it is empty; else the button is disabled before anything is
+        awaited (a second click cannot ask again) and the answer is read."""
         question = self.question.text().strip()
         if not question:
             missing = self.tr("请输入一个问题。")
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
+        self._answer(question)
+
+    @page_task
+    async def _answer(self, question: str) -> None:
         try:
             result = await self.tasks.refresh("answer", self.memory.desk.memory_recall, question, limit=8)
         except Exception as exc:
@@ -82,18 +88,19 @@ class MemoryProbe(QWidget):
             s = item.get("signals") or {}
             related = item.get("why", "related") == "related"
             color = "#1a7f37" if related else "#57606a"
-            why = self.tr("相关") if related else self.tr("最近")
+            why = self.tr("最近") if not related else self.tr("相邻") if s.get("neighbour_of") else self.tr("相关")
             rows.append(
-                f"<tr style='color:{color}'><td>{html.escape(why)}</td><td>{_number(item.get('score'), 3)}</td>"
-                f"<td>{s.get('fts_rank') or '–'}</td><td>{_number(s.get('bm25'), 2)}</td>"
-                f"<td>{_number(s.get('similarity'), 3)}</td><td>{_number(s.get('standing'), 1)}</td>"
+                f"<tr style='color:{color}'><td>{html.escape(why)}</td>"
+                f"<td {NOWRAP}>{_number(item.get('score'), 3)}</td>"
+                f"<td {NOWRAP}>{s.get('fts_rank') or '–'}</td><td {NOWRAP}>{_number(s.get('bm25'), 2)}</td>"
+                f"<td {NOWRAP}>{_number(s.get('similarity'), 3)}</td><td {NOWRAP}>{_number(s.get('standing'), 1)}</td>"
                 f"<td>{html.escape(text(item)[:160])}</td></tr>"
             )
         return "".join(rows)
 
     def _show(self, result: dict[str, Any]) -> None:
         header = "".join(
-            f"<th>{html.escape(t)}</th>"
+            f"<th {NOWRAP}>{html.escape(t)}</th>"
             for t in (
                 self.tr("为何"),
                 self.tr("得分"),

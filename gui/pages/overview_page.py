@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gui.lanes import Lanes, Tasks, describe, page_task
+from gui.lanes import Lanes, Tasks, describe, page_action, page_task
 from gui.pages.calibration_chart import describe_calibration
 from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
@@ -219,7 +219,7 @@ class OverviewPage(QWidget):
             quality.get("abstain_rate") or 0.0,
         )
 
-    @page_task
+    @page_action
     async def rebuild_index(self) -> None:
         """Rebuild the vector index from the archive in the write lane (closing the console stops it)."""
         self.rebuild_button.setEnabled(False)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QT
 
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.run_links import open_run_link, run_link
+from gui.words import NOWRAP
 from service.memory.api import MemoryApi
 
 
@@ -65,14 +66,19 @@ class RecallProbe(QWidget):
         self.device.addItems(devices)
         self.device.setEditText(typed or (devices[0] if devices else ""))
 
-    @page_task
-    async def ask(self) -> None:
+    def ask(self) -> None:
+        """Ask what recall would do for the task: refused at once when a field is empty; else the button is
+        disabled before anything is awaited (a second click cannot ask again) and the answer is read."""
         goal, device = self.task.text().strip(), self.device.currentText().strip()
         if not goal or not device:
             missing = self.tr("请输入任务并选择设备。")
             self.answer.setHtml(f"<p>{html.escape(missing)}</p>")
             return
         self.button.setEnabled(False)
+        self._answer(goal, device)
+
+    @page_task
+    async def _answer(self, goal: str, device: str) -> None:
         try:
             result = await self.tasks.refresh("answer", self.memory.recall.recall_query, goal, device, explain=True)
         except Exception as exc:
@@ -111,12 +117,13 @@ class RecallProbe(QWidget):
             color = "#1a7f37" if taken else ("#24292f" if set(c["apps"]) == leader else "#57606a")
             rows.append(
                 # A package name is one word: never broken across lines.
-                f"<tr style='color:{color}'><td style='white-space:nowrap'>{html.escape(' '.join(c['apps']))}</td>"
-                f"<td>{c['score']:.3f}</td><td>{c['vector']:.3f}</td><td>{c['ownership']:.2f}</td>"
+                f"<tr style='color:{color}'><td {NOWRAP}>{html.escape(' '.join(c['apps']))}</td>"
+                f"<td {NOWRAP}>{c['score']:.3f}</td><td {NOWRAP}>{c['vector']:.3f}</td>"
+                f"<td {NOWRAP}>{c['ownership']:.2f}</td>"
                 f"<td>{html.escape(str(c['goal']))} <small>({run_link(str(c['run_id']))})</small></td></tr>"
             )
         header = "".join(
-            f"<th>{html.escape(t)}</th>"
+            f"<th {NOWRAP}>{html.escape(t)}</th>"
             for t in (self.tr("应用"), self.tr("得分"), self.tr("相似"), self.tr("用词"), self.tr("最近的过去任务"))
         )
         table = f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>" if rows else ""

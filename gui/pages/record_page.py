@@ -25,6 +25,8 @@ from gui.lanes import Tasks, page_task
 from gui.record_model import RecordModel
 from service.memory.api import MemoryApi
 
+PAGE_SIZE = 200
+
 
 class RecordPage(QWidget):
     """Subclasses set `tasks`, call `build`, name `ID_KEY` and `FILTERS`, and pass `show` and `reload` to `build`."""
@@ -34,6 +36,7 @@ class RecordPage(QWidget):
     action_failed = Signal(str)
 
     ID_KEY = ""
+    PAGE_KEY: tuple[str, ...] = ()  # the record keys a further page is asked after (keyset paging); (): one list
     FILTERS: tuple[tuple[str, str], ...] = ()  # (settings key, attribute of a QComboBox)
 
     memory: MemoryApi
@@ -103,10 +106,21 @@ class RecordPage(QWidget):
         self._show(-1)
 
     async def _load(self, fetch: Callable[..., list[dict[str, Any]]], **filters: Any) -> None:
-        """Show the rows `fetch(**filters)` reads, keeping the selected record selected when it is still there."""
-        rows = await self.tasks.refresh("rows", fetch, **filters)
+        """Show the rows `fetch(**filters)` reads, keeping the selected record selected when it is still there.
+
+        A page that names its `PAGE_KEY` is shown `PAGE_SIZE` rows at a time: the first page here, each
+        further one asked after the last row shown (`fetch(after=...)`, keyset paging) when the view wants more.
+        """
+        paged = bool(self.PAGE_KEY)
+        listing = self.model.begin(filters)
+        asked = {**filters, "limit": PAGE_SIZE + 1} if paged else filters
+        rows = await self.tasks.refresh("rows", fetch, **asked)
         selected = self.selected()
-        self.model.reset_rows(rows, False)
+        more = paged and len(rows) > PAGE_SIZE
+        rows = rows[:PAGE_SIZE] if paged else rows
+        if not self.model.show(listing, rows, more):
+            return
+        self.model.fetcher = (lambda _offset: self._more(fetch)) if paged else None
         key = self.ID_KEY
         keep = next((i for i, r in enumerate(rows) if selected and r[key] == selected[key]), -1)
         if keep >= 0:
@@ -123,6 +137,17 @@ class RecordPage(QWidget):
                 lead = self.tr("没有符合筛选条件的记录。") if filtered else ""
                 self.detail.setHtml(f"<p>{html.escape(lead)}</p><p>{html.escape(self._empty)}</p>")
         self.loaded.emit(len(rows))
+
+    @page_task
+    async def _more(self, fetch: Callable[..., list[dict[str, Any]]]) -> None:
+        """The page after the last row shown, of the listing shown (its filters as they were then)."""
+        listing = self.model.listing
+        if listing is None or not self.model.rows:
+            return
+        after = tuple(self.model.rows[-1][key] for key in self.PAGE_KEY)
+        rows = await self.tasks.read(fetch, limit=PAGE_SIZE + 1, after=after, **listing.query)
+        if self.model.extend(listing, rows[:PAGE_SIZE], len(rows) > PAGE_SIZE):
+            self.loaded.emit(len(self.model.rows))
 
     def _failed(self, message: str) -> None:
         self.message.setText(self.tr("失败：{0}").format(message))

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.codes import source_name
-from gui.lanes import Lanes, Tasks, page_task
+from gui.lanes import Lanes, Tasks, page_action, page_task
 from gui.pages.memory_probe import MemoryProbe
 from gui.record_model import Column, RecordModel
 from gui.words import labelled
@@ -206,7 +206,7 @@ class TopicsPage(QWidget):
         self.items = list(topic["items"])
         self._show_topic(topic)
 
-    @page_task
+    @page_action
     async def load_more(self) -> None:
         """The next turns of the open topic, below those shown."""
         if self.topic is None or self.topic.get("next_offset") is None:

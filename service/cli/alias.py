@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command, add_group, open_memory, positive_int
 from service.cli.output import pad, print_json
-from store.appkb.entry import KINDS
+from store.appkb.entry import KINDS, parse_assignment
 
 if TYPE_CHECKING:
     from service.config import Config
@@ -74,8 +74,6 @@ def flags(args: argparse.Namespace, config: Config) -> int:
 
 
 def _learn(config: Config, assignment: str) -> int:
-    from store.appkb.kb import parse_assignment
-
     name, package = parse_assignment(assignment)
     with open_memory(config) as memory:
         outcome = memory.appkb.learn_alias(name, package, actor="user")

@@ -30,6 +30,7 @@ from service.cli import (
     learn,
     lesson,
     lookup,
+    mcp,
     migrate,
     schema,
     serve,
@@ -61,6 +62,7 @@ GROUPS = (
     migrate,
     interchange,
     desk,
+    mcp,
     evaluate,
     schema,
     desktop,
@@ -156,8 +158,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def require_home(path: Path) -> None:
-    """Refuse a home that is not there (`store.core.database.require_home`, imported when a command runs)."""
-    from store.core.database import require_home as require
+    """Refuse a home that is not there (`store.core.home.require_home`, imported when a command runs)."""
+    from store.core.home import require_home as require
 
     require(path)
 

@@ -12,18 +12,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
 
 ProgressCallback = Callable[[int, int], None]
 """`(done, total)`, the callback that `Memory`'s long operations report through."""
@@ -43,19 +31,6 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
-class _BarInBrackets(ProgressColumn):
-    """Rich's bar between brackets: in a log without colour the brackets show how far it got."""
-
-    def __init__(self, width: int = 30) -> None:
-        super().__init__()
-        self._bar = BarColumn(bar_width=width)
-
-    def render(self, task: Task) -> Table:
-        grid = Table.grid()
-        grid.add_row("[", self._bar.render(task), "]")
-        return grid
-
-
 @contextmanager
 def progress_bar(description: str, unit: str) -> Iterator[ProgressCallback]:
     """A progress bar on stderr for the work done inside the block; yields its `(done, total)` callback.
@@ -65,37 +40,10 @@ def progress_bar(description: str, unit: str) -> Iterator[ProgressCallback]:
     pipe, a log file) only its final state is written, once, when the block
     ends — also when it ends with an error, so the log shows how far it got.
     """
-    bar = _Bar(description, unit)
+    from service.cli.bar import Bar  # rich's progress and console: only for a command that reports progress
+
+    bar = Bar(description, unit)
     try:
         yield bar.report
     finally:
         bar.stop()
-
-
-class _Bar:
-    """One rich progress bar, started by its first report: `replaying [━━━━━━      ] 120/400 events 0:00:03`."""
-
-    def __init__(self, description: str, unit: str) -> None:
-        self.description, self.unit = description, unit
-        self.shown: tuple[Progress, TaskID] | None = None
-
-    def report(self, done: int, total: int) -> None:
-        if self.shown is None:
-            console = Console(stderr=True)
-            columns = (
-                TextColumn("{task.description}"),
-                _BarInBrackets(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[unit]}"),
-                TimeElapsedColumn(),
-            )
-            # No refresh thread where nothing is redrawn: `stop` writes the final state anyway.
-            progress = Progress(*columns, console=console, auto_refresh=console.is_terminal)
-            progress.start()
-            self.shown = progress, progress.add_task(self.description, total=total, unit=self.unit)
-        progress, task = self.shown
-        progress.update(task, completed=done, total=total)
-
-    def stop(self) -> None:
-        if self.shown is not None:
-            self.shown[0].stop()

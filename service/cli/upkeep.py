@@ -37,7 +37,6 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def rebuild_views(args: argparse.Namespace, config: Config) -> int:
     """Here, or as a job of the service that owns the home (the same progress; Ctrl+C cancels it there too)."""
-    from service.memory.memory import Memory
     from service.remote.memory import RemoteMemory
 
     with open_memory(config) as memory:
@@ -46,6 +45,8 @@ def rebuild_views(args: argparse.Namespace, config: Config) -> int:
         if isinstance(memory, RemoteMemory):
             check = memory.integrity  # the service checked the database after its rebuild
         else:
+            from service.memory.memory import Memory  # opened here: imported already
+
             assert isinstance(memory, Memory)
             check = memory.store.integrity_check()
     restored = counts.pop("bundle_files_restored", 0)
@@ -76,10 +77,10 @@ def rebuild_vectors(args: argparse.Namespace, config: Config) -> int:
 
 
 def recall_stats(args: argparse.Namespace, config: Config) -> int:
-    from service.memory.memory import Memory
-
     since = time.time() - args.days * 86400 if args.days is not None else None
     if args.export:  # the reference's file is written from the home's store: the home to itself
+        from service.memory.memory import Memory
+
         with Memory.open(config) as memory:
             stats = memory.recall.recall_statistics(since=since)
             memory.recall.export_recall_stats(args.export)

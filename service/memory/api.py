@@ -10,18 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from recall.resolve import Resolution
-from service.config import Config
-from service.memory.appkb import LearnAliasOutcome
-from service.memory.bus import Listener
-from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
-from store.appkb.entry import AppKbEntry
-from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult
-from store.episodes.archive import EpisodeFilter
-from store.interchange.import_source import ImportReport
+if TYPE_CHECKING:  # types only: a command attached to a service imports this without the store or recall
+    from recall.verdict import Resolution
+    from service.config import Config
+    from service.memory.bus import Listener
+    from service.memory.results import (
+        DocumentWritten,
+        DreamReport,
+        Health,
+        LearnAliasOutcome,
+        MaintenanceStatus,
+        Overview,
+        RecallStatistics,
+    )
+    from store.appkb.entry import AppKbEntry, EntryKey
+    from store.appkb.results import ForgetAliasResult, HistoryItem, UndoResult
+    from store.episodes.episode_filter import EpisodeFilter
+    from store.interchange.import_report import ImportReport
 
 Progress = Callable[[int, int], None]
 
@@ -37,6 +44,7 @@ class AppKbApi(Protocol):
         limit: int | None = ...,
         offset: int = ...,
         order: str = ...,
+        after: EntryKey | None = ...,
     ) -> list[AppKbEntry]: ...
     def count_aliases(self) -> int: ...
     def devices(self) -> list[str]: ...
@@ -119,10 +127,14 @@ class DreamApi(Protocol):
 
 class LearningApi(Protocol):
     def status(self) -> dict[str, Any]: ...
-    def queue(self, state: str | None = ..., limit: int = ..., offset: int = ...) -> list[dict[str, Any]]: ...
+    def queue(
+        self, state: str | None = ..., limit: int = ..., offset: int = ..., after: tuple[str, str] | None = ...
+    ) -> list[dict[str, Any]]: ...
     def intent(self, intent_id: str) -> dict[str, Any]: ...
     def failures(self, limit: int = ...) -> list[dict[str, Any]]: ...
-    def list_records(self, state: str | None = ..., limit: int = ..., offset: int = ...) -> list[dict[str, Any]]: ...
+    def list_records(
+        self, state: str | None = ..., limit: int = ..., offset: int = ..., after: tuple[str, str] | None = ...
+    ) -> list[dict[str, Any]]: ...
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]: ...
     def revoke_record(
         self, record_id: str, request_id: str, reason: str = ..., *, actor: str = ...

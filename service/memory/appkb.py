@@ -16,35 +16,17 @@ from recall.alias_vectors import worth_embedding
 from recall.resolve import Resolution, ResolverIndex
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
+from service.memory.results import LearnAliasOutcome
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
-from store.appkb.entry import AppKbEntry, is_package_name, normalize_term
-from store.appkb.history import HistoryItem, UndoResult
+from store.appkb.entry import AppKbEntry, EntryKey, is_package_name, normalize_term
 from store.appkb.implicit_alias import ImplicitAliasEvidence
-from store.appkb.kb import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.appkb.projection import DOMAIN as APP_KB
+from store.appkb.results import ForgetAliasResult, HistoryItem, SyncReport, UndoResult
 from store.core.errors import InvalidInput
 
 log = logging.getLogger("jiyi.service.memory")
-
-
-@dataclass
-class LearnAliasOutcome:
-    """A saved user alias, and on which known devices its package is installed."""
-
-    result: LearnAliasResult
-    installed_on: list[str]
-    missing_on: list[str]
-
-    @property
-    def warnings(self) -> list[str]:
-        package = self.result.entry.package
-        if self.installed_on:
-            return []
-        if not self.missing_on:
-            return [f"no device has synced its apps yet, so {package} could not be checked; saved anyway"]
-        return [f"{package} is not installed on any known device; saved anyway"]
 
 
 @dataclass
@@ -85,8 +67,10 @@ class AppKbService:
         limit: int | None = None,
         offset: int = 0,
         order: str = "reference",
+        after: EntryKey | None = None,
     ) -> list[AppKbEntry]:
-        """App-KB entries, filtered and paged in the store ("reference" or "trust" order).
+        """App-KB entries, filtered and paged in the store ("reference" or "trust" order); `after` (the last
+        entry's storage key) pages by key, as `store.appkb.kb.list_entries` says.
 
         A user or learned alias is stored with itself as its label; here it carries the app's
         own label instead (what a device's inventory shows, else the registry's), so that
@@ -101,6 +85,7 @@ class AppKbService:
             limit=limit,
             offset=offset,
             order=order,
+            after=after,
         )
         return self._with_app_labels(entries)
 

@@ -27,7 +27,8 @@ from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
-from store.episodes.archive import EpisodeFilter, list_episodes
+from store.episodes.archive import list_episodes
+from store.episodes.episode_filter import EpisodeFilter
 
 log = logging.getLogger("jiyi.service.memory")
 LEAVE_ONE_OUT_RUNS = 200  # the newest past runs a leave-one-out asks about (one query embedding each)
@@ -97,7 +98,7 @@ class CalibrationService:
 
     def _schedule(self, device: str, observation: Observation | None) -> None:
         with self._lock:
-            if self._closed:
+            if self._closed or self.store.read_only is not None:  # a read-only home keeps its thresholds as they are
                 return
             if observation is not None and device in self._observed:
                 self._observed[device].append(observation)

@@ -27,7 +27,18 @@ from service.memory.results import (
 from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
-from store.desk import bundle_catch_up, bundle_names, bundles, facts, interactions, leases, retrieval, skills, topics
+from store.desk import (
+    bundle_catch_up,
+    bundle_names,
+    bundles,
+    fact_terms,
+    facts,
+    interactions,
+    leases,
+    retrieval,
+    skills,
+    topics,
+)
 from store.desk.bundles import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
@@ -392,10 +403,10 @@ class DeskService:
         limit: int = 200,
         offset: int = 0,
     ) -> list[dict[str, Any]]:
-        if scope is not None and scope not in facts.SCOPES:
-            raise InvalidInput(f"scope must be one of {', '.join(facts.SCOPES)}")
-        if status is not None and status not in facts.STATUSES:
-            raise InvalidInput(f"status must be one of {', '.join(facts.STATUSES)}")
+        if scope is not None and scope not in fact_terms.SCOPES:
+            raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
+        if status is not None and status not in fact_terms.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
         return facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
 
     def get_fact(self, fact_id: str) -> dict[str, Any]:

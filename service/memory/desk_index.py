@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,11 @@ BATCH = 64  # items embedded per model call: the model's own batch speed, withou
 LAGGING = 500  # a lag above this many items makes recall say it is degraded (recent turns miss meaning)
 RETRY_AFTER = 30.0  # seconds the thread waits after a failed batch (the embedder's endpoint down)
 IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (another host's writes)
+# The thread yields to writes: a batch waits until no desk write was heard for QUIET seconds, but never more
+# than MAX_DEFER (a steady stream of writes still gets indexed, a batch a minute). Measured
+# (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
+QUIET = 0.5
+MAX_DEFER = 60.0
 
 
 class DeskIndexer:
@@ -52,6 +58,7 @@ class DeskIndexer:
         self.embedded = 0  # items this process embedded
         # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
         self.known_lag: int | None = None
+        self._last_write = 0.0  # monotonic time of the last desk change heard
 
     # -- the index ------------------------------------------------------------------------
 
@@ -89,30 +96,58 @@ class DeskIndexer:
 
     # -- filling it -------------------------------------------------------------------------
 
-    def drain(self, progress: Progress | None = None, batch: int = BATCH, limit: int | None = None) -> int:
+    def drain(
+        self,
+        progress: Progress | None = None,
+        batch: int = BATCH,
+        limit: int | None = None,
+        pace: Callable[[], None] | None = None,
+    ) -> int:
         """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken);
-        returns how many were embedded. `progress(done, total)` hears after each batch."""
+        returns how many were embedded. `progress(done, total)` hears after each batch; `pace()` is called
+        before each (the thread's yields to writes)."""
         index = self.open()
         store = self.parts.store
         done = embedded = 0
         with self._drain_lock:
             total = embed_queue.lag(store)
             while limit is None or done < limit:
+                if pace is not None:
+                    pace()
+                    if self._stopping.is_set():
+                        break
                 queued = embed_queue.take(store, batch)
                 if not queued:
                     break
-                found, gone = embed_queue.texts(store, queued)
-                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in found])
+                read = embed_queue.texts(store, queued)
+                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
+                for kind in embed_queue.KINDS:
+                    index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
                 with self.parts.writes:
                     embed_queue.done(store, queued)
                 done += len(queued)
-                self.embedded += len(found)
+                self.embedded += len(read.found)
                 self.lag()
-                if gone:
-                    log.info("%d queued desk items were gone from the views", len(gone))
+                if read.gone:
+                    log.info("%d queued desk items were gone from the views", len(read.gone))
+                    self.sweep({q.kind for q in read.gone})
                 if progress:
                     progress(done, max(total, done))
         return embedded
+
+    def sweep(self, kinds: set[str] | None = None) -> int:
+        """Remove the vectors of items no longer in the views, or withdrawn from recall (of `kinds`, default
+        all); returns how many went. A queued item found gone names only its row, not its key: its vector is
+        found by comparing the index's keys with the views'."""
+        index = self.open()
+        removed = 0
+        for kind in sorted(kinds or embed_queue.KINDS):
+            stale = index.keys(kind) - embed_queue.keys(self.parts.store, kind)
+            index.forget(kind, sorted(stale))
+            removed += len(stale)
+        if removed:
+            log.info("removed %d desk vectors of items gone from the views", removed)
+        return removed
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
         """Drop the desk collections, queue every searchable item again and embed them all (`rebuild-vec`)."""
@@ -143,13 +178,24 @@ class DeskIndexer:
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:
+            self._last_write = time.monotonic()
             self._wake.set()
+
+    def _yield_to_writes(self) -> None:
+        """Wait until no desk write was heard for `QUIET` seconds, `MAX_DEFER` at most (see there)."""
+        began = time.monotonic()
+        while not self._stopping.is_set():
+            now = time.monotonic()
+            quiet_for = now - self._last_write
+            if quiet_for >= QUIET or now - began >= MAX_DEFER:
+                return
+            self._stopping.wait(QUIET - quiet_for)
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
             try:
-                self.drain()
+                self.drain(pace=self._yield_to_writes)
             except Exception as exc:  # a thread of its own: every failure is logged, kept and retried
                 self.problem = f"{type(exc).__name__}: {exc}"
                 log.warning("the desk index could not embed (retrying in %.0f s): %s", RETRY_AFTER, exc)

@@ -52,7 +52,10 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
     else:
         checks.append(Check("vectors", vector_problem is None, vector_problem or "in this home's vectors/"))
     checks.append(refused_check(bundles.count_refused(), bundles.refused_events(3)))
-    checks.append(bundle_files_check(BundleFiles(config.bundles_path)))
+    if store.read_only:  # nothing can be written: the bundle files' check would only say so file by file
+        checks.append(Check("writes", False, store.database_problem() or store.read_only))
+    else:
+        checks.append(bundle_files_check(BundleFiles(config.bundles_path)))
     if store.target.shared:
         hosts = list_hosts(store.db)
         for key, what in AGREE:

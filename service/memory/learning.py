@@ -20,12 +20,11 @@ from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
 from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
-from store.learning.projection import DOMAIN, PENDING
+from store.learning.projection import DOMAIN
+from store.learning.states import INTENT_STATES, PENDING, RECORD_STATES
 
 log = logging.getLogger("jiyi.service.memory")
 
-INTENT_STATES = (*PENDING, "noop", "rejected", "adopted", "refused", "failed", "stopped")
-RECORD_STATES = ("active", "removed", "revoked", "expired")
 DRAIN_SECONDS = 5.0
 SCAN_EVERY = 60.0  # seconds between the service's own scans
 RESTARTED = "the service restarted before an answer was saved"
@@ -139,11 +138,14 @@ class LearningService:
             "open_leases": admission.open_leases(),
         }
 
-    def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        """Intents, newest first, optionally of one state."""
+    def queue(
+        self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Intents, newest first, optionally of one state; `after` (the last one's `[updated, intent_id]`)
+        pages by key."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        return queue.intents(state, limit, offset)
+        return queue.intents(state, limit, offset, after)
 
     def intent(self, intent_id: str) -> dict[str, Any]:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
@@ -153,11 +155,13 @@ class LearningService:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
         return queue.failures(limit)
 
-    def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        """Adopted records with provenance, newest first."""
+    def list_records(
+        self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Adopted records with provenance, newest first; `after` (the last one's `[updated, id]`) pages by key."""
         if state is not None and state not in RECORD_STATES:
             raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
-        return records.list_records(self.parts.store.db, state, limit, offset)
+        return records.list_records(self.parts.store.db, state, limit, offset, after)
 
     def prompt_records(self) -> list[dict[str, Any]]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""

@@ -21,7 +21,7 @@ from recall.registry import AppRegistry, default_registry
 from recall.resolve import Resolution
 from service import __version__
 from service.config import Config
-from service.memory.appkb import AppKbService, LaunchOutcome, LearnAliasOutcome
+from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.bus import Listener
 from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
@@ -36,21 +36,31 @@ from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
-from service.memory.results import Health, Overview, StoreCounts
+from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
 from store.appkb.entry import AppKbEntry
-from store.appkb.history import HistoryItem, UndoResult
+from store.appkb.results import HistoryItem, UndoResult
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
-from store.episodes import lessons, recall_stats
-from store.episodes.archive import EpisodeFilter, episode_key
+from store.episodes import recall_stats
+from store.episodes.archive import episode_key
+from store.episodes.episode_filter import EpisodeFilter
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
-from store.interchange.import_source import ImportReport, export_root, refuse_links
+from store.interchange.import_report import ImportReport
+from store.interchange.import_source import export_root, refuse_links
 from store.projections import all_projections
+
+_IMPORTED_INTO = {
+    "app_kb": Domain.APP_KB,
+    "experience": Domain.EXPERIENCE,
+    "recall_stats": Domain.RECALL,
+    "lessons": Domain.LESSONS,
+}
+"""The domain each part of a TaskWizard import writes."""
 
 log = logging.getLogger("jiyi.service.memory")
 
@@ -104,8 +114,10 @@ class Memory:
             register_host(store.db, self.host_id, self._host_record())
         # Before any put judges a file "edited outside": the files catch up with the log. On a shared store
         # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
-        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing).
-        self.desk.catch_up_mirror()
+        # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing). A read-only
+        # home's files stay as they are (nothing can be written there).
+        if store.read_only is None:
+            self.desk.catch_up_mirror()
 
     @property
     def host_id(self) -> str:
@@ -303,10 +315,13 @@ class Memory:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
             counts["bundle_files_failed"] = mirrored.failed
+        if self.desk.index.opened:  # vectors of items the rebuilt views no longer hold (a restored backup)
+            counts["desk_vectors_removed"] = self.desk.index.sweep()
         refused = self.desk.desk_counts()["bundle_events_refused"] + mirrored.refused
         if refused:
             counts["bundle_events_refused"] = refused  # names leading outside the bundles folder: never written
-        self.parts.changed(Domain.APP_KB)
+        for domain in self.store.domains:  # every view was rebuilt: every page reloads
+            self.parts.changed(domain)
         return counts
 
     # -- TaskWizard interchange ----------------------------------------------------------
@@ -349,9 +364,9 @@ class Memory:
         with self.parts.writes:
             for name, run in parts.items():
                 reports[name] = run()
-        if any(r.imported for r in reports.values()):
-            self.parts.changed(Domain.APP_KB, self.store.last_seq())
-            self.parts.changed(lessons.DOMAIN)
+        for name, report in reports.items():
+            if report.imported:
+                self.parts.changed(_IMPORTED_INTO[name])
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also
             # catches up runs an earlier import left unindexed).

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from recall.registry import AppRegistry
@@ -25,6 +27,8 @@ class Parts:
     the one path to the change bus (kept private; `bus` reads it): while a
     thread runs a group of writes in one transaction (`service.memory.group`),
     its changes are held back and published only once the group committed.
+    `recording` collects what one call changed (Anki's `OpChanges`): the
+    domains announced on its thread while it ran, held back or not.
     """
 
     config: Config
@@ -34,6 +38,7 @@ class Parts:
     _bus: ChangeBus = field(default_factory=ChangeBus)
     writes: threading.RLock = field(default_factory=threading.RLock)
     _held: threading.local = field(default_factory=threading.local)
+    _recorders: threading.local = field(default_factory=threading.local)
 
     @property
     def bus(self) -> BusView:
@@ -56,11 +61,30 @@ class Parts:
         """Publish that `domain` changed, naming its latest committed event, or `seq` when the caller knows it
         (a transaction's id, another host's notice). Inside a group of writes it is published after the
         group's commit, once."""
+        for recorder in getattr(self._recorders, "stack", ()):
+            recorder.add(str(domain))
         held: set[str] | None = getattr(self._held, "domains", None)
         if held is not None:
             held.add(str(domain))
             return
         self._bus.publish(str(domain), self.store.last_seq(domain) if seq is None else seq)
+
+    @contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """The domains this thread announces (`changed`) inside the block: what one call changed.
+
+        Recordings nest (an outer one sees what an inner one saw). Changes announced on other threads
+        (another host's notices, a job's thread, the desk index behind an acknowledged write) are not
+        this call's, and are not recorded."""
+        stack: list[set[str]] | None = getattr(self._recorders, "stack", None)
+        if stack is None:
+            stack = self._recorders.stack = []
+        recorded: set[str] = set()
+        stack.append(recorded)
+        try:
+            yield recorded
+        finally:
+            stack.pop()
 
     def hold_changes(self) -> None:
         """Hold this thread's changes back until `release_changes` (a group of writes has begun)."""

@@ -29,7 +29,7 @@ from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import recall_stats, recall_terms
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.run_event import check_run_id
 
 log = logging.getLogger("jiyi.service.memory")
@@ -119,9 +119,12 @@ class RecallService:
             if self._engine is None:
                 embedder = self._new_embedder()
                 index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
-                if not recall_terms.ensure(self.store):
+                terms: Any = self._term_stats
+                if self.store.read_only is not None:  # read as they are; a home that never had them goes without
+                    terms = terms if recall_terms.current(self.store) else None
+                elif not recall_terms.ensure(self.store):
                     self.rebuild_terms()
-                self._engine = EpisodeRecall(index, embedder, terms=self._term_stats, scoring=self.scoring)
+                self._engine = EpisodeRecall(index, embedder, terms=terms, scoring=self.scoring)
             return self._engine
 
     def _term_stats(self, scope: str, terms: Sequence[str], packages: Sequence[str] | None) -> recall_terms.TermStats:

@@ -3,13 +3,17 @@
 Each is a `TypedDict` so that the console, the CLI and the socket read the
 same keys the facade writes, and mypy checks both sides. Rows that come
 straight from the store (an episode, a fact, a bundle document) keep their
-store shape and are typed there as plain JSON objects.
+store shape and are typed there as plain JSON objects. `LearnAliasOutcome`, a
+record with the warnings it implies, is the one dataclass. Nothing here needs
+the database: a command attached to a service decodes its answers into these.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
+from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
 
@@ -185,3 +189,21 @@ class Overview(Health):
     recall_calibration: list[JsonObject]
     last_dream: JsonObject | None
     errors: JsonObject
+
+
+@dataclass
+class LearnAliasOutcome:
+    """A saved user alias, and on which known devices its package is installed."""
+
+    result: LearnAliasResult
+    installed_on: list[str]
+    missing_on: list[str]
+
+    @property
+    def warnings(self) -> list[str]:
+        package = self.result.entry.package
+        if self.installed_on:
+            return []
+        if not self.missing_on:
+            return [f"no device has synced its apps yet, so {package} could not be checked; saved anyway"]
+        return [f"{package} is not installed on any known device; saved anyway"]

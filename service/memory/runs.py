@@ -27,7 +27,7 @@ from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import lessons, recall_stats
 from store.episodes.archive import DOMAIN as EXPERIENCE
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
@@ -325,6 +325,7 @@ class RunService:
         }
         if not self._archive(lambda: recall_stats.record_evaluation(self.store, trace, actor="system")):
             return None
+        self.parts.changed(recall_stats.DOMAIN)
         self.calibration.observe(trace)  # returns at once: the device is recalibrated in the background
         return evaluation
 

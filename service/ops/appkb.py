@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from recall.verdict import Candidate, Resolution
+from service.memory.domain import Domain
 from service.ops.declare import Args, NoArgs, Operation, Reply
-from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Text
+from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
 from store.appkb.entry import KINDS, AppKbEntry
-from store.appkb.kb import SyncReport
+from store.appkb.results import SyncReport
 from store.core.errors import InvalidInput
 
 ACTORS = ("agent", "user")
@@ -156,6 +157,19 @@ class ListArgs(Args, frozen=True):
     limit: Annotated[int, Integer(1, 5000)] = 200
     offset: Annotated[int, Integer()] = 0
     order: Annotated[str, Choice(("reference", "trust"))] = "reference"
+    # Keyset paging: the `[term, package, kind, scope]` of the last entry the client holds; the page starts after it.
+    after: Annotated[tuple[str, str, str, str] | None, Raw()] = None
+
+    def check(self) -> None:
+        text_key(self.after, KEY_PARTS)
+
+    @property
+    def key(self) -> tuple[str, str, str, str] | None:
+        """`after` as an entry's storage key, or None."""
+        return None if self.after is None else (self.after[0], self.after[1], self.after[2], self.after[3])
+
+
+KEY_PARTS = ("term", "package", "kind", "scope")
 
 
 class AliasPage(Reply, frozen=True):
@@ -222,6 +236,7 @@ LEARN = Operation(
     description="Remember that a name means a package (`name` and `package`, or `assignment` as 名称=包名), "
     "so that the next resolve finds it. Says on which known devices the package is installed.",
     errors=("forbidden",),
+    changes=frozenset({Domain.APP_KB}),
 )
 FORGET = Operation(
     "app.alias.forget",
@@ -231,6 +246,7 @@ FORGET = Operation(
     idempotent=True,
     description="Forget the aliases taught for a name (the installed apps' own labels stay).",
     errors=("not_found",),
+    changes=frozenset({Domain.APP_KB}),
 )
 LIST = Operation(
     "app.alias.list",
@@ -256,6 +272,7 @@ UNDO = Operation(
     idempotent=False,
     description="Undo one App-KB change by its number (from the history): what it removed comes back.",
     errors=("not_found", "conflict"),
+    changes=frozenset({Domain.APP_KB}),
 )
 DEVICES = Operation(
     "app.devices",
@@ -273,6 +290,7 @@ SYNC = Operation(
     idempotent=True,
     description="Tell the App-KB which apps are installed on a device ({package, label} each); apps gone "
     "from the list turn stale.",
+    changes=frozenset({Domain.APP_KB}),
 )
 
 OPERATIONS = (RESOLVE, LEARN, FORGET, LIST, HISTORY, UNDO, DEVICES, SYNC)

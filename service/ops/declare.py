@@ -26,6 +26,7 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 
 import msgspec
 
+from service.memory.domain import Domain
 from service.ops.fields import Check
 from store.core.errors import ErrorCode
 
@@ -72,6 +73,9 @@ class Operation(Generic[A, R]):
     """What it does, for the model of an agent choosing a tool (one or two sentences)."""
     errors: tuple[str, ...] = ()
     """The error codes it answers beyond `COMMON_ERRORS`."""
+    changes: frozenset[Domain] = frozenset()
+    """The domains a write may change (Anki's `OpChanges`): its reply's `changes` names those it did change,
+    always among these; the pages showing them reload. A read changes none."""
 
     def __post_init__(self) -> None:
         unknown = set(self.errors) - set(ERROR_CODES)
@@ -79,6 +83,8 @@ class Operation(Generic[A, R]):
             raise ValueError(f"operation {self.name!r} names unknown error codes {sorted(unknown)}")
         if self.kind == "read" and not self.idempotent:
             raise ValueError(f"operation {self.name!r} is a read, and a read is idempotent")
+        if self.kind == "read" and self.changes:
+            raise ValueError(f"operation {self.name!r} is a read, and a read changes no domain")
 
     @property
     def writes(self) -> bool:
@@ -99,6 +105,7 @@ class Operation(Generic[A, R]):
             "kind": self.kind,
             "idempotent": self.idempotent,
             "errors": list(self.all_errors()),
+            "changes": sorted(self.changes),
             "params": params,
             "result": result,
             "$defs": defs,

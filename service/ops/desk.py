@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
+from service.memory.domain import Domain
 from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers
 from store.core.errors import InvalidInput
-from store.desk.bundles import MAX_DOCUMENT_CHARS
+from store.desk.bundle_names import MAX_DOCUMENT_CHARS
 
 TURN = 20_000  # characters of one user or assistant turn
 MAX_BUNDLE_DOCUMENT_BYTES = 256 * 1024  # UTF-8: 256,000 characters of Chinese would be 768 KB
@@ -163,6 +164,7 @@ REMEMBER = Operation(
     description="Sync one completed turn (the user's text and the assistant's answer) under the assistant's "
     "own id; sending it again after a reconnect changes nothing.",
     errors=("conflict",),
+    changes=frozenset({Domain.DESK}),
 )
 TRANSITION = Operation(
     "transition.assess",
@@ -187,6 +189,7 @@ TASK_COMPLETE = Operation(
     kind="write",
     idempotent=True,
     description="File a task card for finished (or failed) work, with its result; its bundle is updated.",
+    changes=frozenset({Domain.DESK}),
 )
 TASK_LIST = Operation(
     "task.list",
@@ -203,6 +206,7 @@ CONSOLIDATION = Operation(
     kind="write",
     idempotent=False,
     description="Record a consolidation the assistant made (a workday review, a note), with its detail.",
+    changes=frozenset({Domain.DESK}),
 )
 BUNDLE_LIST = Operation(
     "bundle.list",
@@ -230,6 +234,7 @@ DOCUMENT_PUT = Operation(
     description="Write a bundle document against the revision you read (0 for a new one); a `conflict` "
     "carries the current revision and content.",
     errors=("conflict", "forbidden"),
+    changes=frozenset({Domain.DESK}),
 )
 BUNDLE_DIRECTORY = Operation(
     "bundle.directory",

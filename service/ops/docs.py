@@ -21,17 +21,21 @@ def _params(operation: Operation[Any, Any]) -> str:
 
 
 def method_table(operations: list[Operation[Any, Any]]) -> str:
-    """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, what it does."""
+    """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, the domains
+    a write may change (its reply's `changes` names those it did), what it does."""
     lines = [
         BEGIN,
-        "| method | kind | idempotent | params | errors | what it does |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| method | kind | idempotent | params | errors | changes | what it does |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for op in sorted(operations, key=lambda o: o.name):
         errors = ", ".join(f"`{code}`" for code in op.all_errors())
         description = op.description.replace("|", "\\|")
         idempotent = "yes" if op.idempotent else "no"
-        lines.append(f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {description} |")
+        changes = ", ".join(f"`{domain}`" for domain in sorted(op.changes)) or "—"
+        lines.append(
+            f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {changes} | {description} |"
+        )
     lines.append(END)
     return "\n".join(lines)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from store.core.errors import InvalidInput
+
 MAX_TEXT = 4096
 MAX_ID = 128  # ids a client chooses (interactions, tasks, topics, skills, schedules)
 MAX_NAME = 256  # an app's name or package
@@ -115,6 +117,21 @@ class Document(Check):
 @dataclass(frozen=True)
 class Raw(Check):
     """Any JSON value, taken as it is: the params struct's `check()` says what it must be."""
+
+
+def text_key(value: Any, parts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`params.after`, a keyset-paging key (the last row the client holds), as a tuple of `parts` texts.
+
+    Refuses, naming the parts, anything but a list of that many non-empty strings of at most `MAX_NAME`."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != len(parts)
+        or not all(isinstance(part, str) and 0 < len(part) <= MAX_NAME for part in value)
+    ):
+        raise InvalidInput(f"params.after must be [{', '.join(parts)}]: the last row's, as the listing gave it")
+    return tuple(value)
 
 
 @dataclass(frozen=True)

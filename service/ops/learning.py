@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from service.memory.learning import INTENT_STATES, RECORD_STATES
+from service.memory.domain import Domain
 from service.ops.declare import Args, NoArgs, Operation, Reply
-from service.ops.fields import MAX_ID, Choice, Document, Integer, Text
+from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
+from store.learning.states import INTENT_STATES, RECORD_STATES
 
 RESULT_BYTES = 64 * 1024
 REASON_CHARS = 2000
@@ -39,6 +40,11 @@ class RecordListArgs(Args, frozen=True):
     state: Annotated[str | None, Choice(RECORD_STATES)] = None
     limit: Annotated[int, Integer(1, 1000)] = 200
     offset: Offset = 0
+    # Keyset paging: the `[updated, id]` of the last record the client holds; the page starts after it.
+    after: Annotated[tuple[str, str] | None, Raw()] = None
+
+    def check(self) -> None:
+        text_key(self.after, ("updated", "id"))
 
 
 class Records(Reply, frozen=True):
@@ -56,6 +62,11 @@ class QueueArgs(Args, frozen=True):
     state: Annotated[str | None, Choice(INTENT_STATES)] = None
     limit: Annotated[int, Integer(1, 1000)] = 100
     offset: Offset = 0
+    # Keyset paging: the `[updated, intent_id]` of the last intent the client holds; the page starts after it.
+    after: Annotated[tuple[str, str] | None, Raw()] = None
+
+    def check(self) -> None:
+        text_key(self.after, ("updated", "intent_id"))
 
 
 class Intents(Reply, frozen=True):
@@ -98,6 +109,7 @@ SCAN = Operation(
     kind="write",
     idempotent=True,
     description="Discover finished work since the cursors and queue it for extraction.",
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 EXTRACT_LEASE = Operation(
     "learning.extract.lease",
@@ -107,6 +119,7 @@ EXTRACT_LEASE = Operation(
     idempotent=True,
     description="Lease the next source to extract a candidate from (the sources' text, within the grant).",
     errors=("busy", "forbidden"),
+    changes=frozenset({Domain.LEARNING}),
 )
 EXTRACT_SUBMIT = Operation(
     "learning.extract.submit",
@@ -116,6 +129,7 @@ EXTRACT_SUBMIT = Operation(
     idempotent=True,
     description="Submit the candidate extracted from a leased source (at most one; none for a no-op).",
     errors=("not_found", "conflict", "forbidden"),
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 REVIEW_LEASE = Operation(
     "learning.review.lease",
@@ -125,6 +139,7 @@ REVIEW_LEASE = Operation(
     idempotent=True,
     description="Lease the next candidate to review independently, with its original sources.",
     errors=("busy", "forbidden"),
+    changes=frozenset({Domain.LEARNING}),
 )
 REVIEW_SUBMIT = Operation(
     "learning.review.submit",
@@ -134,6 +149,7 @@ REVIEW_SUBMIT = Operation(
     idempotent=True,
     description="Submit a review's verdict and reason; an approved candidate is adopted inside the grant.",
     errors=("not_found", "conflict", "forbidden"),
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 RECORDS_LIST = Operation(
     "learning.records.list",
@@ -151,6 +167,7 @@ RECORD_REVOKE = Operation(
     idempotent=True,
     description="Revoke an adopted record (its fact or experience stops reaching tasks).",
     errors=("not_found",),
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 QUEUE = Operation(
     "learning.queue",
@@ -185,6 +202,7 @@ OWNER_REVIEW = Operation(
     idempotent=True,
     description="The owner reviews a candidate in the reviewer's place (actor `user`).",
     errors=("not_found", "conflict", "forbidden"),
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 RECORD_EDIT = Operation(
     "learning.record.edit",
@@ -194,6 +212,7 @@ RECORD_EDIT = Operation(
     idempotent=True,
     description="The owner edits an adopted record's content (actor `user`).",
     errors=("not_found", "forbidden"),
+    changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
 )
 
 OPERATIONS = (

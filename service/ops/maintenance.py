@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from service.memory.domain import Domain
 from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
-from store.desk import facts
+from store.desk import fact_terms
 
 # Items one commit may carry; each item's fields are capped where they are checked (store.desk).
 MAX_COMMIT_ITEMS = {"topics": 500, "facts": 200, "skills": 50}
@@ -99,8 +100,8 @@ class ConsolidationLog(Reply, frozen=True):
 
 
 class FactListArgs(Args, frozen=True):
-    scope: Annotated[str | None, Choice(facts.SCOPES)] = None
-    status: Annotated[str | None, Choice(facts.STATUSES)] = None
+    scope: Annotated[str | None, Choice(fact_terms.SCOPES)] = None
+    status: Annotated[str | None, Choice(fact_terms.STATUSES)] = None
     text: Annotated[str | None, Text(256)] = None
     limit: Annotated[int, Integer(1, 1000)] = 200
     offset: Offset = 0
@@ -133,6 +134,7 @@ PLAN = Operation(
     kind="write",
     idempotent=False,
     description="Lease a batch of unfiled turns to file into topics, facts and skill drafts (then commit it).",
+    changes=frozenset({Domain.DESK}),
 )
 COMMIT = Operation(
     "memory.maintenance.commit",
@@ -142,6 +144,7 @@ COMMIT = Operation(
     idempotent=True,
     description="Commit a leased batch: its topics, facts with evidence and skill drafts.",
     errors=("conflict", "not_found", "forbidden"),
+    changes=frozenset({Domain.DESK}),
 )
 TOPIC_GET = Operation(
     "memory.topic.get",
@@ -177,6 +180,7 @@ SKILL_SET_STATUS = Operation(
     idempotent=True,
     description="Activate, disable or reject a skill; only a person activates one (with their request).",
     errors=("not_found", "forbidden", "conflict"),
+    changes=frozenset({Domain.DESK}),
 )
 TOPIC_LIST = Operation(
     "memory.topic.list",
@@ -218,6 +222,7 @@ FACT_SET_STATUS = Operation(
     idempotent=True,
     description="Confirm or deactivate a fact: a person's decision (actor `user`).",
     errors=("not_found", "forbidden"),
+    changes=frozenset({Domain.DESK}),
 )
 
 OPERATIONS = (

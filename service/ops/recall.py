@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from service.memory.domain import Domain
 from service.memory.results import RecallStatistics
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_NAME, Boolean, Choice, Epoch, Integer, Strings, Text
@@ -128,6 +129,7 @@ LESSON_ADD = Operation(
     idempotent=False,
     description="Propose a lesson about some apps, learned from some runs; agents get it in `on` mode only "
     "after a person approves it.",
+    changes=frozenset({Domain.LESSONS}),
 )
 LESSON_LIST = Operation(
     "lesson.list",
@@ -154,6 +156,7 @@ LESSON_APPROVE = Operation(
     idempotent=True,
     description="Approve a lesson: a person's act (actor `user`); an agent is refused.",
     errors=("not_found", "forbidden"),
+    changes=frozenset({Domain.LESSONS}),
 )
 LESSON_REVOKE = Operation(
     "lesson.revoke",
@@ -163,6 +166,7 @@ LESSON_REVOKE = Operation(
     idempotent=True,
     description="Take a lesson away: agents no longer get it.",
     errors=("not_found",),
+    changes=frozenset({Domain.LESSONS}),
 )
 
 OPERATIONS = (QUERY, STATS, RUNS, TRACE, DEVICES, LESSON_ADD, LESSON_LIST, LESSON_RUNS, LESSON_APPROVE, LESSON_REVOKE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
+from service.memory.domain import Domain
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
@@ -141,6 +142,7 @@ RUN_START = Operation(
     idempotent=False,
     description="A phone agent's task starts on a device: syncs the installed apps, logs shadow recall, and "
     "in `on` mode returns lessons to put in the model's context.",
+    changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE}),
 )
 RUN_EVENT = Operation(
     "run.event",
@@ -150,6 +152,7 @@ RUN_EVENT = Operation(
     idempotent=False,
     description="One tool receipt of a run under way (an `experience_event`), with the name an app was "
     "launched by, so that names the user says become aliases.",
+    changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE}),
 )
 RUN_FINISH = Operation(
     "run.finish",
@@ -159,6 +162,7 @@ RUN_FINISH = Operation(
     idempotent=False,
     description="The run ended: archive its outcome, score its shadow recall, index it. Never fails the "
     "agent's run: a failure to archive answers `archived: false`.",
+    changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE, Domain.RECALL, Domain.LEARNING}),
 )
 EPISODE_LIST = Operation(
     "episode.list",
@@ -186,6 +190,7 @@ EPISODE_REVOKE = Operation(
     idempotent=True,
     description="Keep an archived run out of recall (it stays archived), with the reason.",
     errors=("not_found",),
+    changes=frozenset({Domain.EXPERIENCE}),
 )
 EPISODE_RESTORE = Operation(
     "episode.restore",
@@ -195,6 +200,7 @@ EPISODE_RESTORE = Operation(
     idempotent=True,
     description="Let recall use a revoked run again.",
     errors=("not_found",),
+    changes=frozenset({Domain.EXPERIENCE}),
 )
 
 OPERATIONS = (RUN_START, RUN_EVENT, RUN_FINISH, EPISODE_LIST, EPISODE_GET, EPISODE_REVOKE, EPISODE_RESTORE)

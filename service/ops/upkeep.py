@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.results import DreamReport, Overview
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
@@ -105,6 +106,7 @@ DREAM_RUN = Operation(
     description="A consolidation pass (alias corrections, clean-up, episode folding), answered when done; "
     "`dry_run` lists what it would change.",
     errors=("busy",),
+    changes=frozenset({Domain.APP_KB}),
 )
 DREAM_REPORTS = Operation(
     "dream.reports",
@@ -122,6 +124,7 @@ IMPORT = Operation(
     idempotent=True,
     description="Import a TaskWizard `memory/` directory (App-KB, episodes, recall scorecard, lessons) and index it.",
     errors=("not_found", "forbidden"),
+    changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE, Domain.RECALL, Domain.LESSONS}),
 )
 EXPORT = Operation(
     "taskwizard.export",
@@ -140,6 +143,7 @@ REBUILD = Operation(
     idempotent=True,
     description="Rebuild every view from the event log as a job, and wait for it.",
     errors=("busy", "conflict"),
+    changes=EVERY_DOMAIN,
 )
 VECTORS_REBUILD = Operation(
     "vectors.rebuild",
@@ -158,6 +162,7 @@ JOB_START = Operation(
     idempotent=False,
     description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once.",
     errors=("busy",),
+    changes=EVERY_DOMAIN,
 )
 JOB_STATUS = Operation(
     "job.status",

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.client import JiyiClient, default_socket_path
-from service.config import Config
-from service.memory.api import MemoryApi
-from service.memory.memory import Memory
-from service.remote.memory import RemoteMemory
+
+if TYPE_CHECKING:  # a command through a running service needs neither the store nor recall (docs/cli.md)
+    from service.config import Config
+    from service.memory.api import MemoryApi
 
 log = logging.getLogger("jiyi.service.remote")
 
@@ -52,5 +52,9 @@ def open_memory(config: Config) -> MemoryApi:
     found = find_service(config)
     if found is not None:
         path, health = found
+        from service.remote.memory import RemoteMemory
+
         return RemoteMemory(config, path, health, client="command")
+    from service.memory.memory import Memory  # the store, recall and their models: only when opened here
+
     return Memory.open(config)

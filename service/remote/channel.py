@@ -28,7 +28,7 @@ LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
 POLL_S = 0.2  # how often a job this side follows is asked how far it got
 JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
 IMPORT_JOBS_SINCE = (1, 3)  # and the one that runs an import or a dream as a job; before, they had no progress
-INTERCHANGE_SINCE = (1, 4)  # the desk export and imports (`service/ops/interchange.py`); before, no such methods
+INTERCHANGE_SINCE = (1, 5)  # the desk export and imports (`service/ops/interchange.py`); before, no such methods
 INTERCHANGE_KINDS = ("desk.export", "desk.import", "facts.import")
 Progress = Callable[[int, int], None]
 

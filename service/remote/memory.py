@@ -23,9 +23,16 @@ import msgspec
 
 from recall.verdict import Resolution
 from service.config import Config
-from service.memory.appkb import LearnAliasOutcome
 from service.memory.bus import Listener
-from service.memory.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+from service.memory.results import (
+    DocumentWritten,
+    DreamReport,
+    Health,
+    LearnAliasOutcome,
+    MaintenanceStatus,
+    Overview,
+    RecallStatistics,
+)
 from service.ops import appkb as ops
 from service.ops import desk, recall, runs, status, upkeep
 from service.ops import learning as learn
@@ -36,11 +43,10 @@ from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.interchange import RemoteInterchange
 from service.remote.notices import NoticeReader
-from store.appkb.entry import AppKbEntry
-from store.appkb.history import HistoryItem, UndoResult
-from store.appkb.kb import ForgetAliasResult, LearnAliasResult
-from store.episodes.archive import EpisodeFilter
-from store.interchange.import_source import ImportReport
+from store.appkb.entry import AppKbEntry, EntryKey
+from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, UndoResult
+from store.episodes.episode_filter import EpisodeFilter
+from store.interchange.import_report import ImportReport
 
 
 class RemoteAppKb:
@@ -59,8 +65,9 @@ class RemoteAppKb:
         limit: int | None = None,
         offset: int = 0,
         order: str = "reference",
+        after: EntryKey | None = None,
     ) -> list[AppKbEntry]:
-        def page(limit: int, offset: int) -> AliasPage:
+        def page(limit: int, offset: int, after: EntryKey | None = None) -> AliasPage:
             args = ListArgs(
                 device=device,
                 kind=kind,
@@ -69,11 +76,12 @@ class RemoteAppKb:
                 limit=limit,
                 offset=offset,
                 order=order,
+                after=after,
             )
             return self._wire.invoke(ops.LIST, args)
 
         if limit is not None:
-            return _entries(page(limit, offset).entries)
+            return _entries(page(limit, offset, after).entries)
         rows: list[AppKbEntry] = []
         next_offset: int | None = offset
         while next_offset is not None:  # everything, a page at a time
@@ -320,8 +328,11 @@ class RemoteLearning:
     def status(self) -> dict[str, Any]:
         return self._wire.invoke(learn.STATUS)
 
-    def queue(self, state: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        return self._wire.invoke(learn.QUEUE, learn.QueueArgs(state=state, limit=limit, offset=offset)).intents
+    def queue(
+        self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        args = learn.QueueArgs(state=state, limit=limit, offset=offset, after=after)
+        return self._wire.invoke(learn.QUEUE, args).intents
 
     def intent(self, intent_id: str) -> dict[str, Any]:
         return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
@@ -329,8 +340,10 @@ class RemoteLearning:
     def failures(self, limit: int = 100) -> list[dict[str, Any]]:
         return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
 
-    def list_records(self, state: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        args = learn.RecordListArgs(state=state, limit=limit, offset=offset)
+    def list_records(
+        self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        args = learn.RecordListArgs(state=state, limit=limit, offset=offset, after=after)
         return self._wire.invoke(learn.RECORDS_LIST, args).records
 
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:

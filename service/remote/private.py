@@ -19,6 +19,7 @@ import signal
 import socket
 import stat
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,7 @@ from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
 from service.program import program_command
 from service.remote.attach import configured_socket, find_service
 from store.core.errors import EnvironmentProblem
-from store.core.home import prepare_home
+from store.core.home import prepare_home, read_only_reason
 
 log = logging.getLogger("jiyi.service.remote")
 
@@ -76,6 +77,10 @@ class PrivateService:
         home = prepare_home(config.home_path)  # the child would create it too; its log lives there
         socket_path = configured_socket(config)
         log_path = home / LOG_NAME
+        if read_only_reason(home) is not None:  # a read-only home serves reads; its child's log goes elsewhere
+            fd, name = tempfile.mkstemp(prefix="jiyi-service-", suffix=".log")  # private (0600), a new file
+            os.close(fd)
+            log_path = Path(name)
         # `jiyi serve` of this very program: a frozen build's executable, the installed script, or its module.
         command = [*program_command(), "serve", "--home", str(home), "--socket", str(socket_path)]
         command += ["--parent-pid", str(os.getpid()), "--nice", str(PRIVATE_NICE)]

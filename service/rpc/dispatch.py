@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, cast
 
 from service.memory.memory import Memory
@@ -30,6 +30,23 @@ from service.rpc.registry import Method
 from store.core.errors import JiyiError
 
 log = logging.getLogger("jiyi.service.rpc")
+
+
+class PreparedWrite:
+    """A grouped write ready to run, which records the domains it changes (`changes`) each time it runs:
+    a group that rolled back runs it again, and only the last run counts."""
+
+    def __init__(self, memory: Memory, write: Callable[[], Any]) -> None:
+        self._memory = memory
+        self._write = write
+        self.changes: frozenset[str] = frozenset()
+
+    def __call__(self) -> Any:
+        with self._memory.parts.recording() as changed:
+            try:
+                return self._write()
+            finally:
+                self.changes = frozenset(changed)
 
 
 class Dispatcher:
@@ -84,9 +101,16 @@ class Dispatcher:
         return self.methods[request.method].long
 
     def run(self, request: Request, context: CallContext | None = None) -> dict[str, Any]:
-        """Run a prepared request; expected errors become codes, anything else `internal`."""
+        """Run a prepared request; expected errors become codes, anything else `internal`.
+
+        A write's reply carries the domains it changed (`changes`, recorded on this thread while it ran)."""
         try:
-            return self.succeeded(request, self.call_of(request, context)())
+            call = self.call_of(request, context)
+            if not self.methods[request.method].writes:
+                return self.succeeded(request, call())
+            with self.memory.parts.recording() as changed:
+                result = call()
+            return self.succeeded(request, result, changed)
         except Exception as exc:
             return self.failed(request, exc)
 
@@ -99,18 +123,18 @@ class Dispatcher:
             return lambda: self.prepare_write(request, context)()
         return method.bind(self.memory, request.params, context or self.detached)
 
-    def prepare_write(self, request: Request, context: CallContext | None = None) -> Callable[[], Any]:
+    def prepare_write(self, request: Request, context: CallContext | None = None) -> PreparedWrite:
         """A grouped write checked and prepared (raising when it is refused); the call returned does it."""
         method = self.methods[request.method]
         assert method.grouped, f"{request.method} is not a grouped write"
         write = method.bind(self.memory, request.params, context or self.detached)()
         if not callable(write):
             raise TypeError(f"the grouped method {request.method} did not return its write")
-        return cast(Callable[[], Any], write)
+        return PreparedWrite(self.memory, cast(Callable[[], Any], write))
 
-    def succeeded(self, request: Request, result: Any) -> dict[str, Any]:
-        """The response carrying the result of `request`."""
-        return success(request.id, result)
+    def succeeded(self, request: Request, result: Any, changes: Collection[str] | None = None) -> dict[str, Any]:
+        """The response carrying the result of `request` (and, for a write, the domains it changed)."""
+        return success(request.id, result, changes)
 
     def failed(self, request: Request, exc: BaseException) -> dict[str, Any]:
         """The response to `request` failing with `exc`: its stable code, or `internal` (logged with its traceback)."""

@@ -71,9 +71,12 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     vanished: list[str] = []
     watch = _watch_database(app, memory, vanished)
     host.start()
-    memory.learning.start_timer()
-    memory.desk.index.start()  # embeds desk items behind the writes
+    if memory.store.read_only is None:  # both write: on a read-only home they would only fail, every round
+        memory.learning.start_timer()
+        memory.desk.index.start()  # embeds desk items behind the writes
     print(f"jiyi: serving {memory.store.home} on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    if memory.store.read_only is not None:
+        print(f"jiyi: {memory.store.database_problem()}", file=sys.stderr, flush=True)
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)
     ticker.start(200)  # Python runs its signal handlers only between bytecodes; Qt's wait is not one

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -25,7 +26,7 @@ from store.core.errors import ERROR_CODES as FAILURE_CODES
 log = logging.getLogger("jiyi.service.rpc")
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 4
+PROTOCOL_MINOR = 5
 PROTOCOL_VERSION = f"{PROTOCOL_MAJOR}.{PROTOCOL_MINOR}"
 
 # Codes of a request refused before any method ran; the codes of failures
@@ -194,8 +195,11 @@ def _plain(value: object) -> object:
     return str(value)
 
 
-def success(request_id: RequestId, result: Any) -> dict[str, Any]:
-    return {"id": request_id, "ok": True, "result": result}
+def success(request_id: RequestId, result: Any, changes: Collection[str] | None = None) -> dict[str, Any]:
+    """A result response; a write's carries `changes`, the domains it changed (sorted; empty: none)."""
+    if changes is None:
+        return {"id": request_id, "ok": True, "result": result}
+    return {"id": request_id, "ok": True, "result": result, "changes": sorted(changes)}
 
 
 def failure(request_id: RequestId, code: str, message: str, data: Any = None) -> dict[str, Any]:

@@ -16,15 +16,14 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from service.memory.group import Outcome, run_group
-from service.rpc.dispatch import Dispatcher
+from service.rpc.dispatch import Dispatcher, PreparedWrite
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
 
 log = logging.getLogger("jiyi.service.rpc")
 
-_Queued = tuple[int, Request, Callable[[], Any]]
+_Queued = tuple[int, Request, PreparedWrite]
 """A connection's number, its request and the request's prepared write."""
 Deliver = Callable[[int, bytes], None]
 """Where a reply goes: the connection's number and the encoded reply line."""
@@ -41,7 +40,7 @@ class WriteLane:
         self._thread = threading.Thread(target=self._run, name="jiyi-write-lane", daemon=True)
         self._thread.start()
 
-    def submit(self, number: int, request: Request, write: Callable[[], Any]) -> None:
+    def submit(self, number: int, request: Request, write: PreparedWrite) -> None:
         """Queue the prepared `write` of connection `number`'s request; its reply is delivered after its group
         commits."""
         self._queue.put((number, request, write))
@@ -74,7 +73,10 @@ class WriteLane:
         replies: list[bytes] = []
         try:
             outcomes = run_group(self._dispatcher.memory.parts, [write for _, _, write in batch])
-            replies = [self._reply(request, outcome) for (_, request, _), outcome in zip(batch, outcomes, strict=True)]
+            replies = [
+                self._reply(request, write, outcome)
+                for (_, request, write), outcome in zip(batch, outcomes, strict=True)
+            ]
         except Exception:
             log.exception("a group of %d writes could not be run", len(batch))
             replies = [encode(failure(request.id, "internal", INTERNAL_MESSAGE)) for _, request, _ in batch]
@@ -82,7 +84,7 @@ class WriteLane:
             for (number, _, _), reply in zip(batch, replies, strict=False):
                 self._deliver(number, reply)
 
-    def _reply(self, request: Request, outcome: Outcome) -> bytes:
+    def _reply(self, request: Request, write: PreparedWrite, outcome: Outcome) -> bytes:
         if outcome.error is None:
-            return encode(self._dispatcher.succeeded(request, outcome.value))
+            return encode(self._dispatcher.succeeded(request, outcome.value, write.changes))
         return encode(self._dispatcher.failed(request, outcome.error))

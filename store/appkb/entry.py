@@ -120,3 +120,15 @@ class AppKbEntry:
 def sort_key(entry: AppKbEntry) -> tuple[str, str, str, str]:
     """The reference's stable order: scope, kind, normalized term, package."""
     return (entry.scope, entry.kind, entry.term_norm, entry.package)
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Split `名称=包名` into its two halves, with a clear error when malformed."""
+    if not isinstance(text, str) or "=" not in text:
+        raise InvalidInput(f"expected 名称=包名 (name=package), got {text!r}")
+    name, _, package = text.rpartition("=")
+    if not name.strip():
+        raise InvalidInput(f"the name before '=' is empty in {text!r}")
+    if not package.strip():
+        raise InvalidInput(f"the package after '=' is empty in {text!r}")
+    return name.strip(), package.strip()

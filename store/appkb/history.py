@@ -8,51 +8,14 @@ that transaction. Undoing an undo is a redo.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from store.appkb.entry import AppKbEntry, normalize_term
 from store.appkb.kb import entries_for_term
 from store.appkb.projection import DOMAIN, replay
+from store.appkb.results import HistoryItem, UndoResult
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.projection import EventRecord
-
-
-@dataclass(frozen=True)
-class HistoryItem:
-    """One event in a name's history."""
-
-    seq: int
-    ts: str
-    actor: str
-    type: str
-    txn: int | None
-    payload: dict[str, Any]
-
-    @property
-    def undo_of(self) -> int | None:
-        value = self.payload.get("undo_of")
-        return value if isinstance(value, int) else None
-
-    @property
-    def package(self) -> str | None:
-        entry = self.payload.get("entry")
-        return entry.get("package") if isinstance(entry, dict) else None
-
-    @property
-    def kind(self) -> str | None:
-        entry = self.payload.get("entry")
-        return entry.get("kind") if isinstance(entry, dict) else None
-
-
-@dataclass(frozen=True)
-class UndoResult:
-    txn: int
-    reverted_txn: int
-    removed: list[AppKbEntry]
-    restored: list[AppKbEntry]
 
 
 def history(store: Store, name: str, *, limit: int = 500) -> list[HistoryItem]:

@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from typing import Any
 
-from peewee import Case, fn
+from peewee import Case, Tuple, fn
 
 from store.appkb.entry import (
     ALIAS_KINDS,
     KINDS,
     AppKbEntry,
+    EntryKey,
     device_scope,
     is_package_name,
     normalize_term,
 )
 from store.appkb.models import AppEntry
 from store.appkb.projection import DOMAIN, row_to_entry
+from store.appkb.results import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, SensitiveContent
@@ -35,31 +37,6 @@ from store.core.redact import Redactor
 TRUST_ORDER = ("user", "device", "learned", "alias")
 MAX_TERM_CHARS = 64
 MAX_LABEL_CHARS = 128
-
-
-@dataclass(frozen=True)
-class LearnAliasResult:
-    changed: bool
-    entry: AppKbEntry
-    replaced: list[AppKbEntry]
-    txn: int
-
-
-@dataclass(frozen=True)
-class ForgetAliasResult:
-    term: str
-    removed: list[AppKbEntry]
-    txn: int
-
-
-@dataclass
-class SyncReport:
-    device: str
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    staled: int = 0
-    rejected: list[str] = field(default_factory=list)
 
 
 def check_name(name: object, redactor: Redactor, what: str = "name") -> str:
@@ -88,18 +65,6 @@ def check_package(package: object) -> str:
     return package.strip()
 
 
-def parse_assignment(text: str) -> tuple[str, str]:
-    """Split `名称=包名` into its two halves, with a clear error when malformed."""
-    if not isinstance(text, str) or "=" not in text:
-        raise InvalidInput(f"expected 名称=包名 (name=package), got {text!r}")
-    name, _, package = text.rpartition("=")
-    if not name.strip():
-        raise InvalidInput(f"the name before '=' is empty in {text!r}")
-    if not package.strip():
-        raise InvalidInput(f"the package after '=' is empty in {text!r}")
-    return name.strip(), package.strip()
-
-
 # -- reads -------------------------------------------------------------------------
 
 
@@ -114,6 +79,7 @@ def list_entries(
     limit: int | None = None,
     offset: int = 0,
     order: str = "reference",
+    after: EntryKey | None = None,
 ) -> list[AppKbEntry]:
     """Entries, filtered and paged in SQL.
 
@@ -121,7 +87,11 @@ def list_entries(
     normalized term, label or package as a substring, and Latin letters also the
     pinyin (full or initials) of the term and label. `order` is "reference"
     (scope, kind, term, package: the reference's kb.json order) or "trust"
-    (user, device, learned, alias; then term, package, scope).
+    (user, device, learned, alias; then term, package, scope); the entry's own
+    term ends each order, so that it is total. `after` pages by key (keyset
+    paging): only entries after the one with that storage key (term, package,
+    kind, scope) in the order, so a page asked after an agent learned an alias
+    neither repeats a row nor skips one, as an offset would.
     """
     if kind is not None and kind not in KINDS:
         raise InvalidInput(f"kind must be one of {', '.join(KINDS)}")
@@ -144,16 +114,30 @@ def list_entries(
         if needle.isascii() and needle.isalpha():
             match = match | AppEntry.term_pinyin.contains(needle)  # "weixin" and "wx" find 微信
         query = query.where(match)
+    columns: tuple[Any, ...]
     if order == "trust":
         rank = Case(AppEntry.kind, [(kind, position) for position, kind in enumerate(TRUST_ORDER)], len(TRUST_ORDER))
-        query = query.order_by(rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope)
+        columns = (rank, AppEntry.term_norm, AppEntry.package, AppEntry.scope, AppEntry.kind, AppEntry.term)
     elif order == "reference":
-        query = query.order_by(AppEntry.scope, AppEntry.kind, AppEntry.term_norm, AppEntry.package)
+        columns = (AppEntry.scope, AppEntry.kind, AppEntry.term_norm, AppEntry.package, AppEntry.term)
     else:
         raise InvalidInput("order must be 'reference' or 'trust'")
+    query = query.order_by(*columns)
+    if after is not None:
+        query = query.where(Tuple(*columns) > Tuple(*_sort_values(after, order)))
     if limit is not None:
         query = query.limit(limit).offset(offset)
     return [row_to_entry(row) for row in query]
+
+
+def _sort_values(key: EntryKey, order: str) -> tuple[object, ...]:
+    """What the entry with storage `key` sorts by in `order` (the columns of `list_entries`)."""
+    term, package, kind, scope = key
+    norm = normalize_term(term)
+    if order == "trust":
+        rank = TRUST_ORDER.index(kind) if kind in TRUST_ORDER else len(TRUST_ORDER)
+        return (rank, norm, package, scope, kind, term)
+    return (scope, kind, norm, package, term)
 
 
 def count_entries(store: Store) -> int:

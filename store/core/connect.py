@@ -12,10 +12,9 @@ from store.core.connection import JiyiDatabase
 from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
-from store.core.home import check_private_file
+from store.core.home import DB_NAME, check_private_file
 from store.core.postgres import JiyiPostgresDatabase, connect_postgres
 
-DB_NAME = "jiyi.sqlite3"
 PRAGMAS = {
     "journal_mode": "wal",
     "foreign_keys": 1,
@@ -33,10 +32,14 @@ def connect_database(home: Path, database_url: str, password: str | None) -> Jiy
     return connect_target(home, target, password)
 
 
-def connect_target(home: Path, target: DatabaseTarget, password: str | None) -> JiyiDatabase | JiyiPostgresDatabase:
-    """Connect to the database `target` names for `home`: its SQLite file or a PostgreSQL server."""
+def connect_target(
+    home: Path, target: DatabaseTarget, password: str | None, *, read_only: bool = False
+) -> JiyiDatabase | JiyiPostgresDatabase:
+    """Connect to the database `target` names for `home`: its SQLite file or a PostgreSQL server.
+    `read_only`: the home's file system takes no writes (`connect_read_only`)."""
     if not target.shared:
-        return connect_sqlite(target.path or home / DB_NAME)
+        path = target.path or home / DB_NAME
+        return connect_read_only(path) if read_only else connect_sqlite(path)
     url = "postgresql" + target.url[target.url.index(":") :]
     db = connect_postgres(url, user=target.user, password=password, description=target.describe())
     try:
@@ -77,6 +80,33 @@ def connect_sqlite(path: Path) -> JiyiDatabase:
         raise EnvironmentProblem(f"database {path} refused WAL mode (got {mode})")
     for suffix, what in (("-wal", "WAL file"), ("-shm", "shared-memory file")):
         check_private_file(Path(f"{path}{suffix}"), what)
+    return db
+
+
+def connect_read_only(path: Path) -> JiyiDatabase:
+    """Connect to `path` on a read-only home for reading only.
+
+    SQLite opens a WAL database read-only only when its `-shm` can be used; on a
+    read-only file system it cannot, so a database whose WAL is empty (closed
+    cleanly: everything is in the file) is opened `immutable`. One whose WAL
+    still holds writes is refused: reading the file alone would show an older state.
+    """
+    for suffix, what in (("", "database"), ("-wal", "WAL file"), ("-shm", "shared-memory file")):
+        check_private_file(Path(f"{path}{suffix}"), what)
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise EnvironmentProblem(
+            f"cannot read database {path}: the home is read-only and its WAL file still holds writes "
+            "(the last process did not close it); open the home once where it is writable"
+        )
+    # Not `query_only`: reads keep their temporary tables (the full-text vocabulary) in the connection's temp schema.
+    pragmas = {"foreign_keys": 1, "busy_timeout": PRAGMAS["busy_timeout"]}
+    db = JiyiDatabase(sqlite_uri(path, read_only=True), pragmas=pragmas, uri=True)
+    try:
+        db.connect()
+    except (sqlite3.DatabaseError, DatabaseError, EnvironmentProblem) as exc:
+        db.close()
+        raise EnvironmentProblem(f"cannot read database {path}: {exc}") from exc
     return db
 
 

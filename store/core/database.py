@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import threading
 import uuid
@@ -28,9 +27,9 @@ from store.core.connect import DB_NAME, connect_database, connect_target
 from store.core.connection import JiyiDatabase
 from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
 from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem
+from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
-from store.core.home import HomeLock, prepare_home
+from store.core.home import HomeLock, prepare_home, read_only_reason, require_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
@@ -50,22 +49,6 @@ _PG_APPEND = (
 REPLAY_BATCH = 500
 # What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
 REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
-
-
-def require_home(home: Path) -> Path:
-    """`home` as an absolute path when it holds a Jiyi database; else `NotFound` naming it.
-
-    For what only reads a home: a mistyped path must not become a new, empty home.
-    """
-    home = Path(os.path.abspath(os.path.expanduser(home)))
-    if home.exists() and not home.is_dir():  # the same words as a command that would create it
-        raise EnvironmentProblem(f"home {home} is not a directory; check --home or JIYI_HOME")
-    if not (home / DB_NAME).is_file():
-        raise NotFound(
-            f"there is no Jiyi home at {home} (no {DB_NAME} in it); check --home or JIYI_HOME. "
-            "Commands that write (alias learn, inventory sync, import, serve, the console) create a home"
-        )
-    return home
 
 
 class Store:
@@ -101,6 +84,8 @@ class Store:
         self.identity: FileIdentity | None = None
         # What `quick_check` found wrong with the file at open (None: sound); while set, writes are refused.
         self.damaged: str | None = None
+        # Why the home takes no writes (`store.core.home.read_only_reason`; None: it does): reads only.
+        self.read_only: str | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -134,13 +119,15 @@ class Store:
             raise InvalidInput(f"database URL: {exc}") from None
         wipe_freed_memory()  # before any text of the home is read (see `freed_memory`)
         home = prepare_home(home)
+        read_only = read_only_reason(home)
         lock = HomeLock(home)
-        lock.acquire()
+        lock.acquire(read_only=read_only is not None)
         try:
             sqlite_path = None if target.shared else (target.path or home / DB_NAME)
             new = sqlite_path is not None and require_database(home, sqlite_path, new_database=new_database)
-            db = connect_target(home, target, password)
+            db = connect_target(home, target, password, read_only=read_only is not None)
             store = cls(home, db, lock, target)
+            store.read_only = read_only
             if db.dialect.shared:
                 store._feed_connect = db.listener_connection
             try:
@@ -149,6 +136,9 @@ class Store:
                 if store.damaged:
                     log.error("%s", store.damaged)
                     store._open_damaged(projections)
+                    return store
+                if read_only is not None:
+                    store._open_read_only(projections)
                     return store
                 applied = migrate(db)
                 if new:
@@ -179,14 +169,34 @@ class Store:
             self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
             self._projections[projection.domain] = projection
 
+    def _open_read_only(self, projections: Sequence[Projection]) -> None:
+        """A read-only home: its schema must be this Jiyi's (a migration would write); the views are read as
+        they are (checking or rebuilding one would write)."""
+        found = schema_version(self.db)
+        if found != SCHEMA_VERSION:
+            newer = "newer than this Jiyi knows" if found > SCHEMA_VERSION else "older than this Jiyi's"
+            raise EnvironmentProblem(
+                f"{self.read_only}: its database has schema version {found}, {newer} ({SCHEMA_VERSION}), and "
+                "cannot be migrated there; open it with the Jiyi that wrote it, or once where it is writable"
+            )
+        self._open_damaged(projections)
+
     def database_problem(self) -> str | None:
-        """Why writes are refused now: the file damaged at open, or the path no longer the file opened."""
+        """Why writes are refused now: a read-only home, the file damaged at open, or the path no longer the file
+        opened."""
+        if self.read_only:
+            return f"{self.read_only}: it serves reads, writes are refused"
         if self.damaged:
             return self.damaged
         return self.identity.problem() if self.identity is not None else None
 
     def check_writable(self) -> None:
         """Raise `StorageProblem` (`unavailable`) when a write must not go to this database (see `database_problem`)."""
+        if self.read_only:
+            raise StorageProblem(
+                f"{self.read_only}: it serves reads, writes are refused; to change it, use it where it is writable",
+                "SQLITE_READONLY",
+            )
         if self.damaged:
             raise StorageProblem(f"the database is unavailable: {self.damaged}", "SQLITE_CORRUPT")
         if self.identity is not None:

@@ -37,11 +37,12 @@ class DatabaseMissing(EnvironmentProblem):
     """The home holds memory (bundle files, vectors) but its database is gone or empty."""
 
 
-def sqlite_uri(path: Path) -> str:
-    """`path` as an SQLite URI that opens it read-write and never creates it (`mode=rw`)."""
+def sqlite_uri(path: Path, *, read_only: bool = False) -> str:
+    """`path` as an SQLite URI that opens it read-write and never creates it (`mode=rw`); `read_only`: for
+    reading only, as a file nothing changes while it is open (`mode=ro&immutable=1`: a read-only file system)."""
     # "file:///abs/path": an empty authority, and leading slashes collapsed ("//tmp" would read as a host).
     absolute = "/" + os.path.abspath(path).lstrip("/")
-    return "file://" + quote(absolute) + "?mode=rw"
+    return "file://" + quote(absolute) + ("?mode=ro&immutable=1" if read_only else "?mode=rw")
 
 
 def _holds_files(folder: Path) -> bool:

@@ -18,16 +18,37 @@ from pathlib import Path
 from typing import Any
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, HomeLocked, UnsafePath, os_problem
+from store.core.errors import EnvironmentProblem, HomeLocked, NotFound, UnsafePath, os_problem
 
 LOCK_NAME = "jiyi.lock"
+DB_NAME = "jiyi.sqlite3"
+"""The home's SQLite file (`store.core.connect` opens it)."""
+
+
+def require_home(home: Path) -> Path:
+    """`home` as an absolute path when it holds a Jiyi database; else `NotFound` naming it.
+
+    For what only reads a home: a mistyped path must not become a new, empty home. Kept here, beside
+    the home's other checks, so a command checks its home before (or without) importing the database.
+    """
+    home = Path(os.path.abspath(os.path.expanduser(home)))
+    if home.exists() and not home.is_dir():  # the same words as a command that would create it
+        raise EnvironmentProblem(f"home {home} is not a directory; check --home or JIYI_HOME")
+    if not (home / DB_NAME).is_file():
+        raise NotFound(
+            f"there is no Jiyi home at {home} (no {DB_NAME} in it); check --home or JIYI_HOME. "
+            "Commands that write (alias learn, inventory sync, import, serve, the console) create a home"
+        )
+    return home
 
 
 def prepare_home(path: Path) -> Path:
     """Create `path` (0700) if missing and check that it is a private directory of ours.
 
     Returns the absolute path. Raises `UnsafePath` or `EnvironmentProblem` naming
-    the problem and what to do about it.
+    the problem and what to do about it. A read-only home (`read_only_reason`)
+    passes when it holds a database, which it then serves for reading; one
+    without a database is refused as read-only (no chmod can help there).
     """
     home = Path(os.path.abspath(os.path.expanduser(path)))
     if not home.exists() and not home.is_symlink():
@@ -35,7 +56,8 @@ def prepare_home(path: Path) -> Path:
             home.parent.mkdir(parents=True, exist_ok=True)
             home.mkdir(mode=0o700)
         except OSError as exc:
-            raise EnvironmentProblem(f"cannot create home {home}: {exc.strerror}") from exc
+            why = _read_only_parent(home) or exc.strerror
+            raise EnvironmentProblem(f"cannot create home {home}: {why}") from exc
     try:
         info = home.stat()
     except OSError as exc:
@@ -44,13 +66,43 @@ def prepare_home(path: Path) -> Path:
         raise EnvironmentProblem(f"home {home} is not a directory")
     if info.st_uid != os.geteuid():
         raise UnsafePath(f"home {home} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})")
-    if info.st_mode & 0o077:
-        raise UnsafePath(
-            f"home {home} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); run: chmod 700 {home}"
+    read_only = read_only_reason(home)
+    if read_only and not (home / DB_NAME).is_file():
+        raise EnvironmentProblem(
+            f"{read_only}, and it holds no Jiyi database to read; choose a writable folder (--home or JIYI_HOME)"
         )
-    if not os.access(home, os.W_OK | os.X_OK):
-        raise EnvironmentProblem(f"home {home} is not writable")
+    if info.st_mode & 0o077:
+        mode = f"{stat.S_IMODE(info.st_mode):03o}"
+        if read_only:
+            raise UnsafePath(f"{read_only}, and readable by others (mode {mode}); make it private where it is writable")
+        raise UnsafePath(f"home {home} is readable by others (mode {mode}); run: chmod 700 {home}")
     return home
+
+
+def read_only_reason(home: Path) -> str | None:
+    """Why `home` takes no writes — "home X is on a read-only file system" or "home X is not writable by you" —
+    or None when it does. A read-only home serves reads; every write is refused with this reason."""
+    try:
+        if os.statvfs(home).f_flag & os.ST_RDONLY:
+            return f"home {home} is on a read-only file system"
+    except OSError:
+        return None  # what cannot be checked is found out by the first write, with its own error
+    if not os.access(home, os.W_OK | os.X_OK):
+        return f"home {home} is not writable by you"
+    return None
+
+
+def _read_only_parent(home: Path) -> str | None:
+    """ "the folder P is read-only" for the nearest existing folder above `home` that takes no writes."""
+    folder = home.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"the folder {folder} is on a read-only file system"
+    except OSError:
+        return None
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"the folder {folder} is not writable by you"
 
 
 def check_private_file(path: Path, what: str) -> None:
@@ -79,13 +131,24 @@ class HomeLock:
     def __init__(self, home: Path) -> None:
         self.path = home / LOCK_NAME
         self._fd: int | None = None
+        self._read_only = False
 
-    def acquire(self) -> None:
-        """Take the lock or raise `HomeLocked` naming the process that holds it."""
+    def acquire(self, *, read_only: bool = False) -> None:
+        """Take the lock or raise `HomeLocked` naming the process that holds it.
+
+        On a read-only home (`read_only`) the lock file is locked as it is, with no owner's note written; a
+        home without one (nothing can create it there) goes unlocked: no process can write to it from here.
+        """
         check_private_file(self.path, "lock file")
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        if read_only:
+            flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(self.path, flags, 0o600)
+        except FileNotFoundError:
+            if read_only:
+                return
+            raise
         except OSError as exc:
             raise os_problem(exc, f"lock file {self.path}") from exc
         try:
@@ -95,6 +158,9 @@ class HomeLock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise HomeLocked(self._describe_owner()) from None
             raise os_problem(exc, f"lock file {self.path}") from exc
+        if read_only:
+            self._fd, self._read_only = fd, True
+            return
         owner = {"pid": os.getpid(), "argv": sys.argv[:4], "since": clock.iso_now()}
         try:
             os.ftruncate(fd, 0)
@@ -109,7 +175,8 @@ class HomeLock:
     def release(self) -> None:
         """Let go of the lock (idempotent)."""
         if self._fd is not None:
-            os.ftruncate(self._fd, 0)
+            if not self._read_only:
+                os.ftruncate(self._fd, 0)
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None

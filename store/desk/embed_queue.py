@@ -34,14 +34,25 @@ class Text:
     epoch: float
 
 
-# Per kind: the statement reading the key, the text's parts and the time of rows by their ids.
+# Per kind: the statement reading the key, the text's parts, the time and whether the item was withdrawn from
+# recall (a deactivated fact: its vector is removed, and made again if it is confirmed) of rows by their ids.
 _READ = {
-    "interaction": "SELECT id, interaction_id, user_text, assistant_text, epoch FROM desk_interaction WHERE id IN ({})",
-    "task": "SELECT id, task_id, title, result, epoch FROM desk_task_card WHERE id IN ({})",
+    "interaction": "SELECT id, interaction_id, user_text, assistant_text, epoch, 0 FROM desk_interaction "
+    "WHERE id IN ({})",
+    "task": "SELECT id, task_id, title, result, epoch, 0 FROM desk_task_card WHERE id IN ({})",
     # a topic is embedded with its latest segment (what it came to last)
     "topic": "SELECT id, topic_id, title, summary, (SELECT s.summary FROM desk_topic_segment s "
-    "WHERE s.topic_id = t.topic_id ORDER BY s.workday DESC LIMIT 1), updated_epoch FROM desk_topic t WHERE id IN ({})",
-    "fact": "SELECT id, fact_id, content, project, 0 FROM desk_fact WHERE id IN ({})",
+    "WHERE s.topic_id = t.topic_id ORDER BY s.workday DESC LIMIT 1), updated_epoch, 0 FROM desk_topic t "
+    "WHERE id IN ({})",
+    "fact": "SELECT id, fact_id, content, project, 0, CASE WHEN status = 'inactive' THEN 1 ELSE 0 END "
+    "FROM desk_fact WHERE id IN ({})",
+}
+# Per kind: the keys of every item that may be in the index (what `DeskIndexer.sweep` keeps).
+KEYS = {
+    "interaction": "SELECT interaction_id FROM desk_interaction",
+    "task": "SELECT task_id FROM desk_task_card",
+    "topic": "SELECT topic_id FROM desk_topic",
+    "fact": "SELECT fact_id FROM desk_fact WHERE status <> 'inactive'",
 }
 
 
@@ -56,10 +67,19 @@ def take(store: Store, limit: int) -> list[Queued]:
     return [Queued(str(k), int(i), int(s)) for k, i, s in rows.fetchall()]
 
 
-def texts(store: Store, queued: list[Queued]) -> tuple[list[Text], list[Queued]]:
-    """The current text of each queued item, and the entries whose item is gone (nothing to embed)."""
-    found: list[Text] = []
-    gone: list[Queued] = []
+@dataclass
+class Read:
+    """What the queued entries hold now: texts to embed, items withdrawn from recall (their vectors go), and
+    entries whose item is gone from the views (`DeskIndexer.sweep` finds their vectors)."""
+
+    found: list[Text]
+    withdrawn: list[Text]
+    gone: list[Queued]
+
+
+def texts(store: Store, queued: list[Queued]) -> Read:
+    """The current text of each queued item (see `Read`)."""
+    out = Read([], [], [])
     for kind in KINDS:
         wanted = [q for q in queued if q.kind == kind]
         if not wanted:
@@ -69,11 +89,17 @@ def texts(store: Store, queued: list[Queued]) -> tuple[list[Text], list[Queued]]
         for q in wanted:
             row = rows.get(q.item)
             if row is None:
-                gone.append(q)
+                out.gone.append(q)
                 continue
-            text = "\n".join(str(part) for part in row[2:-1] if part)
-            found.append(Text(kind, str(row[1]), text, float(row[-1] or 0)))
-    return found, gone
+            text = "\n".join(str(part) for part in row[2:-2] if part)
+            item = Text(kind, str(row[1]), text, float(row[-2] or 0))
+            (out.withdrawn if row[-1] else out.found).append(item)
+    return out
+
+
+def keys(store: Store, kind: str) -> set[str]:
+    """The keys of every item of `kind` that may be in the index."""
+    return {str(r[0]) for r in store.db.execute_sql(KEYS[kind]).fetchall()}
 
 
 def done(store: Store, queued: list[Queued]) -> None:

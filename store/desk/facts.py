@@ -26,13 +26,11 @@ from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.redact import Redactor
 from store.desk import hybrid, sql
 from store.desk.common import check_id
+from store.desk.fact_terms import PROFILE_KINDS, SCOPES
 from store.desk.models import Fact, FactEvidence, FactFts, Interaction, TaskCard
 from store.desk.projection import DOMAIN
 from store.desk.workday import days_between
 
-SCOPES = ("profile", "project", "environment")
-PROFILE_KINDS = ("identity", "communication", "work_style")
-STATUSES = ("candidate", "active", "inactive")
 MAX_FACT_CHARS = 300
 MAX_QUOTE_CHARS = 500
 CORROBORATION_DAYS = 2

@@ -249,6 +249,18 @@ def index_text(*parts: str | None) -> str:
     return " ".join(t for part in parts if part for t in tokens(part))
 
 
+def mostly_chinese(text: str) -> bool:
+    """Whether `text` is mostly Chinese: at least two Chinese characters (about a word) per Latin word."""
+    chinese = words = 0
+    for match in _SPANS.finditer(unicodedata.normalize("NFKC", text).lower()):
+        span = match.group()
+        if span[0] <= "z":
+            words += 1
+        else:
+            chinese += len(span)
+    return chinese > 0 and chinese >= 2 * words
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct, meaningful terms of a query, in order."""
     seen: dict[str, None] = {}

@@ -10,6 +10,7 @@ the relevance floor.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from store.core.database import Store
@@ -29,6 +30,9 @@ class Dense(Protocol):
 
 
 Rows = Callable[[Sequence[Any]], dict[Any, dict[str, Any]]]
+# keys -> (key, row) of the items said just before and after each, in the same sitting
+Neighbours = Callable[[Sequence[str]], list[tuple[str, dict[str, Any]]]]
+NEIGHBOURS_OF = 10  # the candidates (by either list's rank) whose neighbours are read
 
 
 def related(
@@ -44,15 +48,63 @@ def related(
     by_key: Rows,
     key: str,
     epoch: Callable[[dict[str, Any]], float],
+    neighbours: Neighbours | None = None,
+    params: fusion.Params = fusion.DEFAULT,
 ) -> list[dict[str, Any]]:
     """The best `limit` items of `kind` for `query`, each with `score` (fused, the best 1.0) and `signals`.
 
     `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` names that column);
-    either leaves out rows that may not be recalled (an inactive fact).
+    either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
+    items said just before and after the given ones (see `fusion.Params.neighbour`).
     """
     if limit <= 0:
         return []
-    scored = fts.FtsTable(store.db, table).ranked(query, max(FTS_POOL, limit * 4), newest)
+    if fts.mostly_chinese(query):
+        params = replace(params, weight=params.weight_chinese)
+    found, floor = gather(
+        store,
+        table,
+        kind,
+        query,
+        limit,
+        newest=newest,
+        dense=dense,
+        by_rowid=by_rowid,
+        by_key=by_key,
+        key=key,
+        epoch=epoch,
+    )
+    adjacent = (
+        _adjacent(found, neighbours, epoch, key)
+        if neighbours is not None and floor.active and params.neighbour > 0
+        else {}
+    )
+    return [
+        {**c.row, "score": c.fused, "signals": c.signals}
+        for c in fusion.fuse(found, limit, floor, params, adjacent=adjacent)
+    ]
+
+
+def gather(
+    store: Store,
+    table: str,
+    kind: str,
+    query: str,
+    limit: int,
+    *,
+    newest: int | None,
+    dense: Dense | None,
+    by_rowid: Rows,
+    by_key: Rows,
+    key: str,
+    epoch: Callable[[dict[str, Any]], float],
+    pool: int | None = None,
+) -> tuple[list[fusion.Candidate], fusion.Floor]:
+    """Every candidate either list found (`pool` of each, default `FTS_POOL` / `DENSE_POOL`), with its signals,
+    and the floor that applies to them (active when the query's background similarity could be told)."""
+    fts_pool = pool or max(FTS_POOL, limit * 4)
+    dense_pool = pool or max(DENSE_POOL, limit * 4)
+    scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
     rows = by_rowid([s.rowid for s in scored]) if scored else {}
     found: dict[str, fusion.Candidate] = {}
     for rank, s in enumerate((s for s in scored if s.rowid in rows), start=1):
@@ -60,7 +112,7 @@ def related(
         found[row[key]] = fusion.Candidate(
             row[key], row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
         )
-    near = dense.nearest(kind, max(DENSE_POOL, limit * 4)) if dense is not None else []
+    near = dense.nearest(kind, dense_pool) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
     missing = [k for k, _ in near if k not in found]
     more = by_key(missing) if missing else {}
@@ -76,8 +128,32 @@ def related(
         candidate.dense_rank, candidate.similarity = rank, similarity
         if spread is not None:
             candidate.standing = round((similarity - spread[0]) / spread[1], 2)
-    floor = fusion.Floor(active=spread is not None)
-    return [{**c.row, "score": c.fused, "signals": c.signals} for c in fusion.fuse(list(found.values()), limit, floor)]
+    return list(found.values()), fusion.Floor(active=spread is not None)
+
+
+def _adjacent(
+    found: list[fusion.Candidate],
+    neighbours: Neighbours,
+    epoch: Callable[[dict[str, Any]], float],
+    key: str,
+) -> dict[str, list[fusion.Candidate]]:
+    """The neighbours of the best candidates, as candidates (the found ones themselves where they were found)."""
+    best = [
+        c.key
+        for c in found
+        if (c.fts_rank is not None and c.fts_rank <= NEIGHBOURS_OF)
+        or (c.dense_rank is not None and c.dense_rank <= NEIGHBOURS_OF)
+    ]
+    if not best:
+        return {}
+    by_key = {c.key: c for c in found}
+    out: dict[str, list[fusion.Candidate]] = {}
+    for of, row in neighbours(best):
+        n = by_key.get(row[key])
+        if n is None:
+            n = by_key[row[key]] = fusion.Candidate(row[key], row, epoch(row))
+        out.setdefault(of, []).append(n)
+    return out
 
 
 def _spread(similarities: list[float]) -> tuple[float, float] | None:

@@ -315,6 +315,8 @@ class DeskProjection:
         Fact.update(status=p["status"], status_reason=p.get("reason", ""), updated=event.ts).where(
             Fact.fact_id == p["fact_id"]
         ).execute()
+        # the index hears it: a deactivated fact's vector is removed, a confirmed one's made again
+        self._queue("fact", Fact.get(Fact.fact_id == p["fact_id"]).id, event)
 
     def _skill_drafted(self, event: EventRecord) -> None:
         p = event.payload

@@ -84,6 +84,7 @@ def related_interactions(
         by_key=lambda keys: sql.interactions_by_key(store.db, keys),
         key="interaction_id",
         epoch=_epoch,
+        neighbours=lambda keys: sql.interaction_neighbours(store.db, keys),
     )
 
 

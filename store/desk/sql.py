@@ -59,6 +59,24 @@ def interactions_by_key(db: SqliteDatabase, keys: Sequence[str]) -> dict[str, di
     return {r["interaction_id"]: r for r in rows}
 
 
+SITTING_GAP = 1800.0  # seconds: turns further apart than this were said in different sittings
+
+
+def interaction_neighbours(db: SqliteDatabase, keys: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(key, row) of the turns stored just before and after each of `keys`, when said within `SITTING_GAP`."""
+    if not keys:
+        return []
+    rows = select(
+        db,
+        f"SELECT h.interaction_id AS _of, {INTERACTION_COLUMNS} FROM desk_interaction h "
+        "JOIN desk_interaction i ON (i.id = h.id - 1 OR i.id = h.id + 1) AND abs(i.epoch - h.epoch) <= ? "
+        "LEFT JOIN desk_topic_interaction t ON t.interaction_id = i.interaction_id "
+        f"WHERE h.interaction_id IN ({marks(keys)})",
+        [SITTING_GAP, *keys],
+    )
+    return [(r.pop("_of"), r) for r in rows]
+
+
 RECENT_INTERACTIONS = f"SELECT {INTERACTION_COLUMNS} FROM {INTERACTION_FROM} ORDER BY i.epoch DESC, i.id DESC LIMIT ?"
 RECENT_CARDS = f"SELECT {CARD_COLUMNS} FROM desk_task_card ORDER BY epoch DESC, id DESC LIMIT ?"
 

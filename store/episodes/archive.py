@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from peewee import Tuple
@@ -25,6 +24,7 @@ from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import BaseModel
 from store.core.projection import EventRecord
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEvent
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
@@ -230,19 +230,6 @@ def set_revoked(store: Store, run_id: str, revoked: bool, *, actor: str, reason:
 
 
 # -- reads -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EpisodeFilter:
-    """What `list_episodes` keeps; every field narrows, None means any."""
-
-    text: str | None = None
-    app: str | None = None
-    device: str | None = None
-    success: bool | None = None
-    since: float | None = None
-    until: float | None = None
-    revoked: bool | None = None
 
 
 def _filtered(f: EpisodeFilter, query: Any = None) -> Any:

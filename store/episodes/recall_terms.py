@@ -69,6 +69,14 @@ def ensure(store: Store) -> bool:
     return bool(row and row[0] == VERSION) and set(TABLES) <= present
 
 
+def current(store: Store) -> bool:
+    """Whether the tables are there and current, found without writing (a read-only home: `ensure` would write)."""
+    if not set(TABLES) <= set(store.db.get_tables()):
+        return False
+    row = store.db.execute_sql("SELECT value FROM meta WHERE key = ?", (_META_KEY,)).fetchone()
+    return bool(row and row[0] == VERSION)
+
+
 def put(store: Store, docs: Iterable[TermDoc]) -> int:
     """Add or correct episodes; returns how many changed (an unchanged episode costs one lookup).
 

@@ -22,6 +22,7 @@ from store.core.database import Store
 from store.core.errors import InvalidInput
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json, redact_json_text
+from store.desk import fact_terms
 from store.desk import facts as desk_facts
 from store.desk import interactions as desk_interactions
 from store.desk import skills as desk_skills
@@ -184,10 +185,10 @@ class Importer:
 
     def fact(self, r: dict[str, Any]) -> str:
         check_id(r["fact_id"], "fact_id", self.redactor)
-        if r["scope"] not in desk_facts.SCOPES:
-            raise InvalidInput(f"scope must be one of {', '.join(desk_facts.SCOPES)}")
-        if r["status"] not in desk_facts.STATUSES:
-            raise InvalidInput(f"status must be one of {', '.join(desk_facts.STATUSES)}")
+        if r["scope"] not in fact_terms.SCOPES:
+            raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
+        if r["status"] not in fact_terms.STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
         if r["project"] is not None:
             check_id(r["project"], "project", self.redactor)
         if self._one("SELECT 1 FROM desk_fact WHERE fact_id = ?", r["fact_id"]) is not None:

@@ -8,7 +8,6 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,32 +16,6 @@ from store.core.errors import InvalidInput, NotFound
 from store.core.models import MetaValue
 
 log = logging.getLogger("jiyi.store.interchange")
-
-
-@dataclass
-class ImportReport:
-    source: str
-    imported: int = 0
-    skipped: int = 0
-    already_imported: bool = False
-    known: int = 0  # lines of a rewritten log that were already in the store
-    removed: int = 0  # entries a rewritten App-KB log no longer has, deleted (they came only from it)
-    rewritten: bool = False  # the log's already-imported part changed since the last import
-    moved_from: str | None = None  # the place this directory was imported from before (known by its content)
-    problems: list[str] = field(default_factory=list)
-    damaged: list[str] = field(default_factory=list)  # views (episodes.json, kb.json...) unreadable: rebuilt
-
-    def damaged_view(self, path: Path, why: str, then: str = "rebuilt from events.jsonl") -> None:
-        """Say that the view at `path` cannot be read, and what comes of it (`then`), as the reference's reader
-        logs it before it rebuilds the view from the log."""
-        note = f"{path.parent.name}/{path.name} is damaged ({why}); {then}"
-        self.damaged.append(note)
-        log.warning("%s: %s", path, note)
-
-    def skip(self, where: str, why: str) -> None:
-        self.skipped += 1
-        if len(self.problems) < 20:
-            self.problems.append(f"{where}: {why}")
 
 
 def refuse_links(*paths: Path) -> None:

@@ -33,10 +33,10 @@ from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.core.redact import Redactor, default_words
 from store.core.redact_json import redact_json
+from store.interchange.import_report import ImportReport
 from store.interchange.import_source import (
     GrowingLog,
     ImportOnce,
-    ImportReport,
     Known,
     content_identity,
     parse_object,

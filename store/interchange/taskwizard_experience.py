@@ -29,15 +29,8 @@ from store.episodes.archive import DOMAIN, SOURCE_LINE, episode_view, record_man
 from store.episodes.folding import aggregate_record
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
-from store.interchange.import_source import (
-    GrowingLog,
-    ImportReport,
-    Known,
-    content_identity,
-    parse_object,
-    refuse_links,
-    subfolder,
-)
+from store.interchange.import_report import ImportReport
+from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links, subfolder
 
 log = logging.getLogger("jiyi.store.interchange")
 

@@ -30,14 +30,8 @@ from store.core.projection import EventRecord
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
 from store.episodes import lessons
-from store.interchange.import_source import (
-    GrowingLog,
-    ImportReport,
-    Known,
-    content_identity,
-    parse_object,
-    refuse_links,
-)
+from store.interchange.import_report import ImportReport
+from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links
 
 log = logging.getLogger("jiyi.store.interchange")
 REDACTED_FROM = "source_sha256"  # a redacted line's digest: to know the line again, never to read it

@@ -20,7 +20,8 @@ from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput
 from store.episodes import recall_stats
-from store.interchange.import_source import ImportReport, refuse_links
+from store.interchange.import_report import ImportReport
+from store.interchange.import_source import refuse_links
 
 FILE = "recall_stats.json"
 # Where the reference keeps it: `<memory_dir>/experience/` (whatever the experience directory's override);

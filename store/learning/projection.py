@@ -269,7 +269,3 @@ class LearningProjection:
             reply=_json(p["reply"]),
             ts=event.ts,
         ).execute()
-
-
-PENDING = ("queued", "extracting", "candidate", "reviewing", "approved")
-TERMINAL = ("noop", "rejected", "adopted", "refused", "failed", "stopped")

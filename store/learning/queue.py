@@ -36,11 +36,18 @@ def intent_dict(row: LearningIntent) -> dict[str, Any]:
     }
 
 
-def intents(state: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
-    """Intents, newest first, optionally of one state."""
+def intents(state: str | None, limit: int, offset: int, after: tuple[str, str] | None = None) -> list[dict[str, Any]]:
+    """Intents, newest first (`updated`, then id), optionally of one state; `after` (an intent's
+    `[updated, intent_id]`) pages by key: only the intents after it in that order."""
     query = LearningIntent.select()
     if state is not None:
         query = query.where(LearningIntent.state == state)
+    if after is not None:
+        updated, intent_id = after
+        query = query.where(
+            (LearningIntent.updated < updated)
+            | ((LearningIntent.updated == updated) & (LearningIntent.intent_id > intent_id))
+        )
     rows = query.order_by(LearningIntent.updated.desc(), LearningIntent.intent_id).limit(limit).offset(offset)
     return [intent_dict(r) for r in rows]
 

@@ -55,8 +55,16 @@ def record_dict(row: LearningRecord | dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def list_records(db: Any, state: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
-    where, args = ("WHERE state = ? ", [state]) if state is not None else ("", [])
+def list_records(
+    db: Any, state: str | None, limit: int, offset: int, after: tuple[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Records, newest first (`updated`, then id); `after` (a record's `[updated, id]`) pages by key: only the
+    records after it, so a page asked after an adoption neither repeats a row nor skips one."""
+    conditions, args = ["state = ?"] if state is not None else [], [state] if state is not None else []
+    if after is not None:
+        conditions.append("(updated < ? OR (updated = ? AND record_id > ?))")
+        args += [after[0], after[0], after[1]]
+    where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
     found = sql.rows(
         db,
         f"SELECT {RECORD_COLUMNS} FROM learning_record {where}ORDER BY updated DESC, record_id LIMIT ? OFFSET ?",

@@ -27,7 +27,8 @@ from store.core.projection import EventRecord
 from store.learning import records, sources, sql
 from store.learning.grant import Grant
 from store.learning.models import LearningCursor
-from store.learning.projection import DOMAIN, PENDING
+from store.learning.projection import DOMAIN
+from store.learning.states import PENDING
 
 FEEDS: dict[str, tuple[str, ...]] = {
     "completion": ("interaction_remembered", "task_completed"),

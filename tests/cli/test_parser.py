@@ -29,6 +29,7 @@ def test_every_leaf_subcommand_has_a_func() -> None:
         *(f"desk {verb}" for verb in ("status", "recall", "topics", "skills", "skill", "facts", "fact")),
         *("eval resolve", "eval recall", "eval memory"),
         *("migrate", "doctor"),
+        "mcp",
     }
     for path, parser in leaves.items():
         func = parser.get_default("func")

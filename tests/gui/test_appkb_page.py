@@ -12,6 +12,7 @@ from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
 
@@ -25,8 +26,8 @@ def filled(memory: Memory) -> Memory:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, filled: Memory, lanes: Lanes) -> AppKbPage:
-    widget = AppKbPage(filled, lanes)
+def page(attach: Attach, qtbot: QtBot, filled: Memory, lanes: Lanes) -> AppKbPage:
+    widget = AppKbPage(attach(filled), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
         widget.reload()
@@ -64,9 +65,9 @@ def test_filters_run_in_the_store(qtbot: QtBot, page: AppKbPage) -> None:
     assert sorted(column(page, "term")) == ["微信", "绿泡泡"]
 
 
-def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_large_tables_load_in_pages(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i}") for i in range(PAGE_SIZE + 120)])
-    page = AppKbPage(memory, lanes)
+    page = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.reload()
@@ -74,6 +75,24 @@ def test_large_tables_load_in_pages(qtbot: QtBot, memory: Memory, lanes: Lanes) 
     with qtbot.waitSignal(page.rows_loaded, timeout=5000):
         page.model.fetchMore()
     assert page.model.rowCount() == PAGE_SIZE + 120 and not page.model.canFetchMore()
+
+
+def test_the_next_page_follows_the_last_row_shown_while_an_agent_learns(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
+    """The page asks for more after its last row (by key): an alias learned meanwhile that sorts before it
+    repeats no row, and the rows after it all come."""
+    memory.appkb.sync_inventory("d1", [(f"com.example.app{i:04d}", f"应用{i:04d}") for i in range(PAGE_SIZE + 20)])
+    page = AppKbPage(attach(memory), lanes)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.reload()
+    memory.appkb.learn_alias("0号应用", "com.example.app0001")  # the user's aliases come first in trust order
+    with qtbot.waitSignal(page.rows_loaded, timeout=5000):
+        page.model.fetchMore()
+    terms = column(page, "term")
+    assert len(terms) == len(set(terms)) == PAGE_SIZE + 20 and "0号应用" not in terms
+    assert terms == [f"应用{i:04d}" for i in range(PAGE_SIZE + 20)]
 
 
 def test_model_passes_the_model_tester(qtmodeltester, page: AppKbPage) -> None:
@@ -184,13 +203,13 @@ def test_filters_and_splitters_are_remembered(qtbot: QtBot, filled: Memory, lane
 
 
 def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
-    qtbot: QtBot, memory: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
 ) -> None:
     """外卖 → 美团 (the device's label), 抖抖 → 抖音 (the registry's, no device has it); nothing scrolls sideways."""
     memory.appkb.sync_inventory("d1", [("com.sankuai.meituan", "美团")])
     memory.appkb.learn_alias("外卖", "com.sankuai.meituan")
     memory.appkb.learn_alias("抖抖", "com.ss.android.ugc.aweme")
-    widget = AppKbPage(memory, lanes)
+    widget = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     widget.resize(1200, 700)
     widget.show()
@@ -202,8 +221,8 @@ def test_a_users_alias_shows_the_apps_own_name_and_every_column_fits(
     qtbot.waitUntil(lambda: widget.table.horizontalScrollBar().maximum() == 0, timeout=3000)
 
 
-def test_an_empty_app_kb_says_how_it_fills(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    widget = AppKbPage(memory, lanes)
+def test_an_empty_app_kb_says_how_it_fills(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    widget = AppKbPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=5000):
         widget.reload()

@@ -17,14 +17,15 @@ from gui.pages.bundles_page import BundlesPage
 from service.client import JiyiClient
 from service.memory.memory import Memory
 from service.rpc.host import SocketHost
+from tests.gui.conftest import Attach
 
 
 @pytest.fixture
-def page(qtbot: QtBot, memory: Memory, lanes: Lanes) -> BundlesPage:
+def page(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> BundlesPage:
     memory.desk.complete_task(
         "t1", title="每日 UFO 检查", status="succeeded", result="构建通过", schedule_id="ufo", run_id="r1"
     )
-    widget = BundlesPage(memory, lanes)
+    widget = BundlesPage(attach(memory), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.tree_loaded, timeout=5000):
         widget.reload()

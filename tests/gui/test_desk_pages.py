@@ -15,6 +15,7 @@ from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
 from service.errors import Cancelled
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 
 
 def file_all(memory: Memory, **extra: object) -> dict:
@@ -24,7 +25,9 @@ def file_all(memory: Memory, **extra: object) -> dict:
     return memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
 
 
-def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_skill_approval_is_recorded_as_the_users_act(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
     memory.desk.remember_interaction("g", user_text="以后发周报前先让我看一眼", assistant_text="好")
     done = file_all(
         memory,
@@ -33,7 +36,7 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
         ],
     )
     skill_id = done["skills"][0]["skill_id"]
-    page = SkillsPage(memory, lanes)
+    page = SkillsPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.reload()
@@ -54,7 +57,7 @@ def test_skill_approval_is_recorded_as_the_users_act(qtbot: QtBot, memory: Memor
     assert memory.desk.get_skill(skill_id)["status"] == "disabled"
 
 
-def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.desk.remember_interaction(
         "e", user_text="书房电脑是 Ubuntu 24.04", assistant_text="好", ts="2026-11-25T02:00:00Z"
     )
@@ -75,7 +78,7 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, la
             },
         ],
     )
-    page = FactsPage(memory, lanes)
+    page = FactsPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):
         page.reload()
@@ -97,7 +100,9 @@ def test_facts_filter_show_evidence_and_confirm(qtbot: QtBot, memory: Memory, la
     assert "沟通方式" in page.detail.toPlainText() and "communication" not in page.detail.toPlainText()
 
 
-def test_topics_page_walks_workdays_topics_and_pages_turns(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_topics_page_walks_workdays_topics_and_pages_turns(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
     for n in range(60):
         memory.desk.remember_interaction(
             f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60
@@ -108,7 +113,7 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(qtbot: QtBot, memory:
     memory.desk.maintenance_commit(
         {"topics": [{"topic_id": "ufo", "title": "UFO 检查", "interaction_ids": ids, "segment": "查 UFO"}]}
     )
-    page = TopicsPage(memory, lanes)
+    page = TopicsPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.workdays_loaded, timeout=5000):
         page.reload()
@@ -134,14 +139,14 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(qtbot: QtBot, memory:
     assert reviewed <= page.day_table.viewport().width()  # 复核 is in view, not behind a scroll bar
 
 
-def test_empty_desk_pages_say_how_they_fill(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+def test_empty_desk_pages_say_how_they_fill(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     from gui.pages.bundles_page import BundlesPage
 
     facts, skills, topics, bundles = (
-        FactsPage(memory, lanes),
-        SkillsPage(memory, lanes),
-        TopicsPage(memory, lanes),
-        BundlesPage(memory, lanes),
+        FactsPage(attach(memory), lanes),
+        SkillsPage(attach(memory), lanes),
+        TopicsPage(attach(memory), lanes),
+        BundlesPage(attach(memory), lanes),
     )
     for page in (facts, skills, topics, bundles):
         qtbot.addWidget(page)
@@ -254,11 +259,11 @@ def test_maintenance_speaks_of_runs_and_counts_not_ids_and_json(qtbot: QtBot, tm
         memory.close()
 
 
-def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path) -> None:
+def test_pages_remember_their_filters(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path) -> None:
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    facts, skills = FactsPage(memory, lanes), SkillsPage(memory, lanes)
+    facts, skills = FactsPage(attach(memory), lanes), SkillsPage(attach(memory), lanes)
     qtbot.addWidget(facts)
     qtbot.addWidget(skills)
     facts.scope_box.setCurrentIndex(3)
@@ -268,7 +273,7 @@ def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, lanes: Lanes
     skills.save_state(settings)
     settings.sync()
     again = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    facts2, skills2 = FactsPage(memory, lanes), SkillsPage(memory, lanes)
+    facts2, skills2 = FactsPage(attach(memory), lanes), SkillsPage(attach(memory), lanes)
     qtbot.addWidget(facts2)
     qtbot.addWidget(skills2)
     facts2.restore_state(again)
@@ -277,14 +282,14 @@ def test_pages_remember_their_filters(qtbot: QtBot, memory: Memory, lanes: Lanes
     assert skills2.status_box.currentData() == "active"
 
 
-def test_ask_memory_shows_what_recall_returns_and_why(qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
+def test_ask_memory_shows_what_recall_returns_and_why(attach: Attach, qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
     from service.config import load_config
 
     memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"}))
     try:
         memory.desk.remember_interaction("cab", user_text="明早七点叫车去机场", assistant_text="已预约专车")
         memory.desk.remember_interaction("rain", user_text="今天会下雨吗", assistant_text="多云")
-        page = TopicsPage(memory, lanes)
+        page = TopicsPage(attach(memory), lanes)
         qtbot.addWidget(page)
         page.probe.question.setText("叫车去机场")
         with qtbot.waitSignal(page.probe.answered, timeout=10_000) as before:
@@ -296,5 +301,29 @@ def test_ask_memory_shows_what_recall_returns_and_why(qtbot: QtBot, tmp_path, la
         shown = page.probe.answer.toPlainText()
         assert after.args[0]["retrieval"]["mode"] == "hybrid" and "混合检索" in shown
         assert "明早七点叫车去机场" in shown and "相似" in shown and "BM25" in shown
+    finally:
+        memory.close()
+
+
+def test_the_dream_preview_says_what_each_correction_changes(qtbot: QtBot, tmp_path, lanes: Lanes) -> None:
+    """A wrong learned alias in the preview: its name, the wrong package → the right one, and the run that showed
+    it; no field names (`term=抖抖` read as code)."""
+    from service.config import load_config
+
+    memory = Memory.open(load_config(home=tmp_path / "h", env={"JIYI_DREAM": "manual", "JIYI_EMBED_MODEL": "hash"}))
+    try:
+        wrong, right = "com.ss.android.ugc.aweme.lite", "com.ss.android.ugc.aweme"
+        memory.runs.run_start("r1", "d1")
+        ok = {"run_id": "r1", "result_class": "ok", "tool": "launch_app"}
+        memory.runs.run_event({**ok, "step": 1, "app_package": wrong}, launch_name="抖抖")
+        memory.runs.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
+        memory.runs.run_event({**ok, "step": 3, "app_package": right})
+        memory.runs.run_finish("r1", {"success": True})
+        page = MaintenancePage(memory, lanes)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.preview_ready, timeout=30_000):
+            qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)
+        shown = page.dream_view.toPlainText()
+        assert f"抖抖 · {wrong} → {right} · r1" in shown and "term=" not in shown
     finally:
         memory.close()

@@ -14,6 +14,7 @@ from gui.lanes import Lanes
 from gui.pages.episodes_page import PAGE_SIZE, EpisodesPage
 from service.config import load_config
 from service.memory.memory import EpisodeFilter, Memory
+from tests.gui.conftest import Attach
 
 
 @pytest.fixture
@@ -46,8 +47,8 @@ def memory_with_runs(tmp_path: Path) -> Iterator[Memory]:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes) -> EpisodesPage:
-    widget = EpisodesPage(memory_with_runs, lanes)
+def page(attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes) -> EpisodesPage:
+    widget = EpisodesPage(attach(memory_with_runs), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=10_000):
         widget.reload()
@@ -125,7 +126,7 @@ def test_revoke_and_restore_are_persisted(qtbot: QtBot, page: EpisodesPage, memo
 
 
 def test_the_recall_column_says_which_runs_recall_may_offer(
-    qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes
 ) -> None:
     """Every row says something: usable, kept out by the quality gate (too few steps), or revoked."""
     memory_with_runs.runs.archive_episodes(
@@ -142,7 +143,7 @@ def test_the_recall_column_says_which_runs_recall_may_offer(
             }
         ]
     )
-    widget = EpisodesPage(memory_with_runs, lanes)
+    widget = EpisodesPage(attach(memory_with_runs), lanes)
     qtbot.addWidget(widget)
     with qtbot.waitSignal(widget.rows_loaded, timeout=10_000):
         widget.reload()
@@ -183,18 +184,18 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
 
 
 def test_an_empty_list_says_why_and_how_it_fills(
-    qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes, tmp_path: Path
+    attach: Attach, qtbot: QtBot, memory_with_runs: Memory, lanes: Lanes, tmp_path: Path
 ) -> None:
     empty = Memory.open(load_config(home=tmp_path / "empty", env={"JIYI_EMBED_MODEL": "hash"}))
     try:
-        fresh = EpisodesPage(empty, lanes)
+        fresh = EpisodesPage(attach(empty), lanes)
         qtbot.addWidget(fresh)
         with qtbot.waitSignal(fresh.rows_loaded, timeout=10_000):
             fresh.reload()
         assert "还没有运行档案" in fresh.detail.toPlainText() and "导入 TaskWizard" in fresh.detail.toPlainText()
     finally:
         empty.close()
-    page = EpisodesPage(memory_with_runs, lanes)
+    page = EpisodesPage(attach(memory_with_runs), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.rows_loaded, timeout=10_000):
         page.text_edit.setText("没有这样的目标")

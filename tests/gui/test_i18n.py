@@ -7,7 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QFileSystemModel, QLabel
 from pytestqt.qtbot import QtBot
 
 from gui import i18n
@@ -154,3 +154,33 @@ def test_the_home_in_use_box_speaks_chinese() -> None:
     assert "pid 42" in box.detailedText()
     other = refusal(EnvironmentProblem("home /h is not writable"))
     assert other.text() == "无法打开状态目录。" and other.detailedText() == "home /h is not writable"
+
+
+def test_qts_own_file_dialog_speaks_chinese(qtbot: QtBot, tmp_path: Path) -> None:
+    """The folder dialog of the App-KB import (Qt's own, not the desktop's): every label, button and the kind of
+    a folder in Chinese. PySide6's `qtbase_zh_CN.qm` knows `Look in:` but Qt 6 asks for `&Look in:`, and it has
+    no `Folder` at all: `i18n.QtGaps` answers those."""
+    app = QApplication.instance()
+    assert app is not None
+    assert i18n.install(app, "zh")
+    (tmp_path / "memory").mkdir()
+    dialog = QFileDialog(None, "选择 TaskWizard 的 memory 目录", str(tmp_path))
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setFileMode(QFileDialog.FileMode.Directory)
+    qtbot.addWidget(dialog)
+    files = dialog.findChild(QFileSystemModel)
+    assert files is not None
+    with qtbot.waitSignal(files.directoryLoaded, timeout=10_000):
+        dialog.show()
+    labels = {w.objectName(): w.text() for w in dialog.findChildren(QLabel)}
+    assert labels["lookInLabel"] == "查找范围(&L)：" and labels["fileTypeLabel"] == "文件类型(&T)："
+    assert labels["fileNameLabel"] == "目录："
+    shown = [w.text() for w in dialog.findChildren(QLabel)] + [b.text() for b in dialog.findChildren(QAbstractButton)]
+    shown += [b.toolTip() for b in dialog.findChildren(QAbstractButton)]
+    # Latin letters only as a mnemonic, "(&L)"
+    assert [t for t in shown if re.search(r"[A-Za-z]", re.sub(r"\(&[A-Z]\)", "", t))] == []
+    folder = files.index(str(tmp_path / "memory"))
+    assert files.data(files.index(folder.row(), 2, folder.parent())) == "文件夹"
+    assert [
+        files.headerData(c, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Orientation.Horizontal) for c in range(4)
+    ] == ["名称", "体积", "类型", "修改日期"]

@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.lanes import Lanes, Tasks
+from gui.lanes import Lanes, Tasks, page_action
 from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from gui.pages.episodes_page import EpisodesPage
@@ -273,7 +273,7 @@ def test_a_failed_page_fetch_lets_the_table_load_more(
     real, failures = memory.appkb.list_aliases, [EnvironmentProblem("database is locked")]
 
     def flaky(**kwargs: Any) -> Any:
-        if kwargs.get("offset") and failures:
+        if kwargs.get("after") and failures:  # a further page (asked by key)
             raise failures.pop()
         return real(**kwargs)
 
@@ -313,3 +313,38 @@ def test_shutdown_finishes_the_writes_asked_for_drops_queued_reads_and_ends_its_
 async def _never(done: list[str]) -> None:
     done.append("started after shutdown")
     await asyncio.sleep(0)
+
+
+class _Saver(QWidget):
+    """A page whose save button's action is a `page_action` (it disables the button while it saves)."""
+
+    def __init__(self, lanes: Lanes, gate: threading.Event) -> None:
+        super().__init__()
+        self.tasks = Tasks(self, lanes, lambda _m: None)
+        self.gate, self.saved = gate, 0
+
+    @page_action
+    async def save(self) -> None:
+        await self.tasks.write(self.gate.wait, 10)
+        self.saved += 1
+
+
+def test_a_control_action_started_again_while_it_runs_is_dropped(qtbot: QtBot, lanes: Lanes) -> None:
+    """Tasks start on the loop's next turn, so a second click may come before the first step disabled the
+    button: the second start of a `page_action` is dropped while the first runs, and the next one after runs."""
+    gate = threading.Event()
+    page = _Saver(lanes, gate)
+    qtbot.addWidget(page)
+    first, second = page.save(), page.save()  # a double click, both before the loop turns
+    assert second.cancelled() and not first.done()
+    gate.set()
+    qtbot.waitUntil(first.done, timeout=5000)
+    third = page.save()  # asked for right after the first returned: not dropped
+    qtbot.waitUntil(third.done, timeout=5000)
+    assert page.saved == 2 and not third.cancelled()
+    unstarted = page.save()
+    unstarted.cancel()  # cancelled before its first step: the action is free again
+    qtbot.waitUntil(unstarted.done, timeout=5000)
+    again = page.save()
+    qtbot.waitUntil(again.done, timeout=5000)
+    assert page.saved == 3

@@ -15,6 +15,7 @@ from gui.pages.learning_page import LearningPage
 from gui.pages.learning_views import MARK, highlight
 from service.config import load_config
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 from tests.service.learning_setup import write_grant
 
 
@@ -42,10 +43,10 @@ def test_highlight_marks_every_quotation_and_escapes_the_rest() -> None:
 
 
 def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
-    qtbot: QtBot, learning: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, learning: Memory, lanes: Lanes
 ) -> None:
     propose(learning, "i1", "我每天六点起床", "用户每天六点起床")
-    page = LearningPage(learning, lanes)
+    page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
         page.reload()
@@ -88,7 +89,7 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
     assert learning.desk.get_fact(fact_id)["status"] == "inactive"
 
 
-def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
+def test_a_rejection_and_the_failure_history(attach: Attach, qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:
     home = tmp_path / "home"
     write_grant(home)
     with Memory.open(load_config(home=home, env={})) as before:
@@ -96,7 +97,7 @@ def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes
         before.desk.remember_interaction("i2", user_text="我住在成都", assistant_text="好")
         before.learning.extract_lease("lease-i2")  # closing cancels this lease; it is kept as a failure
     learning = Memory.open(load_config(home=home, env={}))
-    page = LearningPage(learning, lanes)
+    page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)
     page.owner_mode.setChecked(True)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
@@ -115,10 +116,40 @@ def test_a_rejection_and_the_failure_history(qtbot: QtBot, tmp_path: Path, lanes
     learning.close()
 
 
-def test_without_a_grant_the_page_says_how_to_turn_learning_on(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    page = LearningPage(memory, lanes)
+def test_without_a_grant_the_page_says_how_to_turn_learning_on(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
+    page = LearningPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.status_loaded, timeout=5000):
         page.reload()
     assert "jiyi learn grant --example" in page.grant_label.text()
     assert page.meters["reviews"].format() == "无授权"
+
+
+def test_the_records_table_pages_by_key(
+    attach: Attach, qtbot: QtBot, learning: Memory, lanes: Lanes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Adopted records come a page at a time, each further page asked after the last row shown: one adopted
+    meanwhile (newest, so it sorts first) repeats no row."""
+    monkeypatch.setattr("gui.pages.record_page.PAGE_SIZE", 2)
+    for n, (said, content) in enumerate(
+        [("我喜欢绿茶", "用户喜欢绿茶"), ("我喜欢红茶", "用户喜欢红茶"), ("我喜欢白茶", "用户喜欢白茶")]
+    ):
+        propose(learning, f"i{n}", said, content)
+        intent = learning.learning.queue("candidate")[0]["intent_id"]
+        assert learning.learning.owner_review(intent, "approved", "是我说的")["intent_state"] == "adopted"
+    adopted = [r["id"] for r in learning.learning.list_records()]
+    page = LearningPage(attach(learning), lanes)
+    qtbot.addWidget(page)
+    with qtbot.waitSignal(page.status_loaded, timeout=5000):
+        page.reload()
+    page.tabs.setCurrentWidget(page.records)
+    qtbot.waitUntil(lambda: page.records.model.rowCount() == 2, timeout=5000)
+    assert page.records.model.canFetchMore()
+    propose(learning, "i9", "我喜欢乌龙茶", "用户喜欢乌龙茶")
+    intent = learning.learning.queue("candidate")[0]["intent_id"]
+    learning.learning.owner_review(intent, "approved", "是我说的")
+    with qtbot.waitSignal(page.records.loaded, timeout=5000):
+        page.records.model.fetchMore()
+    assert [r["id"] for r in page.records.model.rows] == adopted and not page.records.model.canFetchMore()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from PySide6.QtCore import Qt
@@ -124,6 +125,26 @@ def test_history_and_probe_never_break_a_time_or_a_package(qtbot: QtBot, memory:
     package = next(b for b in blocks if "com.sankuai.meituan" in b.text())  # `用户` <br> the package
     assert timestamp.layout().lineCount() == 1
     assert package.layout().lineCount() == package.text().count("\u2028") + 1
+    kind = next(b for b in blocks if b.text() == "用户设定叫法")  # the event: not one character a line
+    assert kind.layout().lineCount() == 1
+
+
+def test_the_resolve_box_never_breaks_a_number_or_a_heading(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
+    """At 1200×760 the box is narrow: `0.970` came out as `0.9` over `70`, `相似度` as `相似` over `度`."""
+    memory.appkb.sync_inventory("phone1", [*PACKAGES, ("com.tencent.mm", "微信")])
+    editor = AliasEditor(memory, lanes)
+    qtbot.addWidget(editor)
+    editor.resolve_device.setCurrentIndex(editor.resolve_device.findData("phone1"))
+    with qtbot.waitSignal(editor.resolved, timeout=5000) as answer:
+        editor.resolve_edit.setText("威信")
+    assert answer.args[0].candidates
+    document = editor.resolve_output.document()
+    document.setTextWidth(340)  # the box's width in the default window
+    blocks = [document.findBlockByNumber(i) for i in range(document.blockCount())]
+    numbers = [b for b in blocks if re.fullmatch(r"\d\.\d{3}", b.text())]
+    headings = [b for b in blocks if b.text() in ("标准名", "相似度", "先验", "得分")]
+    assert len(numbers) >= 3 and len(headings) == 4
+    assert [b.text() for b in numbers + headings if b.layout().lineCount() != 1] == []
 
 
 def test_an_empty_filter_says_what_it_hides(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:

@@ -14,6 +14,7 @@ from gui.main_window import MainWindow
 from gui.pages.page import Page, shows_any
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.memory import Memory
+from service.ops import DECLARED
 from store.projections import all_projections
 
 
@@ -74,3 +75,10 @@ def test_a_desk_change_leaves_the_recall_page_as_it_is(qtbot: QtBot, window: Mai
         qtbot.waitSignal(window.facts_page.loaded, timeout=10_000),
     ):
         memory.desk.remember_interaction("i1", user_text="提醒我买牛奶")
+
+
+def test_every_domain_a_write_may_change_is_shown_by_a_page(window: MainWindow) -> None:
+    """What a write answers it changed (`changes`, its declaration's domains) is something a page reloads on."""
+    written = set().union(*(op.changes for op in DECLARED.values() if op.kind == "write"))
+    shown = set().union(*(page.domains for page in window.pages if page is not window.overview_page))
+    assert written and written <= shown

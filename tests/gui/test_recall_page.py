@@ -15,6 +15,7 @@ from gui.pages.recall_page import RecallPage, rolling, tick_name
 from service.config import load_config
 from service.errors import EnvironmentProblem
 from service.memory.memory import Memory
+from tests.gui.conftest import Attach
 
 DAY = 86400.0
 
@@ -60,8 +61,8 @@ def test_rolling_weighs_days_by_evaluations() -> None:
     assert rolling([0.5], [0]) == [0.0]
 
 
-def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory, lanes: Lanes) -> None:
-    page = RecallPage(evaluated, lanes)
+def test_charts_have_the_days_and_packages(attach: Attach, qtbot: QtBot, evaluated: Memory, lanes: Lanes) -> None:
+    page = RecallPage(attach(evaluated), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000) as loaded:
         page.reload()
@@ -106,13 +107,15 @@ def test_charts_have_the_days_and_packages(qtbot: QtBot, evaluated: Memory, lane
     assert "rebuild-vec" in page.probe.answer.toPlainText() and page.probe.button.isEnabled()
 
 
-def test_the_package_table_is_sorted_by_what_it_shows(qtbot: QtBot, evaluated: Memory, lanes: Lanes) -> None:
+def test_the_package_table_is_sorted_by_what_it_shows(
+    attach: Attach, qtbot: QtBot, evaluated: Memory, lanes: Lanes
+) -> None:
     """The busiest apps first, under the arrow that says so; a click on 包名 sorts by name."""
     from PySide6.QtCore import Qt
 
     from gui.pages.recall_page import PACKAGE_COLUMNS
 
-    page = RecallPage(evaluated, lanes)
+    page = RecallPage(attach(evaluated), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
@@ -130,8 +133,10 @@ def test_the_package_table_is_sorted_by_what_it_shows(qtbot: QtBot, evaluated: M
     assert not table.wordWrap() and table.textElideMode() == Qt.TextElideMode.ElideMiddle
 
 
-def test_an_empty_recall_page_says_how_it_fills_and_shows_dates(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    page = RecallPage(memory, lanes)
+def test_an_empty_recall_page_says_how_it_fills_and_shows_dates(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
+    page = RecallPage(attach(memory), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=10_000):
         page.reload()
@@ -142,7 +147,7 @@ def test_an_empty_recall_page_says_how_it_fills_and_shows_dates(qtbot: QtBot, me
 
 
 def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
-    qtbot: QtBot, evaluated: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, evaluated: Memory, lanes: Lanes
 ) -> None:
     for i in range(30):  # enough scored recalls for the device to calibrate on its own evaluations
         goal, actual = ("搜索火锅店", "com.xingin.xhs") if i % 3 else ("点一份外卖", "com.sankuai.meituan")
@@ -152,7 +157,7 @@ def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
         evaluated.runs.run_finish(f"c{i}", {"success": True, "apps": [actual], "steps": 0})
     evaluated.calibration.wait()
     (kept,) = evaluated.calibration.current("d1")
-    page = RecallPage(evaluated, lanes)
+    page = RecallPage(attach(evaluated), lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.calibration_chart.shown, timeout=10_000) as shown:
         page.reload()
@@ -172,10 +177,10 @@ def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
 
 
 def test_bars_are_named_by_the_app_and_a_bar_of_the_counts_opens_its_day(
-    qtbot: QtBot, evaluated: Memory, lanes: Lanes
+    attach: Attach, qtbot: QtBot, evaluated: Memory, lanes: Lanes
 ) -> None:
     evaluated.appkb.sync_inventory("d1", [("com.xingin.xhs", "小红书"), ("com.sankuai.meituan", "美团")])
-    page = RecallPage(evaluated, lanes)
+    page = RecallPage(attach(evaluated), lanes)
     qtbot.addWidget(page)
     page.resize(1200, 760)
     page.show()

@@ -671,3 +671,34 @@ def test_a_cursor_jumps_over_a_long_stretch_of_events_that_are_not_its_own(calls
     assert cursors["objective"] >= scan.SKIP_AHEAD and cursors["completion"] >= scan.SKIP_AHEAD
     calls.ok("run.finish", {"run_id": "r1", "outcome": {"success": True, "verifier": "pass", "goal_text": "看天气"}})
     assert calls.ok("learning.status")["queue"]["queued"] == 1  # what comes after the jump is still read
+
+
+# -- keyset paging ----------------------------------------------------------------------------------
+
+
+def test_records_and_intents_page_by_key_while_more_are_adopted(calls: Calls) -> None:
+    """Paged after the last row held (`[updated, id]`), adopted records and intents come once each, newest
+    first, though a newer one is adopted between two pages (by offset, a row would come twice)."""
+    for i in range(5):
+        learn_fact(calls, f"k{i}", f"我喜欢第{i}种茶", f"用户喜欢第{i}种茶")
+    records = [r["id"] for r in calls.ok("learning.records.list", {})["records"]]
+    intents = [r["intent_id"] for r in calls.ok("learning.queue", {})["intents"]]
+    first_records = calls.ok("learning.records.list", {"limit": 2})["records"]
+    first_intents = calls.ok("learning.queue", {"limit": 2})["intents"]
+    learn_fact(calls, "k9", "我喜欢乌龙茶", "用户喜欢乌龙茶")  # newer than every row held: it sorts first
+    held_records, held_intents = list(first_records), list(first_intents)
+    while page := calls.ok("learning.records.list", {"limit": 2, "after": key(held_records[-1], "id")})["records"]:
+        held_records += page
+    while page := calls.ok("learning.queue", {"limit": 2, "after": key(held_intents[-1], "intent_id")})["intents"]:
+        held_intents += page
+    assert [r["id"] for r in held_records] == records and len(records) == 5
+    assert [r["intent_id"] for r in held_intents] == intents
+    shifted = calls.ok("learning.records.list", {"limit": 2, "offset": 2})["records"]
+    assert shifted[0]["id"] == first_records[-1]["id"]  # what keyset paging avoids
+    calls.refused("learning.records.list", {"after": ["x"]}, "invalid_params", "params.after must be [updated, id]")
+    calls.refused("learning.queue", {"after": "x"}, "invalid_params", "params.after must be [updated, intent_id]")
+    calls.refused("app.alias.list", {"after": ["a", "b", "c", 4]}, "invalid_params", "[term, package, kind, scope]")
+
+
+def key(row: dict[str, Any], id_key: str) -> list[str]:
+    return [row["updated"], row[id_key]]

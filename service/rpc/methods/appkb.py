@@ -8,7 +8,8 @@ from service.ops.appkb import AliasEntry
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
-from store.appkb.kb import SyncReport, parse_assignment
+from store.appkb.entry import parse_assignment
+from store.appkb.results import SyncReport
 
 TABLE = MethodTable("app-KB")
 
@@ -60,6 +61,7 @@ def app_alias_list(memory: Memory, args: appkb.ListArgs, _context: CallContext) 
         limit=args.limit + 1,
         offset=args.offset,
         order=args.order,
+        after=args.key,
     )
     more = len(rows) > args.limit
     return appkb.AliasPage(

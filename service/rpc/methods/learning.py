@@ -48,7 +48,9 @@ def review_submit(memory: Memory, args: ops.ReviewSubmitArgs, _context: CallCont
 
 @TABLE.op(ops.RECORDS_LIST)
 def records_list(memory: Memory, args: ops.RecordListArgs, _context: CallContext) -> ops.Records:
-    return ops.Records(records=memory.learning.list_records(args.state, limit=args.limit, offset=args.offset))
+    return ops.Records(
+        records=memory.learning.list_records(args.state, limit=args.limit, offset=args.offset, after=args.after)
+    )
 
 
 @TABLE.op(ops.RECORD_REVOKE)
@@ -67,7 +69,9 @@ def _owner(actor: str, what: str) -> None:
 
 @TABLE.op(ops.QUEUE)
 def learning_queue(memory: Memory, args: ops.QueueArgs, _context: CallContext) -> ops.Intents:
-    return ops.Intents(intents=memory.learning.queue(args.state, limit=args.limit, offset=args.offset))
+    return ops.Intents(
+        intents=memory.learning.queue(args.state, limit=args.limit, offset=args.offset, after=args.after)
+    )
 
 
 @TABLE.op(ops.INTENT)

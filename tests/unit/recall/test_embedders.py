@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from recall.alias_vectors import AliasRoute
-from recall.embedders import CHOICES, DEFAULT_EMBEDDER, EMBEDDERS, HashEmbedder, Tuning, get_embedder, tuning
+from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
+from recall.embedders import CHOICES, HashEmbedder, Tuning, get_embedder, tuning
 from recall.episode_recall import EpisodeRecall
 from recall.vectors import VectorIndex
 from service.config import BY_NAME, ConfigError, load_config

@@ -10,7 +10,7 @@ from service.config import load_config
 from service.demo.fill import fill
 from service.demo.goals import demo_tasks
 from service.memory.memory import Memory
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 

@@ -16,7 +16,7 @@ from recall.episode_recall import EPISODE, episode_document
 from service.config import load_config
 from service.memory.memory import Memory
 from store.episodes import recall_terms
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 
 GOALS = ["在小红书搜索火锅店", "美团点外卖", "打开京东买一台电视机", "用高德地图导航回家"]
 PACKAGES = ["com.xingin.xhs", "com.sankuai.meituan", "com.jingdong.app.mall", "com.autonavi.minimap"]

@@ -272,3 +272,43 @@ def test_text_filter_matches_pinyin_too(store: Store, redactor: Redactor) -> Non
     assert [e.package for e in appkb.list_entries(store, text="weixin")] == ["com.tencent.mm"]
     assert [e.package for e in appkb.list_entries(store, text="xhs")] == ["com.xingin.xhs"]
     assert [e.package for e in appkb.list_entries(store, text="红书")] == ["com.xingin.xhs"]
+
+
+@pytest.mark.parametrize("order", ["reference", "trust"])
+def test_keyset_pages_neither_repeat_nor_skip_an_entry_while_aliases_arrive(
+    store: Store, redactor: Redactor, order: str
+) -> None:
+    """Paged after the last entry held (its storage key), every entry comes once in the listing's order,
+    even when aliases are learned between two pages (one sorting before the page boundary, one after), and
+    among entries of one name (微信 from d1's inventory and the user's own)."""
+    apps = [("com.tencent.mm", "微信"), ("com.taobao.taobao", "淘宝"), ("com.xingin.xhs", "小红书")]
+    appkb.sync_inventory(store, "d1", apps, actor="agent", redactor=redactor)
+    appkb.sync_inventory(store, "d2", apps[:1], actor="agent", redactor=redactor)
+    for name, package in [("WeChat", "com.tencent.mm"), ("微信", "com.tencent.mm"), ("小红薯", "com.xingin.xhs")]:
+        appkb.learn_alias(store, name, package, actor="user", redactor=redactor)
+    before = [e.key for e in appkb.list_entries(store, order=order)]
+    assert len(before) == len(set(before)) == 7  # 微信 twice on d1's list (device, user): the kind breaks the tie
+    held = [e.key for e in appkb.list_entries(store, order=order, limit=3)]
+    boundary = held[-1]
+    # Between two pages, aliases arrive: 0微信 sorts first among the user's, 龙 last of all names.
+    for name in ("0微信", "龙"):
+        appkb.learn_alias(store, name, "com.tencent.mm", actor="user", redactor=redactor)
+    now = [e.key for e in appkb.list_entries(store, order=order)]
+    while page := appkb.list_entries(store, order=order, limit=3, after=held[-1]):
+        held += [e.key for e in page]
+    assert held == before[:3] + now[now.index(boundary) + 1 :]  # after the boundary: the listing as it is now
+    assert len(held) == len(set(held)) and set(before) <= set(held)  # nothing twice, nothing held skipped
+    assert ("龙", "com.tencent.mm", "user", "global") in held
+
+
+def test_a_keyset_page_in_trust_order_is_not_shifted_by_an_alias_learned_before_it(
+    store: Store, redactor: Redactor
+) -> None:
+    apps = [(f"com.example.app{i}", f"应用{i}") for i in range(6)]
+    appkb.sync_inventory(store, "d1", apps, actor="agent", redactor=redactor)
+    first = appkb.list_entries(store, order="trust", limit=3)
+    appkb.learn_alias(store, "0号", "com.example.app0", actor="user", redactor=redactor)  # the user's come first
+    by_key = appkb.list_entries(store, order="trust", limit=3, after=first[-1].key)
+    by_offset = appkb.list_entries(store, order="trust", limit=3, offset=3)
+    assert [e.term for e in first + by_key] == [f"应用{i}" for i in range(6)]
+    assert by_offset[0].key == first[-1].key  # what keyset paging avoids: the row already shown, again

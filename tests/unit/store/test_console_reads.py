@@ -10,7 +10,7 @@ from typing import Any
 from store.core.database import Store
 from store.core.migrations import CONSOLE_READ_INDEXES, SCHEMA_VERSION
 from store.episodes import archive, recall_stats
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.schema import EpisodeOutcome
 from tests.conftest import open_store
 

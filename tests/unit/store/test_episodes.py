@@ -9,7 +9,7 @@ import pytest
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
 from store.episodes import archive as episodes
-from store.episodes.archive import EpisodeFilter
+from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.folding import fold
 from store.episodes.run_event import ExperienceEvent
 from store.episodes.schema import EpisodeOutcome

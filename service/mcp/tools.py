@@ -1,0 +1,218 @@
+"""The MCP tools: each one declared operation (`service/ops/`), under a fixed name an agent's prompts rely on.
+
+A tool exposes a subset of its operation's parameters, possibly renamed
+(`context_prepare`'s `budget` is `budget_chars`), and may fix others (`list_skills`
+asks for active skills only). Its input schema is the declaration's own
+schema of those fields; its annotations come from the declaration's kind and
+idempotency. Nothing here speaks MCP or the socket: `server.py` does.
+
+What only a person decides is not a tool: forgetting, user-trust aliases,
+skill activation, a fact's confirmation, learning adoption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.ops import appkb, desk, maintenance, recall, status
+from service.ops.declare import Operation
+from store.core.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool over one operation.
+
+    `fields` maps each argument the tool takes to the operation's parameter it
+    fills (by wire name); `fixed` are parameters the tool always sends;
+    `required`/`optional` adjust which arguments must be given, where the
+    tool's contract differs from the socket's; `complete` fills parameters
+    derived from the others (a turn's id from its content).
+    """
+
+    name: str
+    operation: Operation[Any, Any]
+    description: str
+    fields: Mapping[str, str]
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    complete: Callable[[dict[str, Any]], None] | None = None
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the tool's arguments: the declaration's schema of the fields it exposes."""
+        declared = declared_params(self.operation)
+        properties = declared.get("properties", {})
+        wanted = set(declared.get("required", ())) | set(self.required)
+        return {
+            "type": "object",
+            "properties": {name: properties[param] for name, param in self.fields.items()},
+            "required": [
+                name
+                for name, param in self.fields.items()
+                if (param in wanted or name in wanted) and name not in self.optional
+            ],
+            "additionalProperties": False,
+        }
+
+    def annotations(self) -> dict[str, bool]:
+        """readOnlyHint, destructiveHint (never: nothing a tool does loses memory), idempotentHint."""
+        return {
+            "readOnlyHint": not self.operation.writes,
+            "destructiveHint": False,
+            "idempotentHint": self.operation.idempotent,
+            "openWorldHint": False,
+        }
+
+    def params(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The operation's parameters for a call with `arguments`; `InvalidInput` names an argument it does
+        not take or a required one that is missing (the service checks each value itself)."""
+        arguments = dict(arguments or {})
+        unknown = sorted(set(arguments) - set(self.fields))
+        if unknown:
+            takes = ", ".join(self.fields) or "no arguments"
+            raise InvalidInput(f"{self.name} does not take {', '.join(unknown)} (it takes {takes})")
+        missing = [name for name in self.input_schema()["required"] if arguments.get(name) is None]
+        if missing:
+            raise InvalidInput(f"{self.name} needs {', '.join(missing)}")
+        params = {self.fields[name]: value for name, value in arguments.items() if value is not None}
+        params.update(self.fixed)
+        if self.complete is not None:
+            self.complete(params)
+        return params
+
+    def argument_name(self, param: str) -> str:
+        """The tool's name for the operation's parameter `param` (for the service's messages)."""
+        return next((name for name, wire in self.fields.items() if wire == param), param)
+
+
+def declared_params(operation: Operation[Any, Any]) -> dict[str, Any]:
+    """The schema of `operation`'s parameters object (its `$defs` entry)."""
+    schema = operation.schema()
+    return dict(schema["$defs"].get(operation.params.__name__, {}))
+
+
+def _same(*names: str) -> dict[str, str]:
+    return {name: name for name in names}
+
+
+def turn_id(params: dict[str, Any]) -> None:
+    """A turn without the assistant's own id gets one derived from its content, so a retry is the same turn."""
+    if params.get("interaction_id") is None:
+        content = [params.get(key) for key in ("user_text", "assistant_text", "source", "task_id")]
+        digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
+        params["interaction_id"] = f"mcp-{digest[:32]}"
+
+
+TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "memory_recall",
+        desk.RECALL,
+        "Search the user's long-term memory before answering anything about past work, earlier "
+        "conversations, their preferences, projects or people. Matches by meaning and by words. Returns "
+        "related earlier turns, task cards, bundles, topics, long-term facts and active skills as JSON lists "
+        "(empty lists when nothing relevant is remembered).",
+        _same("query", "limit"),
+    ),
+    Tool(
+        "context_prepare",
+        desk.CONTEXT,
+        "Get a ready-to-use memory section for your system prompt about a query (facts, skills, related "
+        "work), trimmed to at most `budget` characters. Call it at the start of a task when you want "
+        "memory as prose rather than lists.",
+        {"query": "query", "budget": "budget_chars"},
+    ),
+    Tool(
+        "remember_interaction",
+        desk.REMEMBER,
+        "Save one finished turn (what the user said and what you answered) to memory. Call it once after "
+        "each completed turn. Give `interaction_id` if you have your own id for the turn; without one an id "
+        "is derived from the content, so sending the same turn again stores it once. Secrets in the text are "
+        "redacted before storage. Returns the stored turn's id.",
+        _same("user_text", "assistant_text", "interaction_id", "source", "task_id"),
+        required=("user_text", "assistant_text"),
+        optional=("interaction_id",),
+        complete=turn_id,
+    ),
+    Tool(
+        "complete_task",
+        desk.TASK_COMPLETE,
+        "File a task card when a piece of work is finished: its id, a short title, its status (succeeded, "
+        "failed, cancelled or partial) and the result. Sending the same card again changes nothing. Its "
+        "bundle folder is updated; returns the card.",
+        _same("task_id", "title", "status", "result", "schedule_id", "run_id"),
+    ),
+    Tool(
+        "list_facts",
+        maintenance.FACT_LIST,
+        "List long-term facts about the user and their work, each with its verbatim evidence, by scope, "
+        "status (active facts are confirmed or in use) or text. Returns a page of facts and the next offset.",
+        _same("scope", "status", "text", "limit", "offset"),
+    ),
+    Tool(
+        "list_skills",
+        maintenance.SKILL_LIST,
+        "List the skills the user has activated (procedures they approved for you to follow), with their "
+        "steps. Call it before a task that may have a known procedure.",
+        {},
+        fixed={"status": "active", "audience": "executor"},
+    ),
+    Tool(
+        "list_lessons",
+        recall.LESSON_LIST,
+        "List the lessons the user has approved (what went wrong before and how to avoid it).",
+        {},
+        fixed={"status": "approved"},
+    ),
+    Tool(
+        "list_topics",
+        maintenance.TOPIC_LIST,
+        "List conversation topics, most recently active first, optionally matching a text or of one "
+        "workday (YYYY-MM-DD). Returns a page of topics; read one with get_topic.",
+        _same("text", "workday", "limit", "offset"),
+    ),
+    Tool(
+        "get_topic",
+        maintenance.TOPIC_GET,
+        "Read one topic (an id from list_topics or memory_recall) with its turns, a page at a time.",
+        _same("topic_id", "limit", "offset"),
+    ),
+    Tool(
+        "get_bundle",
+        desk.BUNDLE_GET,
+        "Read a bundle folder (a schedule's or a project's working notes): without `path` its documents "
+        "and their revisions, with `path` one document's content and revision. Read a document before "
+        "saving it: the save needs the revision you read.",
+        _same("bundle_id", "schedule_id", "path"),
+    ),
+    Tool(
+        "save_bundle_document",
+        desk.DOCUMENT_PUT,
+        "Write a document in a bundle folder. `expected_revision` is the revision you read with get_bundle "
+        "(0 for a new document). If someone changed it since, nothing is written and the error carries the "
+        "current revision and content: merge, then save again with that revision.",
+        _same("bundle_id", "path", "content", "expected_revision"),
+        fixed={"actor": "agent"},
+        required=("bundle_id", "expected_revision"),
+    ),
+    Tool(
+        "resolve_app",
+        appkb.RESOLVE,
+        "Turn an app name as the user said it (绿泡泡, weixin, 威信) into an Android package. Returns "
+        "`resolved` (safe to launch), `ambiguous` (ranked candidates to choose from) or `unknown`.",
+        _same("name", "device"),
+    ),
+    Tool(
+        "memory_status",
+        status.HEALTH,
+        "Check that the memory service answers: its version, home, schema and counts of what it holds. "
+        "Cheap; call it when another tool reports the service unavailable.",
+        {},
+    ),
+)
+
+BY_NAME: dict[str, Tool] = {tool.name: tool for tool in TOOLS}

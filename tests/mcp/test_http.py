@@ -1,0 +1,105 @@
+"""`jiyi mcp --http`: loopback only, a bearer token from a 0600 file, DNS-rebinding protection."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from service.mcp.http import parse_address, read_token
+from store.core.errors import EnvironmentProblem, InvalidInput
+from tests.service.conftest import JIYI, Server, private_folder, start_server
+
+HASHED = {"JIYI_EMBED_MODEL": "hash"}
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0:8765", "192.168.1.20:8765", "example.com:80", "[::]:8765"])
+def test_any_address_but_loopback_is_refused(address: str) -> None:
+    with pytest.raises(InvalidInput, match="loopback only"):
+        parse_address(address)
+
+
+def test_loopback_addresses_are_taken() -> None:
+    assert parse_address("127.0.0.1:8765") == ("127.0.0.1", 8765)
+    assert parse_address("[::1]:9000") == ("::1", 9000)
+    with pytest.raises(InvalidInput, match="HOST:PORT"):
+        parse_address("127.0.0.1")
+
+
+def test_the_token_file_is_made_private_and_a_shared_one_refused(tmp_path: Path) -> None:
+    path, token = read_token(tmp_path / "home")
+    assert path.stat().st_mode & 0o777 == 0o600 and len(token) >= 32
+    assert read_token(tmp_path / "home") == (path, token)  # read again, not replaced
+    path.chmod(0o644)
+    with pytest.raises(EnvironmentProblem, match="chmod 600"):
+        read_token(tmp_path / "home")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def http_mcp() -> Iterator[tuple[Server, str, str]]:
+    """A `jiyi serve`, and `jiyi mcp --http` for its home: (server, url, token)."""
+    with private_folder() as folder:
+        served = start_server(folder / "home", folder / "run" / "jiyi.sock", env=HASHED)
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
+        env |= {"JIYI_SOCKET": str(served.socket), **HASHED}
+        with open(folder / "mcp.log", "wb") as log:
+            mcp = subprocess.Popen(
+                [JIYI, "mcp", "--home", str(served.home), "--http", f"127.0.0.1:{port}"], env=env, stderr=log
+            )
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                assert mcp.poll() is None and time.monotonic() < deadline, (folder / "mcp.log").read_text()
+                time.sleep(0.1)
+            token = (served.home / "mcp-token").read_text().strip()
+            assert str(served.home / "mcp-token") in (folder / "mcp.log").read_text()
+            yield served, f"http://127.0.0.1:{port}/mcp", token
+        finally:
+            mcp.terminate()
+            mcp.wait(30)
+            served.stop()
+
+
+def test_http_needs_the_token_and_the_loopback_host(http_mcp: tuple[Server, str, str]) -> None:
+    served, url, token = http_mcp
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    assert httpx2.post(url, json=hello, headers=accept).status_code == 401
+    wrong = {**accept, "Authorization": "Bearer not-the-token"}
+    assert httpx2.post(url, json=hello, headers=wrong).status_code == 401
+    rebound = {**accept, "Authorization": f"Bearer {token}", "Host": "evil.example:80"}
+    assert httpx2.post(url, json=hello, headers=rebound).status_code in (403, 421)
+
+    async def call() -> None:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            status = await client.call_tool("memory_status", {})
+            assert not status.is_error
+            assert status.structured_content is not None
+            assert status.structured_content["pid"] == served.process.pid
+
+    anyio.run(call)

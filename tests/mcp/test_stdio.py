@@ -1,0 +1,295 @@
+"""`jiyi mcp` driven by the SDK's own client over stdio, against a real `jiyi serve` on a real socket."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.session import ClientSession, IncomingMessage, MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+
+from service.mcp.link import RECLAIM_S
+from service.mcp.tools import TOOLS
+from tests.service.conftest import JIYI, Server, private_folder, start_server
+
+HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Server]:
+    """One `jiyi serve` on a fresh home for the tests that only add to it."""
+    with private_folder() as folder:
+        running = start_server(folder / "home", folder / "run" / "jiyi.sock", env=HASHED, log=folder / "serve.log")
+        try:
+            yield running
+        finally:
+            assert running.stop() == 0
+
+
+@pytest.fixture
+def own_server() -> Iterator[Server]:
+    """A `jiyi serve` of this test's own, which it may stop and start again."""
+    with private_folder() as folder:
+        running = start_server(folder / "home", folder / "run" / "jiyi.sock", env=HASHED)
+        try:
+            yield running
+        finally:
+            if running.alive():
+                running.stop()
+
+
+@asynccontextmanager
+async def session(server: Server, handler: MessageHandlerFnT | None = None) -> AsyncIterator[ClientSession]:
+    """A `jiyi mcp` process for the server's home, initialized, as an agent's MCP client starts it."""
+    params = StdioServerParameters(
+        command=JIYI, args=["mcp", "--home", str(server.home)], env={"JIYI_SOCKET": str(server.socket), **HASHED}
+    )
+    with open(server.home.parent / "mcp.log", "a") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, message_handler=handler) as client,
+        ):
+            await client.initialize()
+            yield client
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def answer(result: types.CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, text(result)
+    loaded: dict[str, Any] = json.loads(text(result))
+    assert result.structured_content == loaded
+    return loaded
+
+
+def stored_turns(home: Path) -> dict[str, int]:
+    """Each stored turn's id and how many rows hold it, read from the home's SQLite file itself."""
+    with sqlite3.connect(f"file:{home / 'jiyi.sqlite3'}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT interaction_id, COUNT(*) FROM desk_interaction GROUP BY interaction_id")
+        return dict(rows.fetchall())
+
+
+def test_tools_resources_and_prompt_as_a_client_lists_them(served: Server) -> None:
+    async def check() -> None:
+        async with session(served) as client:
+            assert client.initialize_result is not None
+            assert client.initialize_result.server_info.name == "jiyi"
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert list(listed) == [tool.name for tool in TOOLS]
+            for tool in TOOLS:
+                assert listed[tool.name].input_schema == tool.input_schema()
+                hints = listed[tool.name].annotations
+                assert hints is not None
+                assert hints.read_only_hint is (tool.operation.kind == "read")
+                assert hints.idempotent_hint is tool.operation.idempotent
+                assert hints.destructive_hint is False
+            uris = {str(r.uri) for r in (await client.list_resources()).resources}
+            assert uris == {"jiyi://facts/active", "jiyi://skills/active", "jiyi://topics/recent"}
+            templates = (await client.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["jiyi://bundles/{bundle_id}/{path}"]
+            prompts = (await client.list_prompts()).prompts
+            assert [p.name for p in prompts] == ["use-jiyi-memory"]
+            prompt = await client.get_prompt("use-jiyi-memory")
+            assert "memory_recall" in prompt.messages[0].content.text  # type: ignore[union-attr]
+            health = answer(await client.call_tool("memory_status", {}))
+            assert Path(health["home"]).resolve() == served.home.resolve()
+            assert health["pid"] == served.process.pid  # attached to the running service, no private one
+
+    anyio.run(check)
+
+
+def test_remember_then_recall_and_a_retry_stores_the_turn_once(served: Server) -> None:
+    turn = {"user_text": "Where does the quarterly planning meeting happen?", "assistant_text": "Room Aurora, 10:00"}
+
+    async def check() -> None:
+        async with session(served) as client:
+            first = answer(await client.call_tool("remember_interaction", turn))
+            again = answer(await client.call_tool("remember_interaction", turn))
+            assert first["interaction_id"] == again["interaction_id"]
+            recalled = answer(await client.call_tool("memory_recall", {"query": "quarterly planning Aurora"}))
+            found = [i for i in recalled["interactions"] if i["interaction_id"] == first["interaction_id"]]
+            assert found and "Aurora" in found[0]["assistant_text"]
+            prepared = answer(await client.call_tool("context_prepare", {"query": "planning meeting", "budget": 2000}))
+            assert "Aurora" in json.dumps(prepared, ensure_ascii=False)
+            card = {"task_id": "t-plan", "title": "Book the planning room", "status": "succeeded", "result": "Aurora"}
+            assert answer(await client.call_tool("complete_task", card))
+            assert answer(await client.call_tool("list_skills", {}))["skills"] == []
+
+    anyio.run(check)
+    assert list(stored_turns(served.home).values()) == [1]
+
+
+def test_a_stale_bundle_save_is_a_tool_error_carrying_the_current_revision(served: Server) -> None:
+    doc = {"bundle_id": "project/launch", "path": "plan.md"}
+
+    async def check() -> None:
+        async with session(served) as client:
+            saved = answer(
+                await client.call_tool("save_bundle_document", {**doc, "content": "v1", "expected_revision": 0})
+            )
+            assert saved["revision"] == 1
+            answer(await client.call_tool("save_bundle_document", {**doc, "content": "v2", "expected_revision": 1}))
+            stale = await client.call_tool("save_bundle_document", {**doc, "content": "mine", "expected_revision": 1})
+            assert stale.is_error
+            assert "conflict" in text(stale) and "revision 2" in text(stale)
+            assert stale.structured_content is not None
+            error = stale.structured_content["error"]
+            assert error["code"] == "conflict"
+            assert error["data"]["revision"] == 2 and error["data"]["content"] == "v2"
+            read = await client.read_resource("jiyi://bundles/project/launch/plan.md")
+            assert read.contents[0].text == "v2"  # type: ignore[union-attr]
+
+    anyio.run(check)
+
+
+def test_bad_calls_are_tool_errors_and_the_server_goes_on(served: Server) -> None:
+    async def check() -> None:
+        async with session(served) as client:
+            unknown = await client.call_tool("memory_recall", {"query": "x", "top_k": 3})
+            assert unknown.is_error and "does not take top_k" in text(unknown)
+            missing = await client.call_tool("save_bundle_document", {"bundle_id": "project/x", "path": "a.md"})
+            assert missing.is_error and "needs content, expected_revision" in text(missing)
+            wrong = await client.call_tool("memory_recall", {"query": "x", "limit": 500})
+            assert wrong.is_error and "invalid_params" in text(wrong) and "limit" in text(wrong)
+            assert "params." not in text(wrong)
+            renamed = await client.call_tool("context_prepare", {"query": "x", "budget": 5})
+            assert renamed.is_error and "budget" in text(renamed) and "budget_chars" not in text(renamed)
+            nothing = await client.call_tool("forget_fact", {})
+            assert nothing.is_error and "no tool 'forget_fact'" in text(nothing)
+            missing_topic = await client.call_tool("get_topic", {"topic_id": "no-such-topic"})
+            assert missing_topic.is_error and "not_found" in text(missing_topic)
+            with pytest.raises(MCPError, match="not a Jiyi resource"):
+                await client.read_resource("jiyi://nowhere")
+            with pytest.raises(MCPError, match="not_found"):
+                await client.read_resource("jiyi://bundles/project/none/plan.md")
+            assert answer(await client.call_tool("memory_status", {}))["version"]
+
+    anyio.run(check)
+
+
+def test_resource_updates_follow_the_services_changes(served: Server) -> None:
+    updated: list[str] = []
+    arrived = anyio.Event()
+
+    async def handler(message: IncomingMessage) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            if "jiyi://topics/recent" in updated:
+                arrived.set()
+
+    async def check() -> None:
+        async with session(served, handler) as client:
+            # The handshake era's subscription (protocol 2025-11-25), which the desktop agents speak today;
+            # the SDK warns that the 2026-07-28 revision replaces it by subscriptions/listen.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.subscribe_resource("jiyi://topics/recent")
+            facts = json.loads((await client.read_resource("jiyi://facts/active")).contents[0].text)  # type: ignore[union-attr]
+            assert facts["facts"] == []
+            with anyio.fail_after(20):  # the notice reader subscribes in the background: write until it hears
+                for note in range(40):
+                    if arrived.is_set():
+                        break
+                    turn = {"user_text": f"note {note}", "assistant_text": "ok", "interaction_id": f"notice-{note}"}
+                    answer(await client.call_tool("remember_interaction", turn))
+                    with anyio.move_on_after(0.5):
+                        await arrived.wait()
+
+    anyio.run(check)
+    assert "jiyi://topics/recent" in updated
+
+
+def test_the_service_stopped_and_started_again_under_it(own_server: Server) -> None:
+    async def check() -> None:
+        async with session(own_server) as client:
+            answer(await client.call_tool("remember_interaction", {"user_text": "a", "assistant_text": "b"}))
+            assert own_server.stop() == 0
+            down = await client.call_tool("memory_recall", {"query": "a"})
+            assert down.is_error and "unavailable" in text(down)
+            refused = await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"})
+            assert refused.is_error and "unavailable" in text(refused)
+            back = await anyio.to_thread.run_sync(lambda: start_server(own_server.home, own_server.socket, env=HASHED))
+            own_server.process = back.process
+            again = answer(await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"}))
+            assert again["interaction_id"]
+            assert answer(await client.call_tool("memory_status", {}))["pid"] == back.process.pid
+            # Gone for good (the agent window whose `jiyi mcp` had started it closed): after RECLAIM_S without
+            # a service, the next call starts a private one, which writes to the same home.
+            assert own_server.stop() == 0
+            assert (await client.call_tool("memory_status", {})).is_error
+            await anyio.sleep(RECLAIM_S + 0.5)
+            private = answer(await client.call_tool("remember_interaction", {"user_text": "e", "assistant_text": "f"}))
+            assert private["created"] is True
+            health = answer(await client.call_tool("memory_status", {}))
+            assert health["pid"] != back.process.pid and Path(health["home"]).resolve() == own_server.home.resolve()
+
+    anyio.run(check)
+    assert len(stored_turns(own_server.home)) == 3  # the private service stopped with `jiyi mcp`: the file is free
+
+
+@pytest.mark.slow
+def test_two_mcp_processes_write_200_turns_each_every_turn_exactly_once(own_server: Server) -> None:
+    async def write(name: str) -> None:
+        async with session(own_server) as client:
+            for i in range(200):
+                turn = {"interaction_id": f"{name}-{i}", "user_text": f"{name} asks {i}", "assistant_text": f"{i}"}
+                answer(await client.call_tool("remember_interaction", turn))
+                if i % 20 == 0:  # a client retrying after a lost answer: the same turn again
+                    answer(await client.call_tool("remember_interaction", turn))
+
+    async def both() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(write, "a")
+            group.start_soon(write, "b")
+
+    anyio.run(both)
+    turns = stored_turns(own_server.home)
+    assert set(turns) == {f"{name}-{i}" for name in "ab" for i in range(200)}
+    assert set(turns.values()) == {1}
+
+
+def test_a_listen_stream_of_the_2026_protocol_gets_the_updates_too(served: Server) -> None:
+    params = StdioServerParameters(
+        command=JIYI, args=["mcp", "--home", str(served.home)], env={"JIYI_SOCKET": str(served.socket), **HASHED}
+    )
+    heard: list[str] = []
+
+    async def follow(stream: AsyncIterator[object]) -> None:
+        async for event in stream:
+            heard.append(str(getattr(event, "uri", "")))
+            return
+
+    async def check() -> None:
+        async with Client(params) as client:  # `auto`: discovers the 2026-07-28 protocol, no handshake
+            assert client.protocol_version == "2026-07-28"
+            async with (
+                client.listen(resource_subscriptions=["jiyi://facts/active"]) as stream,
+                anyio.create_task_group() as group,
+            ):
+                group.start_soon(follow, stream)
+                with anyio.fail_after(20):  # the notice reader subscribes in the background: write until heard
+                    for note in range(40):
+                        if heard:
+                            break
+                        answer(
+                            await client.call_tool(
+                                "remember_interaction", {"user_text": f"l{note}", "assistant_text": "ok"}
+                            )
+                        )
+                        await anyio.sleep(0.5)
+                group.cancel_scope.cancel()
+
+    anyio.run(check)
+    assert heard == ["jiyi://facts/active"]

@@ -1,0 +1,113 @@
+"""The MCP tools against the declarations they are derived from: a tool cannot drift from its operation."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.mcp.tools import BY_NAME, TOOLS, declared_params, turn_id
+from service.ops import DECLARED
+from store.core.errors import InvalidInput
+
+NAMES = {
+    "memory_recall": "memory.recall",
+    "context_prepare": "context.prepare",
+    "remember_interaction": "interaction.remember",
+    "complete_task": "task.complete",
+    "list_facts": "memory.fact.list",
+    "list_skills": "memory.skill.list",
+    "list_lessons": "lesson.list",
+    "list_topics": "memory.topic.list",
+    "get_topic": "memory.topic.get",
+    "get_bundle": "bundle.get",
+    "save_bundle_document": "bundle.document.put",
+    "resolve_app": "app.resolve",
+    "memory_status": "health",
+}
+PERSON_ONLY = {
+    "app.alias.forget",
+    "app.alias.learn",  # a user-trust alias is the person's; an agent's learned alias comes from its runs
+    "memory.skill.set_status",
+    "memory.fact.set_status",
+    "lesson.approve",
+    "learning.record.revoke",
+    "learning.owner_review",
+    "episode.revoke",
+}
+
+
+def test_each_tool_is_one_declared_operation_under_its_fixed_name() -> None:
+    assert {tool.name: tool.operation.name for tool in TOOLS} == NAMES
+    for tool in TOOLS:
+        assert DECLARED[tool.operation.name] is tool.operation
+
+
+def test_a_tool_schema_is_its_declarations_schema_of_the_fields_it_exposes() -> None:
+    for tool in TOOLS:
+        declared = declared_params(tool.operation)
+        schema = tool.input_schema()
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert set(schema["properties"]) == set(tool.fields)
+        for argument, param in tool.fields.items():
+            assert schema["properties"][argument] == declared["properties"][param], (tool.name, argument)
+        # Required as declared, except where the tool's contract says otherwise (and says why, in tools.py).
+        for argument, param in tool.fields.items():
+            must = param in declared.get("required", ()) or argument in tool.required or param in tool.required
+            assert (argument in schema["required"]) == (must and argument not in tool.optional), (tool.name, argument)
+        # What a tool fixes is a parameter the operation really takes, with a value it accepts.
+        for param, value in tool.fixed.items():
+            field = declared["properties"][param]
+            branches = [field, *field.get("anyOf", [])]
+            options = [option for branch in branches for option in branch.get("enum", [])]
+            assert value in options, (tool.name, param)
+
+
+def test_annotations_come_from_kind_and_idempotency() -> None:
+    for tool in TOOLS:
+        hints = tool.annotations()
+        assert hints["readOnlyHint"] is (tool.operation.kind == "read")
+        assert hints["idempotentHint"] is tool.operation.idempotent
+        assert hints["destructiveHint"] is False
+    assert BY_NAME["remember_interaction"].annotations()["readOnlyHint"] is False
+    assert BY_NAME["memory_recall"].annotations()["readOnlyHint"] is True
+
+
+def test_what_only_a_person_decides_is_no_tool() -> None:
+    assert not {tool.operation.name for tool in TOOLS} & PERSON_ONLY
+    assert all(tool.fixed.get("actor", "agent") == "agent" for tool in TOOLS)
+
+
+def test_a_turn_without_an_id_gets_one_from_its_content() -> None:
+    tool = BY_NAME["remember_interaction"]
+    first = tool.params({"user_text": "明天几点开会？", "assistant_text": "十点"})
+    again = tool.params({"user_text": "明天几点开会？", "assistant_text": "十点"})
+    other = tool.params({"user_text": "明天几点开会？", "assistant_text": "十一点"})
+    assert first["interaction_id"] == again["interaction_id"] != other["interaction_id"]
+    assert tool.params({"user_text": "a", "assistant_text": "b", "interaction_id": "t-1"})["interaction_id"] == "t-1"
+    params = {"user_text": "a", "assistant_text": "b", "interaction_id": "mine"}
+    turn_id(params)
+    assert params["interaction_id"] == "mine"
+
+
+def test_renamed_and_fixed_arguments_reach_the_operation() -> None:
+    assert BY_NAME["context_prepare"].params({"query": "q", "budget": 900}) == {"query": "q", "budget_chars": 900}
+    assert BY_NAME["list_skills"].params({}) == {"status": "active", "audience": "executor"}
+    assert BY_NAME["list_lessons"].params(None) == {"status": "approved"}
+    put = BY_NAME["save_bundle_document"].params(
+        {"bundle_id": "project/x", "path": "a.md", "content": "c", "expected_revision": 0}
+    )
+    assert put["actor"] == "agent"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("memory_recall", {"query": "q", "top_k": 3}, "memory_recall does not take top_k (it takes query, limit)"),
+        ("memory_recall", {}, "memory_recall needs query"),
+        ("list_skills", {"status": "draft"}, "list_skills does not take status (it takes no arguments)"),
+        ("save_bundle_document", {"bundle_id": "project/x", "path": "a.md", "content": "c"}, "expected_revision"),
+        ("remember_interaction", {"user_text": "only half"}, "remember_interaction needs assistant_text"),
+    ],
+)
+def test_bad_arguments_are_refused_naming_them(tool: str, arguments: dict[str, object], says: str) -> None:
+    with pytest.raises(InvalidInput, match=says.replace("(", r"\(").replace(")", r"\)")):
+        BY_NAME[tool].params(arguments)
