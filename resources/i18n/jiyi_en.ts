@@ -4,163 +4,163 @@
 <context>
     <name>AliasEditor</name>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="77"/>
+        <location filename="../../gui/pages/alias_editor.py" line="73"/>
         <source>教它一个叫法（全局用户别名，最高信任）</source>
         <translation>Teach a name (global user alias, highest trust)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="79"/>
+        <location filename="../../gui/pages/alias_editor.py" line="75"/>
         <source>名称，例如 绿泡泡</source>
         <translation>Name, e.g. 绿泡泡</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="81"/>
+        <location filename="../../gui/pages/alias_editor.py" line="77"/>
         <source>包名，例如 com.tencent.mm</source>
         <translation>Package, e.g. com.tencent.mm</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="82"/>
+        <location filename="../../gui/pages/alias_editor.py" line="78"/>
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="83"/>
+        <location filename="../../gui/pages/alias_editor.py" line="79"/>
         <source>忘记这个叫法</source>
         <translation>Forget this name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="84"/>
+        <location filename="../../gui/pages/alias_editor.py" line="80"/>
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="85"/>
+        <location filename="../../gui/pages/alias_editor.py" line="81"/>
         <source>重做</source>
         <translation>Redo</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="95"/>
+        <location filename="../../gui/pages/alias_editor.py" line="91"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="96"/>
-        <location filename="../../gui/pages/alias_editor.py" line="250"/>
+        <location filename="../../gui/pages/alias_editor.py" line="92"/>
+        <location filename="../../gui/pages/alias_editor.py" line="246"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="103"/>
+        <location filename="../../gui/pages/alias_editor.py" line="99"/>
         <source>试试解析</source>
         <translation>Try a name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="105"/>
+        <location filename="../../gui/pages/alias_editor.py" line="101"/>
         <source>输入一个叫法，看它会打开哪个应用</source>
         <translation>Type a name to see which app it would open</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="107"/>
+        <location filename="../../gui/pages/alias_editor.py" line="103"/>
         <source>不限设备</source>
         <translation>Any device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="116"/>
+        <location filename="../../gui/pages/alias_editor.py" line="112"/>
         <source>这个叫法的历史</source>
         <translation>History of this name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="147"/>
+        <location filename="../../gui/pages/alias_editor.py" line="143"/>
         <source>已保存：{0} → {1}</source>
         <translation>Saved: {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="152"/>
+        <location filename="../../gui/pages/alias_editor.py" line="148"/>
         <source>设置 {0}</source>
         <translation>Set {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="161"/>
+        <location filename="../../gui/pages/alias_editor.py" line="157"/>
         <source>已忘记 {0}（设备清单条目不动）</source>
         <translation>Forgot {0} (device entries kept)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="162"/>
+        <location filename="../../gui/pages/alias_editor.py" line="158"/>
         <source>忘记 {0}</source>
         <translation>Forget {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="164"/>
+        <location filename="../../gui/pages/alias_editor.py" line="160"/>
         <source>{0} 没有可忘记的用户或学习别名</source>
         <translation>{0} has no user or learned alias to forget</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="173"/>
+        <location filename="../../gui/pages/alias_editor.py" line="169"/>
         <source>已撤回改动 {0}</source>
         <translation>Reverted change {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="200"/>
+        <location filename="../../gui/pages/alias_editor.py" line="196"/>
         <source>改动</source>
         <translation>change</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="210"/>
+        <location filename="../../gui/pages/alias_editor.py" line="206"/>
         <source>没有历史</source>
         <translation>No history</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="233"/>
+        <location filename="../../gui/pages/alias_editor.py" line="229"/>
         <source>可直接打开</source>
         <translation>Safe to open</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="234"/>
+        <location filename="../../gui/pages/alias_editor.py" line="230"/>
         <source>需要模型选择</source>
         <translation>Needs the model to choose</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="235"/>
+        <location filename="../../gui/pages/alias_editor.py" line="231"/>
         <source>不认识</source>
         <translation>Unknown</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="240"/>
+        <location filename="../../gui/pages/alias_editor.py" line="236"/>
         <source>已安装</source>
         <translation>installed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="240"/>
+        <location filename="../../gui/pages/alias_editor.py" line="236"/>
         <source>未安装</source>
         <translation>not installed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="251"/>
+        <location filename="../../gui/pages/alias_editor.py" line="247"/>
         <source>标准名</source>
         <translation>Label</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="252"/>
+        <location filename="../../gui/pages/alias_editor.py" line="248"/>
         <source>匹配到</source>
         <translation>Matched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="253"/>
+        <location filename="../../gui/pages/alias_editor.py" line="249"/>
         <source>证据</source>
         <translation>Evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="254"/>
+        <location filename="../../gui/pages/alias_editor.py" line="250"/>
         <source>相似度</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="255"/>
+        <location filename="../../gui/pages/alias_editor.py" line="251"/>
         <source>先验</source>
         <translation>Prior</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="256"/>
+        <location filename="../../gui/pages/alias_editor.py" line="252"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
@@ -287,7 +287,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/appkb_page.py" line="220"/>
-        <location filename="../../gui/pages/appkb_page.py" line="423"/>
+        <location filename="../../gui/pages/appkb_page.py" line="425"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
@@ -307,82 +307,82 @@
         <translation>Export TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="302"/>
+        <location filename="../../gui/pages/appkb_page.py" line="304"/>
         <source>选择 TaskWizard 的 memory 目录</source>
         <translation>Choose TaskWizard&apos;s memory folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="313"/>
+        <location filename="../../gui/pages/appkb_page.py" line="315"/>
         <source>正在导入 {0}…</source>
         <translation>Importing {0}…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="334"/>
+        <location filename="../../gui/pages/appkb_page.py" line="336"/>
         <source>导入 {0}：{1}</source>
         <translation>Imported {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="341"/>
+        <location filename="../../gui/pages/appkb_page.py" line="343"/>
         <source>应用库</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="342"/>
+        <location filename="../../gui/pages/appkb_page.py" line="344"/>
         <source>运行档案</source>
         <translation>runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="343"/>
+        <location filename="../../gui/pages/appkb_page.py" line="345"/>
         <source>回想统计</source>
         <translation>recall scorecard</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="344"/>
+        <location filename="../../gui/pages/appkb_page.py" line="346"/>
         <source>经验教训</source>
         <translation>lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="348"/>
+        <location filename="../../gui/pages/appkb_page.py" line="350"/>
         <source>{0}：已导入过，没有新内容</source>
         <translation>{0}: imported before, nothing new</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="349"/>
+        <location filename="../../gui/pages/appkb_page.py" line="351"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="327"/>
+        <location filename="../../gui/pages/appkb_page.py" line="329"/>
         <source>{0} 已损坏，按日志重建</source>
         <translation>{0} is damaged; rebuilt from the log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="351"/>
+        <location filename="../../gui/pages/appkb_page.py" line="353"/>
         <source>（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）</source>
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="370"/>
+        <location filename="../../gui/pages/appkb_page.py" line="372"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="381"/>
+        <location filename="../../gui/pages/appkb_page.py" line="383"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="391"/>
+        <location filename="../../gui/pages/appkb_page.py" line="393"/>
         <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
         <translation>Imported; indexing runs for recall: {0}/{1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="394"/>
+        <location filename="../../gui/pages/appkb_page.py" line="396"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="404"/>
+        <location filename="../../gui/pages/appkb_page.py" line="406"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -411,87 +411,87 @@
     </message>
     <message>
         <location filename="../../gui/pages/bundles_page.py" line="79"/>
-        <location filename="../../gui/pages/bundles_page.py" line="167"/>
+        <location filename="../../gui/pages/bundles_page.py" line="175"/>
         <source>选择左边的文档。</source>
         <translation>Choose a document on the left.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="82"/>
+        <location filename="../../gui/pages/bundles_page.py" line="83"/>
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="87"/>
+        <location filename="../../gui/pages/bundles_page.py" line="88"/>
         <source>新建文档…</source>
         <translation>New document…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="89"/>
+        <location filename="../../gui/pages/bundles_page.py" line="90"/>
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="91"/>
+        <location filename="../../gui/pages/bundles_page.py" line="92"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="128"/>
+        <location filename="../../gui/pages/bundles_page.py" line="136"/>
         <source>日程</source>
         <translation>Schedule</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="128"/>
+        <location filename="../../gui/pages/bundles_page.py" line="136"/>
         <source>项目</source>
         <translation>Project</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="144"/>
+        <location filename="../../gui/pages/bundles_page.py" line="152"/>
         <source>运行记录</source>
         <translation>Runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="162"/>
+        <location filename="../../gui/pages/bundles_page.py" line="170"/>
         <source>还没有资料夹。定时任务第一次完成时（task.complete 带 schedule_id）会建立它的资料夹，之后每次运行的记录和你写的说明都放在里面。</source>
         <translation>No bundles yet. A scheduled task gets its bundle when it first completes (task.complete with a schedule_id); each run&apos;s record and your notes are kept in it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="176"/>
+        <location filename="../../gui/pages/bundles_page.py" line="184"/>
         <source>{0} 已被别人改到修订 {1}；你的编辑基于修订 {2}，保存时会提示冲突。</source>
         <translation>{0} was changed by someone else to revision {1}; your edit is based on revision {2}, so saving will show the conflict.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="213"/>
+        <location filename="../../gui/pages/bundles_page.py" line="221"/>
         <source>（镜像文件缺失）</source>
         <translation> (the mirrored file is missing)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="214"/>
+        <location filename="../../gui/pages/bundles_page.py" line="222"/>
         <source>（镜像文件在 Jiyi 之外被改过；下次保存会把那份另存）</source>
         <translation> (the mirrored file was edited outside Jiyi; the next save keeps that version beside it)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="217"/>
+        <location filename="../../gui/pages/bundles_page.py" line="225"/>
         <source>{0} / {1} · 修订 {2}</source>
         <translation>{0} / {1} · revision {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="253"/>
+        <location filename="../../gui/pages/bundles_page.py" line="261"/>
         <source>；文件在外部被改过的版本已另存为 {0}</source>
         <translation>; the version edited outside was kept as {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="275"/>
+        <location filename="../../gui/pages/bundles_page.py" line="283"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="289"/>
+        <location filename="../../gui/pages/bundles_page.py" line="297"/>
         <source>新建文档</source>
         <translation>New document</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="289"/>
+        <location filename="../../gui/pages/bundles_page.py" line="297"/>
         <source>文件名（如 notes.md）：</source>
         <translation>File name (e.g. notes.md):</translation>
     </message>
@@ -1471,38 +1471,38 @@
 <context>
     <name>FailuresView</name>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="317"/>
+        <location filename="../../gui/pages/learning_views.py" line="319"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="318"/>
+        <location filename="../../gui/pages/learning_views.py" line="320"/>
         <source>来源编号</source>
         <translation>Source id</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="319"/>
-        <location filename="../../gui/pages/learning_views.py" line="346"/>
+        <location filename="../../gui/pages/learning_views.py" line="321"/>
+        <location filename="../../gui/pages/learning_views.py" line="348"/>
         <source>原因</source>
         <translation>Reason</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="320"/>
+        <location filename="../../gui/pages/learning_views.py" line="322"/>
         <source>时间</source>
         <translation>Time</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="332"/>
+        <location filename="../../gui/pages/learning_views.py" line="334"/>
         <source>没有失败的记录。提取或审阅失败、过期或被取消的工作会留在这里。</source>
         <translation>No failures. Extraction or review work that failed, expired or was cancelled stays here.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="342"/>
+        <location filename="../../gui/pages/learning_views.py" line="344"/>
         <source>没有失败记录，或未选择。</source>
         <translation>No failure, or none chosen.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="345"/>
+        <location filename="../../gui/pages/learning_views.py" line="347"/>
         <source>来源</source>
         <translation>Source</translation>
     </message>
@@ -1982,7 +1982,7 @@
     <message>
         <location filename="../../gui/pages/maintenance_page.py" line="98"/>
         <location filename="../../gui/pages/maintenance_page.py" line="227"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="328"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="333"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
@@ -2047,33 +2047,33 @@
         <translation>Rebuilding…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="268"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="273"/>
         <source>已取消：正在重建的那部分保持原样。</source>
         <translation>Cancelled: the part being rebuilt was left as it was.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="270"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="275"/>
         <source>已取消：向量索引只重建了一部分，下次整理或重建会补全。</source>
         <translation>Cancelled: the vector index is only partly rebuilt; the next dream or rebuild completes it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="274"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="279"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="278"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="283"/>
         <source>重建完成：{0}</source>
         <translation>Rebuilt: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="323"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="328"/>
         <source>已请求取消 {0}，等它在下一步停下…</source>
         <translation>Cancel requested for {0}; it stops at its next step…</translation>
     </message>
     <message>
         <location filename="../../gui/pages/maintenance_page.py" line="227"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="327"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="332"/>
         <source>重建视图</source>
         <translation>Rebuild views</translation>
     </message>
@@ -2088,123 +2088,123 @@
         <translation>Every step of the dream is done.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="329"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="334"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="330"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="335"/>
         <source>整理</source>
         <translation>Dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="348"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="353"/>
         <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
         <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="363"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="368"/>
         <source>{0}（{1}）已完成</source>
         <translation>{0} ({1}) finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="365"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="370"/>
         <source>{0}（{1}）已取消</source>
         <translation>{0} ({1}) cancelled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="368"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="373"/>
         <source>{0}（{1}）失败：{2}</source>
         <translation>{0} ({1}) failed: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="370"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="375"/>
         <source>服务上的{0}（{1}）已结束</source>
         <translation>{0} ({1}) on the service has ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="377"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="382"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="385"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="390"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="391"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="387"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="392"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="388"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="393"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="411"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="416"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="412"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="417"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="413"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="418"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="414"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="419"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="415"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="420"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="431"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="436"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="432"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="437"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="433"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="438"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="434"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="439"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="435"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="440"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
         <location filename="../../gui/pages/maintenance_page.py" line="211"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="416"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="421"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="417"/>
+        <location filename="../../gui/pages/maintenance_page.py" line="422"/>
         <source>备注</source>
         <translation>note</translation>
     </message>
@@ -2212,122 +2212,127 @@
 <context>
     <name>MemoryProbe</name>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="37"/>
+        <location filename="../../gui/pages/memory_probe.py" line="38"/>
         <source>问记忆一个问题，看会想起哪些问答、为什么</source>
         <translation>Ask memory a question: which turns it recalls, and why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="39"/>
+        <location filename="../../gui/pages/memory_probe.py" line="40"/>
         <source>问记忆</source>
         <translation>Ask memory</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="42"/>
+        <location filename="../../gui/pages/memory_probe.py" line="43"/>
         <source>只是询问：不记录</source>
         <translation>Only asking: nothing is recorded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="55"/>
+        <location filename="../../gui/pages/memory_probe.py" line="57"/>
         <source>请输入一个问题。</source>
         <translation>Type a question.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="73"/>
+        <location filename="../../gui/pages/memory_probe.py" line="79"/>
         <source>按词语和语义（混合检索）</source>
         <translation>By words and meaning (hybrid retrieval)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="75"/>
+        <location filename="../../gui/pages/memory_probe.py" line="81"/>
         <source>只按词语（降级：{0}）</source>
         <translation>By words only (degraded: {0})</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="76"/>
+        <location filename="../../gui/pages/memory_probe.py" line="82"/>
         <source>待嵌入 {0} 条</source>
         <translation>{0} waiting to be embedded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="77"/>
+        <location filename="../../gui/pages/memory_probe.py" line="83"/>
         <source>{0}；{1}；{2} ms</source>
         <translation>{0}; {1}; {2} ms</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <location filename="../../gui/pages/memory_probe.py" line="91"/>
         <source>相关</source>
         <translation>related</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="85"/>
+        <location filename="../../gui/pages/memory_probe.py" line="91"/>
         <source>最近</source>
         <translation>recent</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="98"/>
+        <location filename="../../gui/pages/memory_probe.py" line="91"/>
+        <source>相邻</source>
+        <translation>neighbour</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="105"/>
         <source>为何</source>
         <translation>Why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="99"/>
+        <location filename="../../gui/pages/memory_probe.py" line="106"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="100"/>
+        <location filename="../../gui/pages/memory_probe.py" line="107"/>
         <source>词序</source>
         <translation>Word rank</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="101"/>
+        <location filename="../../gui/pages/memory_probe.py" line="108"/>
         <source>BM25</source>
         <translation>BM25</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="102"/>
+        <location filename="../../gui/pages/memory_probe.py" line="109"/>
         <source>相似</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="103"/>
+        <location filename="../../gui/pages/memory_probe.py" line="110"/>
         <source>突出</source>
         <translation>Standing</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="104"/>
+        <location filename="../../gui/pages/memory_probe.py" line="111"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="109"/>
+        <location filename="../../gui/pages/memory_probe.py" line="116"/>
         <source>问答</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="114"/>
+        <location filename="../../gui/pages/memory_probe.py" line="121"/>
         <source>任务</source>
         <translation>Tasks</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="116"/>
+        <location filename="../../gui/pages/memory_probe.py" line="123"/>
         <source>{0} {1}：{2}</source>
         <translation>{0} {1}: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <location filename="../../gui/pages/memory_probe.py" line="125"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <location filename="../../gui/pages/memory_probe.py" line="125"/>
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="119"/>
+        <location filename="../../gui/pages/memory_probe.py" line="126"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="127"/>
+        <location filename="../../gui/pages/memory_probe.py" line="134"/>
         <source>记忆里没有与此相关的问答。</source>
         <translation>Memory holds no turn related to this.</translation>
     </message>
@@ -2553,232 +2558,232 @@
 <context>
     <name>QueueView</name>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="66"/>
+        <location filename="../../gui/pages/learning_views.py" line="67"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="72"/>
-        <location filename="../../gui/pages/learning_views.py" line="89"/>
-        <location filename="../../gui/pages/learning_views.py" line="154"/>
+        <location filename="../../gui/pages/learning_views.py" line="73"/>
+        <location filename="../../gui/pages/learning_views.py" line="90"/>
+        <location filename="../../gui/pages/learning_views.py" line="155"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="73"/>
-        <location filename="../../gui/pages/learning_views.py" line="155"/>
+        <location filename="../../gui/pages/learning_views.py" line="74"/>
+        <location filename="../../gui/pages/learning_views.py" line="156"/>
         <source>来源</source>
         <translation>Source</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="74"/>
+        <location filename="../../gui/pages/learning_views.py" line="75"/>
         <source>来源编号</source>
         <translation>Source id</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="75"/>
-        <location filename="../../gui/pages/learning_views.py" line="165"/>
+        <location filename="../../gui/pages/learning_views.py" line="76"/>
+        <location filename="../../gui/pages/learning_views.py" line="166"/>
         <source>候选</source>
         <translation>Candidate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="76"/>
+        <location filename="../../gui/pages/learning_views.py" line="77"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="81"/>
+        <location filename="../../gui/pages/learning_views.py" line="82"/>
         <source>审阅理由（必填）</source>
         <translation>Review reason (required)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="82"/>
+        <location filename="../../gui/pages/learning_views.py" line="83"/>
         <source>批准</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="83"/>
+        <location filename="../../gui/pages/learning_views.py" line="84"/>
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="95"/>
+        <location filename="../../gui/pages/learning_views.py" line="96"/>
         <source>队列是空的。有了学习授权后，记忆会自己发现完成的对话和有结果的运行，交给提取程序；它提出的候选经审阅后出现在这里。</source>
         <translation>The queue is empty. With a learning grant, Jiyi finds finished conversations and runs with a result by itself and hands them to the extractor; the candidates it proposes appear here for review.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="102"/>
+        <location filename="../../gui/pages/learning_views.py" line="103"/>
         <source>待提取</source>
         <translation>Awaiting extraction</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="103"/>
+        <location filename="../../gui/pages/learning_views.py" line="104"/>
         <source>提取中</source>
         <translation>Extracting</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="104"/>
+        <location filename="../../gui/pages/learning_views.py" line="105"/>
         <source>待审阅</source>
         <translation>Awaiting review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="105"/>
+        <location filename="../../gui/pages/learning_views.py" line="106"/>
         <source>审阅中</source>
         <translation>Reviewing</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="106"/>
+        <location filename="../../gui/pages/learning_views.py" line="107"/>
         <source>已批准</source>
         <translation>Approved</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="107"/>
+        <location filename="../../gui/pages/learning_views.py" line="108"/>
         <source>无可学</source>
         <translation>Nothing to learn</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="108"/>
+        <location filename="../../gui/pages/learning_views.py" line="109"/>
         <source>已拒绝</source>
         <translation>Rejected</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="109"/>
+        <location filename="../../gui/pages/learning_views.py" line="110"/>
         <source>已采用</source>
         <translation>Adopted</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="110"/>
+        <location filename="../../gui/pages/learning_views.py" line="111"/>
         <source>采用被拒</source>
         <translation>Adoption refused</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="111"/>
+        <location filename="../../gui/pages/learning_views.py" line="112"/>
         <source>失败</source>
         <translation>Failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="112"/>
+        <location filename="../../gui/pages/learning_views.py" line="113"/>
         <source>已停止</source>
         <translation>Stopped</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="116"/>
+        <location filename="../../gui/pages/learning_views.py" line="117"/>
         <source>问答</source>
         <translation>Turn</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="116"/>
+        <location filename="../../gui/pages/learning_views.py" line="117"/>
         <source>任务卡</source>
         <translation>Task card</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="116"/>
+        <location filename="../../gui/pages/learning_views.py" line="117"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="120"/>
+        <location filename="../../gui/pages/learning_views.py" line="121"/>
         <source>用户</source>
         <translation>user</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="121"/>
+        <location filename="../../gui/pages/learning_views.py" line="122"/>
         <source>助手</source>
         <translation>Assistant</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="122"/>
+        <location filename="../../gui/pages/learning_views.py" line="123"/>
         <source>任务</source>
         <translation>Task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="123"/>
+        <location filename="../../gui/pages/learning_views.py" line="124"/>
         <source>结果</source>
         <translation>Result</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="124"/>
-        <location filename="../../gui/pages/learning_views.py" line="173"/>
+        <location filename="../../gui/pages/learning_views.py" line="125"/>
+        <location filename="../../gui/pages/learning_views.py" line="174"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="125"/>
+        <location filename="../../gui/pages/learning_views.py" line="126"/>
         <source>步骤</source>
         <translation>Steps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="126"/>
+        <location filename="../../gui/pages/learning_views.py" line="127"/>
         <source>结局</source>
         <translation>Outcome</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="139"/>
+        <location filename="../../gui/pages/learning_views.py" line="140"/>
         <source>选择一项，查看它的来源、候选和审阅。</source>
         <translation>Choose an item to see its source, candidate and review.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="158"/>
+        <location filename="../../gui/pages/learning_views.py" line="159"/>
         <source>说明</source>
         <translation>Notes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="161"/>
+        <location filename="../../gui/pages/learning_views.py" line="162"/>
         <source>这一项在等审阅：审阅程序会处理它。想自己决定，勾选上方的“由我审阅”，这里就会出现批准和拒绝。</source>
         <translation>This item waits for review: the reviewer worker will take it. To decide yourself, tick “I review” above, and Approve and Reject appear here.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="170"/>
+        <location filename="../../gui/pages/learning_views.py" line="171"/>
         <source>操作</source>
         <translation>Operation</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="175"/>
+        <location filename="../../gui/pages/learning_views.py" line="176"/>
         <source>原始来源</source>
         <translation>Original source</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="177"/>
+        <location filename="../../gui/pages/learning_views.py" line="178"/>
         <source>来源已不存在。</source>
         <translation>The source no longer exists.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="180"/>
+        <location filename="../../gui/pages/learning_views.py" line="181"/>
         <source>来源在此之后被修改过。</source>
         <translation>The source has changed since.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="183"/>
+        <location filename="../../gui/pages/learning_views.py" line="184"/>
         <source>{0}：</source>
         <translation>{0}:</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="186"/>
+        <location filename="../../gui/pages/learning_views.py" line="187"/>
         <source>目标结果</source>
         <translation>Objective</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="188"/>
+        <location filename="../../gui/pages/learning_views.py" line="189"/>
         <source>本人</source>
         <translation>Owner</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="188"/>
+        <location filename="../../gui/pages/learning_views.py" line="189"/>
         <source>审阅程序</source>
         <translation>Reviewer worker</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="190"/>
+        <location filename="../../gui/pages/learning_views.py" line="191"/>
         <source>审阅</source>
         <translation>Review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="193"/>
+        <location filename="../../gui/pages/learning_views.py" line="194"/>
         <source>提取</source>
         <translation>Extraction</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="200"/>
+        <location filename="../../gui/pages/learning_views.py" line="201"/>
         <source>请先写下理由。</source>
         <translation>Write a reason first.</translation>
     </message>
@@ -2929,107 +2934,107 @@
 <context>
     <name>RecallProbe</name>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="36"/>
+        <location filename="../../gui/pages/recall_probe.py" line="37"/>
         <source>输入一个任务，看回想会给出哪个应用、为什么</source>
         <translation>Type a task to see which app recall would give, and why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="43"/>
+        <location filename="../../gui/pages/recall_probe.py" line="44"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="44"/>
+        <location filename="../../gui/pages/recall_probe.py" line="45"/>
         <source>召回</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="47"/>
+        <location filename="../../gui/pages/recall_probe.py" line="48"/>
         <source>只是询问：不记录、不计分</source>
         <translation>Only asking: nothing is logged or scored</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="72"/>
+        <location filename="../../gui/pages/recall_probe.py" line="74"/>
         <source>请输入任务并选择设备。</source>
         <translation>Type a task and choose a device.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="99"/>
+        <location filename="../../gui/pages/recall_probe.py" line="105"/>
         <source>不召回：没有应用达到阈值 {0}</source>
         <translation>Abstains: no app reaches the threshold {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="91"/>
+        <location filename="../../gui/pages/recall_probe.py" line="97"/>
         <source>召回 {0}：任务提到了“{1}”</source>
         <translation>Recalls {0}: the task names “{1}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="93"/>
+        <location filename="../../gui/pages/recall_probe.py" line="99"/>
         <source>召回 {0}</source>
         <translation>Recalled {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="93"/>
+        <location filename="../../gui/pages/recall_probe.py" line="99"/>
         <source>不召回 {0}</source>
         <translation>Not recalled {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="95"/>
+        <location filename="../../gui/pages/recall_probe.py" line="101"/>
         <source>：置信度 {0:.3f} {1} 阈值 {2}</source>
         <translation>: confidence {0:.3f} {1} threshold {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="101"/>
+        <location filename="../../gui/pages/recall_probe.py" line="107"/>
         <source>召回 {0}：得分 {1:.3f} ≥ 阈值 {2}</source>
         <translation>Recalls {0}: score {1:.3f} ≥ threshold {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="120"/>
+        <location filename="../../gui/pages/recall_probe.py" line="127"/>
         <source>应用</source>
         <translation>App</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="120"/>
+        <location filename="../../gui/pages/recall_probe.py" line="127"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="120"/>
+        <location filename="../../gui/pages/recall_probe.py" line="127"/>
         <source>相似</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="120"/>
+        <location filename="../../gui/pages/recall_probe.py" line="127"/>
         <source>用词</source>
         <translation>Wording</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="120"/>
+        <location filename="../../gui/pages/recall_probe.py" line="127"/>
         <source>最近的过去任务</source>
         <translation>Nearest past task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="123"/>
+        <location filename="../../gui/pages/recall_probe.py" line="130"/>
         <source>这台设备还没有可比较的运行。</source>
         <translation>This device has no past runs to compare with yet.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="132"/>
+        <location filename="../../gui/pages/recall_probe.py" line="139"/>
         <source>最高 {0:.3f}，附近没有别的应用（领先按 0 计）</source>
         <translation>top {0:.3f}, no other app near (lead counted as 0)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="133"/>
+        <location filename="../../gui/pages/recall_probe.py" line="140"/>
         <source>最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先</source>
         <translation>top {0:.3f}, runner-up {1} {2:.3f}, lead {3:.3f}; confidence = top + {4} × lead</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="137"/>
+        <location filename="../../gui/pages/recall_probe.py" line="144"/>
         <source>参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}</source>
         <translation>the reference&apos;s score (0.75 × similarity + 0.25 × keywords): {0:.3f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="138"/>
+        <location filename="../../gui/pages/recall_probe.py" line="145"/>
         <source>最高得分 {0:.3f}</source>
         <translation>top score {0:.3f}</translation>
     </message>
@@ -3037,22 +3042,22 @@
 <context>
     <name>RecordPage</name>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="120"/>
+        <location filename="../../gui/pages/record_page.py" line="134"/>
         <source>没有符合筛选条件的记录；筛选隐藏了另外 {0} 条，选“全部”即可看到。</source>
         <translation>Nothing matches the filter; it hides {0} more: choose “All” to see them.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="123"/>
+        <location filename="../../gui/pages/record_page.py" line="137"/>
         <source>没有符合筛选条件的记录。</source>
         <translation>No record matches the filters.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="128"/>
+        <location filename="../../gui/pages/record_page.py" line="153"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/record_page.py" line="142"/>
+        <location filename="../../gui/pages/record_page.py" line="167"/>
         <source>已更新：{0}</source>
         <translation>Updated: {0}</translation>
     </message>
@@ -3060,125 +3065,125 @@
 <context>
     <name>RecordsView</name>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="221"/>
+        <location filename="../../gui/pages/learning_views.py" line="223"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="228"/>
-        <location filename="../../gui/pages/learning_views.py" line="278"/>
+        <location filename="../../gui/pages/learning_views.py" line="230"/>
+        <location filename="../../gui/pages/learning_views.py" line="280"/>
         <source>类别</source>
         <translation>Kind</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="229"/>
-        <location filename="../../gui/pages/learning_views.py" line="244"/>
+        <location filename="../../gui/pages/learning_views.py" line="231"/>
+        <location filename="../../gui/pages/learning_views.py" line="246"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="230"/>
+        <location filename="../../gui/pages/learning_views.py" line="232"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="231"/>
-        <location filename="../../gui/pages/learning_views.py" line="282"/>
+        <location filename="../../gui/pages/learning_views.py" line="233"/>
+        <location filename="../../gui/pages/learning_views.py" line="284"/>
         <source>到期</source>
         <translation>Expires</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="236"/>
+        <location filename="../../gui/pages/learning_views.py" line="238"/>
         <source>改写内容</source>
         <translation>Rewrite the content</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="237"/>
+        <location filename="../../gui/pages/learning_views.py" line="239"/>
         <source>保存修改</source>
         <translation>Save changes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="238"/>
+        <location filename="../../gui/pages/learning_views.py" line="240"/>
         <source>撤销</source>
         <translation>Revoke</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="249"/>
+        <location filename="../../gui/pages/learning_views.py" line="251"/>
         <source>还没有采用的记录。审阅通过、在授权之内的候选由记忆自己采用，之后列在这里，可撤销或编辑。</source>
         <translation>No adopted records yet. Candidates approved in review and within the grant are adopted by Jiyi itself and listed here, where you can revoke or edit them.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="254"/>
+        <location filename="../../gui/pages/learning_views.py" line="256"/>
         <source>生效中</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="255"/>
+        <location filename="../../gui/pages/learning_views.py" line="257"/>
         <source>已移除</source>
         <translation>Removed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="256"/>
+        <location filename="../../gui/pages/learning_views.py" line="258"/>
         <source>已撤销</source>
         <translation>Revoked</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="257"/>
+        <location filename="../../gui/pages/learning_views.py" line="259"/>
         <source>已过期</source>
         <translation>Expired</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="271"/>
+        <location filename="../../gui/pages/learning_views.py" line="273"/>
         <source>选择一条记录，查看它的出处。</source>
         <translation>Choose a record to see where it came from.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="275"/>
+        <location filename="../../gui/pages/learning_views.py" line="277"/>
         <source>由学习管理</source>
         <translation>Managed by learning</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="275"/>
+        <location filename="../../gui/pages/learning_views.py" line="277"/>
         <source>已归本人（不再自动替换）</source>
         <translation>Now yours (no longer replaced automatically)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="279"/>
+        <location filename="../../gui/pages/learning_views.py" line="281"/>
         <source>版本</source>
         <translation>Version</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="280"/>
+        <location filename="../../gui/pages/learning_views.py" line="282"/>
         <source>管理</source>
         <translation>Managed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="281"/>
+        <location filename="../../gui/pages/learning_views.py" line="283"/>
         <source>存放于</source>
         <translation>Stored in</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="283"/>
+        <location filename="../../gui/pages/learning_views.py" line="285"/>
         <source>来源</source>
         <translation>Source</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="284"/>
+        <location filename="../../gui/pages/learning_views.py" line="286"/>
         <source>操作</source>
         <translation>Operation</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="285"/>
+        <location filename="../../gui/pages/learning_views.py" line="287"/>
         <source>审阅</source>
         <translation>Review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="286"/>
+        <location filename="../../gui/pages/learning_views.py" line="288"/>
         <source>授权</source>
         <translation>Grant</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/learning_views.py" line="290"/>
+        <location filename="../../gui/pages/learning_views.py" line="292"/>
         <source>说明</source>
         <translation>Notes</translation>
     </message>
@@ -3479,57 +3484,57 @@
 <context>
     <name>Words</name>
     <message>
-        <location filename="../../gui/words.py" line="18"/>
+        <location filename="../../gui/words.py" line="22"/>
         <source>，</source>
         <translation>, </translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="23"/>
+        <location filename="../../gui/words.py" line="27"/>
         <source>；</source>
         <translation>; </translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="29"/>
+        <location filename="../../gui/words.py" line="33"/>
         <source>纠正开错的别名</source>
         <translation>Correct wrong aliases</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="30"/>
+        <location filename="../../gui/words.py" line="34"/>
         <source>合并重复条目</source>
         <translation>Merge duplicates</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="31"/>
+        <location filename="../../gui/words.py" line="35"/>
         <source>淘汰过期条目</source>
         <translation>Evict stale entries</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="32"/>
+        <location filename="../../gui/words.py" line="36"/>
         <source>折叠旧运行档案</source>
         <translation>Fold old episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="33"/>
+        <location filename="../../gui/words.py" line="37"/>
         <source>向量索引对账</source>
         <translation>Reconcile the vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="34"/>
+        <location filename="../../gui/words.py" line="38"/>
         <source>重新校准回想阈值</source>
         <translation>Recalibrate recall thresholds</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="40"/>
+        <location filename="../../gui/words.py" line="44"/>
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="45"/>
+        <location filename="../../gui/words.py" line="49"/>
         <source>{0}（{1}）</source>
         <translation>{0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../gui/words.py" line="50"/>
+        <location filename="../../gui/words.py" line="54"/>
         <source>「{0}」</source>
         <translation>“{0}”</translation>
     </message>
