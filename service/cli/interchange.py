@@ -13,7 +13,6 @@ from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
-    from service.memory.memory import Memory
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -82,14 +81,6 @@ def export_taskwizard(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _own_memory(config: Config) -> Memory:
-    """The home opened here: these imports write in one transaction of their own, so while a service owns the
-    home they are refused (`HomeLocked`, naming the owner), as `recall-stats --export` is."""
-    from service.memory.memory import Memory
-
-    return Memory.open(config)
-
-
 def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
     for kind, report in reports.items():
         print(
@@ -103,7 +94,7 @@ def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
 
 def import_desk(args: argparse.Namespace, config: Config) -> int:
     with (
-        _own_memory(config) as memory,
+        open_memory(config) as memory,
         progress_bar("importing", "records") as progress,
         progress_bar("indexing", "items") as indexing,
     ):
@@ -113,7 +104,7 @@ def import_desk(args: argparse.Namespace, config: Config) -> int:
 
 
 def export_desk(args: argparse.Namespace, config: Config) -> int:
-    with _own_memory(config) as memory:
+    with open_memory(config) as memory:
         counts = memory.interchange.export_desk(args.directory)
     listed = ", ".join(f"{count} {kind}" for kind, count in counts.items())
     print(f"wrote {listed} and manifest.json to {args.directory}")
@@ -123,7 +114,7 @@ def export_desk(args: argparse.Namespace, config: Config) -> int:
 def import_foreign(args: argparse.Namespace, config: Config) -> int:
     system = str(args.format)
     with (
-        _own_memory(config) as memory,
+        open_memory(config) as memory,
         progress_bar("importing", "memories") as progress,
         progress_bar("indexing", "items") as indexing,
     ):

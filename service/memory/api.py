@@ -160,6 +160,24 @@ class LearningApi(Protocol):
     def edit_record(self, record_id: str, content: str) -> LearningRecord: ...
 
 
+class InterchangeApi(Protocol):
+    """The desk memory in and out in open formats (docs/interchange.md)."""
+
+    def export_desk(self, directory: Path) -> dict[str, int]: ...
+    def import_desk(
+        self, directory: Path, progress: Progress | None = ..., indexing: Progress | None = ...
+    ) -> dict[str, dict[str, Any]]: ...
+    def import_foreign(
+        self,
+        system: str,
+        path: Path,
+        *,
+        scope: str = ...,
+        progress: Progress | None = ...,
+        indexing: Progress | None = ...,
+    ) -> dict[str, Any]: ...
+
+
 class JobsApi(Protocol):
     """The rebuilds running as jobs (`service.memory.jobs`): one at a time, followed and cancelled by anyone."""
 
@@ -187,6 +205,8 @@ class MemoryApi(Protocol):
     def learning(self) -> LearningApi: ...
     @property
     def jobs(self) -> JobsApi: ...
+    @property
+    def interchange(self) -> InterchangeApi: ...
     @property
     def config(self) -> Config: ...
     @property

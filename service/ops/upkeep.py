@@ -1,5 +1,5 @@
 """The whole home: the overview, dream passes, TaskWizard import and export, and the long work run as jobs
-(rebuilds, an import, a dream pass) that clients start, follow and cancel."""
+(rebuilds, an import or export, a dream pass) that clients start, follow and cancel."""
 
 from __future__ import annotations
 
@@ -11,24 +11,26 @@ from service.memory.results import DreamReport, Overview
 from service.memory.rows import JobStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
+from service.ops.interchange import MAX_PATH_BYTES, SCOPES, SYSTEMS, check_absolute
 from store.core.errors import InvalidInput
 
-MAX_PATH_BYTES = 4096
-JOB_KINDS = ("rebuild", "vectors.rebuild", "taskwizard.import", "dream")
+JOB_KINDS = ("rebuild", "vectors.rebuild", "taskwizard.import", "dream", "desk.export", "desk.import", "facts.import")
 """What a job may be, by the name of the method that does the same work and waits for it."""
 JOB_PARAMS: dict[str, tuple[str, ...]] = {
     "rebuild": (),
     "vectors.rebuild": (),
     "taskwizard.import": ("directory",),
     "dream": ("full", "dry_run"),
+    "desk.export": ("directory",),
+    "desk.import": ("directory",),
+    "facts.import": ("system", "file", "scope"),
 }
 """The params each kind of job takes (beside `kind`)."""
 Directory = Annotated[str, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)]
 
 
 def _check_directory(directory: str) -> None:
-    if not Path(directory).expanduser().is_absolute():
-        raise InvalidInput("params.directory must be an absolute path (the service's working folder is not yours)")
+    check_absolute("directory", directory)
 
 
 class DreamArgs(Args, frozen=True):
@@ -57,21 +59,27 @@ class DirectoryArgs(Args, frozen=True):
 
 class JobStartArgs(Args, frozen=True):
     kind: Annotated[str | None, Choice(JOB_KINDS)] = None
-    directory: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `taskwizard.import`
+    directory: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `taskwizard.import`, `desk.*`
     full: Annotated[bool | None, Boolean()] = None  # `dream` (default true)
     dry_run: Annotated[bool | None, Boolean()] = None  # `dream` (default false)
+    system: Annotated[str | None, Choice(SYSTEMS)] = None  # `facts.import`
+    file: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `facts.import`
+    scope: Annotated[str | None, Choice(SCOPES)] = None  # `facts.import` (default project)
 
     def check(self) -> None:
         if self.kind is None:
             raise InvalidInput(f"params.kind is required: one of {', '.join(JOB_KINDS)}")
         taken = JOB_PARAMS[self.kind]
-        for name in ("directory", "full", "dry_run"):
+        for name in ("directory", "full", "dry_run", "system", "file", "scope"):
             if name not in taken and getattr(self, name) is not None:
                 raise InvalidInput(f"unknown parameter {name!r}")
-        if self.kind == "taskwizard.import":
-            if self.directory is None:
-                raise InvalidInput("params.directory is required")
-            _check_directory(self.directory)
+        for name in ("directory", "system", "file"):
+            if name in taken and getattr(self, name) is None:
+                raise InvalidInput(f"params.{name} is required")
+        for name in ("directory", "file"):
+            value = getattr(self, name)
+            if value is not None:
+                check_absolute(name, value)
 
 
 class JobArgs(Args, frozen=True):

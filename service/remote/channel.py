@@ -29,6 +29,8 @@ LONG_TIMEOUT_S = 3600.0  # a dream pass of a large archive, an import
 POLL_S = 0.2  # how often a job this side follows is asked how far it got
 JOBS_SINCE = (1, 2)  # the protocol version that added jobs; an older service runs rebuilds without progress
 IMPORT_JOBS_SINCE = (1, 3)  # and the one that runs an import or a dream as a job; before, they had no progress
+INTERCHANGE_SINCE = (1, 5)  # the desk export and imports (`service/ops/interchange.py`); before, no such methods
+INTERCHANGE_KINDS = ("desk.export", "desk.import", "facts.import")
 Progress = Callable[[int, int], None]
 
 
@@ -132,6 +134,12 @@ class JobFollower:
         `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped. A job
         the service cannot cancel (an import) is left to finish there, and `Cancelled` is raised at once.
         """
+        if kind in INTERCHANGE_KINDS and self._protocol < INTERCHANGE_SINCE:
+            shown = ".".join(map(str, self._protocol))
+            raise EnvironmentProblem(
+                f"the running service speaks protocol {shown}, which cannot do {kind}: restart it so that it runs "
+                "this version of Jiyi, or stop it and run this command again"
+            )
         since = IMPORT_JOBS_SINCE if kind in ("taskwizard.import", "dream") else JOBS_SINCE
         if self._protocol < since:
             method = "dream.run" if kind == "dream" else kind  # the method that does the same work and waits

@@ -58,6 +58,7 @@ from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, Le
 from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
 from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
+from service.remote.interchange import RemoteInterchange
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry, EntryKey
 from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, UndoResult
@@ -398,6 +399,7 @@ class RemoteMemory:
         self.desk = RemoteDesk(self._wire)
         self.dream = RemoteDream(self._wire, self._follower)
         self.learning = RemoteLearning(self._wire)
+        self.interchange = RemoteInterchange(self._follower)
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
         self.notices: NoticeReader | None = None

@@ -270,6 +270,7 @@ def _read_manifest(root: Path) -> dict[str, Any]:
 def read_export(root: Path) -> Export:
     """Check the export at `root` whole and return its records; raises before anything could be written."""
     root = Path(root)
+    refuse_links(root)
     if not root.is_dir():
         raise NotFound(f"{root} is not a folder: give the folder `jiyi export desk` wrote")
     manifest = _read_manifest(root)

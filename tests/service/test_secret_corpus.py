@@ -492,6 +492,20 @@ PLACEMENTS: tuple[Placement, ...] = (
         "name",
         harmless="not_found",
     ),
+    Placement(
+        "desk.import",
+        "directory",
+        lambda s, v: {"directory": f"/nonexistent/{v}"},
+        "name",
+        harmless="not_found",
+    ),
+    Placement(
+        "facts.import",
+        "file",
+        lambda s, v: {"system": "mem0", "file": f"/nonexistent/{v}.json"},
+        "name",
+        harmless="not_found",
+    ),
 )
 
 

@@ -6,7 +6,19 @@ others; `docs/protocol.md` documents each method and a test keeps the two in ste
 
 from __future__ import annotations
 
-from service.rpc.methods import appkb, bundles, desk, jobs, learning, maintenance, recall, runs, status, upkeep
+from service.rpc.methods import (
+    appkb,
+    bundles,
+    desk,
+    interchange,
+    jobs,
+    learning,
+    maintenance,
+    recall,
+    runs,
+    status,
+    upkeep,
+)
 from service.rpc.registry import Registry
 
 REGISTRY = Registry(
@@ -19,5 +31,6 @@ REGISTRY = Registry(
     bundles.TABLE,
     learning.TABLE,
     upkeep.TABLE,
+    interchange.TABLE,
     jobs.TABLE,
 )

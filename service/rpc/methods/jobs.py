@@ -7,7 +7,10 @@ TaskWizard import started as a job (`kind` `taskwizard.import`, with its
 `directory`) reports how many imported runs are indexed; it cannot be
 cancelled, since each part it imports is committed as it goes. A dream pass
 (`kind` `dream`, with `full` and `dry_run` as `dream.run` takes them)
-reports its steps, and a cancel stops it between two.
+reports its steps, and a cancel stops it between two. A desk export or
+import and an import of another system's facts (`desk.export`, `desk.import`,
+`facts.import`) answer their method's result as the outcome; the imports,
+one transaction each, cannot be cancelled.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from service.ops import upkeep
 from service.ops.declare import NoArgs
 from service.ops.upkeep import JobArgs, JobStartArgs
 from service.rpc.context import CallContext
+from service.rpc.methods import interchange
 from service.rpc.methods.upkeep import check_budget
 from service.rpc.registry import MethodTable
 from store.core.errors import Conflict
@@ -77,11 +81,13 @@ KINDS: dict[str, Callable[[Memory, JobStartArgs], Work]] = {
     "vectors.rebuild": _rebuild_vectors,
     "taskwizard.import": _import_taskwizard,
     "dream": _dream,
+    **interchange.WORKS,
 }
 """What a job may be (`service.ops.upkeep.JOB_KINDS`), by the name of the method that does the same work
-and waits for it; each takes its own params (an import its `directory`)."""
+and waits for it; each takes its own params (an import its `directory`). The desk export and imports
+are built in `service/rpc/methods/interchange.py`."""
 
-UNSTOPPABLE = frozenset({"taskwizard.import"})
+UNSTOPPABLE = frozenset({"taskwizard.import", "desk.import", "facts.import"})
 """Kinds whose work commits as it goes, so that a cancel would leave half of it: `job.cancel` is refused."""
 
 
@@ -113,7 +119,7 @@ def vectors_rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dic
 def job_start(memory: Memory, args: JobStartArgs, _context: CallContext) -> JobStatus:
     assert args.kind is not None  # JobStartArgs.check
     work = KINDS[args.kind](memory, args)
-    if args.kind != "dream":  # a dream checks the budget itself, unless it is a preview
+    if args.kind not in ("dream", *interchange.WORKS):  # these check the budget themselves when they write
         check_budget(memory)
     return memory.jobs.start(args.kind, work, cancellable=args.kind not in UNSTOPPABLE)
 

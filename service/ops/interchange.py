@@ -1,0 +1,105 @@
+"""The desk memory in and out in open formats (docs/interchange.md): export and import a desk export, and
+import the memory of the reference MCP memory server or of mem0 as facts. Each is also a job kind of the
+same name (`job.start`), so a client follows its progress; its report is the job's outcome.
+
+A path is one on the service's machine, which runs as the same user: it must be absolute (the service's
+working folder is not the client's), and the store refuses a symlink and a file where a folder is expected
+(or the reverse) before anything is read or written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from service.ops.declare import Args, Operation, Reply
+from service.ops.fields import Choice, Text
+from store.core.errors import InvalidInput
+
+MAX_PATH_BYTES = 4096
+SYSTEMS = ("mcp-memory", "mem0")
+"""The systems whose memory `facts.import` reads: the reference MCP memory server's `memory.jsonl`, mem0's export."""
+SCOPES = ("project", "environment")
+"""An imported fact's scope: `project` is active at once, `environment` a candidate until a second workday."""
+Path_ = Annotated[str, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)]
+
+
+def check_absolute(name: str, value: str) -> None:
+    """Refuse a relative path, naming the parameter."""
+    if not Path(value).expanduser().is_absolute():
+        raise InvalidInput(f"params.{name} must be an absolute path (the service's working folder is not yours)")
+
+
+class DeskFolderArgs(Args, frozen=True):
+    directory: Path_  # an absolute path on the service's machine: the export's folder
+
+    def check(self) -> None:
+        check_absolute("directory", self.directory)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.directory).expanduser()
+
+
+class FactsImportArgs(Args, frozen=True):
+    system: Annotated[str, Choice(SYSTEMS)]
+    file: Path_  # an absolute path on the service's machine: the other system's file
+    scope: Annotated[str, Choice(SCOPES)] = "project"
+
+    def check(self) -> None:
+        check_absolute("file", self.file)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.file).expanduser()
+
+
+class KindReport(Reply, frozen=True):
+    """What an import did with one kind of record: `reasons` names each refusal (at most a few hundred)."""
+
+    added: int
+    skipped: int  # already in the home, the same
+    refused: int
+    reasons: list[str]
+
+
+class DeskExported(Reply, frozen=True):
+    counts: dict[str, int]  # each kind's records written, in the format's order
+
+
+class DeskImported(Reply, frozen=True):
+    reports: dict[str, KindReport]  # by kind, in the order the import wrote them
+
+
+DESK_EXPORT = Operation(
+    "desk.export",
+    DeskFolderArgs,
+    DeskExported,
+    kind="read",  # it changes the folder, not the memory
+    idempotent=True,
+    description="Write the whole desk memory as a desk export (JSON Lines, one file per kind, and a manifest) "
+    "into a folder that is missing, empty or holds an earlier desk export.",
+    errors=("not_found", "forbidden"),
+)
+DESK_IMPORT = Operation(
+    "desk.import",
+    DeskFolderArgs,
+    DeskImported,
+    kind="write",
+    idempotent=True,
+    description="Check a desk export whole, then import it in one transaction and index it; "
+    "per kind what was added, skipped (already here) and refused.",
+    errors=("not_found", "forbidden", "busy"),
+)
+FACTS_IMPORT = Operation(
+    "facts.import",
+    FactsImportArgs,
+    KindReport,
+    kind="write",
+    idempotent=True,
+    description="Import the MCP memory server's `memory.jsonl` or mem0's export JSON as facts (each with its "
+    "source text as evidence); what was added, skipped and refused.",
+    errors=("not_found", "forbidden", "busy"),
+)
+
+OPERATIONS = (DESK_EXPORT, DESK_IMPORT, FACTS_IMPORT)

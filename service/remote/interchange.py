@@ -1,0 +1,53 @@
+"""`RemoteInterchange`: the desk export and imports (`service.memory.desk_interchange`) of a home that a
+running service owns, each run as the service's job (`service/ops/interchange.py`) and followed for progress.
+
+Paths are sent absolute but not resolved: a symlink stays a symlink, so the service refuses it as a home
+of its own would. Cancelling (Ctrl+C) an import stops following it; the service finishes it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from service.ops.interchange import DeskExported, DeskImported, KindReport
+from service.remote.channel import JobFollower, Progress
+
+
+def _absolute(path: Path) -> str:
+    return str(Path(path).expanduser().absolute())
+
+
+class RemoteInterchange:
+    """The same methods, arguments and answers as `DeskInterchange`, over the socket."""
+
+    def __init__(self, follower: JobFollower) -> None:
+        self._follower = follower
+
+    def export_desk(self, directory: Path) -> dict[str, int]:
+        outcome = self._follower.run("desk.export", None, {"directory": _absolute(directory)})
+        return msgspec.convert(outcome, DeskExported).counts
+
+    def import_desk(
+        self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """`progress` hears the records written; the service indexes them before it answers, and `indexing`
+        hears nothing (the job reports one count)."""
+        outcome = self._follower.run("desk.import", progress, {"directory": _absolute(directory)})
+        reports = msgspec.convert(outcome, DeskImported).reports
+        return {kind: msgspec.structs.asdict(report) for kind, report in reports.items()}
+
+    def import_foreign(
+        self,
+        system: str,
+        path: Path,
+        *,
+        scope: str = "project",
+        progress: Progress | None = None,
+        indexing: Progress | None = None,
+    ) -> dict[str, Any]:
+        params = {"system": system, "file": _absolute(path), "scope": scope}
+        report = msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)
+        return msgspec.structs.asdict(report)
