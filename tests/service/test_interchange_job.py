@@ -62,8 +62,8 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
     assert all(report["refused"] == 0 and report["skipped"] == 0 for report in reports.values())
     assert seen and seen[-1] == (total, total)
     job = hashed.jobs.list()[0]
-    assert job["kind"] == "desk.import" and job["state"] == "done" and job["cancellable"] is False
-    assert job["outcome"]["reports"] == reports
+    assert job.kind == "desk.import" and job.state == "done" and job.cancellable is False
+    assert job.outcome is not None and job.outcome["reports"] == reports
     # the service indexed what it imported before it answered: recall through it is the source's
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
     assert {query: _recalled(result) for query, result in through.items()} == recalled
@@ -85,5 +85,5 @@ def test_a_symlinked_export_is_refused_by_the_service_and_not_followed(
     (tmp_path / "link").symlink_to(out)
     with pytest.raises(InvalidInput, match="is a symlink to a folder"):
         in_thread(qtbot, lambda: remote.interchange.import_desk(tmp_path / "link"))
-    assert hashed.jobs.list()[0]["state"] == "failed"
+    assert hashed.jobs.list()[0].state == "failed"
     assert hashed.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == 0
