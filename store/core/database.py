@@ -31,6 +31,7 @@ from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
+from store.core import model_binding
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection
@@ -136,9 +137,11 @@ class Store:
                 if store.damaged:
                     log.error("%s", store.damaged)
                     store._open_damaged(projections)
+                    model_binding.opened(store)
                     return store
                 if read_only is not None:
                     store._open_read_only(projections)
+                    model_binding.opened(store)
                     return store
                 applied = migrate(db)
                 if new:
@@ -154,6 +157,7 @@ class Store:
         except BaseException:
             lock.release()
             raise
+        model_binding.opened(store)
         return store
 
     def _check_file(self, path: Path) -> None:
@@ -213,11 +217,15 @@ class Store:
 
     def take_models(self) -> None:
         """Bind the models to this store again. peewee's models are bound to one database per process: a
-        second store opened beside this one (two homes in one test) takes them, and after it closes they
-        would open connections on its database that nothing closes."""
+        second store opened beside this one (two homes in one process) takes them; each write transaction
+        takes them back (see `model_binding`)."""
         self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
         for projection in self._projections.values():
             self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+
+    def bound_models(self) -> list[type[Any]]:
+        """One model of the truth's and of each projection's (what `model_binding` compares)."""
+        return [TRUTH_MODELS[0], *(p.models[0] for p in self._projections.values() if p.models)]
 
     def _register(self, projection: Projection) -> None:
         self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
@@ -515,7 +523,8 @@ class Store:
         return str(self.db.integrity_check(self.location))
 
     def close(self) -> None:
-        """Close the database and release the home (idempotent)."""
+        """Close the database and release the home (idempotent); the models go to the newest store still open."""
+        model_binding.closed(self)
         self.db.close_all()
         self._lock.release()
 
