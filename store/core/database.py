@@ -20,7 +20,7 @@ from typing import Any
 
 from peewee import IntegrityError
 
-from store.core import clock
+from store.core import clock, model_binding
 from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import connect_database, connect_target
@@ -31,7 +31,6 @@ from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
-from store.core import model_binding
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection

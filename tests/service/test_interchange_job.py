@@ -88,7 +88,6 @@ def test_a_symlinked_export_is_refused_by_the_service_and_not_followed(
     assert hashed.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == 0
 
 
-
 def test_a_home_filled_and_closed_while_the_served_one_is_open_leaves_the_served_import_its_own_home(
     qtbot: QtBot, hashed: Memory, remote: RemoteMemory, demo_export: tuple[Path, dict[str, object]], tmp_path: Path
 ) -> None:
