@@ -16,6 +16,7 @@ moment from two threads of one process are not supported (the binding is one per
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -31,7 +32,7 @@ class Binder(Protocol):
 
 
 _lock = threading.Lock()
-_open: list[Binder] = []  # oldest first
+_open: list[weakref.ref[Binder]] = []  # oldest first (a store never closed is not kept alive here)
 
 
 def holds(store: Binder) -> bool:
@@ -41,7 +42,7 @@ def holds(store: Binder) -> bool:
 
 def opened(store: Binder) -> None:
     with _lock:
-        _open.append(store)
+        _open.append(weakref.ref(store))
 
 
 def hold(store: Binder) -> None:
@@ -54,7 +55,7 @@ def hold(store: Binder) -> None:
 
 def closed(store: Binder) -> None:
     with _lock:
-        if store in _open:
-            _open.remove(store)
-        if _open and holds(store):
-            _open[-1].take_models()
+        _open[:] = [ref for ref in _open if ref() is not None and ref() is not store]
+        newest = _open[-1]() if _open else None
+        if newest is not None and holds(store):
+            newest.take_models()
