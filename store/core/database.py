@@ -20,7 +20,7 @@ from typing import Any
 
 from peewee import IntegrityError
 
-from store.core import clock
+from store.core import clock, model_binding
 from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import connect_database, connect_target
@@ -136,9 +136,11 @@ class Store:
                 if store.damaged:
                     log.error("%s", store.damaged)
                     store._open_damaged(projections)
+                    model_binding.opened(store)
                     return store
                 if read_only is not None:
                     store._open_read_only(projections)
+                    model_binding.opened(store)
                     return store
                 applied = migrate(db)
                 if new:
@@ -154,6 +156,7 @@ class Store:
         except BaseException:
             lock.release()
             raise
+        model_binding.opened(store)
         return store
 
     def _check_file(self, path: Path) -> None:
@@ -213,11 +216,15 @@ class Store:
 
     def take_models(self) -> None:
         """Bind the models to this store again. peewee's models are bound to one database per process: a
-        second store opened beside this one (two homes in one test) takes them, and after it closes they
-        would open connections on its database that nothing closes."""
+        second store opened beside this one (two homes in one process) takes them; each write transaction
+        takes them back (see `model_binding`)."""
         self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
         for projection in self._projections.values():
             self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
+
+    def bound_models(self) -> list[type[Any]]:
+        """One model of the truth's and of each projection's (what `model_binding` compares)."""
+        return [TRUTH_MODELS[0], *(p.models[0] for p in self._projections.values() if p.models)]
 
     def _register(self, projection: Projection) -> None:
         self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
@@ -515,7 +522,8 @@ class Store:
         return str(self.db.integrity_check(self.location))
 
     def close(self) -> None:
-        """Close the database and release the home (idempotent)."""
+        """Close the database and release the home (idempotent); the models go to the newest store still open."""
+        model_binding.closed(self)
         self.db.close_all()
         self._lock.release()
 

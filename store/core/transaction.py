@@ -13,6 +13,7 @@ import time
 from contextlib import AbstractContextManager
 from typing import Any
 
+from store.core import model_binding
 from store.core.change_feed import CHANNEL, notice
 
 # The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
@@ -45,6 +46,7 @@ class Transaction(AbstractContextManager[Any]):
         self._outer = self._store._txn is None
         if self._outer:
             self._store.check_writable()  # a damaged or vanished file takes no write
+            model_binding.hold(self._store)  # the views are written through the models: this home's
         if self._outer and self._store.budget is not None:
             self._store.budget.check()
         part: Part | None = getattr(self._store._local, "part", None)

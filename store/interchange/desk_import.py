@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from peewee import IntegrityError
+
 from store.core.clock import parse_iso
 from store.core.database import Store
 from store.core.errors import InvalidInput
@@ -360,7 +362,10 @@ def _epoch(ts: str, epoch: float) -> float:
 def import_export(
     store: Store, redactor: Redactor, export: Export, progress: Progress | None = None
 ) -> dict[str, KindReport]:
-    """Write `export` into `store` in one transaction; what was added, skipped and refused, per kind."""
+    """Write `export` into `store` in one transaction; what was added, skipped and refused, per kind.
+
+    A record the checks pass that a constraint of the home still refuses raises `InvalidInput` naming its
+    line, and nothing is written (never a bare database error)."""
     importer = Importer(store, redactor)
     write = {
         "interactions": importer.interaction,
@@ -384,6 +389,12 @@ def import_export(
                 except InvalidInput as exc:
                     report.refuse(where, str(exc))
                     outcome = ""
+                except IntegrityError as exc:
+                    # A record the checks above let through but the home's constraints refuse: its event is
+                    # already appended, so the whole import is rolled back and refused, naming the record.
+                    raise InvalidInput(
+                        f"{where} conflicts with what this home holds ({exc}); nothing was imported"
+                    ) from exc
                 for why in importer.refused_parts:
                     report.refuse(where, why)
                 importer.refused_parts.clear()

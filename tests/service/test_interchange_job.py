@@ -8,6 +8,7 @@ client runs on a thread while the test thread runs the host's loop.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from service.demo.desk import fill_desk
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from store.core.errors import InvalidInput
+from store.core.home import DB_NAME
 from store.interchange import desk_format
 from tests.service.inprocess import in_thread
 
@@ -48,9 +50,6 @@ def _recalled(result: dict[str, object]) -> object:
     return {key: value for key, value in result.items() if key != "latency_ms"}
 
 
-# `demo_export` comes first: the source home is filled and closed before the served one opens. Filled while
-# the served `Memory` was open in this process, the served import failed with a UNIQUE constraint on
-# desk_interaction.interaction_id (not diagnosed yet; a real service holds one `Memory` per process).
 def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_went_in(
     demo_export: tuple[Path, dict[str, object]], qtbot: QtBot, hashed: Memory, remote: RemoteMemory
 ) -> None:
@@ -87,3 +86,22 @@ def test_a_symlinked_export_is_refused_by_the_service_and_not_followed(
         in_thread(qtbot, lambda: remote.interchange.import_desk(tmp_path / "link"))
     assert hashed.jobs.list()[0].state == "failed"
     assert hashed.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == 0
+
+
+def test_a_home_filled_and_closed_while_the_served_one_is_open_leaves_the_served_import_its_own_home(
+    qtbot: QtBot, hashed: Memory, remote: RemoteMemory, demo_export: tuple[Path, dict[str, object]], tmp_path: Path
+) -> None:
+    # The served `Memory` opens first, the source after it in this process: the source took peewee's models
+    # (bound one per process) and the projections wrote the served import's rows into the source's tables,
+    # which failed as a UNIQUE constraint answered `internal`.
+    out, recalled = demo_export
+    total = desk_format.read_export(out).total
+    reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out))
+    assert sum(report["added"] for report in reports.values()) == total > 0
+    assert all(report["refused"] == 0 for report in reports.values())
+    served = hashed.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone()[0]
+    assert served == reports["interactions"]["added"] > 0
+    with sqlite3.connect(tmp_path / "source" / DB_NAME) as source:
+        assert source.execute("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == served  # its own only
+    through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
+    assert {query: _recalled(result) for query, result in through.items()} == recalled
