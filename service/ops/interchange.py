@@ -56,7 +56,7 @@ class FactsImportArgs(Args, frozen=True):
 
 
 class KindReport(Reply, frozen=True):
-    """What an import did with one kind of record: `reasons` names each refusal (at most a few hundred)."""
+    """What an import did with one kind of record: `reasons` names the first 20 refusals (`refused` counts them all)."""
 
     added: int
     skipped: int  # already in the home, the same

@@ -69,10 +69,13 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
-def check_terms(redactor: Redactor, scope: object, content: object, kind: object, project: object, where: str) -> None:
+def check_terms(
+    redactor: Redactor, scope: object, content: object, kind: object, project: object, where: str
+) -> tuple[str, str]:
     """The rules every fact meets however it comes (proposed or imported): a scope, non-empty content of at
     most `MAX_FACT_CHARS`, a `profile_kind` from `PROFILE_KINDS` on a profile fact and on no other, a
-    project (an id, never sensitive) only on a project fact. Raises `InvalidInput` naming the field."""
+    project (an id, never sensitive) only on a project fact; the scope and content, else `InvalidInput`
+    naming the field."""
     if scope not in SCOPES:
         raise InvalidInput(f"{where}.scope must be one of {', '.join(SCOPES)}")
     if not isinstance(content, str) or not content.strip():
@@ -87,6 +90,7 @@ def check_terms(redactor: Redactor, scope: object, content: object, kind: object
         if scope != "project":
             raise InvalidInput(f"{where}.project belongs to project facts only")
         check_id(project, f"{where}.project", redactor)
+    return str(scope), content
 
 
 def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> FactSpec:
@@ -96,8 +100,8 @@ def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> Fac
     unknown = sorted(set(raw) - {"scope", "content", "profile_kind", "project", "evidence"})
     if unknown:
         raise InvalidInput(f"{where} has an unknown field {unknown[0]!r}")
-    scope, content, kind, project = (raw.get(name) for name in ("scope", "content", "profile_kind", "project"))
-    check_terms(redactor, scope, content, kind, project, where)
+    kind, project = raw.get("profile_kind"), raw.get("project")
+    scope, content = check_terms(redactor, raw.get("scope"), raw.get("content"), kind, project, where)
     clean = " ".join(redactor.redact(content).split())  # redacted first: a key wrapped over lines is one
     if clean != " ".join(content.split()):
         raise InvalidInput(f"{where}.content holds sensitive text; facts never store it")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from service.config import Config, load_config, save_settings
@@ -19,7 +20,7 @@ from service.demo.desk import fill_desk
 from service.demo.learning import fill_learning
 from service.memory.memory import Memory
 from store.core.errors import InvalidInput, NotFound
-from store.interchange import desk_format
+from store.interchange import desk_export, desk_format
 from store.learning.grant import example_section, parse_grant
 from tests.postgres_server import PostgresServer
 
@@ -525,3 +526,31 @@ def test_a_file_past_the_size_cap_is_refused_naming_it(
         with pytest.raises(InvalidInput, match=r"interactions\.jsonl is larger than 1 MiB"):
             memory.interchange.import_desk(export)
         assert not any(counts(memory).values())
+
+
+@pytest.mark.postgresql_only  # SQLite's transaction reads one snapshot already; on a server it must ask for one
+def test_an_export_on_a_server_reads_one_snapshot_while_others_commit(
+    config: Config, database_url: str, postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = desk_export.task_cards
+
+    def another_host_commits_first(store: Any) -> list[dict[str, Any]]:
+        with psycopg.connect(database_url, password=postgres.password, autocommit=True) as conn:
+            conn.execute(
+                "INSERT INTO desk_task_card (task_id, title, status, result, source, ts, epoch, workday) "
+                "VALUES ('t_late', '晚到的任务', 'succeeded', '', 'test', '2026-03-02T09:00:00+00:00', 1772442000, "
+                "'2026-03-02')"
+            )
+        return original(store)
+
+    monkeypatch.setattr(desk_export, "task_cards", another_host_commits_first)
+    with Memory.open(hashed(config)) as memory:
+        fill_desk(memory)
+        counted = memory.interchange.export_desk(tmp_path / "out")
+        assert memory.store.db.execute_sql(
+            "SELECT COUNT(*) FROM desk_task_card WHERE task_id = 't_late'"
+        ).fetchone() == (1,)
+    cards = [
+        json.loads(line)["task_id"] for line in (tmp_path / "out" / "task_cards.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert "t_late" not in cards and len(cards) == counted["task_cards"]  # committed after the export's first read
