@@ -10,6 +10,7 @@ page cannot reach the server through a name that resolves to 127.0.0.1.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import logging
 import os
@@ -23,7 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from service.mcp.link import ServiceLink
 from service.mcp.server import JiyiMcp
-from store.core.errors import EnvironmentProblem, InvalidInput
+from store.core.errors import EnvironmentProblem, InvalidInput, os_problem
 
 log = logging.getLogger("jiyi.service.mcp")
 
@@ -48,19 +49,33 @@ def parse_address(text: str) -> tuple[str, int]:
 
 def read_token(home: Path) -> tuple[Path, str]:
     """The bearer token of `<home>/mcp-token`, created (0600, random) when missing; a token file that is a
-    symlink, not the user's, or readable by others is refused."""
+    link, not a regular file, not the user's, or readable by others is refused, and a home it cannot be
+    written in or read from is an `EnvironmentProblem` naming the path."""
     path = home / TOKEN_NAME
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
     if not path.exists() and not path.is_symlink():
-        home.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_urlsafe(32) + "\n")
-    info = path.lstat()
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        raise EnvironmentProblem(f"{path} must be a regular file, not a link")
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise EnvironmentProblem(f"{path} must be yours and readable by you only (chmod 600 {path})")
-    token = path.read_text("utf-8").strip()
+        try:
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(secrets.token_urlsafe(32) + "\n")
+        except FileExistsError:
+            pass  # another `jiyi mcp --http` made it first: read theirs
+        except OSError as exc:
+            raise os_problem(exc, f"the MCP token file {path}") from None
+    try:
+        fd = os.open(path, os.O_RDONLY | nofollow | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise EnvironmentProblem(f"{path} must be a regular file, not a link") from None
+        raise EnvironmentProblem(f"cannot read the MCP token file {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as held:  # checked and read through one descriptor: no link swapped in between
+        info = os.fstat(held.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise EnvironmentProblem(f"{path} must be a regular file, not a link")
+        if info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise EnvironmentProblem(f"{path} must be yours and readable by you only (chmod 600 {path})")
+        token = held.read(4096).decode("utf-8", "replace").strip()
     if len(token) < 16:
         raise EnvironmentProblem(f"{path} holds no token of at least 16 characters")
     return path, token
@@ -89,18 +104,19 @@ def run_http(link: ServiceLink, address: str) -> None:
     """Serve MCP over streamable HTTP on the loopback `address` until interrupted."""
     import uvicorn
 
-    host, port = parse_address(address)
-    token_path, token = read_token(link.config.home_path)
-    jiyi = JiyiMcp(link)
-    bracketed = f"[{host}]" if ":" in host else host
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{bracketed}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"],
-        allowed_origins=[f"http://{bracketed}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"],
-    )
-    app = BearerGate(jiyi.server.streamable_http_app(host=host, transport_security=security), token)
-    print(f"jiyi mcp: http://{bracketed}:{port}{PATH} (bearer token in {token_path})", file=sys.stderr, flush=True)
     try:
+        host, port = parse_address(address)
+        token_path, token = read_token(link.config.home_path)
+        jiyi = JiyiMcp(link)
+        bracketed = f"[{host}]" if ":" in host else host
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{bracketed}:{port}", f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"],
+            allowed_origins=[f"http://{bracketed}:{port}", f"http://localhost:{port}", f"http://127.0.0.1:{port}"],
+        )
+        app = BearerGate(jiyi.server.streamable_http_app(host=host, transport_security=security), token)
+        url = f"http://{bracketed}:{port}{PATH}"
+        print(f"jiyi mcp: {url} (bearer token in {token_path})", file=sys.stderr, flush=True)
         uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
     finally:
         link.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -23,9 +24,9 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
+from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
@@ -52,6 +53,8 @@ INSTRUCTIONS = (
 )
 
 BUNDLE_PREFIX = "jiyi://bundles/"
+FORGET_ON_CLOSE = "jiyi.forget_on_close"  # a connection's state: its subscriptions go when it closes
+BUNDLES_FOLLOWED = 256  # the most recently read bundle documents a listen stream is told about
 
 
 class Resource:
@@ -131,8 +134,11 @@ class JiyiMcp:
         self.link = link
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        self.subscribed: dict[str, set[ServerSession]] = {}  # uri -> sessions (the handshake era's subscribe)
-        self.bundles_read: set[str] = set()  # bundle URIs a client read: a listen stream may follow them
+        # uri -> the client connections subscribed to it (the handshake era's subscribe); a connection leaves
+        # them all when it closes (HTTP sessions come and go for the server's lifetime)
+        self.subscribed: dict[str, set[Connection]] = {}
+        # bundle URIs clients read, most recent last: a listen stream may follow them (at most BUNDLES_FOLLOWED)
+        self.bundles_read: OrderedDict[str, None] = OrderedDict()
         self.server: Server[Any] = Server(
             "jiyi",
             version=__version__,
@@ -210,7 +216,7 @@ class JiyiMcp:
         else:
             bundle, path = parse_bundle_uri(uri)
             got = await self._call(desk.BUNDLE_GET, {"bundle_id": bundle, "path": path})
-            self.bundles_read.add(uri)
+            self.note_read(uri)
             documents = [doc for doc in got.get("documents", []) if doc.get("path") == path]
             text = str(documents[0].get("content") or "") if documents else ""
             mime = "application/json" if path.endswith(".json") else "text/markdown"
@@ -223,25 +229,48 @@ class JiyiMcp:
                 parse_bundle_uri(uri)  # refuses what is not a resource of Jiyi's
             except InvalidInput as exc:
                 raise protocol_error(exc) from None
-        self.subscribed.setdefault(uri, set()).add(ctx.session)
+        follower = connection(ctx)
+        if not follower.state.get(FORGET_ON_CLOSE):
+            follower.state[FORGET_ON_CLOSE] = True
+            follower.exit_stack.callback(self.forget, follower)
+        self.subscribed.setdefault(uri, set()).add(follower)
         return types.EmptyResult()
 
     async def _unsubscribe(self, ctx: Context, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        self.subscribed.get(str(params.uri), set()).discard(ctx.session)
+        uri = str(params.uri)
+        followers = self.subscribed.get(uri)
+        if followers is not None:
+            followers.discard(connection(ctx))
+            if not followers:
+                del self.subscribed[uri]
         return types.EmptyResult()
+
+    def forget(self, follower: Connection) -> None:
+        """Drop the subscriptions of a client connection that ended."""
+        for uri in list(self.subscribed):
+            self.subscribed[uri].discard(follower)
+            if not self.subscribed[uri]:
+                del self.subscribed[uri]
+
+    def note_read(self, uri: str) -> None:
+        """Remember that a client read bundle document `uri` (the least recently read forgotten past the cap)."""
+        self.bundles_read[uri] = None
+        self.bundles_read.move_to_end(uri)
+        while len(self.bundles_read) > BUNDLES_FOLLOWED:
+            self.bundles_read.popitem(last=False)
 
     async def resources_changed(self, domains: list[str]) -> None:
         """Tell subscribers that the resources of the changed domains may read differently now."""
         if Domain.DESK not in domains:
             return
-        uris = set(STATIC) | set(self.subscribed) | self.bundles_read
+        uris = set(STATIC) | set(self.subscribed) | set(self.bundles_read)
         for uri in sorted(uris):
             await self.bus.publish(ResourceUpdated(uri=uri))
-            for session in list(self.subscribed.get(uri, ())):
+            for follower in list(self.subscribed.get(uri, ())):
                 try:
-                    await session.send_resource_updated(uri)
+                    await follower.send_resource_updated(uri)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    self.subscribed[uri].discard(session)  # that client went away
+                    self.subscribed[uri].discard(follower)  # that client went away
 
     # -- the prompt ----------------------------------------------------------------------------
 
@@ -285,6 +314,12 @@ class JiyiMcp:
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(NotificationOptions())
+
+
+def connection(ctx: Context) -> Connection:
+    """The client connection of a request: the SDK builds a `ServerSession` per request, so a subscription
+    is held by the connection it proxies (one per client session, closed when the session ends)."""
+    return ctx.session._connection  # the SDK's session offers no public accessor for it
 
 
 def mcp_tool(tool: Tool) -> types.Tool:

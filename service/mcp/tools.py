@@ -16,10 +16,12 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from service.ops import appkb, desk, maintenance, recall, status
 from service.ops.declare import Operation
+from store.core import clock
 from store.core.errors import InvalidInput
 
 
@@ -30,8 +32,11 @@ class Tool:
     `fields` maps each argument the tool takes to the operation's parameter it
     fills (by wire name); `fixed` are parameters the tool always sends;
     `required`/`optional` adjust which arguments must be given, where the
-    tool's contract differs from the socket's; `complete` fills parameters
-    derived from the others (a turn's id from its content).
+    tool's contract differs from the socket's; `narrowed` limits an argument
+    to fewer values than the operation takes (what the person withdrew is not
+    the agent's to read), its first value the default when it is omitted;
+    `complete` fills parameters derived from the others (a turn's id from its
+    content).
     """
 
     name: str
@@ -41,6 +46,7 @@ class Tool:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
+    narrowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     complete: Callable[[dict[str, Any]], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
@@ -48,9 +54,13 @@ class Tool:
         declared = declared_params(self.operation)
         properties = declared.get("properties", {})
         wanted = set(declared.get("required", ())) | set(self.required)
+        narrowed = {
+            name: {"type": "string", "enum": list(values), "default": values[0]}
+            for name, values in self.narrowed.items()
+        }
         return {
             "type": "object",
-            "properties": {name: properties[param] for name, param in self.fields.items()},
+            "properties": {name: narrowed.get(name, properties[param]) for name, param in self.fields.items()},
             "required": [
                 name
                 for name, param in self.fields.items()
@@ -79,6 +89,12 @@ class Tool:
         missing = [name for name in self.input_schema()["required"] if arguments.get(name) is None]
         if missing:
             raise InvalidInput(f"{self.name} needs {', '.join(missing)}")
+        for name, values in self.narrowed.items():
+            given = arguments.setdefault(name, values[0])
+            if given is None:
+                arguments[name] = values[0]
+            elif given not in values:
+                raise InvalidInput(f"{self.name} takes {name} {' or '.join(values)}, not {given!r}")
         params = {self.fields[name]: value for name, value in arguments.items() if value is not None}
         params.update(self.fixed)
         if self.complete is not None:
@@ -100,11 +116,14 @@ def _same(*names: str) -> dict[str, str]:
     return {name: name for name in names}
 
 
-def turn_id(params: dict[str, Any]) -> None:
-    """A turn without the assistant's own id gets one derived from its content, so a retry is the same turn."""
+def turn_id(params: dict[str, Any], at: datetime | None = None) -> None:
+    """A turn without the assistant's own id gets one derived from its content and the UTC minute it is
+    sent in (`at`, now by default): an immediate retry is the same turn, the same words on another day
+    ("好的", "继续") are a new one. A retry that crosses a minute boundary is stored twice, the lesser harm."""
     if params.get("interaction_id") is None:
+        minute = (at or clock.now()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
         content = [params.get(key) for key in ("user_text", "assistant_text", "source", "task_id")]
-        digest = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(json.dumps([*content, minute], ensure_ascii=False).encode("utf-8")).hexdigest()
         params["interaction_id"] = f"mcp-{digest[:32]}"
 
 
@@ -131,7 +150,8 @@ TOOLS: tuple[Tool, ...] = (
         desk.REMEMBER,
         "Save one finished turn (what the user said and what you answered) to memory. Call it once after "
         "each completed turn. Give `interaction_id` if you have your own id for the turn; without one an id "
-        "is derived from the content, so sending the same turn again stores it once. Secrets in the text are "
+        "is derived from the content and the current minute (UTC), so resending the same turn within that "
+        "minute stores it once, and the same words later are a new turn. Secrets in the text are "
         "redacted before storage. Returns the stored turn's id.",
         _same("user_text", "assistant_text", "interaction_id", "source", "task_id"),
         required=("user_text", "assistant_text"),
@@ -150,8 +170,10 @@ TOOLS: tuple[Tool, ...] = (
         "list_facts",
         maintenance.FACT_LIST,
         "List long-term facts about the user and their work, each with its verbatim evidence, by scope, "
-        "status (active facts are confirmed or in use) or text. Returns a page of facts and the next offset.",
+        "status (active, the default: confirmed or in use; or candidate: proposed, not yet confirmed) or "
+        "text. Returns a page of facts and the next offset.",
         _same("scope", "status", "text", "limit", "offset"),
+        narrowed={"status": ("active", "candidate")},  # a fact the person withdrew (inactive) is not listed
     ),
     Tool(
         "list_skills",

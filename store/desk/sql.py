@@ -62,17 +62,31 @@ def interactions_by_key(db: SqliteDatabase, keys: Sequence[str]) -> dict[str, di
 SITTING_GAP = 1800.0  # seconds: turns further apart than this were said in different sittings
 
 
+# The turn said just before / after `h` from the same source (one conversation: several agent windows write
+# through one service at once, so the row stored next may be another's), within the sitting's gap; by time,
+# then by id (a turn synced late still takes its place in time; ids have gaps on PostgreSQL).
+_BEFORE = (
+    "(SELECT p.id FROM desk_interaction p WHERE p.source = h.source AND p.epoch >= h.epoch - ? "
+    "AND (p.epoch < h.epoch OR (p.epoch = h.epoch AND p.id < h.id)) ORDER BY p.epoch DESC, p.id DESC LIMIT 1)"
+)
+_AFTER = (
+    "(SELECT n.id FROM desk_interaction n WHERE n.source = h.source AND n.epoch <= h.epoch + ? "
+    "AND (n.epoch > h.epoch OR (n.epoch = h.epoch AND n.id > h.id)) ORDER BY n.epoch, n.id LIMIT 1)"
+)
+
+
 def interaction_neighbours(db: SqliteDatabase, keys: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
-    """(key, row) of the turns stored just before and after each of `keys`, when said within `SITTING_GAP`."""
+    """(key, row) of the turns said just before and after each of `keys` from the same source (one
+    conversation), when said within `SITTING_GAP` of it."""
     if not keys:
         return []
     rows = select(
         db,
         f"SELECT h.interaction_id AS _of, {INTERACTION_COLUMNS} FROM desk_interaction h "
-        "JOIN desk_interaction i ON (i.id = h.id - 1 OR i.id = h.id + 1) AND abs(i.epoch - h.epoch) <= ? "
+        f"JOIN desk_interaction i ON (i.id = {_BEFORE} OR i.id = {_AFTER}) "
         "LEFT JOIN desk_topic_interaction t ON t.interaction_id = i.interaction_id "
         f"WHERE h.interaction_id IN ({marks(keys)})",
-        [SITTING_GAP, *keys],
+        [SITTING_GAP, SITTING_GAP, *keys],
     )
     return [(r.pop("_of"), r) for r in rows]
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -103,3 +105,56 @@ def test_http_needs_the_token_and_the_loopback_host(http_mcp: tuple[Server, str,
             assert status.structured_content["pid"] == served.process.pid
 
     anyio.run(call)
+
+
+def test_a_token_file_swapped_for_a_link_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path, _ = read_token(home)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("a-token-someone-else-chose-for-you\n")
+    elsewhere.chmod(0o600)
+    path.unlink()
+    path.symlink_to(elsewhere)
+    with pytest.raises(EnvironmentProblem, match="regular file, not a link"):
+        read_token(home)
+    path.unlink()
+    os.mkfifo(path, 0o600)  # not a regular file: refused without blocking on the open
+    with pytest.raises(EnvironmentProblem, match="regular file"):
+        read_token(home)
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` unwritable for this process: mode 0500, or immutable (chattr +i) for root, whom modes do not stop."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            yield
+        finally:
+            folder.chmod(0o700)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], check=False).returncode:
+        pytest.skip("root, and this file system cannot make a folder immutable: nothing here is read-only for root")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_a_home_it_cannot_write_the_token_in_is_a_clear_error_and_exit_code(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").touch()  # an existing home, now read-only
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")} | HASHED
+    with read_only(home):
+        with pytest.raises(EnvironmentProblem, match=r"cannot write the MCP token file .*mcp-token"):
+            read_token(home)
+        ran = subprocess.run(
+            [JIYI, "mcp", "--home", str(home), "--http", f"127.0.0.1:{free_port()}"],
+            env=env | {"JIYI_SOCKET": str(tmp_path / "none.sock")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert ran.returncode == 3, ran.stderr
+    assert "mcp-token" in ran.stderr and "Traceback" not in ran.stderr, ran.stderr

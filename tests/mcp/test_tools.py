@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
 
 from service.mcp.tools import BY_NAME, TOOLS, declared_params, turn_id
 from service.ops import DECLARED
+from store.core import clock
 from store.core.errors import InvalidInput
 
 NAMES = {
@@ -48,6 +51,11 @@ def test_a_tool_schema_is_its_declarations_schema_of_the_fields_it_exposes() -> 
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert set(schema["properties"]) == set(tool.fields)
         for argument, param in tool.fields.items():
+            if argument in tool.narrowed:  # fewer values than the operation takes, each one it takes
+                field = declared["properties"][param]
+                takes = {option for branch in [field, *field.get("anyOf", [])] for option in branch.get("enum", [])}
+                assert set(schema["properties"][argument]["enum"]) < takes, (tool.name, argument)
+                continue
             assert schema["properties"][argument] == declared["properties"][param], (tool.name, argument)
         # Required as declared, except where the tool's contract says otherwise (and says why, in tools.py).
         for argument, param in tool.fields.items():
@@ -86,6 +94,32 @@ def test_a_turn_without_an_id_gets_one_from_its_content() -> None:
     params = {"user_text": "a", "assistant_text": "b", "interaction_id": "mine"}
     turn_id(params)
     assert params["interaction_id"] == "mine"
+
+
+def test_the_same_words_on_another_day_are_a_new_turn_and_an_immediate_retry_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tool = BY_NAME["remember_interaction"]
+    turn = {"user_text": "继续", "assistant_text": "好的"}
+    at = datetime(2026, 11, 30, 9, 15, 5, tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", lambda: at)
+    first = tool.params(turn)["interaction_id"]
+    at += timedelta(seconds=40)  # a retry after a lost answer, within the minute
+    assert tool.params(turn)["interaction_id"] == first
+    at += timedelta(days=1)  # the same words tomorrow: a turn of its own
+    assert tool.params(turn)["interaction_id"] != first
+    params = dict(turn)
+    turn_id(params, at=datetime(2026, 11, 30, 17, 15, 30, tzinfo=timezone(timedelta(hours=8))))
+    assert params["interaction_id"] == first  # the minute is UTC's, whatever zone the time came in
+
+
+def test_list_facts_never_reads_what_the_person_withdrew() -> None:
+    tool = BY_NAME["list_facts"]
+    assert tool.input_schema()["properties"]["status"]["enum"] == ["active", "candidate"]
+    assert tool.params({})["status"] == "active"
+    assert tool.params({"status": "candidate"})["status"] == "candidate"
+    with pytest.raises(InvalidInput, match="list_facts takes status active or candidate, not 'inactive'"):
+        tool.params({"status": "inactive"})
 
 
 def test_renamed_and_fixed_arguments_reach_the_operation() -> None:

@@ -139,8 +139,10 @@ def test_the_real_model_finds_paraphrases_puts_the_latest_value_first_and_abstai
     assert report["recall_any@5"] >= 0.9
     # a value that changed (a meeting moved, a dose raised): the latest statement comes first
     assert report["by_category"]["updated"]["recall_any@1"] >= UPDATED_AT_1
-    # nothing in memory answers these: few related items pass the floor (10 each without it) ...
-    assert report["unanswerable"]["mean_related"] <= 2.5
+    # nothing in memory answers these: few related items pass the floor (10 each without it; 6.4 before hybrid
+    # recall). The floor admits what scores 0.8 of the best admitted item (`near_best`), trading about one more
+    # item here for LoCoMo @10 0.846 -> 0.859: docs/desk-memory.md, the floor's trade-off ...
+    assert report["unanswerable"]["mean_related"] <= 4.0
     # ... and the recent turns still come
     assert [i["why"] for i in nothing["interactions"]].count("recent") == 3
 

@@ -64,3 +64,26 @@ def test_the_answer_said_right_after_the_match_comes_as_its_neighbour(hashed: Me
     words_only = hashed.desk.memory_recall("带小宇去香山爬山")
     assert words_only["retrieval"]["mode"] == "full_text"
     assert all("neighbour_of" not in i.get("signals", {}) for i in words_only["interactions"])
+
+
+def test_a_neighbour_is_the_next_turn_of_the_same_conversation_not_the_next_row(hashed: Memory) -> None:
+    """Two agent windows write through one service at once: the row stored between a match and its answer is
+    the other window's, and it lends nothing; the answer, the same source's next turn, is the neighbour."""
+    for day, text in enumerate(FILLER, start=1):
+        hashed.desk.remember_interaction(f"f{day}", user_text=text, ts=f"2026-10-{day:02d}T02:00:00Z")
+    said = [
+        ("match", "desktop", "2026-10-20T02:00:00Z", "周六带小宇去香山爬山，帮我看看路线", "推荐从东门上，走双清路线"),
+        ("other", "voice", "2026-10-20T02:00:40Z", "把客厅的灯调暗一点", "好的，已调到百分之三十"),
+        ("answer", "desktop", "2026-10-20T02:01:30Z", "那就早上八点东门见，记一下", "好的，已记下：周六早上八点东门"),
+    ]
+    for key, source, ts, user, assistant in said:
+        hashed.desk.remember_interaction(key, user_text=user, assistant_text=assistant, source=source, ts=ts)
+    hashed.desk.index.drain()
+    related = {
+        i["interaction_id"]: i
+        for i in hashed.desk.memory_recall("带小宇去香山爬山")["interactions"]
+        if i["why"] == "related"
+    }
+    assert next(iter(related)) == "match"
+    assert related["answer"]["signals"]["neighbour_of"] == "match"
+    assert "neighbour_of" not in related.get("other", {}).get("signals", {})
