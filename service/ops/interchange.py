@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+from service.memory.domain import Domain
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import Choice, Text
 from store.core.errors import InvalidInput
@@ -55,7 +56,7 @@ class FactsImportArgs(Args, frozen=True):
 
 
 class KindReport(Reply, frozen=True):
-    """What an import did with one kind of record: `reasons` names each refusal (at most a few hundred)."""
+    """What an import did with one kind of record: `reasons` names the first 20 refusals (`refused` counts them all)."""
 
     added: int
     skipped: int  # already in the home, the same
@@ -87,6 +88,7 @@ DESK_IMPORT = Operation(
     DeskImported,
     kind="write",
     idempotent=True,
+    changes=frozenset({Domain.DESK, Domain.LEARNING}),
     description="Check a desk export whole, then import it in one transaction and index it; "
     "per kind what was added, skipped (already here) and refused.",
     errors=("not_found", "forbidden", "busy"),
@@ -97,6 +99,7 @@ FACTS_IMPORT = Operation(
     KindReport,
     kind="write",
     idempotent=True,
+    changes=frozenset({Domain.DESK, Domain.LEARNING}),
     description="Import the MCP memory server's `memory.jsonl` or mem0's export JSON as facts (each with its "
     "source text as evidence); what was added, skipped and refused.",
     errors=("not_found", "forbidden", "busy"),

@@ -35,6 +35,8 @@ class Dialect:
       explicit numbers moves it by itself.
     - `shared`: several hosts share the store (other hosts' commits arrive as
       notices; the server, not a file, answers the integrity check).
+    - `snapshot_reads`: the statement that makes the transaction just begun read one snapshot throughout
+      (a reader that must see its tables agree), or None when a transaction already does.
     """
 
     name: str
@@ -45,6 +47,7 @@ class Dialect:
     draws_numbers_first: bool
     sequence_catch_up: str | None
     shared: bool
+    snapshot_reads: str | None = None
 
 
 SQLITE = Dialect(
@@ -67,6 +70,7 @@ POSTGRESQL = Dialect(
     draws_numbers_first=True,
     sequence_catch_up="SELECT setval(pg_get_serial_sequence('event', 'seq'), ?)",
     shared=True,
+    snapshot_reads="SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
 )
 
 

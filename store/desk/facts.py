@@ -69,6 +69,30 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
+def check_terms(
+    redactor: Redactor, scope: object, content: object, kind: object, project: object, where: str
+) -> tuple[str, str]:
+    """The rules every fact meets however it comes (proposed or imported): a scope, non-empty content of at
+    most `MAX_FACT_CHARS`, a `profile_kind` from `PROFILE_KINDS` on a profile fact and on no other, a
+    project (an id, never sensitive) only on a project fact; the scope and content, else `InvalidInput`
+    naming the field."""
+    if scope not in SCOPES:
+        raise InvalidInput(f"{where}.scope must be one of {', '.join(SCOPES)}")
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInput(f"{where}.content must be non-empty text")
+    if len(content) > MAX_FACT_CHARS:
+        raise InvalidInput(f"{where}.content is longer than {MAX_FACT_CHARS} characters; a fact is one short sentence")
+    if scope == "profile" and kind not in PROFILE_KINDS:
+        raise InvalidInput(f"{where}.profile_kind must be one of {', '.join(PROFILE_KINDS)} for a profile fact")
+    if scope != "profile" and kind is not None:
+        raise InvalidInput(f"{where}.profile_kind belongs to profile facts only")
+    if project is not None:
+        if scope != "project":
+            raise InvalidInput(f"{where}.project belongs to project facts only")
+        check_id(project, f"{where}.project", redactor)
+    return str(scope), content
+
+
 def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> FactSpec:
     """Check one proposed fact and its evidence against the stored interactions and task cards."""
     if not isinstance(raw, dict):
@@ -76,27 +100,11 @@ def parse_fact(store: Store, redactor: Redactor, raw: object, where: str) -> Fac
     unknown = sorted(set(raw) - {"scope", "content", "profile_kind", "project", "evidence"})
     if unknown:
         raise InvalidInput(f"{where} has an unknown field {unknown[0]!r}")
-    scope = raw.get("scope")
-    if scope not in SCOPES:
-        raise InvalidInput(f"{where}.scope must be one of {', '.join(SCOPES)}")
-    content = raw.get("content")
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidInput(f"{where}.content must be non-empty text")
-    if len(content) > MAX_FACT_CHARS:
-        raise InvalidInput(f"{where}.content is longer than {MAX_FACT_CHARS} characters; a fact is one short sentence")
+    kind, project = raw.get("profile_kind"), raw.get("project")
+    scope, content = check_terms(redactor, raw.get("scope"), raw.get("content"), kind, project, where)
     clean = " ".join(redactor.redact(content).split())  # redacted first: a key wrapped over lines is one
     if clean != " ".join(content.split()):
         raise InvalidInput(f"{where}.content holds sensitive text; facts never store it")
-    kind = raw.get("profile_kind")
-    if scope == "profile" and kind not in PROFILE_KINDS:
-        raise InvalidInput(f"{where}.profile_kind must be one of {', '.join(PROFILE_KINDS)} for a profile fact")
-    if scope != "profile" and kind is not None:
-        raise InvalidInput(f"{where}.profile_kind belongs to profile facts only")
-    project = raw.get("project")
-    if project is not None:
-        if scope != "project":
-            raise InvalidInput(f"{where}.project belongs to project facts only")
-        check_id(project, f"{where}.project", redactor)
     items = raw.get("evidence")
     if not isinstance(items, list) or not items:
         raise InvalidInput(f"{where}.evidence must list at least one {{interaction_id or task_id, quote}}")

@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from store.core.database import Store
+from store.core.dialect import dialect_of
 from store.desk import sql
 from store.desk.projection import DOMAIN as DESK
 from store.learning.models import LearningRecord
@@ -150,8 +151,12 @@ def learned(store: Store) -> list[dict[str, Any]]:
 
 
 def export_records(store: Store) -> dict[str, list[dict[str, Any]]]:
-    """Every kind's records, read in one transaction so that they agree with each other."""
+    """Every kind's records, read in one transaction from one snapshot so that they agree with each other
+    (where a transaction's reads would otherwise each see the latest commit, it is asked to keep one)."""
     with store.db.atomic():
+        snapshot = dialect_of(store.db).snapshot_reads
+        if snapshot is not None:
+            store.db.execute_sql(snapshot)
         return {
             "interactions": interactions(store),
             "task_cards": task_cards(store),

@@ -21,7 +21,7 @@ from typing import Any
 from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput, NotFound
-from store.interchange.import_source import refuse_links
+from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
 
 FORMAT = "jiyi-desk"
 SCHEMA_VERSION = 1
@@ -237,13 +237,20 @@ def check_record(kind: str, record: object) -> str | None:
     return None
 
 
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes, unless it is larger than `MAX_FILE_BYTES` (it is read whole): then `InvalidInput`."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InvalidInput(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the most an import reads")
+    return path.read_bytes()
+
+
 def _read_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     refuse_links(path)
     if not path.is_file():
         raise NotFound(f"{path} is missing: {root} is not a Jiyi desk export (`jiyi export desk` writes one)")
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
+        manifest = json.loads(_read_capped(path).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInput(f"{path} is not JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -282,7 +289,7 @@ def read_export(root: Path) -> Export:
         path = root / name
         if not path.is_file():
             raise NotFound(f"{path} is missing (the manifest lists it)")
-        raw = path.read_bytes()
+        raw = _read_capped(path)
         expected = manifest["files"][name]
         if hashlib.sha256(raw).hexdigest() != expected["sha256"]:
             raise InvalidInput(f"{path} does not match its SHA-256 in {MANIFEST}: it was changed or cut short")

@@ -33,7 +33,10 @@ from store.desk.bundle_names import check_path, split_bundle_id
 from store.desk.common import check_id, safe_text
 from store.desk.projection import DOMAIN as DESK
 from store.interchange.desk_format import KINDS, Export, file_name
+from store.learning.grant import KINDS as LEARNED_KINDS
 from store.learning.projection import DOMAIN as LEARNING
+from store.learning.states import RECORD_STATES
+from store.learning.states import TARGET_KINDS as TARGETS
 
 ACTOR = "import"
 MAX_REASONS = 20  # reasons kept per kind (the count goes on)
@@ -150,7 +153,10 @@ class Importer:
             raise InvalidInput(f"kind must be one of {', '.join(desk_topics.TOPIC_KINDS)}")
         for task_id in r["task_ids"]:
             check_id(task_id, "a topic's task id", self.redactor)
-        filed = [i["interaction_id"] for i in r["interactions"]]
+        filed = [check_id(i["interaction_id"], "a topic's interaction_id", self.redactor) for i in r["interactions"]]
+        twice = next((i for n, i in enumerate(filed) if i in filed[:n]), None)
+        if twice is not None:
+            raise InvalidInput(f"the topic lists interaction {twice} twice; an interaction is filed once")
         if filed:
             marks = ",".join("?" * len(filed))
             taken = self._one(
@@ -187,17 +193,16 @@ class Importer:
 
     def fact(self, r: dict[str, Any]) -> str:
         check_id(r["fact_id"], "fact_id", self.redactor)
-        if r["scope"] not in fact_terms.SCOPES:
-            raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
+        desk_facts.check_terms(self.redactor, r["scope"], r["content"], r["profile_kind"], r["project"], "fact")
         if r["status"] not in fact_terms.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
-        if r["project"] is not None:
-            check_id(r["project"], "project", self.redactor)
         if self._one("SELECT 1 FROM desk_fact WHERE fact_id = ?", r["fact_id"]) is not None:
             return "skipped"
         content = " ".join(self.redactor.redact(r["content"]).split())
         if not content:
             raise InvalidInput("a fact needs content")
+        if not r["evidence"]:
+            raise InvalidInput("a fact needs at least one evidence")
         for e in r["evidence"]:
             check_id(e["source_id"], "an evidence's source_id", self.redactor)
             if e["source_kind"] not in ("interaction", "task") or e["speaker"] not in ("user", "assistant", "task"):
@@ -251,6 +256,8 @@ class Importer:
             raise InvalidInput(f"status must be one of {', '.join(desk_skills.STATUSES)}")
         if r["source_interaction_id"] is not None:
             check_id(r["source_interaction_id"], "source_interaction_id", self.redactor)
+        if r["decided_by"]:  # who decided its status: an actor's name, stored as it is
+            check_id(r["decided_by"], "decided_by", self.redactor)
         if self._one("SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]) is not None:
             return "skipped"
         self._append(
@@ -303,8 +310,8 @@ class Importer:
                 path,
             )
             last = revisions[-1]
-            if current is not None:
-                if (current[0], current[1]) != (last["revision"], self._document(path, last["content"])):
+            if current is not None:  # its revisions were renumbered from 1 when written: the last is len(revisions)
+                if (current[0], current[1]) != (len(revisions), self._document(path, last["content"])):
                     refused.append(f"{path} is at revision {current[0]} in this home with other content (kept)")
                 continue
             for revision in revisions:
@@ -326,6 +333,15 @@ class Importer:
 
     def learned(self, r: dict[str, Any]) -> str:
         check_id(r["record_id"], "record_id", self.redactor)
+        check_id(r["grant_id"], "grant_id", self.redactor)
+        if r["kind"] not in LEARNED_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(LEARNED_KINDS)}")
+        if r["state"] not in RECORD_STATES:
+            raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
+        where, _, target = r["target"].partition(":")
+        if where not in TARGETS:
+            raise InvalidInput(f"target must be {' or '.join(f'{t}:<id>' for t in TARGETS)}")
+        check_id(target, "the target's id", self.redactor)
         if self._one("SELECT 1 FROM learning_record WHERE record_id = ?", r["record_id"]) is not None:
             return "skipped"
         self._append(

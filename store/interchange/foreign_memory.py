@@ -28,11 +28,10 @@ from store.desk.common import When, check_id, when
 from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec
 from store.desk.projection import DOMAIN as DESK
 from store.interchange.desk_import import ACTOR, KindReport
-from store.interchange.import_source import refuse_links
+from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
 
 SYSTEMS = ("mcp-memory", "mem0")
 FACT_SCOPES = ("project", "environment")  # a profile fact comes only from the user's own words, said here
-MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,9 @@ from store.core.models import MetaValue
 
 log = logging.getLogger("jiyi.store.interchange")
 
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""The largest file an import reads (each is read whole): a desk export's, another system's memory file."""
+
 
 def refuse_links(*paths: Path) -> None:
     """Refuse any of `paths` that is a symlink (to a file or to a folder)."""

@@ -8,3 +8,5 @@ TERMINAL = ("noop", "rejected", "adopted", "refused", "failed", "stopped")
 """Where an intent ends."""
 INTENT_STATES = (*PENDING, *TERMINAL)
 RECORD_STATES = ("active", "removed", "revoked", "expired")
+TARGET_KINDS = ("fact", "lesson", "skill")
+"""What an adopted record's `target_ref` (`<kind>:<id>`) names: a desk fact, a lesson or a desk skill."""

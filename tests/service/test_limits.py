@@ -311,6 +311,11 @@ def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
     reviewed = next(i.intent_id for i in intents if not i.reviews and i.operations[0].state == "submitted")
     record = memory.learning.list_records("active")[0].id
     noop = {"operation": "noop"}
+    desk_export = memory.home.parent / "desk-export"
+    memory.interchange.export_desk(desk_export)
+    mcp = memory.home.parent / "memory.jsonl"
+    observation = {"type": "entity", "name": "用户", "entityType": "person", "observations": ["喜欢绿茶"]}
+    mcp.write_text(json.dumps(observation, ensure_ascii=False) + "\n", "utf-8")
     return {
         "learning.owner_review": {"intent_id": reviewed, "verdict": "rejected", "reason": "不对", "actor": "user"},
         "learning.scan": {},
@@ -347,6 +352,8 @@ def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
         "dream.run": {},
         "taskwizard.import": {"directory": str(taskwizard)},
         "bundle.document.put": {"bundle_id": "project/p", "path": "a.md", "content": "# 笔记", "expected_revision": 0},
+        "desk.import": {"directory": str(desk_export)},
+        "facts.import": {"system": "mcp-memory", "file": str(mcp)},
     }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from service.config import Config, load_config, save_settings
@@ -19,7 +20,7 @@ from service.demo.desk import fill_desk
 from service.demo.learning import fill_learning
 from service.memory.memory import Memory
 from store.core.errors import InvalidInput, NotFound
-from store.interchange import desk_format
+from store.interchange import desk_export, desk_format
 from store.learning.grant import example_section, parse_grant
 from tests.postgres_server import PostgresServer
 
@@ -396,3 +397,160 @@ def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reason
         assert memory.store.db.execute_sql(
             "SELECT COUNT(*) FROM desk_interaction WHERE interaction_id = '13800138000'"
         ).fetchone() == (0,)
+
+
+def _copy_of_first(changes: list[dict[str, Any]]) -> Callable[[list[str]], list[str]]:
+    """An edit appending, for each of `changes`, a copy of the file's first record with those fields."""
+
+    def edit(lines: list[str]) -> list[str]:
+        first = json.loads(lines[0])
+        return [*lines, *(json.dumps({**first, **change}, ensure_ascii=False) for change in changes)]
+
+    return edit
+
+
+def test_records_breaking_the_rules_of_their_kind_are_refused_and_never_stored(
+    demo: tuple[Config, Path], homes: Callable[[str], Config]
+) -> None:
+    _source, export = demo
+    too_long = "很长的事实" * 61  # 305 characters
+    rewrite(
+        export,
+        "facts.jsonl",
+        _copy_of_first(
+            [
+                {"fact_id": "f_kind", "scope": "profile", "profile_kind": SECRET_KEY, "project": None},
+                {
+                    "fact_id": "f_long",
+                    "scope": "environment",
+                    "profile_kind": None,
+                    "project": None,
+                    "content": too_long,
+                },
+                {"fact_id": "f_misplaced", "scope": "environment", "profile_kind": "preference", "project": None},
+                {
+                    "fact_id": "f_unfounded",
+                    "scope": "environment",
+                    "profile_kind": None,
+                    "project": None,
+                    "evidence": [],
+                },
+            ]
+        ),
+    )
+    rewrite(
+        export,
+        "skills.jsonl",
+        _copy_of_first([{"skill_id": "s_phone", "status": "active", "decided_by": "13800138000"}]),
+    )
+    rewrite(
+        export,
+        "learned.jsonl",
+        _copy_of_first(
+            [
+                {"record_id": "r_grant", "grant_id": SECRET_KEY},
+                {"record_id": "r_kind", "kind": "password"},
+                {"record_id": "r_state", "state": "forever"},
+                {"record_id": "r_target", "target": "elsewhere:x"},
+            ]
+        ),
+    )
+
+    def twice_and_sensitive(lines: list[str]) -> list[str]:
+        first = json.loads(lines[0])
+        first["interactions"] = [first["interactions"][0], first["interactions"][0]]
+        other = {
+            **first,
+            "topic_id": "t_phone",
+            "interactions": [{**first["interactions"][0], "interaction_id": "13800138000"}],
+        }
+        return [json.dumps(first, ensure_ascii=False), *lines[1:], json.dumps(other, ensure_ascii=False)]
+
+    rewrite(export, "topics.jsonl", twice_and_sensitive)
+    with Memory.open(homes("target")) as memory:
+        reports = memory.interchange.import_desk(export)
+        stored = json.dumps([e.payload for e in memory.store.events()], ensure_ascii=False)
+        facts = {row[0] for row in memory.store.db.execute_sql("SELECT fact_id FROM desk_fact").fetchall()}
+        skills = {row[0] for row in memory.store.db.execute_sql("SELECT skill_id FROM desk_skill").fetchall()}
+        learned = {row[0] for row in memory.store.db.execute_sql("SELECT record_id FROM learning_record").fetchall()}
+    reasons = {kind: " | ".join(r["reasons"]) for kind, r in reports.items()}
+    assert reports["facts"]["refused"] == 4, reasons["facts"]
+    assert "profile_kind must be one of" in reasons["facts"] and "longer than 300 characters" in reasons["facts"]
+    assert "profile_kind belongs to profile facts only" in reasons["facts"]
+    assert "at least one evidence" in reasons["facts"]
+    assert not facts & {"f_kind", "f_long", "f_misplaced", "f_unfounded"}
+    assert reports["skills"]["refused"] == 1 and "decided_by looks sensitive" in reasons["skills"]
+    assert "s_phone" not in skills
+    assert reports["learned"]["refused"] == 4, reasons["learned"]
+    assert "grant_id looks sensitive" in reasons["learned"] and "kind must be one of" in reasons["learned"]
+    assert "state must be one of" in reasons["learned"] and "target must be" in reasons["learned"]
+    assert not learned & {"r_grant", "r_kind", "r_state", "r_target"}
+    assert reports["topics"]["refused"] == 2, reasons["topics"]
+    assert "topics.jsonl line 1: the topic lists interaction" in reasons["topics"] and "twice" in reasons["topics"]
+    assert "interaction_id looks sensitive" in reasons["topics"]
+    assert SECRET_KEY not in stored and "13800138000" not in stored
+
+
+def test_an_export_whose_revisions_start_above_one_imports_twice_without_refusals(
+    demo: tuple[Config, Path], homes: Callable[[str], Config]
+) -> None:
+    _source, export = demo
+
+    def later(lines: list[str]) -> list[str]:  # as if the first revisions had been pruned where it came from
+        out = []
+        for line in lines:
+            record = json.loads(line)
+            for document in record["documents"]:
+                for revision in document["revisions"]:
+                    revision["revision"] += 4
+            out.append(json.dumps(record, ensure_ascii=False))
+        return out
+
+    rewrite(export, "bundles.jsonl", later)
+    with Memory.open(homes("target")) as memory:
+        first = memory.interchange.import_desk(export)["bundles"]
+        again = memory.interchange.import_desk(export)["bundles"]
+    assert first["refused"] == 0 and first["added"] > 0, first
+    assert (again["added"], again["refused"], again["reasons"]) == (0, 0, [])
+    assert again["skipped"] == first["added"]
+
+
+def test_a_file_past_the_size_cap_is_refused_naming_it(
+    demo: tuple[Config, Path], homes: Callable[[str], Config], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _source, export = demo
+    monkeypatch.setattr(desk_format, "MAX_FILE_BYTES", 1024 * 1024)
+    with (export / "interactions.jsonl").open("a", encoding="utf-8") as stream:
+        stream.write("\n" * (1024 * 1024 + 1))
+    with Memory.open(homes("target")) as memory:
+        with pytest.raises(InvalidInput, match=r"interactions\.jsonl is larger than 1 MiB"):
+            memory.interchange.import_desk(export)
+        assert not any(counts(memory).values())
+
+
+@pytest.mark.postgresql_only  # SQLite's transaction reads one snapshot already; on a server it must ask for one
+def test_an_export_on_a_server_reads_one_snapshot_while_others_commit(
+    config: Config, database_url: str, postgres: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = desk_export.task_cards
+
+    def another_host_commits_first(store: Any) -> list[dict[str, Any]]:
+        with psycopg.connect(database_url, password=postgres.password, autocommit=True) as conn:
+            conn.execute(
+                "INSERT INTO desk_task_card (task_id, title, status, result, source, ts, epoch, workday) "
+                "VALUES ('t_late', '晚到的任务', 'succeeded', '', 'test', '2026-03-02T09:00:00+00:00', 1772442000, "
+                "'2026-03-02')"
+            )
+        return original(store)
+
+    monkeypatch.setattr(desk_export, "task_cards", another_host_commits_first)
+    with Memory.open(hashed(config)) as memory:
+        fill_desk(memory)
+        counted = memory.interchange.export_desk(tmp_path / "out")
+        assert memory.store.db.execute_sql(
+            "SELECT COUNT(*) FROM desk_task_card WHERE task_id = 't_late'"
+        ).fetchone() == (1,)
+    cards = [
+        json.loads(line)["task_id"] for line in (tmp_path / "out" / "task_cards.jsonl").read_text("utf-8").splitlines()
+    ]
+    assert "t_late" not in cards and len(cards) == counted["task_cards"]  # committed after the export's first read
