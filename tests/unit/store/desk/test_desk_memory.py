@@ -333,7 +333,7 @@ def test_environment_facts_need_two_workdays_of_independent_evidence(memory: Mem
     fact = memory.desk.get_fact(confirmed["facts"][0]["fact_id"])
     assert fact.workdays == ["2026-11-25", "2026-11-27"]
     assert [e.counts for e in fact.evidence] == [True, True, False, True]
-    assert [f.fact_id for f in memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"]] == [fact.fact_id]
+    assert [f["fact_id"] for f in memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"]] == [fact.fact_id]
 
 
 def test_daily_review_deactivates_stale_candidates_and_they_are_never_revived(memory: Memory) -> None:
