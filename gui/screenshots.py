@@ -316,6 +316,6 @@ def _open_a_document(window: Any) -> bool:
 def _last_day(window: object) -> None:
     page = window.recall_page  # type: ignore[attr-defined]
     if page.days:
-        page.show_day(page.days[-1]["day"])
+        page.show_day(page.days[-1].day)
     else:
         page.day_shown.emit("")
