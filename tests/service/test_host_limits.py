@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -214,7 +215,8 @@ def test_a_client_that_reads_no_replies_is_read_no_further(qtbot: QtBot, make_ho
 
     try:
         assert in_thread(qtbot, pipeline) is True
-        reply_size = len(json.dumps(host.dispatcher.handle(request.strip()), ensure_ascii=False).encode()) + 1
+        reply = host.dispatcher.handle(request.strip())
+        reply_size = len(json.dumps(reply, ensure_ascii=False, default=msgspec.to_builtins).encode()) + 1
         assert len(served) < requests
         assert host.buffered_output <= host.max_output + reply_size
         assert max(served) <= host.max_output + reply_size
