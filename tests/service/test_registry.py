@@ -11,6 +11,7 @@ from service.rpc.methods import (
     appkb,
     bundles,
     desk,
+    interchange,
     jobs,
     learning,
     maintenance,
@@ -43,7 +44,7 @@ def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
 
 
 def test_the_registry_holds_every_domain_table_and_nothing_else() -> None:
-    tables = [status, appkb, runs, recall, desk, maintenance, bundles, learning, upkeep, jobs]
+    tables = [status, appkb, runs, recall, desk, maintenance, bundles, learning, upkeep, jobs, interchange]
     declared = [method.name for module in tables for method in module.TABLE]
     assert len(declared) == len(set(declared)) == len(REGISTRY)
     assert set(declared) == set(REGISTRY)
