@@ -74,11 +74,13 @@ def test_the_bus_is_published_only_through_parts_changed() -> None:
     from tests.conftest import REPO
 
     assert not hasattr(BusView, "publish")
+    # service/mcp is a client of the service (an import contract keeps it off the facade): the bus it publishes
+    # to is the MCP SDK's own, for its `subscriptions/listen` streams, fed from the service's change notices.
     callers = [
         f"{path.relative_to(REPO)}:{number}"
         for folder in ("service", "gui")
         for path in sorted((REPO / folder).rglob("*.py"))
-        if path.name not in ("bus.py", "parts.py")
+        if path.name not in ("bus.py", "parts.py") and "mcp" not in path.relative_to(REPO).parts
         for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
         if ".publish(" in line or "._bus" in line
     ]
