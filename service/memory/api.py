@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # types only: a command attached to a service imports this wi
         EpisodeDetail,
         Fact,
         JobStatus,
+        KindReport,
         LearningIntent,
         LearningIntentDetail,
         LearningRecord,
@@ -166,7 +167,7 @@ class InterchangeApi(Protocol):
     def export_desk(self, directory: Path) -> dict[str, int]: ...
     def import_desk(
         self, directory: Path, progress: Progress | None = ..., indexing: Progress | None = ...
-    ) -> dict[str, dict[str, Any]]: ...
+    ) -> dict[str, KindReport]: ...
     def import_foreign(
         self,
         system: str,
@@ -175,7 +176,7 @@ class InterchangeApi(Protocol):
         scope: str = ...,
         progress: Progress | None = ...,
         indexing: Progress | None = ...,
-    ) -> dict[str, Any]: ...
+    ) -> KindReport: ...
 
 
 class JobsApi(Protocol):

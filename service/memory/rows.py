@@ -421,6 +421,18 @@ class DailyRecallPoint(Row, frozen=True):
     abstain_rate: float
 
 
+# -- interchange -------------------------------------------------------------------------------
+
+
+class KindReport(Row, frozen=True):
+    """What an import did with one kind of record: `reasons` names the first 20 refusals (`refused` counts them all)."""
+
+    added: int
+    skipped: int  # already in the home, the same
+    refused: int
+    reasons: list[str]
+
+
 # -- jobs --------------------------------------------------------------------------------------
 
 

@@ -8,7 +8,6 @@ of its own would. Cancelling (Ctrl+C) an import stops following it; the service 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -32,12 +31,11 @@ class RemoteInterchange:
 
     def import_desk(
         self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, KindReport]:
         """`progress` hears the records written; the service indexes them before it answers, and `indexing`
         hears nothing (the job reports one count)."""
         outcome = self._follower.run("desk.import", progress, {"directory": _absolute(directory)})
-        reports = msgspec.convert(outcome, DeskImported).reports
-        return {kind: msgspec.structs.asdict(report) for kind, report in reports.items()}
+        return msgspec.convert(outcome, DeskImported).reports
 
     def import_foreign(
         self,
@@ -47,7 +45,6 @@ class RemoteInterchange:
         scope: str = "project",
         progress: Progress | None = None,
         indexing: Progress | None = None,
-    ) -> dict[str, Any]:
+    ) -> KindReport:
         params = {"system": system, "file": _absolute(path), "scope": scope}
-        report = msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)
-        return msgspec.structs.asdict(report)
+        return msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)

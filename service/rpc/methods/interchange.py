@@ -33,13 +33,11 @@ def export_desk(memory: Memory, directory: Path) -> DeskExported:
 
 
 def import_desk(memory: Memory, directory: Path, progress: Progress | None = None) -> DeskImported:
-    reports = memory.interchange.import_desk(directory, progress)
-    return msgspec.convert({"reports": reports}, DeskImported)
+    return DeskImported(reports=memory.interchange.import_desk(directory, progress))
 
 
 def import_facts(memory: Memory, system: str, path: Path, scope: str, progress: Progress | None = None) -> KindReport:
-    report = memory.interchange.import_foreign(system, path, scope=scope, progress=progress)
-    return msgspec.convert(report, KindReport)
+    return memory.interchange.import_foreign(system, path, scope=scope, progress=progress)
 
 
 @TABLE.op(interchange.DESK_EXPORT, long=True)
