@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
-from service.memory.rows import DailyRecallPoint
+from service.memory.rows import DailyRecallPoint, DreamRecord
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
@@ -188,7 +188,7 @@ class Overview(Health):
     desk_index: JsonObject  # the desk index: index_lag, open, running, problem
     recall_quality: JsonObject
     recall_calibration: list[JsonObject]
-    last_dream: JsonObject | None
+    last_dream: DreamRecord | None
     errors: JsonObject
 
 

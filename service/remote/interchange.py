@@ -11,7 +11,8 @@ from pathlib import Path
 
 import msgspec
 
-from service.ops.interchange import DeskExported, DeskImported, KindReport
+from service.memory.rows import KindReport
+from service.ops.interchange import DeskExported, DeskImported
 from service.remote.channel import JobFollower, Progress
 
 

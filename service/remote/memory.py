@@ -37,14 +37,18 @@ from service.memory.rows import (
     Bundle,
     BundleDetail,
     ConsolidationEntry,
+    DreamRecord,
     Episode,
     EpisodeDetail,
     Fact,
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
+    LearningStatus,
     Lesson,
     LessonRuns,
+    RecordRevoked,
+    ReviewReceipt,
     Skill,
     Topic,
     TopicDetail,
@@ -330,7 +334,7 @@ class RemoteDream:
         cancels the job between two steps."""
         return msgspec.convert(self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}), DreamReport)
 
-    def reports(self, limit: int = 20) -> list[dict[str, Any]]:
+    def reports(self, limit: int = 20) -> list[DreamRecord]:
         return self._wire.invoke(upkeep.DREAM_REPORTS, upkeep.DreamReportsArgs(limit=limit)).reports
 
 
@@ -341,7 +345,7 @@ class RemoteLearning:
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LearningStatus:
         return self._wire.invoke(learn.STATUS)
 
     def queue(
@@ -362,13 +366,11 @@ class RemoteLearning:
         args = learn.RecordListArgs(state=state, limit=limit, offset=offset, after=after)
         return self._wire.invoke(learn.RECORDS_LIST, args).records
 
-    def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:
+    def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         args = learn.OwnerReviewArgs(intent_id=intent_id, verdict=verdict, reason=reason, actor="user")
         return self._wire.invoke(learn.OWNER_REVIEW, args)
 
-    def revoke_record(
-        self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user"
-    ) -> dict[str, Any]:
+    def revoke_record(self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user") -> RecordRevoked:
         args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
         return self._wire.invoke(learn.RECORD_REVOKE, args)
 

@@ -501,11 +501,11 @@ def test_recovery_adopts_an_approval_found_in_the_ledger_exactly_once(home: Path
         # The verdict's receipt commits, then the process stops before Jiyi's adoption step.
         grant, redactor = memory.learning.grant, memory.parts.redactor
         review_step.submit(memory.store, grant, lease["review_id"], "v1", "approved", "原话", redactor)
-        assert memory.learning.status()["queue"]["approved"] == 1
+        assert memory.learning.status().queue["approved"] == 1
     with open_memory(home) as memory:
         assert memory.learning.recovered["adopted"] == 1, (memory.learning.recovered, memory.learning.queue())
         status = memory.learning.status()
-        assert status["queue"]["adopted"] == 1 and status["quotas"]["mutations"]["used"] == 1
+        assert status.queue["adopted"] == 1 and status.quotas is not None and status.quotas["mutations"].used == 1
     with open_memory(home) as memory:
         assert memory.learning.recovered["adopted"] == 0
         assert len(memory.learning.list_records()) == 1
@@ -523,9 +523,9 @@ def test_the_services_timer_scans_on_its_own_and_stops_at_shutdown(memory: Memor
     memory.learning.start_timer(0.05)
     memory.desk.remember_interaction("i1", user_text="我周末不看工作消息")
     deadline = time.monotonic() + 10
-    while memory.learning.status()["queue"]["queued"] == 0 and time.monotonic() < deadline:
+    while memory.learning.status().queue["queued"] == 0 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert memory.learning.status()["queue"]["queued"] == 1
+    assert memory.learning.status().queue["queued"] == 1
     assert memory.learning.shutdown()["drained"] is True
     assert not any(t.name == "jiyi-learning-scan" for t in threading.enumerate())
 

@@ -16,8 +16,9 @@ import msgspec
 
 from service.memory.jobs import Progress
 from service.memory.memory import Memory
+from service.memory.rows import KindReport
 from service.ops import interchange
-from service.ops.interchange import DeskExported, DeskFolderArgs, DeskImported, FactsImportArgs, KindReport
+from service.ops.interchange import DeskExported, DeskFolderArgs, DeskImported, FactsImportArgs
 from service.ops.upkeep import JobStartArgs
 from service.rpc.context import CallContext
 from service.rpc.methods.upkeep import check_budget
