@@ -174,7 +174,7 @@ class OverviewPage(QWidget):
         self.values["recall_quality"].setText(self._quality(data.get("recall_quality") or {}))
         calibrations = data.get("recall_calibration") or []
         self.values["recall_calibration"].setText(
-            "\n".join(labelled(str(c["device"]), describe_calibration(c)) for c in calibrations)
+            "\n".join(labelled(c.device, describe_calibration(c)) for c in calibrations)
             or self.tr("还没有设备的校准（使用模型的固定阈值）")
         )
         dream = data.get("last_dream")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
+from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
 from service.memory.rows import DailyRecallPoint, DreamRecord
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
@@ -138,7 +139,7 @@ class RecallStatistics(TypedDict):
     totals: JsonObject
     daily: list[DailyRecallPoint]
     packages: list[JsonObject]
-    calibration: list[JsonObject]  # each device's threshold: source, sample size, when, curve
+    calibration: list[CalibrationCurve]  # each device's threshold: source, sample size, when, curve
 
 
 # `pass` is a keyword, so this one is spelt in the functional form.
@@ -187,7 +188,7 @@ class Overview(Health):
     index: JsonObject
     desk_index: JsonObject  # the desk index: index_lag, open, running, problem
     recall_quality: JsonObject
-    recall_calibration: list[JsonObject]
+    recall_calibration: list[DeviceCalibration]
     last_dream: DreamRecord | None
     errors: JsonObject
 

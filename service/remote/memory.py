@@ -24,6 +24,7 @@ import msgspec
 from recall.verdict import Resolution
 from service.config import Config
 from service.memory.bus import Listener
+from service.memory.recall_rows import DeskRecall, RecallAnswer, RunTrace
 from service.memory.results import (
     DocumentWritten,
     DreamReport,
@@ -210,16 +211,16 @@ class RemoteRecall:
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         return self._wire.invoke(recall.STATS, recall.WindowArgs(since=since, until=until))
 
-    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[RunTrace]:
         return self._wire.invoke(recall.RUNS, recall.RecallRunsArgs(since=since, until=until, limit=limit)).runs
 
-    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+    def recall_trace(self, run_id: str) -> RunTrace | None:
         return self._wire.invoke(recall.TRACE, recall.TraceArgs(run_id=run_id)).trace
 
     def recall_devices(self) -> list[str]:
         return self._wire.invoke(recall.DEVICES).devices
 
-    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> RecallAnswer:
         return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
@@ -260,7 +261,7 @@ class RemoteDesk:
     def maintenance_status(self) -> MaintenanceStatus:
         return self._wire.invoke(maint.STATUS)
 
-    def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
+    def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:

@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 from service.config import Config, load_config
 from service.demo.desk import fill_desk
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from service.remote.memory import RemoteMemory
 from store.core.errors import InvalidInput
 from store.core.home import DB_NAME
@@ -47,8 +48,8 @@ def demo_export(tmp_path: Path) -> tuple[Path, dict[str, object]]:
     return out, recalled
 
 
-def _recalled(result: dict[str, object]) -> object:
-    return {key: value for key, value in result.items() if key != "latency_ms"}
+def _recalled(result: DeskRecall) -> object:
+    return msgspec.structs.replace(result, latency_ms=0.0)
 
 
 def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_went_in(

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 
@@ -63,7 +64,7 @@ def answers(memory: Memory) -> dict[str, Any]:
     memory.desk.index.drain()
     out = {}
     for query in QUERIES:
-        result = memory.desk.memory_recall(query, limit=8)
+        result = msgspec.to_builtins(memory.desk.memory_recall(query, limit=8))
         result.pop("latency_ms")
         out[query] = result
     return out
@@ -289,7 +290,7 @@ def test_the_mcp_memory_example_imports_as_documented(config: Config, tmp_path: 
         again = memory.interchange.import_foreign("mcp-memory", DATA / "mcp_memory.jsonl")
         assert (again.added, again.skipped) == (0, 8) and events(memory) == logged
         found = memory.desk.memory_recall("printer living room")
-        assert any("HP M227" in f["content"] for f in found["related_facts"])
+        assert any("HP M227" in f.content for f in found.related_facts)
         memory.interchange.export_desk(tmp_path / "out")
     exported = [json.loads(line) for line in (tmp_path / "out" / "facts.jsonl").read_text("utf-8").splitlines()]
     origins = {r["content"]: r["origin"] for r in exported}
