@@ -85,14 +85,14 @@ def test_charts_have_the_days_and_packages(attach: Attach, qtbot: QtBot, evaluat
     page.probe.task.setText("搜索火锅店")
     with qtbot.waitSignal(page.probe.answered, timeout=10_000) as answered:
         page.probe.button.click()
-    assert answered.args[0]["top1_apps"] == ["com.xingin.xhs"]
+    assert answered.args[0].top1_apps == ["com.xingin.xhs"]
     shown = page.probe.answer.toPlainText()
     assert "召回 com.xingin.xhs" in shown and "在小红书搜索火锅店" in shown and "com.sankuai.meituan" in shown
     # why: the confidence against the threshold, from the top app, the runner-up and the lead
-    sure = answered.args[0]["confidence"]
-    assert sure["top_app"] == ["com.xingin.xhs"] and sure["runner_up"] == ["com.sankuai.meituan"]
-    assert f"置信度 {sure['value']:.3f} ≥ 阈值" in shown
-    assert f"第二 com.sankuai.meituan {sure['second']:.3f}，领先 {sure['margin']:.3f}" in shown
+    sure = answered.args[0].confidence
+    assert sure.top_app == ["com.xingin.xhs"] and sure.runner_up == ["com.sankuai.meituan"]
+    assert f"置信度 {sure.value:.3f} ≥ 阈值" in shown
+    assert f"第二 com.sankuai.meituan {sure.second:.3f}，领先 {sure.margin:.3f}" in shown
     page.probe.device.setCurrentText("")
     page.probe.ask()
     assert "请输入任务并选择设备" in page.probe.answer.toPlainText()

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from store.core import clock
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from store.desk import leases
@@ -444,8 +446,8 @@ def test_the_desk_view_rebuilds_identically_from_the_log(memory: Memory) -> None
         memory.desk.list_topics(),
     )
     for one, two in zip(before, after, strict=True):
-        if isinstance(one, dict) and isinstance(two, dict):
-            assert {**one, "latency_ms": 0} == {**two, "latency_ms": 0}
+        if isinstance(one, DeskRecall) and isinstance(two, DeskRecall):
+            assert msgspec.structs.replace(one, latency_ms=0.0) == msgspec.structs.replace(two, latency_ms=0.0)
         else:
             assert one == two
     assert env_fact_b["scope"] == "environment"
