@@ -221,12 +221,10 @@ class CalibrationService:
         )
         runs = []
         for row in rows:
-            if not self.recall.passes_gate(row):
-                continue
-            indexed = self.recall.for_index(row)
-            apps = tuple(a for a in indexed.get("apps", []) if isinstance(a, str))
-            if apps:
-                runs.append(leave_one_out.PastRun(str(row["run_id"]), str(indexed["goal_text"]), apps))
+            # As the index holds it: through the gate, the goal redacted (`RecallService.for_index`).
+            if row.apps and self.recall.gate(row.goal_text, row.steps):
+                goal = self.parts.redactor.redact(row.goal_text)
+                runs.append(leave_one_out.PastRun(row.run_id, goal, tuple(row.apps)))
         return runs
 
     def _keep(self, chosen: Calibration) -> None:

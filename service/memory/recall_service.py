@@ -225,11 +225,12 @@ class RecallService:
         return packages
 
     def passes_gate(self, outcome: dict[str, Any]) -> bool:
+        """The quality gate for an outcome record (see `gate`)."""
+        return self.gate(str(outcome.get("goal_text", "")), int(outcome.get("steps", 0)))
+
+    def gate(self, goal_text: str, steps: int) -> bool:
         """The quality gate: a goal, and at least `index_min_steps` steps."""
-        return (
-            bool(str(outcome.get("goal_text", "")).strip())
-            and int(outcome.get("steps", 0)) >= self.config.index_min_steps
-        )
+        return bool(goal_text.strip()) and steps >= self.config.index_min_steps
 
     def for_index(self, outcome: dict[str, Any]) -> dict[str, Any]:
         """An episode as the index may hold it: the archive keeps the goal and reason verbatim, the vector
@@ -278,11 +279,9 @@ class RecallService:
         return sorted(scope.removeprefix("device:") for scope in recall_terms.scopes(self.store))
 
     def _live_pages(self) -> Iterator[list[dict[str, Any]]]:
-        """The episodes the index should hold (live and through the gate), a page at a time."""
-        offset = 0
-        while rows := episodes.list_episodes(self.store, EpisodeFilter(revoked=False), limit=1000, offset=offset):
+        """The episodes the index should hold (live and through the gate), a page at a time (by run id)."""
+        for rows in episodes.live_pages(self.store, 1000):
             yield [row for row in rows if self.passes_gate(row)]
-            offset += len(rows)
 
     def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
         """Every episode the index should hold, by device scope and run id."""
@@ -410,10 +409,10 @@ class RecallService:
             "calibration": self.thresholds.current() if self.thresholds else [],
         }
 
-    def _labelled(self, packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _labelled(self, packages: list[recall_stats.PackageRecall]) -> list[dict[str, object]]:
         """Each package's statistics with `label`: the name a device's inventory gives it (None when none does)."""
-        labels = appkb.device_labels(self.store, [str(p["package"]) for p in packages])
-        return [{**p, "label": labels.get(str(p["package"]))} for p in packages]
+        labels = appkb.device_labels(self.store, [p["package"] for p in packages])
+        return [{**p, "label": labels.get(p["package"])} for p in packages]
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import msgspec
 from peewee import Tuple
 
 from store.core.database import Store
@@ -26,6 +27,8 @@ from store.core.models import BaseModel
 from store.core.projection import EventRecord
 from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEvent
+from store.episodes.rows import Episode as EpisodeRow
+from store.episodes.rows import EpisodeDetail, ToolEventRow
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
@@ -256,14 +259,14 @@ EpisodeKey = tuple[float, str]
 """Where an episode stands in the listing's order: its `(ts_end, run_id)` (the `episode_recent` index's)."""
 
 
-def episode_key(record: dict[str, Any]) -> EpisodeKey:
-    """The listing key of an episode record as `list_episodes` returns it (an absent `ts_end` is stored 0)."""
-    return (float(record.get("ts_end") or 0.0), str(record["run_id"]))
+def episode_key(episode: EpisodeRow) -> EpisodeKey:
+    """The listing key of an episode as `list_episodes` returns it."""
+    return (episode.ts_end, episode.run_id)
 
 
 def list_episodes(
     store: Store, f: EpisodeFilter, *, limit: int = 100, offset: int = 0, after: EpisodeKey | None = None
-) -> list[dict[str, Any]]:
+) -> list[EpisodeRow]:
     """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`.
 
     `after` pages by key (keyset paging): only episodes older in the listing's order than the one with that
@@ -280,7 +283,9 @@ def list_episodes(
         page = page.where(Tuple(Episode.ts_end, Episode.run_id) < Tuple(float(after[0]), str(after[1])))
     page = page.order_by(*newest).limit(limit).offset(offset)
     rows: Any = Episode.select(Episode.record, Episode.revoked).where(Episode.run_id.in_(page)).order_by(*newest)
-    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()]
+    return msgspec.convert(
+        [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()], list[EpisodeRow]
+    )
 
 
 def count_episodes(store: Store, f: EpisodeFilter | None = None) -> int:
@@ -361,29 +366,26 @@ def current_records(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str,
     return out
 
 
-def get_episode(store: Store, run_id: str) -> dict[str, Any]:
+def get_episode(store: Store, run_id: str) -> EpisodeDetail:
     """One episode with its tool-event timeline (in step order)."""
     run_id = check_run_id(run_id)
     row = Episode.get_or_none(Episode.run_id == run_id)
     if row is None:
         raise NotFound(f"no episode {run_id!r}")
     events = ToolEvent.select().where(ToolEvent.run_id == run_id).order_by(ToolEvent.step, ToolEvent.seq)
-    return {
-        **json.loads(row.record),
-        "revoked": bool(row.revoked),
-        "events": [
-            {
-                "step": e.step,
-                "ts": e.ts,
-                "tool": e.tool,
-                "result_class": e.result_class,
-                "app_package": e.app_package,
-                "intent": e.intent,
-                "note": e.note,
-            }
-            for e in events
-        ],
-    }
+    timeline = [
+        ToolEventRow(
+            step=e.step,
+            ts=e.ts,
+            tool=e.tool,
+            result_class=e.result_class,
+            app_package=e.app_package,
+            intent=e.intent,
+            note=e.note,
+        )
+        for e in events
+    ]
+    return msgspec.convert({**json.loads(row.record), "revoked": bool(row.revoked), "events": timeline}, EpisodeDetail)
 
 
 def aggregates(store: Store) -> dict[str, dict[str, Any]]:

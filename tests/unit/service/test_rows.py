@@ -70,7 +70,7 @@ def test_episode_rows_are_the_store_objects(demo: Memory) -> None:
     store = demo.store
     listed = archive.list_episodes(store, EpisodeFilter(), limit=50)
     same(demo.runs.list_episodes(limit=50), listed)
-    run_id = listed[0]["run_id"]
+    run_id = listed[0].run_id
     detail = demo.runs.get_episode(run_id)
     same(detail, archive.get_episode(store, run_id))
     assert wire(detail.listed()) == wire(listed[0])
