@@ -16,14 +16,13 @@ from typing import Any
 
 from service.memory.parts import Parts
 from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
-from service.memory.rows import row as typed_row
-from service.memory.rows import rows as typed_rows
 from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
 from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
 from store.learning.projection import DOMAIN
+from store.learning.queue import PromptRecord
 from store.learning.states import INTENT_STATES as INTENT_STATES  # the console names the states by these
 from store.learning.states import PENDING
 from store.learning.states import RECORD_STATES as RECORD_STATES
@@ -150,15 +149,15 @@ class LearningService:
         pages by key."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        return typed_rows(LearningIntent, queue.intents(state, limit, offset, after))
+        return queue.intents(state, limit, offset, after)
 
     def intent(self, intent_id: str) -> LearningIntentDetail:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
-        return typed_row(LearningIntentDetail, queue.intent_detail(intent_id))
+        return queue.intent_detail(intent_id)
 
     def failures(self, limit: int = 100) -> list[LearningIntent]:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
-        return typed_rows(LearningIntent, queue.failures(limit))
+        return queue.failures(limit)
 
     def list_records(
         self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
@@ -166,9 +165,9 @@ class LearningService:
         """Adopted records with provenance, newest first; `after` (the last one's `[updated, id]`) pages by key."""
         if state is not None and state not in RECORD_STATES:
             raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
-        return typed_rows(LearningRecord, records.list_records(self.parts.store.db, state, limit, offset, after))
+        return records.list_records(self.parts.store.db, state, limit, offset, after)
 
-    def prompt_records(self) -> list[dict[str, Any]]:
+    def prompt_records(self) -> list[PromptRecord]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""
         return queue.prompt_records()
 
@@ -330,9 +329,9 @@ class LearningService:
             if row.state != "active":
                 raise InvalidInput(f"record {record_id} is {row.state}; only an active record can be edited")
             records.edit(store, row, clean, actor="user")
-            edited = records.record_dict(queue.record_row(record_id))
+            edited = records.record_row(queue.record_row(record_id))
         self._published(DOMAIN, DESK, LESSONS)
-        return typed_row(LearningRecord, edited)
+        return edited
 
     def _replayed(self, request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         """A lease answered before is answered again even when admission has closed since (a lost reply)."""

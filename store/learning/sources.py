@@ -18,6 +18,7 @@ from store.desk.models import Interaction
 from store.episodes.models import Episode, EpisodeApp, ToolEvent
 from store.learning import sql
 from store.learning.grant import fingerprint
+from store.learning.rows import LearningSource
 
 SOURCE_KINDS = ("interaction", "task", "run")
 TASK_OBJECTIVES = ("succeeded", "failed")  # a task card whose result is an objective
@@ -54,6 +55,18 @@ class Source:
             "retracted": self.retracted,
             "fingerprint": self.fingerprint,
         }
+
+    def row(self) -> LearningSource:
+        """The source as the console shows it (`to_dict`, typed)."""
+        return LearningSource(
+            kind=self.kind,
+            id=self.source_id,
+            ts=self.ts,
+            turns=self.turns,
+            objective=self.objective,
+            retracted=self.retracted,
+            fingerprint=self.fingerprint,
+        )
 
     def to_stored_dict(self, redactor: Redactor) -> dict[str, Any]:
         """`to_dict` with the turns and the objective redacted: what a lease hands out and keeps in the ledger.
