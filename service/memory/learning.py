@@ -270,7 +270,7 @@ class LearningService:
             )
         if lease.get("empty"):
             raise InvalidInput(f"intent {intent_id} has no candidate waiting for review")
-        return self.review_submit(lease["review_id"], _owner_request_id(), verdict, reason, actor="user")
+        return self.review_submit(str(lease["review_id"]), _owner_request_id(), verdict, reason, actor="user")
 
     def review_submit(
         self, review_id: str, request_id: str, verdict: str, reason: str, *, actor: str = "agent"
@@ -281,7 +281,7 @@ class LearningService:
             reply = review.submit(
                 self.parts.store, self.grant, review_id, request_id, verdict, reason, self.parts.redactor, actor=actor
             )
-            outcome: dict[str, Any] | None = None
+            outcome: adoption.Adoption | None = None
             if reply.get("accepted") and reply.get("verdict") == "approved":
                 outcome = adoption.adopt(self.parts.store, self.grant, str(reply["intent_id"]))
             # Read under the lock: another write between the verdict and this read would answer its state.

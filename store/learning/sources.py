@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json
@@ -26,6 +26,18 @@ RUN_VERDICTS = ("pass", "fail")  # a verifier's verdict is trusted; `skipped` is
 MAX_EVENT_NOTES = 40
 
 
+class SourceJson(TypedDict):
+    """A source as a lease hands it out and the ledger keeps it (`Source.to_dict`)."""
+
+    kind: str
+    id: str
+    ts: str
+    turns: list[dict[str, str]]  # {"role", "text"}
+    objective: dict[str, object] | None
+    retracted: bool
+    fingerprint: str
+
+
 @dataclass(frozen=True)
 class Source:
     """One source as Jiyi reads it now."""
@@ -33,7 +45,7 @@ class Source:
     kind: str
     source_id: str
     turns: list[dict[str, str]]
-    objective: dict[str, Any] | None
+    objective: dict[str, object] | None  # a run's goal and outcome, a task's result: as their writer gave them
     ts: str
     retracted: bool = False
     apps: list[str] = field(default_factory=list)
@@ -45,7 +57,7 @@ class Source:
     def text_of(self, *roles: str) -> list[str]:
         return [t["text"] for t in self.turns if not roles or t["role"] in roles]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SourceJson:
         return {
             "kind": self.kind,
             "id": self.source_id,
@@ -68,7 +80,7 @@ class Source:
             fingerprint=self.fingerprint,
         )
 
-    def to_stored_dict(self, redactor: Redactor) -> dict[str, Any]:
+    def to_stored_dict(self, redactor: Redactor) -> SourceJson:
         """`to_dict` with the turns and the objective redacted: what a lease hands out and keeps in the ledger.
 
         A run's goal, notes and reason stay verbatim in the episode records only; a copy kept anywhere else
