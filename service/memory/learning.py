@@ -12,6 +12,7 @@ import json
 import logging
 import secrets
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from service.memory.parts import Parts
@@ -86,7 +87,7 @@ class LearningService:
             self._published(DOMAIN, DESK, LESSONS)
         return counts
 
-    def shutdown(self, timeout: float = DRAIN_SECONDS) -> dict[str, Any]:
+    def shutdown(self, timeout: float = DRAIN_SECONDS) -> dict[str, object]:
         """Close admission, cancel the open leases (persisted as failed), drain within `timeout` seconds.
 
         Answers what was cancelled, and what stayed unknown when the drain did not finish in time.
@@ -173,7 +174,7 @@ class LearningService:
 
     # -- the pipeline ----------------------------------------------------------------------
 
-    def scan(self) -> dict[str, Any]:
+    def scan(self) -> scan.ScanAnswer:
         """Advance both cursors now (and expire due records and leases); answers how many intents were added."""
         grant = self._admitting()
         store = self.parts.store
@@ -333,7 +334,7 @@ class LearningService:
         self._published(DOMAIN, DESK, LESSONS)
         return edited
 
-    def _replayed(self, request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    def _replayed(self, request_id: str, method: str, params: Mapping[str, object]) -> dict[str, object] | None:
         """A lease answered before is answered again even when admission has closed since (a lost reply)."""
         return ledger.recorded(request_id, method, params)
 

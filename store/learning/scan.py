@@ -49,6 +49,12 @@ class ScanCounts(TypedDict):
     backpressure: bool
 
 
+class ScanAnswer(ScanCounts):
+    """What `learning.scan` answers: the scan's counts and where each feed's cursor stands now."""
+
+    cursors: dict[str, int]  # by feed
+
+
 @dataclass
 class ScanReport:
     added: int = 0
