@@ -52,7 +52,7 @@ class LearningSource(Row, frozen=True):
     id: str
     ts: str
     turns: list[dict[str, str]]  # {"role", "text"}
-    objective: dict[str, Any] | None  # a run's goal and outcome, as its writer gave them
+    objective: dict[str, object] | None  # a run's goal and outcome, as its writer gave them
     retracted: bool
     fingerprint: str
 
