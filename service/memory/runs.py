@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -261,7 +261,8 @@ class RunService:
             run = self._runs.pop(run_id, None)
         self.appkb.end_run_evidence(run_id)
         now = time.time()
-        record: dict[str, Any] | None = None
+        record: dict[str, object] | None = None
+        episode: EpisodeOutcome | None = None
         archived = False
         if outcome is not None or run is not None:
             data = dict(outcome or {"success": False, "reason": "not_reported"})
@@ -278,10 +279,10 @@ class RunService:
             record = episode.to_dict()
             archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
         evaluation = None
-        if record is not None and run is not None and run.recall is not None and run.recall.status != "error":
+        if episode is not None and run is not None and run.recall is not None and run.recall.status != "error":
             # The reference's definition: only confirmed launch receipts count, never the outcome's `apps`.
             actual = list(run.launched)
-            evaluation = self._score_recall(run_id, run, record, actual)
+            evaluation = self._score_recall(run_id, run, episode, actual)
         indexed = False
         if archived and record is not None and self.recall.passes_gate(record):
             indexed = self._index_episode(record)
@@ -309,16 +310,16 @@ class RunService:
             log.warning("the light dream after %s failed (the run is archived all the same): %s", run_id, exc)
 
     def _score_recall(
-        self, run_id: str, run: RunState, record: dict[str, Any], actual: list[str]
+        self, run_id: str, run: RunState, episode: EpisodeOutcome, actual: list[str]
     ) -> recall_stats.Evaluation | None:
         """Score the run's recall against what was really launched and keep the trace (fails open)."""
         assert run.recall is not None
         mentioned = [a for c in run.recall.candidates if c.source == "mention" for a in c.apps]
         evaluation = recall_stats.evaluate(run.recall.recalled_apps, run.recall.top1_apps, actual, mentioned)
-        trace = {
+        trace: dict[str, object] = {
             "run_id": run_id,
-            "ts": float(record.get("ts_end") or time.time()),
-            "device_scope": record.get("device_scope"),
+            "ts": episode.ts_end or time.time(),
+            "device_scope": episode.device_scope,
             "mode": run.recall.mode,
             "embedder": run.recall.embedder,
             "recall": run.recall.to_dict(),
@@ -330,7 +331,7 @@ class RunService:
         self.calibration.observe(trace)  # returns at once: the device is recalibrated in the background
         return evaluation
 
-    def _index_episode(self, record: dict[str, Any]) -> bool:
+    def _index_episode(self, record: Mapping[str, object]) -> bool:
         try:
             self.recall.index([record])
         except Exception as exc:
