@@ -52,7 +52,8 @@ class LearningSource(Row, frozen=True):
     id: str
     ts: str
     turns: list[dict[str, str]]  # {"role", "text"}
-    objective: dict[str, object] | None  # a run's goal and outcome, as its writer gave them
+    # A run's goal and outcome, as its writer gave them (Any, not object: msgspec's JSON Schema has no `object`).
+    objective: dict[str, Any] | None
     retracted: bool
     fingerprint: str
 
