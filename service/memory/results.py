@@ -18,6 +18,7 @@ from service.memory.rows import DailyRecallPoint, DreamRecord
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
+from store.episodes.recall_stats import Evaluation
 
 JsonObject = dict[str, Any]
 
@@ -57,7 +58,7 @@ class RunFinished(TypedDict):
     archived: bool
     indexed: bool
     episode: JsonObject | None
-    recall_evaluation: JsonObject | None
+    recall_evaluation: Evaluation | None
     seconds: float | None
 
 

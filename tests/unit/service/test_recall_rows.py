@@ -71,9 +71,10 @@ def test_a_trace_and_a_probe_send_what_recall_kept_and_answered(hashed: Memory) 
         }
         hashed.runs.run_event(launch)
         hashed.runs.run_finish(f"r{n}", {"success": True, "apps": ["com.tencent.mm"], "steps": 3})
-    kept = recall_stats.trace_of(hashed.store, "r2")
+    stored = recall_stats.trace_of(hashed.store, "r2")
     trace = hashed.recall.recall_trace("r2")
-    assert kept is not None and trace is not None
+    assert stored is not None and trace is not None
+    kept: dict[str, Any] = json.loads(json.dumps(stored))  # as the store keeps it, read as JSON
     sent = encoded(trace)
     assert list(sent) == list(kept) and list(sent["evaluation"]) == list(kept["evaluation"])  # kept sorted
     assert sent == kept
