@@ -89,11 +89,13 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
         themes.append((text, app, language, rng.choice(memory_recall.PEOPLE if language == "zh" else EN_PEOPLE)))
     order = [n % n_topics for n in range(n_turns)]
     rng.shuffle(order)  # a theme's turns are spread over the whole history
-    theme_of: dict[str, int] = {}
+    theme_of = {f"turn-{n:06d}": order[n] for n in range(n_turns)}
     start = time.time() - 200 * 86400
     step = 200 * 86400 / n_turns
     began = time.perf_counter()
-    for chunk in range(0, n_turns, FILL_BATCH):
+    held = memory.desk.desk_counts()["interactions"]  # a build cut short goes on where it stopped
+    first = held // FILL_BATCH * FILL_BATCH
+    for chunk in range(first, n_turns, FILL_BATCH):
         with memory.store.atomic():
             for n in range(chunk, min(chunk + FILL_BATCH, n_turns)):
                 text, app, language, person = themes[order[n]]
@@ -111,7 +113,6 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
                     source=rng.choice(["voice", "feishu", "desktop"]),
                     ts=start + n * step,
                 )
-                theme_of[interaction_id] = order[n]
                 if n % 20 == 0:
                     memory.desk.complete_task(
                         f"task-{n:06d}",
@@ -121,7 +122,11 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
                         ts=start + n * step,
                     )
     seconds = time.perf_counter() - began
-    print(f"  remembered {n_turns} turns and {n_turns // 20} task cards in {seconds:.1f} s ({n_turns / seconds:.0f}/s)")
+    written = n_turns - first
+    print(
+        f"  remembered {written} turns and {written // 20} task cards in {seconds:.1f} s "
+        f"({written / max(seconds, 1e-9):.0f}/s; {first} were there already)"
+    )
     began = time.perf_counter()
     filed: set[int] = set()
     while True:
@@ -129,8 +134,10 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
         if not plan["batch_id"]:
             break
         groups: dict[int, list[str]] = {}
+        said: dict[str, str] = {}
         for item in plan["interactions"]:
             groups.setdefault(theme_of[item["interaction_id"]], []).append(item["interaction_id"])
+            said[item["interaction_id"]] = item["user_text"]
         topics, new_facts = [], []
         for theme, ids in groups.items():
             text, app, language, person = themes[theme]
@@ -149,7 +156,13 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
                 else f"{person}'s requests go through {app}: {text[:80]}"
             )
             # facts refuse sensitive-looking text (an instruction with a long number): those themes get none
-            if theme % 5 == 0 and theme not in filed and memory.desk.redactor.redact(content) == content:
+            # ... and the evidence quotes the turn as stored (redacted)
+            if (
+                theme % 5 == 0
+                and theme not in filed
+                and memory.desk.redactor.redact(content) == content
+                and person in said[ids[0]]
+            ):
                 filed.add(theme)
                 new_facts.append(
                     {
