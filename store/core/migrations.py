@@ -88,11 +88,30 @@ def _v4_name_subjects(db: Database) -> None:
             db.execute_sql("UPDATE event SET subject = ? WHERE seq = ?", (new, seq))
 
 
+# The learning page's intent and record tables, newest first, paged by key (`after` an `[updated, id]`), of
+# one state or all: read in index order, without sorting the table. Frozen here, like the console's above.
+LEARNING_PAGE_INDEXES = {
+    "learning_intent_page": ("learning_intent", "updated DESC, intent_id"),
+    "learning_intent_state_page": ("learning_intent", "state, updated DESC, intent_id"),
+    "learning_record_page": ("learning_record", "updated DESC, record_id"),
+    "learning_record_state_page": ("learning_record", "state, updated DESC, record_id"),
+}
+
+
+def _v5_learning_page_indexes(db: Database) -> None:
+    """The learning tables' paging indexes, on the view tables that exist (new homes make them later)."""
+    tables = set(db.get_tables())
+    for name, (table, columns) in LEARNING_PAGE_INDEXES.items():
+        if table in tables:
+            db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_event_log,
     _v2_domain_seq_index,
     _v3_console_read_indexes,
     _v4_name_subjects,
+    _v5_learning_page_indexes,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 _TABLE = "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,40 +10,15 @@ import pytest
 
 from service.config import ConfigError, load_config
 from service.memory.memory import Memory
+from tests.chroma_server import chroma_server, free_port
 
-CHROMA = Path(sys.executable).parent / "chroma"
 pytestmark = pytest.mark.slow  # starts a Chroma server: seconds
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
 def chroma_url(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [str(CHROMA), "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("chroma run did not start") from None
-                time.sleep(0.2)
+    with chroma_server(tmp_path / "chroma") as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_recall_works_against_a_chroma_server(chroma_url: str, tmp_path: Path) -> None:

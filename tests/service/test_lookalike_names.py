@@ -12,9 +12,9 @@ from typing import Any
 from service.config import load_config
 from service.memory.memory import Memory
 from store.appkb.projection import DOMAIN as APP_KB
-from store.core.migrations import SCHEMA_VERSION
 from tests.service.conftest import Server, send_lines, start_server
 
+BEFORE_NAME_SUBJECTS = 3  # the schema of a home before migration 4 keyed the App-KB's events by one normalization
 HIDDEN = {"variation selector": "微\ufe0f信", "combining acute": "微信\u0301", "hangul filler": "微\u3164信"}
 
 
@@ -99,8 +99,8 @@ def test_an_old_homes_entries_are_migrated_to_the_one_normalization(short_dir: P
     with sqlite3.connect(home / "jiyi.sqlite3") as db:
         db.execute("UPDATE event SET subject = ? WHERE domain = 'app_kb'", (spelled,))
         db.execute("UPDATE app_entry SET term_norm = ?", (spelled,))
-        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION - 1,))
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        db.execute("UPDATE schema_version SET version = ?", (BEFORE_NAME_SUBJECTS,))
+        db.execute(f"PRAGMA user_version = {BEFORE_NAME_SUBJECTS}")
         state = json.loads(db.execute("SELECT value FROM meta WHERE key = 'view:app_kb'").fetchone()[0])
         db.execute("UPDATE meta SET value = ? WHERE key = 'view:app_kb'", (json.dumps({**state, "version": 2}),))
     server = start_server(home, short_dir / "run" / "jiyi.sock")  # a SQLite home: planted in its file

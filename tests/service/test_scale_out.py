@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import signal
-import subprocess
 import threading
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,9 +16,9 @@ from service.config import load_config, save_settings
 from store.appkb import kb as appkb
 from store.core.database import Store
 from store.projections import all_projections
+from tests.chroma_server import chroma_server
 from tests.postgres_server import PostgresServer
 from tests.service.conftest import Server
-from tests.service.test_chroma_server import CHROMA, free_port
 
 # Starts servers (seconds): once, on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql_only, pytest.mark.xdist_group("scale_out")]
@@ -29,28 +27,8 @@ AGENTS = 8
 
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    folder = tmp_path_factory.mktemp("chroma")
-    server = subprocess.Popen(
-        [str(CHROMA), "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("chroma run did not start") from None
-                time.sleep(0.2)
+    with chroma_server(tmp_path_factory.mktemp("chroma")) as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.fixture
