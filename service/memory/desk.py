@@ -220,6 +220,7 @@ class DeskService:
         started = time.perf_counter()
         dense, retrieval_info = self._dense(query)
         result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        retrieval_info = self._settled(dense, retrieval_info)
         result["retrieval"] = retrieval_info
         result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
@@ -237,6 +238,12 @@ class DeskService:
             "index_lag": lag,
         }
 
+    def _settled(self, dense: Any, info: dict[str, Any]) -> dict[str, Any]:
+        """`info` once recall ran: the query is embedded while the full text is read, so only then is it known
+        whether embedding it failed (full text answered alone)."""
+        failed = self.index.failed(dense)
+        return info if failed is None else {**info, "mode": "full_text", "degraded": failed}
+
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
     ) -> dict[str, Any]:
@@ -247,7 +254,7 @@ class DeskService:
         result = retrieval.assess_transition(
             self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
-        result["degraded"] = info["degraded"]
+        result["degraded"] = self._settled(dense, info)["degraded"]
         return result
 
     # -- maintenance ---------------------------------------------------------------------------
