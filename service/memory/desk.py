@@ -218,13 +218,19 @@ class DeskService:
         if not isinstance(query, str):
             raise InvalidInput("query must be text")
         started = time.perf_counter()
-        dense, retrieval_info = self._dense(query)
-        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
-        retrieval_info = self._settled(dense, retrieval_info)
+        result, retrieval_info = self.recalled(query, limit)
         result["retrieval"] = retrieval_info
         result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return result
+
+    def recalled(self, query: str, limit: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The store's recall of `query` by words and meaning (`retrieval.recall` with the desk index's dense
+        searcher), and how it went: `mode`, `degraded`, `index_lag`. What `memory.recall` answers and
+        `context.prepare` packs."""
+        dense, info = self._dense(query)
+        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        return result, self._settled(dense, info)
 
     def _dense(self, query: str) -> tuple[Any, dict[str, Any]]:
         """The query's searcher over the desk index (None: full text alone) and how recall went about it."""

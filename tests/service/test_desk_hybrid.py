@@ -162,9 +162,11 @@ def test_with_the_embedder_down_full_text_answers_and_says_why_and_nothing_is_lo
             result = memory.desk.memory_recall("机场")
             assert result["retrieval"]["mode"] == "full_text" and "embedder failed" in result["degraded"]
             assert set(related(result)) == {"old", "new"}
+            assert "embedder failed" in memory.context.prepare_context("机场")["degraded"]  # the same retrieval
             answers.append("ok")
             assert memory.desk.index.drain() == 1 and memory.desk.index.lag() == 0
             assert memory.desk.memory_recall("机场")["degraded"] is None
+            assert memory.context.prepare_context("机场")["degraded"] is None
 
 
 @pytest.mark.slow
@@ -175,7 +177,10 @@ def test_the_real_model_finds_paraphrases_puts_the_latest_value_first_and_abstai
         memory_eval.store_conversation(memory, conversation, None)
         report = memory_eval.summarize(memory_eval.ask(memory, conversation))
         nothing = memory.desk.memory_recall("我的护照什么时候过期")
+        # context.prepare packs what memory.recall finds: 修冷气 shares no word with 修空调, only its meaning
+        pack = memory.context.prepare_context("上回来家里修冷气的人怎么联系")
     assert report["degraded"] == 0
+    assert "修空调的刘师傅" in pack["text"] and pack["degraded"] is None
     # 叫车/打车, 体检/检查身体, 空调/冷气: by meaning where the words differ (full text alone: 0.75 @5)
     assert report["by_category"]["paraphrase"]["recall_any@5"] >= 0.85
     assert report["recall_any@5"] >= 0.9
