@@ -29,8 +29,8 @@ from store.core.database_file import FileIdentity, damaged_message, quick_check,
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
-from store.core.identity import read_store_id
 from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
+from store.core.identity import read_store_id
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase

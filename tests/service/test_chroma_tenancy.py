@@ -107,16 +107,16 @@ def test_two_homes_on_one_server_each_recall_and_rebuild_only_their_own(tmp_path
     assert names and all(n.startswith((f"jiyi.{a_id[:16]}.", f"jiyi.{b_id[:16]}.")) for n in names)
 
 
-def test_an_older_jiyis_collections_are_read_by_no_store_and_doctor_names_them(
-    tmp_path: Path, chroma_url: str
-) -> None:
+def test_an_older_jiyis_collections_are_read_by_no_store_and_doctor_names_them(tmp_path: Path, chroma_url: str) -> None:
     # What an older Jiyi left on the server: this home's episode under the plain name (no store prefix).
     embedder = get_embedder("hash")
     older = VectorIndex(tmp_path / "older", embedder)  # the embedded index names collections as every Jiyi did
     name = older.name("episode", "device:d1")
     host, port = chroma_url.removeprefix("http://").split(":")
     client = chromadb.HttpClient(host=host, port=int(port))
-    client.create_collection(name, embedding_function=None, metadata=older.collection("episode", "device:d1").metadata)
+    made = older.collection("episode", "device:d1")
+    assert made is not None
+    client.create_collection(name, embedding_function=None, metadata=made.metadata)
     client.get_collection(name, embedding_function=None).add(
         ids=["run-old"], embeddings=embedder.passages(["在小红书搜索火锅店"]), metadatas=[{"source_hash": "x"}]
     )
