@@ -123,11 +123,6 @@ def _client(home: Path, url: str) -> Any:
     return client
 
 
-def server_collection_names(url: str) -> list[str]:
-    """Every collection's name on the Chroma server at `url` (one call; `jiyi doctor` reads them)."""
-    return collection_names(_client(Path(), url))
-
-
 class VectorsReadOnly(EmbeddingServerProblem):
     """The home's vector index is on a read-only home (recall then goes by mentions and words, as without vectors)."""
 

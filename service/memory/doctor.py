@@ -16,13 +16,14 @@ store's names began with its id), which no store of this Jiyi reads.
 
 from __future__ import annotations
 
+import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recall.vectors import older_collections, server_collection_names, store_namespace
+from recall.vectors import older_collections, store_namespace
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
@@ -80,7 +81,7 @@ def vector_names_check(url: str, store_id: str | None) -> Check:
     """Whether this store has its own collections on the Chroma server, and whether an older Jiyi's remain."""
     try:
         namespace = store_namespace(store_id)
-        names = server_collection_names(url)
+        names = chroma_collection_names(url)
     except Exception as exc:  # the server answered its heartbeat: a failure here is worth reporting, not raising
         return Check("vector names", False, f"cannot list the collections on {url}: {exc}")
     own = sum(1 for name in names if name.startswith(namespace))
@@ -155,3 +156,12 @@ def chroma_answers(url: str) -> tuple[bool, str]:
             return True, f"{url} answers"
     except (urllib.error.URLError, OSError) as exc:
         return False, f"{url} does not answer ({getattr(exc, 'reason', exc)})"
+
+
+def chroma_collection_names(url: str) -> list[str]:
+    """Every collection's name on the Chroma server at `url` (its default tenant and database, where Jiyi keeps
+    them), in one request of its REST API: no Chroma client to import for a check."""
+    listing = f"{url.rstrip('/')}/api/v2/tenants/default_tenant/databases/default_database/collections"
+    with urllib.request.urlopen(listing, timeout=10) as answer:
+        found = json.loads(answer.read())
+    return [str(collection["name"]) for collection in found]

@@ -14,8 +14,9 @@ import pytest
 
 from recall.desk_index import COLLECTIONS, SCOPE
 from recall.embedders import get_embedder
-from recall.vectors import VectorIndex, server_collection_names
+from recall.vectors import VectorIndex
 from service.config import load_config, save_settings
+from service.memory.doctor import chroma_collection_names
 from service.memory.memory import Memory
 from tests.chroma_server import chroma_server
 from tests.postgres_server import PostgresServer
@@ -103,7 +104,7 @@ def test_two_homes_on_one_server_each_recall_and_rebuild_only_their_own(tmp_path
     with open_home(b, chroma_url) as memory:
         b_id = memory.parts.store.store_id
     assert a_id and b_id and a_id != b_id
-    names = server_collection_names(chroma_url)
+    names = chroma_collection_names(chroma_url)
     assert names and all(n.startswith((f"jiyi.{a_id[:16]}.", f"jiyi.{b_id[:16]}.")) for n in names)
 
 
@@ -135,7 +136,7 @@ def test_an_older_jiyis_collections_are_read_by_no_store_and_doctor_names_them(t
         assert memory.recall.state()["lagging"] == 0
         checks = {c.name: c for c in memory.doctor()}
         assert checks["vector names"].ok and "1 more named by an older Jiyi" in checks["vector names"].detail
-    assert name in server_collection_names(chroma_url)  # a rebuild leaves what an older Jiyi's host may still read
+    assert name in chroma_collection_names(chroma_url)  # a rebuild leaves what an older Jiyi's host may still read
 
 
 @pytest.mark.postgresql_only
