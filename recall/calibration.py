@@ -29,7 +29,7 @@ runs with no relevant history left and errs the safe way. With fewer than
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -239,7 +239,7 @@ def fixed(device: str, embedder: str, threshold: float, budget: float, now: floa
     return Calibration(device, embedder, threshold, "default", sample_size, budget, now)
 
 
-def observation_of(trace: dict[str, Any], scoring: str = DEFAULT_SCORING) -> Observation | None:
+def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) -> Observation | None:
     """The observation a scored shadow recall holds, or None when the threshold did not decide it.
 
     It is the recall's confidence in its top app (recall.confidence; kept in

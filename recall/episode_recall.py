@@ -33,7 +33,7 @@ import math
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -42,7 +42,7 @@ from recall.embedders import Embedder, tuning
 from recall.normalize import CJK_RE, fold_text, normalize
 from recall.remote_embedder import EmbeddingServerProblem
 from recall.term_ownership import goal_terms, ownership
-from recall.vectors import Document, Hit, VectorIndex, source_hash
+from recall.vectors import Document, Hit, Metadata, VectorIndex, source_hash
 from store.episodes.recall_terms import TermStats
 
 EPISODE = "episode"
@@ -235,22 +235,32 @@ def _framed(text: str, name: str) -> bool:
     return False
 
 
-def episode_document(outcome: dict[str, Any]) -> Document:
+def outcome_apps(outcome: Mapping[str, object]) -> list[str]:
+    """The packages an episode record names (`apps`), in its order."""
+    apps = outcome.get("apps")
+    return [a for a in apps if isinstance(a, str)] if isinstance(apps, list | tuple) else []
+
+
+def _seconds(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def episode_document(outcome: Mapping[str, object]) -> Document:
     """An episode as the index stores it: goal, apps, then outcome, reason, verifier (the reference's text).
 
     The vector is of the goal alone: a new task is compared with what was asked
     before, not with package names and verdicts, which a task never contains
     (embedding the whole text cost a third of hit@1 on the public tasks).
     """
-    apps = [a for a in outcome.get("apps", []) if isinstance(a, str)]
+    apps = outcome_apps(outcome)
     result = "success" if outcome.get("success") else "failure"
     goal, reason, verifier = outcome.get("goal_text", ""), outcome.get("reason", ""), outcome.get("verifier", "")
     text = f"{goal}\n{' '.join(apps)}\n{result} {reason} {verifier}"
-    metadata = {
+    metadata: Metadata = {
         "first_app": apps[0] if apps else "",
         "apps": " ".join(apps),
-        "device_scope": outcome.get("device_scope", "device:unknown"),
-        "ts": float(outcome.get("ts_end") or 0.0),
+        "device_scope": str(outcome.get("device_scope", "device:unknown")),
+        "ts": _seconds(outcome.get("ts_end")),
         "success": bool(outcome.get("success")),
         "reason": str(outcome.get("reason", "")),
         "verifier": str(outcome.get("verifier", "skipped")),

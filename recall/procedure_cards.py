@@ -12,8 +12,8 @@ device is never a candidate; a card with no device is for every device), then th
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -23,15 +23,41 @@ PROCEDURE_MIN_SCORE = 0.30  # the reference's threshold (its module constant)
 GENERAL_APP_SCOPE = "general"
 _GLOBAL = "global"
 
+Card = Mapping[str, object]
+"""A procedure card: a lesson in the reference's schema (`text` its title, `steps`, `pitfalls`, `app_scope`,
+`scope.device`), as the lessons' view keeps it (`store.episodes.lessons.procedure_cards`)."""
 
-def card_document(card: dict[str, Any]) -> str:
+
+class ProcedureSelection(TypedDict):
+    """The reference's `ProcedureSelection.to_dict()`: what one selection chose (or why none), as the
+    `procedure_selected` event and the reference's `latest_procedure` keep it."""
+
+    lesson_id: object  # the card's id (None when none was selected)
+    title: str
+    steps: list[str]
+    pitfalls: object  # as the card gives it
+    app_scope: object  # as the card gives it
+    device_scope: str | None
+    score: float
+    candidates: int
+    filtered: int
+    reason: str  # empty_query / no_cards / device_scope_mismatch / app_scope_mismatch / below_threshold / hit
+    selected: bool
+
+
+def _steps(card: Card) -> list[object]:
+    steps = card.get("steps")
+    return list(steps) if isinstance(steps, list | tuple) else []
+
+
+def card_document(card: Card) -> str:
     """A card's retrieval document: its title, then its non-empty steps, joined by " | "."""
     title = str(card.get("text") or "").strip()
-    steps = [str(step).strip() for step in card.get("steps") or () if str(step).strip()]
+    steps = [str(step).strip() for step in _steps(card) if str(step).strip()]
     return " | ".join([title, *steps]) if steps else title
 
 
-def _device_of(card: dict[str, Any]) -> str:
+def _device_of(card: Card) -> str:
     scope = card.get("scope")
     device = scope.get("device") if isinstance(scope, dict) else None
     return str(device or "").strip() or _GLOBAL
@@ -51,20 +77,20 @@ def _app_matches(app_scope: object, app_package: str | None) -> bool:
 
 
 def selection(
-    card: dict[str, Any] | None = None,
+    card: Card | None = None,
     *,
     score: float = 0.0,
     candidates: int = 0,
     filtered: int = 0,
     reason: str = "no_cards",
-) -> dict[str, Any]:
+) -> ProcedureSelection:
     """The reference's `ProcedureSelection.to_dict()` (a hit when `card` is given)."""
     scope = card.get("scope") if card else None
     device = scope.get("device") if isinstance(scope, dict) else None
     return {
         "lesson_id": card.get("lesson_id") if card else None,
         "title": str(card.get("text") or "") if card else "",
-        "steps": [str(step) for step in card.get("steps") or ()] if card else [],
+        "steps": [str(step) for step in _steps(card)] if card else [],
         "pitfalls": card.get("pitfalls") if card else None,
         "app_scope": card.get("app_scope") if card else None,
         "device_scope": (str(device or "") or _GLOBAL) if card else None,
@@ -97,7 +123,7 @@ class CardVectors:
 
 
 def select_card(
-    cards: Sequence[dict[str, Any]],
+    cards: Sequence[Card],
     goal: str,
     query: np.ndarray | None,
     *,
@@ -106,7 +132,7 @@ def select_card(
     embedder: Embedder | None,
     vectors: CardVectors,
     min_score: float = PROCEDURE_MIN_SCORE,
-) -> dict[str, Any]:
+) -> ProcedureSelection:
     """Select one card for `goal` (its query vector `query`, or None to embed it) on `device`, for
     `app_package` (None: only general cards), as the reference does; see the module's docstring. `embedder`
     is needed only when some card passes the filters."""

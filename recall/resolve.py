@@ -20,10 +20,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from rapidfuzz.distance import Indel
 
@@ -204,7 +203,7 @@ class ResolverIndex:
         else:
             self.labels[package] = label
 
-    def apply_event(self, event_type: str, payload: dict[str, Any]) -> None:
+    def apply_event(self, event_type: str, payload: Mapping[str, object]) -> None:
         """Follow one App-KB event, by the same rules as the store's view."""
         for change in changes_for(event_type, payload):
             if isinstance(change, Put):

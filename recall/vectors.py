@@ -70,6 +70,10 @@ class IndexMismatch(EnvironmentProblem):
     """The collection was built by another embedder or with another dimension."""
 
 
+Metadata = dict[str, str | int | float | bool]
+"""A document's metadata: what Chroma keeps beside it (scalars only)."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One item to index: its id, text, metadata and the hash of what it was built from.
@@ -80,7 +84,7 @@ class Document:
 
     id: str
     text: str
-    metadata: dict[str, Any]
+    metadata: Metadata
     source_hash: str
     embed_text: str | None = None
 
@@ -89,7 +93,7 @@ class Document:
 class Hit:
     id: str
     distance: float
-    metadata: dict[str, Any]
+    metadata: Metadata
     document: str
 
 

@@ -24,7 +24,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from service.client import JiyiClient
 
@@ -85,7 +85,7 @@ class ChatEndpoint:
         base = self.url.rstrip("/")
         return base if base.endswith("/chat/completions") else base + "/chat/completions"
 
-    def ask(self, system: str, user: str, *, until: float | None = None) -> dict[str, Any]:
+    def ask(self, system: str, user: str, *, until: float | None = None) -> dict[str, object]:
         """The model's answer as one JSON object; `WorkerError` when it is not exactly that.
 
         A passing failure (`PassingFailure`) is tried again while `until` (a `time.monotonic()` instant,
@@ -108,7 +108,7 @@ class ChatEndpoint:
                 log.info("%s; asking again in %.1f s", exc, pause)
                 time.sleep(pause)
 
-    def _ask_once(self, system: str, user: str, timeout: float) -> dict[str, Any]:
+    def _ask_once(self, system: str, user: str, timeout: float) -> dict[str, object]:
         body = {
             "model": self.model,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -148,6 +148,15 @@ class ChatEndpoint:
         return answer
 
 
+class TallyCounts(TypedDict):
+    """How many items a worker leased, submitted, had refused and failed on."""
+
+    leased: int
+    submitted: int
+    refused: int
+    failed: int
+
+
 @dataclass
 class Tally:
     leased: int = 0
@@ -156,7 +165,7 @@ class Tally:
     failed: int = 0
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TallyCounts:
         return {"leased": self.leased, "submitted": self.submitted, "refused": self.refused, "failed": self.failed}
 
 
@@ -169,7 +178,7 @@ class Worker:
         self.client, self.endpoint, self.role = client, endpoint, role
         self.tally = Tally()
 
-    def send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def send(self, method: str, params: dict[str, object]) -> dict[str, Any]:
         """One request, sent again with the same request id while its reply is lost."""
         for _ in range(RESENDS + 1):
             reply = self.client.request(method, params)

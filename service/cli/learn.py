@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.cli.command import LazyChoices, Subparsers, add_command, add_group
 from store.core.errors import InvalidInput
@@ -121,5 +122,5 @@ def run_worker(args: argparse.Namespace, config: Config) -> int:
     return 0 if not (tally.failed or tally.refused) else 1
 
 
-def _line(values: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _line(values: Mapping[str, object], keys: tuple[str, ...]) -> str:
     return "  ".join(f"{key} {values[key]}" for key in keys)

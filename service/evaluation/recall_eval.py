@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from recall import calibration as calib
 from recall.calibration import Observation
@@ -39,6 +39,7 @@ from service.memory.memory import Memory
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
+from store.episodes.recall_stats import Evaluation
 
 DEVICE = "eval"
 # The bundled paraphrase development set (resources/recall_dev_NOTICE.txt): `jiyi eval recall --set paraphrase`.
@@ -109,7 +110,7 @@ def evaluate(
     memory: Memory,
     history: list[tuple[str, str]],
     queries: list[dict[str, str]],
-    details: list[dict[str, Any]] | None = None,
+    details: list[dict[str, object]] | None = None,
     *,
     calibrate: bool = True,
 ) -> dict[str, Any]:
@@ -127,7 +128,7 @@ def evaluate(
     since = time.time()
     latencies: list[float] = []
     with_history: list[bool] = []
-    per_query: list[dict[str, Any]] = []
+    per_query: list[Evaluation | None] = []
     used: list[tuple[float, str]] = []
     decided: list[Decided] = []
     for i, query in enumerate(queries):
@@ -143,7 +144,7 @@ def evaluate(
         launch = {"run_id": f"query-{i}", "step": 1, "tool": "launch_app", "result_class": "ok"}
         memory.runs.run_event({**launch, "app_package": query["actual"]})
         finished = memory.runs.run_finish(f"query-{i}", {"success": True, "apps": [query["actual"]], "steps": 0})
-        evaluation = finished["recall_evaluation"] or {}
+        evaluation = finished["recall_evaluation"]
         per_query.append(evaluation)
         with_history.append(query.get("has_history", "1") != "0")
         decided.append(_decided(memory.recall.recall_trace(f"query-{i}"), evaluation, memory.recall.scoring))
@@ -170,7 +171,7 @@ def evaluate(
     if len(scored) != len(per_query):
         report["with_history"] = {
             "n": len(scored),
-            "hit_at_1": round(sum(bool(e.get("hit_at_1")) for e in scored) / len(scored), 4) if scored else None,
+            "hit_at_1": round(sum(bool(e and e["hit_at_1"]) for e in scored) / len(scored), 4) if scored else None,
         }
     return report
 
@@ -180,18 +181,39 @@ def evaluate(
 Decided = tuple[Observation | None, bool, bool]
 
 
-def _decided(trace: dict[str, Any] | None, evaluation: dict[str, Any], scoring: str) -> Decided:
+def _decided(trace: dict[str, Any] | None, evaluation: Evaluation | None, scoring: str) -> Decided:
     observation = calib.observation_of(trace, scoring) if trace else None
-    return observation, bool(evaluation.get("hit_at_1")), bool(evaluation.get("contaminated_run"))
+    return observation, bool(evaluation and evaluation["hit_at_1"]), bool(evaluation and evaluation["contaminated_run"])
 
 
-def hindsight(decided: Sequence[Decided], with_history: Sequence[bool], budget: float) -> dict[str, Any]:
+class Hindsight(TypedDict):
+    """The best one threshold did on the queries (None: every threshold there was did worse than none)."""
+
+    threshold: float | None
+    hit_at_1: float
+    contaminated_run_rate: float
+
+
+class ThresholdsUsed(TypedDict):
+    """What the queries were decided with (`thresholds_used`)."""
+
+    calibrated: bool
+    max_contamination: float | None
+    first: float | None
+    last: float | None
+    min: float | None
+    median: float | None
+    max: float | None
+    sources: dict[str, int]  # queries decided per threshold source
+
+
+def hindsight(decided: Sequence[Decided], with_history: Sequence[bool], budget: float) -> Hindsight:
     """The best one threshold could have done on these queries, chosen after seeing them all (an upper
     reference for calibration, which may only look back): the highest hit@1 (over the queries with history)
     with contamination within `budget`."""
     scores = sorted({o.score for o, _, _ in decided if o is not None and o.score is not None}, reverse=True)
     n, with_n = len(decided), sum(with_history) or 1
-    best: dict[str, Any] = {"threshold": None, "hit_at_1": 0.0, "contaminated_run_rate": 0.0}
+    best: Hindsight = {"threshold": None, "hit_at_1": 0.0, "contaminated_run_rate": 0.0}
     for threshold in [*scores, math.inf]:
         hits = contaminated = 0
         for (obs, hit, dirty), has in zip(decided, with_history, strict=True):
@@ -209,7 +231,7 @@ def hindsight(decided: Sequence[Decided], with_history: Sequence[bool], budget: 
     return best
 
 
-def thresholds_used(used: list[tuple[float, str]], budget: float | None) -> dict[str, Any]:
+def thresholds_used(used: list[tuple[float, str]], budget: float | None) -> ThresholdsUsed:
     """What the queries were decided with: the budget, the thresholds' range and middle, the last one,
     and how many queries each source decided."""
     values = [t for t, _ in used]
@@ -228,7 +250,7 @@ def thresholds_used(used: list[tuple[float, str]], budget: float | None) -> dict
     }
 
 
-def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[str, Any]]:
+def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[str, object]]:
     """The history as successful past runs of one device, a day old, newest first."""
     return [
         {
@@ -247,7 +269,9 @@ def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[s
     ]
 
 
-def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev: dict[str, Any]) -> dict[str, Any]:
+def _detail(
+    memory: Memory, run_id: str, query: dict[str, str], status: str, ev: Evaluation | None
+) -> dict[str, object]:
     trace = memory.recall.recall_trace(run_id) or {}
     candidates = trace.get("recall", {}).get("candidates") or [{}]
     top = candidates[0]
@@ -258,9 +282,9 @@ def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev:
         "actual": query["actual"],
         "has_history": query.get("has_history", "1") != "0",
         "status": status,
-        "recalled": " ".join(ev.get("recalled_apps", [])),
-        "hit_at_1": bool(ev.get("hit_at_1")),
-        "contaminated": bool(ev.get("contaminated_run")),
+        "recalled": " ".join(ev["recalled_apps"] if ev else []),
+        "hit_at_1": bool(ev and ev["hit_at_1"]),
+        "contaminated": bool(ev and ev["contaminated_run"]),
         "score": top.get("score"),
         "vector": top.get("vector"),
         "ownership": top.get("ownership"),
@@ -272,10 +296,10 @@ def _detail(memory: Memory, run_id: str, query: dict[str, str], status: str, ev:
     }
 
 
-def write_details(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_details(path: Path, rows: list[dict[str, object]]) -> None:
     """The per-query rows as TSV, one line each (tabs and newlines in texts become spaces)."""
 
-    def cell(value: Any) -> str:
+    def cell(value: object) -> str:
         if value is None:
             return ""
         if isinstance(value, bool):
@@ -324,7 +348,7 @@ def run_eval(
         history, queries = sample_history(history, queries, history_sample, seed)
     if details_path is not None and (details_path.is_dir() or not details_path.parent.is_dir()):
         raise InvalidInput(f"--details {details_path}: not a file in an existing folder")
-    details: list[dict[str, Any]] | None = [] if details_path is not None else None
+    details: list[dict[str, object]] | None = [] if details_path is not None else None
     values = dict(config.values)
     if max_contamination is not None:
         values["recall_max_contamination"] = check_setting(

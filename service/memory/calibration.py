@@ -21,7 +21,7 @@ from typing import Any
 
 from recall import calibration as calib
 from recall import leave_one_out
-from recall.calibration import Calibration, Observation
+from recall.calibration import Calibration, CurvePoint, Observation
 from recall.embedders import tuning
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
@@ -221,24 +221,47 @@ class CalibrationService:
         )
         runs = []
         for row in rows:
-            if not self.recall.passes_gate(row):
-                continue
-            indexed = self.recall.for_index(row)
-            apps = tuple(a for a in indexed.get("apps", []) if isinstance(a, str))
-            if apps:
-                runs.append(leave_one_out.PastRun(str(row["run_id"]), str(indexed["goal_text"]), apps))
+            # As the index holds it: through the gate, the goal redacted (`RecallService.for_index`).
+            if row.apps and self.recall.gate(row.goal_text, row.steps):
+                goal = self.parts.redactor.redact(row.goal_text)
+                runs.append(leave_one_out.PastRun(row.run_id, goal, tuple(row.apps)))
         return runs
 
     def _keep(self, chosen: Calibration) -> None:
-        row = {**chosen.to_dict(), "device_scope": f"device:{chosen.device}"}
-        del row["device"]
+        row = recall_calibration.KeptCalibration(
+            device_scope=f"device:{chosen.device}",
+            embedder=chosen.embedder,
+            threshold=chosen.threshold,
+            source=chosen.source,
+            sample_size=chosen.sample_size,
+            budget=chosen.budget,
+            computed_at=chosen.computed_at,
+            curve=[
+                recall_calibration.KeptPoint(
+                    threshold=p.threshold,
+                    hit_at_1=p.hit_at_1,
+                    contamination=p.contamination,
+                    bound=p.bound,
+                    recalled=p.recalled,
+                )
+                for p in chosen.curve
+            ],
+        )
         with self.parts.writes:
             recall_calibration.put(self.store, row)
         with self._lock:
             self._current[chosen.device] = chosen
 
 
-def _from_row(row: dict[str, Any]) -> Calibration:
+def _from_row(row: recall_calibration.KeptCalibration) -> Calibration:
     """A kept row read back."""
-    data = {k: v for k, v in row.items() if k != "device_scope"}
-    return Calibration.from_dict({**data, "device": str(row["device_scope"]).removeprefix("device:")})
+    return Calibration(
+        device=row["device_scope"].removeprefix("device:"),
+        embedder=row["embedder"],
+        threshold=row["threshold"],
+        source=row["source"],
+        sample_size=row["sample_size"],
+        budget=row["budget"],
+        computed_at=row["computed_at"],
+        curve=[CurvePoint(**point) for point in row["curve"]],
+    )

@@ -10,7 +10,7 @@ counted per section.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 SECTION_TITLES = {
@@ -26,8 +26,8 @@ SECTION_TITLES = {
 MAX_ITEM_CHARS = 1200
 
 
-def _line(kind: str, item: dict[str, Any]) -> str:
-    render: dict[str, Callable[[dict[str, Any]], str]] = {
+def _line(kind: str, item: Mapping[str, Any]) -> str:
+    render: dict[str, Callable[[Mapping[str, Any]], str]] = {
         "system_prompt": lambda r: f"- [{r['kind']}] {r['content']}",
         "core_facts": lambda f: f"- {f['content']}",
         "related_facts": lambda f: f"- [{f['scope']}] {f['content']}",
@@ -48,7 +48,7 @@ def _line(kind: str, item: dict[str, Any]) -> str:
     return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
 
 
-def build_pack(sections: dict[str, list[dict[str, Any]]], budget: int) -> dict[str, Any]:
+def build_pack(sections: Mapping[str, Sequence[Mapping[str, Any]]], budget: int) -> dict[str, Any]:
     """Fill `budget` characters from `sections` (already in relevance order within each)."""
     used = 0
     taken: dict[str, list[str]] = {}

@@ -23,7 +23,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
@@ -37,7 +36,7 @@ KEPT = 20
 """Finished jobs remembered for the clients that poll them."""
 
 Progress = Callable[[int, int], None]
-Work = Callable[[Progress], dict[str, Any]]
+Work = Callable[[Progress], dict[str, object]]
 
 
 @dataclass
@@ -51,7 +50,7 @@ class Job:
     total: int = 0
     state: str = "running"  # running, done, failed, cancelled
     finished: float | None = None
-    outcome: dict[str, Any] | None = None
+    outcome: dict[str, object] | None = None
     error: dict[str, str] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     raised: BaseException | None = None  # what the work raised (for `Jobs.run` to raise again)
@@ -92,7 +91,7 @@ class Jobs:
         thread.start()
         return job.status()
 
-    def run(self, kind: str, work: Work, progress: Progress | None = None) -> dict[str, Any]:
+    def run(self, kind: str, work: Work, progress: Progress | None = None) -> dict[str, object]:
         """Run `work` here as a job (others see and may cancel it); its outcome, or what it raised.
 
         `progress(done, total)` hears it move, as the job's status does; a `Cancelled` it raises cancels the job.

@@ -12,18 +12,18 @@ import json
 import logging
 import secrets
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from service.memory.parts import Parts
 from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
-from service.memory.rows import row as typed_row
-from service.memory.rows import rows as typed_rows
 from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
 from store.learning import admission, adoption, extraction, ledger, queue, records, review, scan
 from store.learning.grant import Grant
 from store.learning.projection import DOMAIN
+from store.learning.queue import PromptRecord
 from store.learning.states import INTENT_STATES as INTENT_STATES  # the console names the states by these
 from store.learning.states import PENDING
 from store.learning.states import RECORD_STATES as RECORD_STATES
@@ -87,7 +87,7 @@ class LearningService:
             self._published(DOMAIN, DESK, LESSONS)
         return counts
 
-    def shutdown(self, timeout: float = DRAIN_SECONDS) -> dict[str, Any]:
+    def shutdown(self, timeout: float = DRAIN_SECONDS) -> dict[str, object]:
         """Close admission, cancel the open leases (persisted as failed), drain within `timeout` seconds.
 
         Answers what was cancelled, and what stayed unknown when the drain did not finish in time.
@@ -150,15 +150,15 @@ class LearningService:
         pages by key."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        return typed_rows(LearningIntent, queue.intents(state, limit, offset, after))
+        return queue.intents(state, limit, offset, after)
 
     def intent(self, intent_id: str) -> LearningIntentDetail:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
-        return typed_row(LearningIntentDetail, queue.intent_detail(intent_id))
+        return queue.intent_detail(intent_id)
 
     def failures(self, limit: int = 100) -> list[LearningIntent]:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
-        return typed_rows(LearningIntent, queue.failures(limit))
+        return queue.failures(limit)
 
     def list_records(
         self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
@@ -166,15 +166,15 @@ class LearningService:
         """Adopted records with provenance, newest first; `after` (the last one's `[updated, id]`) pages by key."""
         if state is not None and state not in RECORD_STATES:
             raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
-        return typed_rows(LearningRecord, records.list_records(self.parts.store.db, state, limit, offset, after))
+        return records.list_records(self.parts.store.db, state, limit, offset, after)
 
-    def prompt_records(self) -> list[dict[str, Any]]:
+    def prompt_records(self) -> list[PromptRecord]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""
         return queue.prompt_records()
 
     # -- the pipeline ----------------------------------------------------------------------
 
-    def scan(self) -> dict[str, Any]:
+    def scan(self) -> scan.ScanAnswer:
         """Advance both cursors now (and expire due records and leases); answers how many intents were added."""
         grant = self._admitting()
         store = self.parts.store
@@ -271,7 +271,7 @@ class LearningService:
             )
         if lease.get("empty"):
             raise InvalidInput(f"intent {intent_id} has no candidate waiting for review")
-        return self.review_submit(lease["review_id"], _owner_request_id(), verdict, reason, actor="user")
+        return self.review_submit(str(lease["review_id"]), _owner_request_id(), verdict, reason, actor="user")
 
     def review_submit(
         self, review_id: str, request_id: str, verdict: str, reason: str, *, actor: str = "agent"
@@ -282,7 +282,7 @@ class LearningService:
             reply = review.submit(
                 self.parts.store, self.grant, review_id, request_id, verdict, reason, self.parts.redactor, actor=actor
             )
-            outcome: dict[str, Any] | None = None
+            outcome: adoption.Adoption | None = None
             if reply.get("accepted") and reply.get("verdict") == "approved":
                 outcome = adoption.adopt(self.parts.store, self.grant, str(reply["intent_id"]))
             # Read under the lock: another write between the verdict and this read would answer its state.
@@ -330,11 +330,11 @@ class LearningService:
             if row.state != "active":
                 raise InvalidInput(f"record {record_id} is {row.state}; only an active record can be edited")
             records.edit(store, row, clean, actor="user")
-            edited = records.record_dict(queue.record_row(record_id))
+            edited = records.record_row(queue.record_row(record_id))
         self._published(DOMAIN, DESK, LESSONS)
-        return typed_row(LearningRecord, edited)
+        return edited
 
-    def _replayed(self, request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    def _replayed(self, request_id: str, method: str, params: Mapping[str, object]) -> dict[str, object] | None:
         """A lease answered before is answered again even when admission has closed since (a lost reply)."""
         return ledger.recorded(request_id, method, params)
 

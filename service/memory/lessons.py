@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.memory.parts import Parts, check_actor
-from service.memory.rows import Lesson, LessonRuns, row, rows
+from service.memory.rows import Lesson, LessonRuns
 from store.core.errors import Forbidden, InvalidInput
 from store.episodes import lessons
 
@@ -26,7 +26,7 @@ class LessonService:
         with self.parts.writes:
             lesson = lessons.add(self.parts.store, text, apps, actor=actor, redactor=self.parts.redactor, runs=runs)
         self.parts.changed(lessons.DOMAIN)
-        return row(Lesson, lesson)
+        return lesson
 
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
@@ -36,11 +36,11 @@ class LessonService:
         with self.parts.writes:
             lesson = lessons.set_status(self.parts.store, lesson_id, status, actor=actor)
         self.parts.changed(lessons.DOMAIN)
-        return row(Lesson, lesson)
+        return lesson
 
     def lesson_runs(self, lesson_id: str) -> LessonRuns:
         """The runs a lesson was learned from and the runs it was given to (`store.episodes.lessons.runs_of`)."""
-        return row(LessonRuns, lessons.runs_of(self.parts.store, lesson_id))
+        return lessons.runs_of(self.parts.store, lesson_id)
 
     @staticmethod
     def statuses() -> tuple[str, ...]:
@@ -52,4 +52,4 @@ class LessonService:
         """Lessons, optionally of one status."""
         if status is not None and status not in STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
-        return rows(Lesson, lessons.list_lessons(self.parts.store, status))
+        return lessons.list_lessons(self.parts.store, status)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from recall.episode_recall import RecallResult
-from recall.procedure_cards import CardVectors, select_card
+from recall.procedure_cards import CardVectors, ProcedureSelection, select_card
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from store.episodes import lessons, recall_stats
@@ -42,7 +41,7 @@ class RunCards:
     query: np.ndarray | None = None
 
 
-Pick = tuple[str, dict[str, Any]]  # (point, selection)
+Pick = tuple[str, ProcedureSelection]  # (point, selection)
 
 
 class ProcedureRecall:

@@ -12,16 +12,16 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from recall.alias_vectors import AliasRoute, NameOf, QueryVectors, alias_documents
 from recall.embedders import Embedder, get_embedder
-from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document
+from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document, outcome_apps
 from recall.remote_embedder import RemoteEmbedder, read_key, remote_id
 from recall.term_ownership import goal_terms
-from recall.vectors import VectorIndex
+from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
 from service.memory.results import RecallStatistics
 from service.memory.rows import DailyRecallPoint
@@ -224,14 +224,16 @@ class RecallService:
         self._installed[device] = (generation, packages)
         return packages
 
-    def passes_gate(self, outcome: dict[str, Any]) -> bool:
-        """The quality gate: a goal, and at least `index_min_steps` steps."""
-        return (
-            bool(str(outcome.get("goal_text", "")).strip())
-            and int(outcome.get("steps", 0)) >= self.config.index_min_steps
-        )
+    def passes_gate(self, outcome: Mapping[str, object]) -> bool:
+        """The quality gate for an outcome record (see `gate`)."""
+        steps = outcome.get("steps", 0)
+        return self.gate(str(outcome.get("goal_text", "")), int(steps) if isinstance(steps, int | float) else 0)
 
-    def for_index(self, outcome: dict[str, Any]) -> dict[str, Any]:
+    def gate(self, goal_text: str, steps: int) -> bool:
+        """The quality gate: a goal, and at least `index_min_steps` steps."""
+        return bool(goal_text.strip()) and steps >= self.config.index_min_steps
+
+    def for_index(self, outcome: Mapping[str, object]) -> dict[str, object]:
         """An episode as the index may hold it: the archive keeps the goal and reason verbatim, the vector
         store and the term counts (derived, outside the archive) hold them redacted."""
         redact = self.parts.redactor.redact
@@ -241,9 +243,9 @@ class RecallService:
             "reason": redact(str(outcome.get("reason", ""))),
         }
 
-    def index(self, outcomes: list[dict[str, Any]]) -> int:
+    def index(self, outcomes: Sequence[Mapping[str, object]]) -> int:
         """Index episodes that pass the gate (vectors and term counts), per device; returns how many were embedded."""
-        by_scope: dict[str, list[Any]] = {}
+        by_scope: dict[str, list[Document]] = {}
         gated = [self.for_index(o) for o in outcomes if self.passes_gate(o)]
         for outcome in gated:
             by_scope.setdefault(str(outcome.get("device_scope")), []).append(episode_document(outcome))
@@ -277,16 +279,14 @@ class RecallService:
         """Serials of the devices recall has past runs of (indexed episodes)."""
         return sorted(scope.removeprefix("device:") for scope in recall_terms.scopes(self.store))
 
-    def _live_pages(self) -> Iterator[list[dict[str, Any]]]:
-        """The episodes the index should hold (live and through the gate), a page at a time."""
-        offset = 0
-        while rows := episodes.list_episodes(self.store, EpisodeFilter(revoked=False), limit=1000, offset=offset):
+    def _live_pages(self) -> Iterator[list[dict[str, object]]]:
+        """The episodes the index should hold (live and through the gate), a page at a time (by run id)."""
+        for rows in episodes.live_pages(self.store, 1000):
             yield [row for row in rows if self.passes_gate(row)]
-            offset += len(rows)
 
-    def live_episodes(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def live_episodes(self) -> dict[str, dict[str, dict[str, object]]]:
         """Every episode the index should hold, by device scope and run id."""
-        live: dict[str, dict[str, dict[str, Any]]] = {}
+        live: dict[str, dict[str, dict[str, object]]] = {}
         for rows in self._live_pages():
             for row in rows:
                 live.setdefault(str(row["device_scope"]), {})[str(row["run_id"])] = row
@@ -410,10 +410,10 @@ class RecallService:
             "calibration": self.thresholds.current() if self.thresholds else [],
         }
 
-    def _labelled(self, packages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _labelled(self, packages: list[recall_stats.PackageRecall]) -> list[dict[str, object]]:
         """Each package's statistics with `label`: the name a device's inventory gives it (None when none does)."""
-        labels = appkb.device_labels(self.store, [str(p["package"]) for p in packages])
-        return [{**p, "label": labels.get(str(p["package"]))} for p in packages]
+        labels = appkb.device_labels(self.store, [p["package"] for p in packages])
+        return [{**p, "label": labels.get(p["package"])} for p in packages]
 
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
@@ -475,9 +475,9 @@ class RecallService:
         )
 
 
-def term_document(outcome: dict[str, Any]) -> recall_terms.TermDoc:
+def term_document(outcome: Mapping[str, object]) -> recall_terms.TermDoc:
     """An episode as the term counts hold it: its device, apps and goal terms."""
-    apps = tuple(a for a in outcome.get("apps", []) if isinstance(a, str))
+    apps = tuple(outcome_apps(outcome))
     return recall_terms.TermDoc(
         str(outcome["run_id"]),
         str(outcome.get("device_scope", "device:unknown")),

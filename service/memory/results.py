@@ -17,6 +17,7 @@ from service.memory.rows import DailyRecallPoint
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
+from store.episodes.recall_stats import Evaluation
 
 JsonObject = dict[str, Any]
 
@@ -56,7 +57,7 @@ class RunFinished(TypedDict):
     archived: bool
     indexed: bool
     episode: JsonObject | None
-    recall_evaluation: JsonObject | None
+    recall_evaluation: Evaluation | None
     seconds: float | None
 
 

@@ -1,9 +1,10 @@
 """The rows the console shows, as frozen typed structures: what the facade answers and the socket sends.
 
-The store builds its rows as JSON objects (they are also replayed, indexed and
-exported); the facade turns each into one of these once (`row(...)`), the
-operations declare them as their results (`service/ops/`), the remote `Memory`
-decodes them straight from the socket, and the console reads attributes.
+The episodes', lessons', recall's and learning's rows are built by the store where it reads them
+(`store/episodes/rows.py`, `store/learning/rows.py`, re-exported here). The desk's rows are built as JSON
+objects (they are also replayed, indexed and exported); the facade turns each into one of these once
+(`row(...)`). The operations declare them as their results (`service/ops/`), the remote `Memory` decodes
+them straight from the socket, and the console reads attributes.
 
 Field names and order are the wire's: encoding a row gives the bytes the store's
 object gave. A field a row may lack is `UNSET` (left out of the JSON, as before).
@@ -17,11 +18,48 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from store.core.rows import Row
+from store.episodes.rows import (
+    DailyRecallPoint,
+    Episode,
+    EpisodeDetail,
+    Lesson,
+    LessonRun,
+    LessonRuns,
+    ToolEventRow,
+)
+from store.learning.rows import (
+    CandidateTarget,
+    IntentOperation,
+    IntentReview,
+    LearningCandidate,
+    LearningIntent,
+    LearningIntentDetail,
+    LearningRecord,
+    LearningSource,
+)
+
+# The store's rows, re-exported beside the facade's own (the names the console and the operations import).
+__all__ = [
+    "CandidateTarget",
+    "DailyRecallPoint",
+    "Episode",
+    "EpisodeDetail",
+    "IntentOperation",
+    "IntentReview",
+    "LearningCandidate",
+    "LearningIntent",
+    "LearningIntentDetail",
+    "LearningRecord",
+    "LearningSource",
+    "Lesson",
+    "LessonRun",
+    "LessonRuns",
+    "Row",
+    "ToolEventRow",
+]
+
 T = TypeVar("T", bound=msgspec.Struct)
-
-
-class Row(msgspec.Struct, frozen=True, kw_only=True):
-    """A row the console shows: frozen, decoded once at the socket."""
 
 
 def row(kind: type[T], data: object) -> T:
@@ -214,211 +252,6 @@ class BundleDetail(Row, frozen=True):
     updated: str
     directory: str  # where its files are mirrored
     documents: list[Document]
-
-
-# -- episodes ----------------------------------------------------------------------------------
-
-
-class Episode(Row, frozen=True, kw_only=True):
-    """An archived run: the reference's `episode_outcome` record and whether it is revoked (`episode.list`).
-
-    The archive keeps each record with its keys sorted, so its fields are in that order here (then `revoked`).
-    The fields the reference added over time are `UNSET` on a record written before them (and left out of
-    its JSON, as the record has none)."""
-
-    apps: list[str]
-    capabilities: dict[str, str] | UnsetType = UNSET
-    day_of_week: int
-    deliverable_path: str | UnsetType | None = UNSET
-    device_scope: str
-    goal_text: str
-    injected_lessons: list[str] | UnsetType = UNSET
-    injected_procedures: list[str] | UnsetType = UNSET
-    reason: str
-    run_id: str
-    schema_v: int
-    steps: int
-    success: bool
-    takeover: str | None
-    time_of_day: str  # night / morning / afternoon / evening
-    tokens_by_role: dict[str, int]
-    tokens_total: int
-    ts_end: float
-    ts_start: float
-    type: str  # "episode_outcome"
-    verifier: str  # pass / fail / skipped
-    warnings: int
-    revoked: bool
-
-
-class ToolEventRow(Row, frozen=True):
-    """One tool receipt of a run's timeline."""
-
-    step: int
-    ts: float
-    tool: str
-    result_class: str
-    app_package: str | None
-    intent: str | None
-    note: str | None
-
-
-class EpisodeDetail(Episode, frozen=True, kw_only=True):
-    """An archived run with its tool-event timeline, in step order (`episode.get`)."""
-
-    events: list[ToolEventRow]
-
-    def listed(self) -> Episode:
-        """The run as `episode.list` lists it (without its timeline)."""
-        fields = {name: getattr(self, name) for name in Episode.__struct_fields__}
-        return Episode(**fields)
-
-
-# -- learning (seed 003) -----------------------------------------------------------------------
-
-
-class CandidateTarget(Row, frozen=True):
-    """The adopted record a candidate updates or removes, at the version the extractor read."""
-
-    id: str
-    version: int
-
-
-class LearningCandidate(Row, frozen=True):
-    """What an extractor proposed from one source (`store.learning.candidate.Candidate`), its keys sorted as
-    the intent keeps them."""
-
-    content: str
-    kind: str  # fact / lesson / procedure / skill_draft
-    operation: str  # add / update / remove
-    quotations: list[str]  # verbatim from the source
-    target: CandidateTarget | UnsetType = UNSET  # an update's or removal's record
-
-
-class LearningIntent(Row, frozen=True):
-    """One source waiting for, or through, extraction, review and adoption (`learning.queue`)."""
-
-    intent_id: str
-    grant_id: str
-    feed: str
-    source_kind: str  # interaction / task / run
-    source_id: str
-    source_fp: str
-    state: str
-    reason: str
-    candidate: LearningCandidate | None
-    queued: str
-    updated: str
-
-
-class LearningSource(Row, frozen=True):
-    """A source as stored now: the turns an extractor saw and a reviewer re-reads."""
-
-    kind: str
-    id: str
-    ts: str
-    turns: list[dict[str, str]]  # {"role", "text"}
-    objective: dict[str, Any] | None  # a run's goal and outcome, as its writer gave them
-    retracted: bool
-    fingerprint: str
-
-
-class IntentOperation(Row, frozen=True):
-    operation_id: str
-    state: str
-    reason: str
-    created: str
-
-
-class IntentReview(Row, frozen=True):
-    review_id: str
-    reviewer: str  # "owner", or a reviewer worker's name
-    state: str
-    reason: str
-    created: str
-
-
-class LearningIntentDetail(LearningIntent, frozen=True, kw_only=True):
-    """An intent with its source as stored now, its extraction leases and its reviews (`learning.intent`)."""
-
-    source: LearningSource | None
-    source_changed: bool
-    operations: list[IntentOperation]
-    reviews: list[IntentReview]
-
-
-class LearningRecord(Row, frozen=True):
-    """An adopted record with its provenance (`learning.records.list`)."""
-
-    id: str
-    version: int
-    kind: str
-    content: str
-    state: str  # active / removed / revoked / expired
-    managed: bool  # learning may still replace it (not edited by the owner, its target intact)
-    target: str  # fact:<id> / lesson:<id> / skill:<id>
-    provenance: dict[str, Any]  # sources, quotations, review and grant, as adoption wrote them
-    expires_at: str
-    created: str
-    updated: str
-    reason: str
-
-
-# -- lessons ---------------------------------------------------------------------------------
-
-
-class Lesson(Row, frozen=True):
-    """A lesson (or a procedure card imported from TaskWizard) and its status (`lesson.list`)."""
-
-    lesson_id: str
-    text: str
-    apps: list[str]  # the packages it is about
-    status: str  # proposed / approved / revoked (and TaskWizard's own)
-    kind: str
-    version: int
-    created: str
-    updated: str
-
-
-class LessonRun(Row, frozen=True):
-    """A run a lesson was learned from or given to; an unarchived run has only its id."""
-
-    run_id: str
-    archived: bool
-    goal_text: str | UnsetType = UNSET
-    ts_end: float | UnsetType = UNSET
-    success: bool | UnsetType = UNSET
-
-
-class LessonRuns(Row, frozen=True):
-    """The runs a lesson was learned from and the runs it was given to (`lesson.runs`)."""
-
-    learned_from: list[LessonRun]
-    given_to: list[LessonRun]
-
-
-# -- recall ------------------------------------------------------------------------------------
-
-
-class DailyRecallPoint(Row, frozen=True):
-    """One local day of scored shadow recall: its counters and rates (the recall page's charts)."""
-
-    day: str  # YYYY-MM-DD, local
-    evaluations: int
-    recall_runs: int
-    hits: int
-    hit_at_1_count: int
-    contaminated_runs: int
-    package_true_positives: int
-    package_predictions: int
-    package_actuals: int
-    hit_rate: float
-    hit_at_1: float
-    conditional_hit_rate: float
-    contaminated_run_rate: float
-    package_precision: float
-    package_recall: float
-    abstain_rate: float
 
 
 # -- jobs --------------------------------------------------------------------------------------

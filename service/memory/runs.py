@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -19,10 +19,10 @@ from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.calibration import CalibrationService
 from service.memory.dream import DreamService
 from service.memory.parts import Parts, check_actor
-from service.memory.procedure_recall import ProcedureRecall, RunCards
+from service.memory.procedure_recall import Pick, ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
-from service.memory.rows import Episode, EpisodeDetail, row, rows
+from service.memory.rows import Episode, EpisodeDetail
 from store.appkb import alias_correction
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
@@ -131,8 +131,8 @@ class RunService:
             # `on` gives the agent approved lessons only, never the recalled episodes themselves.
             likely = state.recall.recalled_apps if state.recall else []
             given = lessons.for_run(self.store, likely)
-            state.lessons = [lesson["lesson_id"] for lesson in given]
-            answer["lessons"] = [{"lesson_id": g["lesson_id"], "text": g["text"]} for g in given]
+            state.lessons = [lesson.lesson_id for lesson in given]
+            answer["lessons"] = [{"lesson_id": g.lesson_id, "text": g.text} for g in given]
         return answer
 
     def _abandon_past_limit(self) -> list[str]:
@@ -212,7 +212,7 @@ class RunService:
             "evidence": evidence,
         }
 
-    def _record_receipt(self, receipt: ExperienceEvent, pick: tuple[str, dict[str, Any]] | None, actor: str) -> None:
+    def _record_receipt(self, receipt: ExperienceEvent, pick: Pick | None, actor: str) -> None:
         with self.store.atomic():
             episodes.record_event(self.store, receipt, actor=actor)
             if pick is not None:
@@ -261,7 +261,8 @@ class RunService:
             run = self._runs.pop(run_id, None)
         self.appkb.end_run_evidence(run_id)
         now = time.time()
-        record: dict[str, Any] | None = None
+        record: dict[str, object] | None = None
+        episode: EpisodeOutcome | None = None
         archived = False
         if outcome is not None or run is not None:
             data = dict(outcome or {"success": False, "reason": "not_reported"})
@@ -278,10 +279,10 @@ class RunService:
             record = episode.to_dict()
             archived = self._archive(lambda: episodes.record_outcome(self.store, episode, actor=actor))
         evaluation = None
-        if record is not None and run is not None and run.recall is not None and run.recall.status != "error":
+        if episode is not None and run is not None and run.recall is not None and run.recall.status != "error":
             # The reference's definition: only confirmed launch receipts count, never the outcome's `apps`.
             actual = list(run.launched)
-            evaluation = self._score_recall(run_id, run, record, actual)
+            evaluation = self._score_recall(run_id, run, episode, actual)
         indexed = False
         if archived and record is not None and self.recall.passes_gate(record):
             indexed = self._index_episode(record)
@@ -309,16 +310,16 @@ class RunService:
             log.warning("the light dream after %s failed (the run is archived all the same): %s", run_id, exc)
 
     def _score_recall(
-        self, run_id: str, run: RunState, record: dict[str, Any], actual: list[str]
-    ) -> dict[str, Any] | None:
+        self, run_id: str, run: RunState, episode: EpisodeOutcome, actual: list[str]
+    ) -> recall_stats.Evaluation | None:
         """Score the run's recall against what was really launched and keep the trace (fails open)."""
         assert run.recall is not None
         mentioned = [a for c in run.recall.candidates if c.source == "mention" for a in c.apps]
         evaluation = recall_stats.evaluate(run.recall.recalled_apps, run.recall.top1_apps, actual, mentioned)
-        trace = {
+        trace: dict[str, object] = {
             "run_id": run_id,
-            "ts": float(record.get("ts_end") or time.time()),
-            "device_scope": record.get("device_scope"),
+            "ts": episode.ts_end or time.time(),
+            "device_scope": episode.device_scope,
             "mode": run.recall.mode,
             "embedder": run.recall.embedder,
             "recall": run.recall.to_dict(),
@@ -330,7 +331,7 @@ class RunService:
         self.calibration.observe(trace)  # returns at once: the device is recalibrated in the background
         return evaluation
 
-    def _index_episode(self, record: dict[str, Any]) -> bool:
+    def _index_episode(self, record: Mapping[str, object]) -> bool:
         try:
             self.recall.index([record])
         except Exception as exc:
@@ -367,15 +368,14 @@ class RunService:
     ) -> list[Episode]:
         """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
         the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
-        found = episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
-        return rows(Episode, found)
+        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
 
     def get_episode(self, run_id: str) -> EpisodeDetail:
         """One episode with its tool-event timeline."""
-        return row(EpisodeDetail, episodes.get_episode(self.store, run_id))
+        return episodes.get_episode(self.store, run_id)
 
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
         """Keep an episode out of recall (it stays archived); returns the change id.
@@ -392,7 +392,7 @@ class RunService:
         self.parts.changed(EXPERIENCE, seq)
         episode = episodes.get_episode(self.store, run_id)
         try:
-            self.recall.forget(run_id, episode["device_scope"])
+            self.recall.forget(run_id, episode.device_scope)
         except Exception as exc:
             log.warning("could not drop the vector of %s (rebuild-vec will): %s", run_id, exc)
         return seq
@@ -403,8 +403,8 @@ class RunService:
         with self.parts.writes:
             seq = episodes.set_revoked(self.store, run_id, False, actor=actor)
         self.parts.changed(EXPERIENCE, seq)
-        episode = episodes.get_episode(self.store, run_id)
-        if self.recall.passes_gate(episode):
+        episode = episodes.current_records(self.store, [run_id]).get(run_id)
+        if episode is not None and self.recall.passes_gate(episode):
             self._index_episode(episode)
         return seq
 

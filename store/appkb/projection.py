@@ -9,10 +9,9 @@ which are the reference's replay rules.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from pypinyin import Style, lazy_pinyin
 
@@ -48,7 +47,7 @@ class RemoveGlobalAliases:
 Change = Put | Remove | RemoveGlobalAliases
 
 
-def changes_for(event_type: str, payload: dict[str, Any]) -> list[Change]:
+def changes_for(event_type: str, payload: Mapping[str, object]) -> list[Change]:
     """The view changes one event makes; malformed or evidence-only events make none."""
     if payload.get("audit_only"):
         return []
@@ -72,7 +71,7 @@ def changes_for(event_type: str, payload: dict[str, Any]) -> list[Change]:
     return [Put(entry)]
 
 
-def subject_of(event_type: str, payload: dict[str, Any]) -> str | None:
+def subject_of(event_type: str, payload: Mapping[str, object]) -> str | None:
     """The normalized term an event is about (its history key)."""
     entry = payload.get("entry")
     term = entry.get("term") if isinstance(entry, dict) else payload.get("term")
@@ -85,7 +84,7 @@ class MemoryView:
     def __init__(self) -> None:
         self.entries: dict[EntryKey, AppKbEntry] = {}
 
-    def apply(self, event_type: str, payload: dict[str, Any]) -> None:
+    def apply(self, event_type: str, payload: Mapping[str, object]) -> None:
         for change in changes_for(event_type, payload):
             if isinstance(change, Put):
                 self.entries[change.entry.key] = change.entry
@@ -182,7 +181,7 @@ class AppKbProjection:
                     & (AppEntry.term_norm == change.term_norm)
                 ).execute()
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
         return subject_of(event_type, payload)
 
 

@@ -45,7 +45,7 @@ class Projection(Protocol):
         ...
 
 
-def first_text(payload: dict[str, Any], keys: Sequence[str]) -> str | None:
+def first_text(payload: Mapping[str, object], keys: Sequence[str]) -> str | None:
     """The first of `keys` whose value in `payload` is text: the subject of a domain that names it several ways."""
     for key in keys:
         value = payload.get(key)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import msgspec
 from peewee import Tuple
 
 from store.core.database import Store
@@ -26,6 +27,8 @@ from store.core.models import BaseModel
 from store.core.projection import EventRecord
 from store.episodes.episode_filter import EpisodeFilter
 from store.episodes.models import Episode, EpisodeAggregate, EpisodeApp, ToolEvent
+from store.episodes.rows import Episode as EpisodeRow
+from store.episodes.rows import EpisodeDetail, ToolEventRow
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
@@ -36,7 +39,7 @@ AGGREGATE_FIELDS = ("episodes", "successes", "success_rate", "ts_start", "ts_end
 SOURCE_LINE = "source_line"
 
 
-def view_record(payload: dict[str, Any]) -> dict[str, Any]:
+def view_record(payload: dict[str, object]) -> dict[str, object]:
     """An archived record as the view and its readers see it: without the imported line it came from."""
     if SOURCE_LINE not in payload:
         return payload
@@ -50,7 +53,7 @@ class EpisodeProjection:
     version = 2
     models: Sequence[type[BaseModel]] = (Episode, EpisodeApp, ToolEvent, EpisodeAggregate)
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
         run_id = payload.get("run_id")
         return run_id if isinstance(run_id, str) else None
 
@@ -65,8 +68,8 @@ class EpisodeProjection:
         batched between the events that must see them in order (revoke,
         restore, fold), the last outcome of a run in a batch winning.
         """
-        tools: list[tuple[Any, ...]] = []
-        outcomes: dict[str, dict[str, Any]] = {}
+        tools: list[tuple[object, ...]] = []
+        outcomes: dict[str, dict[str, object]] = {}
         for event in events:
             p = event.payload
             if event.type == "experience_event":
@@ -103,8 +106,8 @@ class EpisodeProjection:
             self._archive(p)
 
     @staticmethod
-    def _archive(p: dict[str, Any]) -> None:
-        run_ids = [r for r in p.get("run_ids", []) if isinstance(r, str)]
+    def _archive(p: Mapping[str, object]) -> None:
+        run_ids = _strings(p.get("run_ids"))
         for start in range(0, len(run_ids), 500):
             chunk = run_ids[start : start + 500]
             Episode.delete().where(Episode.run_id.in_(chunk)).execute()
@@ -125,7 +128,12 @@ class EpisodeProjection:
 _CHUNK = 500  # run ids per IN (...): under SQLite's parameter cap
 
 
-def _tool_row(seq: int, p: dict[str, Any]) -> tuple[Any, ...]:
+def _strings(value: object) -> list[str]:
+    """The texts of a record's list (run ids, packages); nothing when it holds no list."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list | tuple) else []
+
+
+def _tool_row(seq: int, p: Mapping[str, object]) -> tuple[object, ...]:
     """A `tool_event` row as `EpisodeProjection.apply` writes it."""
     return (
         seq,
@@ -140,7 +148,7 @@ def _tool_row(seq: int, p: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _put_outcomes(outcomes: list[dict[str, Any]]) -> None:
+def _put_outcomes(outcomes: list[dict[str, object]]) -> None:
     """Put runs' outcomes (each run once) in the view: the newest outcome of a run replaces its row and its
     apps, and a revoked run stays revoked. A few statements for any number of runs."""
     if not outcomes:
@@ -154,11 +162,11 @@ def _put_outcomes(outcomes: list[dict[str, Any]]) -> None:
         found = db.execute_sql(f"SELECT run_id FROM episode WHERE revoked AND run_id IN ({marks})", chunk)
         revoked.update(r for (r,) in found)
         db.execute_sql(f"DELETE FROM episode_app WHERE run_id IN ({marks})", chunk)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[object, ...]] = []
     apps: list[tuple[str, str]] = []
     for p in outcomes:
         run_id = str(p["run_id"])
-        packages = [a for a in p.get("apps", []) if isinstance(a, str)]
+        packages = _strings(p.get("apps"))
         rows.append(
             (
                 run_id,
@@ -205,7 +213,7 @@ def record_outcome(store: Store, outcome: EpisodeOutcome, *, actor: str) -> int:
         return store.append(DOMAIN, "episode_outcome", outcome.to_dict(), actor=actor).seq
 
 
-def record_many(store: Store, records: Sequence[dict[str, Any]], *, actor: str) -> list[EventRecord]:
+def record_many(store: Store, records: Sequence[dict[str, object]], *, actor: str) -> list[EventRecord]:
     """Archive many validated records (`experience_event`, `episode_outcome` ... each with its `type`), in
     order, in one transaction (a bulk ingest); returns the events appended.
 
@@ -222,7 +230,7 @@ def set_revoked(store: Store, run_id: str, revoked: bool, *, actor: str, reason:
         row = Episode.get_or_none(Episode.run_id == run_id)
         if row is None:
             raise NotFound(f"no episode {run_id!r}")
-        payload: dict[str, Any] = {"run_id": run_id}
+        payload: dict[str, object] = {"run_id": run_id}
         if reason:
             payload["reason"] = reason[:200]
         kind = "episode_revoked" if revoked else "episode_restored"
@@ -256,14 +264,14 @@ EpisodeKey = tuple[float, str]
 """Where an episode stands in the listing's order: its `(ts_end, run_id)` (the `episode_recent` index's)."""
 
 
-def episode_key(record: dict[str, Any]) -> EpisodeKey:
-    """The listing key of an episode record as `list_episodes` returns it (an absent `ts_end` is stored 0)."""
-    return (float(record.get("ts_end") or 0.0), str(record["run_id"]))
+def episode_key(episode: EpisodeRow) -> EpisodeKey:
+    """The listing key of an episode as `list_episodes` returns it."""
+    return (episode.ts_end, episode.run_id)
 
 
 def list_episodes(
     store: Store, f: EpisodeFilter, *, limit: int = 100, offset: int = 0, after: EpisodeKey | None = None
-) -> list[dict[str, Any]]:
+) -> list[EpisodeRow]:
     """Episodes newest first, filtered and paged in SQL; each the outcome plus `revoked`.
 
     `after` pages by key (keyset paging): only episodes older in the listing's order than the one with that
@@ -280,7 +288,9 @@ def list_episodes(
         page = page.where(Tuple(Episode.ts_end, Episode.run_id) < Tuple(float(after[0]), str(after[1])))
     page = page.order_by(*newest).limit(limit).offset(offset)
     rows: Any = Episode.select(Episode.record, Episode.revoked).where(Episode.run_id.in_(page)).order_by(*newest)
-    return [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()]
+    return msgspec.convert(
+        [{**json.loads(record), "revoked": bool(revoked)} for record, revoked in rows.tuples()], list[EpisodeRow]
+    )
 
 
 def count_episodes(store: Store, f: EpisodeFilter | None = None) -> int:
@@ -302,7 +312,7 @@ def indexable_scopes(store: Store, min_steps: int) -> list[str]:
 
 def indexable_pages(
     store: Store, min_steps: int, device_scope: str, page: int = 5000
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[dict[str, object]]]:
     """The episodes of one device the index should hold, oldest first, `page` at a time."""
     after: tuple[float, str] = (float("-inf"), "")
     while True:
@@ -317,7 +327,7 @@ def indexable_pages(
         after = (rows[-1][0], rows[-1][1])
 
 
-def live_pages(store: Store, page: int = 256) -> Iterator[list[dict[str, Any]]]:
+def live_pages(store: Store, page: int = 256) -> Iterator[list[dict[str, object]]]:
     """Every live (not revoked) episode, by run id, `page` at a time: each page is one short keyset query
     (`run_id > last`), so a long reader never holds a transaction and rows written meanwhile never shift it."""
     after = ""
@@ -351,9 +361,9 @@ def runs_changed_after(store: Store, seq: int) -> tuple[set[str], int]:
     return runs, last
 
 
-def current_records(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+def current_records(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, object]]:
     """The view's outcome (plus `revoked`) of each of `run_ids` still archived; folded or unknown runs are absent."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     ids = list(run_ids)
     for start in range(0, len(ids), _CHUNK):
         for row in Episode.select().where(Episode.run_id.in_(ids[start : start + _CHUNK])):
@@ -361,35 +371,32 @@ def current_records(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str,
     return out
 
 
-def get_episode(store: Store, run_id: str) -> dict[str, Any]:
+def get_episode(store: Store, run_id: str) -> EpisodeDetail:
     """One episode with its tool-event timeline (in step order)."""
     run_id = check_run_id(run_id)
     row = Episode.get_or_none(Episode.run_id == run_id)
     if row is None:
         raise NotFound(f"no episode {run_id!r}")
     events = ToolEvent.select().where(ToolEvent.run_id == run_id).order_by(ToolEvent.step, ToolEvent.seq)
-    return {
-        **json.loads(row.record),
-        "revoked": bool(row.revoked),
-        "events": [
-            {
-                "step": e.step,
-                "ts": e.ts,
-                "tool": e.tool,
-                "result_class": e.result_class,
-                "app_package": e.app_package,
-                "intent": e.intent,
-                "note": e.note,
-            }
-            for e in events
-        ],
-    }
+    timeline = [
+        ToolEventRow(
+            step=e.step,
+            ts=e.ts,
+            tool=e.tool,
+            result_class=e.result_class,
+            app_package=e.app_package,
+            intent=e.intent,
+            note=e.note,
+        )
+        for e in events
+    ]
+    return msgspec.convert({**json.loads(row.record), "revoked": bool(row.revoked), "events": timeline}, EpisodeDetail)
 
 
-def aggregates(store: Store) -> dict[str, dict[str, Any]]:
+def aggregates(store: Store) -> dict[str, dict[str, object]]:
     """`aggregate:<category>` → the aggregate of folded episodes, as its archive record gave it (the
     reference's `episode_aggregate` with `type` and `schema_v`)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     for row in EpisodeAggregate.select().order_by(EpisodeAggregate.category):
         record = json.loads(row.record or "{}")
         out[f"aggregate:{row.category}"] = record or {
@@ -399,9 +406,9 @@ def aggregates(store: Store) -> dict[str, dict[str, Any]]:
     return out
 
 
-def episode_view(store: Store) -> dict[str, Any]:
+def episode_view(store: Store) -> dict[str, dict[str, object]]:
     """The reference's `episodes.json`: outcomes keyed by run_id, plus the aggregate keys."""
-    view: dict[str, Any] = {}
+    view: dict[str, dict[str, object]] = {}
     for row in Episode.select().order_by(Episode.ts_end, Episode.run_id):
         view[row.run_id] = json.loads(row.record)
     view.update(aggregates(store))

@@ -13,7 +13,8 @@ reference's shape: aggregates keyed by category, each an `episode_aggregate`
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from store.core.database import Store
 from store.core.models import tuples
@@ -64,7 +65,41 @@ def category_of(goal: str) -> str:
     return "other"
 
 
-def plan_folding(store: Store, *, keep: int, archive_days: int, now: float) -> dict[str, Any] | None:
+class AggregateRecord(TypedDict):
+    """The reference's `episode_aggregate`: the folded episodes of one task category, in its field order."""
+
+    type: str  # "episode_aggregate"
+    schema_v: int
+    task_category: str
+    episodes: int
+    successes: int
+    success_rate: float
+    ts_start: float
+    ts_end: float
+
+
+class FoldPlan(TypedDict):
+    """The `episode_archived` record a fold appends (without `device_scopes`, which only its preview uses)."""
+
+    type: str  # "episode_archived"
+    schema_v: int
+    ts: float
+    run_ids: list[str]
+    aggregates: dict[str, AggregateRecord]  # by category
+    device_scopes: dict[str, str]  # each folded run's device
+
+
+class FoldedRun(TypedDict):
+    """What a person needs to recognise a run a fold takes."""
+
+    run_id: str
+    goal_text: str
+    ts_end: float
+    device_scope: str
+    success: bool
+
+
+def plan_folding(store: Store, *, keep: int, archive_days: int, now: float) -> FoldPlan | None:
     """The `episode_archived` record a fold would append now (None when nothing is due)."""
     cutoff = now - archive_days * 86400
     newest = Episode.select(Episode.run_id).order_by(Episode.ts_end.desc(), Episode.run_id.desc()).limit(keep)
@@ -92,7 +127,7 @@ def plan_folding(store: Store, *, keep: int, archive_days: int, now: float) -> d
     }
 
 
-def aggregate_record(key: str, value: dict[str, Any]) -> dict[str, Any]:
+def aggregate_record(key: str, value: Mapping[str, object]) -> AggregateRecord:
     """The reference's `episode_aggregate` for category `key` (a leading `aggregate:` is dropped), in its
     field order, from `value`'s counts and times."""
     category = key.removeprefix("aggregate:")
@@ -118,12 +153,13 @@ def _time(value: object) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
-def fold(store: Store, record: dict[str, Any], *, actor: str) -> int:
+def fold(store: Store, record: Mapping[str, object], *, actor: str) -> int:
+    """Append a planned fold (`plan_folding`'s record without `device_scopes`); returns its seq."""
     with store.atomic():
-        return store.append(DOMAIN, "episode_archived", record, actor=actor).seq
+        return store.append(DOMAIN, "episode_archived", dict(record), actor=actor).seq
 
 
-def describe_runs(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
+def describe_runs(store: Store, run_ids: list[str]) -> list[FoldedRun]:
     """What a person needs to recognise each of `run_ids`: goal, end time, device, outcome (newest first)."""
     rows = []
     for start in range(0, len(run_ids), 500):
@@ -133,7 +169,7 @@ def describe_runs(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
                 Episode.run_id, Episode.goal_text, Episode.ts_end, Episode.device_scope, Episode.success
             ).where(Episode.run_id.in_(chunk))
         )
-    found = [
+    found: list[FoldedRun] = [
         {"run_id": r, "goal_text": goal, "ts_end": end, "device_scope": scope, "success": bool(ok)}
         for r, goal, end, scope, ok in rows
     ]

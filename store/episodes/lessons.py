@@ -17,8 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from store.appkb.entry import is_package_name
 from store.core import clock
@@ -28,6 +27,8 @@ from store.core.models import BaseModel
 from store.core.projection import EventRecord
 from store.core.redact import Redactor
 from store.episodes.models import Episode, Lesson
+from store.episodes.rows import Lesson as LessonRow
+from store.episodes.rows import LessonRun, LessonRuns
 from store.episodes.run_event import check_run_id
 
 DOMAIN = "lessons"
@@ -42,15 +43,17 @@ DEMOTABLE = ("approved", "auto_approved")
 SOURCE_LINE = "source_line"
 
 
-def reference_lesson(lesson: Any) -> dict[str, Any]:
+def reference_lesson(lesson: object) -> dict[str, object]:
     """A reference lesson object checked for what Jiyi relies on, or `InvalidInput` naming the problem."""
     if not isinstance(lesson, dict):
         raise InvalidInput("lesson must be an object")
-    if not isinstance(lesson.get("lesson_id"), str) or not LESSON_ID.fullmatch(lesson["lesson_id"]):
+    lesson_id = lesson.get("lesson_id")
+    if not isinstance(lesson_id, str) or not LESSON_ID.fullmatch(lesson_id):
         raise InvalidInput("lesson_id must be les_<12-64 lowercase hex>")
     if lesson.get("status") not in STATUSES:
         raise InvalidInput(f"lesson status must be one of {', '.join(STATUSES)}")
-    if not isinstance(lesson.get("text"), str) or not lesson["text"].strip():
+    text = lesson.get("text")
+    if not isinstance(text, str) or not text.strip():
         raise InvalidInput("lesson text must be non-empty")
     version = lesson.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
@@ -60,7 +63,7 @@ def reference_lesson(lesson: Any) -> dict[str, Any]:
     return lesson
 
 
-def _apps_of(lesson: dict[str, Any]) -> str:
+def _apps_of(lesson: Mapping[str, object]) -> str:
     scope = lesson.get("scope")
     apps = [scope.get("app")] if isinstance(scope, dict) else []
     apps.append(lesson.get("app_scope"))
@@ -72,10 +75,10 @@ class LessonProjection:
     version = 2
     models: Sequence[type[BaseModel]] = (Lesson,)
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
-        lesson_id = payload.get("lesson_id")
-        if not isinstance(lesson_id, str) and isinstance(payload.get("lesson"), dict):
-            lesson_id = payload["lesson"].get("lesson_id")
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
+        lesson_id, lesson = payload.get("lesson_id"), payload.get("lesson")
+        if not isinstance(lesson_id, str) and isinstance(lesson, dict):
+            lesson_id = lesson.get("lesson_id")
         return lesson_id if isinstance(lesson_id, str) else None
 
     def apply(self, event: EventRecord) -> None:
@@ -150,17 +153,17 @@ class LessonProjection:
         Lesson.update(status=status, updated=ts, record=record).where(Lesson.lesson_id == row.lesson_id).execute()
 
 
-def _row(row: Lesson) -> dict[str, Any]:
-    return {
-        "lesson_id": row.lesson_id,
-        "text": row.text,
-        "apps": row.apps.split(),
-        "status": row.status,
-        "kind": row.kind,
-        "version": row.version,
-        "created": row.created,
-        "updated": row.updated,
-    }
+def _row(row: Lesson) -> LessonRow:
+    return LessonRow(
+        lesson_id=row.lesson_id,
+        text=row.text,
+        apps=row.apps.split(),
+        status=row.status,
+        kind=row.kind,
+        version=row.version,
+        created=row.created,
+        updated=row.updated,
+    )
 
 
 def add(
@@ -171,7 +174,7 @@ def add(
     actor: str,
     redactor: Redactor,
     runs: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> LessonRow:
     """Propose a lesson, learned from `runs` (their ids, optional); it is given to agents only once approved."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a lesson needs text")
@@ -188,7 +191,7 @@ def add(
         raise InvalidInput(f"a lesson names at most {MAX_SOURCE_RUNS} runs it was learned from")
     sources = list(dict.fromkeys(check_run_id(run) for run in runs))
     lesson_id = "les_" + hashlib.sha256(f"{clean}\x1f{clock.iso_now()}".encode()).hexdigest()[:16]
-    payload: dict[str, Any] = {"lesson_id": lesson_id, "text": clean, "apps": list(apps)}
+    payload: dict[str, object] = {"lesson_id": lesson_id, "text": clean, "apps": list(apps)}
     if sources:
         payload["runs"] = sources
     with store.atomic():
@@ -196,7 +199,7 @@ def add(
     return get(store, lesson_id)
 
 
-def set_status(store: Store, lesson_id: str, status: str, *, actor: str) -> dict[str, Any]:
+def set_status(store: Store, lesson_id: str, status: str, *, actor: str) -> LessonRow:
     """Approve or revoke a lesson (revoking an approved one takes it away from agents at once).
 
     A lesson imported from the reference follows its rules: only a proposed or needs_review one can be
@@ -210,7 +213,7 @@ def set_status(store: Store, lesson_id: str, status: str, *, actor: str) -> dict
             raise NotFound(f"no lesson {lesson_id!r}")
         if row.status == status:
             raise Conflict(f"lesson {lesson_id} is already {status}")
-        payload: dict[str, Any] = {"lesson_id": lesson_id}
+        payload: dict[str, object] = {"lesson_id": lesson_id}
         if row.record:
             if status == "approved" and row.status not in APPROVABLE:
                 raise Conflict(f"lesson {lesson_id} is {row.status}; only a proposed or needs_review one is approved")
@@ -219,14 +222,14 @@ def set_status(store: Store, lesson_id: str, status: str, *, actor: str) -> dict
     return get(store, lesson_id)
 
 
-def get(store: Store, lesson_id: str) -> dict[str, Any]:
+def get(store: Store, lesson_id: str) -> LessonRow:
     row = Lesson.get_or_none(Lesson.lesson_id == lesson_id)
     if row is None:
         raise NotFound(f"no lesson {lesson_id!r}")
     return _row(row)
 
 
-def runs_of(store: Store, lesson_id: str, *, limit: int = 50) -> dict[str, list[dict[str, Any]]]:
+def runs_of(store: Store, lesson_id: str, *, limit: int = 50) -> LessonRuns:
     """The runs behind a lesson: `learned_from` (the runs its proposer named, in that order) and
     `given_to` (runs it was injected into, newest first, at most `limit`). Each is the run's id with its
     goal, end time and success when the archive still has it (`archived: false` otherwise)."""
@@ -239,36 +242,33 @@ def runs_of(store: Store, lesson_id: str, *, limit: int = 50) -> dict[str, list[
     given = (
         Episode.select().where(Episode.record.contains(f'"{lesson_id}"')).order_by(Episode.ts_end.desc()).limit(limit)
     )
-    return {
-        "learned_from": [_run(run_id, known.get(run_id)) for run_id in sources],
-        "given_to": [_run(row.run_id, row) for row in given],
-    }
+    return LessonRuns(
+        learned_from=[_run(run_id, known.get(run_id)) for run_id in sources],
+        given_to=[_run(row.run_id, row) for row in given],
+    )
 
 
-def _run(run_id: str, row: Episode | None) -> dict[str, Any]:
+def _run(run_id: str, row: Episode | None) -> LessonRun:
     if row is None:
-        return {"run_id": run_id, "archived": False}
-    return {
-        "run_id": run_id,
-        "archived": True,
-        "goal_text": row.goal_text,
-        "ts_end": row.ts_end,
-        "success": bool(row.success),
-    }
+        return LessonRun(run_id=run_id, archived=False)
+    return LessonRun(
+        run_id=run_id, archived=True, goal_text=row.goal_text, ts_end=row.ts_end, success=bool(row.success)
+    )
 
 
-def reference_view(store: Store) -> list[dict[str, Any]]:
+def reference_view(store: Store) -> list[dict[str, object]]:
     """The reference's `lessons.json`: every lesson's current version, by (created_ts, lesson_id); Jiyi's
     own lessons as the reference's proposals (see `as_reference`)."""
     lessons = [as_reference(row) for row in Lesson.select()]
-    return sorted(lessons, key=lambda item: (item["created_ts"], item["lesson_id"]))
+    return sorted(lessons, key=lambda item: (_number(item.get("created_ts")), str(item.get("lesson_id"))))
 
 
-def as_reference(row: Lesson) -> dict[str, Any]:
+def as_reference(row: Lesson) -> dict[str, object]:
     """A lesson in the reference's schema (a Jiyi lesson: a rule with no evidence, from `source` distill,
     scoped to its first app)."""
     if row.record:
-        return dict(json.loads(row.record))
+        record: dict[str, object] = json.loads(row.record)
+        return record
     apps = row.apps.split()
     return {
         "lesson_id": row.lesson_id,
@@ -290,33 +290,38 @@ def as_reference(row: Lesson) -> dict[str, Any]:
     }
 
 
-def list_lessons(store: Store, status: str | None = None) -> list[dict[str, Any]]:
+def list_lessons(store: Store, status: str | None = None) -> list[LessonRow]:
     query = Lesson.select().order_by(Lesson.updated.desc())
     if status is not None:
         query = query.where(Lesson.status == status)
     return [_row(r) for r in query]
 
 
-def for_run(store: Store, apps: Sequence[str], *, limit: int = 3, budget: int = MAX_CHARS) -> list[dict[str, Any]]:
+def for_run(store: Store, apps: Sequence[str], *, limit: int = 3, budget: int = MAX_CHARS) -> list[LessonRow]:
     """Approved lessons for a run: about its likely apps first, then general ones; ≤ `limit`, ≤ `budget` chars."""
     approved = list_lessons(store, "approved")
     wanted = set(apps)
-    ranked = [lesson for lesson in approved if set(lesson["apps"]) & wanted]
-    ranked += [lesson for lesson in approved if not lesson["apps"]]
-    chosen: list[dict[str, Any]] = []
+    ranked = [lesson for lesson in approved if set(lesson.apps) & wanted]
+    ranked += [lesson for lesson in approved if not lesson.apps]
+    chosen: list[LessonRow] = []
     used = 0
     for lesson in ranked:
-        if len(chosen) >= limit or used + len(lesson["text"]) > budget:
+        if len(chosen) >= limit or used + len(lesson.text) > budget:
             continue
         chosen.append(lesson)
-        used += len(lesson["text"])
+        used += len(lesson.text)
     return chosen
+
+
+def _number(value: object) -> float:
+    """A reference lesson's `created_ts` as a number to sort by (0 when it has none)."""
+    return float(value) if isinstance(value, int | float) else 0.0
 
 
 INJECTABLE = ("approved", "auto_approved")  # the reference's `lesson_injectable`: a person's or the grader's yes
 
 
-def procedure_cards(store: Store) -> list[dict[str, Any]]:
+def procedure_cards(store: Store) -> list[dict[str, object]]:
     """The procedure cards a run may be given (kind `procedure`, approved or auto-approved), in the reference's
     lesson schema (`text` the title, `steps`, `pitfalls`, `app_scope`, `scope.device`), by lesson id."""
     query = Lesson.select().where((Lesson.kind == "procedure") & Lesson.status.in_(INJECTABLE))

@@ -11,7 +11,7 @@ the budget it holds, when it was computed and its curve (JSON).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 from store.core.database import Store
 from store.core.models import tuples
@@ -26,14 +26,46 @@ _TABLE = (
 _COLUMNS = ("device_scope", "embedder", "threshold", "source", "sample_size", "budget", "computed_at", "curve")
 
 
+class KeptPoint(TypedDict):
+    """A point of a kept curve (`recall.calibration.CurvePoint`)."""
+
+    threshold: float
+    hit_at_1: float
+    contamination: float
+    bound: float
+    recalled: int
+
+
+class KeptCalibration(TypedDict):
+    """One device's calibration as the table keeps it (`recall.calibration.Calibration`, by device scope)."""
+
+    device_scope: str
+    embedder: str
+    threshold: float
+    source: str
+    sample_size: int
+    budget: float
+    computed_at: float
+    curve: list[KeptPoint]
+
+
 def ensure(store: Store) -> None:
     """Create the table if it is missing."""
     store.db.execute_sql(_TABLE)
 
 
-def put(store: Store, row: dict[str, Any]) -> None:
-    """Keep one device's calibration (`row`: the columns, `curve` as a list), replacing the one before."""
-    values = [row[c] if c != "curve" else json.dumps(row["curve"], ensure_ascii=False) for c in _COLUMNS]
+def put(store: Store, row: KeptCalibration) -> None:
+    """Keep one device's calibration, replacing the one before."""
+    values = [
+        row["device_scope"],
+        row["embedder"],
+        row["threshold"],
+        row["source"],
+        row["sample_size"],
+        row["budget"],
+        row["computed_at"],
+        json.dumps(row["curve"], ensure_ascii=False),
+    ]
     with store.db.atomic("IMMEDIATE"):
         ensure(store)
         marks = ", ".join("?" * len(_COLUMNS))
@@ -45,13 +77,21 @@ def put(store: Store, row: dict[str, Any]) -> None:
         )
 
 
-def _row(values: tuple[Any, ...]) -> dict[str, Any]:
-    row = dict(zip(_COLUMNS, values, strict=True))
-    row["curve"] = json.loads(row["curve"])
-    return row
+def _row(values: tuple[Any, ...]) -> KeptCalibration:
+    scope, embedder, threshold, source, sample_size, budget, computed_at, curve = values
+    return KeptCalibration(
+        device_scope=str(scope),
+        embedder=str(embedder),
+        threshold=float(threshold),
+        source=str(source),
+        sample_size=int(sample_size),
+        budget=float(budget),
+        computed_at=float(computed_at),
+        curve=json.loads(curve),
+    )
 
 
-def get(store: Store, device_scope: str, embedder: str) -> dict[str, Any] | None:
+def get(store: Store, device_scope: str, embedder: str) -> KeptCalibration | None:
     """The device's calibration for `embedder`, or None."""
     found = store.db.execute_sql(
         f"SELECT {', '.join(_COLUMNS)} FROM recall_calibration WHERE device_scope = ? AND embedder = ?",
@@ -60,7 +100,7 @@ def get(store: Store, device_scope: str, embedder: str) -> dict[str, Any] | None
     return _row(found) if found else None
 
 
-def every(store: Store, embedder: str) -> list[dict[str, Any]]:
+def every(store: Store, embedder: str) -> list[KeptCalibration]:
     """Every device's calibration for `embedder`, by device."""
     rows = store.db.execute_sql(
         f"SELECT {', '.join(_COLUMNS)} FROM recall_calibration WHERE embedder = ? ORDER BY device_scope", (embedder,)

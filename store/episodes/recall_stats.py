@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from peewee import SQL, fn
 
@@ -31,6 +31,7 @@ from store.core.models import BaseModel, tuples
 from store.core.projection import EventRecord
 from store.episodes.local_days import local_days
 from store.episodes.models import RecallBaseline, RecallErrorCount, RecallEval, RecallEvalApp, RecallProcedureCount
+from store.episodes.rows import DailyRecallPoint
 
 DOMAIN = "recall"
 COUNTERS = (
@@ -71,11 +72,44 @@ REFERENCE_EVALUATION = (
 )
 
 
+class ReferenceEvaluation(TypedDict):
+    """The reference's per-run evaluation, as its `latest` holds it (app lists sorted, rates to 6 decimals)."""
+
+    hit: bool
+    hit_at_1: bool
+    conditional_hit: bool
+    contaminated_run: bool
+    false_hit: bool
+    recalled_apps: list[str]
+    actual_apps: list[str]
+    intent_apps: list[str]
+    matched_apps: list[str]
+    package_true_positives: int
+    package_predictions: int
+    package_actuals: int
+    package_precision: float
+    package_recall: float
+    precision_at_k: float
+    recall_at_k: float
+
+
+class Evaluation(ReferenceEvaluation):
+    """The evaluation a `recall_evaluated` event keeps: the reference's, plus Jiyi's `top1_apps`."""
+
+    top1_apps: list[str]
+
+
 def evaluate(
     recalled: Sequence[str], top1: Sequence[str], actual: Sequence[str], intent: Sequence[str] = ()
-) -> dict[str, Any]:
+) -> Evaluation:
     """The reference's per-run evaluation (its keys, sorted app lists, rates to 6 decimals), plus Jiyi's
     `top1_apps`. `actual` must be the confirmed launches only; `intent` the apps the goal mentions."""
+    return {**_scores(recalled, top1, actual, intent), "top1_apps": sorted(set(top1))}
+
+
+def _scores(
+    recalled: Sequence[str], top1: Sequence[str], actual: Sequence[str], intent: Sequence[str]
+) -> ReferenceEvaluation:
     recalled_set, top1_set, actual_set = set(recalled), set(top1), set(actual)
     matched = recalled_set & actual_set
     hit = bool(matched)
@@ -99,7 +133,6 @@ def evaluate(
         "package_recall": recall,
         "precision_at_k": precision,
         "recall_at_k": recall,
-        "top1_apps": sorted(top1_set),
     }
 
 
@@ -114,7 +147,7 @@ class RecallProjection:
         RecallProcedureCount,
     )
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
         run_id = payload.get("run_id")
         return run_id if isinstance(run_id, str) else None
 
@@ -172,10 +205,10 @@ class RecallProjection:
             RecallEvalApp.insert_many(rows).execute()
 
 
-def record_evaluation(store: Store, trace: dict[str, Any], *, actor: str) -> int:
+def record_evaluation(store: Store, trace: Mapping[str, object], *, actor: str) -> int:
     """Append one run's scored recall (`trace` holds run_id, ts, mode, the recall and `evaluation`)."""
     with store.atomic():
-        return store.append(DOMAIN, "recall_evaluated", trace, actor=actor).seq
+        return store.append(DOMAIN, "recall_evaluated", dict(trace), actor=actor).seq
 
 
 def _window(query: Any, since: float | None, until: float | None) -> Any:
@@ -186,7 +219,7 @@ def _window(query: Any, since: float | None, until: float | None) -> Any:
     return query
 
 
-def _rates(c: dict[str, int]) -> dict[str, float]:
+def _rates(c: Mapping[str, int]) -> dict[str, float]:
     n = c["evaluations"]
     return {
         "hit_rate": c["hits"] / n if n else 0.0,
@@ -199,17 +232,20 @@ def _rates(c: dict[str, int]) -> dict[str, float]:
     }
 
 
-def baseline(store: Store) -> dict[str, Any] | None:
+def baseline(store: Store) -> dict[str, object] | None:
     """The imported `recall_stats.json` (the newest import), or None."""
     row = RecallBaseline.get_or_none(RecallBaseline.source == BASELINE)
-    return json.loads(row.stats) if row is not None else None
+    if row is None:
+        return None
+    stats: dict[str, object] = json.loads(row.stats)
+    return stats
 
 
 def _counters(
-    store: Store, since: float | None, until: float | None, days: Sequence[dict[str, Any]] | None
+    store: Store, since: float | None, until: float | None, days: Sequence[DailyRecallPoint] | None
 ) -> dict[str, int]:
     if days is not None:
-        summed = {name: sum(int(d[name]) for d in days) for name in COUNTERS}
+        summed = {name: sum(int(getattr(d, name)) for d in days) for name in COUNTERS}
         # A time no local day can hold (a clock gone wrong) is in no day: then the sums are not the window's.
         if int(tuples(_window(RecallEval.select(fn.COUNT(SQL("*"))), since, until))[0][0]) == summed["evaluations"]:
             return summed
@@ -230,13 +266,16 @@ def _counters(
     return {name: int(value or 0) for name, value in zip(COUNTERS, tuples(row)[0], strict=True)}
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def statistics(
-    store: Store, since: float | None = None, until: float | None = None, days: Sequence[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+    store: Store,
+    since: float | None = None,
+    until: float | None = None,
+    days: Sequence[DailyRecallPoint] | None = None,
+) -> dict[str, object]:
     """Counters and rates over a window of evaluation times (epoch seconds). Without a window the counters
     imported from the reference are included (`imported_evaluations` says how many of them there are), with
     its procedure-card counters, and `errors`: recall failures per namespace (imported and Jiyi's own).
@@ -244,7 +283,7 @@ def statistics(
     `days`, the window's `daily` series when the caller has it, saves summing every evaluation again: its
     sums are the counters when it holds every evaluation of the window (one count tells)."""
     counters = _counters(store, since, until, days)
-    extra: dict[str, Any] = {}
+    extra: dict[str, object] = {}
     if since is None and until is None:
         imported = baseline(store) or {}
         if imported:
@@ -256,7 +295,7 @@ def statistics(
     return {**counters, **{k: round(v, 4) for k, v in _rates(counters).items()}, **extra}
 
 
-def daily(store: Store, since: float | None = None, until: float | None = None) -> list[dict[str, Any]]:
+def daily(store: Store, since: float | None = None, until: float | None = None) -> list[DailyRecallPoint]:
     """Per local day: counters and rates, oldest first (for charts).
 
     Summed in SQL over the counters' index, one range of it per local day (`local_days`): 100k evaluations
@@ -277,9 +316,30 @@ def daily(store: Store, since: float | None = None, until: float | None = None) 
         for day, sums in rows:
             counts = [int(v or 0) for v in (sums if isinstance(sums, list) else json.loads(sums))]
             if counts[0]:
-                c = dict(zip(COUNTERS, counts, strict=True))
-                days.append({"day": str(day), **c, **{k: round(v, 4) for k, v in _rates(c).items()}})
+                days.append(_point(str(day), dict(zip(COUNTERS, counts, strict=True))))
     return days
+
+
+def _point(day: str, c: Mapping[str, int]) -> DailyRecallPoint:
+    rates = {k: round(v, 4) for k, v in _rates(c).items()}
+    return DailyRecallPoint(
+        day=day,
+        evaluations=c["evaluations"],
+        recall_runs=c["recall_runs"],
+        hits=c["hits"],
+        hit_at_1_count=c["hit_at_1_count"],
+        contaminated_runs=c["contaminated_runs"],
+        package_true_positives=c["package_true_positives"],
+        package_predictions=c["package_predictions"],
+        package_actuals=c["package_actuals"],
+        hit_rate=rates["hit_rate"],
+        hit_at_1=rates["hit_at_1"],
+        conditional_hit_rate=rates["conditional_hit_rate"],
+        contaminated_run_rate=rates["contaminated_run_rate"],
+        package_precision=rates["package_precision"],
+        package_recall=rates["package_recall"],
+        abstain_rate=rates["abstain_rate"],
+    )
 
 
 _DAYS_PER_QUERY = 300  # three bound values a day: well under either back end's cap
@@ -314,7 +374,18 @@ _NAMEABLE = (-62_135_596_800.0 + 2 * 86400, 253_402_300_799.0 - 2 * 86400)
 _MAX_SPAN_DAYS = 40 * 366
 
 
-def per_package(store: Store, since: float | None = None, until: float | None = None) -> list[dict[str, Any]]:
+class PackageRecall(TypedDict):
+    """One package's precision and recall over a window (the facade adds the name a device gives it)."""
+
+    package: str
+    true_positives: int
+    predictions: int
+    actuals: int
+    precision: float
+    recall: float
+
+
+def per_package(store: Store, since: float | None = None, until: float | None = None) -> list[PackageRecall]:
     """Precision and recall per package over the window, most evaluated first."""
     query = RecallEvalApp.select(
         RecallEvalApp.package,
@@ -326,9 +397,9 @@ def per_package(store: Store, since: float | None = None, until: float | None = 
         query = query.where(RecallEvalApp.run_id.in_(_window(RecallEval.select(RecallEval.run_id), since, until)))
     # Without a window every row counts: each evaluation's apps are written and replaced with it (`apply`).
     rows = tuples(query)
-    out = [
+    out: list[PackageRecall] = [
         {
-            "package": package,
+            "package": str(package),
             "true_positives": int(tp or 0),
             "predictions": int(pred or 0),
             "actuals": int(act or 0),
@@ -340,24 +411,31 @@ def per_package(store: Store, since: float | None = None, until: float | None = 
     return sorted(out, key=lambda r: (-(r["predictions"] + r["actuals"]), r["package"]))
 
 
-def runs_between(store: Store, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+def runs_between(store: Store, since: float, until: float, limit: int = 200) -> list[dict[str, object]]:
     """The evaluated runs of a window with their traces (recalled vs actual apps), newest first."""
     query = _window(RecallEval.select(), since, until).order_by(RecallEval.ts.desc()).limit(limit)
     return [json.loads(row.trace) for row in query]
 
 
-def trace_of(store: Store, run_id: str) -> dict[str, Any] | None:
+def trace_of(store: Store, run_id: str) -> dict[str, object] | None:
     """One run's recall trace and evaluation (None when it had no scored recall)."""
     row = RecallEval.get_or_none(RecallEval.run_id == run_id)
-    return json.loads(row.trace) if row else None
+    if row is None:
+        return None
+    trace: dict[str, object] = json.loads(row.trace)
+    return trace
 
 
-def latest(store: Store) -> dict[str, Any] | None:
+def latest(store: Store) -> dict[str, object] | None:
+    """The newest run's stored evaluation (None when no run was scored)."""
     row = RecallEval.select().order_by(RecallEval.ts.desc()).first()
-    return json.loads(row.trace)["evaluation"] if row else None
+    if row is None:
+        return None
+    evaluation: dict[str, object] = json.loads(row.trace)["evaluation"]
+    return evaluation
 
 
-def _procedure_step(selection: dict[str, Any]) -> dict[str, int]:
+def _procedure_step(selection: Mapping[str, object]) -> dict[str, int]:
     """What one selection adds to the procedure counters (the reference's `update_procedure_recall_stats`)."""
     reason = str(selection.get("reason") or "unknown")
     return {
@@ -369,20 +447,32 @@ def _procedure_step(selection: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def record_procedure_selection(store: Store, run_id: str, point: str, selection: dict[str, Any], *, actor: str) -> int:
+def record_procedure_selection(
+    store: Store, run_id: str, point: str, selection: Mapping[str, object], *, actor: str
+) -> int:
     """Count one procedure-card selection for a run (`selection`: the reference's `ProcedureSelection.to_dict()`;
     `point`: `run_start`, `run_start_mention` or `app_launched`), hit or not."""
-    payload = {"run_id": run_id, "point": point, "selection": selection}
+    payload: dict[str, object] = {"run_id": run_id, "point": point, "selection": dict(selection)}
     with store.atomic():
         return store.append(DOMAIN, PROCEDURE_SELECTED, payload, actor=actor).seq
 
 
-def procedure_counts(store: Store) -> dict[str, Any]:
-    """Jiyi's own procedure counters, in the reference's keys (`procedure_reasons` a histogram); empty when
+class ProcedureCounts(TypedDict):
+    """Jiyi's own procedure-card selections, in the reference's counters."""
+
+    procedure_runs: int
+    procedure_hits: int
+    procedure_candidates: int
+    procedure_filtered: int
+    procedure_reasons: dict[str, int]  # selections per reason
+
+
+def procedure_counts(store: Store) -> ProcedureCounts | None:
+    """Jiyi's own procedure counters, in the reference's keys (`procedure_reasons` a histogram); None when
     Jiyi selected no card yet."""
-    rows = {row.name: row.count for row in RecallProcedureCount.select()}
+    rows: dict[str, int] = {row.name: row.count for row in RecallProcedureCount.select()}
     if not rows.get("runs"):
-        return {}
+        return None
     return {
         "procedure_runs": rows["runs"],
         "procedure_hits": rows.get("hits", 0),
@@ -392,29 +482,34 @@ def procedure_counts(store: Store) -> dict[str, Any]:
     }
 
 
-def _with_procedures(imported: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+def _with_procedures(imported: Mapping[str, object], own: ProcedureCounts | None) -> dict[str, object]:
     """The imported procedure counters (as imported) plus Jiyi's own, with the hit rate over both."""
     out = {k: imported[k] for k in PROCEDURE_COUNTERS if k in imported}
-    if not own:
+    if own is None:
         return out
-    for key in ("procedure_runs", "procedure_hits", "procedure_candidates", "procedure_filtered"):
-        out[key] = _int(imported.get(key)) + own[key]
-    reasons = (
-        dict(imported.get("procedure_reasons") or {}) if isinstance(imported.get("procedure_reasons"), dict) else {}
-    )
+    runs = _int(imported.get("procedure_runs")) + own["procedure_runs"]
+    hits = _int(imported.get("procedure_hits")) + own["procedure_hits"]
+    out["procedure_runs"], out["procedure_hits"] = runs, hits
+    out["procedure_candidates"] = _int(imported.get("procedure_candidates")) + own["procedure_candidates"]
+    out["procedure_filtered"] = _int(imported.get("procedure_filtered")) + own["procedure_filtered"]
+    given = imported.get("procedure_reasons")
+    reasons: dict[str, object] = dict(given) if isinstance(given, dict) else {}
     for reason, count in own["procedure_reasons"].items():
         reasons[reason] = _int(reasons.get(reason)) + count
     out["procedure_reasons"] = reasons
-    out["procedure_hit_rate"] = round(out["procedure_hits"] / out["procedure_runs"], 6)
+    out["procedure_hit_rate"] = round(hits / runs, 6)
     return out
 
 
-def accumulate_procedure(current: dict[str, Any], selection: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+def accumulate_procedure(
+    current: Mapping[str, object], selection: Mapping[str, object], run_id: object
+) -> dict[str, object]:
     """The reference's scorecard after one more procedure-card selection (its update rule)."""
     step = _procedure_step(selection)
     runs = _int(current.get("procedure_runs")) + 1
     hits = _int(current.get("procedure_hits")) + step["hits"]
-    reasons = dict(current.get("procedure_reasons") or {}) if isinstance(current.get("procedure_reasons"), dict) else {}
+    given = current.get("procedure_reasons")
+    reasons: dict[str, object] = dict(given) if isinstance(given, dict) else {}
     reason = str(selection.get("reason") or "unknown")
     reasons[reason] = _int(reasons.get(reason)) + 1
     return {
@@ -444,7 +539,7 @@ def error_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def accumulate(current: dict[str, Any], evaluation: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+def accumulate(current: Mapping[str, object], evaluation: Mapping[str, object], run_id: object) -> dict[str, object]:
     """The reference's scorecard after one more evaluation: counters, rates to 6 decimals, the
     `false_hits` aliases and `latest` (its update rule, so an export continues its file exactly)."""
     n = _int(current.get("evaluations")) + 1
@@ -481,25 +576,29 @@ def accumulate(current: dict[str, Any], evaluation: dict[str, Any], run_id: str 
     }
 
 
-def reference_evaluation(evaluation: dict[str, Any]) -> dict[str, Any]:
+def reference_evaluation(evaluation: Mapping[str, object]) -> ReferenceEvaluation:
     """A stored evaluation in the reference's shape (scored again from its app lists, so evaluations kept
     before that shape come out the same)."""
-    again = evaluate(
-        evaluation.get("recalled_apps", []),
-        evaluation.get("top1_apps", []),
-        evaluation.get("actual_apps", []),
-        evaluation.get("intent_apps", []),
+    return _scores(
+        _apps(evaluation.get("recalled_apps")),
+        _apps(evaluation.get("top1_apps")),
+        _apps(evaluation.get("actual_apps")),
+        _apps(evaluation.get("intent_apps")),
     )
-    return {key: again[key] for key in REFERENCE_EVALUATION}
 
 
-def stats_file(store: Store) -> dict[str, Any]:
+def _apps(value: object) -> list[str]:
+    """A stored evaluation's app list (packages; nothing else a list could hold)."""
+    return [app for app in value if isinstance(app, str)] if isinstance(value, list) else []
+
+
+def stats_file(store: Store) -> dict[str, object]:
     """The reference's `recall_stats.json` (schema_v 2): the imported file's object (procedure counters and
     all) continued by each of Jiyi's evaluations and procedure-card selections in log order, with the persisted
     `*_errors` counters added.
     Nothing evaluated or failed since an import gives back the imported object unchanged."""
     imported = baseline(store) or {}
-    current: dict[str, Any] = dict(imported) if imported.get("schema_v") == 2 else {}
+    current: dict[str, object] = dict(imported) if imported.get("schema_v") == 2 else {}
     for event in store.events(DOMAIN, types=["recall_evaluated", PROCEDURE_SELECTED]):
         if event.type == PROCEDURE_SELECTED:
             selection = event.payload.get("selection")

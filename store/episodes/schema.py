@@ -86,10 +86,10 @@ class EpisodeOutcome:
     deliverable_path: str | None = None
     absent: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The reference's record, with its envelope, in the reference's field order; the optional fields
         in `absent` are left out."""
-        record: dict[str, Any] = {"type": "episode_outcome", "schema_v": 1}
+        record: dict[str, object] = {"type": "episode_outcome", "schema_v": 1}
         for f in fields(self):
             if f.name != "absent" and f.name not in self.absent:
                 value = getattr(self, f.name)

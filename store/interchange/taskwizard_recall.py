@@ -94,4 +94,9 @@ def export_recall_stats(store: Store, root: Path) -> dict[str, int]:
     if set(data) == {"schema_v"}:
         return {"evaluations": 0, "written": 0, "in_experience": in_experience}
     write_text(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
-    return {"evaluations": int(data.get("evaluations", 0)), "written": 1, "in_experience": in_experience}
+    evaluations = data.get("evaluations")
+    return {
+        "evaluations": evaluations if isinstance(evaluations, int) else 0,
+        "written": 1,
+        "in_experience": in_experience,
+    }

@@ -8,7 +8,6 @@ or is cancelled keeps its admission spent, and nothing renews a grant.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from store.core import clock
 from store.core.database import Store
@@ -129,7 +128,7 @@ def expire_leases(store: Store, *, actor: str = "system") -> int:
 
 
 def fail_operation(store: Store, op: LearningOperation, reason: str, *, actor: str) -> None:
-    payload: dict[str, Any] = {"operation_id": op.operation_id, "intent_id": op.intent_id, "reason": reason}
+    payload: dict[str, object] = {"operation_id": op.operation_id, "intent_id": op.intent_id, "reason": reason}
     store.append(DOMAIN, "operation_failed", payload, actor=actor)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any
+from typing import TypedDict, final
 
 from store.core import clock
 from store.core.database import Store
@@ -24,7 +24,26 @@ from store.learning.projection import DOMAIN
 from store.learning.review import operation_of
 
 
-def adopt(store: Store, grant: Grant | None, intent_id: str, *, actor: str = "system") -> dict[str, Any]:
+@final  # final, so that a key test (`"adopted" in outcome`) tells which one it is
+class Adopted(TypedDict):
+    adopted: dict[str, object]  # the record as adopted (`records.record_dict`)
+
+
+@final
+class Refused(TypedDict):
+    refused: str  # why adoption refused it (the intent is `refused`)
+
+
+@final
+class Skipped(TypedDict):
+    skipped: str  # why there was nothing to adopt (the intent is not approved, or has no receipt)
+
+
+Adoption = Adopted | Refused | Skipped
+"""What `adopt` did: one key, `adopted`, `refused` or `skipped`."""
+
+
+def adopt(store: Store, grant: Grant | None, intent_id: str, *, actor: str = "system") -> Adoption:
     """Adopt what review approved for `intent_id`: `{"adopted": record}` or `{"refused": reason}`."""
     with store.atomic():
         intent = LearningIntent.get_or_none(LearningIntent.intent_id == intent_id)
@@ -100,7 +119,7 @@ def _mutate(
     target_row: LearningRecord | None,
     *,
     actor: str,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     now = clock.now()
     operation = operation_of(intent.intent_id)
     provenance = {

@@ -10,8 +10,9 @@ verifier's verdict or a task's result), never from a reply that looked fine.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from store.core.errors import InvalidInput, SensitiveContent
 from store.core.redact import Redactor
@@ -27,20 +28,27 @@ MAX_QUOTATIONS = 8
 MAX_QUOTE = 500
 
 
+class Target(TypedDict):
+    """The managed record a candidate updates or removes, at the version the extractor read."""
+
+    id: str
+    version: int
+
+
 @dataclass(frozen=True)
 class Candidate:
     operation: str
     kind: str
     content: str
     quotations: list[str]
-    target: dict[str, Any] | None
+    target: Target | None
 
     @property
     def bytes(self) -> int:
         return len(self.content.encode())
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "operation": self.operation,
             "kind": self.kind,
             "content": self.content,
@@ -51,8 +59,16 @@ class Candidate:
         return out
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> Candidate:
-        return cls(raw["operation"], raw["kind"], raw["content"], list(raw["quotations"]), raw.get("target"))
+    def from_dict(cls, raw: Mapping[str, object]) -> Candidate:
+        """A candidate as `to_dict` kept it (an intent's `candidate`)."""
+        quotations, target = raw["quotations"], raw.get("target")
+        return cls(
+            str(raw["operation"]),
+            str(raw["kind"]),
+            str(raw["content"]),
+            [str(q) for q in quotations] if isinstance(quotations, list) else [],
+            Target(id=str(target["id"]), version=int(target["version"])) if isinstance(target, dict) else None,
+        )
 
 
 def parse(raw: object, *, source: Source, feed: str, grant: Grant, redactor: Redactor) -> Candidate | None:
@@ -141,7 +157,7 @@ def _quotations(value: object, kind: str, source: Source, feed: str) -> list[str
     return quotes
 
 
-def _target(value: object, operation: str, kind: str) -> dict[str, Any] | None:
+def _target(value: object, operation: str, kind: str) -> Target | None:
     if operation == "add":
         if value is not None:
             raise InvalidInput("result.target belongs to replace and remove only")

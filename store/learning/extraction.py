@@ -9,7 +9,7 @@ it is returned, and bounded by `max_input_bytes`.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from store.core import clock
 from store.core.database import Store
@@ -24,8 +24,22 @@ TRUNCATED = "…[truncated {n} characters]"
 MANAGED_IN_SNAPSHOT = 20
 
 
-def _size(value: Any) -> int:
+def _size(value: object) -> int:
     return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+class Snapshot(TypedDict):
+    """What an extraction lease gives its extractor (kept with the lease, so its source is redacted)."""
+
+    operation_id: str
+    feed: str
+    source: sources.SourceJson
+    policy: str
+    kinds: list[str]
+    operations: list[str]
+    managed: list[records.ManagedRecord]  # the records it may update or remove
+    max_output_tokens: int
+    deadline: str
 
 
 def snapshot(
@@ -35,10 +49,10 @@ def snapshot(
     operation_id: str,
     deadline: str,
     redactor: Redactor,
-) -> dict[str, Any]:
+) -> Snapshot:
     """What the extractor sees, within `max_input_bytes` (the longest turns are cut first, marked)."""
     kinds = list(grant.adoption.kinds)
-    shot: dict[str, Any] = {
+    shot: Snapshot = {
         "operation_id": operation_id,
         "feed": intent.feed,
         "source": source.to_stored_dict(redactor),
@@ -68,7 +82,7 @@ EXTRACTION = lease.Kind("learning.extract.lease", "extractions", "extract_leased
 
 def lease_source(
     store: Store, grant: Grant, request_id: str, redactor: Redactor, *, actor: str = "agent"
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Admit the oldest queued source: `{operation_id, snapshot}`, or `{"empty": true}` when nothing waits.
 
     The snapshot is persisted with the lease (and its reply in the ledger), so its source is redacted.
@@ -81,7 +95,7 @@ def lease_source(
 
     def offer(
         intent: LearningIntent, source: sources.Source, operation_id: str, deadline: str
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, object], dict[str, object]]:
         shot = snapshot(grant, intent, source, operation_id, deadline, redactor)
         return {"snapshot": shot}, {"operation_id": operation_id, "snapshot": shot}
 
@@ -98,7 +112,7 @@ def submit(
     redactor: Redactor,
     *,
     actor: str = "agent",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Answer a lease with a candidate or a no-op: `{"accepted": true, ...}` or `{"accepted": false, "reason"}`.
 
     A malformed candidate is refused (`InvalidInput`) and nothing is written:
@@ -116,7 +130,7 @@ def submit(
             raise NotFound(f"no extraction operation {operation_id!r}")
         intent = LearningIntent.get(LearningIntent.intent_id == op.intent_id)
         refusal = _late(op, intent, grant)
-        reply: dict[str, Any]
+        reply: dict[str, object]
         if refusal is not None:
             if op.state == "leased":
                 admission.fail_operation(store, op, refusal, actor="system")

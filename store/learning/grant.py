@@ -72,7 +72,7 @@ class Grant:
     def id(self) -> str:
         return self.authority_id
 
-    def parts(self) -> dict[str, dict[str, Any]]:
+    def parts(self) -> dict[str, dict[str, object]]:
         """The three validated parts, as plain JSON values."""
         whole = asdict(self)
         review, adoption = whole.pop("review"), whole.pop("adoption")

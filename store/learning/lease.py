@@ -14,7 +14,7 @@ given) is the caller's `offer`. A late answer is refused for the reasons
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -41,7 +41,7 @@ class Kind:
 
 
 # What a lease gives its worker: the event's own fields, and the reply (both given the lease's id and deadline).
-Offer = Callable[[LearningIntent, sources.Source, str, str], tuple[dict[str, Any], dict[str, Any]]]
+Offer = Callable[[LearningIntent, sources.Source, str, str], tuple[dict[str, object], dict[str, object]]]
 
 
 def admit(
@@ -49,12 +49,12 @@ def admit(
     grant: Grant,
     kind: Kind,
     request_id: str,
-    params: dict[str, Any],
+    params: Mapping[str, object],
     waiting: Any,
     offer: Offer,
     *,
     actor: str,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Lease the first intent of `waiting` (a query, oldest first) whose source is unchanged; `{"empty": true}`
     when there is none. Raises `Forbidden` when the grant does not allow `kind.quota` now."""
     with store.atomic():
@@ -63,7 +63,7 @@ def admit(
             return done
         admission.expire_leases(store)
         admission.require(grant, kind.quota)
-        reply: dict[str, Any] = {"empty": True}
+        reply: dict[str, object] = {"empty": True}
         for intent in waiting.limit(WAITING_BATCH):
             source = sources.read(intent.source_kind, intent.source_id)
             if source is None or source.retracted or source.fingerprint != intent.source_fp:

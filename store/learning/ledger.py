@@ -8,7 +8,7 @@ reply; the same id with other parameters is a conflict, never a second effect.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, SensitiveContent
@@ -31,7 +31,7 @@ def check_request_id(value: object, redactor: Redactor | None = None) -> str:
     return value
 
 
-def recorded(request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+def recorded(request_id: str, method: str, params: Mapping[str, object]) -> dict[str, object] | None:
     """The reply already given to this request, None when it is new; `Conflict` when the id was used otherwise."""
     row = LearningRequest.get_or_none(LearningRequest.request_id == request_id)
     if row is None:
@@ -41,12 +41,14 @@ def recorded(request_id: str, method: str, params: dict[str, Any]) -> dict[str, 
             f"request_id {request_id!r} was already used for another request ({row.method}); use a new id",
             {"request_id": request_id, "method": row.method},
         )
-    reply = json.loads(row.reply)
+    reply: dict[str, object] = json.loads(row.reply)
     assert isinstance(reply, dict)
     return reply
 
 
-def record(store: Store, request_id: str, method: str, params: dict[str, Any], reply: dict[str, Any]) -> None:
+def record(
+    store: Store, request_id: str, method: str, params: Mapping[str, object], reply: Mapping[str, object]
+) -> None:
     """Inside the request's transaction: remember its reply."""
     store.append(
         DOMAIN,

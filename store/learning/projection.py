@@ -7,7 +7,7 @@ Quotas move only forward: an admission event adds to its counter and nothing eve
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from store.core.models import BaseModel
@@ -55,7 +55,7 @@ class LearningProjection:
             "request_answered": self._request,
         }
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
         return first_text(payload, SUBJECT_KEYS)
 
     def apply(self, event: EventRecord) -> None:
@@ -248,7 +248,7 @@ class LearningProjection:
     @staticmethod
     def _record_changed(event: EventRecord) -> None:
         p = event.payload
-        values: dict[str, Any] = {"state": p["state"], "reason": p.get("reason", ""), "updated": event.ts}
+        values: dict[str, object] = {"state": p["state"], "reason": p.get("reason", ""), "updated": event.ts}
         if "managed" in p:
             values["managed"] = p["managed"]
         if "content" in p:

@@ -7,36 +7,39 @@ store functions and never builds SQL or peewee queries itself.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TypedDict
+
+import msgspec
 
 from store.core import clock
 from store.core.errors import NotFound
 from store.learning import records, sources, sql
 from store.learning.models import LearningIntent, LearningOperation, LearningRecord, LearningReview
+from store.learning.rows import IntentOperation, IntentReview, LearningCandidate, LearningIntentDetail
+from store.learning.rows import LearningIntent as IntentRow
 
 FAILED_STATES = ("failed", "stopped", "refused")
 PROMPT_RECORDS = 200
 
 
-def intent_dict(row: LearningIntent) -> dict[str, Any]:
+def intent_row(row: LearningIntent) -> IntentRow:
     """An intent as the socket shows it."""
-    return {
-        "intent_id": row.intent_id,
-        "grant_id": row.grant_id,
-        "feed": row.feed,
-        "source_kind": row.source_kind,
-        "source_id": row.source_id,
-        "source_fp": row.source_fp,
-        "state": row.state,
-        "reason": row.reason,
-        "candidate": json.loads(row.candidate) if row.candidate else None,
-        "queued": row.queued,
-        "updated": row.updated,
-    }
+    return IntentRow(
+        intent_id=row.intent_id,
+        grant_id=row.grant_id,
+        feed=row.feed,
+        source_kind=row.source_kind,
+        source_id=row.source_id,
+        source_fp=row.source_fp,
+        state=row.state,
+        reason=row.reason,
+        candidate=msgspec.json.decode(row.candidate, type=LearningCandidate) if row.candidate else None,
+        queued=row.queued,
+        updated=row.updated,
+    )
 
 
-def intents(state: str | None, limit: int, offset: int, after: tuple[str, str] | None = None) -> list[dict[str, Any]]:
+def intents(state: str | None, limit: int, offset: int, after: tuple[str, str] | None = None) -> list[IntentRow]:
     """Intents, newest first (`updated`, then id), optionally of one state; `after` (an intent's
     `[updated, intent_id]`) pages by key: only the intents after it in that order."""
     query = LearningIntent.select()
@@ -49,10 +52,10 @@ def intents(state: str | None, limit: int, offset: int, after: tuple[str, str] |
             | ((LearningIntent.updated == updated) & (LearningIntent.intent_id > intent_id))
         )
     rows = query.order_by(LearningIntent.updated.desc(), LearningIntent.intent_id).limit(limit).offset(offset)
-    return [intent_dict(r) for r in rows]
+    return [intent_row(r) for r in rows]
 
 
-def intent_detail(intent_id: str) -> dict[str, Any]:
+def intent_detail(intent_id: str) -> LearningIntentDetail:
     """One intent with its source as stored now, its leases and verdicts; `NotFound` naming an unknown id."""
     row = LearningIntent.get_or_none(LearningIntent.intent_id == intent_id)
     if row is None:
@@ -60,24 +63,18 @@ def intent_detail(intent_id: str) -> dict[str, Any]:
     source = sources.read(row.source_kind, row.source_id)
     ops = LearningOperation.select().where(LearningOperation.intent_id == intent_id).order_by(LearningOperation.created)
     revs = LearningReview.select().where(LearningReview.intent_id == intent_id).order_by(LearningReview.created)
-    return {
-        **intent_dict(row),
-        "source": None if source is None else source.to_dict(),
-        "source_changed": source is None or source.fingerprint != row.source_fp,
-        "operations": [
-            {"operation_id": o.operation_id, "state": o.state, "reason": o.reason, "created": o.created} for o in ops
+    return LearningIntentDetail(
+        **msgspec.structs.asdict(intent_row(row)),
+        source=None if source is None else source.row(),
+        source_changed=source is None or source.fingerprint != row.source_fp,
+        operations=[
+            IntentOperation(operation_id=o.operation_id, state=o.state, reason=o.reason, created=o.created) for o in ops
         ],
-        "reviews": [
-            {
-                "review_id": r.review_id,
-                "reviewer": r.reviewer,
-                "state": r.state,
-                "reason": r.reason,
-                "created": r.created,
-            }
+        reviews=[
+            IntentReview(review_id=r.review_id, reviewer=r.reviewer, state=r.state, reason=r.reason, created=r.created)
             for r in revs
         ],
-    }
+    )
 
 
 def intent_state(intent_id: object) -> str | None:
@@ -86,7 +83,7 @@ def intent_state(intent_id: object) -> str | None:
     return None if row is None else str(row.state)
 
 
-def failures(limit: int) -> list[dict[str, Any]]:
+def failures(limit: int) -> list[IntentRow]:
     """Intents that failed, were stopped or refused at adoption, newest first."""
     rows = (
         LearningIntent.select()
@@ -94,10 +91,19 @@ def failures(limit: int) -> list[dict[str, Any]]:
         .order_by(LearningIntent.updated.desc())
         .limit(limit)
     )
-    return [intent_dict(r) for r in rows]
+    return [intent_row(r) for r in rows]
 
 
-def prompt_records() -> list[dict[str, Any]]:
+class PromptRecord(TypedDict):
+    """An adopted record as a system prompt holds it."""
+
+    id: str
+    kind: str  # fact / lesson / procedure
+    content: str
+    target: str  # fact:<id> / lesson:<id>
+
+
+def prompt_records() -> list[PromptRecord]:
     """Active, unexpired adopted facts, lessons and procedures whose targets are intact, newest first."""
     rows = (
         LearningRecord.select()

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+import msgspec
 
 from store.core import clock
 from store.core.database import Store
@@ -24,6 +27,7 @@ from store.episodes.models import Lesson
 from store.learning import sql
 from store.learning.models import LearningRecord
 from store.learning.projection import DOMAIN
+from store.learning.rows import LearningRecord as RecordRow
 from store.learning.sources import Source
 
 FACT_SCOPES = {"fact.profile": "profile", "fact.project": "project", "fact.environment": "environment"}
@@ -36,28 +40,34 @@ RECORD_COLUMNS = (
 )
 
 
-def record_dict(row: LearningRecord | dict[str, Any]) -> dict[str, Any]:
-    """A record as the socket and the console show it (from a model row or a `RECORD_COLUMNS` dict)."""
-    values = row if isinstance(row, dict) else row.__data__
-    return {
-        "id": values["record_id"],
-        "version": values["version"],
-        "kind": values["kind"],
-        "content": values["content"],
-        "state": values["state"],
-        "managed": bool(values["managed"]) and values["state"] == "active" and _intact(values["target_ref"]),
-        "target": values["target_ref"],
-        "provenance": json.loads(values["provenance"]),
-        "expires_at": values["expires_at"],
-        "created": values["created"],
-        "updated": values["updated"],
-        "reason": values["reason"],
-    }
+def record_row(row: LearningRecord | Mapping[str, Any]) -> RecordRow:
+    """A record as the socket and the console show it (from a model row or a `RECORD_COLUMNS` row)."""
+    values = row.__data__ if isinstance(row, LearningRecord) else row
+    return RecordRow(
+        id=values["record_id"],
+        version=values["version"],
+        kind=values["kind"],
+        content=values["content"],
+        state=values["state"],
+        managed=bool(values["managed"]) and values["state"] == "active" and _intact(values["target_ref"]),
+        target=values["target_ref"],
+        provenance=json.loads(values["provenance"]),
+        expires_at=values["expires_at"],
+        created=values["created"],
+        updated=values["updated"],
+        reason=values["reason"],
+    )
+
+
+def record_dict(row: LearningRecord) -> dict[str, object]:
+    """`record_row` as JSON: what an adoption's reply (kept in the request ledger) holds."""
+    out: dict[str, object] = msgspec.to_builtins(record_row(row))
+    return out
 
 
 def list_records(
     db: Any, state: str | None, limit: int, offset: int, after: tuple[str, str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[RecordRow]:
     """Records, newest first (`updated`, then id); `after` (a record's `[updated, id]`) pages by key: only the
     records after it, so a page asked after an adoption neither repeats a row nor skips one."""
     conditions, args = ["state = ?"] if state is not None else [], [state] if state is not None else []
@@ -70,7 +80,7 @@ def list_records(
         f"SELECT {RECORD_COLUMNS} FROM learning_record {where}ORDER BY updated DESC, record_id LIMIT ? OFFSET ?",
         [*args, limit, offset],
     )
-    return [record_dict(r) for r in found]
+    return [record_row(r) for r in found]
 
 
 def target_intact(row: LearningRecord) -> bool:
@@ -94,7 +104,16 @@ def _intact(target_ref: str) -> bool:
     return row is not None and row["status"] == wanted
 
 
-def managed(kinds: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
+class ManagedRecord(TypedDict):
+    """A record learning may still replace or remove, as an extraction snapshot lists it."""
+
+    id: str
+    version: int
+    kind: str
+    content: str
+
+
+def managed(kinds: tuple[str, ...] | None = None, limit: int = 50) -> list[ManagedRecord]:
     """Records learning may still replace or remove (id + version), newest first."""
     query = LearningRecord.select().where((LearningRecord.state == "active") & (LearningRecord.managed == True))  # noqa: E712
     if kinds is not None:

@@ -8,7 +8,6 @@ taken after the verdict's receipt is committed to the ledger.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from store.core import clock
 from store.core.database import Store
@@ -36,13 +35,13 @@ def lease_candidate(
     reviewer: str = "worker",
     actor: str = "agent",
     intent_id: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """`{review_id, candidate, sources, policy, ...}` for the oldest candidate (or the candidate of
     `intent_id`, for the owner reviewing in the console), or `{"empty": true}`. The reply is kept in the
     ledger, so its sources are redacted (the console shows the owner the source as stored)."""
     if reviewer not in REVIEWERS:
         raise InvalidInput(f"reviewer must be one of {', '.join(REVIEWERS)}")
-    params: dict[str, Any] = {"grant_id": grant.id, "reviewer": reviewer}
+    params: dict[str, object] = {"grant_id": grant.id, "reviewer": reviewer}
     if intent_id is not None:
         params["intent_id"] = intent_id
     waiting = (
@@ -55,8 +54,8 @@ def lease_candidate(
 
     def offer(
         intent: LearningIntent, source: sources.Source, review_id: str, deadline: str
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        reply = {
+    ) -> tuple[dict[str, object], dict[str, object]]:
+        reply: dict[str, object] = {
             "review_id": review_id,
             "candidate": json.loads(intent.candidate or "null"),
             "sources": [source.to_stored_dict(redactor)],
@@ -79,7 +78,7 @@ def submit(
     redactor: Redactor,
     *,
     actor: str = "agent",
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Record a verdict: `{"accepted": true, "verdict"}` or `{"accepted": false, "reason"}` when it is late.
 
     The reason is kept redacted (in the review, and as `review_reason` in an adopted record's provenance).
@@ -101,7 +100,7 @@ def submit(
         if refusal is not None:
             if review.state == "leased":
                 admission.fail_review(store, review, refusal, actor="system")
-            reply: dict[str, Any] = {"accepted": False, "reason": refusal}
+            reply: dict[str, object] = {"accepted": False, "reason": refusal}
         else:
             store.append(
                 DOMAIN,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from store.core import clock
 from store.core.database import Store
@@ -38,6 +38,23 @@ BATCH = 2000  # events read per transaction
 SKIP_AHEAD = 1000  # events of other kinds a cursor jumps over at once when none is its own
 
 
+class ScanCounts(TypedDict):
+    """What one scan did: sources queued, intents stopped or revoked, events read, and whether the queue was
+    full (`backpressure`)."""
+
+    added: int
+    stopped: int
+    revoked: int
+    read: int
+    backpressure: bool
+
+
+class ScanAnswer(ScanCounts):
+    """What `learning.scan` answers: the scan's counts and where each feed's cursor stands now."""
+
+    cursors: dict[str, int]  # by feed
+
+
 @dataclass
 class ScanReport:
     added: int = 0
@@ -46,7 +63,7 @@ class ScanReport:
     read: int = 0
     backpressure: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScanCounts:
         return {
             "added": self.added,
             "stopped": self.stopped,

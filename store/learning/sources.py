@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json
@@ -18,11 +18,24 @@ from store.desk.models import Interaction
 from store.episodes.models import Episode, EpisodeApp, ToolEvent
 from store.learning import sql
 from store.learning.grant import fingerprint
+from store.learning.rows import LearningSource
 
 SOURCE_KINDS = ("interaction", "task", "run")
 TASK_OBJECTIVES = ("succeeded", "failed")  # a task card whose result is an objective
 RUN_VERDICTS = ("pass", "fail")  # a verifier's verdict is trusted; `skipped` is not an objective
 MAX_EVENT_NOTES = 40
+
+
+class SourceJson(TypedDict):
+    """A source as a lease hands it out and the ledger keeps it (`Source.to_dict`)."""
+
+    kind: str
+    id: str
+    ts: str
+    turns: list[dict[str, str]]  # {"role", "text"}
+    objective: dict[str, object] | None
+    retracted: bool
+    fingerprint: str
 
 
 @dataclass(frozen=True)
@@ -32,7 +45,7 @@ class Source:
     kind: str
     source_id: str
     turns: list[dict[str, str]]
-    objective: dict[str, Any] | None
+    objective: dict[str, object] | None  # a run's goal and outcome, a task's result: as their writer gave them
     ts: str
     retracted: bool = False
     apps: list[str] = field(default_factory=list)
@@ -44,7 +57,7 @@ class Source:
     def text_of(self, *roles: str) -> list[str]:
         return [t["text"] for t in self.turns if not roles or t["role"] in roles]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SourceJson:
         return {
             "kind": self.kind,
             "id": self.source_id,
@@ -55,7 +68,19 @@ class Source:
             "fingerprint": self.fingerprint,
         }
 
-    def to_stored_dict(self, redactor: Redactor) -> dict[str, Any]:
+    def row(self) -> LearningSource:
+        """The source as the console shows it (`to_dict`, typed)."""
+        return LearningSource(
+            kind=self.kind,
+            id=self.source_id,
+            ts=self.ts,
+            turns=self.turns,
+            objective=self.objective,
+            retracted=self.retracted,
+            fingerprint=self.fingerprint,
+        )
+
+    def to_stored_dict(self, redactor: Redactor) -> SourceJson:
         """`to_dict` with the turns and the objective redacted: what a lease hands out and keeps in the ledger.
 
         A run's goal, notes and reason stay verbatim in the episode records only; a copy kept anywhere else

@@ -36,11 +36,11 @@ from store.core.errors import Conflict
 TABLE = MethodTable("jobs")
 
 
-Work = Callable[[Progress], dict[str, Any]]
+Work = Callable[[Progress], dict[str, object]]
 
 
 def _rebuild_views(memory: Memory, _args: JobStartArgs) -> Work:
-    def work(progress: Progress) -> dict[str, Any]:
+    def work(progress: Progress) -> dict[str, object]:
         counts = memory.rebuild(progress=progress)
         return {"counts": counts, "integrity": memory.store.integrity_check()}
 
@@ -48,7 +48,7 @@ def _rebuild_views(memory: Memory, _args: JobStartArgs) -> Work:
 
 
 def _rebuild_vectors(memory: Memory, _args: JobStartArgs) -> Work:
-    def work(progress: Progress) -> dict[str, Any]:
+    def work(progress: Progress) -> dict[str, object]:
         return dict(memory.recall.rebuild_vectors(progress=progress))
 
     return work
@@ -58,7 +58,7 @@ def _import_taskwizard(memory: Memory, args: JobStartArgs) -> Work:
     assert args.directory is not None  # JobStartArgs.check
     directory = Path(args.directory).expanduser()
 
-    def work(progress: Progress) -> dict[str, Any]:
+    def work(progress: Progress) -> dict[str, object]:
         return {name: asdict(report) for name, report in memory.import_taskwizard(directory, progress).items()}
 
     return work
@@ -70,7 +70,7 @@ def _dream(memory: Memory, args: JobStartArgs) -> Work:
     if not dry_run:
         check_budget(memory)  # a preview writes nothing: it is answered over the budget too
 
-    def work(progress: Progress) -> dict[str, Any]:
+    def work(progress: Progress) -> dict[str, object]:
         return dict(memory.dream.run(full=full, dry_run=dry_run, progress=progress))
 
     return work
@@ -95,7 +95,7 @@ def _always(_memory: Memory) -> bool:
     return True
 
 
-def _run(memory: Memory, kind: str) -> dict[str, Any]:
+def _run(memory: Memory, kind: str) -> dict[str, object]:
     """Run a rebuild as a job and wait for it; a cancel from another client answers `conflict`."""
     work = KINDS[kind](memory, JobStartArgs(kind=kind))
     check_budget(memory)

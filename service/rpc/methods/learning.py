@@ -23,8 +23,8 @@ def learning_status(memory: Memory, _args: NoArgs, _context: CallContext) -> dic
 
 
 @TABLE.op(ops.SCAN)
-def learning_scan(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, Any]:
-    return memory.learning.scan()
+def learning_scan(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, object]:
+    return dict(memory.learning.scan())
 
 
 @TABLE.op(ops.EXTRACT_LEASE)

@@ -13,7 +13,7 @@ from recall import vectors as vectors_module
 from recall.embedders import HashEmbedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_document, keyword_score
 from recall.term_ownership import goal_terms
-from recall.vectors import Hit, IndexMismatch, VectorIndex
+from recall.vectors import Hit, IndexMismatch, Metadata, VectorIndex
 from store.core.database import Store
 from store.episodes import recall_terms
 from store.episodes.recall_terms import TermDoc
@@ -166,8 +166,8 @@ def test_term_ownership_decides_between_apps_the_vectors_cannot_tell_apart(tmp_p
         recall = EpisodeRecall(
             index, index.embedder, min_score=0.0, terms=lambda s, t, p: recall_terms.stats(store, s, t, p)
         )
-        newer = {"apps": "com.taobao.taobao", "ts": 2000.0, "goal": "查看今天的订单"}
-        older = {"apps": "com.youloft.calendar", "ts": 1000.0, "goal": "查看今天的黄历"}
+        newer: Metadata = {"apps": "com.taobao.taobao", "ts": 2000.0, "goal": "查看今天的订单"}
+        older: Metadata = {"apps": "com.youloft.calendar", "ts": 1000.0, "goal": "查看今天的黄历"}
         hits = [Hit("s1", 0.1, newer, ""), Hit("c1", 0.1, older, "")]  # the same distance
 
         owned = recall.score("黄历上今天宜出行吗", hits, 3000.0, "device:d1")

@@ -1,5 +1,6 @@
 """The typed rows the facade answers (`service.memory.rows`) are the store's JSON objects byte for byte:
 an agent reading the socket sees the same answer as before they were typed (names, order, absent fields).
+The rows the store builds typed (episodes, lessons, learning) are checked against the view's own JSON.
 
 Checked on a demo home, which holds a row of every kind (desk, episodes, lessons, learning, recall)."""
 
@@ -11,14 +12,17 @@ from typing import Any
 
 import msgspec
 import pytest
+from msgspec import UNSET
 
 from service.cli.main import main
 from service.config import load_config
 from service.memory.memory import EpisodeFilter, Memory
 from service.memory.rows import Topic, row
 from store.desk import bundles, facts, skills, topics
-from store.episodes import archive, lessons, recall_stats
-from store.learning import queue, records
+from store.episodes import archive, recall_stats
+from store.episodes.models import Episode, Lesson, ToolEvent
+from store.learning.models import LearningIntent as LearningIntentModel
+from store.learning.models import LearningRecord as LearningRecordModel
 
 
 @pytest.fixture(scope="module")
@@ -66,28 +70,59 @@ def test_a_workday_topic_keeps_its_own_fields(demo: Memory) -> None:
     assert row(Topic, stored) == typed
 
 
-def test_episode_rows_are_the_store_objects(demo: Memory) -> None:
+def test_episode_rows_are_the_archived_records(demo: Memory) -> None:
+    """The store builds an episode row from its archived record: the record's own JSON (keys sorted, as the
+    archive keeps it) plus `revoked`, byte for byte, with nothing dropped."""
     store = demo.store
     listed = archive.list_episodes(store, EpisodeFilter(), limit=50)
+    kept = {
+        r.run_id: (r.record, r.revoked) for r in Episode.select().where(Episode.run_id.in_([e.run_id for e in listed]))
+    }
+    same(listed, [{**json.loads(kept[e.run_id][0]), "revoked": bool(kept[e.run_id][1])} for e in listed])
     same(demo.runs.list_episodes(limit=50), listed)
-    run_id = listed[0]["run_id"]
+    run_id = listed[0].run_id
     detail = demo.runs.get_episode(run_id)
-    same(detail, archive.get_episode(store, run_id))
+    events = ToolEvent.select().where(ToolEvent.run_id == run_id).order_by(ToolEvent.step, ToolEvent.seq)
+    timeline = [
+        {k: getattr(e, k) for k in ("step", "ts", "tool", "result_class", "app_package", "intent", "note")}
+        for e in events
+    ]
+    same(detail, {**json.loads(kept[run_id][0]), "revoked": bool(kept[run_id][1]), "events": timeline})
     assert wire(detail.listed()) == wire(listed[0])
 
 
-def test_lesson_rows_are_the_store_objects(demo: Memory) -> None:
-    store = demo.store
-    same(demo.lessons.list_lessons(), lessons.list_lessons(store))
+def test_lesson_rows_are_the_lesson_view(demo: Memory) -> None:
+    stored = [
+        {
+            "lesson_id": r.lesson_id,
+            "text": r.text,
+            "apps": r.apps.split(),
+            "status": r.status,
+            "kind": r.kind,
+            "version": r.version,
+            "created": r.created,
+            "updated": r.updated,
+        }
+        for r in Lesson.select().order_by(Lesson.updated.desc())
+    ]
+    same(demo.lessons.list_lessons(), stored)
     for lesson in demo.lessons.list_lessons():
-        same(demo.lessons.lesson_runs(lesson.lesson_id), lessons.runs_of(store, lesson.lesson_id))
+        runs = demo.lessons.lesson_runs(lesson.lesson_id)
+        assert all(r.archived == (r.goal_text is not UNSET) for r in runs.learned_from + runs.given_to)
 
 
-def test_learning_rows_are_the_store_objects(demo: Memory) -> None:
-    same(demo.learning.queue(), queue.intents(None, 100, 0))
-    for intent in demo.learning.queue():
-        same(demo.learning.intent(intent.intent_id), queue.intent_detail(intent.intent_id))
-    same(demo.learning.list_records(), records.list_records(demo.store.db, None, 200, 0))
+def test_learning_rows_are_the_learning_view(demo: Memory) -> None:
+    """An intent's candidate is its stored JSON (keys sorted), a record's provenance as adoption wrote it."""
+    intents = demo.learning.queue()
+    candidates = {r.intent_id: r.candidate for r in LearningIntentModel.select()}
+    stored = [candidates[i.intent_id] for i in intents]
+    same([i.candidate for i in intents], [json.loads(c) if c else None for c in stored])
+    for intent in intents:
+        detail = demo.learning.intent(intent.intent_id)
+        assert wire(detail).startswith(wire(intent)[:-1] + b",")  # the listed intent's fields, then the detail's
+    kept = {r.record_id: r for r in LearningRecordModel.select()}
+    listed = demo.learning.list_records()
+    same([(r.id, r.provenance) for r in listed], [(r.id, json.loads(kept[r.id].provenance)) for r in listed])
 
 
 def test_daily_recall_points_are_the_store_objects(demo: Memory) -> None:

@@ -91,7 +91,7 @@ def _reads(store: Store) -> dict[str, Any]:
     }
     for word in FILTERS:
         f = EpisodeFilter(text=word)
-        out[f"filter {word}"] = [r["run_id"] for r in archive.list_episodes(store, f, limit=1000)]
+        out[f"filter {word}"] = [r.run_id for r in archive.list_episodes(store, f, limit=1000)]
         out[f"count {word}"] = archive.count_episodes(store, f)
     return out
 
@@ -133,13 +133,13 @@ def test_the_goal_filter_finds_what_a_substring_test_finds_newest_first(store: S
     assert len(rows) == 240
     for word in FILTERS:
         # LIKE's case folding: ASCII letters only (CJK has no case), on both back ends for these goals.
-        expected = [r["run_id"] for r in rows if word.lower() in str(r["goal_text"]).lower()]
+        expected = [r.run_id for r in rows if word.lower() in r.goal_text.lower()]
         f = EpisodeFilter(text=word)
-        found = [r["run_id"] for r in archive.list_episodes(store, f, limit=1000)]
+        found = [r.run_id for r in archive.list_episodes(store, f, limit=1000)]
         assert found == expected, word
         assert archive.count_episodes(store, f) == len(expected), word
         pages = [archive.list_episodes(store, f, limit=7, offset=offset) for offset in range(0, 240, 7)]
-        paged = [r["run_id"] for page in pages for r in page]
+        paged = [r.run_id for page in pages for r in page]
         assert paged == expected, word  # the browser's pages, one after another, neither repeat nor skip
 
 
@@ -153,7 +153,7 @@ def test_totals_from_the_daily_series_are_the_totals_even_with_a_time_no_day_hol
     # A clock gone wrong: a time in no local day (datetime cannot hold it), counted in the totals all the same.
     recall_stats.record_evaluation(store, {"run_id": "odd", "ts": 1e15, "evaluation": evaluation}, actor="system")
     days = recall_stats.daily(store)
-    assert sum(d["evaluations"] for d in days) == 240
+    assert sum(d.evaluations for d in days) == 240
     assert (
         recall_stats.statistics(store, days=days)["evaluations"] == 241 == recall_stats.statistics(store)["evaluations"]
     )

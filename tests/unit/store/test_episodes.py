@@ -110,15 +110,15 @@ def test_archive_list_get_and_filters(store: Store) -> None:
         ExperienceEvent.coerce({"run_id": "r1", "step": 1, "tool": "launch_app"}, device="d1", now=1.0),
         actor="agent",
     )
-    assert [e["run_id"] for e in episodes.list_episodes(store, EpisodeFilter())] == ["r4", "r3", "r2", "r1", "r0"]
-    assert [e["run_id"] for e in episodes.list_episodes(store, EpisodeFilter(app="com.a.b"), limit=2, offset=1)] == [
+    assert [e.run_id for e in episodes.list_episodes(store, EpisodeFilter())] == ["r4", "r3", "r2", "r1", "r0"]
+    assert [e.run_id for e in episodes.list_episodes(store, EpisodeFilter(app="com.a.b"), limit=2, offset=1)] == [
         "r1",
         "r0",
     ]
     assert episodes.count_episodes(store, EpisodeFilter(success=True)) == 3
     assert episodes.count_episodes(store, EpisodeFilter(text="火锅", device="d1", since=TS + 3)) == 2
     detail = episodes.get_episode(store, "r1")
-    assert [e["tool"] for e in detail["events"]] == ["launch_app", "tap"]
+    assert [e.tool for e in detail.events] == ["launch_app", "tap"]
     with pytest.raises(NotFound):
         episodes.get_episode(store, "nope")
 
@@ -127,7 +127,7 @@ def test_a_later_outcome_for_a_run_replaces_the_earlier(store: Store) -> None:
     episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(success=False, reason="takeover")), actor="agent")
     episodes.record_outcome(store, EpisodeOutcome.coerce(outcome(success=True)), actor="agent")
     [only] = episodes.list_episodes(store, EpisodeFilter())
-    assert only["success"] is True and only["reason"] == "finished"
+    assert only.success is True and only.reason == "finished"
 
 
 def test_revoke_and_restore_are_events_that_survive_rebuild(store: Store) -> None:
@@ -135,9 +135,9 @@ def test_revoke_and_restore_are_events_that_survive_rebuild(store: Store) -> Non
     episodes.set_revoked(store, "r1", True, actor="user", reason="wrong app")
     assert episodes.count_episodes(store, EpisodeFilter(revoked=True)) == 1
     store.rebuild()
-    assert episodes.get_episode(store, "r1")["revoked"] is True
+    assert episodes.get_episode(store, "r1").revoked is True
     episodes.set_revoked(store, "r1", False, actor="user")
-    assert episodes.get_episode(store, "r1")["revoked"] is False
+    assert episodes.get_episode(store, "r1").revoked is False
     types = [e.type for e in store.events("experience", subject="r1")]
     assert types == ["episode_outcome", "episode_revoked", "episode_restored"]
     with pytest.raises(NotFound):
@@ -203,7 +203,7 @@ def test_keyset_pages_neither_repeat_nor_skip_a_row_while_runs_arrive(store: Sto
     archive("newer", TS + 100)
     after = episodes.episode_key(first[-1])
     second = episodes.list_episodes(store, EpisodeFilter(), limit=3, after=after)
-    assert [r["run_id"] for r in first + second] == ["r5", "r4", "r3", "r2", "r1", "r0"]
+    assert [r.run_id for r in first + second] == ["r5", "r4", "r3", "r2", "r1", "r0"]
     by_offset = episodes.list_episodes(store, EpisodeFilter(), limit=3, offset=3)
-    assert by_offset[0]["run_id"] == "r3"  # what keyset paging avoids: the row already shown, again
+    assert by_offset[0].run_id == "r3"  # what keyset paging avoids: the row already shown, again
     assert episodes.list_episodes(store, EpisodeFilter(text="火锅"), limit=10, after=(0.0, "")) == []

@@ -90,10 +90,10 @@ def _pages(store: Store) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"intents": [], "records": []}
     after: tuple[str, str] | None = None
     while page := queue.intents("active", 40, 0, after):
-        out["intents"] += [row["intent_id"] for row in page]
-        after = (page[-1]["updated"], page[-1]["intent_id"])
+        out["intents"] += [row.intent_id for row in page]
+        after = (page[-1].updated, page[-1].intent_id)
     after = None
     while found := records.list_records(store.db, None, 40, 0, after):
-        out["records"] += [row["id"] for row in found]
-        after = (found[-1]["updated"], found[-1]["id"])
+        out["records"] += [row.id for row in found]
+        after = (found[-1].updated, found[-1].id)
     return out

@@ -50,12 +50,12 @@ def test_daily_sums_each_local_day_as_python_would(store: Store, time_zone: str)
         c["package_predictions"] += evaluation["package_predictions"]
         c["package_actuals"] += evaluation["package_actuals"]
     days = recall_stats.daily(store)
-    assert [d["day"] for d in days] == sorted(expected)
+    assert [d.day for d in days] == sorted(expected)
     for d in days:
-        assert {k: d[k] for k in recall_stats.COUNTERS} == expected[d["day"]], d["day"]
-        assert d["hit_at_1"] == round(expected[d["day"]]["hit_at_1_count"] / expected[d["day"]]["evaluations"], 4)
+        assert {k: getattr(d, k) for k in recall_stats.COUNTERS} == expected[d.day], d.day
+        assert d.hit_at_1 == round(expected[d.day]["hit_at_1_count"] / expected[d.day]["evaluations"], 4)
     window = recall_stats.daily(store, since=start + 5 * DAY, until=start + 6 * DAY)
-    assert [d["day"] for d in window] == [datetime.fromtimestamp(start + 5 * DAY).date().isoformat()]
+    assert [d.day for d in window] == [datetime.fromtimestamp(start + 5 * DAY).date().isoformat()]
 
 
 def test_local_days_cover_every_second_once_across_a_clock_change(time_zone: str) -> None:
