@@ -85,7 +85,8 @@ def migrate_store(args: argparse.Namespace, config: Config) -> int:
     resumed = f" (resumed after event {report.resumed_at})" if report.resumed_at else ""
     print(
         f"moved {report.total} events from {where} to {there}{resumed}; counts and view checksum "
-        f"{checksum[:12]} match; this home now uses {there} (the old database is left as it was)"
+        f"{checksum[:12]} match; this home now uses {there} (the old database is left as it was); "
+        "run `jiyi rebuild-vec` to index its vectors under the moved store's own names"
     )
     _index_desk(config, database_url)
     return 0

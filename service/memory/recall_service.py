@@ -121,7 +121,7 @@ class RecallService:
         with self._lock:
             if self._engine is None:
                 embedder = self._new_embedder()
-                index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
+                index = VectorIndex(self.store.home, embedder, self.config.chroma_url, self.store.store_id)
                 terms: Any = self._term_stats
                 if self.store.read_only is not None:  # read as they are; a home that never had them goes without
                     terms = terms if recall_terms.current(self.store) else None

@@ -14,6 +14,7 @@ from typing import Any
 
 from store.core.dialect import POSTGRESQL, dialect_of
 from store.core.errors import SchemaTooNew
+from store.core.identity import write_store_id
 from store.core.names import normalize_term
 
 Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic, and carry a dialect
@@ -106,12 +107,18 @@ def _v5_learning_page_indexes(db: Database) -> None:
             db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
 
 
+def _v6_store_id(db: Database) -> None:
+    """The store's own id (`store.core.identity`): its collections on a Chroma server are named by it."""
+    write_store_id(db)
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     _v1_event_log,
     _v2_domain_seq_index,
     _v3_console_read_indexes,
     _v4_name_subjects,
     _v5_learning_page_indexes,
+    _v6_store_id,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 _TABLE = "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"
