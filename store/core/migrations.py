@@ -62,12 +62,17 @@ CONSOLE_READ_INDEXES = {
 }
 
 
-def _v3_console_read_indexes(db: Database) -> None:
-    """Covering indexes for the console's reads, on the view tables that exist (new homes make them later)."""
+def _add_indexes(db: Database, indexes: dict[str, tuple[str, str]]) -> None:
+    """`indexes` (name → table, columns) on the view tables that exist (new homes make them later)."""
     tables = set(db.get_tables())
-    for name, (table, columns) in CONSOLE_READ_INDEXES.items():
+    for name, (table, columns) in indexes.items():
         if table in tables:
             db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
+
+
+def _v3_console_read_indexes(db: Database) -> None:
+    """Covering indexes for the console's reads."""
+    _add_indexes(db, CONSOLE_READ_INDEXES)
 
 
 def _v4_name_subjects(db: Database) -> None:
@@ -100,11 +105,8 @@ LEARNING_PAGE_INDEXES = {
 
 
 def _v5_learning_page_indexes(db: Database) -> None:
-    """The learning tables' paging indexes, on the view tables that exist (new homes make them later)."""
-    tables = set(db.get_tables())
-    for name, (table, columns) in LEARNING_PAGE_INDEXES.items():
-        if table in tables:
-            db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
+    """The learning tables' paging indexes."""
+    _add_indexes(db, LEARNING_PAGE_INDEXES)
 
 
 def _v6_store_id(db: Database) -> None:
