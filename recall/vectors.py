@@ -10,6 +10,14 @@ Vectors are always computed by Jiyi's embedder (Chroma's own default would
 download a model). Ids are the run ids, so an upsert is idempotent; an
 unchanged source hash is never embedded again.
 
+On a Chroma server, several stores may keep their collections side by side:
+each store's names begin with its id (`jiyi.<16 hex digits of the store id>.`,
+`store.core.identity`), so a home reads, counts and drops only its own, and the
+hosts of one store share them. Names an older Jiyi gave on a server (no store
+prefix) are read by no store (`older_collections` finds them for `jiyi doctor`);
+each store fills its own with `jiyi rebuild-vec`. The embedded index is the
+home's own folder and keeps the plain names.
+
 The embedded index is private like the rest of the home: `vectors/` is made
 0700 before Chroma opens it, and after Chroma creates or writes files (its
 client, each upsert and delete) a pass takes group and other bits off what
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -53,6 +62,8 @@ SCHEMES = {"episode": 2}
 MODES = {"episode": "passage"}
 # Documents embedded and written per Chroma call: well under Chroma's batch cap (5,461 for the embedded one).
 BATCH = 1000
+# The names an older Jiyi gave on a Chroma server, before each store's began with its id: `kind-slugdim-scope`.
+_OLDER_NAME = re.compile(r"[a-z_]+-[A-Za-z0-9._-]*-[0-9a-f]{12}")
 
 
 class IndexMismatch(EnvironmentProblem):
@@ -120,11 +131,32 @@ class VectorsReadOnly(EmbeddingServerProblem):
     """The home's vector index is on a read-only home (recall then goes by mentions and words, as without vectors)."""
 
 
-class VectorIndex:
-    """Chroma collections for one embedder."""
+def store_namespace(store_id: str | None) -> str:
+    """What a store's collection names begin with on a Chroma server (`EnvironmentProblem` without an id)."""
+    if not store_id:
+        raise EnvironmentProblem(
+            "this store has no id yet (a database older than schema 6, opened without migrating), so its vectors "
+            "cannot be told from another store's on the Chroma server; open it once where it can be migrated"
+        )
+    return f"jiyi.{store_id[:16]}."
 
-    def __init__(self, home: Path, embedder: Embedder, url: str = "") -> None:
+
+def older_collections(names: Sequence[str]) -> list[str]:
+    """Of the collection names on a Chroma server, those an older Jiyi gave (no store's prefix)."""
+    return sorted(n for n in names if not n.startswith("jiyi.") and _OLDER_NAME.fullmatch(n))
+
+
+def collection_names(client: Any) -> list[str]:
+    """Every collection's name on `client` (Chroma 1.x lists collections; older ones listed names)."""
+    return [c if isinstance(c, str) else c.name for c in client.list_collections()]
+
+
+class VectorIndex:
+    """Chroma collections for one embedder (on a Chroma server: of the store `store_id` names)."""
+
+    def __init__(self, home: Path, embedder: Embedder, url: str = "", store_id: str | None = None) -> None:
         self.home, self.embedder, self.url = home, embedder, url
+        self.store_id = store_id
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -189,11 +221,17 @@ class VectorIndex:
         if not self.url:
             make_private(self.home / "vectors")
 
+    @property
+    def namespace(self) -> str:
+        """What this store's collection names begin with: its id on a Chroma server, nothing in `vectors/`."""
+        return store_namespace(self.store_id) if self.url else ""
+
     def _prefix(self, kind: str) -> str:
-        """`kind`, this embedder's slug and dimension: two embedders' collections never share a name."""
+        """The store's namespace, `kind`, this embedder's slug and dimension: two stores' or two embedders'
+        collections never share a name."""
         choice = CHOICES.get(self.embedder.id)
         slug = choice.slug if choice else str(getattr(self.embedder, "slug", "x"))  # a served model names its own
-        return f"{kind}-{slug}{self.embedder.dim}-"
+        return f"{self.namespace}{kind}-{slug}{self.embedder.dim}-"
 
     def name(self, kind: str, scope: str) -> str:
         return self._prefix(kind) + hashlib.sha1(scope.encode()).hexdigest()[:12]
@@ -293,22 +331,31 @@ class VectorIndex:
                 collection.delete(ids=list(ids))
             self._keep_private()
 
-    def query(self, kind: str, scope: str, vector: Any, k: int) -> list[Hit]:
-        """The `k` nearest items of the scope (none when it has no collection yet)."""
-        return self.query_many(kind, scope, [vector], k)[0]
+    def query(self, kind: str, scope: str, vector: Any, k: int, *, metadata: bool = True) -> list[Hit]:
+        """The `k` nearest items of the scope (none when it has no collection yet); `metadata=False` leaves
+        each hit's metadata empty (see `query_many`)."""
+        return self.query_many(kind, scope, [vector], k, metadata=metadata)[0]
 
-    def query_many(self, kind: str, scope: str, vectors: Sequence[Any], k: int) -> list[list[Hit]]:
-        """`query` for many vectors in one Chroma call (an evaluation, a demo: ~15× cheaper than one by one)."""
+    def query_many(
+        self, kind: str, scope: str, vectors: Sequence[Any], k: int, *, metadata: bool = True
+    ) -> list[list[Hit]]:
+        """`query` for many vectors in one Chroma call (an evaluation, a demo: ~15× cheaper than one by one).
+
+        `metadata=False` asks Chroma for ids and distances only: reading the hits' metadata is most of a
+        query's cost (bench/desk_recall_speed.py: 40 nearest of 20k, 12 ms with it, 4 ms without).
+        """
         collection = self.collection(kind, scope, create=False)
         if collection is None or not len(vectors):
             return [[] for _ in vectors]
         # No count() first: it costs ~9 ms at 100k, and Chroma answers a short or empty collection with fewer hits.
         # Documents are not fetched: recall needs the metadata only, and long texts cost time at 100k.
+        include = ["distances", "metadatas"] if metadata else ["distances"]
         with self._disk_checked(), self._turn(collection):
-            result = collection.query(query_embeddings=list(vectors), n_results=k, include=["distances", "metadatas"])
+            result = collection.query(query_embeddings=list(vectors), n_results=k, include=include)
+        metadatas = result["metadatas"] if metadata else [[None] * len(ids) for ids in result["ids"]]
         return [
-            [Hit(i, float(d), m or {}, "") for i, d, m in zip(ids, distances, metadatas, strict=False)]
-            for ids, distances, metadatas in zip(result["ids"], result["distances"], result["metadatas"], strict=True)
+            [Hit(i, float(d), m or {}, "") for i, d, m in zip(ids, distances, found, strict=False)]
+            for ids, distances, found in zip(result["ids"], result["distances"], metadatas, strict=True)
         ]
 
     def count(self, kind: str, scope: str) -> int:
@@ -323,12 +370,15 @@ class VectorIndex:
         return [] if collection is None else list(collection.get(include=[])["ids"])
 
     def drop_all(self, kind: str | None = None, progress: Callable[[str], None] | None = None) -> int:
-        """Delete every collection of `kind` (all kinds when None), whatever embedder built it."""
+        """Delete every collection of this store of `kind` (all kinds when None), whatever embedder built it.
+
+        On a Chroma server, other stores' collections and those an older Jiyi named are left alone.
+        """
         dropped = 0
+        mine = self.namespace + (f"{kind}-" if kind is not None else "")
         with self._cache_lock:
-            for collection in self.client.list_collections():
-                name = collection if isinstance(collection, str) else collection.name
-                if kind is None or name.startswith(f"{kind}-"):
+            for name in collection_names(self.client):
+                if name.startswith(mine):
                     self.client.delete_collection(name)
                     dropped += 1
                     if progress:
@@ -340,8 +390,7 @@ class VectorIndex:
         """The scopes that have a `kind` collection for this embedder."""
         out = []
         prefix = self._prefix(kind)
-        for collection in self.client.list_collections():
-            name = collection if isinstance(collection, str) else collection.name
+        for name in collection_names(self.client):
             if name.startswith(prefix):
                 meta = self.client.get_collection(name, embedding_function=None).metadata or {}
                 if isinstance(meta.get("scope"), str):

@@ -10,6 +10,7 @@ the home's `database_url` is changed. The old database is left as it was.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,13 +80,45 @@ def migrate_store(args: argparse.Namespace, config: Config) -> int:
             f"the copy in {there} does not match {where} (events {moved_counts} vs {counts}, views "
             f"{moved_checksum[:12]} vs {checksum[:12]}); the home still uses {where}"
         )
-    save_settings(home, {"database_url": "" if _same(destination, "", home) else destination})
+    database_url = "" if _same(destination, "", home) else destination
+    save_settings(home, {"database_url": database_url})
     resumed = f" (resumed after event {report.resumed_at})" if report.resumed_at else ""
     print(
         f"moved {report.total} events from {where} to {there}{resumed}; counts and view checksum "
-        f"{checksum[:12]} match; this home now uses {there} (the old database is left as it was)"
+        f"{checksum[:12]} match; this home now uses {there} (the old database is left as it was); "
+        "run `jiyi rebuild-vec` to index its vectors under the moved store's own names"
     )
+    _index_desk(config, database_url)
     return 0
+
+
+def _index_desk(config: Config, database_url: str) -> None:
+    """Bring the desk index up to the moved store, in batches, with a bar.
+
+    The replay queued every desk item again; an item whose vector the index already holds for the same text is
+    only checked, not embedded again, so a move between databases of one home costs little. Interrupted, or
+    with the embedder unavailable, the queue keeps the rest for the service's indexing thread (`jiyi doctor`
+    shows the lag).
+    """
+    from dataclasses import replace
+
+    from service.memory.memory import Memory
+
+    with Memory.open(replace(config, values={**config.values, "database_url": database_url})) as memory:
+        queued = memory.desk.index.lag()
+        if not queued:
+            return
+        try:
+            with progress_bar("indexing", "desk items") as progress:
+                embedded = memory.desk.index.drain(progress)
+        except Exception as exc:  # the move is done; indexing is what the service would do anyway
+            print(
+                f"jiyi: the desk index was not brought up to date ({type(exc).__name__}: {exc}); "
+                f"{memory.desk.index.lag()} items wait for the service to embed them",
+                file=sys.stderr,
+            )
+            return
+    print(f"desk index: {queued} items checked, {embedded} embedded")
 
 
 def _same(url: str, other: str, home: Path) -> bool:

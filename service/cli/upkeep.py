@@ -68,11 +68,13 @@ def rebuild_views(args: argparse.Namespace, config: Config) -> int:
 
 
 def rebuild_vectors(args: argparse.Namespace, config: Config) -> int:
-    with open_memory(config) as memory, progress_bar("indexing", "episodes") as progress:
+    # One bar: the episodes, then the desk's turns, cards, topics and facts (embedded in batches).
+    with open_memory(config) as memory, progress_bar("indexing", "items") as progress:
         result = memory.recall.rebuild_vectors(progress=progress)
+    desk = f"; {result['desk_items']} desk items ({result['desk_embedded']} embedded)" if "desk_items" in result else ""
     print(
         f"dropped {result['collections_dropped']} collections; indexed {result['episodes']} episodes "
-        f"({result['embedded']} embedded with {config.embed_model})"
+        f"({result['embedded']} embedded with {config.embed_model}){desk}"
     )
     return 0
 

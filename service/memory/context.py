@@ -8,8 +8,8 @@ from service.memory.context_pack import build_pack
 from service.memory.desk import DeskService
 from service.memory.learning import LearningService
 from service.memory.parts import Parts
-from store.core.errors import NotFound
-from store.desk import bundles, retrieval
+from store.core.errors import InvalidInput, NotFound
+from store.desk import bundles
 from store.desk.common import check_id
 
 
@@ -26,9 +26,9 @@ class ContextService:
     ) -> dict[str, Any]:
         """A pack for one execution round, never over `budget_chars` (default: the configured budget)."""
         budget = budget_chars or self.parts.config.context_budget
-        recalled = retrieval.recall(
-            self.parts.store, query, retrieval.RecallLimits(limit, self.parts.config.core_facts)
-        )
+        if not isinstance(query, str):
+            raise InvalidInput("query must be text")
+        recalled, how = self.desk.recalled(query, limit)  # by words and meaning, as `memory.recall`
         bundle_docs: list[dict[str, Any]] = []
         if schedule_id is not None:
             check_id(schedule_id, "schedule_id")
@@ -60,4 +60,4 @@ class ContextService:
             },
             budget,
         )
-        return {"query": query, "schedule_id": schedule_id, **pack}
+        return {"query": query, "schedule_id": schedule_id, **pack, "degraded": how["degraded"]}

@@ -219,12 +219,19 @@ class DeskService:
         if not isinstance(query, str):
             raise InvalidInput("query must be text")
         started = time.perf_counter()
-        dense, retrieval_info = self._dense(query)
-        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        result, retrieval_info = self.recalled(query, limit)
         result["retrieval"] = retrieval_info
         result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return row(DeskRecall, result)
+
+    def recalled(self, query: str, limit: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The store's recall of `query` by words and meaning (`retrieval.recall` with the desk index's dense
+        searcher), and how it went: `mode`, `degraded`, `index_lag`. What `memory.recall` answers and
+        `context.prepare` packs."""
+        dense, info = self._dense(query)
+        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        return result, self._settled(dense, info)
 
     def _dense(self, query: str) -> tuple[Any, dict[str, Any]]:
         """The query's searcher over the desk index (None: full text alone) and how recall went about it."""
@@ -238,6 +245,12 @@ class DeskService:
             "index_lag": lag,
         }
 
+    def _settled(self, dense: Any, info: dict[str, Any]) -> dict[str, Any]:
+        """`info` once recall ran: the query is embedded while the full text is read, so only then is it known
+        whether embedding it failed (full text answered alone)."""
+        failed = self.index.failed(dense)
+        return info if failed is None else {**info, "mode": "full_text", "degraded": failed}
+
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
     ) -> dict[str, Any]:
@@ -248,7 +261,7 @@ class DeskService:
         result = retrieval.assess_transition(
             self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
-        result["degraded"] = info["degraded"]
+        result["degraded"] = self._settled(dense, info)["degraded"]
         return result
 
     # -- maintenance ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from recall.desk_index import DeskIndex, Item, Searcher
@@ -59,6 +60,8 @@ class DeskIndexer:
         # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
         self.known_lag: int | None = None
         self._last_write = 0.0  # monotonic time of the last desk change heard
+        # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
+        self._ahead: ThreadPoolExecutor | None = None
 
     # -- the index ------------------------------------------------------------------------
 
@@ -85,14 +88,26 @@ class DeskIndexer:
         return self.known_lag
 
     def dense(self, query: str) -> tuple[Searcher | None, str | None]:
-        """The query's searcher over the index, or None and why dense retrieval cannot answer now."""
+        """The query's searcher over the index, or None and why dense retrieval cannot answer now.
+
+        The query is embedded on a thread of its own while the caller reads the full text; if that fails, the
+        searcher finds nothing and `failed` says why (the caller then answers as degraded).
+        """
         if self._index is None:
             return None, self.problem or "the desk index is not open in this process (full text only)"
-        try:
-            return self._index.searcher(query), None
-        except Exception as exc:  # the embedder's endpoint down, a model that failed to load
-            log.warning("desk recall went by full text only: %s", exc)
-            return None, f"the embedder failed: {type(exc).__name__}: {exc}"
+        with self._lock:
+            if self._ahead is None:
+                self._ahead = ThreadPoolExecutor(1, thread_name_prefix="jiyi-desk-query")
+            ahead = self._ahead
+        return self._index.searcher(query, ahead), None
+
+    @staticmethod
+    def failed(searcher: Searcher | None) -> str | None:
+        """Why `searcher` (from `dense`, used) found nothing because its query could not be embedded; else None."""
+        if searcher is None or searcher.problem is None:
+            return None
+        log.warning("desk recall went by full text only: %s", searcher.problem)
+        return f"the embedder failed: {searcher.problem}"
 
     # -- filling it -------------------------------------------------------------------------
 
@@ -175,6 +190,10 @@ class DeskIndexer:
         if thread is not None:
             self.parts.remove_listener(self._heard)
             thread.join(timeout=10)
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.shutdown(wait=True)
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:

@@ -8,17 +8,22 @@ opened it uses the same Chroma server, the same embedder and the same Jiyi
 It also reports the bundle events the view refused (names that would lead
 outside the bundles folder, from a restored database or another host: never
 written) and the bundle files Jiyi cannot write (a link, a FIFO or another
-special file at a document's path, a name the file system refuses).
+special file at a document's path, a name the file system refuses). On a
+Chroma server, it says whether this store has collections under its own names
+yet, and whether the server holds collections an older Jiyi named (before each
+store's names began with its id), which no store of this Jiyi reads.
 """
 
 from __future__ import annotations
 
+import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recall.vectors import older_collections, store_namespace
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
@@ -46,7 +51,10 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
     version = store.schema_version
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     if config.chroma_url:
-        checks.append(Check("vectors", *chroma_answers(config.chroma_url)))
+        answers, detail = chroma_answers(config.chroma_url)
+        checks.append(Check("vectors", answers, detail))
+        if answers:
+            checks.append(vector_names_check(config.chroma_url, store.store_id))
     elif store.target.shared:
         checks.append(Check("vectors", False, "in this home only: hosts sharing a database need JIYI_CHROMA_URL"))
     else:
@@ -67,6 +75,33 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
                 detail = "; ".join(f"{host}: {value!r}" for host, value in values.items())
                 checks.append(Check(f"same {what}", False, detail))
     return checks
+
+
+def vector_names_check(url: str, store_id: str | None) -> Check:
+    """Whether this store has its own collections on the Chroma server, and whether an older Jiyi's remain."""
+    try:
+        namespace = store_namespace(store_id)
+        names = chroma_collection_names(url)
+    except Exception as exc:  # the server answered its heartbeat: a failure here is worth reporting, not raising
+        return Check("vector names", False, f"cannot list the collections on {url}: {exc}")
+    own = sum(1 for name in names if name.startswith(namespace))
+    older = older_collections(names)
+    mine = f"{own} collections of this store (named {namespace}*)"
+    if not older:
+        return Check("vector names", True, f"{mine}; none named by an older Jiyi")
+    if own:
+        return Check(
+            "vector names",
+            True,
+            f"{mine}; {len(older)} more named by an older Jiyi, read by no store of this one "
+            "(delete them once no host runs an older Jiyi)",
+        )
+    return Check(
+        "vector names",
+        False,
+        f"{len(older)} collections on {url} were named by an older Jiyi, before each store had its own names, "
+        "and this store has none under its own yet: run `jiyi rebuild-vec` once (on each store using this server)",
+    )
 
 
 def refused_check(count: int, first: list[dict[str, Any]]) -> Check:
@@ -121,3 +156,12 @@ def chroma_answers(url: str) -> tuple[bool, str]:
             return True, f"{url} answers"
     except (urllib.error.URLError, OSError) as exc:
         return False, f"{url} does not answer ({getattr(exc, 'reason', exc)})"
+
+
+def chroma_collection_names(url: str) -> list[str]:
+    """Every collection's name on the Chroma server at `url` (its default tenant and database, where Jiyi keeps
+    them), in one request of its REST API: no Chroma client to import for a check."""
+    listing = f"{url.rstrip('/')}/api/v2/tenants/default_tenant/databases/default_database/collections"
+    with urllib.request.urlopen(listing, timeout=10) as answer:
+        found = json.loads(answer.read())
+    return [str(collection["name"]) for collection in found]

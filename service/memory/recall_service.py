@@ -23,6 +23,7 @@ from recall.remote_embedder import RemoteEmbedder, read_key, remote_id
 from recall.term_ownership import goal_terms
 from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
+from service.memory.progress import phased
 from service.memory.recall_rows import CalibrationCurve, RecallAnswer, RunTrace
 from service.memory.results import RecallStatistics
 from service.memory.rows import DailyRecallPoint
@@ -122,7 +123,7 @@ class RecallService:
         with self._lock:
             if self._engine is None:
                 embedder = self._new_embedder()
-                index = VectorIndex(self.store.home, embedder, self.config.chroma_url)
+                index = VectorIndex(self.store.home, embedder, self.config.chroma_url, self.store.store_id)
                 terms: Any = self._term_stats
                 if self.store.read_only is not None:  # read as they are; a home that never had them goes without
                     terms = terms if recall_terms.current(self.store) else None
@@ -336,11 +337,13 @@ class RecallService:
         recall_terms.clear(self.store)
         total = episodes.count_episodes(self.store, EpisodeFilter(revoked=False))
         done, embedded = 0, 0
+        # One count for the episodes, then each index filled after them (the desk's): a bar moves on, never back.
+        episodes_progress, *after = phased(progress, 1 + len(self.after_rebuild))
         for rows in episodes.live_pages(self.store, batch):
             embedded += self.index(rows)
             done += len(rows)
-            if progress:
-                progress(done, max(total, done))
+            if episodes_progress:
+                episodes_progress(done, max(total, done))
         cursor = start
         for _ in range(8):  # catch up unlocked; writers who never pause are left to the locked pass
             changed, last = episodes.runs_changed_after(self.store, cursor)
@@ -355,8 +358,8 @@ class RecallService:
         self._aliases = None
         aliases = self.sync_aliases()
         more: dict[str, int] = {}
-        for then in self.after_rebuild:
-            more.update(then(progress))
+        for then, then_progress in zip(self.after_rebuild, after, strict=True):
+            more.update(then(then_progress))
         return {
             **more,
             "collections_dropped": dropped,

@@ -33,8 +33,8 @@ class RemoteInterchange:
     def import_desk(
         self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
     ) -> dict[str, KindReport]:
-        """`progress` hears the records written; the service indexes them before it answers, and `indexing`
-        hears nothing (the job reports one count)."""
+        """`progress` hears the job's one count: the records written, then the desk items the service indexed
+        before it answered; `indexing` hears nothing (the count is not split over the socket)."""
         outcome = self._follower.run("desk.import", progress, {"directory": _absolute(directory)})
         return msgspec.convert(outcome, DeskImported).reports
 

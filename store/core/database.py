@@ -30,6 +30,7 @@ from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
+from store.core.identity import read_store_id
 from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
@@ -503,6 +504,14 @@ class Store:
     @property
     def schema_version(self) -> int:
         return schema_version(self.db)
+
+    @property
+    def store_id(self) -> str | None:
+        """The id every host of this store shares (`store.core.identity`); None before schema 6."""
+        if "store_id" not in self.caches:  # written once, never changed: read once per open store
+            self.caches["store_id"] = read_store_id(self.db)
+        found: str | None = self.caches["store_id"]
+        return found
 
     @property
     def domains(self) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from store.core.dialect import POSTGRESQL, dialect_of
 from store.core.errors import SchemaTooNew
+from store.core.identity import write_store_id
 from store.core.names import normalize_term
 
 Database = Any  # a JiyiDatabase or a JiyiPostgresDatabase: both answer execute_sql and atomic, and carry a dialect
@@ -61,12 +62,17 @@ CONSOLE_READ_INDEXES = {
 }
 
 
-def _v3_console_read_indexes(db: Database) -> None:
-    """Covering indexes for the console's reads, on the view tables that exist (new homes make them later)."""
+def _add_indexes(db: Database, indexes: dict[str, tuple[str, str]]) -> None:
+    """`indexes` (name → table, columns) on the view tables that exist (new homes make them later)."""
     tables = set(db.get_tables())
-    for name, (table, columns) in CONSOLE_READ_INDEXES.items():
+    for name, (table, columns) in indexes.items():
         if table in tables:
             db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
+
+
+def _v3_console_read_indexes(db: Database) -> None:
+    """Covering indexes for the console's reads."""
+    _add_indexes(db, CONSOLE_READ_INDEXES)
 
 
 def _v4_name_subjects(db: Database) -> None:
@@ -99,11 +105,13 @@ LEARNING_PAGE_INDEXES = {
 
 
 def _v5_learning_page_indexes(db: Database) -> None:
-    """The learning tables' paging indexes, on the view tables that exist (new homes make them later)."""
-    tables = set(db.get_tables())
-    for name, (table, columns) in LEARNING_PAGE_INDEXES.items():
-        if table in tables:
-            db.execute_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({columns})")
+    """The learning tables' paging indexes."""
+    _add_indexes(db, LEARNING_PAGE_INDEXES)
+
+
+def _v6_store_id(db: Database) -> None:
+    """The store's own id (`store.core.identity`): its collections on a Chroma server are named by it."""
+    write_store_id(db)
 
 
 MIGRATIONS: list[Callable[[Database], None]] = [
@@ -112,6 +120,7 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     _v3_console_read_indexes,
     _v4_name_subjects,
     _v5_learning_page_indexes,
+    _v6_store_id,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 _TABLE = "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"

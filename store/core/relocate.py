@@ -5,7 +5,9 @@ numbers, in batches of one transaction each; the views on the other side
 are rebuilt from them. A move interrupted half-way resumes where the target
 stops (after checking that what the target holds is the start of this log).
 It is verified by the event count of every domain and by a checksum of every
-view, computed the same way on both sides after a replay.
+view, computed the same way on both sides after a replay. The store's id
+(`store.core.identity`) is not copied: the target is another store, with its
+own collections on a Chroma server (the old database may still be opened).
 """
 
 from __future__ import annotations

@@ -46,6 +46,8 @@ def test_a_home_moves_into_postgresql_and_back_and_resumes(
     assert main(["migrate", "--to", database_url, "--home", str(home)]) == 0
     out = capsys.readouterr().out
     assert f"moved {before[0]} events" in out and "this home now uses postgresql://" in out
+    # the replay queued the 5 turns for the desk index: brought up to date with a bar, in batches
+    assert "desk index: 5 items checked, 5 embedded" in out
     config = load_config(home=home)
     assert config.database_url == database_url
     with Memory.open(config) as memory:
@@ -58,6 +60,9 @@ def test_a_home_moves_into_postgresql_and_back_and_resumes(
     assert main(["migrate", "--to", f"sqlite:///{home / DB_NAME}", "--home", str(home)]) == 0
     out = capsys.readouterr().out
     assert f"resumed after event {before[0]}" in out
+    # back in the home's own file every turn is queued again: the first 5 are in the index with the same
+    # text (checked, not embedded again); the 5 said in PostgreSQL waited for an indexer (none ran there)
+    assert "desk index: 10 items checked, 5 embedded" in out
     config = load_config(home=home)
     assert config.database_url == ""
     with Memory.open(config) as memory:

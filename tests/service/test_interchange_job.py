@@ -8,6 +8,7 @@ client runs on a thread while the test thread runs the host's loop.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +62,10 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
     reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out, lambda d, t: seen.append((d, t))))
     assert sum(report.added for report in reports.values()) == total > 0
     assert all(report.refused == 0 and report.skipped == 0 for report in reports.values())
-    assert seen and seen[-1] == (total, total)
+    # one count: the records written, then the desk items the service indexed before it answered
+    indexed = hashed.desk.index.open().count()
+    assert indexed > 0 and seen and seen[-1] == (total + indexed, total + indexed)
+    assert all(a[0] <= b[0] for a, b in itertools.pairwise(seen))
     job = hashed.jobs.list()[0]
     assert job.kind == "desk.import" and job.state == "done" and job.cancellable is False
     assert job.outcome is not None and job.outcome["reports"] == msgspec.to_builtins(reports)
