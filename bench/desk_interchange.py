@@ -69,7 +69,7 @@ def main() -> None:
             start = time.perf_counter()
             again = memory.interchange.import_desk(root / "export")
             repeated = time.perf_counter() - start
-        assert sum(r["skipped"] for r in again.values()) == records
+        assert sum(r.skipped for r in again.values()) == records
         print(f"records           {records} ({counts['interactions']} turns, {counts['task_cards']} task cards)")
         print(f"baseline          {baseline:7.2f} s  {records / baseline:8.0f} records/s  (one write a call)")
         for name, seconds in (("export", exported), ("import", written), ("import again", repeated)):

@@ -281,7 +281,7 @@ def probe(memory: Memory, queries: list[tuple[str, int]], theme_of: dict[str, in
             answer = memory.desk.memory_recall(query, limit=LIMIT)
             latencies.append((time.perf_counter() - began) * 1000)
             stages.next_run()
-            found += any(theme_of.get(i["interaction_id"]) == theme for i in answer["interactions"])
+            found += any(theme_of.get(i.interaction_id) == theme for i in answer.interactions)
     return latencies, stages, found
 
 

@@ -37,6 +37,7 @@ from typing import Any
 from service.config import load_config
 from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from store.desk import fts
 from store.desk.models import Topic
 
@@ -218,9 +219,11 @@ def main() -> None:
                 began = time.perf_counter()
                 answer = run(query)
                 latencies.append((time.perf_counter() - began) * 1000)
-                found = answer["interactions"]
-                ids = [i["interaction_id"] if isinstance(i, dict) else i for i in found]
-                topic_ids = [t["topic_id"] if isinstance(t, dict) else t for t in answer["related_topics"]]
+                if isinstance(answer, DeskRecall):
+                    ids = [i.interaction_id for i in answer.interactions]
+                    topic_ids = [t.topic_id for t in answer.related_topics]
+                else:  # the seed's scan: ids
+                    ids, topic_ids = list(answer["interactions"]), list(answer["related_topics"])
                 turn_hits += any(theme_of.get(i) == theme for i in ids)
                 topic_hits += f"topic-{theme}" in topic_ids
             results[name] = {

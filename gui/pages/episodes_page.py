@@ -44,6 +44,7 @@ from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.memory import EpisodeFilter
+from service.memory.recall_rows import RunTrace
 from service.memory.rows import Episode, EpisodeDetail
 
 PAGE_SIZE = 200
@@ -365,10 +366,10 @@ class EpisodesPage(QWidget):
             )
         return f"<p>{html.escape(text)}</p>"
 
-    def _read_run(self, run_id: str) -> tuple[EpisodeDetail, dict[str, Any] | None]:
+    def _read_run(self, run_id: str) -> tuple[EpisodeDetail, RunTrace | None]:
         return self.memory.runs.get_episode(run_id), self.memory.recall.recall_trace(run_id)
 
-    def _render(self, e: EpisodeDetail, trace: dict[str, Any] | None) -> str:
+    def _render(self, e: EpisodeDetail, trace: RunTrace | None) -> str:
         esc = html.escape
         tokens = comma_list(f"{token_role_name(k)} {v}" for k, v in e.tokens_by_role.items()) or "—"
         lessons = comma_list(e.injected_lessons or []) or "—"
@@ -391,18 +392,18 @@ class EpisodesPage(QWidget):
             nothing = self.tr("这次运行没有回想记录")
             parts.append(f"<p>{esc(nothing)}</p>")
             return "".join(parts)
-        ev = trace.get("evaluation", {})
+        ev = trace.evaluation
         line = self.tr("召回：{0}　实际：{1}　Hit@1：{2}　污染：{3}").format(
-            " ".join(ev.get("recalled_apps", [])) or "—",
-            " ".join(ev.get("actual_apps", [])) or "—",
-            "✓" if ev.get("hit_at_1") else "✗",
-            self.tr("是") if ev.get("contaminated_run") else self.tr("否"),
+            " ".join(ev.recalled_apps) or "—",
+            " ".join(ev.actual_apps) or "—",
+            "✓" if ev.hit_at_1 else "✗",
+            self.tr("是") if ev.contaminated_run else self.tr("否"),
         )
         title = self.tr("回想")
         parts.append(f"<h4>{esc(title)}</h4><p>{esc(line)}</p>")
-        top = (trace.get("recall", {}).get("candidates") or [{}])[0]
-        if top.get("run_id"):
-            by = esc(self.tr("依据：≈ {0} ({1})")).format(esc(str(top.get("goal", ""))), run_link(str(top["run_id"])))
+        top = trace.recall.candidates[0] if trace.recall.candidates else None
+        if top is not None and top.run_id:
+            by = esc(self.tr("依据：≈ {0} ({1})")).format(esc(top.goal or ""), run_link(top.run_id))
             parts.append(f"<p>{by}</p>")
         return "".join(parts)
 

@@ -7,7 +7,7 @@ Everything goes through `Memory.learning`, the same calls an agent reaches over 
 from __future__ import annotations
 
 import html
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from PySide6.QtCore import QCoreApplication, QSettings, Signal
 from PySide6.QtWidgets import (
@@ -25,6 +25,7 @@ from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.learning_views import FailuresView, QueueView, RecordsView, when
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.rows import LearningStatus
 
 QUOTAS = ("extractions", "reviews", "mutations", "bytes")
 
@@ -110,8 +111,8 @@ class LearningPage(QWidget):
         self.failures.reload()
         self.status_loaded.emit(status)
 
-    def show_status(self, status: dict[str, Any]) -> None:
-        if not status["enabled"]:
+    def show_status(self, status: LearningStatus) -> None:
+        if not status.enabled or status.grant is None or status.quotas is None or status.fingerprints is None:
             self.grant_label.setText(
                 self.tr("学习未开启：在 config.toml 里加上 [learning] 授权（jiyi learn grant --example 给出示例）。")
             )
@@ -122,28 +123,28 @@ class LearningPage(QWidget):
                 bar.setFormat(self.tr("无授权"))
             self.queue_label.clear()
             return
-        grant = status["grant"]
-        state = self.tr("生效中") if status["state"] == "active" else self.tr("已停止")
+        grant = status.grant
+        state = self.tr("生效中") if status.state == "active" else self.tr("已停止")
         text = self.tr("授权 {0}（所有者 {1}）· {2} · 到期 {3}").format(
-            grant["id"], grant["owner"], state, when(grant["expires_at"])
+            grant.id, grant.owner, state, when(grant.expires_at)
         )
-        if status["stopped_because"]:
-            text += "<br><b>" + html.escape(self.tr("停止原因：{0}").format(status["stopped_because"])) + "</b>"
+        if status.stopped_because:
+            text += "<br><b>" + html.escape(self.tr("停止原因：{0}").format(status.stopped_because)) + "</b>"
         self.grant_label.setText(text)
         prints = " · ".join(
             f"{grant_part_name(part)} {value.removeprefix('sha256:')[:12]}"
-            for part, value in status["fingerprints"].items()
+            for part, value in status.fingerprints.items()
         )
         self.fingerprint_label.setText(self.tr("指纹：{0}").format(prints))
         for quota, bar in self.meters.items():
-            numbers = status["quotas"][quota]
-            bar.setRange(0, max(1, numbers["limit"]))
-            bar.setValue(min(numbers["used"], numbers["limit"]))
-            bar.setFormat(self.tr("已用 {0} / {1}，剩 {2}").format(numbers["used"], numbers["limit"], numbers["left"]))
-        counts = [f"{self.queue.state_names()[s]} {n}" for s, n in status["queue"].items() if n]
+            numbers = status.quotas[quota]
+            bar.setRange(0, max(1, numbers.limit))
+            bar.setValue(min(numbers.used, numbers.limit))
+            bar.setFormat(self.tr("已用 {0} / {1}，剩 {2}").format(numbers.used, numbers.limit, numbers.left))
+        counts = [f"{self.queue.state_names()[s]} {n}" for s, n in status.queue.items() if n]
         self.queue_label.setText(
             self.tr("待处理 {0} / {1} · {2}").format(
-                status["pending"], status["max_pending"], " · ".join(counts) or self.tr("队列为空")
+                status.pending, status.max_pending, " · ".join(counts) or self.tr("队列为空")
             )
         )
 

@@ -17,7 +17,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import field_html
 from service.memory.api import MemoryApi
 from service.memory.learning import INTENT_STATES, RECORD_STATES
-from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
+from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord, value_of
 
 # Qt's rich text has no <mark>: a highlighted span instead.
 MARK = '<span style="background-color: #ffe58a; font-weight: 600">'
@@ -202,7 +202,7 @@ class QueueView(RecordPage):
             return
         self.decide(
             lambda intent_id: self.memory.learning.owner_review(intent_id, verdict, reason),
-            lambda reply: self.state_names().get(str(reply.get("intent_state")), str(reply.get("intent_state"))),
+            lambda reply: self.state_names().get(str(reply.intent_state), str(reply.intent_state)),
         )
         self.reason_edit.clear()
 
@@ -298,7 +298,7 @@ class RecordsView(RecordPage):
             lambda record_id: self.memory.learning.revoke_record(
                 record_id, f"console-{record_id}-revoke", "由本人撤销"
             ),
-            lambda reply: str(reply.get("record_id", "")),
+            lambda reply: str(value_of(reply, "record_id") or ""),
         )
 
     def save_edit(self) -> None:

@@ -41,7 +41,7 @@ from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.dream import STEPS
-from service.memory.rows import ConsolidationEntry, JobStatus
+from service.memory.rows import ConsolidationEntry, DreamRecord, JobStatus
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
@@ -396,8 +396,8 @@ class MaintenancePage(QWidget):
         )
         parts = [f"<h4>{html.escape(done)}</h4><ul>"]
         for report in dreams:
-            when = datetime.fromtimestamp(float(report["ts"])).strftime("%Y-%m-%d %H:%M")
-            summary = comma_list(f"{names.get(k, k)} {v}" for k, v in report.get("summary", {}).items())
+            when = datetime.fromtimestamp(report.ts).strftime("%Y-%m-%d %H:%M")
+            summary = comma_list(f"{names.get(k, k)} {v}" for k, v in report.summary.items())
             parts.append(f"<li>{html.escape(when)} · {html.escape(summary)}</li>")
         if not dreams:
             parts.append(f"<li>{html.escape(none)}</li>")
@@ -409,7 +409,7 @@ class MaintenancePage(QWidget):
         self.reports_view.setHtml("".join(parts))
         self.reports_loaded.emit(len(dreams) + len(consolidations))
 
-    def _read_reports(self) -> tuple[list[dict[str, Any]], list[ConsolidationEntry]]:
+    def _read_reports(self) -> tuple[list[DreamRecord], list[ConsolidationEntry]]:
         return self.memory.dream.reports(10), self.memory.desk.consolidation_log(20)
 
     def _consolidation(self, record: ConsolidationEntry) -> str:

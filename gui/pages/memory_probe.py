@@ -11,6 +11,7 @@ Nothing is written.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -19,6 +20,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QTextBrowser,
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import NOWRAP
 from service.memory.api import MemoryApi
+from service.memory.recall_rows import DeskRecall, RecalledCard, RecalledTopic, RecalledTurn, RelatedFact, Signals
+from service.memory.rows import value_of
+
+Recalled = RecalledTurn | RecalledCard | RecalledTopic | RelatedFact
 
 
 def _number(value: object, digits: int) -> str:
@@ -73,32 +78,36 @@ class MemoryProbe(QWidget):
         self.button.setEnabled(True)
         self._show(result)
 
-    def _headline(self, result: dict[str, Any]) -> str:
-        info = result.get("retrieval") or {}
-        if info.get("mode") == "hybrid":
+    def _headline(self, result: DeskRecall) -> str:
+        info = result.retrieval
+        if info.mode == "hybrid":
             how = self.tr("按词语和语义（混合检索）")
         else:
-            how = self.tr("只按词语（降级：{0}）").format(result.get("degraded") or "")
-        lag = self.tr("待嵌入 {0} 条").format(info.get("index_lag", 0))
-        return self.tr("{0}；{1}；{2} ms").format(how, lag, result.get("latency_ms", 0))
+            how = self.tr("只按词语（降级：{0}）").format(result.degraded or "")
+        lag = self.tr("待嵌入 {0} 条").format(info.index_lag)
+        return self.tr("{0}；{1}；{2} ms").format(how, lag, result.latency_ms)
 
-    def _rows(self, items: list[dict[str, Any]], text: Any) -> str:
+    def _rows(self, items: Sequence[Recalled], text: Callable[[Any], str]) -> str:
         rows = []
         for item in items:
-            s = item.get("signals") or {}
-            related = item.get("why", "related") == "related"
+            s = value_of(item, "signals")
+            signals = s if isinstance(s, Signals) else None
+            related = value_of(item, "why") in (None, "related")  # topics and facts are related only
             color = "#1a7f37" if related else "#57606a"
-            why = self.tr("最近") if not related else self.tr("相邻") if s.get("neighbour_of") else self.tr("相关")
+            neighbour = signals is not None and signals.neighbour_of
+            why = self.tr("最近") if not related else self.tr("相邻") if neighbour else self.tr("相关")
             rows.append(
                 f"<tr style='color:{color}'><td>{html.escape(why)}</td>"
-                f"<td {NOWRAP}>{_number(item.get('score'), 3)}</td>"
-                f"<td {NOWRAP}>{s.get('fts_rank') or '–'}</td><td {NOWRAP}>{_number(s.get('bm25'), 2)}</td>"
-                f"<td {NOWRAP}>{_number(s.get('similarity'), 3)}</td><td {NOWRAP}>{_number(s.get('standing'), 1)}</td>"
+                f"<td {NOWRAP}>{_number(value_of(item, 'score'), 3)}</td>"
+                f"<td {NOWRAP}>{(signals and signals.fts_rank) or '–'}</td>"
+                f"<td {NOWRAP}>{_number(signals and signals.bm25, 2)}</td>"
+                f"<td {NOWRAP}>{_number(signals and signals.similarity, 3)}</td>"
+                f"<td {NOWRAP}>{_number(signals and signals.standing, 1)}</td>"
                 f"<td>{html.escape(text(item)[:160])}</td></tr>"
             )
         return "".join(rows)
 
-    def _show(self, result: dict[str, Any]) -> None:
+    def _show(self, result: DeskRecall) -> None:
         header = "".join(
             f"<th {NOWRAP}>{html.escape(t)}</th>"
             for t in (
@@ -111,26 +120,26 @@ class MemoryProbe(QWidget):
                 self.tr("内容"),
             )
         )
-        parts = [
+        parts: list[tuple[str, Sequence[Recalled], Callable[[Any], str]]] = [
             (
                 self.tr("问答"),
-                result["interactions"],
-                lambda i: f"{i['ts'][:10]} {i['user_text']} → {i['assistant_text']}",
+                result.interactions,
+                lambda i: f"{i.ts[:10]} {i.user_text} → {i.assistant_text}",
             ),
             (
                 self.tr("任务"),
-                result["task_cards"],
-                lambda c: self.tr("{0} {1}：{2}").format(c["ts"][:10], c["title"], c["result"]),
+                result.task_cards,
+                lambda c: self.tr("{0} {1}：{2}").format(c.ts[:10], c.title, c.result),
             ),
-            (self.tr("话题"), result["related_topics"], lambda t: self.tr("{0}：{1}").format(t["title"], t["summary"])),
-            (self.tr("事实"), result["related_facts"], lambda f: str(f["content"])),
+            (self.tr("话题"), result.related_topics, lambda t: self.tr("{0}：{1}").format(t.title, t.summary)),
+            (self.tr("事实"), result.related_facts, lambda f: str(f.content)),
         ]
         sections = []
         for title, items, text in parts:
             if items:
                 table = f"<table cellpadding='3'><tr>{header}</tr>{self._rows(items, text)}</table>"
                 sections.append(f"<h4>{html.escape(title)}</h4>{table}")
-        if not any(i.get("why") == "related" for i in result["interactions"]):
+        if not any(i.why == "related" for i in result.interactions):
             nothing = self.tr("记忆里没有与此相关的问答。")
             sections.insert(0, f"<p>{html.escape(nothing)}</p>")
         self.answer.setHtml(f"<p><b>{html.escape(self._headline(result))}</b></p>{''.join(sections)}")

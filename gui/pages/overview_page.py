@@ -174,15 +174,15 @@ class OverviewPage(QWidget):
         self.values["recall_quality"].setText(self._quality(data.get("recall_quality") or {}))
         calibrations = data.get("recall_calibration") or []
         self.values["recall_calibration"].setText(
-            "\n".join(labelled(str(c["device"]), describe_calibration(c)) for c in calibrations)
+            "\n".join(labelled(c.device, describe_calibration(c)) for c in calibrations)
             or self.tr("还没有设备的校准（使用模型的固定阈值）")
         )
         dream = data.get("last_dream")
         if dream:
-            when = datetime.fromtimestamp(float(dream["ts"])).isoformat(sep=" ", timespec="minutes")
+            when = datetime.fromtimestamp(dream.ts).isoformat(sep=" ", timespec="minutes")
             steps = dream_step_names()
-            summary = comma_list(f"{steps.get(k, k)} {v}" for k, v in dream.get("summary", {}).items())
-            kind = self.tr("完整") if dream.get("pass") == "full" else self.tr("轻量")
+            summary = comma_list(f"{steps.get(k, k)} {v}" for k, v in dream.summary.items())
+            kind = self.tr("完整") if dream.pass_ == "full" else self.tr("轻量")
             self.values["last_dream"].setText(labelled(with_note(when, kind), summary))
         else:
             self.values["last_dream"].setText(self.tr("还没有整理过"))

@@ -41,6 +41,7 @@ from gui.run_links import open_run_link, run_link
 from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
+from service.memory.recall_rows import RecallAnswer
 from service.memory.results import RecallStatistics
 from service.memory.rows import DailyRecallPoint
 
@@ -286,21 +287,20 @@ class RecallPage(QWidget):
             nearest = min(self.days, key=lambda d: abs(day_start(d.day) + DAY / 2 - point.x()))
             self.show_day(nearest.day)
 
-    def _why(self, recall: dict[str, Any]) -> str:
+    def _why(self, recall: RecallAnswer) -> str:
         """Why the top app was recalled: the name the task used, or the past goal and the two scores."""
-        candidates = recall.get("candidates") or []
-        if not candidates:
+        if not recall.candidates:
             return "—"
-        top = candidates[0]
-        if top.get("source") == "mention":
-            return self.tr("任务提到“{0}”").format(top.get("term", ""))
-        if top.get("source") == "keyword":
-            return self.tr("只凭任务用词（嵌入服务不可用），用词 {0:.2f}").format(float(top.get("ownership") or 0.0))
-        vector, owned = top.get("vector"), top.get("ownership")
-        parts = [self.tr("相似 {0:.2f}").format(vector)] if isinstance(vector, int | float) else []
-        if isinstance(owned, int | float):
-            parts.append(self.tr("用词 {0:.2f}").format(owned))
-        return f"≈ {top.get('goal', '')} ({' · '.join(parts)})" if parts else f"≈ {top.get('goal', '')}"
+        top = recall.candidates[0]
+        if top.source == "mention":
+            return self.tr("任务提到“{0}”").format(top.term or "")
+        if top.source == "keyword":
+            return self.tr("只凭任务用词（嵌入服务不可用），用词 {0:.2f}").format(top.ownership or 0.0)
+        parts = [self.tr("相似 {0:.2f}").format(top.vector)] if top.vector is not None else []
+        if top.ownership is not None:
+            parts.append(self.tr("用词 {0:.2f}").format(top.ownership))
+        goal = top.goal or ""
+        return f"≈ {goal} ({' · '.join(parts)})" if parts else f"≈ {goal}"
 
     @page_task
     async def show_day(self, day: str) -> None:
@@ -310,18 +310,18 @@ class RecallPage(QWidget):
         rows = []
         why = html.escape(self.tr("依据："))
         for run in runs:
-            ev = run.get("evaluation", {})
+            ev = run.evaluation
             # Packages get a line of their own under the goal: in a column of their own they broke at each dot.
             apps = self.tr("召回 {0} · 实际 {1}").format(
-                " ".join(ev.get("recalled_apps", [])) or "—", " ".join(ev.get("actual_apps", [])) or "—"
+                " ".join(ev.recalled_apps) or "—", " ".join(ev.actual_apps) or "—"
             )
             rows.append(
-                f"<tr><td nowrap>{run_link(str(run.get('run_id')))}</td>"
-                f"<td>{html.escape(str(run.get('recall', {}).get('query', '')))}</td>"
-                f"<td>{'✓' if ev.get('hit_at_1') else ('✗' if ev.get('recalled_apps') else '—')}</td></tr>"
+                f"<tr><td nowrap>{run_link(run.run_id)}</td>"
+                f"<td>{html.escape(run.recall.query)}</td>"
+                f"<td>{'✓' if ev.hit_at_1 else ('✗' if ev.recalled_apps else '—')}</td></tr>"
                 f"<tr><td></td><td colspan='2'>{html.escape(apps)}</td></tr>"
                 f"<tr><td></td><td colspan='2' style='color:#57606a'>{why}"
-                f"{html.escape(self._why(run.get('recall', {})))}</td></tr>"
+                f"{html.escape(self._why(run.recall))}</td></tr>"
             )
         header = "".join(f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), "Hit@1"))
         self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")

@@ -12,7 +12,6 @@ episodes page.
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
@@ -21,6 +20,8 @@ from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.run_links import open_run_link, run_link
 from gui.words import NOWRAP
 from service.memory.api import MemoryApi
+from service.memory.recall_rows import Confidence, RecallAnswer
+from service.memory.rows import value_of
 
 
 class RecallProbe(QWidget):
@@ -89,38 +90,37 @@ class RecallProbe(QWidget):
             return
         self._show(result)
 
-    def _show(self, result: dict[str, Any]) -> None:
+    def _show(self, result: RecallAnswer) -> None:
         self.button.setEnabled(True)
-        top = result["candidates"][0] if result["candidates"] else None
-        sure = result.get("confidence")
-        if top is not None and top["source"] == "mention":
-            headline = self.tr("召回 {0}：任务提到了“{1}”").format(" ".join(top["apps"]), top.get("term", ""))
+        top = result.candidates[0] if result.candidates else None
+        sure = result.confidence or None  # UNSET (a trace of an older Jiyi) reads as None
+        threshold = value_of(result, "threshold")  # the probe explains: always there
+        if top is not None and top.source == "mention":
+            headline = self.tr("召回 {0}：任务提到了“{1}”").format(" ".join(top.apps), top.term or "")
         elif sure is not None:
             verdict = self.tr("召回 {0}") if top is not None else self.tr("不召回 {0}")
             relation = "≥" if top is not None else "<"
-            headline = verdict.format(" ".join(sure["top_app"])) + self.tr("：置信度 {0:.3f} {1} 阈值 {2}").format(
-                sure["value"], relation, result["threshold"]
+            headline = verdict.format(" ".join(sure.top_app)) + self.tr("：置信度 {0:.3f} {1} 阈值 {2}").format(
+                sure.value, relation, threshold
             )
         elif top is None:
-            headline = self.tr("不召回：没有应用达到阈值 {0}").format(result["threshold"])
+            headline = self.tr("不召回：没有应用达到阈值 {0}").format(threshold)
         else:  # by the task's words alone (the embedding server is down): no confidence
-            headline = self.tr("召回 {0}：得分 {1:.3f} ≥ 阈值 {2}").format(
-                " ".join(top["apps"]), top["score"], result["threshold"]
-            )
+            headline = self.tr("召回 {0}：得分 {1:.3f} ≥ 阈值 {2}").format(" ".join(top.apps), top.score, threshold)
         why = f"<p>{html.escape(self._why(sure))}</p>" if sure is not None else ""
-        leader = set(sure["top_app"]) if sure is not None else set()
+        leader = set(sure.top_app) if sure is not None else set()
         rows = []
-        for c in result.get("considered", []):
-            if c["source"] != "episode":
+        for c in result.considered or []:
+            if c.source != "episode":
                 continue
-            taken = top is not None and set(c["apps"]) <= {a for x in result["candidates"] for a in x["apps"]}
-            color = "#1a7f37" if taken else ("#24292f" if set(c["apps"]) == leader else "#57606a")
+            taken = top is not None and set(c.apps) <= {a for x in result.candidates for a in x.apps}
+            color = "#1a7f37" if taken else ("#24292f" if set(c.apps) == leader else "#57606a")
             rows.append(
                 # A package name is one word: never broken across lines.
-                f"<tr style='color:{color}'><td {NOWRAP}>{html.escape(' '.join(c['apps']))}</td>"
-                f"<td {NOWRAP}>{c['score']:.3f}</td><td {NOWRAP}>{c['vector']:.3f}</td>"
-                f"<td {NOWRAP}>{c['ownership']:.2f}</td>"
-                f"<td>{html.escape(str(c['goal']))} <small>({run_link(str(c['run_id']))})</small></td></tr>"
+                f"<tr style='color:{color}'><td {NOWRAP}>{html.escape(' '.join(c.apps))}</td>"
+                f"<td {NOWRAP}>{c.score:.3f}</td><td {NOWRAP}>{c.vector or 0.0:.3f}</td>"
+                f"<td {NOWRAP}>{c.ownership or 0.0:.2f}</td>"
+                f"<td>{html.escape(str(c.goal))} <small>({run_link(str(c.run_id))})</small></td></tr>"
             )
         header = "".join(
             f"<th {NOWRAP}>{html.escape(t)}</th>"
@@ -132,17 +132,17 @@ class RecallProbe(QWidget):
         self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{why}{table}{empty}")
         self.answered.emit(result)
 
-    def _why(self, sure: dict[str, Any]) -> str:
+    def _why(self, sure: Confidence) -> str:
         """The confidence taken apart: the top app's score, the runner-up's, the margin and how it counts."""
-        if sure["scoring"] == "margin":
-            if not sure["runner_up"]:
-                return self.tr("最高 {0:.3f}，附近没有别的应用（领先按 0 计）").format(sure["top"])
+        if sure.scoring == "margin":
+            if not sure.runner_up:
+                return self.tr("最高 {0:.3f}，附近没有别的应用（领先按 0 计）").format(sure.top)
             return self.tr("最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先").format(
-                sure["top"], " ".join(sure["runner_up"]), sure["second"], sure["margin"], sure["lead_weight"]
+                sure.top, " ".join(sure.runner_up), sure.second, sure.margin, sure.lead_weight
             )
-        if sure["scoring"] == "reference":
-            return self.tr("参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}").format(sure["top"])
-        return self.tr("最高得分 {0:.3f}").format(sure["top"])
+        if sure.scoring == "reference":
+            return self.tr("参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}").format(sure.top)
+        return self.tr("最高得分 {0:.3f}").format(sure.top)
 
     def _show_error(self, message: str) -> None:
         self.answer.setHtml(f"<p style='color:#cf222e'>{html.escape(message)}</p>")

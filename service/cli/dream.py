@@ -12,6 +12,7 @@ from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
+    from service.memory.rows import DreamRecord
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -87,9 +88,9 @@ def _fold_lines(step: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _print_reports(reports: list[dict[str, Any]]) -> None:
+def _print_reports(reports: list[DreamRecord]) -> None:
     for report in reports:
-        when = datetime.fromtimestamp(report["ts"]).isoformat(sep=" ", timespec="seconds")
-        print(f"{when}  {report['pass']:<5}  {json.dumps(report.get('summary', {}))}")
+        when = datetime.fromtimestamp(report.ts).isoformat(sep=" ", timespec="seconds")
+        print(f"{when}  {report.pass_:<5}  {json.dumps(report.summary)}")
     if not reports:
         print("no dream reports yet")

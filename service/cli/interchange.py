@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.cli.command import Command, HomeUse, Subparsers, add_command, add_group, open_memory
 from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
+    from service.memory.rows import KindReport
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -81,15 +82,13 @@ def export_taskwizard(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def _print_reports(reports: dict[str, dict[str, Any]]) -> None:
+def _print_reports(reports: dict[str, KindReport]) -> None:
     for kind, report in reports.items():
-        print(
-            f"{kind}: added {report['added']}, skipped {report['skipped']} (already here), refused {report['refused']}"
-        )
-        for reason in report["reasons"]:
+        print(f"{kind}: added {report.added}, skipped {report.skipped} (already here), refused {report.refused}")
+        for reason in report.reasons:
             print(f"  refused {reason}", file=sys.stderr)
-        if report["refused"] > len(report["reasons"]):
-            print(f"  … and {report['refused'] - len(report['reasons'])} more refused", file=sys.stderr)
+        if report.refused > len(report.reasons):
+            print(f"  … and {report.refused - len(report.reasons)} more refused", file=sys.stderr)
 
 
 def import_desk(args: argparse.Namespace, config: Config) -> int:

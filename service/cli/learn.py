@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from service.cli.command import LazyChoices, Subparsers, add_command, add_group
 from store.core.errors import InvalidInput
 
@@ -70,23 +72,23 @@ def show_status(args: argparse.Namespace, config: Config) -> int:
     with Memory.open(config) as memory:
         status = memory.learning.status()
     if args.json:
-        print(json.dumps(status, ensure_ascii=False, indent=2))
+        print(json.dumps(msgspec.to_builtins(status), ensure_ascii=False, indent=2))
         return 0
-    if not status["enabled"]:
+    grant, quotas, fingerprints = status.grant, status.quotas, status.fingerprints
+    if not status.enabled or grant is None or quotas is None or fingerprints is None:
         print("learning is off: add a [learning] section to config.toml (jiyi learn grant --example)")
         return 0
-    grant = status["grant"]
-    print(f"grant {grant['id']} of {grant['owner']}, expires {grant['expires_at']}: {status['state']}")
-    if status["stopped_because"]:
-        print(f"  stopped: {status['stopped_because']}")
-    for part, value in status["fingerprints"].items():
+    print(f"grant {grant.id} of {grant.owner}, expires {grant.expires_at}: {status.state}")
+    if status.stopped_because:
+        print(f"  stopped: {status.stopped_because}")
+    for part, value in fingerprints.items():
         print(f"  {part:<10} {value}")
-    for name, quota in status["quotas"].items():
-        print(f"  {name:<12} used {quota['used']:>7,} of {quota['limit']:>9,} ({quota['left']:,} left)")
-    print("  cursors     " + ", ".join(f"{feed} at {seq}" for feed, seq in status["cursors"].items()))
-    queue = ", ".join(f"{state} {count}" for state, count in status["queue"].items() if count)
-    print(f"  queue       {queue or 'empty'} ({status['pending']} of {status['max_pending']} pending)")
-    print(f"  records     {status['records']} active")
+    for name, quota in quotas.items():
+        print(f"  {name:<12} used {quota.used:>7,} of {quota.limit:>9,} ({quota.left:,} left)")
+    print("  cursors     " + ", ".join(f"{feed} at {seq}" for feed, seq in status.cursors.items()))
+    queue = ", ".join(f"{state} {count}" for state, count in status.queue.items() if count)
+    print(f"  queue       {queue or 'empty'} ({status.pending} of {status.max_pending} pending)")
+    print(f"  records     {status.records} active")
     return 0
 
 

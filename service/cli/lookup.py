@@ -8,14 +8,16 @@ devices' recall thresholds again from their scored recalls (docs/recall.md).
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import pad, print_json
+from service.memory.rows import value_of
 from store.core.errors import NotFound
 
 if TYPE_CHECKING:
     from service.config import Config
+    from service.memory.recall_rows import RecallAnswer
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -65,46 +67,47 @@ def explain_recall(args: argparse.Namespace, config: Config) -> int:
         print_json(result)
         return 0
     _print_decision(result, args.device)
-    episodes = [c for c in result["considered"] if c["source"] == "episode"]
+    episodes = [c for c in result.considered or [] if c.source == "episode"]
     if episodes:
         print(f"  {pad('app', 34)}{pad('score', 8)}{pad('similar', 9)}{pad('wording', 9)}nearest past goal")
     for c in episodes:
-        score, vector, owned = f"{c['score']:.3f}", f"{c['vector']:.3f}", f"{c['ownership']:.2f}"
-        apps = " ".join(c["apps"])
-        print(f"  {pad(apps, 34)}{pad(score, 8)}{pad(vector, 9)}{pad(owned, 9)}{c['goal']}  ({c['run_id']})")
-    if not episodes and not result["candidates"]:
+        score, vector, owned = f"{c.score:.3f}", f"{c.vector or 0.0:.3f}", f"{c.ownership or 0.0:.2f}"
+        apps = " ".join(c.apps)
+        print(f"  {pad(apps, 34)}{pad(score, 8)}{pad(vector, 9)}{pad(owned, 9)}{c.goal}  ({c.run_id})")
+    if not episodes and not result.candidates:
         print(f"  no past runs of device {args.device} to compare with")
     return 0
 
 
-def _print_decision(result: dict[str, Any], device: str) -> None:
+def _print_decision(result: RecallAnswer, device: str) -> None:
     """The first line: what recall returns, or that it abstains."""
-    top = result["candidates"][0] if result["candidates"] else None
-    sure = result.get("confidence")
-    if result.get("degraded"):
-        print(f"by the task's words alone: {result['degraded']}")
-    if top is not None and top["source"] == "mention":
-        print(f"recalled {' '.join(top['apps'])}: the task names it ({top['term']!r})")
+    top = result.candidates[0] if result.candidates else None
+    sure = result.confidence or None
+    threshold = value_of(result, "threshold")
+    if result.degraded:
+        print(f"by the task's words alone: {result.degraded}")
+    if top is not None and top.source == "mention":
+        print(f"recalled {' '.join(top.apps)}: the task names it ({top.term!r})")
     elif sure is not None:
-        verdict = f"recalled {' '.join(sure['top_app'])}" if top is not None else "abstained"
+        verdict = f"recalled {' '.join(sure.top_app)}" if top is not None else "abstained"
         relation = ">=" if top is not None else "<"
         print(
-            f"{verdict}  confidence {sure['value']:.3f} {relation} {result['threshold']} "
-            f"({result['embedder']}, {sure['scoring']}, device {device})"
+            f"{verdict}  confidence {sure.value:.3f} {relation} {threshold} "
+            f"({result.embedder}, {sure.scoring}, device {device})"
         )
-        if sure["scoring"] == "margin":
+        if sure.scoring == "margin":
             second = (
-                f"runner-up {' '.join(sure['runner_up'])} {sure['second']:.3f}, lead {sure['margin']:.3f}"
-                if sure["runner_up"]
+                f"runner-up {' '.join(sure.runner_up)} {sure.second:.3f}, lead {sure.margin:.3f}"
+                if sure.runner_up
                 else "no other app near (lead 0)"
             )
-            lead = f"confidence = top + {sure['lead_weight']} × lead"
-            print(f"  top {' '.join(sure['top_app'])} {sure['top']:.3f}, {second}; {lead}")
+            lead = f"confidence = top + {sure.lead_weight} × lead"
+            print(f"  top {' '.join(sure.top_app)} {sure.top:.3f}, {second}; {lead}")
     elif top is None:
-        print(f"abstained: nothing scored {result['threshold']} or more ({result['embedder']}, device {device})")
+        print(f"abstained: nothing scored {threshold} or more ({result.embedder}, device {device})")
     else:
-        apps = " ".join(top["apps"])
-        print(f"recalled {apps}  score {top['score']:.3f} >= {result['threshold']} ({result['embedder']})")
+        apps = " ".join(top.apps)
+        print(f"recalled {apps}  score {top.score:.3f} >= {threshold} ({result.embedder})")
 
 
 def calibrate_recall(args: argparse.Namespace, config: Config) -> int:

@@ -99,10 +99,10 @@ def recall_stats(args: argparse.Namespace, config: Config) -> int:
     else:
         print_json(stats["totals"])
         for c in stats["calibration"]:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c["computed_at"]))
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(c.computed_at))
             print(
-                f"device {c['device']}: threshold {c['threshold']:.4f} from {c['source']} "
-                f"({c['sample_size']} runs, budget {c['budget']}, {when})",
+                f"device {c.device}: threshold {c.threshold:.4f} from {c.source} "
+                f"({c.sample_size} runs, budget {c.budget}, {when})",
                 file=sys.stderr,
             )
     if args.export:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.memory.memory import Memory
+from service.memory.rows import Adopted
 
 FACTS = {
     "我是做嵌入式开发的": ("fact.profile", "用户做嵌入式开发"),
@@ -42,7 +43,7 @@ def fill_learning(memory: Memory) -> dict[str, int]:
         verdict = "rejected" if n == 1 else "approved"
         reason = "只是一时的说法" if verdict == "rejected" else "用户原话，符合学习规则"
         reply = memory.learning.review_submit(review["review_id"], f"demo-verdict-{n}", verdict, reason)
-        adopted += "record" in reply
+        adopted += isinstance(reply.adoption, Adopted)
     return {"learned": adopted}
 
 

@@ -44,7 +44,7 @@ def ask(memory: Memory, conversation: Conversation) -> list[dict[str, Any]]:
     rows = []
     for question in conversation.questions:
         result = memory.desk.memory_recall(question.q, limit=LIMIT)
-        related = [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
+        related = [i.interaction_id for i in result.interactions if i.why == "related"]
         rows.append(
             {
                 "conversation": conversation.name,
@@ -53,8 +53,8 @@ def ask(memory: Memory, conversation: Conversation) -> list[dict[str, Any]]:
                 "evidence": sorted(question.evidence),
                 "related": related,
                 "hits": {k: bool(question.evidence & set(related[:k])) for k in KS},
-                "latency_ms": result["latency_ms"],
-                "degraded": result["degraded"],
+                "latency_ms": result.latency_ms,
+                "degraded": result.degraded,
             }
         )
     return rows

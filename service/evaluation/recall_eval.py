@@ -31,11 +31,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypedDict
 
+import msgspec
+
 from recall import calibration as calib
 from recall.calibration import Observation
 from service.config import Config, check_setting
 from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
+from service.memory.recall_rows import RunTrace
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
@@ -135,7 +138,7 @@ def evaluate(
         if calibrate:
             memory.calibration.wait()  # the evaluations scored so far are in; this query is not
             now = memory.calibration.current(DEVICE)[0]
-            used.append((float(now["threshold"]), str(now["source"])))
+            used.append((now.threshold, now.source))
         else:
             used.append((memory.recall.engine.min_score, "fixed"))
         started = memory.runs.run_start(f"query-{i}", DEVICE, goal=query["goal"])
@@ -181,8 +184,8 @@ def evaluate(
 Decided = tuple[Observation | None, bool, bool]
 
 
-def _decided(trace: dict[str, Any] | None, evaluation: Evaluation | None, scoring: str) -> Decided:
-    observation = calib.observation_of(trace, scoring) if trace else None
+def _decided(trace: RunTrace | None, evaluation: Evaluation | None, scoring: str) -> Decided:
+    observation = calib.observation_of(msgspec.to_builtins(trace), scoring) if trace else None
     return observation, bool(evaluation and evaluation["hit_at_1"]), bool(evaluation and evaluation["contaminated_run"])
 
 
@@ -272,11 +275,10 @@ def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[s
 def _detail(
     memory: Memory, run_id: str, query: dict[str, str], status: str, ev: Evaluation | None
 ) -> dict[str, object]:
-    trace = memory.recall.recall_trace(run_id) or {}
-    candidates = trace.get("recall", {}).get("candidates") or [{}]
-    top = candidates[0]
-    sure = trace.get("recall", {}).get("confidence") or {}
-    by = top.get("goal") or (f"mention {top['term']}" if top.get("term") else "")
+    trace = memory.recall.recall_trace(run_id)
+    top = trace.recall.candidates[0] if trace and trace.recall.candidates else None
+    sure = (trace.recall.confidence or None) if trace else None
+    by = (top.goal or (f"mention {top.term}" if top.term else "")) if top else ""
     return {
         "goal": query["goal"],
         "actual": query["actual"],
@@ -285,14 +287,14 @@ def _detail(
         "recalled": " ".join(ev["recalled_apps"] if ev else []),
         "hit_at_1": bool(ev and ev["hit_at_1"]),
         "contaminated": bool(ev and ev["contaminated_run"]),
-        "score": top.get("score"),
-        "vector": top.get("vector"),
-        "ownership": top.get("ownership"),
+        "score": top.score if top else None,
+        "vector": top.vector if top else None,
+        "ownership": top.ownership if top else None,
         "by": by,
-        "confidence": sure.get("value"),
-        "top_app": " ".join(sure.get("top_app", [])),
-        "runner_up": " ".join(sure.get("runner_up", [])),
-        "margin": sure.get("margin"),
+        "confidence": sure.value if sure else None,
+        "top_app": " ".join(sure.top_app if sure else []),
+        "runner_up": " ".join(sure.runner_up if sure else []),
+        "margin": sure.margin if sure else None,
     }
 
 

@@ -24,7 +24,10 @@ from recall import leave_one_out
 from recall.calibration import Calibration, CurvePoint, Observation
 from recall.embedders import tuning
 from service.memory.parts import Parts
+from service.memory.recall_rows import CalibrationCurve
 from service.memory.recall_service import RecallService
+from service.memory.rows import row as typed_row
+from service.memory.rows import rows as typed_rows
 from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
 from store.episodes.archive import list_episodes
@@ -154,13 +157,15 @@ class CalibrationService:
         scopes = set(recall_calibration.evaluated_scopes(self.store)) | set(recall_terms.scopes(self.store))
         return sorted(s.removeprefix("device:") for s in scopes if s.startswith("device:"))
 
-    def current(self, device: str | None = None) -> list[dict[str, Any]]:
+    def current(self, device: str | None = None) -> list[CalibrationCurve]:
         """What each device (or one) uses now, as kept: threshold, source, sample size, when, curve."""
         if device:
             self.threshold_for(device)
             known = self._current.get(device)
-            return [known.to_dict()] if known else []
-        return [_from_row(r).to_dict() for r in recall_calibration.every(self.store, self.embedder)]
+            return [typed_row(CalibrationCurve, known.to_dict())] if known else []
+        return typed_rows(
+            CalibrationCurve, [_from_row(r).to_dict() for r in recall_calibration.every(self.store, self.embedder)]
+        )
 
     def _compute(self, device: str, *, full: bool) -> Calibration:
         scope = f"device:{device}"

@@ -16,6 +16,7 @@ from typing import Any
 
 from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
+from service.memory.recall_rows import DeskRecall
 from service.memory.results import (
     ConsolidationRecorded,
     DocumentWritten,
@@ -208,7 +209,7 @@ class DeskService:
 
     # -- reading for agents ------------------------------------------------------------------
 
-    def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
+    def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
 
         Each related item carries `score` (fused, the best 1.0) and `signals` (its full-text rank and BM25,
@@ -222,7 +223,7 @@ class DeskService:
         result["retrieval"] = retrieval_info
         result["degraded"] = retrieval_info["degraded"]
         result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
-        return result
+        return row(DeskRecall, result)
 
     def recalled(self, query: str, limit: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """The store's recall of `query` by words and meaning (`retrieval.recall` with the desk index's dense

@@ -8,11 +8,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from service import __version__
 from service.memory.desk import DeskService
 from service.memory.parts import Parts
+from service.memory.rows import KindReport
+from service.memory.rows import row as typed_row
 from store.core import clock
 from store.core.errors import os_problem
 from store.desk.projection import DOMAIN as DESK
@@ -47,7 +48,7 @@ class DeskInterchange:
 
     def import_desk(
         self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, KindReport]:
         """Check the export at `directory` whole (nothing is written when anything is wrong with it), then
         write it in one transaction; per kind {added, skipped, refused, reasons}. `progress` hears the
         records written, `indexing` the desk index embedding them (so `memory.recall` finds them at once)."""
@@ -55,7 +56,7 @@ class DeskInterchange:
         with self.parts.writes:
             reports = desk_import.import_export(self.parts.store, self.parts.redactor, export, progress)
         self._after_import(sum(r.added for r in reports.values()), indexing)
-        return {kind: asdict(report) for kind, report in reports.items()}
+        return {kind: typed_row(KindReport, asdict(report)) for kind, report in reports.items()}
 
     def import_foreign(
         self,
@@ -65,7 +66,7 @@ class DeskInterchange:
         scope: str = "project",
         progress: Progress | None = None,
         indexing: Progress | None = None,
-    ) -> dict[str, Any]:
+    ) -> KindReport:
         """Import another system's memory file (`mcp-memory` or `mem0`) as facts; {added, skipped, refused,
         reasons}. The file is read and checked whole first: a malformed one writes nothing."""
         read = {"mcp-memory": foreign_memory.read_mcp_memory, "mem0": foreign_memory.read_mem0}[system]
@@ -75,7 +76,7 @@ class DeskInterchange:
                 self.parts.store, self.parts.redactor, system, memories, scope=scope, progress=progress
             )
         self._after_import(report.added, indexing)
-        return asdict(report)
+        return typed_row(KindReport, asdict(report))
 
     def _after_import(self, added: int, indexing: Progress | None) -> None:
         if not added:

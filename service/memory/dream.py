@@ -22,6 +22,8 @@ from service.memory.domain import Domain
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
+from service.memory.rows import DreamRecord
+from service.memory.rows import rows as typed_rows
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
@@ -94,10 +96,10 @@ class DreamService:
             self.parts.changed(Domain.APP_KB)
         return report
 
-    def reports(self, limit: int = 20) -> list[dict[str, Any]]:
+    def reports(self, limit: int = 20) -> list[DreamRecord]:
         """The stored reports of real passes, newest first."""
         found = [event.payload for event in self.parts.store.events(DOMAIN, types=["dream_report"])]
-        return found[::-1][:limit]
+        return typed_rows(DreamRecord, found[::-1][:limit])
 
 
 @dataclass

@@ -15,8 +15,21 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from service.memory.parts import Parts
-from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
+from service.memory.rows import (
+    Adopted,
+    AdoptionRefused,
+    LearningIntent,
+    LearningIntentDetail,
+    LearningRecord,
+    LearningStatus,
+    RecordRevoked,
+    ReviewReceipt,
+    adoption_of,
+)
+from service.memory.rows import row as typed_row
 from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
@@ -116,7 +129,7 @@ class LearningService:
 
     # -- reads ---------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LearningStatus:
         """The grant, its fingerprints (configured and stored), quotas used/left, cursors, queue by state."""
         grant = self.grant
         row = admission.grant_row(grant.id) if grant else None
@@ -124,24 +137,27 @@ class LearningService:
         stopped = admission.stop_reason(grant)
         if stopped is None and self._closed:
             stopped = "learning is shutting down"
-        return {
-            "enabled": grant is not None,
-            "state": "stopped" if stopped else "active",
-            "stopped_because": stopped,
-            "grant": None
-            if grant is None
-            else {"id": grant.id, "owner": grant.owner, "expires_at": grant.expires_at, **grant.parts()},
-            "fingerprints": None if grant is None else grant.fingerprints(),
-            "stored_fingerprints": json.loads(row.fingerprints) if row else None,
-            "quotas": admission.quotas(grant, row) if grant else None,
-            "cursors": {feed: scan.cursor(feed) for feed in scan.FEEDS},
-            "log_seq": self.parts.store.last_seq(),
-            "queue": counts,
-            "pending": sum(counts[s] for s in PENDING),
-            "max_pending": grant.max_pending if grant else None,
-            "records": queue.active_records(),
-            "open_leases": admission.open_leases(),
-        }
+        return typed_row(
+            LearningStatus,
+            {
+                "enabled": grant is not None,
+                "state": "stopped" if stopped else "active",
+                "stopped_because": stopped,
+                "grant": None
+                if grant is None
+                else {"id": grant.id, "owner": grant.owner, "expires_at": grant.expires_at, **grant.parts()},
+                "fingerprints": None if grant is None else grant.fingerprints(),
+                "stored_fingerprints": json.loads(row.fingerprints) if row else None,
+                "quotas": admission.quotas(grant, row) if grant else None,
+                "cursors": {feed: scan.cursor(feed) for feed in scan.FEEDS},
+                "log_seq": self.parts.store.last_seq(),
+                "queue": counts,
+                "pending": sum(counts[s] for s in PENDING),
+                "max_pending": grant.max_pending if grant else None,
+                "records": queue.active_records(),
+                "open_leases": admission.open_leases(),
+            },
+        )
 
     def queue(
         self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
@@ -252,7 +268,7 @@ class LearningService:
         self._published(DOMAIN)
         return reply
 
-    def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:
+    def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         """The owner reviews one candidate in the console instead of a reviewer worker (one review admission).
 
         The same steps as a worker's: a lease that re-reads the sources, then the verdict, then adoption.
@@ -275,7 +291,7 @@ class LearningService:
 
     def review_submit(
         self, review_id: str, request_id: str, verdict: str, reason: str, *, actor: str = "agent"
-    ) -> dict[str, Any]:
+    ) -> ReviewReceipt:
         """Record a verdict; an approval is then adopted by Jiyi (its own step, after the receipt is committed)."""
         ledger.check_request_id(request_id, self.parts.redactor)
         with self.parts.writes:
@@ -288,16 +304,15 @@ class LearningService:
             # Read under the lock: another write between the verdict and this read would answer its state.
             state = queue.intent_state(reply.get("intent_id"))
         self._published(DOMAIN, DESK, LESSONS)
-        answer = {**reply, "intent_state": state}
-        if outcome is not None and "adopted" in outcome:
-            answer["record"] = outcome["adopted"]
-        elif outcome is not None and "refused" in outcome:
-            answer["adoption_refused"] = outcome["refused"]
-        return answer
+        adopted = adoption_of(outcome) if outcome is not None else None
+        answer = typed_row(ReviewReceipt, {**reply, "intent_state": state})
+        if isinstance(adopted, Adopted):
+            return msgspec.structs.replace(answer, record=adopted.record, adoption=adopted)
+        if isinstance(adopted, AdoptionRefused):
+            return msgspec.structs.replace(answer, adoption_refused=adopted.reason, adoption=adopted)
+        return msgspec.structs.replace(answer, adoption=adopted)
 
-    def revoke_record(
-        self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user"
-    ) -> dict[str, Any]:
+    def revoke_record(self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user") -> RecordRevoked:
         """Take an adopted record back (its fact deactivated, lesson revoked, draft rejected)."""
         ledger.check_request_id(request_id, self.parts.redactor)
         params = {"record_id": record_id, "reason": reason}
@@ -305,7 +320,7 @@ class LearningService:
         with self.parts.writes, store.atomic():
             done = ledger.recorded(request_id, "learning.record.revoke", params)
             if done is not None:
-                return done
+                return typed_row(RecordRevoked, done)
             row = queue.record_row(record_id)
             if row.state != "active":
                 reply = {"revoked": False, "reason": f"record {record_id} is already {row.state}"}
@@ -315,7 +330,7 @@ class LearningService:
                 reply = {"revoked": True, "record_id": record_id}
             ledger.record(store, request_id, "learning.record.revoke", params, reply)
         self._published(DOMAIN, DESK, LESSONS)
-        return reply
+        return typed_row(RecordRevoked, reply)
 
     def edit_record(self, record_id: str, content: str) -> LearningRecord:
         """The owner rewrites an adopted record: it becomes theirs (unmanaged; learning no longer replaces it)."""

@@ -301,7 +301,7 @@ class Memory:
             "desk_index": self.desk.index.state(),
             "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
             # each device's threshold, where it came from and when (the curves are on the recall page)
-            "recall_calibration": [{k: v for k, v in c.items() if k != "curve"} for c in self.calibration.current()],
+            "recall_calibration": [c.listed() for c in self.calibration.current()],
             "last_dream": reports[0] if reports else None,
             "errors": {"archive_failures": self.runs.archive_failures, "recall": dict(self.recall.errors)},
         }

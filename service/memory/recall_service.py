@@ -24,8 +24,10 @@ from recall.term_ownership import goal_terms
 from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
 from service.memory.progress import phased
+from service.memory.recall_rows import CalibrationCurve, RecallAnswer, RunTrace
 from service.memory.results import RecallStatistics
 from service.memory.rows import DailyRecallPoint
+from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
 from store.appkb import kb as appkb
 from store.core.atomic_file import write_text
@@ -46,7 +48,7 @@ class Thresholds(Protocol):
         """The threshold recall uses on `device` now."""
         ...
 
-    def current(self, device: str | None = None) -> list[dict[str, Any]]:
+    def current(self, device: str | None = None) -> list[CalibrationCurve]:
         """Each device's calibration as kept (one device's, when named)."""
         ...
 
@@ -418,19 +420,20 @@ class RecallService:
         labels = appkb.device_labels(self.store, [p["package"] for p in packages])
         return [{**p, "label": labels.get(p["package"])} for p in packages]
 
-    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[RunTrace]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
-        return recall_stats.runs_between(self.store, since, until, limit)
+        return typed_rows(RunTrace, recall_stats.runs_between(self.store, since, until, limit))
 
-    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+    def recall_trace(self, run_id: str) -> RunTrace | None:
         """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
-        return recall_stats.trace_of(self.store, check_run_id(run_id))
+        trace = recall_stats.trace_of(self.store, check_run_id(run_id))
+        return None if trace is None else typed_row(RunTrace, trace)
 
     def recall_devices(self) -> list[str]:
         """The devices recall has past runs of, for choosing one to ask about."""
         return self.devices()
 
-    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> RecallAnswer:
         """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
 
         `explain` adds `considered` (every app weighed, below the threshold too) and `threshold`.
@@ -440,7 +443,9 @@ class RecallService:
         if not isinstance(device, str) or not device.strip():
             raise InvalidInput("device must be non-empty text")
         goal = self.parts.redactor.redact(goal)
-        return self.recall(goal, device.strip(), self.parts.generation, explain=explain).to_dict()
+        return typed_row(
+            RecallAnswer, self.recall(goal, device.strip(), self.parts.generation, explain=explain).to_dict()
+        )
 
     def export_recall_stats(self, path: Path) -> dict[str, Any]:
         """Write the reference's `recall_stats.json` (schema_v 2) to `path`."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
-from service.memory.rows import DailyRecallPoint
+from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
+from service.memory.rows import DailyRecallPoint, DreamRecord
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
@@ -139,7 +140,7 @@ class RecallStatistics(TypedDict):
     totals: JsonObject
     daily: list[DailyRecallPoint]
     packages: list[JsonObject]
-    calibration: list[JsonObject]  # each device's threshold: source, sample size, when, curve
+    calibration: list[CalibrationCurve]  # each device's threshold: source, sample size, when, curve
 
 
 # `pass` is a keyword, so this one is spelt in the functional form.
@@ -188,8 +189,8 @@ class Overview(Health):
     index: JsonObject
     desk_index: JsonObject  # the desk index: index_lag, open, running, problem
     recall_quality: JsonObject
-    recall_calibration: list[JsonObject]
-    last_dream: JsonObject | None
+    recall_calibration: list[DeviceCalibration]
+    last_dream: DreamRecord | None
     errors: JsonObject
 
 

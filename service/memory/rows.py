@@ -13,7 +13,7 @@ object gave. A field a row may lack is `UNSET` (left out of the JSON, as before)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -38,6 +38,9 @@ from store.learning.rows import (
     LearningRecord,
     LearningSource,
 )
+
+if TYPE_CHECKING:  # types only: a command attached to a service imports rows without the store's models
+    from store.learning import adoption as store_adoption
 
 # The store's rows, re-exported beside the facade's own (the names the console and the operations import).
 __all__ = [
@@ -252,6 +255,163 @@ class BundleDetail(Row, frozen=True):
     updated: str
     directory: str  # where its files are mirrored
     documents: list[Document]
+
+
+# -- learning (seed 003): the pipeline's status and a verdict's receipt -------------------------
+
+
+class GrantExtraction(Row, frozen=True):
+    """The grant's extraction part: the owner, the extraction authority and its bounds."""
+
+    owner: str
+    authority_id: str
+    expires_at: str
+    max_extractions: int
+    max_pending: int
+    lookback: int  # seconds
+    policy: str
+    max_input_bytes: int
+    max_output_tokens: int
+    timeout: int  # seconds
+    model: str | None
+
+
+class GrantReview(Row, frozen=True):
+    authority_id: str
+    admissions: int
+
+
+class GrantAdoption(Row, frozen=True):
+    authority_id: str
+    kinds: list[str]
+    operations: list[str]
+    max_records: int
+    max_bytes: int
+    ttl: int  # seconds
+
+
+class GrantShown(Row, frozen=True):
+    """The owner's grant as `learning.status` shows it: who, until when, and its three parts."""
+
+    id: str
+    owner: str
+    expires_at: str
+    extraction: GrantExtraction
+    review: GrantReview
+    adoption: GrantAdoption
+
+
+class Quota(Row, frozen=True):
+    used: int
+    limit: int
+    left: int  # never renewed
+
+
+class OpenLeases(Row, frozen=True):
+    operations: list[str]  # extraction leases
+    reviews: list[str]
+
+
+class LearningStatus(Row, frozen=True):
+    """The learning pipeline now (`learning.status`): the grant, its fingerprints (configured and stored), the
+    quotas used and left, the cursors, the intents by state, the open leases."""
+
+    enabled: bool
+    state: str  # active / stopped
+    stopped_because: str | None
+    grant: GrantShown | None
+    fingerprints: dict[str, str] | None  # part -> sha256 of the configured grant's part
+    stored_fingerprints: dict[str, str] | None  # as registered with the grant
+    quotas: dict[str, Quota] | None  # extractions / reviews / mutations / bytes
+    cursors: dict[str, int]  # feed -> the event seq scanned up to
+    log_seq: int
+    queue: dict[str, int]  # intents by state, every state
+    pending: int
+    max_pending: int | None
+    records: int  # active adopted records
+    open_leases: OpenLeases
+
+
+class Adopted(Row, frozen=True, tag_field="outcome", tag="adopted"):
+    """Adoption made the approved candidate a record."""
+
+    record: LearningRecord
+
+
+class AdoptionRefused(Row, frozen=True, tag_field="outcome", tag="refused"):
+    """Adoption re-checked the grant, the sources and the target, and refused (nothing changed but the quota)."""
+
+    reason: str
+
+
+class AdoptionSkipped(Row, frozen=True, tag_field="outcome", tag="skipped"):
+    """There was nothing to adopt: the intent is no longer approved (adopted by an earlier request)."""
+
+    reason: str
+
+
+Adoption = Adopted | AdoptionRefused | AdoptionSkipped
+"""What adoption did after an approving verdict, tagged by `outcome`."""
+
+
+def adoption_of(outcome: store_adoption.Adoption) -> Adoption:
+    """The store's `{"adopted": record}`, `{"refused": why}` or `{"skipped": why}` as an `Adoption`."""
+    if "adopted" in outcome:
+        return Adopted(record=row(LearningRecord, outcome["adopted"]))
+    if "refused" in outcome:
+        return AdoptionRefused(reason=str(outcome["refused"]))
+    return AdoptionSkipped(reason=str(outcome["skipped"]))
+
+
+class ReviewReceipt(Row, frozen=True):
+    """A verdict's receipt (`learning.review.submit`, `learning.owner_review`).
+
+    Accepted: `verdict`, `intent_id`, `intent_state`, and after an approval `adoption`. A late verdict:
+    `accepted` false and `reason`. `record` and `adoption_refused` repeat `adoption` for the clients of
+    protocol 1.5 and before, which read the outcome by which of the two is present."""
+
+    accepted: bool
+    verdict: str | UnsetType = UNSET
+    intent_id: str | UnsetType = UNSET
+    reason: str | UnsetType = UNSET  # why a verdict was not accepted
+    intent_state: str | None = None  # None: a late verdict's intent is not known
+    record: LearningRecord | UnsetType = UNSET  # = adoption.record when adopted
+    adoption_refused: str | UnsetType = UNSET  # = adoption.reason when refused
+    adoption: Adoption | None = None  # None: no approval to adopt (a rejection, a late verdict)
+
+
+class RecordRevoked(Row, frozen=True):
+    """What `learning.record.revoke` did: revoked the record, or not (`reason`: it was no longer active)."""
+
+    revoked: bool
+    record_id: str | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+
+
+# -- dream -----------------------------------------------------------------------------------
+
+
+class DreamRecord(Row, frozen=True, rename={"pass_": "pass"}):
+    """A real dream pass as stored (`dream.reports`): its steps in order, and each step's count by name."""
+
+    ts: float
+    pass_: str  # full / light (`pass` on the wire)
+    dry_run: bool  # always False: a dry run is not stored
+    steps: list[dict[str, Any]]  # each `step`, `ok`, and its own counts and changes (or `error`)
+    changed: bool
+    summary: dict[str, int]  # step -> what it changed
+
+
+# -- interchange -------------------------------------------------------------------------------
+
+
+class KindReport(Row, frozen=True):
+    """What an import did with one kind of record: `reasons` names the first 20 refusals (`refused` counts them all)."""
+
+    added: int
+    skipped: int  # already in the home, the same
+    refused: int
+    reasons: list[str]
 
 
 # -- jobs --------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
+from service.memory.recall_rows import DeskRecall
 from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from service.memory.rows import Bundle, BundleDetail
 from service.ops.declare import Args, Operation, Reply
@@ -150,7 +151,7 @@ def _check_state_numbers(path: str, content: str) -> None:
 RECALL = Operation(
     "memory.recall",
     RecallArgs,
-    dict,
+    DeskRecall,
     kind="read",
     idempotent=True,
     description="What memory holds about a query, by meaning and by words: related and recent turns, task "

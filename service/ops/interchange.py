@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 from service.memory.domain import Domain
+from service.memory.rows import KindReport
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import Choice, Text
 from store.core.errors import InvalidInput
@@ -53,15 +54,6 @@ class FactsImportArgs(Args, frozen=True):
     @property
     def path(self) -> Path:
         return Path(self.file).expanduser()
-
-
-class KindReport(Reply, frozen=True):
-    """What an import did with one kind of record: `reasons` names the first 20 refusals (`refused` counts them all)."""
-
-    added: int
-    skipped: int  # already in the home, the same
-    refused: int
-    reasons: list[str]
 
 
 class DeskExported(Reply, frozen=True):

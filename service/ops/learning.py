@@ -7,7 +7,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
-from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord
+from service.memory.rows import (
+    LearningIntent,
+    LearningIntentDetail,
+    LearningRecord,
+    LearningStatus,
+    RecordRevoked,
+    ReviewReceipt,
+)
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
 from store.learning.states import INTENT_STATES, RECORD_STATES
@@ -98,7 +105,7 @@ class RecordEditArgs(Args, frozen=True):
 STATUS = Operation(
     "learning.status",
     NoArgs,
-    dict,
+    LearningStatus,
     kind="read",
     idempotent=True,
     description="The learning pipeline: the owner's grant, quotas left, cursors, intents by state.",
@@ -145,7 +152,7 @@ REVIEW_LEASE = Operation(
 REVIEW_SUBMIT = Operation(
     "learning.review.submit",
     ReviewSubmitArgs,
-    dict,
+    ReviewReceipt,
     kind="write",
     idempotent=True,
     description="Submit a review's verdict and reason; an approved candidate is adopted inside the grant.",
@@ -163,7 +170,7 @@ RECORDS_LIST = Operation(
 RECORD_REVOKE = Operation(
     "learning.record.revoke",
     RecordRevokeArgs,
-    dict,
+    RecordRevoked,
     kind="write",
     idempotent=True,
     description="Revoke an adopted record (its fact or experience stops reaching tasks).",
@@ -198,7 +205,7 @@ FAILURES = Operation(
 OWNER_REVIEW = Operation(
     "learning.owner_review",
     OwnerReviewArgs,
-    dict,
+    ReviewReceipt,
     kind="write",
     idempotent=True,
     description="The owner reviews a candidate in the reviewer's place (actor `user`).",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from service.memory.domain import Domain
+from service.memory.recall_rows import RecallAnswer, RunTrace
 from service.memory.results import RecallStatistics
 from service.memory.rows import Lesson, LessonRuns
 from service.ops.declare import Args, NoArgs, Operation, Reply
@@ -40,7 +41,7 @@ class RecallRunsArgs(Args, frozen=True):
 
 
 class RecallRuns(Reply, frozen=True):
-    runs: list[dict[str, Any]]  # recalled vs actual apps, newest first
+    runs: list[RunTrace]  # recalled vs actual apps, newest first
 
 
 class TraceArgs(Args, frozen=True):
@@ -49,7 +50,7 @@ class TraceArgs(Args, frozen=True):
 
 class RecallTrace(Reply, frozen=True):
     run_id: str
-    trace: dict[str, Any] | None  # None: the run had no recall
+    trace: RunTrace | None  # None: the run had no recall
 
 
 class RecallDevices(Reply, frozen=True):
@@ -83,7 +84,7 @@ class LessonStatusArgs(Args, frozen=True):
 QUERY = Operation(
     "recall.query",
     RecallQueryArgs,
-    dict,
+    RecallAnswer,
     kind="read",
     idempotent=True,
     description="What recall would return for a goal on a device now, and why; logs nothing, scores nothing.",

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.results import DreamReport, Overview
-from service.memory.rows import JobStatus
+from service.memory.rows import DreamRecord, JobStatus
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from service.ops.interchange import MAX_PATH_BYTES, SCOPES, SYSTEMS, check_absolute
@@ -43,7 +43,7 @@ class DreamReportsArgs(Args, frozen=True):
 
 
 class DreamReports(Reply, frozen=True):
-    reports: list[dict[str, Any]]
+    reports: list[DreamRecord]
 
 
 class DirectoryArgs(Args, frozen=True):

@@ -8,11 +8,11 @@ of its own would. Cancelling (Ctrl+C) an import stops following it; the service 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from service.ops.interchange import DeskExported, DeskImported, KindReport
+from service.memory.rows import KindReport
+from service.ops.interchange import DeskExported, DeskImported
 from service.remote.channel import JobFollower, Progress
 
 
@@ -32,12 +32,11 @@ class RemoteInterchange:
 
     def import_desk(
         self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, KindReport]:
         """`progress` hears the job's one count: the records written, then the desk items the service indexed
         before it answered; `indexing` hears nothing (the count is not split over the socket)."""
         outcome = self._follower.run("desk.import", progress, {"directory": _absolute(directory)})
-        reports = msgspec.convert(outcome, DeskImported).reports
-        return {kind: msgspec.structs.asdict(report) for kind, report in reports.items()}
+        return msgspec.convert(outcome, DeskImported).reports
 
     def import_foreign(
         self,
@@ -47,7 +46,6 @@ class RemoteInterchange:
         scope: str = "project",
         progress: Progress | None = None,
         indexing: Progress | None = None,
-    ) -> dict[str, Any]:
+    ) -> KindReport:
         params = {"system": system, "file": _absolute(path), "scope": scope}
-        report = msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)
-        return msgspec.structs.asdict(report)
+        return msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)

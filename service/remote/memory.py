@@ -24,6 +24,7 @@ import msgspec
 from recall.verdict import Resolution
 from service.config import Config
 from service.memory.bus import Listener
+from service.memory.recall_rows import DeskRecall, RecallAnswer, RunTrace
 from service.memory.results import (
     DocumentWritten,
     DreamReport,
@@ -37,14 +38,18 @@ from service.memory.rows import (
     Bundle,
     BundleDetail,
     ConsolidationEntry,
+    DreamRecord,
     Episode,
     EpisodeDetail,
     Fact,
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
+    LearningStatus,
     Lesson,
     LessonRuns,
+    RecordRevoked,
+    ReviewReceipt,
     Skill,
     Topic,
     TopicDetail,
@@ -206,16 +211,16 @@ class RemoteRecall:
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         return self._wire.invoke(recall.STATS, recall.WindowArgs(since=since, until=until))
 
-    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[RunTrace]:
         return self._wire.invoke(recall.RUNS, recall.RecallRunsArgs(since=since, until=until, limit=limit)).runs
 
-    def recall_trace(self, run_id: str) -> dict[str, Any] | None:
+    def recall_trace(self, run_id: str) -> RunTrace | None:
         return self._wire.invoke(recall.TRACE, recall.TraceArgs(run_id=run_id)).trace
 
     def recall_devices(self) -> list[str]:
         return self._wire.invoke(recall.DEVICES).devices
 
-    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> dict[str, Any]:
+    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> RecallAnswer:
         return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
@@ -256,7 +261,7 @@ class RemoteDesk:
     def maintenance_status(self) -> MaintenanceStatus:
         return self._wire.invoke(maint.STATUS)
 
-    def memory_recall(self, query: str, *, limit: int = 8) -> dict[str, Any]:
+    def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
@@ -330,7 +335,7 @@ class RemoteDream:
         cancels the job between two steps."""
         return msgspec.convert(self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}), DreamReport)
 
-    def reports(self, limit: int = 20) -> list[dict[str, Any]]:
+    def reports(self, limit: int = 20) -> list[DreamRecord]:
         return self._wire.invoke(upkeep.DREAM_REPORTS, upkeep.DreamReportsArgs(limit=limit)).reports
 
 
@@ -341,7 +346,7 @@ class RemoteLearning:
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LearningStatus:
         return self._wire.invoke(learn.STATUS)
 
     def queue(
@@ -362,13 +367,11 @@ class RemoteLearning:
         args = learn.RecordListArgs(state=state, limit=limit, offset=offset, after=after)
         return self._wire.invoke(learn.RECORDS_LIST, args).records
 
-    def owner_review(self, intent_id: str, verdict: str, reason: str) -> dict[str, Any]:
+    def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         args = learn.OwnerReviewArgs(intent_id=intent_id, verdict=verdict, reason=reason, actor="user")
         return self._wire.invoke(learn.OWNER_REVIEW, args)
 
-    def revoke_record(
-        self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user"
-    ) -> dict[str, Any]:
+    def revoke_record(self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user") -> RecordRevoked:
         args = learn.RecordRevokeArgs(record_id=record_id, request_id=request_id, reason=reason or None, actor=actor)
         return self._wire.invoke(learn.RECORD_REVOKE, args)
 

@@ -295,12 +295,12 @@ def test_ask_memory_shows_what_recall_returns_and_why(attach: Attach, qtbot: QtB
         page.probe.question.setText("叫车去机场")
         with qtbot.waitSignal(page.probe.answered, timeout=10_000) as before:
             page.probe.ask()
-        assert before.args[0]["degraded"] and "降级" in page.probe.answer.toPlainText()
+        assert before.args[0].degraded and "降级" in page.probe.answer.toPlainText()
         memory.desk.index.drain()
         with qtbot.waitSignal(page.probe.answered, timeout=10_000) as after:
             page.probe.ask()
         shown = page.probe.answer.toPlainText()
-        assert after.args[0]["retrieval"]["mode"] == "hybrid" and "混合检索" in shown
+        assert after.args[0].retrieval.mode == "hybrid" and "混合检索" in shown
         assert "明早七点叫车去机场" in shown and "相似" in shown and "BM25" in shown
     finally:
         memory.close()

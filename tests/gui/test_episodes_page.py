@@ -175,8 +175,8 @@ def test_a_run_opened_by_link_shows_what_recall_went_by_and_can_be_revoked(
     with qtbot.waitSignal(page.revocation_changed, timeout=10_000):
         page.revoke_button.click()
     assert memory_with_runs.runs.get_episode("old-229").revoked is True
-    again = memory_with_runs.recall.recall_query("看视频 229", "phone2")["candidates"]
-    assert all(c.get("run_id") != "old-229" for c in again)  # revoked: recall no longer goes by it
+    again = memory_with_runs.recall.recall_query("看视频 229", "phone2").candidates
+    assert all(c.run_id != "old-229" for c in again)  # revoked: recall no longer goes by it
     with qtbot.waitSignal(page.detail_shown, timeout=10_000):
         page.detail.anchorClicked.emit(QUrl("https://example.com/"))  # not a run: ignored
         page.show_run("old-228")

@@ -70,7 +70,8 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
         qtbot.mouseClick(page.queue.approve_button, Qt.MouseButton.LeftButton)
     [record] = learning.learning.list_records()
     assert record.content == "用户每天六点起床" and record.provenance["reviewer"] == "owner"
-    assert learning.learning.status()["quotas"]["reviews"]["used"] == 1
+    quotas = learning.learning.status().quotas
+    assert quotas is not None and quotas["reviews"].used == 1
     page.tabs.setCurrentWidget(page.records)
     qtbot.waitUntil(lambda: page.records.model.rowCount() == 1, timeout=5000)
     page.records.table.selectRow(0)
@@ -138,7 +139,7 @@ def test_the_records_table_pages_by_key(
     ):
         propose(learning, f"i{n}", said, content)
         intent = learning.learning.queue("candidate")[0].intent_id
-        assert learning.learning.owner_review(intent, "approved", "是我说的")["intent_state"] == "adopted"
+        assert learning.learning.owner_review(intent, "approved", "是我说的").intent_state == "adopted"
     adopted = [r.id for r in learning.learning.list_records()]
     page = LearningPage(attach(learning), lanes)
     qtbot.addWidget(page)

@@ -85,14 +85,14 @@ def test_charts_have_the_days_and_packages(attach: Attach, qtbot: QtBot, evaluat
     page.probe.task.setText("搜索火锅店")
     with qtbot.waitSignal(page.probe.answered, timeout=10_000) as answered:
         page.probe.button.click()
-    assert answered.args[0]["top1_apps"] == ["com.xingin.xhs"]
+    assert answered.args[0].top1_apps == ["com.xingin.xhs"]
     shown = page.probe.answer.toPlainText()
     assert "召回 com.xingin.xhs" in shown and "在小红书搜索火锅店" in shown and "com.sankuai.meituan" in shown
     # why: the confidence against the threshold, from the top app, the runner-up and the lead
-    sure = answered.args[0]["confidence"]
-    assert sure["top_app"] == ["com.xingin.xhs"] and sure["runner_up"] == ["com.sankuai.meituan"]
-    assert f"置信度 {sure['value']:.3f} ≥ 阈值" in shown
-    assert f"第二 com.sankuai.meituan {sure['second']:.3f}，领先 {sure['margin']:.3f}" in shown
+    sure = answered.args[0].confidence
+    assert sure.top_app == ["com.xingin.xhs"] and sure.runner_up == ["com.sankuai.meituan"]
+    assert f"置信度 {sure.value:.3f} ≥ 阈值" in shown
+    assert f"第二 com.sankuai.meituan {sure.second:.3f}，领先 {sure.margin:.3f}" in shown
     page.probe.device.setCurrentText("")
     page.probe.ask()
     assert "请输入任务并选择设备" in page.probe.answer.toPlainText()
@@ -164,14 +164,14 @@ def test_the_calibration_curve_shows_the_budget_and_the_chosen_point(
     assert shown.args == ["d1"]
     chart = page.calibration_chart
     assert chart.device.currentText() == "d1"
-    assert chart.summary.text().startswith(f"阈值 {kept['threshold']:.4f} · 来自本机的评估（34 次）· 污染预算 0.10")
+    assert chart.summary.text().startswith(f"阈值 {kept.threshold:.4f} · 来自本机的评估（34 次）· 污染预算 0.10")
     lines = chart.plot.getPlotItem().listDataItems()
     hit, contamination, bound, point = lines
-    assert list(hit.getData()[0]) == [p["threshold"] for p in kept["curve"]]
-    assert list(contamination.getData()[1]) == [p["contamination"] for p in kept["curve"]]
+    assert list(hit.getData()[0]) == [p.threshold for p in kept.curve]
+    assert list(contamination.getData()[1]) == [p.contamination for p in kept.curve]
     assert all(b >= c for b, c in zip(bound.getData()[1], contamination.getData()[1], strict=True))
-    assert list(point.getData()[0]) == [kept["threshold"]]
-    assert chart.budget_line.value() == 0.10 and chart.threshold_line.value() == kept["threshold"]
+    assert list(point.getData()[0]) == [kept.threshold]
+    assert chart.budget_line.value() == 0.10 and chart.threshold_line.value() == kept.threshold
     # the thresholds are on the confidence, and the axis says so
     assert "置信度（最高应用得分 + 部分领先第二名的差）" in chart.plot.getPlotItem().getAxis("bottom").labelText
 

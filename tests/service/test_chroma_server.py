@@ -37,9 +37,9 @@ def test_recall_works_against_a_chroma_server(chroma_url: str, tmp_path: Path) -
                 },
             ]
         )
-        assert memory.recall.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.recall_query("搜索火锅店", "d1").top1_apps == ["com.xingin.xhs"]
         assert memory.recall.rebuild_vectors()["embedded"] == 1
-        assert memory.recall.recall_query("搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.recall_query("搜索火锅店", "d1").top1_apps == ["com.xingin.xhs"]
         assert memory.recall.state()["episode_vectors"] == 1
     assert not (tmp_path / "home" / "vectors").exists()
 

@@ -18,6 +18,7 @@ from recall.vectors import VectorIndex
 from service.config import load_config, save_settings
 from service.memory.doctor import chroma_collection_names
 from service.memory.memory import Memory
+from service.memory.recall_rows import Signals
 from tests.chroma_server import chroma_server
 from tests.postgres_server import PostgresServer
 
@@ -85,9 +86,10 @@ def test_two_homes_on_one_server_each_recall_and_rebuild_only_their_own(tmp_path
         assert min(nearest(memory, A_TEXT).values()) > 0.05  # a's vectors are nowhere in b's recall
         assert memory.recall.state()["episode_vectors"] == 1
         related = memory.desk.memory_recall(B_TEXT)
-        assert related["retrieval"]["mode"] == "hybrid"
-        first = related["interactions"][0]
-        assert first["interaction_id"] == "t1" and first["signals"]["similarity"] > 0.99  # its own vector
+        assert related.retrieval.mode == "hybrid"
+        first = related.interactions[0]
+        assert first.interaction_id == "t1" and isinstance(first.signals, Signals)
+        assert (first.signals.similarity or 0.0) > 0.99  # its own vector
         rebuilt = memory.recall.rebuild_vectors()
         assert rebuilt["episodes"] == 1
         memory.desk.index.drain()
@@ -99,7 +101,7 @@ def test_two_homes_on_one_server_each_recall_and_rebuild_only_their_own(tmp_path
         assert documents(memory, ["t1"]) == [A_TEXT]
         assert nearest(memory, A_TEXT)["t1"] < 1e-6
         assert memory.recall.state()["episode_vectors"] == 1
-        assert memory.recall.recall_query(f"在小红书搜索{A_TEXT}", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.recall_query(f"在小红书搜索{A_TEXT}", "d1").top1_apps == ["com.xingin.xhs"]
         a_id = memory.parts.store.store_id
     with open_home(b, chroma_url) as memory:
         b_id = memory.parts.store.store_id
@@ -157,4 +159,4 @@ def test_two_hosts_of_one_postgresql_store_share_its_collections(
         assert memory.desk.index.lag() == 0
         assert nearest(memory, A_TEXT)["t1"] < 1e-6
         assert memory.recall.state()["episode_vectors"] == 1
-        assert memory.recall.recall_query(f"在小红书搜索{A_TEXT}", "d1")["top1_apps"] == ["com.xingin.xhs"]
+        assert memory.recall.recall_query(f"在小红书搜索{A_TEXT}", "d1").top1_apps == ["com.xingin.xhs"]

@@ -8,7 +8,6 @@ import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,6 +17,8 @@ from service.cli.main import main
 from service.config import load_config
 from service.evaluation import conversations, memory_eval
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall, Signals
+from service.memory.rows import value_of
 from store.core.errors import InvalidInput
 from tests.service.test_embedding_server import _Bad, serve_badly
 
@@ -36,8 +37,8 @@ def said(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
     memory.desk.remember_interaction(interaction_id, user_text=user, assistant_text=reply, ts=DAY.format(day))
 
 
-def related(result: dict[str, Any]) -> list[str]:
-    return [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
+def related(result: DeskRecall) -> list[str]:
+    return [i.interaction_id for i in result.interactions if i.why == "related"]
 
 
 def test_a_rare_word_outranks_a_common_one_and_english_words_meet_at_their_stem(hashed: Memory) -> None:
@@ -49,8 +50,9 @@ def test_a_rare_word_outranks_a_common_one_and_english_words_meet_at_their_stem(
     said(hashed, "hike", "Melanie hiked the ridge trail with her kids", day=3)
     found = hashed.desk.memory_recall("When did Melanie go hiking?")
     assert related(found)[0] == "hike"
-    signals = found["interactions"][0]["signals"]
-    assert signals["fts_rank"] == 1 and signals["bm25"] > 0 and found["interactions"][0]["score"] == 1.0
+    signals = found.interactions[0].signals
+    assert isinstance(signals, Signals)
+    assert signals.fts_rank == 1 and (signals.bm25 or 0) > 0 and found.interactions[0].score == 1.0
 
 
 def test_the_index_fills_behind_the_writes_idempotently_and_says_its_lag(hashed: Memory) -> None:
@@ -59,7 +61,7 @@ def test_the_index_fills_behind_the_writes_idempotently_and_says_its_lag(hashed:
     hashed.desk.complete_task("k1", title="订机票", status="succeeded", result="CA1501 已出票")
     assert hashed.health()["desk"]["index_lag"] == 6  # acknowledged, not yet embedded
     before = hashed.desk.memory_recall("给妈妈打电话")
-    assert before["degraded"] and before["retrieval"]["mode"] == "full_text" and related(before)
+    assert before.degraded and before.retrieval.mode == "full_text" and related(before)
     assert hashed.desk.index.drain() == 6
     assert hashed.health()["desk"]["index_lag"] == 0 and hashed.overview()["desk_index"]["index_lag"] == 0
     index = hashed.desk.index.open().index
@@ -72,8 +74,8 @@ def test_the_index_fills_behind_the_writes_idempotently_and_says_its_lag(hashed:
     said(hashed, "t0", "第0次提醒：给妈妈打电话", day=1)
     assert hashed.desk.index.lag() == 0
     after = hashed.desk.memory_recall("给妈妈打电话")
-    assert after["degraded"] is None and after["retrieval"]["mode"] == "hybrid"
-    assert all(i["signals"]["similarity"] is not None for i in after["interactions"] if i["why"] == "related")
+    assert after.degraded is None and after.retrieval.mode == "hybrid"
+    assert all(value_of(i.signals, "similarity") is not None for i in after.interactions if i.why == "related")
     check = next(c for c in hashed.doctor() if c.name == "desk index")
     assert check.ok and check.detail.startswith("0 items")
 
@@ -133,7 +135,7 @@ def test_a_question_asked_again_is_not_embedded_again(home: Path) -> None:
             assert len(asked) == 1  # the question, embedded once for every kind (turns, cards, topics, facts)
             second = memory.desk.memory_recall("机场大巴几点")
             assert len(asked) == 1  # asked again: its vector is kept, the endpoint is not called
-            assert related(first) == related(second) == ["a"] and second["retrieval"]["mode"] == "hybrid"
+            assert related(first) == related(second) == ["a"] and second.retrieval.mode == "hybrid"
             memory.desk.memory_recall("叫车")
             assert len(asked) == 2  # another question is embedded
 
@@ -160,12 +162,12 @@ def test_with_the_embedder_down_full_text_answers_and_says_why_and_nothing_is_lo
                 memory.desk.index.drain()
             assert memory.desk.index.lag() == 1  # kept for later
             result = memory.desk.memory_recall("机场")
-            assert result["retrieval"]["mode"] == "full_text" and "embedder failed" in result["degraded"]
+            assert result.retrieval.mode == "full_text" and "embedder failed" in str(result.degraded)
             assert set(related(result)) == {"old", "new"}
             assert "embedder failed" in memory.context.prepare_context("机场")["degraded"]  # the same retrieval
             answers.append("ok")
             assert memory.desk.index.drain() == 1 and memory.desk.index.lag() == 0
-            assert memory.desk.memory_recall("机场")["degraded"] is None
+            assert memory.desk.memory_recall("机场").degraded is None
             assert memory.context.prepare_context("机场")["degraded"] is None
 
 
@@ -192,7 +194,7 @@ def test_the_real_model_finds_paraphrases_puts_the_latest_value_first_and_abstai
     assert report["unanswerable"]["mean_related"] <= 4.0
     # ... and the newest turns still come: after the related ones, unless one of them is related itself
     newest = [t.id for t in sorted(conversation.interactions, key=lambda t: t.ts, reverse=True)[:3]]
-    answer = [(i["why"], i["interaction_id"]) for i in nothing["interactions"]]
+    answer = [(i.why, i.interaction_id) for i in nothing.interactions]
     assert set(newest) <= {interaction_id for _, interaction_id in answer}
     whys = [why for why, _ in answer]
     assert "recent" in whys and whys == sorted(whys, key=lambda why: why == "recent")  # every related item first

@@ -51,12 +51,12 @@ def test_a_deactivated_fact_leaves_the_index_and_comes_back_when_confirmed(hashe
     assert held(hashed, "fact") == set()
     collection = hashed.desk.index.open().index.collection(COLLECTIONS["fact"], SCOPE, create=False)
     assert collection is not None and collection.get(ids=[fact_id], include=["documents"])["documents"] == []
-    assert hashed.desk.memory_recall("灯塔用什么数据库")["related_facts"] == []
+    assert hashed.desk.memory_recall("灯塔用什么数据库").related_facts == []
 
     hashed.desk.set_fact_status(fact_id, "active", reason="确认仍用 PostgreSQL")
     assert hashed.desk.index.drain() == 1  # embedded again
     assert held(hashed, "fact") == {fact_id}
-    assert [f["fact_id"] for f in hashed.desk.memory_recall("灯塔 PostgreSQL")["related_facts"]] == [fact_id]
+    assert [f.fact_id for f in hashed.desk.memory_recall("灯塔 PostgreSQL").related_facts] == [fact_id]
 
 
 def test_the_index_holds_and_embeds_only_the_redacted_text(hashed: Memory, home: Path) -> None:
@@ -73,8 +73,8 @@ def test_the_index_holds_and_embeds_only_the_redacted_text(hashed: Memory, home:
     got = collection.get(ids=["i1"], include=["documents", "embeddings"])
     document = got["documents"][0]
     assert "13912345678" not in document and "482913" not in document and "[redacted" in document
-    stored = hashed.desk.memory_recall("刘师傅电话")["interactions"][0]
-    assert document == f"{stored['user_text']}\n{stored['assistant_text']}"
+    stored = hashed.desk.memory_recall("刘师傅电话").interactions[0]
+    assert document == f"{stored.user_text}\n{stored.assistant_text}"
     assert np.allclose(got["embeddings"][0], desk.embedder.passages([document])[0], atol=1e-6)
     for file in (home / "vectors").rglob("*"):
         if file.is_file():
@@ -102,5 +102,5 @@ def test_after_a_backup_is_restored_rebuild_removes_the_vectors_of_turns_it_neve
         memory.desk.index.open()
         assert memory.rebuild()["desk_vectors_removed"] == 1
         assert held(memory, "interaction") == {"kept"}
-        related = [i["interaction_id"] for i in memory.desk.memory_recall("迁移完成")["interactions"]]
+        related = [i.interaction_id for i in memory.desk.memory_recall("迁移完成").interactions]
         assert related == ["kept"]

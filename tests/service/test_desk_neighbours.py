@@ -11,6 +11,8 @@ import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
+from service.memory.recall_rows import Signals
+from service.memory.rows import value_of
 from store.desk import fusion
 
 FILLER = [
@@ -50,20 +52,21 @@ def test_the_answer_said_right_after_the_match_comes_as_its_neighbour(hashed: Me
         hashed.desk.remember_interaction(key, user_text=user, assistant_text=assistant, ts=ts)
     hashed.desk.index.drain()
     result = hashed.desk.memory_recall("带小宇去香山爬山")
-    assert result["retrieval"]["mode"] == "hybrid"
-    related = {i["interaction_id"]: i for i in result["interactions"] if i["why"] == "related"}
+    assert result.retrieval.mode == "hybrid"
+    related = {i.interaction_id: i for i in result.interactions if i.why == "related"}
     assert next(iter(related)) == "match"
     # shares no word with the question, and would not pass the floor alone: it came as the match's neighbour
     answer = related["answer"]
-    assert answer["signals"]["neighbour_of"] == "match" and answer["signals"]["fts_rank"] is None
-    assert answer["score"] == pytest.approx(fusion.DEFAULT.neighbour, abs=0.01)
+    assert isinstance(answer.signals, Signals)
+    assert answer.signals.neighbour_of == "match" and answer.signals.fts_rank is None
+    assert answer.score == pytest.approx(fusion.DEFAULT.neighbour, abs=0.01)
     # the next turn by id, but said hours later: another sitting, it borrows nothing
     assert "later" not in related
     # full text alone (degraded) lends nothing: every hit counts there already
     hashed.desk.index._index = None  # as when the index was never opened in this process
     words_only = hashed.desk.memory_recall("带小宇去香山爬山")
-    assert words_only["retrieval"]["mode"] == "full_text"
-    assert all("neighbour_of" not in i.get("signals", {}) for i in words_only["interactions"])
+    assert words_only.retrieval.mode == "full_text"
+    assert all(value_of(value_of(i, "signals"), "neighbour_of") is None for i in words_only.interactions)
 
 
 def test_a_neighbour_is_the_next_turn_of_the_same_conversation_not_the_next_row(hashed: Memory) -> None:
@@ -80,10 +83,8 @@ def test_a_neighbour_is_the_next_turn_of_the_same_conversation_not_the_next_row(
         hashed.desk.remember_interaction(key, user_text=user, assistant_text=assistant, source=source, ts=ts)
     hashed.desk.index.drain()
     related = {
-        i["interaction_id"]: i
-        for i in hashed.desk.memory_recall("带小宇去香山爬山")["interactions"]
-        if i["why"] == "related"
+        i.interaction_id: i for i in hashed.desk.memory_recall("带小宇去香山爬山").interactions if i.why == "related"
     }
     assert next(iter(related)) == "match"
-    assert related["answer"]["signals"]["neighbour_of"] == "match"
-    assert "neighbour_of" not in related.get("other", {}).get("signals", {})
+    assert value_of(related["answer"].signals, "neighbour_of") == "match"
+    assert value_of(value_of(related.get("other"), "signals"), "neighbour_of") is None

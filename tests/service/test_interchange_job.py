@@ -13,12 +13,14 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 from pytestqt.qtbot import QtBot
 
 from service.config import Config, load_config
 from service.demo.desk import fill_desk
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from service.remote.memory import RemoteMemory
 from store.core.errors import InvalidInput
 from store.core.home import DB_NAME
@@ -47,8 +49,8 @@ def demo_export(tmp_path: Path) -> tuple[Path, dict[str, object]]:
     return out, recalled
 
 
-def _recalled(result: dict[str, object]) -> object:
-    return {key: value for key, value in result.items() if key != "latency_ms"}
+def _recalled(result: DeskRecall) -> object:
+    return msgspec.structs.replace(result, latency_ms=0.0)
 
 
 def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_went_in(
@@ -58,15 +60,15 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
     total = desk_format.read_export(out).total
     seen: list[tuple[int, int]] = []
     reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out, lambda d, t: seen.append((d, t))))
-    assert sum(report["added"] for report in reports.values()) == total > 0
-    assert all(report["refused"] == 0 and report["skipped"] == 0 for report in reports.values())
+    assert sum(report.added for report in reports.values()) == total > 0
+    assert all(report.refused == 0 and report.skipped == 0 for report in reports.values())
     # one count: the records written, then the desk items the service indexed before it answered
     indexed = hashed.desk.index.open().count()
     assert indexed > 0 and seen and seen[-1] == (total + indexed, total + indexed)
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(seen))
     job = hashed.jobs.list()[0]
     assert job.kind == "desk.import" and job.state == "done" and job.cancellable is False
-    assert job.outcome is not None and job.outcome["reports"] == reports
+    assert job.outcome is not None and job.outcome["reports"] == msgspec.to_builtins(reports)
     # the service indexed what it imported before it answered: recall through it is the source's
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
     assert {query: _recalled(result) for query, result in through.items()} == recalled
@@ -78,7 +80,7 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
         name = desk_format.file_name(kind)
         assert (back / name).read_bytes() == (out / name).read_bytes(), name
     again = in_thread(qtbot, lambda: remote.interchange.import_desk(out))
-    assert sum(report["skipped"] for report in again.values()) == total
+    assert sum(report.skipped for report in again.values()) == total
 
 
 def test_a_symlinked_export_is_refused_by_the_service_and_not_followed(
@@ -101,10 +103,10 @@ def test_a_home_filled_and_closed_while_the_served_one_is_open_leaves_the_served
     out, recalled = demo_export
     total = desk_format.read_export(out).total
     reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out))
-    assert sum(report["added"] for report in reports.values()) == total > 0
-    assert all(report["refused"] == 0 for report in reports.values())
+    assert sum(report.added for report in reports.values()) == total > 0
+    assert all(report.refused == 0 for report in reports.values())
     served = hashed.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone()[0]
-    assert served == reports["interactions"]["added"] > 0
+    assert served == reports["interactions"].added > 0
     with sqlite3.connect(tmp_path / "source" / DB_NAME) as source:
         assert source.execute("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == served  # its own only
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})

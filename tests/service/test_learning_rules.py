@@ -12,10 +12,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
+from service.memory.rows import AdoptionRefused, ReviewReceipt
 from service.rpc.dispatch import Dispatcher
 from store.core import clock
 from tests.service.learning_setup import Calls, write_grant
@@ -501,11 +503,11 @@ def test_recovery_adopts_an_approval_found_in_the_ledger_exactly_once(home: Path
         # The verdict's receipt commits, then the process stops before Jiyi's adoption step.
         grant, redactor = memory.learning.grant, memory.parts.redactor
         review_step.submit(memory.store, grant, lease["review_id"], "v1", "approved", "原话", redactor)
-        assert memory.learning.status()["queue"]["approved"] == 1
+        assert memory.learning.status().queue["approved"] == 1
     with open_memory(home) as memory:
         assert memory.learning.recovered["adopted"] == 1, (memory.learning.recovered, memory.learning.queue())
         status = memory.learning.status()
-        assert status["queue"]["adopted"] == 1 and status["quotas"]["mutations"]["used"] == 1
+        assert status.queue["adopted"] == 1 and status.quotas is not None and status.quotas["mutations"].used == 1
     with open_memory(home) as memory:
         assert memory.learning.recovered["adopted"] == 0
         assert len(memory.learning.list_records()) == 1
@@ -523,9 +525,9 @@ def test_the_services_timer_scans_on_its_own_and_stops_at_shutdown(memory: Memor
     memory.learning.start_timer(0.05)
     memory.desk.remember_interaction("i1", user_text="我周末不看工作消息")
     deadline = time.monotonic() + 10
-    while memory.learning.status()["queue"]["queued"] == 0 and time.monotonic() < deadline:
+    while memory.learning.status().queue["queued"] == 0 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert memory.learning.status()["queue"]["queued"] == 1
+    assert memory.learning.status().queue["queued"] == 1
     assert memory.learning.shutdown()["drained"] is True
     assert not any(t.name == "jiyi-learning-scan" for t in threading.enumerate())
 
@@ -702,3 +704,34 @@ def test_records_and_intents_page_by_key_while_more_are_adopted(calls: Calls) ->
 
 def key(row: dict[str, Any], id_key: str) -> list[str]:
     return [row["updated"], row[id_key]]
+
+
+# -- what a verdict's receipt says of adoption (protocol 1.6) ----------------------------------------
+
+
+def test_the_receipt_tags_adoptions_outcome_and_keeps_the_keys_older_clients_read(home: Path) -> None:
+    """`adoption` says what adoption did, tagged by `outcome`; `record` and `adoption_refused` say it as before."""
+    with open_memory(home, max_records="1") as memory:
+        calls = Calls(Dispatcher(memory))
+        remember(calls, "i1", "我是素食者")
+        submit(calls, extract(calls), fact("用户是素食者", "我是素食者"))
+        adopted = review(calls)
+        assert adopted["adoption"] == {"outcome": "adopted", "record": adopted["record"]}
+        assert adopted["record"]["content"] == "用户是素食者" and "adoption_refused" not in adopted
+        remember(calls, "i2", "我住在杭州")
+        submit(calls, extract(calls), fact("用户住在杭州", "我住在杭州"))
+        refused = review(calls)  # the grant's one adoption mutation is spent
+        assert refused["intent_state"] == "refused" and "record" not in refused
+        assert refused["adoption"]["outcome"] == "refused" and "quota" in refused["adoption"]["reason"]
+        assert refused["adoption_refused"] == refused["adoption"]["reason"]
+        remember(calls, "i3", "我养了一只猫")
+        submit(calls, extract(calls), fact("用户养了一只猫", "我养了一只猫"))
+        rejected = review(calls, "rejected")
+        assert rejected["adoption"] is None and rejected["intent_state"] == "rejected"
+        # in process, the same receipt is a `ReviewReceipt` whose `adoption` a reader matches on
+        remember(calls, "i4", "我在学日语")
+        submit(calls, extract(calls), fact("用户在学日语", "我在学日语"))
+        lease = calls.ok("learning.review.lease", {"request_id": calls.rid()})
+        receipt = memory.learning.review_submit(lease["review_id"], calls.rid(), "approved", "看过原文")
+        assert isinstance(receipt.adoption, AdoptionRefused) and receipt.adoption_refused == receipt.adoption.reason
+        assert msgspec.json.decode(msgspec.json.encode(receipt), type=ReviewReceipt) == receipt

@@ -28,6 +28,7 @@ import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
+from service.memory.rows import Adopted
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
 from tests.secret_formats import FORMATS, Secret
@@ -139,7 +140,8 @@ class Setup:
     def record(self) -> str:
         """An adopted record (a fact) to revoke."""
         answer = self.memory.learning.review_submit(self.review(), self.uid("approve-"), "approved", "用户原话")
-        return str(answer["record"]["id"])
+        assert isinstance(answer.adoption, Adopted), answer
+        return answer.adoption.record.id
 
     def candidate(self) -> str:
         """A fresh fact candidate waiting for review: its intent id, for the owner's own review."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from service.memory.results import ConsolidationRecorded, InteractionRemembered, TaskCompleted
 from service.ops import desk
 from service.rpc.context import CallContext
@@ -19,7 +20,7 @@ TABLE = MethodTable("desk")
 
 
 @TABLE.op(desk.RECALL)
-def memory_recall(memory: Memory, args: desk.RecallArgs, _context: CallContext) -> dict[str, Any]:
+def memory_recall(memory: Memory, args: desk.RecallArgs, _context: CallContext) -> DeskRecall:
     return memory.desk.memory_recall(args.query, limit=args.limit)
 
 

@@ -17,8 +17,9 @@ import msgspec
 from service.memory.jobs import Progress
 from service.memory.memory import Memory
 from service.memory.progress import phased
+from service.memory.rows import KindReport
 from service.ops import interchange
-from service.ops.interchange import DeskExported, DeskFolderArgs, DeskImported, FactsImportArgs, KindReport
+from service.ops.interchange import DeskExported, DeskFolderArgs, DeskImported, FactsImportArgs
 from service.ops.upkeep import JobStartArgs
 from service.rpc.context import CallContext
 from service.rpc.methods.upkeep import check_budget
@@ -36,15 +37,13 @@ def export_desk(memory: Memory, directory: Path) -> DeskExported:
 def import_desk(memory: Memory, directory: Path, progress: Progress | None = None) -> DeskImported:
     """`progress` (a job's) counts the records written, then the desk items indexed (`phased`)."""
     records, indexing = phased(progress, 2)
-    reports = memory.interchange.import_desk(directory, records, indexing)
-    return msgspec.convert({"reports": reports}, DeskImported)
+    return DeskImported(reports=memory.interchange.import_desk(directory, records, indexing))
 
 
 def import_facts(memory: Memory, system: str, path: Path, scope: str, progress: Progress | None = None) -> KindReport:
     """`progress` (a job's) counts the memories read in, then the facts indexed (`phased`)."""
     records, indexing = phased(progress, 2)
-    report = memory.interchange.import_foreign(system, path, scope=scope, progress=records, indexing=indexing)
-    return msgspec.convert(report, KindReport)
+    return memory.interchange.import_foreign(system, path, scope=scope, progress=records, indexing=indexing)
 
 
 @TABLE.op(interchange.DESK_EXPORT, long=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.memory.memory import Memory
-from service.memory.rows import LearningIntentDetail, LearningRecord
+from service.memory.rows import LearningIntentDetail, LearningRecord, LearningStatus, RecordRevoked, ReviewReceipt
 from service.ops import learning as ops
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
@@ -18,7 +18,7 @@ TABLE = MethodTable("learning")
 
 
 @TABLE.op(ops.STATUS)
-def learning_status(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, Any]:
+def learning_status(memory: Memory, _args: NoArgs, _context: CallContext) -> LearningStatus:
     return memory.learning.status()
 
 
@@ -43,7 +43,7 @@ def review_lease(memory: Memory, args: ops.LeaseArgs, _context: CallContext) -> 
 
 
 @TABLE.op(ops.REVIEW_SUBMIT)
-def review_submit(memory: Memory, args: ops.ReviewSubmitArgs, _context: CallContext) -> dict[str, Any]:
+def review_submit(memory: Memory, args: ops.ReviewSubmitArgs, _context: CallContext) -> ReviewReceipt:
     return memory.learning.review_submit(args.review_id, args.request_id, args.verdict, args.reason)
 
 
@@ -55,7 +55,7 @@ def records_list(memory: Memory, args: ops.RecordListArgs, _context: CallContext
 
 
 @TABLE.op(ops.RECORD_REVOKE)
-def record_revoke(memory: Memory, args: ops.RecordRevokeArgs, _context: CallContext) -> dict[str, Any]:
+def record_revoke(memory: Memory, args: ops.RecordRevokeArgs, _context: CallContext) -> RecordRevoked:
     return memory.learning.revoke_record(args.record_id, args.request_id, args.reason or "", actor=args.actor)
 
 
@@ -86,7 +86,7 @@ def learning_failures(memory: Memory, args: ops.FailuresArgs, _context: CallCont
 
 
 @TABLE.op(ops.OWNER_REVIEW)
-def learning_owner_review(memory: Memory, args: ops.OwnerReviewArgs, _context: CallContext) -> dict[str, Any]:
+def learning_owner_review(memory: Memory, args: ops.OwnerReviewArgs, _context: CallContext) -> ReviewReceipt:
     _owner(args.actor, "reviewing in the owner's place")
     return memory.learning.owner_review(args.intent_id, args.verdict, args.reason)
 

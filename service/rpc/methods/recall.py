@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.memory.memory import Memory
+from service.memory.recall_rows import RecallAnswer
 from service.memory.results import RecallStatistics
 from service.memory.rows import Lesson, LessonRuns
 from service.ops import recall
@@ -16,7 +15,7 @@ TABLE = MethodTable("recall and lessons")
 
 
 @TABLE.op(recall.QUERY)
-def recall_query(memory: Memory, args: recall.RecallQueryArgs, _context: CallContext) -> dict[str, Any]:
+def recall_query(memory: Memory, args: recall.RecallQueryArgs, _context: CallContext) -> RecallAnswer:
     return memory.recall.recall_query(args.goal, args.device, explain=args.explain)
 
 

@@ -128,13 +128,13 @@ def test_a_grant_is_immutable_for_its_id(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_config(home, example_section())
     with Memory.open(load_config(home=home, env={})) as memory:
-        assert memory.learning.status()["state"] == "active"
-        stored = memory.learning.status()["stored_fingerprints"]
+        assert memory.learning.status().state == "active"
+        stored = memory.learning.status().stored_fingerprints
     write_config(home, example_section().replace("max_extractions = 200", "max_extractions = 9000"))
     with Memory.open(load_config(home=home, env={})) as memory:
         status = memory.learning.status()
-        assert status["state"] == "stopped" and "immutable for its id" in status["stopped_because"]
-        assert "extraction changed" in status["stopped_because"]
-        assert status["stored_fingerprints"] == stored  # the old grant's history stays as it was
+        assert status.state == "stopped" and "immutable for its id" in str(status.stopped_because)
+        assert "extraction changed" in str(status.stopped_because)
+        assert status.stored_fingerprints == stored  # the old grant's history stays as it was
         with pytest.raises(Exception, match="immutable"):
             memory.learning.extract_lease("r1")

@@ -62,7 +62,7 @@ def test_a_new_device_uses_the_embedders_fixed_threshold(hashed: Memory) -> None
     assert hashed.calibration.threshold_for("new") == tuning("hash").episode_min_score
     hashed.calibration.wait()
     (now,) = hashed.calibration.current("new")
-    assert (now["source"], now["threshold"], now["sample_size"]) == ("default", 0.5, 0)
+    assert (now.source, now.threshold, now.sample_size) == ("default", 0.5, 0)
 
 
 def test_a_past_of_one_run_per_app_starts_from_the_cold_start_anchor(hashed: Memory) -> None:
@@ -88,15 +88,15 @@ def test_past_runs_calibrate_by_leave_one_out_until_evaluations_take_over(hashed
     assert loo.threshold >= tuning("hash").episode_min_score  # leave-one-out never loosens
     finish_runs(hashed, MIN_EVALUATIONS - 1)
     hashed.calibration.wait()
-    assert hashed.calibration.current("d1")[0]["source"] == "leave-one-out"  # not enough evaluations yet
+    assert hashed.calibration.current("d1")[0].source == "leave-one-out"  # not enough evaluations yet
     finish_runs(hashed, 1, start=MIN_EVALUATIONS - 1)
     hashed.calibration.wait()
     (now,) = hashed.calibration.current("d1")
-    assert now["source"] == "evaluations" and now["sample_size"] == MIN_EVALUATIONS
-    assert hashed.calibration.threshold_for("d1") == now["threshold"]
+    assert now.source == "evaluations" and now.sample_size == MIN_EVALUATIONS
+    assert hashed.calibration.threshold_for("d1") == now.threshold
     # recall uses it: what recall.query explains is the device's threshold, not the embedder's
     explained = hashed.recall.recall_query("天气预报怎么样", "d1", explain=True)
-    assert explained["threshold"] == now["threshold"]
+    assert explained.threshold == now.threshold
 
 
 def test_the_threshold_holds_the_budget_over_the_devices_evaluations(hashed: Memory) -> None:
@@ -128,14 +128,14 @@ def test_a_calibration_is_kept_and_read_back_after_reopening(tmp_path: Path) -> 
         finish_runs(memory, 32)
         memory.calibration.wait()
         kept = memory.calibration.current("d1")[0]
-        assert kept["source"] == "evaluations"
+        assert kept.source == "evaluations"
     with open_memory(tmp_path / "h") as again:
-        assert again.calibration.threshold_for("d1") == kept["threshold"]
+        assert again.calibration.threshold_for("d1") == kept.threshold
         assert again.calibration.current() == [kept]
         stats = again.recall.recall_statistics()
         assert stats["calibration"] == [kept]
         overview = again.overview()["recall_calibration"]
-        assert overview == [{k: v for k, v in kept.items() if k != "curve"}]
+        assert overview == [kept.listed()]
 
 
 def test_another_budget_computes_again(tmp_path: Path) -> None:
@@ -147,7 +147,7 @@ def test_another_budget_computes_again(tmp_path: Path) -> None:
         looser.calibration.threshold_for("d1")  # the kept one was for 0.10: recomputed in the background
         looser.calibration.wait()
         (now,) = looser.calibration.current("d1")
-        assert now["budget"] == 0.3 and now["source"] == "evaluations"
+        assert now.budget == 0.3 and now.source == "evaluations"
 
 
 def test_the_dream_pass_recalibrates_every_device(hashed: Memory) -> None:

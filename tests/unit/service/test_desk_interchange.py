@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 
@@ -63,7 +64,7 @@ def answers(memory: Memory) -> dict[str, Any]:
     memory.desk.index.drain()
     out = {}
     for query in QUERIES:
-        result = memory.desk.memory_recall(query, limit=8)
+        result = msgspec.to_builtins(memory.desk.memory_recall(query, limit=8))
         result.pop("latency_ms")
         out[query] = result
     return out
@@ -123,15 +124,15 @@ def test_a_demo_home_exported_and_imported_answers_the_same(
     heard: list[tuple[int, int]] = []
     with Memory.open(target) as memory:
         reports = memory.interchange.import_desk(export, lambda done, total: heard.append((done, total)))
-        assert all(r["refused"] == 0 and r["skipped"] == 0 for r in reports.values()), reports
-        assert {k: r["added"] for k, r in reports.items()} == {k: v["count"] for k, v in _files(manifest).items()}
+        assert all(r.refused == 0 and r.skipped == 0 for r in reports.values()), reports
+        assert {k: r.added for k, r in reports.items()} == {k: v["count"] for k, v in _files(manifest).items()}
         assert heard[-1][0] == heard[-1][1] == sum(v["count"] for v in manifest["files"].values())
         assert counts(memory) == counted
         assert answers(memory) == before
         logged = events(memory)
         again = memory.interchange.import_desk(export)
-        assert all(r["added"] == 0 and r["refused"] == 0 for r in again.values())
-        assert {k: r["skipped"] for k, r in again.items()} == {k: v["count"] for k, v in _files(manifest).items()}
+        assert all(r.added == 0 and r.refused == 0 for r in again.values())
+        assert {k: r.skipped for k, r in again.items()} == {k: v["count"] for k, v in _files(manifest).items()}
         assert events(memory) == logged  # importing twice changes nothing
         assert {e.actor for e in memory.store.events("desk")} == {"import"}
         # The log is the truth: the views rebuilt from it are the same memory.
@@ -162,12 +163,12 @@ def test_importing_into_the_home_it_came_from_skips_everything_and_refuses_what_
         logged = events(memory)
         reports = memory.interchange.import_desk(export)
         assert events(memory) == logged
-    assert sum(r["added"] for r in reports.values()) == 0
-    assert reports["interactions"]["refused"] == 1
-    assert "interactions.jsonl line 1" in reports["interactions"]["reasons"][0]
-    assert "other text" in reports["interactions"]["reasons"][0]
-    assert all(r["refused"] == 0 for kind, r in reports.items() if kind != "interactions")
-    assert reports["facts"]["skipped"] > 0 and reports["bundles"]["skipped"] > 0
+    assert sum(r.added for r in reports.values()) == 0
+    assert reports["interactions"].refused == 1
+    assert "interactions.jsonl line 1" in reports["interactions"].reasons[0]
+    assert "other text" in reports["interactions"].reasons[0]
+    assert all(r.refused == 0 for kind, r in reports.items() if kind != "interactions")
+    assert reports["facts"].skipped > 0 and reports["bundles"].skipped > 0
 
 
 def _bad_checksum(root: Path) -> None:
@@ -273,7 +274,7 @@ def test_secrets_in_an_imported_export_are_redacted(demo: tuple[Config, Path], h
 def test_the_mcp_memory_example_imports_as_documented(config: Config, tmp_path: Path) -> None:
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mcp-memory", DATA / "mcp_memory.jsonl")
-        assert (report["added"], report["skipped"], report["refused"]) == (8, 0, 0)  # 6 observations, 2 relations
+        assert (report.added, report.skipped, report.refused) == (8, 0, 0)  # 6 observations, 2 relations
         facts = {f.content: f for f in memory.desk.list_facts()}
         assert set(facts) >= {"default_user: Prefers short answers in Chinese", "张伟: 负责审核每周的周报"}
         assert "default_user works_on Jiyi" in facts and "张伟 reviews_reports_of default_user" in facts
@@ -287,9 +288,9 @@ def test_the_mcp_memory_example_imports_as_documented(config: Config, tmp_path: 
         assert observation.quote == "Works on the Jiyi project on weekdays"  # the observation, verbatim
         logged = events(memory)
         again = memory.interchange.import_foreign("mcp-memory", DATA / "mcp_memory.jsonl")
-        assert (again["added"], again["skipped"]) == (0, 8) and events(memory) == logged
+        assert (again.added, again.skipped) == (0, 8) and events(memory) == logged
         found = memory.desk.memory_recall("printer living room")
-        assert any("HP M227" in f["content"] for f in found["related_facts"])
+        assert any("HP M227" in f.content for f in found.related_facts)
         memory.interchange.export_desk(tmp_path / "out")
     exported = [json.loads(line) for line in (tmp_path / "out" / "facts.jsonl").read_text("utf-8").splitlines()]
     origins = {r["content"]: r["origin"] for r in exported}
@@ -311,7 +312,7 @@ def test_an_environment_scope_makes_candidates_as_a_fact_learned_here(config: Co
 def test_the_mem0_example_imports_with_its_metadata(config: Config, tmp_path: Path) -> None:
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mem0", DATA / "mem0_export.json")
-        assert (report["added"], report["refused"]) == (3, 0)
+        assert (report.added, report.refused) == (3, 0)
         facts = {f.content: f for f in memory.desk.list_facts()}
         lunch = facts["Prefers vegetarian food when ordering lunch"]
         source = memory.desk.get_interaction(lunch.evidence[0].source_id)
@@ -336,8 +337,8 @@ def test_secrets_in_foreign_memory_are_redacted(config: Config, tmp_path: Path) 
     mem0 = tmp_path / "mem0.json"
     mem0.write_text(json.dumps([{"id": "m1", "memory": f"call me at {SECRET_PHONE}", "metadata": {"k": SECRET_KEY}}]))
     with Memory.open(hashed(config)) as memory:
-        assert memory.interchange.import_foreign("mcp-memory", mcp)["added"] == 1
-        assert memory.interchange.import_foreign("mem0", mem0)["added"] == 1
+        assert memory.interchange.import_foreign("mcp-memory", mcp).added == 1
+        assert memory.interchange.import_foreign("mem0", mem0).added == 1
         everything = json.dumps([e.payload for e in memory.store.events()], ensure_ascii=False)
     assert SECRET_KEY not in everything and "0013 8000" not in everything
     assert "call me at" in everything and "key " in everything
@@ -377,10 +378,8 @@ def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reason
     mem0.write_text(json.dumps(memories, ensure_ascii=False), "utf-8")
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mem0", mem0)
-        assert (report["added"], report["refused"]) == (1, 1)
-        assert report["reasons"] == [
-            "mem0.json memory 0: it is longer than 300 characters; a fact is one short sentence"
-        ]
+        assert (report.added, report.refused) == (1, 1)
+        assert report.reasons == ["mem0.json memory 0: it is longer than 300 characters; a fact is one short sentence"]
         assert [f.content for f in memory.desk.list_facts()] == ["Likes green tea"]
         memory.interchange.export_desk(tmp_path / "out")
 
@@ -392,8 +391,8 @@ def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reason
     rewrite(tmp_path / "out", "interactions.jsonl", phone_as_id)
     with Memory.open(hashed(config)) as memory:
         reports = memory.interchange.import_desk(tmp_path / "out")
-        assert reports["interactions"]["refused"] == 1 and reports["interactions"]["skipped"] == 1
-        assert "interactions.jsonl line 2: interaction_id looks sensitive" in reports["interactions"]["reasons"][0]
+        assert reports["interactions"].refused == 1 and reports["interactions"].skipped == 1
+        assert "interactions.jsonl line 2: interaction_id looks sensitive" in reports["interactions"].reasons[0]
         assert memory.store.db.execute_sql(
             "SELECT COUNT(*) FROM desk_interaction WHERE interaction_id = '13800138000'"
         ).fetchone() == (0,)
@@ -473,19 +472,19 @@ def test_records_breaking_the_rules_of_their_kind_are_refused_and_never_stored(
         facts = {row[0] for row in memory.store.db.execute_sql("SELECT fact_id FROM desk_fact").fetchall()}
         skills = {row[0] for row in memory.store.db.execute_sql("SELECT skill_id FROM desk_skill").fetchall()}
         learned = {row[0] for row in memory.store.db.execute_sql("SELECT record_id FROM learning_record").fetchall()}
-    reasons = {kind: " | ".join(r["reasons"]) for kind, r in reports.items()}
-    assert reports["facts"]["refused"] == 4, reasons["facts"]
+    reasons = {kind: " | ".join(r.reasons) for kind, r in reports.items()}
+    assert reports["facts"].refused == 4, reasons["facts"]
     assert "profile_kind must be one of" in reasons["facts"] and "longer than 300 characters" in reasons["facts"]
     assert "profile_kind belongs to profile facts only" in reasons["facts"]
     assert "at least one evidence" in reasons["facts"]
     assert not facts & {"f_kind", "f_long", "f_misplaced", "f_unfounded"}
-    assert reports["skills"]["refused"] == 1 and "decided_by looks sensitive" in reasons["skills"]
+    assert reports["skills"].refused == 1 and "decided_by looks sensitive" in reasons["skills"]
     assert "s_phone" not in skills
-    assert reports["learned"]["refused"] == 4, reasons["learned"]
+    assert reports["learned"].refused == 4, reasons["learned"]
     assert "grant_id looks sensitive" in reasons["learned"] and "kind must be one of" in reasons["learned"]
     assert "state must be one of" in reasons["learned"] and "target must be" in reasons["learned"]
     assert not learned & {"r_grant", "r_kind", "r_state", "r_target"}
-    assert reports["topics"]["refused"] == 2, reasons["topics"]
+    assert reports["topics"].refused == 2, reasons["topics"]
     assert "topics.jsonl line 1: the topic lists interaction" in reasons["topics"] and "twice" in reasons["topics"]
     assert "interaction_id looks sensitive" in reasons["topics"]
     assert SECRET_KEY not in stored and "13800138000" not in stored
@@ -510,9 +509,9 @@ def test_an_export_whose_revisions_start_above_one_imports_twice_without_refusal
     with Memory.open(homes("target")) as memory:
         first = memory.interchange.import_desk(export)["bundles"]
         again = memory.interchange.import_desk(export)["bundles"]
-    assert first["refused"] == 0 and first["added"] > 0, first
-    assert (again["added"], again["refused"], again["reasons"]) == (0, 0, [])
-    assert again["skipped"] == first["added"]
+    assert first.refused == 0 and first.added > 0, first
+    assert (again.added, again.refused, again.reasons) == (0, 0, [])
+    assert again.skipped == first.added
 
 
 def test_a_file_past_the_size_cap_is_refused_naming_it(

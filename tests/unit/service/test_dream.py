@@ -132,7 +132,7 @@ def test_reports_are_kept_and_off_means_off(small: Memory, tmp_path: Path) -> No
     small.dream.run()
     small.dream.run(dry_run=True)
     reports = small.dream.reports()
-    assert len(reports) == 1 and reports[0]["pass"] == "full" and "summary" in reports[0]
+    assert len(reports) == 1 and reports[0].pass_ == "full" and reports[0].summary
     with open_memory(tmp_path / "other", JIYI_DREAM="off") as off, pytest.raises(InvalidInput, match="JIYI_DREAM=off"):
         off.dream.run()
 
@@ -147,4 +147,4 @@ def test_auto_dream_corrects_after_each_run(tmp_path: Path) -> None:
         memory.runs.run_event({**ok, "step": 3, "app_package": right})
         memory.runs.run_finish("r1", {"success": True})
         assert [e.package for e in memory.appkb.list_aliases(kind="learned") if e.term == "抖抖"] == [right]
-        assert memory.dream.reports()[0]["pass"] == "light"
+        assert memory.dream.reports()[0].pass_ == "light"

@@ -55,7 +55,7 @@ def test_recall_finds_imported_runs_without_a_rebuild(tmp_path: Path) -> None:
         assert (state["episode_vectors"], state["indexable_episodes"], state["lagging"]) == (40, 40, 0)
         assert heard[-1] == (40, 40)
         answer = memory.recall.recall_query("查一下黄历今天宜忌", "phone1")
-        assert answer["status"] == "ok" and answer["recalled_apps"] == ["com.youloft.calendar"]
+        assert answer.status == "ok" and answer.recalled_apps == ["com.youloft.calendar"]
         assert memory.recall.devices() == ["phone1"]
 
 
@@ -81,4 +81,4 @@ def test_the_index_says_how_far_it_lags_and_a_reimport_catches_up(
     with Memory.open(load_config(home=home, env=HASH)) as memory:
         state = memory.recall.state()
         assert (state["episode_vectors"], state["lagging"]) == (16, 0)
-        assert memory.recall.recall_query("在美团上点一份黄焖鸡外卖", "old")["status"] == "ok"
+        assert memory.recall.recall_query("在美团上点一份黄焖鸡外卖", "old").status == "ok"

@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from recall.episode_recall import EPISODE
@@ -89,7 +90,7 @@ def snapshot(memory: Memory, run_ids: list[str]) -> dict[str, Any]:
 
     Taken while the home is the only one open: peewee's view models are bound to the last store opened.
     """
-    answer = memory.recall.recall_query("搜索火锅的做法", "p1")
+    answer = msgspec.to_builtins(memory.recall.recall_query("搜索火锅的做法", "p1"))
     del answer["latency_ms"]
     return {
         "log": experience_payloads(memory),

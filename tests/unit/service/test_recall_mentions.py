@@ -14,11 +14,11 @@ ALIPAY, WECHAT = "com.eg.android.AlipayGphone", "com.tencent.mm"
 def test_a_goal_that_names_an_installed_app_anywhere_recalls_it_with_past_runs(tmp_path: Path) -> None:
     with Memory.open(load_config(home=tmp_path / "h", env={"JIYI_EMBED_MODEL": "hash"})) as memory:
         goal = "看一下支付宝这个月的账单"
-        assert memory.recall.recall_query(goal, "phone1")["status"] == "abstained"  # the inventory is unknown
+        assert memory.recall.recall_query(goal, "phone1").status == "abstained"  # the inventory is unknown
         memory.appkb.sync_inventory("phone1", [(ALIPAY, "支付宝"), (WECHAT, "微信")])
         answer = memory.recall.recall_query(goal, "phone1")
-        assert answer["status"] == "ok"
-        assert [(c["source"], c["term"], c["apps"]) for c in answer["candidates"]] == [("mention", "支付宝", [ALIPAY])]
+        assert answer.status == "ok"
+        assert [(c.source, c.term, c.apps) for c in answer.candidates] == [("mention", "支付宝", [ALIPAY])]
         memory.runs.archive_episodes(
             [
                 {
@@ -33,8 +33,8 @@ def test_a_goal_that_names_an_installed_app_anywhere_recalls_it_with_past_runs(t
             ]
         )
         answer = memory.recall.recall_query(goal, "phone1")
-        assert [c["source"] for c in answer["candidates"]] == ["mention", "episode"]
-        assert answer["top1_apps"] == [ALIPAY] and answer["recalled_apps"] == [ALIPAY, WECHAT]
+        assert [c.source for c in answer.candidates] == ["mention", "episode"]
+        assert answer.top1_apps == [ALIPAY] and answer.recalled_apps == [ALIPAY, WECHAT]
         # A run started with that goal is scored on both: recalled 支付宝 and 微信, launched 支付宝.
         memory.runs.run_start("now", "phone1", goal=goal)
         launch = {"run_id": "now", "step": 1, "tool": "launch_app", "result_class": "ok", "app_package": ALIPAY}

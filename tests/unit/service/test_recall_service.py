@@ -79,7 +79,7 @@ def test_shadow_recall_is_logged_never_returned_and_scored_at_run_end(hashed: Me
     assert packages["com.xingin.xhs"]["precision"] == 0.5 and packages["com.dianping.v1"]["recall"] == 0.0
     assert len(hashed.recall.recall_statistics()["daily"]) == 1
     runs = hashed.recall.recall_runs(0, time.time() + 10)
-    assert {r["run_id"] for r in runs} == {"q1", "q2", "q3"}
+    assert {r.run_id for r in runs} == {"q1", "q2", "q3"}
 
 
 def test_the_mode_off_recalls_nothing(tmp_path: Path) -> None:
@@ -96,11 +96,11 @@ def test_a_finished_run_joins_the_index_and_a_revoked_one_leaves_it(hashed: Memo
         hashed.runs.run_finish("n1", {"success": True, "apps": ["com.jingdong.app.mall"], "steps": 5})["indexed"]
         is True
     )
-    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1").top1_apps == ["com.jingdong.app.mall"]
     hashed.runs.revoke_episode("n1")
-    assert "com.jingdong.app.mall" not in hashed.recall.recall_query("买一台新的液晶电视机", "d1")["recalled_apps"]
+    assert "com.jingdong.app.mall" not in hashed.recall.recall_query("买一台新的液晶电视机", "d1").recalled_apps
     hashed.runs.restore_episode("n1")
-    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1")["top1_apps"] == ["com.jingdong.app.mall"]
+    assert hashed.recall.recall_query("买一台新的液晶电视机", "d1").top1_apps == ["com.jingdong.app.mall"]
 
 
 def test_rebuild_vec_reindexes_everything_live(hashed: Memory) -> None:
@@ -108,7 +108,7 @@ def test_rebuild_vec_reindexes_everything_live(hashed: Memory) -> None:
     seen: list[tuple[int, int]] = []
     result = hashed.recall.rebuild_vectors(progress=lambda done, total: seen.append((done, total)))
     assert result["episodes"] == 2 and result["embedded"] == 2 and seen[-1] == (2, 2)
-    assert hashed.recall.recall_query("在小红书搜索火锅店", "d1")["top1_apps"] == ["com.xingin.xhs"]
+    assert hashed.recall.recall_query("在小红书搜索火锅店", "d1").top1_apps == ["com.xingin.xhs"]
 
 
 def test_actual_apps_are_confirmed_launches_only(hashed: Memory) -> None:

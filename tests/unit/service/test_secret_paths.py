@@ -132,4 +132,4 @@ def test_an_episode_keeps_its_goal_and_notes_and_recall_keeps_neither(memory: Me
     )
     assert "13800138000" not in outside
     trace = memory.recall.recall_trace("r1")
-    assert trace is not None and trace["recall"]["query"] == "联系 [redacted:mobile] 问快递到哪了"
+    assert trace is not None and trace.recall.query == "联系 [redacted:mobile] 问快递到哪了"

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.memory.memory import Memory
+from service.memory.recall_rows import DeskRecall
 from store.core import clock
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from store.desk import leases
@@ -51,7 +53,7 @@ def test_interactions_are_idempotent_redacted_and_never_rewritten(memory: Memory
 def test_source_is_metadata_not_a_filter(memory: Memory) -> None:
     turn(memory, "a", "UFO 检查通过了吗")
     memory.desk.remember_interaction("b", user_text="UFO 检查的警告", source="feishu")
-    found = {i["interaction_id"]: i["source"] for i in memory.desk.memory_recall("UFO 检查")["interactions"]}
+    found = {i.interaction_id: i.source for i in memory.desk.memory_recall("UFO 检查").interactions}
     assert found == {"a": "voice", "b": "feishu"}
 
 
@@ -63,10 +65,10 @@ def test_recall_finds_old_items_beyond_the_recent_window(memory: Memory) -> None
     for i in range(120):
         memory.desk.complete_task(f"t{i}", title=f"整理桌面 {i}", status="succeeded", ts=DAY2)
     result = memory.desk.memory_recall("之前 UFO 部署怎么样了")
-    related = [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
+    related = [i.interaction_id for i in result.interactions if i.why == "related"]
     assert related[0] == "old"
-    assert next(c["task_id"] for c in result["task_cards"] if c["why"] == "related") == "t-old"
-    recent = [i["interaction_id"] for i in result["interactions"] if i["why"] == "recent"]
+    assert next(c.task_id for c in result.task_cards if c.why == "related") == "t-old"
+    recent = [i.interaction_id for i in result.interactions if i.why == "recent"]
     assert recent == ["n299", "n298", "n297"]
 
 
@@ -81,17 +83,17 @@ def test_equally_related_cards_come_newest_first_with_a_score_that_says_how_rela
     turn(memory, "late", "UFO 构建检查有警告吗", ts=days[7])
     turn(memory, "early", "UFO 构建检查开始了吗", ts=days[0])  # synced after the later turn
     result = memory.desk.memory_recall("之前 UFO 检查怎么样了", limit=2)
-    related = [c for c in result["task_cards"] if c["why"] == "related"]
-    assert [c["task_id"] for c in related] == ["ufo-7", "ufo-6"]
-    assert related[0]["status"] == "failed" and all(0 < c["score"] <= 1 for c in related)
-    turns = [i["interaction_id"] for i in result["interactions"] if i["why"] == "related"]
+    related = [c for c in result.task_cards if c.why == "related"]
+    assert [c.task_id for c in related] == ["ufo-7", "ufo-6"]
+    assert related[0].status == "failed" and all(isinstance(c.score, float) and 0 < c.score <= 1 for c in related)
+    turns = [i.interaction_id for i in result.interactions if i.why == "related"]
     assert turns == ["late", "early"]
-    recent = [i["interaction_id"] for i in result["interactions"] if i["why"] == "recent"]
+    recent = [i.interaction_id for i in result.interactions if i.why == "recent"]
     assert recent == []  # both turns are related already; nothing else was said
     wider = memory.desk.memory_recall("UFO 构建检查", limit=8)
-    cards = [c for c in wider["task_cards"] if c["why"] == "related"]
-    assert [c["task_id"] for c in cards] == [f"ufo-{n}" for n in range(7, -1, -1)]
-    assert len({c["score"] for c in cards}) == 1 and cards[0]["score"] == 1.0
+    cards = [c for c in wider.task_cards if c.why == "related"]
+    assert [c.task_id for c in cards] == [f"ufo-{n}" for n in range(7, -1, -1)]
+    assert len({c.score for c in cards}) == 1 and cards[0].score == 1.0
 
 
 def test_task_complete_creates_the_schedule_bundle_on_its_first_run(memory: Memory, config) -> None:
@@ -233,8 +235,8 @@ def test_topics_span_workdays_and_the_overview_has_three(memory: Memory) -> None
     assert [s.workday for s in topic.segments] == ["2026-11-27", "2026-11-26", "2026-11-25", "2026-11-24"]
     assert [i.interaction_id for i in topic.items] == ["i0", "i1", "i2"] and topic.next_offset == 3
     assert [i.interaction_id for i in memory.desk.get_topic("ufo", offset=3).items] == ["i3"]
-    overview = memory.desk.memory_recall("随便")["recent_workdays"]
-    assert [d["workday"] for d in overview] == ["2026-11-27", "2026-11-26", "2026-11-25"]
+    overview = memory.desk.memory_recall("随便").recent_workdays
+    assert [d.workday for d in overview] == ["2026-11-27", "2026-11-26", "2026-11-25"]
     # The raw interactions are untouched by filing.
     assert memory.desk.get_interaction("i0")["user_text"] == "UFO 第0天"
 
@@ -298,7 +300,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
         }
     )
     assert done["facts"][0]["status"] == "active"
-    assert [f["content"] for f in memory.desk.memory_recall("天气")["core_facts"]] == ["用户做嵌入式开发"]
+    assert [f.content for f in memory.desk.memory_recall("天气").core_facts] == ["用户做嵌入式开发"]
 
 
 def env_fact(interaction_id: str, quote: str) -> dict[str, Any]:
@@ -327,13 +329,13 @@ def test_environment_facts_need_two_workdays_of_independent_evidence(memory: Mem
     assert same_day["facts"][0]["status"] == "candidate"  # one workday, however many times
     restated = memory.desk.maintenance_commit({"facts": [env_fact("d2", "你的书房电脑是 Ubuntu 24.04")]})
     assert restated["facts"][0]["status"] == "candidate"  # the assistant restating is not verification
-    assert memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"] == []  # candidates are not offered
+    assert memory.desk.memory_recall("书房电脑 Ubuntu").related_facts == []  # candidates are not offered
     confirmed = memory.desk.maintenance_commit({"facts": [env_fact("d3", "书房电脑是 Ubuntu 24.04")]})
     assert confirmed["facts"][0]["outcome"] == "activated" and confirmed["facts"][0]["status"] == "active"
     fact = memory.desk.get_fact(confirmed["facts"][0]["fact_id"])
     assert fact.workdays == ["2026-11-25", "2026-11-27"]
     assert [e.counts for e in fact.evidence] == [True, True, False, True]
-    assert [f["fact_id"] for f in memory.desk.memory_recall("书房电脑 Ubuntu")["related_facts"]] == [fact.fact_id]
+    assert [f.fact_id for f in memory.desk.memory_recall("书房电脑 Ubuntu").related_facts] == [fact.fact_id]
 
 
 def test_daily_review_deactivates_stale_candidates_and_they_are_never_revived(memory: Memory) -> None:
@@ -367,12 +369,12 @@ def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory)
     )
     skill_id = done["skills"][0]["skill_id"]
     assert memory.desk.get_skill(skill_id).status == "draft"
-    assert memory.desk.memory_recall("周报")["relevant_skills"] == []  # executors see active skills only
+    assert memory.desk.memory_recall("周报").relevant_skills == []  # executors see active skills only
     with pytest.raises(Forbidden, match="user_request"):
         memory.desk.set_skill_status(skill_id, "active", actor="agent")
     active = memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
     assert active.status == "active" and active.user_request == "好的，启用这个技能"
-    assert [s["skill_id"] for s in memory.desk.memory_recall("发周报")["relevant_skills"]] == [skill_id]
+    assert [s.skill_id for s in memory.desk.memory_recall("发周报").relevant_skills] == [skill_id]
     with pytest.raises(InvalidInput, match="verbatim"):
         file_all(memory, skills=[{"name": "x", "text": "y", "source_interaction_id": "g", "quote": "我没说过"}])
 
@@ -444,8 +446,8 @@ def test_the_desk_view_rebuilds_identically_from_the_log(memory: Memory) -> None
         memory.desk.list_topics(),
     )
     for one, two in zip(before, after, strict=True):
-        if isinstance(one, dict) and isinstance(two, dict):
-            assert {**one, "latency_ms": 0} == {**two, "latency_ms": 0}
+        if isinstance(one, DeskRecall) and isinstance(two, DeskRecall):
+            assert msgspec.structs.replace(one, latency_ms=0.0) == msgspec.structs.replace(two, latency_ms=0.0)
         else:
             assert one == two
     assert env_fact_b["scope"] == "environment"

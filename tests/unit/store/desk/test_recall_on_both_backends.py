@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.config import load_config, save_settings
@@ -84,7 +85,7 @@ def _answers(memory: Memory) -> dict[str, dict[str, Any]]:
     _fill(memory)
     out = {}
     for query in QUERIES:
-        answer = memory.desk.memory_recall(query)
+        answer = msgspec.to_builtins(memory.desk.memory_recall(query))
         del answer["latency_ms"]
         for key in WITHOUT_RANK:
             answer[key] = sorted(({k: v for k, v in item.items() if k != "score"} for item in answer[key]), key=str)
@@ -132,6 +133,6 @@ def test_recall_with_the_server_away_is_unavailable_and_answers_again_when_it_is
                 memory.desk.memory_recall("牛奶")
             assert away.value.code == "unavailable" and "the database is unavailable" in str(away.value)
             server.resume()
-            assert [i["interaction_id"] for i in memory.desk.memory_recall("牛奶")["interactions"]] == ["i1"]
+            assert [i.interaction_id for i in memory.desk.memory_recall("牛奶").interactions] == ["i1"]
     finally:
         server.stop()
