@@ -42,7 +42,7 @@ from service.memory.recall_rows import RunTrace
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
-from store.episodes.recall_stats import Evaluation
+from store.episodes.rows import Evaluation
 
 DEVICE = "eval"
 # The bundled paraphrase development set (resources/recall_dev_NOTICE.txt): `jiyi eval recall --set paraphrase`.

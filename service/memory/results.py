@@ -18,7 +18,7 @@ from service.memory.rows import DailyRecallPoint, DreamRecord
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
-from store.episodes.recall_stats import Evaluation
+from store.episodes.rows import Evaluation
 
 JsonObject = dict[str, Any]
 

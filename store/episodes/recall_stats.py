@@ -31,7 +31,7 @@ from store.core.models import BaseModel, tuples
 from store.core.projection import EventRecord
 from store.episodes.local_days import local_days
 from store.episodes.models import RecallBaseline, RecallErrorCount, RecallEval, RecallEvalApp, RecallProcedureCount
-from store.episodes.rows import DailyRecallPoint
+from store.episodes.rows import DailyRecallPoint, Evaluation, ReferenceEvaluation
 
 DOMAIN = "recall"
 COUNTERS = (
@@ -70,33 +70,6 @@ REFERENCE_EVALUATION = (
     "precision_at_k",
     "recall_at_k",
 )
-
-
-class ReferenceEvaluation(TypedDict):
-    """The reference's per-run evaluation, as its `latest` holds it (app lists sorted, rates to 6 decimals)."""
-
-    hit: bool
-    hit_at_1: bool
-    conditional_hit: bool
-    contaminated_run: bool
-    false_hit: bool
-    recalled_apps: list[str]
-    actual_apps: list[str]
-    intent_apps: list[str]
-    matched_apps: list[str]
-    package_true_positives: int
-    package_predictions: int
-    package_actuals: int
-    package_precision: float
-    package_recall: float
-    precision_at_k: float
-    recall_at_k: float
-
-
-class Evaluation(ReferenceEvaluation):
-    """The evaluation a `recall_evaluated` event keeps: the reference's, plus Jiyi's `top1_apps`."""
-
-    top1_apps: list[str]
 
 
 def evaluate(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from msgspec import UNSET, UnsetType
 
 from store.core.rows import Row
@@ -119,3 +121,30 @@ class DailyRecallPoint(Row, frozen=True):
     package_precision: float
     package_recall: float
     abstain_rate: float
+
+
+class ReferenceEvaluation(TypedDict):
+    """The reference's per-run evaluation, as its `latest` holds it (app lists sorted, rates to 6 decimals)."""
+
+    hit: bool
+    hit_at_1: bool
+    conditional_hit: bool
+    contaminated_run: bool
+    false_hit: bool
+    recalled_apps: list[str]
+    actual_apps: list[str]
+    intent_apps: list[str]
+    matched_apps: list[str]
+    package_true_positives: int
+    package_predictions: int
+    package_actuals: int
+    package_precision: float
+    package_recall: float
+    precision_at_k: float
+    recall_at_k: float
+
+
+class Evaluation(ReferenceEvaluation):
+    """The evaluation a `recall_evaluated` event keeps: the reference's, plus Jiyi's `top1_apps`."""
+
+    top1_apps: list[str]
