@@ -29,6 +29,7 @@ from store.episodes import archive as episodes
 from store.episodes import lessons, recall_stats
 from store.episodes.archive import DOMAIN as EXPERIENCE
 from store.episodes.episode_filter import EpisodeFilter
+from store.episodes.rows import Evaluation
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
@@ -311,7 +312,7 @@ class RunService:
 
     def _score_recall(
         self, run_id: str, run: RunState, episode: EpisodeOutcome, actual: list[str]
-    ) -> recall_stats.Evaluation | None:
+    ) -> Evaluation | None:
         """Score the run's recall against what was really launched and keep the trace (fails open)."""
         assert run.recall is not None
         mentioned = [a for c in run.recall.candidates if c.source == "mention" for a in c.apps]
