@@ -18,6 +18,7 @@ from typing import Any
 
 from recall.embedders import Embedder
 from recall.vectors import Document, VectorIndex, source_hash
+from store.core.errors import EnvironmentProblem
 
 SCOPE = "desk"
 COLLECTIONS = {
@@ -117,6 +118,7 @@ class Searcher:
     def __init__(self, desk: DeskIndex, vector: Any) -> None:
         self._desk, self._vector = desk, vector
         self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
+        self.unreadable: str | None = None  # why the index could not be read (a full disk, say): nothing found
 
     def _resolved(self) -> Any | None:
         """The query's vector, waiting for it if it is being embedded; None when embedding it failed."""
@@ -131,5 +133,9 @@ class Searcher:
         vector = self._resolved()
         if vector is None:
             return []
-        hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, vector, k, metadata=False)
+        try:
+            hits = self._desk.index.query(COLLECTIONS[kind], SCOPE, vector, k, metadata=False)
+        except EnvironmentProblem as exc:  # the index cannot be opened now: full text answers, saying why
+            self.unreadable = str(exc)
+            return []
         return [(h.id, 1.0 - h.distance) for h in hits]

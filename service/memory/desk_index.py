@@ -103,11 +103,17 @@ class DeskIndexer:
 
     @staticmethod
     def failed(searcher: Searcher | None) -> str | None:
-        """Why `searcher` (from `dense`, used) found nothing because its query could not be embedded; else None."""
-        if searcher is None or searcher.problem is None:
+        """Why `searcher` (from `dense`, used) found nothing: its query could not be embedded, or the index could not
+        be read; else None."""
+        if searcher is None:
             return None
-        log.warning("desk recall went by full text only: %s", searcher.problem)
-        return f"the embedder failed: {searcher.problem}"
+        if searcher.problem is not None:
+            log.warning("desk recall went by full text only: %s", searcher.problem)
+            return f"the embedder failed: {searcher.problem}"
+        if searcher.unreadable is not None:
+            log.warning("desk recall went by full text only: %s", searcher.unreadable)
+            return f"the desk index could not be read: {searcher.unreadable}"
+        return None
 
     # -- filling it -------------------------------------------------------------------------
 

@@ -95,7 +95,9 @@ def test_the_rebuilds_run_as_the_services_jobs_with_the_same_progress(
     assert main(jiyi(hashed_server.home, "rebuild-vec")) == 0
     out, err = capsys.readouterr()
     assert "indexed 3 episodes" in out
-    assert "indexing" in err and "3/3 episodes" in err  # the bar a local rebuild draws, fed by the service's job
+    assert (
+        "indexing" in err and "3/3 items" in err
+    )  # the bar a local rebuild draws (episodes, then desk items), fed by the service's job
     assert main(jiyi(hashed_server.home, "rebuild")) == 0
     out, err = capsys.readouterr()
     assert out.startswith("rebuilt ") and out.rstrip().endswith("integrity ok") and "replaying" in err
