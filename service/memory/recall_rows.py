@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
-from service.memory.rows import Row
+from service.memory.rows import Row, TaskCard
 
 # -- desk recall (`memory.recall`) ------------------------------------------------------------
 
@@ -43,19 +43,9 @@ class RecalledTurn(Row, frozen=True, kw_only=True):
     why: str  # related / recent
 
 
-class RecalledCard(Row, frozen=True, kw_only=True):
+class RecalledCard(TaskCard, frozen=True, kw_only=True):
     """A task card in the answer: `related` (with `score` and `signals`) or `recent`."""
 
-    task_id: str
-    title: str
-    status: str
-    result: str
-    schedule_id: str | None
-    run_id: str | None
-    interaction_id: str | None
-    source: str
-    ts: str
-    workday: str
     score: float | UnsetType = UNSET
     signals: Signals | UnsetType = UNSET
     why: str  # related / recent
