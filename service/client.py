@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
 SOCKET_NAME = "jiyi.sock"
 # The protocol major this client speaks, sent as `v` on every request: a service
@@ -39,6 +39,10 @@ CONNECT_PATIENCE = 2.0
 CONNECT_PAUSE = 0.01
 CONNECT_MAX_PAUSE = 0.2
 CONNECT_REFUSED_TRIES = 3
+
+# What a JSON document holds, as `json.loads` gives it back: a reply's shape is the method's (docs/protocol.md).
+Json: TypeAlias = "None | bool | int | float | str | list[Json] | dict[str, Json]"
+JsonObject: TypeAlias = "dict[str, Json]"
 
 
 def default_socket_path() -> Path:
@@ -116,8 +120,8 @@ class JiyiClient:
     # -- the wire ----------------------------------------------------------------------
 
     def request(
-        self, method: str, params: dict[str, Any] | None = None, *, retry_after_send: bool = False
-    ) -> dict[str, Any]:
+        self, method: str, params: JsonObject | None = None, *, retry_after_send: bool = False
+    ) -> JsonObject:
         """Send one request and return the response object; never raises for I/O.
 
         A failure to reach the service comes back as
@@ -139,7 +143,7 @@ class JiyiClient:
             if cut:
                 self.close()  # shut down from another thread meanwhile: closed here, by the thread that used it
 
-    def _exchange(self, payload: bytes, retry_after_send: bool) -> dict[str, Any]:
+    def _exchange(self, payload: bytes, retry_after_send: bool) -> JsonObject:
         for attempt in (1, 2):
             reused = self._sock is not None
             try:
@@ -206,7 +210,7 @@ class JiyiClient:
             time.sleep(wait)
             pause = min(CONNECT_MAX_PAUSE, pause * 2)
 
-    def _read_response(self) -> dict[str, Any]:
+    def _read_response(self) -> JsonObject:
         sock = self._sock  # `close` from another thread shuts it down meanwhile: recv then answers nothing
         if sock is None:
             raise ConnectionError("the connection was closed")
@@ -221,7 +225,7 @@ class JiyiClient:
             raise ValueError("a malformed response")
         return response
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, read: bool = False) -> dict[str, Any]:
+    def call(self, method: str, params: JsonObject | None = None, *, read: bool = False) -> JsonObject:
         """The result of a method; on failure, strict mode raises `ServiceError`, else
         returns `{"ok": false, "degraded": …, "error": {…}}`."""
         response = self.request(method, params, retry_after_send=read)
@@ -238,10 +242,10 @@ class JiyiClient:
 
     # -- methods -----------------------------------------------------------------------
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JsonObject:
         return self.call("health", read=True)
 
-    def resolve_app(self, name: str, device: str | None = None) -> dict[str, Any]:
+    def resolve_app(self, name: str, device: str | None = None) -> JsonObject:
         """Which package `name` means; `unknown` (with `degraded`) whenever there is no good answer."""
         params = {"name": name} if device is None else {"name": name, "device": device}
         result = self.call("app.resolve", params, read=True)
@@ -257,58 +261,58 @@ class JiyiClient:
             }
         return result
 
-    def _write(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _write(self, method: str, params: JsonObject) -> JsonObject:
         result = self.call(method, params)
         if result.get("ok") is False:
             return {"stored": False, "degraded": result["degraded"], "error": result["error"]}
         return {"stored": True, **result}
 
-    def learn_alias(self, name: str, package: str) -> dict[str, Any]:
+    def learn_alias(self, name: str, package: str) -> JsonObject:
         return self._write("app.alias.learn", {"name": name, "package": package})
 
-    def forget_alias(self, name: str) -> dict[str, Any]:
+    def forget_alias(self, name: str) -> JsonObject:
         return self._write("app.alias.forget", {"name": name})
 
-    def list_aliases(self, **filters: Any) -> dict[str, Any]:
+    def list_aliases(self, **filters: Any) -> JsonObject:
         result = self.call("app.alias.list", filters, read=True)
         return {"entries": [], **result} if result.get("ok") is False else result
 
-    def sync_inventory(self, device: str, apps: list[dict[str, str]]) -> dict[str, Any]:
+    def sync_inventory(self, device: str, apps: list[dict[str, str]]) -> JsonObject:
         return self._write("app.inventory.sync", {"device": device, "apps": apps})
 
-    def run_start(self, run_id: str, device: str, installed: list[dict[str, str]] | None = None) -> dict[str, Any]:
-        params: dict[str, Any] = {"run_id": run_id, "device": device}
+    def run_start(self, run_id: str, device: str, installed: list[dict[str, str]] | None = None) -> JsonObject:
+        params: JsonObject = {"run_id": run_id, "device": device}
         if installed is not None:
             params["installed"] = installed
         return self._write("run.start", params)
 
-    def run_event(self, event: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    def run_event(self, event: JsonObject, **extra: Any) -> JsonObject:
         return self._write("run.event", {"event": event, **extra})
 
-    def run_finish(self, run_id: str) -> dict[str, Any]:
+    def run_finish(self, run_id: str) -> JsonObject:
         return self._write("run.finish", {"run_id": run_id})
 
     # -- desktop-assistant memory (docs/protocol.md) -----------------------------------
 
     def remember_interaction(
         self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         """Sync one completed turn (idempotent: safe to send again after a reconnect)."""
         params = {"interaction_id": interaction_id, "user_text": user_text, "assistant_text": assistant_text, **extra}
         return self._write("interaction.remember", params)
 
-    def memory_recall(self, query: str, limit: int = 8) -> dict[str, Any]:
+    def memory_recall(self, query: str, limit: int = 8) -> JsonObject:
         """What memory holds about `query`; empty lists marked `degraded` when the service is away."""
         result = self.call("memory.recall", {"query": query, "limit": limit}, read=True)
         if result.get("ok") is False:
-            empty: dict[str, Any] = {key: [] for key in RECALL_LISTS}
+            empty: JsonObject = {key: [] for key in RECALL_LISTS}
             return {**empty, "query": query, "degraded": result["degraded"], "error": result["error"]}
         return result
 
-    def complete_task(self, task_id: str, title: str, status: str, **extra: Any) -> dict[str, Any]:
+    def complete_task(self, task_id: str, title: str, status: str, **extra: Any) -> JsonObject:
         return self._write("task.complete", {"task_id": task_id, "title": title, "status": status, **extra})
 
-    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> dict[str, Any]:
+    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> JsonObject:
         """Write a bundle document; a `conflict` error carries the current revision and content in `error.data`."""
         params = {"bundle_id": bundle_id, "path": path, "content": content, "expected_revision": expected_revision}
         return self._write("bundle.document.put", params)
@@ -326,5 +330,5 @@ RECALL_LISTS = (
 )
 
 
-def _unavailable(message: str) -> dict[str, Any]:
+def _unavailable(message: str) -> JsonObject:
     return {"id": None, "ok": False, "degraded": True, "error": {"code": "unavailable", "message": message}}
