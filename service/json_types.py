@@ -9,5 +9,5 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-Json: TypeAlias = "None | bool | int | float | str | list[Json] | dict[str, Json]"
+Json: TypeAlias = "bool | int | float | str | list[Json] | dict[str, Json] | None"
 JsonObject: TypeAlias = "dict[str, Json]"
