@@ -391,13 +391,18 @@ class RecordRevoked(Row, frozen=True):
 # -- dream -----------------------------------------------------------------------------------
 
 
+# One step of a dream pass: `step`, `ok` (or `error`), and what that step says of its work (`count`,
+# `changes`, `removed`/`added`, `calibrations`…): each step's own keys (docs/dream.md), read by name.
+DreamStep = dict[str, object]
+
+
 class DreamRecord(Row, frozen=True, rename={"pass_": "pass"}):
     """A real dream pass as stored (`dream.reports`): its steps in order, and each step's count by name."""
 
     ts: float
     pass_: str  # full / light (`pass` on the wire)
     dry_run: bool  # always False: a dry run is not stored
-    steps: list[dict[str, Any]]  # each `step`, `ok`, and its own counts and changes (or `error`)
+    steps: list[DreamStep]  # each `step`, `ok`, and its own counts and changes (or `error`)
     changed: bool
     summary: dict[str, int]  # step -> what it changed
 
