@@ -13,7 +13,7 @@ object gave. A field a row may lack is `UNSET` (left out of the JSON, as before)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Required, TypedDict, TypeVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -361,6 +361,38 @@ def adoption_of(outcome: store_adoption.Adoption) -> Adoption:
     if "refused" in outcome:
         return AdoptionRefused(reason=str(outcome["refused"]))
     return AdoptionSkipped(reason=str(outcome["skipped"]))
+
+
+class ExtractionLease(TypedDict, total=False):
+    """What `learning.extract.lease` hands a worker: the source to extract from, or `empty` (alone) when
+    nothing waits. Built by the store and kept in its ledger, so a lost reply is answered the same again."""
+
+    empty: bool  # true when nothing waits
+    operation_id: str  # what the submission names
+    # The store's `Snapshot` (store/learning/extraction.py: the source as stored, redacted, the policy, the
+    # records it may touch, the deadline), as a plain object here: that module needs the database.
+    snapshot: dict[str, Any]
+
+
+class ExtractionReceipt(TypedDict, total=False):
+    """What `learning.extract.submit` answers: accepted with its `outcome`, or not (`reason`: it came late)."""
+
+    accepted: Required[bool]
+    outcome: str  # "candidate" or "noop"
+    reason: str  # why it was not accepted
+
+
+class ReviewLease(TypedDict, total=False):
+    """What `learning.review.lease` hands a reviewer: a candidate with its sources as stored, or `empty`
+    (alone) when nothing waits."""
+
+    empty: bool  # true when nothing waits
+    review_id: str  # what the verdict names
+    candidate: dict[str, object]  # the candidate as the extractor submitted it
+    sources: list[dict[str, object]]  # each source as stored (redacted)
+    feed: str  # completion / objective
+    policy: str  # the owner's learning policy
+    deadline: str  # ISO 8601: a verdict after it is late
 
 
 class ReviewReceipt(Row, frozen=True):
