@@ -47,7 +47,7 @@ class Tool:
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     narrowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    complete: Callable[[dict[str, Any]], None] | None = None
+    complete: Callable[[dict[str, object]], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the tool's arguments: the declaration's schema of the fields it exposes."""
@@ -78,7 +78,7 @@ class Tool:
             "openWorldHint": False,
         }
 
-    def params(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def params(self, arguments: Mapping[str, object] | None) -> dict[str, object]:
         """The operation's parameters for a call with `arguments`; `InvalidInput` names an argument it does
         not take or a required one that is missing (the service checks each value itself)."""
         arguments = dict(arguments or {})
@@ -116,7 +116,7 @@ def _same(*names: str) -> dict[str, str]:
     return {name: name for name in names}
 
 
-def turn_id(params: dict[str, Any], at: datetime | None = None) -> None:
+def turn_id(params: dict[str, object] | dict[str, str], at: datetime | None = None) -> None:
     """A turn without the assistant's own id gets one derived from its content and the UTC minute it is
     sent in (`at`, now by default): an immediate retry is the same turn, the same words on another day
     ("好的", "继续") are a new one. A retry that crosses a minute boundary is stored twice, the lesser harm."""
