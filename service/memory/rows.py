@@ -466,5 +466,5 @@ class JobStatus(Row, frozen=True):
     finished: float | None
     cancel_requested: bool
     cancellable: bool
-    outcome: dict[str, Any] | None  # what the work answers (its own method's result)
+    outcome: dict[str, object] | None  # what the work answers (its own method's result)
     error: dict[str, str] | None  # {"code", "message"} when it failed

@@ -138,7 +138,7 @@ class JobFollower:
         self._wire = wire_
         self._protocol = protocol
 
-    def run(self, kind: str, progress: Progress | None, params: JobParams | None = None) -> JsonObject:
+    def run(self, kind: str, progress: Progress | None, params: JobParams | None = None) -> dict[str, object]:
         """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
 
         `progress(done, total)` is called on every poll once the job knows its total; when it raises
@@ -157,7 +157,8 @@ class JobFollower:
             waited = self._wire.call(method, params, writes=True, long=True)
             if not isinstance(waited, dict):
                 raise JiyiError(f"the service answered {method} with {type(waited).__name__}, not an object")
-            return waited
+            answered: dict[str, object] = {**waited}
+            return answered
         status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
             while status.state == "running":

@@ -50,7 +50,9 @@ def test_an_attached_import_reports_its_indexing_and_recall_finds_the_runs(
     assert seen and seen[-1] == (RUNS, RUNS) and all(total == RUNS for _, total in seen)
     job = hashed.jobs.list()[0]
     assert job.kind == "taskwizard.import" and job.state == "done" and job.cancellable is False
-    assert job.outcome is not None and job.outcome["experience"]["imported"] == RUNS
+    assert job.outcome is not None
+    experience = job.outcome["experience"]
+    assert isinstance(experience, dict) and experience["imported"] == RUNS
     found = in_thread(qtbot, lambda: remote.recall.recall_query("点一份黄焖鸡外卖", "phone2"))
     assert "com.sankuai.meituan" in str(found)
 
