@@ -16,7 +16,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from peewee import IntegrityError
 
@@ -50,6 +50,13 @@ _PG_APPEND = (
 REPLAY_BATCH = 500
 # What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
 REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
+
+
+class ViewState(TypedDict, total=False):
+    """Where a domain's view is (`meta` key `view:<domain>`): its definition's version and the last event applied."""
+
+    version: int
+    seq: int
 
 
 class Store:
@@ -486,7 +493,8 @@ class Store:
                 )
         return skipped
 
-    def _view_state(self, domain: str) -> dict[str, Any]:
+    def _view_state(self, domain: str) -> ViewState:
+        """Where the domain's view is, as `_set_view_state` kept it (empty when unreadable: it is rebuilt)."""
         row = MetaValue.get_or_none(MetaValue.key == f"view:{domain}")
         if row is None:
             return {}
@@ -494,9 +502,9 @@ class Store:
             value = json.loads(row.value)
         except ValueError:
             return {}
-        return value if isinstance(value, dict) else {}
+        return cast(ViewState, value) if isinstance(value, dict) else {}  # its values are only compared
 
-    def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
+    def _set_view_state(self, domain: str, state: ViewState) -> None:
         self.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (f"view:{domain}", json.dumps(state)))
 
     # -- facts ---------------------------------------------------------------------
