@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from recall.episode_recall import RecallResult
+from recall.episode_recall import RecallJson, RecallResult
 from service.config import Config, save_settings
 from service.demo.desk import fill_desk
 from service.demo.goals import DemoTask, demo_tasks, phrase
@@ -92,7 +92,7 @@ class DemoTrace(TypedDict):
     device_scope: str
     mode: str
     embedder: str
-    recall: dict[str, object]  # `RecallResult.to_dict`
+    recall: RecallJson
     evaluation: Evaluation
 
 
