@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
@@ -279,15 +279,17 @@ class Store:
         self,
         domain: str,
         event_type: str,
-        payload: dict[str, Any],
+        given: Mapping[str, object],
         *,
         actor: str,
         ts: str | None = None,
         schema_v: int = 1,
     ) -> EventRecord:
-        """Append one event and apply it to its view. Must run inside `atomic()`."""
+        """Append one event (its payload as `given` is now: the event keeps a copy) and apply it to its view.
+        Must run inside `atomic()`."""
         if self._txn is None:
             raise RuntimeError("Store.append must run inside Store.atomic()")
+        payload = dict(given)
         projection = self._projections.get(domain)
         subject = projection.subject_of(event_type, payload) if projection else None
         try:
@@ -324,7 +326,7 @@ class Store:
         return record
 
     def append_many(
-        self, domain: str, items: Sequence[tuple[str, dict[str, Any]]], *, actor: str, schema_v: int = 1
+        self, domain: str, items: Sequence[tuple[str, Mapping[str, object]]], *, actor: str, schema_v: int = 1
     ) -> list[EventRecord]:
         """Append many `(type, payload)` events of `domain` at once and apply them to its view.
 
@@ -343,7 +345,8 @@ class Store:
         txn = self._txn
         records = [first]
         rows = []
-        for offset, (event_type, payload) in enumerate(items[1:], start=1):
+        for offset, (event_type, given) in enumerate(items[1:], start=1):
+            payload = dict(given)  # the event's own copy, as `append` keeps
             subject = projection.subject_of(event_type, payload) if projection else None
             try:
                 text = json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=False)
