@@ -89,7 +89,7 @@ class Importer:
         return self.redactor.redact(value.strip())[:64]
 
     def _append(self, event_type: str, payload: Mapping[str, object], ts: str, domain: str = DESK) -> None:
-        self.store.append(domain, event_type, dict(payload), actor=ACTOR, ts=ts)
+        self.store.append(domain, event_type, payload, actor=ACTOR, ts=ts)
 
     # -- each kind ----------------------------------------------------------------------
 
