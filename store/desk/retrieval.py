@@ -240,17 +240,21 @@ def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense |
         ],
     )
     seen = Snapshot.of_row(snapshot[0])
+    # The kinds are searched side by side (`store.core.readers`), the turns on this thread.
+    related_cards_ = store.readers.aside(lambda: related_cards(store, query, limit, seen, dense))
+    related_topics_ = store.readers.aside(lambda: related_topics(store, query, limit, seen, dense))
+    related_facts_ = store.readers.aside(lambda: facts.related_facts(store, query, limit, seen.of(FactFts), dense))
     interactions = _merge(related_interactions(store, query, limit, seen, dense), recent_turns, "interaction_id", limit)
-    cards = _merge(related_cards(store, query, limit, seen, dense), recent_cards, "task_id", limit)
+    cards = _merge(related_cards_(), recent_cards, "task_id", limit)
     return {
         "query": query,
         "task_cards": cards,
         "interactions": interactions,
         "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit, bundles),
         "recent_workdays": cached_recent_workdays(store, seen.overview_version),
-        "related_topics": related_topics(store, query, limit, seen, dense),
+        "related_topics": related_topics_(),
         "core_facts": facts.core_facts_of(core),
-        "related_facts": facts.related_facts(store, query, limit, seen.of(FactFts), dense),
+        "related_facts": related_facts_(),
         "relevant_skills": skills.relevant_skills(store, query, limit, active_skills),
     }
 
