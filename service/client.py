@@ -23,8 +23,9 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypeAlias, TypedDict, cast
 
 SOCKET_NAME = "jiyi.sock"
 # The protocol major this client speaks, sent as `v` on every request: a service
@@ -40,6 +41,50 @@ CONNECT_PAUSE = 0.01
 CONNECT_MAX_PAUSE = 0.2
 CONNECT_REFUSED_TRIES = 3
 
+# What a JSON document holds, as `json.loads` gives it back: a result's shape is its method's (docs/protocol.md).
+Json: TypeAlias = "bool | int | float | str | list[Json] | dict[str, Json] | None"
+JsonObject: TypeAlias = "dict[str, Json]"
+Params: TypeAlias = "Mapping[str, object]"  # anything `json.dumps` writes as a JSON object
+
+
+class ReplyError(TypedDict):
+    """Why a request failed: a stable `code`, a `message` for people, and `data` when it helps recover."""
+
+    code: str
+    message: str
+    data: NotRequired[Json]
+
+
+class Reply(TypedDict):
+    """One response as the service sent it (`request`): `result` (a write's also `changes`), or `error`.
+
+    A service out of reach answers `ok: false` with `degraded: true` and the error code `unavailable`."""
+
+    id: int | str | None
+    ok: bool
+    result: NotRequired[Json]
+    changes: NotRequired[list[str]]
+    error: NotRequired[ReplyError]
+    degraded: NotRequired[bool]
+
+
+class Resolution(TypedDict):
+    """What `resolve_app` answers: `state` is `resolved`, `ambiguous` or `unknown` (`package` only when resolved).
+
+    A degraded answer (the service out of reach) holds the first five keys, `degraded` and `error`."""
+
+    query: str
+    state: str
+    package: str | None
+    reason: str
+    candidates: list[JsonObject]
+    normalized: NotRequired[str]
+    device: NotRequired[str | None]
+    not_installed: NotRequired[list[JsonObject]]
+    elapsed_ms: NotRequired[float]
+    degraded: NotRequired[bool]
+    error: NotRequired[JsonObject]
+
 
 def default_socket_path() -> Path:
     """`JIYI_SOCKET`, else `jiyi/jiyi.sock` in the user's runtime directory (or a private temp folder)."""
@@ -54,7 +99,7 @@ def default_socket_path() -> Path:
 class ServiceError(Exception):
     """A request that failed (strict mode). `degraded` means the service could not be reached."""
 
-    def __init__(self, code: str, message: str, degraded: bool = False, data: Any = None) -> None:
+    def __init__(self, code: str, message: str, degraded: bool = False, data: Json = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.degraded, self.data = code, message, degraded, data
 
@@ -115,9 +160,7 @@ class JiyiClient:
 
     # -- the wire ----------------------------------------------------------------------
 
-    def request(
-        self, method: str, params: dict[str, Any] | None = None, *, retry_after_send: bool = False
-    ) -> dict[str, Any]:
+    def request(self, method: str, params: Params | None = None, *, retry_after_send: bool = False) -> Reply:
         """Send one request and return the response object; never raises for I/O.
 
         A failure to reach the service comes back as
@@ -139,7 +182,7 @@ class JiyiClient:
             if cut:
                 self.close()  # shut down from another thread meanwhile: closed here, by the thread that used it
 
-    def _exchange(self, payload: bytes, retry_after_send: bool) -> dict[str, Any]:
+    def _exchange(self, payload: bytes, retry_after_send: bool) -> Reply:
         for attempt in (1, 2):
             reused = self._sock is not None
             try:
@@ -206,7 +249,7 @@ class JiyiClient:
             time.sleep(wait)
             pause = min(CONNECT_MAX_PAUSE, pause * 2)
 
-    def _read_response(self) -> dict[str, Any]:
+    def _read_response(self) -> Reply:
         sock = self._sock  # `close` from another thread shuts it down meanwhile: recv then answers nothing
         if sock is None:
             raise ConnectionError("the connection was closed")
@@ -219,16 +262,17 @@ class JiyiClient:
         response = json.loads(line.decode("utf-8"))
         if not isinstance(response, dict) or "ok" not in response:
             raise ValueError("a malformed response")
-        return response
+        return cast(Reply, response)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, read: bool = False) -> dict[str, Any]:
+    def call(self, method: str, params: Params | None = None, *, read: bool = False) -> JsonObject:
         """The result of a method; on failure, strict mode raises `ServiceError`, else
         returns `{"ok": false, "degraded": …, "error": {…}}`."""
         response = self.request(method, params, retry_after_send=read)
         if response.get("ok"):
             result = response.get("result")
             return result if isinstance(result, dict) else {"value": result}
-        error = response.get("error") or {}
+        # the error as the service sent it (a JSON object, whatever else it holds)
+        error = cast(JsonObject, response.get("error") or {})
         degraded = bool(response.get("degraded"))
         if self.strict:
             raise ServiceError(
@@ -238,77 +282,78 @@ class JiyiClient:
 
     # -- methods -----------------------------------------------------------------------
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JsonObject:
         return self.call("health", read=True)
 
-    def resolve_app(self, name: str, device: str | None = None) -> dict[str, Any]:
+    def resolve_app(self, name: str, device: str | None = None) -> Resolution:
         """Which package `name` means; `unknown` (with `degraded`) whenever there is no good answer."""
         params = {"name": name} if device is None else {"name": name, "device": device}
         result = self.call("app.resolve", params, read=True)
         if result.get("ok") is False:
+            error = _object(result["error"])
             return {
                 "query": name,
                 "state": "unknown",
                 "package": None,
-                "reason": result["error"].get("code", "unavailable"),
+                "reason": str(error.get("code", "unavailable")),
                 "candidates": [],
-                "degraded": result["degraded"],
-                "error": result["error"],
+                "degraded": bool(result["degraded"]),
+                "error": error,
             }
-        return result
+        return cast(Resolution, result)
 
-    def _write(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _write(self, method: str, params: Params) -> JsonObject:
         result = self.call(method, params)
         if result.get("ok") is False:
             return {"stored": False, "degraded": result["degraded"], "error": result["error"]}
         return {"stored": True, **result}
 
-    def learn_alias(self, name: str, package: str) -> dict[str, Any]:
+    def learn_alias(self, name: str, package: str) -> JsonObject:
         return self._write("app.alias.learn", {"name": name, "package": package})
 
-    def forget_alias(self, name: str) -> dict[str, Any]:
+    def forget_alias(self, name: str) -> JsonObject:
         return self._write("app.alias.forget", {"name": name})
 
-    def list_aliases(self, **filters: Any) -> dict[str, Any]:
+    def list_aliases(self, **filters: object) -> JsonObject:
         result = self.call("app.alias.list", filters, read=True)
         return {"entries": [], **result} if result.get("ok") is False else result
 
-    def sync_inventory(self, device: str, apps: list[dict[str, str]]) -> dict[str, Any]:
+    def sync_inventory(self, device: str, apps: list[dict[str, str]]) -> JsonObject:
         return self._write("app.inventory.sync", {"device": device, "apps": apps})
 
-    def run_start(self, run_id: str, device: str, installed: list[dict[str, str]] | None = None) -> dict[str, Any]:
-        params: dict[str, Any] = {"run_id": run_id, "device": device}
+    def run_start(self, run_id: str, device: str, installed: list[dict[str, str]] | None = None) -> JsonObject:
+        params: dict[str, object] = {"run_id": run_id, "device": device}
         if installed is not None:
             params["installed"] = installed
         return self._write("run.start", params)
 
-    def run_event(self, event: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    def run_event(self, event: Params, **extra: object) -> JsonObject:
         return self._write("run.event", {"event": event, **extra})
 
-    def run_finish(self, run_id: str) -> dict[str, Any]:
+    def run_finish(self, run_id: str) -> JsonObject:
         return self._write("run.finish", {"run_id": run_id})
 
     # -- desktop-assistant memory (docs/protocol.md) -----------------------------------
 
     def remember_interaction(
-        self, interaction_id: str, user_text: str, assistant_text: str, **extra: Any
-    ) -> dict[str, Any]:
+        self, interaction_id: str, user_text: str, assistant_text: str, **extra: object
+    ) -> JsonObject:
         """Sync one completed turn (idempotent: safe to send again after a reconnect)."""
         params = {"interaction_id": interaction_id, "user_text": user_text, "assistant_text": assistant_text, **extra}
         return self._write("interaction.remember", params)
 
-    def memory_recall(self, query: str, limit: int = 8) -> dict[str, Any]:
+    def memory_recall(self, query: str, limit: int = 8) -> JsonObject:
         """What memory holds about `query`; empty lists marked `degraded` when the service is away."""
         result = self.call("memory.recall", {"query": query, "limit": limit}, read=True)
         if result.get("ok") is False:
-            empty: dict[str, Any] = {key: [] for key in RECALL_LISTS}
+            empty: JsonObject = {key: [] for key in RECALL_LISTS}
             return {**empty, "query": query, "degraded": result["degraded"], "error": result["error"]}
         return result
 
-    def complete_task(self, task_id: str, title: str, status: str, **extra: Any) -> dict[str, Any]:
+    def complete_task(self, task_id: str, title: str, status: str, **extra: object) -> JsonObject:
         return self._write("task.complete", {"task_id": task_id, "title": title, "status": status, **extra})
 
-    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> dict[str, Any]:
+    def put_document(self, bundle_id: str, path: str, content: str, expected_revision: int) -> JsonObject:
         """Write a bundle document; a `conflict` error carries the current revision and content in `error.data`."""
         params = {"bundle_id": bundle_id, "path": path, "content": content, "expected_revision": expected_revision}
         return self._write("bundle.document.put", params)
@@ -326,5 +371,10 @@ RECALL_LISTS = (
 )
 
 
-def _unavailable(message: str) -> dict[str, Any]:
+def _object(value: Json) -> JsonObject:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _unavailable(message: str) -> Reply:
     return {"id": None, "ok": False, "degraded": True, "error": {"code": "unavailable", "message": message}}

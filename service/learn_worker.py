@@ -21,12 +21,12 @@ import secrets
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from service.client import JiyiClient
+from service.client import JiyiClient, Json, JsonObject, Reply
 
 log = logging.getLogger("jiyi.service.worker")
 
@@ -178,14 +178,16 @@ class Worker:
         self.client, self.endpoint, self.role = client, endpoint, role
         self.tally = Tally()
 
-    def send(self, method: str, params: dict[str, object]) -> dict[str, Any]:
+    def send(self, method: str, params: Mapping[str, object]) -> Reply:
         """One request, sent again with the same request id while its reply is lost."""
         for _ in range(RESENDS + 1):
             reply = self.client.request(method, params)
             if not reply.get("degraded"):
                 return reply
             time.sleep(0.2)
-        raise WorkerError(f"no answer from Jiyi for {method}: {reply.get('error', {}).get('message')}")
+        raise WorkerError(
+            f"no answer from Jiyi for {method}: {reply['error']['message'] if 'error' in reply else None}"
+        )
 
     def step(self) -> bool:
         """Lease one item and handle it; False when nothing waits."""
@@ -193,11 +195,11 @@ class Worker:
         lease = self.send(f"{prefix}.lease", {"request_id": new_id()})
         if not lease.get("ok"):
             raise WorkerError(f"{prefix}.lease refused: {lease['error']['message']}")
-        work = lease["result"]
+        work = _object(lease.get("result"))
         if work.get("empty"):
             return False
         self.tally.leased += 1
-        handle: Callable[[dict[str, Any]], None] = self._extract if self.role == "extract" else self._review
+        handle: Callable[[JsonObject], None] = self._extract if self.role == "extract" else self._review
         try:
             handle(work)
         except WorkerError as exc:
@@ -206,15 +208,15 @@ class Worker:
             log.warning("%s", exc)
         return True
 
-    def _extract(self, work: dict[str, Any]) -> None:
-        snapshot = work["snapshot"]
-        prompt = EXTRACT_PROMPT.replace("KINDS", ", ".join(snapshot["kinds"]))
+    def _extract(self, work: JsonObject) -> None:
+        snapshot = _object(work["snapshot"])
+        prompt = EXTRACT_PROMPT.replace("KINDS", ", ".join(str(kind) for kind in _list(snapshot["kinds"])))
         until = _until(snapshot.get("deadline"))
         result = self.endpoint.ask(prompt, json.dumps(snapshot, ensure_ascii=False), until=until)
         params = {"operation_id": work["operation_id"], "request_id": new_id(), "result": result}
         self._settle(self.send("learning.extract.submit", params))
 
-    def _review(self, work: dict[str, Any]) -> None:
+    def _review(self, work: JsonObject) -> None:
         shown = {k: work[k] for k in ("candidate", "sources", "policy", "feed")}
         answer = self.endpoint.ask(
             REVIEW_PROMPT, json.dumps(shown, ensure_ascii=False), until=_until(work.get("deadline"))
@@ -225,13 +227,13 @@ class Worker:
         params = {"review_id": work["review_id"], "request_id": new_id(), "verdict": verdict, "reason": reason}
         self._settle(self.send("learning.review.submit", params))
 
-    def _settle(self, reply: dict[str, Any]) -> None:
+    def _settle(self, reply: Reply) -> None:
         if not reply.get("ok"):
             self.tally.refused += 1
             self.tally.notes.append(f"refused ({reply['error']['code']}): {reply['error']['message']}")
-        elif reply["result"].get("accepted") is False:
+        elif (receipt := _object(reply.get("result"))).get("accepted") is False:
             self.tally.refused += 1
-            self.tally.notes.append(f"too late: {reply['result']['reason']}")
+            self.tally.notes.append(f"too late: {receipt['reason']}")
         else:
             self.tally.submitted += 1
 
@@ -243,6 +245,20 @@ class Worker:
                     break
                 time.sleep(poll)
         return self.tally
+
+
+def _object(value: Json) -> JsonObject:
+    """`value`, a JSON object Jiyi sent; `WorkerError` when it is something else."""
+    if not isinstance(value, dict):
+        raise WorkerError(f"Jiyi answered {type(value).__name__} where an object belongs")
+    return value
+
+
+def _list(value: Json) -> list[Json]:
+    """`value`, a JSON list Jiyi sent; `WorkerError` when it is something else."""
+    if not isinstance(value, list):
+        raise WorkerError(f"Jiyi answered {type(value).__name__} where a list belongs")
+    return value
 
 
 def _until(deadline: object) -> float | None:

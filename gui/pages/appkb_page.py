@@ -9,7 +9,7 @@ stays responsive at any size.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from PySide6.QtCore import (
     QByteArray,
@@ -117,6 +117,16 @@ class AliasTableModel(PagedTableModel[AppKbEntry]):
         if column == "stale":
             return self.tr("已失效") if entry.stale else self.tr("有效")
         return str(getattr(entry, column))
+
+
+class AliasFilters(TypedDict):
+    """What the page lists entries by (`list_aliases`' own parameters): its filter widgets, trust order."""
+
+    device: str | None
+    kind: str | None
+    text: str | None
+    include_stale: bool
+    order: str
 
 
 class AppKbPage(QWidget):
@@ -247,7 +257,7 @@ class AppKbPage(QWidget):
 
     # -- loading -----------------------------------------------------------------------
 
-    def filters(self) -> dict[str, Any]:
+    def filters(self) -> AliasFilters:
         return {
             "device": self.device_combo.currentData(),
             "kind": self.kind_combo.currentData(),

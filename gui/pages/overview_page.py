@@ -10,8 +10,9 @@ runs in the write lane, so the page keeps reading while it runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -206,7 +207,7 @@ class OverviewPage(QWidget):
         self.values["home_size"].setText(text)
         self.values["home_size"].setStyleSheet("color: #b3261e;" if size["over_budget"] else "")
 
-    def _quality(self, quality: dict[str, Any]) -> str:
+    def _quality(self, quality: Mapping[str, object]) -> str:
         """The recall page's headline figures for the overview's window, or that nothing was scored."""
         days = quality.get("days", 30)
         if not quality.get("evaluations"):

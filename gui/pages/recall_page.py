@@ -42,7 +42,7 @@ from gui.words import unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.recall_rows import RecallAnswer
-from service.memory.results import RecallStatistics
+from service.memory.results import PackageStatistics, RecallStatistics
 from service.memory.rows import DailyRecallPoint
 
 DAY = 86400.0
@@ -246,7 +246,7 @@ class RecallPage(QWidget):
         self.calibration_chart.set_calibrations(stats["calibration"])
         self.loaded.emit(stats)
 
-    def _show_packages(self, packages: list[dict[str, Any]]) -> None:
+    def _show_packages(self, packages: list[PackageStatistics]) -> None:
         self.package_model.removeRows(0, self.package_model.rowCount())
         for p in packages:
             row = []

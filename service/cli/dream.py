@@ -12,7 +12,7 @@ from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
-    from service.memory.rows import DreamRecord
+    from service.memory.rows import DreamRecord, DreamStep
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -36,19 +36,20 @@ def run_dream(args: argparse.Namespace, config: Config) -> int:
             print(f"{step['step']:<18} failed: {step['error']}")
             continue
         print(f"{step['step']:<18} {_step_summary(step, verb, dry_run=args.dry_run)}")
-        for change in step.get("changes", []):
+        changes = step.get("changes")
+        for change in changes if isinstance(changes, list) else []:
             print(f"    {describe_change(change)}")
         for line in _fold_lines(step):
             print(f"    {line}")
     return 0
 
 
-def _step_summary(step: dict[str, Any], verb: str, *, dry_run: bool) -> str:
+def _step_summary(step: DreamStep, verb: str, *, dry_run: bool) -> str:
     """`changed 3`, `would remove 2 and add 5 index entries`, or `nothing to do` (never `-0 +0`)."""
     count = step.get("count")
     if count is not None:
         return f"{verb} {count}" if count else ("nothing to change" if dry_run else "nothing changed")
-    removed, added = int(step.get("removed", 0)), int(step.get("added", 0))
+    removed, added = _whole(step.get("removed")), _whole(step.get("added"))
     if not removed and not added:
         return "nothing to change" if dry_run else "nothing changed"
     would = "would " if dry_run else ""
@@ -70,7 +71,12 @@ def describe_change(change: Any) -> str:
     return shown or json.dumps(change, ensure_ascii=False)
 
 
-def _fold_lines(step: dict[str, Any]) -> list[str]:
+def _whole(value: object) -> int:
+    """A step's count (0 when it has none)."""
+    return int(value) if isinstance(value, int | float | str) else 0
+
+
+def _fold_lines(step: DreamStep) -> list[str]:
     """A fold's runs: each one a dry run describes (date, device, outcome, goal), then how many more."""
     episodes = step.get("episodes")
     if not isinstance(episodes, list):
@@ -82,7 +88,7 @@ def _fold_lines(step: dict[str, Any]) -> list[str]:
         lines.append(
             f"fold {e['run_id']}  {when}  {e['device_scope'].removeprefix('device:')}  {outcome}  {e['goal_text']}"
         )
-    more = int(step.get("count") or 0) - len(episodes)
+    more = _whole(step.get("count")) - len(episodes)
     if more > 0:
         lines.append(f"… and {more} older runs")
     return lines

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 from rich.cells import cell_len
@@ -114,7 +115,7 @@ DAY_COLUMNS = ("day", "evaluations", "hit_at_1", "hit_rate", "contaminated_run_r
 PACKAGE_COLUMNS = ("package", "precision", "recall", "predictions", "actuals")
 
 
-def print_table(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
+def print_table(columns: tuple[str, ...], rows: Sequence[Mapping[str, object]]) -> None:
     """`rows` under a header of `columns`, lined up by display width; rates with two decimals."""
 
     def cell(value: object) -> str:

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ class ServiceLink:
         with self._lock:
             self._ensure()
 
-    def call(self, operation: Operation[Any, Any], params: dict[str, Any]) -> Any:
+    def call(self, operation: Operation[Any, Any], params: Mapping[str, object]) -> Any:
         """The operation's result; `EnvironmentProblem` when the service cannot be reached (a read is tried
         once more after a private service was started again)."""
         with self._lock:

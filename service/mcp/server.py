@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote, unquote
@@ -60,7 +60,9 @@ BUNDLES_FOLLOWED = 256  # the most recently read bundle documents a listen strea
 class Resource:
     """A readable view of memory: a fixed call of one operation."""
 
-    def __init__(self, uri: str, name: str, description: str, operation: Operation[Any, Any], params: dict[str, Any]):
+    def __init__(
+        self, uri: str, name: str, description: str, operation: Operation[Any, Any], params: Mapping[str, object]
+    ):
         self.uri, self.name, self.description = uri, name, description
         self.operation, self.params = operation, params
 
@@ -177,7 +179,7 @@ class JiyiMcp:
             return failure(f"{tool.name} failed inside jiyi mcp (internal error; see its stderr)")
         return success(result)
 
-    async def _call(self, operation: Operation[Any, Any], params: dict[str, Any]) -> Any:
+    async def _call(self, operation: Operation[Any, Any], params: Mapping[str, object]) -> Any:
         return await anyio.to_thread.run_sync(self.link.call, operation, params)
 
     # -- resources ---------------------------------------------------------------------------
@@ -286,7 +288,7 @@ class JiyiMcp:
     # -- its life --------------------------------------------------------------------------------
 
     @asynccontextmanager
-    async def _lifespan(self, server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+    async def _lifespan(self, server: Server[Any]) -> AsyncIterator[dict[str, object]]:
         """Reach the service in the background (a private one takes a second to start; `initialize` does not
         wait for it), and follow its change notices for as long as the server runs."""
         token = anyio.lowlevel.current_token()
@@ -354,7 +356,7 @@ def success(result: Any) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=dumps(result))], structured_content=structured)
 
 
-def failure(message: str, error: dict[str, Any] | None = None) -> types.CallToolResult:
+def failure(message: str, error: dict[str, object] | None = None) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(text=message)],
         structured_content={"error": error} if error is not None else None,
@@ -369,7 +371,7 @@ def tool_failure(tool: Tool, exc: JiyiError) -> types.CallToolResult:
     for param, name in ((param, tool.argument_name(param)) for param in tool.fields.values()):
         message = message.replace(f"params.{param}", name)
     message = message.replace("params.", "")
-    error: dict[str, Any] = {"code": exc.code, "message": message}
+    error: dict[str, object] = {"code": exc.code, "message": message}
     if isinstance(exc, Conflict) and exc.details:
         error["data"] = exc.details
         current = exc.details.get("current_revision", exc.details.get("revision"))

@@ -49,7 +49,7 @@ class Tool:
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     narrowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    complete: Callable[[dict[str, Any]], None] | None = None
+    complete: Callable[[dict[str, object]], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the tool's arguments: the declaration's schema of the fields it exposes."""
@@ -80,7 +80,7 @@ class Tool:
             "openWorldHint": False,
         }
 
-    def params(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def params(self, arguments: Mapping[str, object] | None) -> dict[str, object]:
         """The operation's parameters for a call with `arguments`; `InvalidInput` names an argument it does
         not take or a required one that is missing (the service checks each value itself)."""
         arguments = dict(arguments or {})
@@ -132,7 +132,7 @@ class TurnIds:
         self._first: OrderedDict[str, tuple[datetime, str]] = OrderedDict()  # content digest -> (first sent, minute)
         self._lock = threading.Lock()
 
-    def __call__(self, params: dict[str, Any], at: datetime | None = None) -> None:
+    def __call__(self, params: dict[str, object] | dict[str, str], at: datetime | None = None) -> None:
         if params.get("interaction_id") is not None:
             return
         when = (at or clock.now()).astimezone(UTC)

@@ -16,8 +16,8 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 from recall import calibration as calib
 from recall import leave_one_out
@@ -92,7 +92,7 @@ class CalibrationService:
             self._current.setdefault(device, known)
             return self._current[device]
 
-    def observe(self, trace: dict[str, Any]) -> None:
+    def observe(self, trace: Mapping[str, object]) -> None:
         """Take one scored recall (a run just finished) into its device's calibration, in the background."""
         scope = str(trace.get("device_scope") or "")
         if not scope.startswith("device:") or trace.get("embedder") != self.recall.embedder_id:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from recall.vectors import older_collections, store_namespace
+from service.json_types import JsonObject
 from service.memory.parts import Parts
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
@@ -125,7 +126,7 @@ def bundle_files_check(files: BundleFiles) -> Check:
     return Check("bundle files", False, f"{detail}: a link or special file at a document's path is never replaced")
 
 
-def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
+def service_checks(socket: Path, health: JsonObject) -> list[Check]:
     """What `jiyi doctor` can tell while a running service owns the home: what its `health` answers.
 
     The database's integrity and the hosts' agreement need the home to itself (the service holds it).
@@ -144,8 +145,9 @@ def service_checks(socket: Path, health: dict[str, Any]) -> list[Check]:
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
     failures = health.get("archive_failures")
     checks.append(Check("archive", not failures, f"{failures or 0} runs the service could not archive"))
-    refused = int((health.get("desk") or {}).get("bundle_events_refused", 0))
-    checks.append(refused_check(refused, []))  # the list needs the home to itself
+    desk = health.get("desk")
+    refused = desk.get("bundle_events_refused", 0) if isinstance(desk, dict) else 0
+    checks.append(refused_check(refused if isinstance(refused, int) else 0, []))  # the list needs the home to itself
     return checks
 
 

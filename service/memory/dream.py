@@ -22,7 +22,7 @@ from service.memory.domain import Domain
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
-from service.memory.rows import DreamRecord
+from service.memory.rows import DreamRecord, DreamStep
 from service.memory.rows import rows as typed_rows
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
@@ -37,7 +37,7 @@ FOLD_SHOWN = 200  # runs a fold preview describes (the count says how many there
 STEPS = ("alias_overwrites", "merge", "evict", "fold", "index_reconcile", "recalibrate")
 LIGHT_STEPS = STEPS[:2]
 
-StepReport = dict[str, Any]
+StepReport = DreamStep
 
 
 class DreamService:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
@@ -42,7 +41,7 @@ class IngestService:
 
     def ingest_runs(
         self,
-        runs: Sequence[dict[str, Any]],
+        runs: Sequence[Mapping[str, object]],
         *,
         actor: str = "import",
         batch: int = BATCH,
@@ -75,7 +74,7 @@ class IngestService:
         report["seconds"] = round(time.perf_counter() - started, 3)
         return report
 
-    def record_evaluations(self, traces: Sequence[dict[str, Any]], *, actor: str = "system") -> int:
+    def record_evaluations(self, traces: Sequence[dict[str, object]], *, actor: str = "system") -> int:
         """Keep many runs' scored recall traces (as `run.finish` keeps one) in one transaction."""
         if not traces:
             return 0
@@ -85,7 +84,7 @@ class IngestService:
         return len(traces)
 
 
-def _records(i: int, run: dict[str, Any]) -> list[dict[str, Any]]:
+def _records(i: int, run: Mapping[str, object]) -> list[dict[str, object]]:
     """A run's validated records: its tool events, then its outcome (last)."""
     if not isinstance(run, dict) or not isinstance(run.get("outcome"), dict):
         raise InvalidInput(f"run {i}: needs an outcome object")

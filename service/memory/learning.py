@@ -13,7 +13,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 
 import msgspec
 
@@ -21,11 +21,14 @@ from service.memory.parts import Parts
 from service.memory.rows import (
     Adopted,
     AdoptionRefused,
+    ExtractionLease,
+    ExtractionReceipt,
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
     LearningStatus,
     RecordRevoked,
+    ReviewLease,
     ReviewReceipt,
     adoption_of,
 )
@@ -229,7 +232,7 @@ class LearningService:
         while not self._stopping.wait(every):
             self.scan_quietly("on its timer")
 
-    def extract_lease(self, request_id: str) -> dict[str, Any]:
+    def extract_lease(self, request_id: str) -> ExtractionLease:
         """Admit the oldest waiting source (one extraction admission): `{operation_id, snapshot}` or empty."""
         ledger.check_request_id(request_id, self.parts.redactor)
         with self.parts.writes:
@@ -237,14 +240,14 @@ class LearningService:
                 request_id, "learning.extract.lease", {"grant_id": self.grant.id if self.grant else None}
             )
             if done is not None:
-                return done
+                return cast(ExtractionLease, done)
             grant = self._admitting()
             scan.scan(self.parts.store, grant)
             reply = extraction.lease_source(self.parts.store, grant, request_id, self.parts.redactor)
         self._published(DOMAIN)
-        return reply
+        return cast(ExtractionLease, reply)  # the store's `{operation_id, snapshot}` or `{empty}`
 
-    def extract_submit(self, operation_id: str, request_id: str, result: object) -> dict[str, Any]:
+    def extract_submit(self, operation_id: str, request_id: str, result: object) -> ExtractionReceipt:
         """Answer an extraction lease with one candidate or `{"operation": "noop"}`."""
         ledger.check_request_id(request_id, self.parts.redactor)
         with self.parts.writes:
@@ -252,21 +255,21 @@ class LearningService:
                 self.parts.store, self.grant, operation_id, request_id, result, self.parts.redactor
             )
         self._published(DOMAIN)
-        return reply
+        return cast(ExtractionReceipt, reply)  # the store's `{accepted, outcome}` or `{accepted, reason}`
 
-    def review_lease(self, request_id: str, *, reviewer: str = "worker") -> dict[str, Any]:
+    def review_lease(self, request_id: str, *, reviewer: str = "worker") -> ReviewLease:
         """Hand out the oldest candidate with its sources re-read from the store (one review admission)."""
         ledger.check_request_id(request_id, self.parts.redactor)
         with self.parts.writes:
             params = {"grant_id": self.grant.id if self.grant else None, "reviewer": reviewer}
             done = self._replayed(request_id, "learning.review.lease", params)
             if done is not None:
-                return done
+                return cast(ReviewLease, done)
             reply = review.lease_candidate(
                 self.parts.store, self._admitting(), request_id, self.parts.redactor, reviewer=reviewer
             )
         self._published(DOMAIN)
-        return reply
+        return cast(ReviewLease, reply)  # the store's `{review_id, candidate, sources, …}` or `{empty}`
 
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         """The owner reviews one candidate in the console instead of a reviewer worker (one review admission).

@@ -26,7 +26,7 @@ from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
 from service.memory.progress import phased
 from service.memory.recall_rows import CalibrationCurve, RecallAnswer, RunTrace
-from service.memory.results import RecallStatistics
+from service.memory.results import PackageStatistics, RecallStatistics
 from service.memory.rows import DailyRecallPoint
 from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
@@ -418,7 +418,7 @@ class RecallService:
             "calibration": self.thresholds.current() if self.thresholds else [],
         }
 
-    def _labelled(self, packages: list[recall_stats.PackageRecall]) -> list[dict[str, object]]:
+    def _labelled(self, packages: list[recall_stats.PackageRecall]) -> list[PackageStatistics]:
         """Each package's statistics with `label`: the name a device's inventory gives it (None when none does)."""
         labels = appkb.device_labels(self.store, [p["package"] for p in packages])
         return [{**p, "label": labels.get(p["package"])} for p in packages]

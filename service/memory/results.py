@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
-from service.memory.rows import DailyRecallPoint, DreamRecord
+from service.memory.rows import DailyRecallPoint, DreamRecord, DreamStep
 from store.appkb.results import LearnAliasResult
 from store.core.budget import HomeSize
 from store.core.write_stats import WriteTotals
@@ -133,13 +133,25 @@ class RecallWindow(TypedDict):
     until: float | None
 
 
+class PackageStatistics(TypedDict):
+    """One package's precision and recall over a window, and the name a device's inventory gives it."""
+
+    package: str
+    true_positives: int
+    predictions: int
+    actuals: int
+    precision: float
+    recall: float
+    label: str | None  # None when no device names it
+
+
 class RecallStatistics(TypedDict):
     mode: str
     embedder: str
     window: RecallWindow
     totals: JsonObject
     daily: list[DailyRecallPoint]
-    packages: list[JsonObject]
+    packages: list[PackageStatistics]
     calibration: list[CalibrationCurve]  # each device's threshold: source, sample size, when, curve
 
 
@@ -150,7 +162,7 @@ DreamReport = TypedDict(
         "ts": float,
         "pass": str,  # "full" or "light"
         "dry_run": bool,
-        "steps": list[JsonObject],
+        "steps": list[DreamStep],
         "changed": bool,
         "seq": NotRequired[int],  # a stored (real) pass only
     },

@@ -13,7 +13,7 @@ object gave. A field a row may lack is `UNSET` (left out of the JSON, as before)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Required, TypedDict, TypeVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -363,6 +363,38 @@ def adoption_of(outcome: store_adoption.Adoption) -> Adoption:
     return AdoptionSkipped(reason=str(outcome["skipped"]))
 
 
+class ExtractionLease(TypedDict, total=False):
+    """What `learning.extract.lease` hands a worker: the source to extract from, or `empty` (alone) when
+    nothing waits. Built by the store and kept in its ledger, so a lost reply is answered the same again."""
+
+    empty: bool  # true when nothing waits
+    operation_id: str  # what the submission names
+    # The store's `Snapshot` (store/learning/extraction.py: the source as stored, redacted, the policy, the
+    # records it may touch, the deadline), as a plain object here: that module needs the database.
+    snapshot: dict[str, Any]
+
+
+class ExtractionReceipt(TypedDict, total=False):
+    """What `learning.extract.submit` answers: accepted with its `outcome`, or not (`reason`: it came late)."""
+
+    accepted: Required[bool]
+    outcome: str  # "candidate" or "noop"
+    reason: str  # why it was not accepted
+
+
+class ReviewLease(TypedDict, total=False):
+    """What `learning.review.lease` hands a reviewer: a candidate with its sources as stored, or `empty`
+    (alone) when nothing waits."""
+
+    empty: bool  # true when nothing waits
+    review_id: str  # what the verdict names
+    candidate: dict[str, object]  # the candidate as the extractor submitted it
+    sources: list[dict[str, object]]  # each source as stored (redacted)
+    feed: str  # completion / objective
+    policy: str  # the owner's learning policy
+    deadline: str  # ISO 8601: a verdict after it is late
+
+
 class ReviewReceipt(Row, frozen=True):
     """A verdict's receipt (`learning.review.submit`, `learning.owner_review`).
 
@@ -391,13 +423,18 @@ class RecordRevoked(Row, frozen=True):
 # -- dream -----------------------------------------------------------------------------------
 
 
+# One step of a dream pass: `step`, `ok` (or `error`), and what that step says of its work (`count`,
+# `changes`, `removed`/`added`, `calibrations`…): each step's own keys (docs/dream.md), read by name.
+DreamStep = dict[str, object]
+
+
 class DreamRecord(Row, frozen=True, rename={"pass_": "pass"}):
     """A real dream pass as stored (`dream.reports`): its steps in order, and each step's count by name."""
 
     ts: float
     pass_: str  # full / light (`pass` on the wire)
     dry_run: bool  # always False: a dry run is not stored
-    steps: list[dict[str, Any]]  # each `step`, `ok`, and its own counts and changes (or `error`)
+    steps: list[DreamStep]  # each `step`, `ok`, and its own counts and changes (or `error`)
     changed: bool
     summary: dict[str, int]  # step -> what it changed
 
@@ -429,5 +466,5 @@ class JobStatus(Row, frozen=True):
     finished: float | None
     cancel_requested: bool
     cancellable: bool
-    outcome: dict[str, Any] | None  # what the work answers (its own method's result)
+    outcome: dict[str, object] | None  # what the work answers (its own method's result)
     error: dict[str, str] | None  # {"code", "message"} when it failed

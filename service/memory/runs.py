@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from recall.episode_recall import RecallResult
 from service.memory.appkb import AppKbService, LaunchOutcome
@@ -55,7 +54,7 @@ class RunState:
     launched: list[str] = field(default_factory=list)
     recall: RecallResult | None = None
     lessons: list[str] = field(default_factory=list)
-    observed: list[dict[str, Any]] = field(default_factory=list)
+    observed: list[dict[str, object]] = field(default_factory=list)
     cards: RunCards = field(default_factory=lambda: RunCards(""))
 
 
@@ -165,7 +164,7 @@ class RunService:
 
     def run_event(
         self,
-        event: dict[str, Any],
+        event: dict[str, object],
         *,
         device: str | None = None,
         launch_name: str | None = None,
@@ -246,7 +245,7 @@ class RunService:
             )
         )
 
-    def run_finish(self, run_id: str, outcome: dict[str, Any] | None = None, *, actor: str = "agent") -> RunFinished:
+    def run_finish(self, run_id: str, outcome: dict[str, object] | None = None, *, actor: str = "agent") -> RunFinished:
         """The run ended: archive its `episode_outcome` and drop its evidence.
 
         Fields the outcome leaves out are filled from what Jiyi saw of the run
@@ -410,7 +409,7 @@ class RunService:
         return seq
 
     def archive_episodes(
-        self, outcomes: list[dict[str, Any]], *, actor: str = "import", batch: int = 256, index: bool = True
+        self, outcomes: Sequence[Mapping[str, object]], *, actor: str = "import", batch: int = 256, index: bool = True
     ) -> int:
         """Archive many finished runs at once (an evaluation's history, tests) and index them in batches
         (unless `index` is false: the overview then reports the index lagging, `index_missing` catches up)."""

@@ -98,8 +98,10 @@ class Operation(Generic[A, R]):
     def schema(self) -> dict[str, Any]:
         """The operation as JSON Schema: `params` and `result`, their shared `$defs`, and what it is."""
         (params, result), defs = msgspec.json.schema_components(
-            (self.params, self.result), ref_template="#/$defs/{name}"
+            (self.params, self.result), ref_template="#/$defs/{name}", schema_hook=_open_value
         )
+        for part in (params, result, defs):
+            _unmark(part)
         _add_checks(defs, self.params)
         return {
             "name": self.name,
@@ -112,6 +114,31 @@ class Operation(Generic[A, R]):
             "result": result,
             "$defs": defs,
         }
+
+
+# `object` in a declaration (an open object's values: `dict[str, object]`) is any JSON value. msgspec has
+# no schema of its own for it: it is marked while the schema is built, then written as msgspec writes `Any`.
+_OPEN = {"$comment": "jiyi: any JSON value"}
+
+
+def _open_value(kind: type) -> dict[str, object]:
+    if kind is object:
+        return dict(_OPEN)
+    raise NotImplementedError
+
+
+def _unmark(node: object) -> None:
+    """Drop the marks `_open_value` left: an open value is `{}`, and an open object's or list's values unsaid."""
+    if isinstance(node, list):
+        for item in node:
+            _unmark(item)
+    elif isinstance(node, dict):
+        if node.get("$comment") == _OPEN["$comment"]:
+            del node["$comment"]
+        for key in list(node):
+            _unmark(node[key])
+            if key in ("additionalProperties", "items") and node[key] == {}:
+                del node[key]
 
 
 def checks_of(params: type[Args]) -> dict[str, Check | None]:

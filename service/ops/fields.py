@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from service.json_types import JsonObject
 from store.core.errors import InvalidInput
 
 MAX_TEXT = 4096
@@ -24,7 +25,7 @@ EPOCH_MAX = 32_503_680_000  # 3000-01-01T00:00:00Z; no time an agent means lies 
 class Check:
     """What one parameter accepts; `keywords()` is what it adds to the field's JSON Schema."""
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {}
 
 
@@ -35,7 +36,7 @@ class Text(Check):
     max_chars: int = MAX_TEXT
     max_bytes: int | None = None
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"maxLength": self.max_chars}
 
 
@@ -45,7 +46,7 @@ class Choice(Check):
 
     options: tuple[str, ...]
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"enum": list(self.options)}
 
 
@@ -56,7 +57,7 @@ class Integer(Check):
     low: int = 0
     high: int = 1 << 31
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"minimum": self.low, "maximum": self.high}
 
 
@@ -69,7 +70,7 @@ class Boolean(Check):
 class Epoch(Check):
     """Epoch seconds between 0 and the year 3000."""
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"minimum": 0, "maximum": EPOCH_MAX}
 
 
@@ -79,10 +80,10 @@ class Apps(Check):
 
     max_items: int = 5000
 
-    def keywords(self) -> dict[str, Any]:
-        name = {"type": "string", "maxLength": MAX_NAME}
-        pair = {"type": "array", "prefixItems": [name, name], "minItems": 2, "maxItems": 2}
-        app = {"type": "object", "properties": {"package": name, "label": name}, "required": ["package"]}
+    def keywords(self) -> JsonObject:
+        name: JsonObject = {"type": "string", "maxLength": MAX_NAME}
+        pair: JsonObject = {"type": "array", "prefixItems": [name, name], "minItems": 2, "maxItems": 2}
+        app: JsonObject = {"type": "object", "properties": {"package": name, "label": name}, "required": ["package"]}
         return {"type": "array", "maxItems": self.max_items, "items": {"anyOf": [app, pair]}}
 
 
@@ -93,7 +94,7 @@ class Strings(Check):
     max_items: int
     max_chars: int = MAX_NAME
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"maxItems": self.max_items}
 
 
@@ -103,7 +104,7 @@ class Items(Check):
 
     max_items: int
 
-    def keywords(self) -> dict[str, Any]:
+    def keywords(self) -> JsonObject:
         return {"maxItems": self.max_items}
 
 

@@ -8,11 +8,14 @@ from typing import Annotated, Any
 
 from service.memory.domain import Domain
 from service.memory.rows import (
+    ExtractionLease,
+    ExtractionReceipt,
     LearningIntent,
     LearningIntentDetail,
     LearningRecord,
     LearningStatus,
     RecordRevoked,
+    ReviewLease,
     ReviewReceipt,
 )
 from service.ops.declare import Args, NoArgs, Operation, Reply
@@ -122,7 +125,7 @@ SCAN = Operation(
 EXTRACT_LEASE = Operation(
     "learning.extract.lease",
     LeaseArgs,
-    dict,
+    ExtractionLease,
     kind="write",
     idempotent=True,
     description="Lease the next source to extract a candidate from (the sources' text, within the grant).",
@@ -132,7 +135,7 @@ EXTRACT_LEASE = Operation(
 EXTRACT_SUBMIT = Operation(
     "learning.extract.submit",
     ExtractSubmitArgs,
-    dict,
+    ExtractionReceipt,
     kind="write",
     idempotent=True,
     description="Submit the candidate extracted from a leased source (at most one; none for a no-op).",
@@ -142,7 +145,7 @@ EXTRACT_SUBMIT = Operation(
 REVIEW_LEASE = Operation(
     "learning.review.lease",
     LeaseArgs,
-    dict,
+    ReviewLease,
     kind="write",
     idempotent=True,
     description="Lease the next candidate to review independently, with its original sources.",

@@ -3,7 +3,7 @@ workdays, facts and skills; a person's decisions on facts and skills."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from service.memory.domain import Domain
 from service.memory.results import MaintenancePlan, MaintenanceStatus
@@ -27,12 +27,13 @@ class PlanArgs(Args, frozen=True):
 
 class CommitArgs(Args, frozen=True):
     batch_id: Annotated[str | None, Text(64)] = None  # the plan's batch
-    topics: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["topics"])] = None
-    facts: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["facts"])] = None
-    skills: Annotated[list[dict[str, Any]] | None, Items(MAX_COMMIT_ITEMS["skills"])] = None
+    # Each item's fields are the desk store's to check (`store/desk`), and it names what is wrong.
+    topics: Annotated[list[dict[str, object]] | None, Items(MAX_COMMIT_ITEMS["topics"])] = None
+    facts: Annotated[list[dict[str, object]] | None, Items(MAX_COMMIT_ITEMS["facts"])] = None
+    skills: Annotated[list[dict[str, object]] | None, Items(MAX_COMMIT_ITEMS["skills"])] = None
     note: Annotated[str | None, Text(2000)] = None
 
-    def request(self) -> dict[str, Any]:
+    def request(self) -> dict[str, object]:
         """The commit as the desk service takes it."""
         return {
             "batch_id": self.batch_id,

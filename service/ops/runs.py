@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
@@ -23,7 +24,7 @@ RunId = Annotated[str, Text(128)]
 Actor = Annotated[str, Choice(("agent", "user"))]
 
 
-def _times(document: dict[str, Any], where: str) -> None:
+def _times(document: Mapping[str, object], where: str) -> None:
     """A time given as a number is epoch seconds between 0 and the year 3000 (other types are the store's)."""
     for name in TIMES:
         value = document.get(name)
@@ -39,7 +40,7 @@ class RunStartArgs(Args, frozen=True):
 
 
 class RunEventArgs(Args, frozen=True):
-    event: Annotated[dict[str, Any], Document(MAX_EVENT_BYTES)]  # one `experience_event` (tool receipt)
+    event: Annotated[dict[str, object], Document(MAX_EVENT_BYTES)]  # one `experience_event` (tool receipt)
     device: Annotated[str | None, Text(128)] = None
     launch_name: Annotated[str | None, Text(MAX_NAME)] = None  # the name the agent launched an app by
     failure_message: Annotated[str | None, Text(8192)] = None
@@ -50,7 +51,7 @@ class RunEventArgs(Args, frozen=True):
 
 class RunFinishArgs(Args, frozen=True):
     run_id: RunId
-    outcome: Annotated[dict[str, Any] | None, Document(MAX_OUTCOME_BYTES)] = None  # the `episode_outcome`
+    outcome: Annotated[dict[str, object] | None, Document(MAX_OUTCOME_BYTES)] = None  # the `episode_outcome`
 
     def check(self) -> None:
         """The outcome within its caps; the shape and types of its fields are the store's to check."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from service.client import JiyiClient, default_socket_path
+from service.client import JiyiClient, JsonObject, default_socket_path
 
 if TYPE_CHECKING:  # a command through a running service needs neither the store nor recall (docs/cli.md)
     from service.config import Config
@@ -27,7 +27,7 @@ def configured_socket(config: Config, flag: Path | None = None) -> Path:
     return Path(flag) if flag else Path(config.socket) if config.socket else default_socket_path()
 
 
-def find_service(config: Config) -> tuple[Path, dict[str, Any]] | None:
+def find_service(config: Config) -> tuple[Path, JsonObject] | None:
     """The socket of a live service that serves `config`'s home, and its health; None when there is none."""
     path = configured_socket(config)
     if not path.exists():

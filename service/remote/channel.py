@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 import msgspec
 
-from service.client import JiyiClient
+from service.client import JiyiClient, Json, JsonObject, Reply
 from service.errors import Cancelled
 from service.memory.rows import JobStatus
 from service.ops import status, upkeep
@@ -46,8 +46,8 @@ class Wire:
         self._closed = False
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, *, writes: bool = False, long: bool = False
-    ) -> Any:
+        self, method: str, params: Mapping[str, object] | None = None, *, writes: bool = False, long: bool = False
+    ) -> Json:
         """The method's result; raises what a local `Memory` would have raised.
 
         A read is sent again on a fresh connection when a reused one turns out
@@ -90,10 +90,10 @@ class Wire:
         except msgspec.ValidationError as exc:
             raise JiyiError(f"the service answered {operation.name} with an unexpected result: {exc}") from exc
 
-    def _answer(self, response: dict[str, Any]) -> Any:
+    def _answer(self, response: Reply) -> Json:
         if response.get("ok"):
             return response.get("result")
-        error = response.get("error") or {}
+        error = cast(JsonObject, response.get("error") or {})  # as the service sent it
         raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")), error.get("data"))
 
     def _client(self) -> JiyiClient:
@@ -120,6 +120,17 @@ class Wire:
             client.cut()  # a call under way on another thread gives up at once and opens no new connection
 
 
+class JobParams(TypedDict, total=False):
+    """What a job of the service is started with, beside its kind (`job.start`, as `JobStartArgs` takes it)."""
+
+    directory: str
+    full: bool
+    dry_run: bool
+    system: str
+    file: str
+    scope: str
+
+
 class JobFollower:
     """Runs long work as a job of the service and follows it to its end, for `progress` and cancel."""
 
@@ -127,7 +138,7 @@ class JobFollower:
         self._wire = wire_
         self._protocol = protocol
 
-    def run(self, kind: str, progress: Progress | None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def run(self, kind: str, progress: Progress | None, params: JobParams | None = None) -> dict[str, object]:
         """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
 
         `progress(done, total)` is called on every poll once the job knows its total; when it raises
@@ -143,8 +154,11 @@ class JobFollower:
         since = IMPORT_JOBS_SINCE if kind in ("taskwizard.import", "dream") else JOBS_SINCE
         if self._protocol < since:
             method = "dream.run" if kind == "dream" else kind  # the method that does the same work and waits
-            waited: dict[str, Any] = self._wire.call(method, params, writes=True, long=True)
-            return waited
+            waited = self._wire.call(method, params, writes=True, long=True)
+            if not isinstance(waited, dict):
+                raise JiyiError(f"the service answered {method} with {type(waited).__name__}, not an object")
+            answered: dict[str, object] = {**waited}
+            return answered
         status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
             while status.state == "running":

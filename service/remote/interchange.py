@@ -13,7 +13,7 @@ import msgspec
 
 from service.memory.rows import KindReport
 from service.ops.interchange import DeskExported, DeskImported
-from service.remote.channel import JobFollower, Progress
+from service.remote.channel import JobFollower, JobParams, Progress
 
 
 def _absolute(path: Path) -> str:
@@ -47,5 +47,5 @@ class RemoteInterchange:
         progress: Progress | None = None,
         indexing: Progress | None = None,
     ) -> KindReport:
-        params = {"system": system, "file": _absolute(path), "scope": scope}
+        params: JobParams = {"system": system, "file": _absolute(path), "scope": scope}
         return msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)

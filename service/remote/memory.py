@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from recall.verdict import Resolution
+from service.client import Json, JsonObject
 from service.config import Config
 from service.memory.bus import Listener
 from service.memory.recall_rows import DeskRecall, RecallAnswer, RunTrace
@@ -62,11 +63,12 @@ from service.ops import maintenance as maint
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
 from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
-from service.remote.channel import JobFollower, Progress, RemoteJobs, Wire, protocol_version
+from service.remote.channel import JobFollower, JobParams, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.interchange import RemoteInterchange
 from service.remote.notices import NoticeReader
 from store.appkb.entry import AppKbEntry, EntryKey
 from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, UndoResult
+from store.core.errors import EnvironmentProblem
 from store.episodes.episode_filter import EpisodeFilter
 from store.interchange.import_report import ImportReport
 
@@ -383,13 +385,13 @@ class RemoteLearning:
 class RemoteMemory:
     """A home's memory as served by the service listening on `socket_path`. Open with `RemoteMemory.attach`."""
 
-    def __init__(self, config: Config, socket_path: Path, health: dict[str, Any], *, client: str = "console") -> None:
+    def __init__(self, config: Config, socket_path: Path, health: JsonObject, *, client: str = "console") -> None:
         """`client` is what this side tells the service it is: "console", or "command" for a `jiyi` command."""
         self._config = config
         self.socket_path = socket_path
         self._home = Path(str(health["home"]))
-        self._schema_version = int(health["schema_version"])
-        self.service_pid = int(health.get("pid") or 0)
+        self._schema_version = _whole(health["schema_version"])
+        self.service_pid = _whole(health.get("pid") or 0)
         self._wire = Wire(socket_path, hello=client)
         self._follower = JobFollower(self._wire, protocol_version(health.get("protocol")))
         self.jobs = RemoteJobs(self._wire)
@@ -415,6 +417,8 @@ class RemoteMemory:
             health = probe.call("health")
         finally:
             probe.close()
+        if not isinstance(health, dict):
+            raise EnvironmentProblem(f"the service on {socket_path} answered health with {type(health).__name__}")
         return cls(config, socket_path, health)
 
     @property
@@ -460,9 +464,9 @@ class RemoteMemory:
 
         Cancelling (the console closing, Ctrl+C) stops following it; the service finishes the import.
         """
-        params = {"directory": str(Path(directory).resolve())}
+        params: JobParams = {"directory": str(Path(directory).resolve())}
         result = self._follower.run("taskwizard.import", progress, params)
-        return {name: ImportReport(**report) for name, report in result.items()}
+        return msgspec.convert(result, dict[str, ImportReport])
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:
         args = upkeep.DirectoryArgs(directory=str(Path(directory).resolve()))
@@ -503,3 +507,10 @@ class RemoteMemory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _whole(value: Json) -> int:
+    """A whole number the service's `health` holds (a number, or its text)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise EnvironmentProblem(f"the service's health holds {value!r} where a number belongs")

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from service.client import JsonObject
 from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
 from service.program import program_command
 from service.remote.attach import configured_socket, find_service
@@ -75,7 +76,7 @@ class PrivateService:
         owner: str = "the console",
         tick: Callable[[], None] = lambda: None,
         timeout_s: float = START_S,
-    ) -> tuple[PrivateService, dict[str, Any]]:
+    ) -> tuple[PrivateService, JsonObject]:
         """Start the child and wait until it answers `health` for the home: the service and that health.
 
         `owner` names who starts it in the log ("the console", "jiyi mcp"). `tick` is called between probes
@@ -117,14 +118,14 @@ class PrivateService:
         log.info("started a private service for %s (pid %d) on %s", owner, process.pid, socket_path)
         return service, health
 
-    def _wait_until_ready(self, config: Config, tick: Callable[[], None], timeout_s: float) -> dict[str, Any]:
+    def _wait_until_ready(self, config: Config, tick: Callable[[], None], timeout_s: float) -> JsonObject:
         deadline = time.monotonic() + timeout_s
         while True:
             if self.process.poll() is not None:
                 raise ServiceDidNotStart(f"jiyi serve exited ({self.process.returncode}): {self.last_words()}")
             with contextlib.suppress(OSError):
                 found = find_service(config)
-                if found is not None and int(found[1].get("pid") or 0) == self.pid:
+                if found is not None and found[1].get("pid") == self.pid:
                     return found[1]
             if time.monotonic() >= deadline:
                 raise ServiceDidNotStart(f"jiyi serve did not answer within {timeout_s:g} s: {self.last_words()}")

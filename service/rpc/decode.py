@@ -13,12 +13,13 @@ from typing import Any
 
 import msgspec
 
+from service.json_types import JsonObject
 from service.ops.declare import Args, checks_of
 from service.ops.fields import Apps, Boolean, Check, Choice, Document, Epoch, Integer, Items, Moment, Raw, Strings, Text
 from service.rpc.params import Params, check_epoch
 from store.core.errors import InvalidInput
 
-Decoder = Callable[[dict[str, Any]], Args]
+Decoder = Callable[[JsonObject], Args]
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def decoder(params: type[Args]) -> Decoder:
         fields.append(_Field(info.name, info.encode_name, check, info.required, default))
     plan = tuple(fields)
 
-    def decode(data: dict[str, Any]) -> Args:
+    def decode(data: JsonObject) -> Args:
         p = Params(data)
         values = {f.attr: _read(p, f) for f in plan}
         p.done()

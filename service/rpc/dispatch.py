@@ -21,6 +21,7 @@ from service.rpc.protocol import (
     ProtocolError,
     Request,
     RequestId,
+    Response,
     encode,
     failure,
     parse_request,
@@ -69,11 +70,11 @@ class Dispatcher:
         """Answer one request line (without its newline) with one response line."""
         return encode(self.handle(line))
 
-    def handle(self, line: bytes) -> dict[str, Any]:
+    def handle(self, line: bytes) -> Response:
         prepared = self.prepare(line)
-        return prepared if isinstance(prepared, dict) else self.run(prepared)
+        return self.run(prepared) if isinstance(prepared, Request) else prepared
 
-    def prepare(self, line: bytes) -> Request | dict[str, Any]:
+    def prepare(self, line: bytes) -> Request | Response:
         """Parse and look up: the request to run, or already the (error) response."""
         try:
             request = parse_request(line)
@@ -100,7 +101,7 @@ class Dispatcher:
         """Whether the request is maintenance that may run for minutes (an import, a rebuild)."""
         return self.methods[request.method].long
 
-    def run(self, request: Request, context: CallContext | None = None) -> dict[str, Any]:
+    def run(self, request: Request, context: CallContext | None = None) -> Response:
         """Run a prepared request; expected errors become codes, anything else `internal`.
 
         A write's reply carries the domains it changed (`changes`, recorded on this thread while it ran)."""
@@ -132,11 +133,11 @@ class Dispatcher:
             raise TypeError(f"the grouped method {request.method} did not return its write")
         return PreparedWrite(self.memory, cast(Callable[[], Any], write))
 
-    def succeeded(self, request: Request, result: Any, changes: Collection[str] | None = None) -> dict[str, Any]:
+    def succeeded(self, request: Request, result: Any, changes: Collection[str] | None = None) -> Response:
         """The response carrying the result of `request` (and, for a write, the domains it changed)."""
         return success(request.id, result, changes)
 
-    def failed(self, request: Request, exc: BaseException) -> dict[str, Any]:
+    def failed(self, request: Request, exc: BaseException) -> Response:
         """The response to `request` failing with `exc`: its stable code, or `internal` (logged with its traceback)."""
         request_id: RequestId = request.id
         if isinstance(exc, ProtocolError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from service.json_types import Json, JsonObject
 from service.ops.fields import EPOCH_MAX, MAX_DOCUMENT_BYTES, MAX_NAME, MAX_TEXT
 from service.ops.fields import MAX_ID as MAX_ID  # the caps are declared with the fields; the methods import them here
 from service.ops.numbers import INT_LIMIT as INT_LIMIT
@@ -39,12 +40,12 @@ class Params:
     or an integer beyond 64 bits, wherever it is.
     """
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: JsonObject) -> None:
         check_numbers(data, "params")
         self._data = data
         self._read: set[str] = set()
 
-    def _get(self, name: str) -> Any:
+    def _get(self, name: str) -> Json:
         self._read.add(name)
         return self._data.get(name)
 
@@ -75,16 +76,17 @@ class Params:
         value = self._get(name)
         if value is None:
             return None
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        texts = [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+        if not isinstance(value, list) or len(texts) < len(value):
             raise InvalidInput(f"params.{name} must be a list of strings")
-        if len(value) > max_items:
+        if len(texts) > max_items:
             raise InvalidInput(f"params.{name} has more than {max_items} items")
-        for index, item in enumerate(value):
+        for index, item in enumerate(texts):
             if len(item) > max_chars:
                 raise InvalidInput(f"params.{name}[{index}] is longer than {max_chars} characters")
-        return value
+        return texts
 
-    def document(self, name: str, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> dict[str, Any] | None:
+    def document(self, name: str, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> JsonObject | None:
         """An optional JSON object of at most `max_bytes` bytes serialized (compact UTF-8 JSON)."""
         value = self._get(name)
         if value is None:

@@ -17,10 +17,11 @@ import logging
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, NotRequired, TypedDict
 
 import msgspec
 
+from service.json_types import JsonObject
 from store.core.errors import ERROR_CODES as FAILURE_CODES
 
 log = logging.getLogger("jiyi.service.rpc")
@@ -58,7 +59,36 @@ class ProtocolError(Exception):
 class Request:
     id: RequestId
     method: str
-    params: dict[str, Any]
+    params: JsonObject
+
+
+class ErrorBody(TypedDict):
+    """A failed request's `error`: its stable code, a message for people, and what helps recover (`data`)."""
+
+    code: str
+    message: str
+    data: NotRequired[object]
+
+
+class Response(TypedDict):
+    """One reply before it is encoded: `result` (and a write's `changes`) or `error`.
+
+    `result` is the method's own answer as its handler returned it (a declared row, a record,
+    plain JSON): `encode` turns it into JSON."""
+
+    id: RequestId
+    ok: bool
+    result: NotRequired[Any]
+    changes: NotRequired[list[str]]
+    error: NotRequired[ErrorBody]
+
+
+class Notice(TypedDict):
+    """A line sent unasked to a subscribed connection: the domains changed since the last one."""
+
+    notice: str
+    domains: list[str]
+    generation: int
 
 
 def _no_constant(name: str) -> NoReturn:
@@ -100,14 +130,13 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
-def _check_text(data: dict[str, Any], line: bytes) -> None:
+def _check_text(data: JsonObject, line: bytes, request_id: RequestId) -> None:
     """Refuse text that is not Unicode: a lone surrogate could be neither stored nor answered in UTF-8."""
     if not _SURROGATE_ESCAPE.search(line):
         return
     message = "a lone surrogate escape (\\ud800-\\udfff without its pair) in {}: text must be Unicode"
     if _lone_surrogate(data.get("id")):
         raise ProtocolError("invalid_request", message.format("id"))
-    request_id = data.get("id")
     if _lone_surrogate({k: v for k, v in data.items() if k not in ("id", "params")}):
         raise ProtocolError("invalid_request", message.format("the request"), request_id)
     if _lone_surrogate(data.get("params")):
@@ -153,7 +182,7 @@ def parse_request(line: bytes) -> Request:
         raise ProtocolError("invalid_request", "id must be a string, an integer or null")
     if isinstance(request_id, str) and len(request_id) > MAX_ID_CHARS:
         raise ProtocolError("invalid_request", f"id is longer than {MAX_ID_CHARS} characters")
-    _check_text(data, line)
+    _check_text(data, line, request_id)
     check_version(data.get("v"), request_id)
     method = data.get("method")
     if not isinstance(method, str) or not method:
@@ -169,7 +198,7 @@ def parse_request(line: bytes) -> Request:
     return Request(request_id, method, params)
 
 
-def encode(response: dict[str, Any]) -> bytes:
+def encode(response: Response | Notice) -> bytes:
     """One response as a UTF-8 JSON line; always valid JSON.
 
     A result that JSON or UTF-8 cannot carry (NaN, infinity, a lone surrogate)
@@ -180,7 +209,7 @@ def encode(response: dict[str, Any]) -> bytes:
         text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=_plain, allow_nan=False)
         return (text + "\n").encode("utf-8")
     except Exception:
-        request_id = response.get("id") if isinstance(response, dict) else None
+        request_id = response.get("id")
         log.exception("the answer to request %r is not valid JSON", request_id)
         if _lone_surrogate(request_id) or not isinstance(request_id, str | int):
             request_id = None
@@ -195,16 +224,16 @@ def _plain(value: object) -> object:
     return str(value)
 
 
-def success(request_id: RequestId, result: Any, changes: Collection[str] | None = None) -> dict[str, Any]:
+def success(request_id: RequestId, result: Any, changes: Collection[str] | None = None) -> Response:
     """A result response; a write's carries `changes`, the domains it changed (sorted; empty: none)."""
     if changes is None:
         return {"id": request_id, "ok": True, "result": result}
     return {"id": request_id, "ok": True, "result": result, "changes": sorted(changes)}
 
 
-def failure(request_id: RequestId, code: str, message: str, data: Any = None) -> dict[str, Any]:
+def failure(request_id: RequestId, code: str, message: str, data: object = None) -> Response:
     """An error response; `data` (when given) is what the caller needs to recover, e.g. a conflict's current state."""
-    error: dict[str, Any] = {"code": code, "message": message}
+    error: ErrorBody = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
     return {"id": request_id, "ok": False, "error": error}

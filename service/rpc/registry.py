@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from service.json_types import JsonObject
 from service.memory.memory import Memory
 from service.ops.declare import Args, Operation
 from service.rpc.context import CallContext
@@ -52,7 +53,7 @@ class Method:
     operation: Operation[Any, Any] | None = None
     decode: Decoder | None = None
 
-    def bind(self, memory: Memory, params: dict[str, Any], context: CallContext) -> Callable[[], Any]:
+    def bind(self, memory: Memory, params: JsonObject, context: CallContext) -> Callable[[], Any]:
         """The handler bound to its params (checked now, raising `InvalidInput`), to be called later."""
         if self.decode is None:
             return functools.partial(cast(Handler, self.handler), memory, Params(params))

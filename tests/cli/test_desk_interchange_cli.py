@@ -11,6 +11,7 @@ import pytest
 
 from service.cli.main import main
 from service.client import JiyiClient, ServiceError
+from tests.json_reads import dig, items, obj
 from tests.service.conftest import Server
 
 Capsys = pytest.CaptureFixture[str]
@@ -99,9 +100,10 @@ def test_while_a_service_owns_the_home_the_commands_go_through_it(
     assert "interactions: added 0, skipped 11 (already here), refused 0" in lines
     # the service did the work as its jobs, one for each command, and is still serving
     with JiyiClient(server.socket, strict=True, timeout=60) as client:
-        jobs = client.call("job.list")["jobs"]
-    assert [job["kind"] for job in reversed(jobs)] == ["facts.import", "facts.import", "desk.export", "desk.import"]
-    assert jobs[0]["outcome"]["reports"]["facts"]["skipped"] == 11 and jobs[0]["cancellable"] is False
+        jobs = items(client.call("job.list"), "jobs")
+    kinds = [dig(job, "kind") for job in reversed(jobs)]
+    assert kinds == ["facts.import", "facts.import", "desk.export", "desk.import"]
+    assert dig(jobs, 0, "outcome", "reports", "facts", "skipped") == 11 and dig(jobs, 0, "cancellable") is False
     assert server.alive()
     # what the service exported goes into a home of its own, opened here, the same
     assert main(["import", "desk", str(out), "--home", str(tmp_path / "other")]) == 0
@@ -145,5 +147,5 @@ def test_a_bad_path_given_to_the_service_is_refused_by_name_and_nothing_is_writt
         client.call("job.start", {"kind": "desk.import", "directory": str(tmp_path), "system": "mem0"})
     # nothing was written: the home exports empty (the method itself, waited for on the connection)
     exported = client.call("desk.export", {"directory": str(tmp_path / "check")})
-    assert set(exported["counts"].values()) == {0} and "facts" in exported["counts"]
+    assert set(obj(exported, "counts").values()) == {0} and "facts" in obj(exported, "counts")
     assert server.alive()

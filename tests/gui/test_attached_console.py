@@ -15,6 +15,7 @@ from service.client import JiyiClient
 from service.config import load_config
 from service.remote.attach import find_service
 from service.remote.memory import RemoteMemory
+from tests.json_reads import dig
 from tests.service.conftest import Server, private_folder, start_server
 
 
@@ -84,7 +85,7 @@ def test_a_write_from_the_console_lands_in_the_service(qtbot: QtBot, attached: M
         answer = agent.resolve_app("小绿", device="phone1")
         history = agent.call("app.alias.history", {"name": "小绿"})
     assert answer["package"] == "com.tencent.mm" and answer["state"] == "resolved"
-    assert history["items"][0]["actor"] == "user"  # the person's act, recorded as theirs
+    assert dig(history, "items", 0, "actor") == "user"  # the person's act, recorded as theirs
     qtbot.waitUntil(lambda: "小绿" in terms(attached), timeout=10_000)
 
 

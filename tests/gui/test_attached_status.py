@@ -24,6 +24,7 @@ from service.errors import Cancelled
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
+from tests.json_reads import dig
 from tests.service.inprocess import in_thread
 from tests.service.jobs_setup import EPISODES, Gate, episodes
 from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
@@ -134,7 +135,7 @@ def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_ther
 
     def command_starts_a_rebuild() -> str:
         with JiyiClient(host.path, timeout=10, hello="command") as command:  # as `jiyi rebuild-vec` does
-            return str(command.request("job.start", {"kind": "vectors.rebuild"})["result"]["job_id"])
+            return str(dig(command.request("job.start", {"kind": "vectors.rebuild"}).get("result"), "job_id"))
 
     job_id = in_thread(qtbot, command_starts_a_rebuild)
     window.show()

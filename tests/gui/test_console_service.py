@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -43,7 +43,7 @@ def test_an_agent_write_over_the_socket_refreshes_the_page(
     qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], socket_path: Path
 ) -> None:
     window, host = hosted
-    replies: list[dict[str, object]] = []
+    replies: list[Mapping[str, object]] = []
 
     def agent() -> None:
         with JiyiClient(socket_path, timeout=10) as client:
@@ -66,7 +66,7 @@ def test_desk_pages_follow_an_agent_over_the_socket(
     qtbot: QtBot, hosted: tuple[MainWindow, SocketHost], socket_path: Path
 ) -> None:
     window, _host = hosted
-    done: list[dict[str, object]] = []
+    done: list[Mapping[str, object]] = []
 
     def agent() -> None:
         with JiyiClient(socket_path, timeout=10) as client:

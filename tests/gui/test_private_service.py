@@ -27,6 +27,7 @@ from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.remote.private import PRIVATE_NICE
 from store.core.home import HomeLock, prepare_home
+from tests.json_reads import dig
 
 JIYI = str(Path(sys.executable).parent / "jiyi")
 
@@ -267,7 +268,7 @@ def service_pid(sock: Path, process: subprocess.Popen[bytes], err: Path) -> int:
             with JiyiClient(sock, timeout=5) as client:
                 answer = client.request("health")
             if answer.get("ok"):
-                return int(answer["result"]["pid"])
+                return int(str(dig(answer.get("result"), "pid")))
         time.sleep(0.1)
 
 

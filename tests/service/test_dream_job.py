@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from service.client import JiyiClient
+from service.client import JiyiClient, Reply
 from service.config import Config
 from service.errors import Cancelled
 from service.memory.dream import STEPS, _Pass
@@ -88,7 +88,7 @@ def test_a_previewed_dream_stores_nothing_and_a_cancelled_one_stops_between_step
 
 
 def test_a_dream_job_checks_its_params(qtbot: QtBot, hashed: Memory, host: SocketHost) -> None:
-    def ask() -> list[dict[str, Any]]:
+    def ask() -> list[Reply]:
         with JiyiClient(host.path, timeout=10) as agent:
             return [
                 agent.request("job.start", {"kind": "dream", "full": "yes"}),

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from service.client import JiyiClient
+from service.client import JiyiClient, JsonObject, Reply
 from service.config import Config
 from service.errors import Busy, Cancelled
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
+from tests.json_reads import dig, items, obj
 from tests.service.inprocess import in_thread
 from tests.service.jobs_setup import EPISODES, Gate, episodes
 
@@ -82,7 +83,7 @@ def test_a_second_rebuild_is_refused_busy_naming_the_running_job(
 ) -> None:
     gate = Gate(hashed, monkeypatch)
 
-    def start_two() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    def start_two() -> tuple[Reply, Reply, Reply]:
         with JiyiClient(host.path, timeout=10) as agent:
             first = agent.request("job.start", {"kind": "vectors.rebuild"})
             assert gate.held.wait(10)
@@ -91,11 +92,11 @@ def test_a_second_rebuild_is_refused_busy_naming_the_running_job(
         return first, second, waiting
 
     first, second, waiting = in_thread(qtbot, start_two)
-    job_id = first["result"]["job_id"]
-    assert first["ok"] and first["result"]["state"] == "running"
+    job_id = str(dig(first.get("result"), "job_id"))
+    assert first["ok"] and dig(first.get("result"), "state") == "running"
     for refused in (second, waiting):
         assert refused["error"]["code"] == "busy" and job_id in refused["error"]["message"]
-        assert refused["error"]["data"]["job"]["job_id"] == job_id
+        assert dig(refused["error"].get("data"), "job", "job_id") == job_id
     with pytest.raises(Busy, match=job_id):
         in_thread(qtbot, lambda: remote.rebuild())
     gate.release()
@@ -110,30 +111,30 @@ def test_a_client_that_leaves_does_not_cancel_its_job_and_others_follow_it(
     def start_and_leave() -> str:
         with JiyiClient(host.path, timeout=10, hello="command") as cli:
             started = cli.request("job.start", {"kind": "vectors.rebuild"})
-        return str(started["result"]["job_id"])
+        return str(dig(started.get("result"), "job_id"))
 
     job_id = in_thread(qtbot, start_and_leave)
     assert gate.held.wait(10)
     qtbot.waitUntil(lambda: host.connection_count == 0, timeout=10_000)
     gate.release()
 
-    def follow() -> list[dict[str, Any]]:
-        seen: list[dict[str, Any]] = []
+    def follow() -> list[JsonObject]:
+        seen: list[JsonObject] = []
         with JiyiClient(host.path, timeout=10) as other:
             while not seen or seen[-1]["state"] == "running":
-                seen.append(other.request("job.status", {"job_id": job_id})["result"])
+                seen.append(obj(other.request("job.status", {"job_id": job_id}).get("result")))
                 time.sleep(0.05)
-            listed = other.request("job.list")["result"]["jobs"]
-        assert listed[0]["job_id"] == job_id
+            listed = items(other.request("job.list").get("result"), "jobs")
+        assert dig(listed, 0, "job_id") == job_id
         return seen
 
     seen = in_thread(qtbot, follow)
     assert seen[-1]["state"] == "done" and seen[-1]["done"] == seen[-1]["total"] == EPISODES
-    assert seen[-1]["outcome"]["episodes"] == EPISODES and not seen[-1]["cancel_requested"]
+    assert dig(seen[-1], "outcome", "episodes") == EPISODES and not seen[-1]["cancel_requested"]
 
 
 def test_job_methods_refuse_what_they_cannot_do(qtbot: QtBot, host: SocketHost) -> None:
-    def ask() -> list[dict[str, Any]]:
+    def ask() -> list[Reply]:
         with JiyiClient(host.path, timeout=10) as agent:
             return [
                 agent.request("job.status", {"job_id": "job-99"}),

@@ -5,11 +5,10 @@ from __future__ import annotations
 import socket
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from service.client import JiyiClient
+from service.client import JiyiClient, Reply
 from service.remote.channel import Wire
 from store.core.errors import EnvironmentProblem
 
@@ -102,7 +101,7 @@ class _Paused(JiyiClient):
         super().__init__(path, timeout=10)
         self.sent, self.go = threading.Event(), threading.Event()
 
-    def _read_response(self) -> dict[str, Any]:
+    def _read_response(self) -> Reply:
         self.sent.set()
         assert self.go.wait(10)
         return super()._read_response()
@@ -114,7 +113,7 @@ def test_a_connection_in_use_is_shut_down_from_another_thread_and_closed_by_its_
     path = short_dir / "paused.sock"
     service = _listening(path)
     client = _Paused(path)
-    answers: list[dict[str, Any]] = []
+    answers: list[Reply] = []
     owner = threading.Thread(target=lambda: answers.append(client.request("health")))
     owner.start()
     accepted, _ = service.accept()

@@ -17,6 +17,7 @@ from store.appkb import kb as appkb
 from store.core.database import Store
 from store.projections import all_projections
 from tests.chroma_server import chroma_server
+from tests.json_reads import dig
 from tests.postgres_server import PostgresServer
 from tests.service.conftest import Server
 
@@ -129,7 +130,7 @@ def test_a_document_put_raced_across_hosts_is_won_by_exactly_one(start_host: Cal
                 client.health()  # connected before the race starts
                 barrier.wait()
                 answer = client.put_document("project/shared", "plan.md", f"{server.home} {revision}", revision)
-            outcomes.append("won" if answer.get("stored") else answer["error"]["code"])
+            outcomes.append("won" if answer.get("stored") else str(dig(answer, "error", "code")))
 
         threads = [threading.Thread(target=put, args=(server,)) for server in hosts]
         for thread in threads:

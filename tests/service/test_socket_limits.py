@@ -21,6 +21,7 @@ import pytest
 
 from service.client import JiyiClient
 from service.config import load_config
+from tests.json_reads import obj
 from tests.service.conftest import Server, send_lines
 
 HEALTH = b'{"id": "after", "method": "health"}\n'
@@ -42,7 +43,7 @@ def answers_health(server: Server, timeout: float = 30) -> bool:
     with JiyiClient(server.socket, timeout=timeout) as client:
         while True:
             health = client.health()
-            busy = "too many connections" in str(health.get("error", {}).get("message"))
+            busy = "too many connections" in str(obj(health.get("error", {})).get("message"))
             if not busy or time.monotonic() > deadline:
                 break
             time.sleep(0.05)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -27,7 +26,7 @@ from service.rpc.registry import MethodTable
 
 TABLE = MethodTable("interchange")
 
-Work = Callable[[Progress], dict[str, Any]]
+Work = Callable[[Progress], dict[str, object]]
 
 
 def export_desk(memory: Memory, directory: Path) -> DeskExported:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from service.errors import Cancelled
 from service.memory.jobs import Progress
@@ -106,12 +105,12 @@ def _run(memory: Memory, kind: str) -> dict[str, object]:
 
 
 @TABLE.op(upkeep.REBUILD, long=True)
-def rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, Any]:
+def rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, object]:
     return _run(memory, "rebuild")
 
 
 @TABLE.op(upkeep.VECTORS_REBUILD, long=True)
-def vectors_rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, Any]:
+def vectors_rebuild(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, object]:
     return _run(memory, "vectors.rebuild")
 
 

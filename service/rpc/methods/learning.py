@@ -4,10 +4,17 @@ idempotent by it; declared in `service/ops/learning.py`, and `docs/protocol.md` 
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.memory.memory import Memory
-from service.memory.rows import LearningIntentDetail, LearningRecord, LearningStatus, RecordRevoked, ReviewReceipt
+from service.memory.rows import (
+    ExtractionLease,
+    ExtractionReceipt,
+    LearningIntentDetail,
+    LearningRecord,
+    LearningStatus,
+    RecordRevoked,
+    ReviewLease,
+    ReviewReceipt,
+)
 from service.ops import learning as ops
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
@@ -28,17 +35,17 @@ def learning_scan(memory: Memory, _args: NoArgs, _context: CallContext) -> dict[
 
 
 @TABLE.op(ops.EXTRACT_LEASE)
-def extract_lease(memory: Memory, args: ops.LeaseArgs, _context: CallContext) -> dict[str, Any]:
+def extract_lease(memory: Memory, args: ops.LeaseArgs, _context: CallContext) -> ExtractionLease:
     return memory.learning.extract_lease(args.request_id)
 
 
 @TABLE.op(ops.EXTRACT_SUBMIT)
-def extract_submit(memory: Memory, args: ops.ExtractSubmitArgs, _context: CallContext) -> dict[str, Any]:
+def extract_submit(memory: Memory, args: ops.ExtractSubmitArgs, _context: CallContext) -> ExtractionReceipt:
     return memory.learning.extract_submit(args.operation_id, args.request_id, args.result)
 
 
 @TABLE.op(ops.REVIEW_LEASE)
-def review_lease(memory: Memory, args: ops.LeaseArgs, _context: CallContext) -> dict[str, Any]:
+def review_lease(memory: Memory, args: ops.LeaseArgs, _context: CallContext) -> ReviewLease:
     return memory.learning.review_lease(args.request_id, reviewer="worker")
 
 

@@ -10,7 +10,6 @@ import may be started as one to be followed. Declared in `service/ops/upkeep.py`
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
 from service.memory.memory import Memory
 from service.memory.results import DreamReport, Overview
@@ -46,11 +45,13 @@ def dream_reports(memory: Memory, args: upkeep.DreamReportsArgs, _context: CallC
 
 
 @TABLE.op(upkeep.IMPORT, long=True)
-def taskwizard_import(memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext) -> dict[str, Any]:
+def taskwizard_import(
+    memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext
+) -> dict[str, dict[str, object]]:
     check_budget(memory)
     return {name: asdict(report) for name, report in memory.import_taskwizard(args.path).items()}
 
 
 @TABLE.op(upkeep.EXPORT, long=True)
-def taskwizard_export(memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext) -> dict[str, Any]:
+def taskwizard_export(memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext) -> dict[str, dict[str, int]]:
     return dict(memory.export_taskwizard(args.path))

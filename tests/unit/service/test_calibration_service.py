@@ -155,7 +155,9 @@ def test_the_dream_pass_recalibrates_every_device(hashed: Memory) -> None:
     report = hashed.dream.run(full=True)
     step = next(s for s in report["steps"] if s["step"] == "recalibrate")
     assert step["ok"] and step["devices"] == 2
-    sources = {c["device"]: c["source"] for c in step["calibrations"]}
+    calibrations = step["calibrations"]
+    assert isinstance(calibrations, list)
+    sources = {c["device"]: c["source"] for c in calibrations}
     assert sources == {"d1": "leave-one-out", "d2": "default"}
 
 
