@@ -1,8 +1,10 @@
 """The answers of recall as frozen typed rows: desk recall (`memory.recall`), the phone agent's shadow recall
 (`recall.query`, `recall.runs`, `recall.trace`) and each device's calibration (the recall page's curve).
 
-As in `service.memory.rows`: the store and recall build JSON objects; the facade turns each answer into one
-of these once, the operations declare them, the remote `Memory` decodes them, the console reads attributes.
+As in `service.memory.rows`: the store builds desk recall's rows where it reads them (`store/desk/rows.py`,
+re-exported here) and the facade adds how recall went (`Retrieval`); shadow recall's answers are built as
+JSON objects and turned into these once. The operations declare them, the remote `Memory` decodes them, the
+console reads attributes.
 Field names and order are the wire's. A field an older record may lack is `UNSET` (left out of its JSON).
 """
 

@@ -1,10 +1,10 @@
 """The rows the console shows, as frozen typed structures: what the facade answers and the socket sends.
 
-The episodes', lessons', recall's and learning's rows are built by the store where it reads them
-(`store/episodes/rows.py`, `store/learning/rows.py`, re-exported here). The desk's rows are built as JSON
-objects (they are also replayed, indexed and exported); the facade turns each into one of these once
-(`row(...)`). The operations declare them as their results (`service/ops/`), the remote `Memory` decodes
-them straight from the socket, and the console reads attributes.
+The desk's, episodes', lessons', recall's and learning's rows are built by the store where it reads them
+(`store/desk/rows.py`, `store/episodes/rows.py`, `store/learning/rows.py`, re-exported here); what is still
+built as a JSON object is turned into one of these once (`row(...)`). The operations declare them as their
+results (`service/ops/`), the remote `Memory` decodes them straight from the socket, and the console reads
+attributes.
 
 Field names and order are the wire's: encoding a row gives the bytes the store's
 object gave. A field a row may lack is `UNSET` (left out of the JSON, as before).

@@ -112,12 +112,12 @@ def related_cards(
 class _TopicHit(NamedTuple):
     """A topic as related topics are read: the topic row and when it last changed."""
 
-    topic: rows.Topic
+    topic: rows.StoredTopic
     epoch: float
 
 
 def _topic_hit(*, task_ids: str, updated_epoch: float, **columns: Any) -> _TopicHit:
-    return _TopicHit(rows.Topic(task_ids=task_ids.split(), **columns), float(updated_epoch))
+    return _TopicHit(rows.StoredTopic(task_ids=task_ids.split(), **columns), float(updated_epoch))
 
 
 def related_topics(

@@ -105,8 +105,8 @@ class TopicTurn(Row, frozen=True):
     topic_id: str | None
 
 
-class TopicDetail(Row, frozen=True):
-    """A topic, its daily segments, its task cards and one page of its turns (`topic.get`)."""
+class StoredTopic(Row, frozen=True):
+    """A topic with every field it has (the start of `TopicDetail` and `RecalledTopic`)."""
 
     topic_id: str
     title: str
@@ -117,6 +117,11 @@ class TopicDetail(Row, frozen=True):
     last_workday: str
     interactions: int
     updated: str
+
+
+class TopicDetail(StoredTopic, frozen=True):
+    """A topic, its daily segments, its task cards and one page of its turns (`topic.get`)."""
+
     segments: list[TopicSegment]
     tasks: list[TaskCard]
     items: list[TopicTurn]
@@ -258,18 +263,9 @@ class LatestSegment(Row, frozen=True):
     summary: str
 
 
-class RecalledTopic(Row, frozen=True):
+class RecalledTopic(StoredTopic, frozen=True):
     """A topic related to the query, with its latest daily segment."""
 
-    topic_id: str
-    title: str
-    summary: str
-    kind: str
-    task_ids: list[str]
-    first_workday: str
-    last_workday: str
-    interactions: int
-    updated: str
     score: float
     signals: Signals
     latest_segment: LatestSegment | None
@@ -301,4 +297,3 @@ class RelevantSkill(Skill, frozen=True):
     """An active skill named like the query."""
 
     score: float
-
