@@ -187,15 +187,14 @@ class DeskService:
                 )
                 if changed and card.schedule_id:
                     pending = bundles.record_run(self.store, card)
-            if pending:
-                bundle_id = bundles.bundle_id_of("schedule", card.schedule_id or "")
-                report = bundles.mirror(self.bundle_files, bundle_id, pending)
+            bundle = bundles.bundle_id_of("schedule", card.schedule_id) if card.schedule_id else None
+            if pending and bundle is not None:
+                report = bundles.mirror(self.bundle_files, bundle, pending)
                 failed = {path for _bundle, path in report.not_written}
-                self._mirrored(bundle_id, list(pending), report)
-                self._wrote(bundle_id, {path: text for path, (text, _old) in pending.items() if path not in failed})
+                self._mirrored(bundle, list(pending), report)
+                self._wrote(bundle, {path: text for path, (text, _old) in pending.items() if path not in failed})
         if changed:
             self._desk_changed()
-        bundle = bundles.bundle_id_of("schedule", card.schedule_id) if card.schedule_id else None
         # The card as the reply's object (`TaskCompleted.card`); its fields and order are the row's.
         return {
             "card": msgspec.structs.asdict(card),
