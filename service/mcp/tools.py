@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -116,15 +118,41 @@ def _same(*names: str) -> dict[str, str]:
     return {name: name for name in names}
 
 
-def turn_id(params: dict[str, Any], at: datetime | None = None) -> None:
-    """A turn without the assistant's own id gets one derived from its content and the UTC minute it is
-    sent in (`at`, now by default): an immediate retry is the same turn, the same words on another day
-    ("好的", "继续") are a new one. A retry that crosses a minute boundary is stored twice, the lesser harm."""
-    if params.get("interaction_id") is None:
-        minute = (at or clock.now()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+class TurnIds:
+    """Ids for turns sent without the assistant's own: derived from the content and the UTC minute the turn
+    was first sent in. A retry within `RETRY_SECONDS` of the first sending (a lost answer, a client that
+    sends again) is the same turn even when it crosses into the next minute; the same words later ("好的",
+    "继续" on another day) are a new one. The first sendings are remembered by this process (the last
+    `KEPT`); a retry after the server restarted falls back to the minute it is sent in."""
+
+    RETRY_SECONDS = 60.0
+    KEPT = 1024
+
+    def __init__(self) -> None:
+        self._first: OrderedDict[str, tuple[datetime, str]] = OrderedDict()  # content digest -> (first sent, minute)
+        self._lock = threading.Lock()
+
+    def __call__(self, params: dict[str, Any], at: datetime | None = None) -> None:
+        if params.get("interaction_id") is not None:
+            return
+        when = (at or clock.now()).astimezone(UTC)
         content = [params.get(key) for key in ("user_text", "assistant_text", "source", "task_id")]
+        key = hashlib.sha256(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
+        with self._lock:
+            first = self._first.get(key)
+            if first is not None and 0 <= (when - first[0]).total_seconds() < self.RETRY_SECONDS:
+                minute = first[1]
+            else:
+                minute = when.strftime("%Y-%m-%dT%H:%M")
+                self._first[key] = (when, minute)
+            self._first.move_to_end(key)
+            while len(self._first) > self.KEPT:
+                self._first.popitem(last=False)
         digest = hashlib.sha256(json.dumps([*content, minute], ensure_ascii=False).encode("utf-8")).hexdigest()
         params["interaction_id"] = f"mcp-{digest[:32]}"
+
+
+turn_id = TurnIds()
 
 
 TOOLS: tuple[Tool, ...] = (
@@ -150,7 +178,7 @@ TOOLS: tuple[Tool, ...] = (
         desk.REMEMBER,
         "Save one finished turn (what the user said and what you answered) to memory. Call it once after "
         "each completed turn. Give `interaction_id` if you have your own id for the turn; without one an id "
-        "is derived from the content and the current minute (UTC), so resending the same turn within that "
+        "is derived from the content and the time it was first sent, so resending the same turn within a "
         "minute stores it once, and the same words later are a new turn. Secrets in the text are "
         "redacted before storage. Returns the stored turn's id.",
         _same("user_text", "assistant_text", "interaction_id", "source", "task_id"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -66,6 +67,8 @@ class RecallService:
         self._aliases: tuple[int, AliasRoute] | None = None
         self._aliases_lock = threading.Lock()
         self._query_vectors: QueryVectors | None = None
+        self._vectors_path = str(self.store.home / "vectors" / "chroma.sqlite3")
+        self._indexable: tuple[int, int] | None = None  # (generation, count) for `index_problem`, asked per `health`
         # Each device's calibrated threshold (`Memory` plugs in its `CalibrationService`); None: the embedder's own.
         self.thresholds: Thresholds | None = None
         self._degraded = 0
@@ -461,7 +464,16 @@ class RecallService:
         return counts
 
     def _vectors_file(self) -> Path:
-        return self.store.home / "vectors" / "chroma.sqlite3"
+        return Path(self._vectors_path)
+
+    def _count_indexable(self) -> int:
+        """`episodes.count_indexable`, counted again only after a change (health asks it on every call)."""
+        generation, cached = self.parts.generation, self._indexable
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        count = episodes.count_indexable(self.store, self.config.index_min_steps)
+        self._indexable = (generation, count)
+        return count
 
     def index_problem(self) -> str | None:
         """Why recall cannot find past runs by meaning: the home's vector index deleted (now, or before the
@@ -469,16 +481,15 @@ class RecallService:
         when the index lives on a Chroma server, which `jiyi doctor` asks)."""
         if self.config.chroma_url:
             return None
-        folder = self._vectors_file().parent
-        present = self._vectors_file().is_file()
+        present = os.path.isfile(self._vectors_path)
         if present and not self._vectors_lost:
             return None
-        indexable = episodes.count_indexable(self.store, self.config.index_min_steps)
+        indexable = self._count_indexable()
         if not indexable:
             return None
         when = "is missing" if not present else "was missing when the home opened (recreated empty)"
         return (
-            f"the vector index {folder} {when}: recall cannot find the {indexable} archived runs by meaning; "
+            f"the vector index {self._vectors_file().parent} {when}: recall cannot find the {indexable} archived runs by meaning; "
             "run `jiyi rebuild-vec` to rebuild it from the archive"
         )
 

@@ -35,6 +35,7 @@ from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
 from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection
+from store.core.readers import Readers
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META, Part, Transaction
 from store.core.write_stats import WriteStats
 
@@ -68,6 +69,8 @@ class Store:
         self.path: Path | None = None if target.shared else (target.path or home / DB_NAME)
         self.location = str(self.path) if self.path else target.describe()
         self.db: Any = db
+        # Reads of one request that may run side by side (recall's kinds), each on a connection of its own.
+        self.readers = Readers(db)
         # Names this open store in change notices (a host ignores its own).
         self.origin = uuid.uuid4().hex
         self._feed_connect: Callable[[], Any] | None = None
@@ -533,6 +536,7 @@ class Store:
     def close(self) -> None:
         """Close the database and release the home (idempotent); the models go to the newest store still open."""
         model_binding.closed(self)
+        self.readers.close()
         self.db.close_all()
         self._lock.release()
 

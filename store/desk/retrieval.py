@@ -305,12 +305,14 @@ def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense |
         ],
     )
     seen = Snapshot.of_row(snapshot[0])
+    # The kinds are searched side by side (`store.core.readers`), the turns on this thread.
+    related_cards_ = store.readers.aside(lambda: related_cards(store, query, limit, seen, dense))
+    related_topics_ = store.readers.aside(lambda: related_topics(store, query, limit, seen, dense))
+    related_facts_ = store.readers.aside(lambda: facts.related_facts(store, query, limit, seen.of(FactFts), dense))
     interactions = _recalled_turns(
         related_interactions(store, query, limit, seen, dense), [rows.TopicTurn(**r) for r in recent_turns], limit
     )
-    cards = _recalled_cards(
-        related_cards(store, query, limit, seen, dense), [rows.TaskCard(**r) for r in recent_cards], limit
-    )
+    cards = _recalled_cards(related_cards_(), [rows.TaskCard(**r) for r in recent_cards], limit)
     return Recalled(
         query=query,
         task_cards=cards,
@@ -319,9 +321,9 @@ def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense |
             store, query, [c.schedule_id for c in cards if c.schedule_id], limit, [_BundleName(**r) for r in bundles]
         ),
         recent_workdays=cached_recent_workdays(store, seen.overview_version),
-        related_topics=related_topics(store, query, limit, seen, dense),
+        related_topics=related_topics_(),
         core_facts=[facts.core_fact(**r) for r in core],
-        related_facts=facts.related_facts(store, query, limit, seen.of(FactFts), dense),
+        related_facts=related_facts_(),
         relevant_skills=skills.relevant_skills(store, query, limit, [rows.Skill(**r) for r in active_skills]),
     )
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from service.mcp.tools import BY_NAME, TOOLS, declared_params, turn_id
+from service.mcp.tools import BY_NAME, TOOLS, TurnIds, declared_params, turn_id
 from service.ops import DECLARED
 from store.core import clock
 from store.core.errors import InvalidInput
@@ -111,6 +111,28 @@ def test_the_same_words_on_another_day_are_a_new_turn_and_an_immediate_retry_the
     params = dict(turn)
     turn_id(params, at=datetime(2026, 11, 30, 17, 15, 30, tzinfo=timezone(timedelta(hours=8))))
     assert params["interaction_id"] == first  # the minute is UTC's, whatever zone the time came in
+
+
+def test_a_retry_that_crosses_into_the_next_minute_is_the_same_turn() -> None:
+    ids = TurnIds()
+    turn = {"user_text": "把会议改到周五", "assistant_text": "已改到周五下午三点"}
+    first_sent = datetime(2026, 11, 30, 9, 15, 58, tzinfo=UTC)
+
+    def sent(at: datetime) -> str:
+        params = dict(turn)
+        ids(params, at=at)
+        return str(params["interaction_id"])
+
+    first = sent(first_sent)
+    assert sent(first_sent + timedelta(seconds=4)) == first  # 09:16:02, a retry in the next minute
+    assert sent(first_sent + timedelta(seconds=59)) == first
+    assert sent(first_sent + timedelta(minutes=5)) != first  # the same words later: a turn of its own
+    # A server that restarted knows no first sending: the minute the turn is sent in decides.
+    assert sent(first_sent) == first
+    restarted = TurnIds()
+    later = dict(turn)
+    restarted(later, at=first_sent + timedelta(seconds=4))
+    assert later["interaction_id"] != first
 
 
 def test_list_facts_never_reads_what_the_person_withdrew() -> None:

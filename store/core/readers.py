@@ -1,0 +1,61 @@
+"""Reads of one request run side by side: a few reader threads per open store, each with its own connection.
+
+`memory.recall` searches four kinds (turns, task cards, topics, facts), each a full-text search and a
+nearest-vector query. SQLite and Chroma let go of the GIL while they search, so on a machine of two cores
+the kinds searched at once answer in about two thirds of the time one after another
+(`bench/desk_recall_speed.py`). On SQLite each reader thread opens its own connection to the file (WAL:
+readers never wait for the writer); on a PostgreSQL server each would hold a connection for the host's
+life, so there the reads run one after another, on the caller's thread, when their answer is asked for.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from store.core.dialect import dialect_of
+
+T = TypeVar("T")
+
+READERS = 3
+"""Reader threads per open store: with the caller's own thread, the four kinds recall searches at once."""
+
+
+class Readers:
+    """The reader threads of one open store (started when first asked, stopped by `close`)."""
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+        self._side_by_side = not dialect_of(db).shared
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def aside(self, read: Callable[[], T]) -> Callable[[], T]:
+        """Start `read` on a reader thread now; the function returned waits for its answer (or raises its error).
+
+        Inside a transaction of the calling thread `read` runs on that thread instead (when its answer is
+        asked for): a reader's own connection would not see the transaction's writes. So it does on a
+        server, and once the store is closing.
+        """
+        pool = self._reader_pool()
+        if pool is None or self._db.in_transaction():
+            return read
+        return pool.submit(read).result
+
+    def _reader_pool(self) -> ThreadPoolExecutor | None:
+        if not self._side_by_side:
+            return None
+        with self._lock:
+            if self._pool is None and not self._closed:
+                self._pool = ThreadPoolExecutor(READERS, thread_name_prefix="jiyi-reader")
+            return self._pool
+
+    def close(self) -> None:
+        """Wait for the reads under way and stop the threads (their connections close with them)."""
+        with self._lock:
+            pool, self._pool, self._closed = self._pool, None, True
+        if pool is not None:
+            pool.shutdown(wait=True)
