@@ -489,7 +489,8 @@ class RecallService:
             return None
         when = "is missing" if not present else "was missing when the home opened (recreated empty)"
         return (
-            f"the vector index {self._vectors_file().parent} {when}: recall cannot find the {indexable} archived runs by meaning; "
+            f"the vector index {self._vectors_file().parent} {when}: "
+            f"recall cannot find the {indexable} archived runs by meaning; "
             "run `jiyi rebuild-vec` to rebuild it from the archive"
         )
 
