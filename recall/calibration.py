@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TypedDict, cast
 
 from recall.confidence import DEFAULT_SCORING
 
@@ -71,6 +71,27 @@ class CurvePoint:
     recalled: int
 
 
+class CurvePointJson(TypedDict):
+    threshold: float
+    hit_at_1: float
+    contamination: float
+    bound: float
+    recalled: int
+
+
+class CalibrationJson(TypedDict):
+    """`Calibration` as JSON: its fields, the curve's points as objects."""
+
+    device: str
+    embedder: str
+    threshold: float
+    source: str
+    sample_size: int
+    budget: float
+    computed_at: float
+    curve: list[CurvePointJson]
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A device's threshold, where it came from, over how many runs, and the curve it was read from."""
@@ -84,13 +105,21 @@ class Calibration:
     computed_at: float
     curve: list[CurvePoint] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> CalibrationJson:
+        return cast(CalibrationJson, asdict(self))  # its fields, as they are (the curve's points as objects)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Calibration:
-        curve = [CurvePoint(**point) for point in data.get("curve", [])]
-        return cls(**{**data, "curve": curve})
+    def from_dict(cls, data: CalibrationJson) -> Calibration:
+        return cls(
+            device=data["device"],
+            embedder=data["embedder"],
+            threshold=data["threshold"],
+            source=data["source"],
+            sample_size=data["sample_size"],
+            budget=data["budget"],
+            computed_at=data["computed_at"],
+            curve=[CurvePoint(**point) for point in data.get("curve", [])],
+        )
 
 
 def upper_bound(k: int, n: int, z: float | None = None) -> float:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypedDict, TypeVar, cast
 
 SCORINGS = ("margin", "top", "reference")
 DEFAULT_SCORING = "margin"
@@ -51,6 +51,19 @@ class Weighed(Protocol):
 C = TypeVar("C", bound=Weighed)
 
 
+class ConfidenceJson(TypedDict):
+    """`Confidence` as JSON (a recall trace keeps it)."""
+
+    scoring: str
+    value: float
+    top_app: list[str]
+    top: float
+    runner_up: list[str]
+    second: float | None
+    margin: float
+    lead_weight: float
+
+
 @dataclass(frozen=True)
 class Confidence:
     """The decision's evidence: the scoring, its value, the top app and the runner-up with their scores."""
@@ -64,8 +77,8 @@ class Confidence:
     margin: float  # top − second (0 without a runner-up)
     lead_weight: float = 1.0  # λ: how much of the margin counts (scoring `margin`)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> ConfidenceJson:
+        return cast(ConfidenceJson, asdict(self))  # its fields, as they are
 
 
 def reference_score(candidate: Weighed) -> float:

@@ -35,9 +35,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
-from recall.confidence import DEFAULT_SCORING, SCORINGS, Confidence, confidence, rank
+from recall.confidence import DEFAULT_SCORING, SCORINGS, Confidence, ConfidenceJson, confidence, rank
 from recall.embedders import Embedder, tuning
 from recall.normalize import CJK_RE, fold_text, normalize
 from recall.remote_embedder import EmbeddingServerProblem
@@ -129,6 +129,38 @@ class RecallCandidate:
     ownership: float | None = None
 
 
+class CandidateJson(TypedDict):
+    """`RecallCandidate` as JSON."""
+
+    source: str
+    apps: list[str]
+    score: float
+    run_id: str | None
+    goal: str | None
+    vector: float | None
+    keyword: float | None
+    term: str | None
+    ownership: float | None
+
+
+class RecallJson(TypedDict):
+    """`RecallResult` as JSON (a run's recall trace keeps it): its fields, then the apps it recalled."""
+
+    mode: str
+    status: str
+    query: str
+    embedder: str
+    candidates: list[CandidateJson]
+    latency_ms: float
+    error: str | None
+    considered: NotRequired[list[CandidateJson]]  # only when asked to explain
+    threshold: NotRequired[float | None]
+    degraded: str | None
+    confidence: ConfidenceJson | None
+    recalled_apps: list[str]
+    top1_apps: list[str]
+
+
 @dataclass(frozen=True)
 class RecallResult:
     """The recall of one run start. `status`: ok (something recalled), abstained, off, error."""
@@ -157,12 +189,12 @@ class RecallResult:
     def top1_apps(self) -> list[str]:
         return list(self.candidates[0].apps) if self.candidates else []
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RecallJson:
         data = asdict(self)
         if self.considered is None:
             del data["considered"], data["threshold"]
         data["recalled_apps"], data["top1_apps"] = self.recalled_apps, self.top1_apps
-        return data
+        return cast(RecallJson, data)  # its fields (nested ones as objects), then the apps
 
 
 class MentionIndex:

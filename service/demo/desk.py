@@ -8,7 +8,7 @@ so the bundles, topics, facts and skill drafts the console shows are real.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from service.memory.memory import Memory
 
@@ -26,7 +26,49 @@ SCHEDULES = [
 ]
 
 
-FACTS: list[dict[str, Any]] = [
+class DemoEvidence(TypedDict):
+    """A quote a demo fact stands on: from a turn or from a task card."""
+
+    interaction_id: NotRequired[str]
+    task_id: NotRequired[str]
+    quote: str
+
+
+class DemoFact(TypedDict):
+    """A fact as a planner's commit proposes it (`maintenance_commit`'s `facts`)."""
+
+    scope: str
+    profile_kind: NotRequired[str]
+    project: NotRequired[str]
+    content: str
+    evidence: list[DemoEvidence]
+
+
+class DemoSkill(TypedDict):
+    """A skill draft as a planner's commit proposes it (`maintenance_commit`'s `skills`)."""
+
+    name: str
+    text: str
+    source_interaction_id: str
+    quote: str
+
+
+class DemoSegment(TypedDict):
+    workday: str
+    summary: str
+
+
+class DemoTopic(TypedDict):
+    """A topic as a planner's commit files it (`maintenance_commit`'s `topics`)."""
+
+    topic_id: str
+    title: str
+    kind: str
+    interaction_ids: list[str]
+    segments: list[DemoSegment]
+
+
+FACTS: list[DemoFact] = [
     {
         "scope": "profile",
         "profile_kind": "work_style",
@@ -52,7 +94,7 @@ FACTS: list[dict[str, Any]] = [
         "evidence": [{"task_id": "ufo-daily-1", "quote": "每日 UFO 构建检查"}],
     },
 ]
-SKILLS: list[dict[str, Any]] = [
+SKILLS: list[DemoSkill] = [
     {
         "name": "周报先审",
         "text": "发周报之前，先把草稿发给用户审阅，得到同意再发送。",
@@ -138,23 +180,22 @@ def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
         plan = memory.desk.maintenance_plan(limit=40)
         if not plan["batch_id"]:
             break
-        groups: dict[str, list[dict[str, Any]]] = {}
+        groups: dict[str, list[tuple[str, str, str]]] = {}  # theme -> (interaction id, workday, user text)
         for item in plan["interactions"]:
-            groups.setdefault(topic_of.get(item["interaction_id"], "about-me"), []).append(item)
-        topics = []
+            turn = (str(item["interaction_id"]), str(item["workday"]), str(item["user_text"]))
+            groups.setdefault(topic_of.get(turn[0], "about-me"), []).append(turn)
+        topics: list[DemoTopic] = []
         for key, items in groups.items():
             title = titles.get(key, "关于我和我的设备")
-            for workday in sorted({i["workday"] for i in items}):
-                same_day = [i for i in items if i["workday"] == workday]
+            for workday in sorted({day for _, day, _ in items}):
+                same_day = [(i, text) for i, day, text in items if day == workday]
                 topics.append(
                     {
                         "topic_id": f"demo-{key}",
                         "title": title,
                         "kind": "chat" if key == "music" else "task",
-                        "interaction_ids": [i["interaction_id"] for i in same_day],
-                        "segments": [
-                            {"workday": workday, "summary": "；".join(i["user_text"] for i in same_day)[:120]}
-                        ],
+                        "interaction_ids": [i for i, _ in same_day],
+                        "segments": [{"workday": workday, "summary": "；".join(text for _, text in same_day)[:120]}],
                     }
                 )
         memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})

@@ -22,9 +22,9 @@ import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
-from recall.episode_recall import RecallResult
+from recall.episode_recall import RecallJson, RecallResult
 from service.config import Config, save_settings
 from service.demo.desk import fill_desk
 from service.demo.goals import DemoTask, demo_tasks, phrase
@@ -33,6 +33,7 @@ from service.memory.memory import EpisodeFilter, Memory
 from store.appkb import alias_correction
 from store.core.errors import InvalidInput
 from store.episodes import recall_stats
+from store.episodes.rows import Evaluation
 from store.learning.grant import example_section, parse_grant
 
 DAY = 86400.0
@@ -53,6 +54,48 @@ NICKNAMES = {
 Progress = Callable[[int, int], None]
 
 
+class DemoEvent(TypedDict):
+    """One step of a demo run, as `run.event` records it."""
+
+    run_id: str
+    step: int
+    ts: float
+    tool: str
+    result_class: str
+    app_package: str | None
+    intent: str | None
+    note: str | None
+
+
+class DemoOutcome(TypedDict):
+    """A demo run's outcome, as `run.finish` records it."""
+
+    run_id: str
+    ts_start: float
+    ts_end: float
+    device_scope: str
+    goal_text: str
+    apps: list[str]
+    success: bool
+    reason: str
+    steps: int
+    tokens_total: int
+    tokens_by_role: dict[str, int]
+    verifier: str
+
+
+class DemoTrace(TypedDict):
+    """A run's recall scored against what it launched, as `run.finish` keeps it."""
+
+    run_id: str
+    ts: float
+    device_scope: str
+    mode: str
+    embedder: str
+    recall: RecallJson
+    evaluation: Evaluation
+
+
 @dataclass
 class DemoRun:
     """One run as the agent would have reported it, before it is archived."""
@@ -61,13 +104,13 @@ class DemoRun:
     device: str
     goal: str
     started: float
-    outcome: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[DemoEvent] = field(default_factory=list)
     launched: list[str] = field(default_factory=list)
     spoken: str = ""
     failed_first: bool = False
     corrected_from: str | None = None  # the wrong app the agent opened first, then backed out of
     meant: str = ""  # the app the task was for
+    outcome: DemoOutcome = field(init=False)  # set once its steps are decided (`_plan`)
 
 
 def fill(memory: Memory, *, runs: int = 2000, seed: int = 7, progress: Progress | None = None) -> dict[str, int]:
@@ -90,7 +133,7 @@ def fill(memory: Memory, *, runs: int = 2000, seed: int = 7, progress: Progress 
             _teach(memory, run, taught)
         memory.ingest.ingest_runs([{"outcome": r.outcome, "events": r.events} for r in batch], actor="agent")
         memory.ingest.record_evaluations(
-            [_trace(memory, run, recall) for run in batch if (recall := recalled[run.run_id]) is not None]
+            [dict(_trace(memory, run, recall)) for run in batch if (recall := recalled[run.run_id]) is not None]
         )
         if progress:
             progress(start + len(batch), runs)
@@ -160,7 +203,7 @@ def _plan(
     habit = rng.random() < 0.75
     task = habits[device][min(int(rng.expovariate(1 / 8)), HABITS - 1)] if habit else rng.choice(tasks)
     started = day_start + rng.uniform(0, 3600)
-    run = DemoRun(run_id, device, phrase(rng, task), started, {}, meant=task.package)
+    run = DemoRun(run_id, device, phrase(rng, task), started, meant=task.package)
     nickname = next((n for n, p in NICKNAMES.items() if p == task.package), None)
     run.spoken = nickname if nickname and rng.random() < 0.3 else task.app_name
     step = 0
@@ -219,10 +262,17 @@ def _event(
     package: str | None = None,
     intent: str | None = None,
     note: str | None = None,
-) -> dict[str, Any]:
-    event: dict[str, Any] = {"run_id": run.run_id, "step": step, "ts": run.started + step * 6, "tool": tool}
-    event.update(result_class=result, app_package=package, intent=intent, note=note)
-    return event
+) -> DemoEvent:
+    return {
+        "run_id": run.run_id,
+        "step": step,
+        "ts": run.started + step * 6,
+        "tool": tool,
+        "result_class": result,
+        "app_package": package,
+        "intent": intent,
+        "note": note,
+    }
 
 
 def _shadow_recall(memory: Memory, batch: list[DemoRun]) -> dict[str, RecallResult | None]:
@@ -278,7 +328,7 @@ def _teach(memory: Memory, run: DemoRun, taught: set[tuple[str, str, bool]]) -> 
     memory.appkb.end_run_evidence(run.run_id)
 
 
-def _trace(memory: Memory, run: DemoRun, recall: RecallResult) -> dict[str, Any]:
+def _trace(memory: Memory, run: DemoRun, recall: RecallResult) -> DemoTrace:
     """The run's recall scored against what was really launched, as `run.finish` keeps it."""
     mentioned = [a for c in recall.candidates if c.source == "mention" for a in c.apps]
     evaluation = recall_stats.evaluate(recall.recalled_apps, recall.top1_apps, run.launched, mentioned)

@@ -7,10 +7,11 @@ for the owner to review on the 学习 page.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from service.memory.memory import Memory
 from service.memory.rows import Adopted
+from store.learning.sources import SourceJson
 
 FACTS = {
     "我是做嵌入式开发的": ("fact.profile", "用户做嵌入式开发"),
@@ -47,7 +48,16 @@ def fill_learning(memory: Memory) -> dict[str, int]:
     return {"learned": adopted}
 
 
-def _candidate(source: dict[str, Any]) -> dict[str, Any] | None:
+class Proposal(TypedDict):
+    """A candidate the scripted extractor submits: a fact or skill draft the person said, verbatim."""
+
+    operation: str  # "add"
+    kind: str
+    content: str
+    quotations: list[str]
+
+
+def _candidate(source: SourceJson) -> Proposal | None:
     said = " ".join(t["text"] for t in source["turns"] if t["role"] == "user")
     for quote, (kind, content) in FACTS.items():
         if quote in said:

@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from store.core.errors import InvalidInput
 
@@ -73,7 +72,7 @@ def _text(value: object, where: str) -> str:
     return value
 
 
-def _plain(path: Path, data: dict[str, Any]) -> Conversation:
+def _plain(path: Path, data: dict[str, object]) -> Conversation:
     turns = []
     raw_turns = data.get("interactions")
     if not isinstance(raw_turns, list) or not raw_turns:
@@ -117,22 +116,32 @@ def _session_date(value: object, where: str) -> datetime:
         raise InvalidInput(f"{where} is not a date like '1:56 pm on 8 May, 2023': {value!r}") from None
 
 
-def _said(turn: dict[str, Any]) -> str:
+def _said(turn: dict[str, object]) -> str:
     text = f"{turn.get('speaker', '')}: {turn.get('text', '')}"
     if turn.get("blip_caption"):
         text += f" [shares {turn['blip_caption']}]"
     return text
 
 
-def _locomo(path: Path, data: dict[str, Any]) -> Conversation:
+def _objects(value: object, where: str) -> list[dict[str, object]]:
+    """`value`, a list of JSON objects, or `InvalidInput` naming `where`."""
+    if not isinstance(value, list):
+        raise InvalidInput(f"{where} must be a list")
+    for n, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InvalidInput(f"{where}[{n}] must be an object")
+    return value
+
+
+def _locomo(path: Path, data: dict[str, object]) -> Conversation:
     name = Path(path).stem
     turns: list[Turn] = []
     owner: dict[str, str] = {}  # dia_id -> interaction id
     sessions = sorted(int(m.group(1)) for k in data if (m := _SESSION.match(k)))
     for number in sessions:
-        session = data[f"session_{number}"]
-        if not isinstance(session, list):
+        if not isinstance(data[f"session_{number}"], list):
             raise InvalidInput(f"{path}: session_{number} must be a list of turns")
+        session = _objects(data[f"session_{number}"], f"{path}: session_{number}")
         start = _session_date(data.get(f"session_{number}_date_time"), f"{path}: session_{number}_date_time")
         for pair in range(0, len(session), 2):
             first, *second = session[pair : pair + 2]
@@ -142,10 +151,13 @@ def _locomo(path: Path, data: dict[str, Any]) -> Conversation:
             ts = (start + timedelta(seconds=pair)).strftime("%Y-%m-%dT%H:%M:%SZ")
             turns.append(Turn(interaction_id, ts, _said(first), _said(second[0]) if second else ""))
     questions = []
-    for item in data["qa"]:
-        labels = [e.strip() for raw in item.get("evidence", []) for e in re.split(r"[;,]", str(raw)) if e.strip()]
+    for item in _objects(data["qa"], f"{path}: qa"):
+        raw_labels = item.get("evidence", [])
+        raw_labels = raw_labels if isinstance(raw_labels, list) else []
+        labels = [e.strip() for raw in raw_labels for e in re.split(r"[;,]", str(raw)) if e.strip()]
         evidence = frozenset(owner[e] for e in labels if e in owner)
-        category = LOCOMO_CATEGORIES.get(item.get("category"), str(item.get("category")))
+        code = item.get("category")
+        category = LOCOMO_CATEGORIES.get(code, str(code)) if isinstance(code, int) else str(code)
         if not evidence and category not in UNSCORED:
             continue  # its evidence names no turn of the conversation (a few labels are broken)
         questions.append(Question(str(item["question"]), evidence, category))

@@ -19,7 +19,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from service.config import Config
 from service.evaluation.conversations import UNSCORED, Conversation, read
@@ -28,6 +28,63 @@ from service.memory.memory import Memory
 
 KS = (1, 5, 10)
 LIMIT = 10
+
+
+class QuestionRow(TypedDict):
+    """One question asked (`ask`): what came back as related, and whether the evidence was among the first k."""
+
+    conversation: str
+    q: str
+    category: str
+    evidence: list[str]
+    related: list[str]  # interaction ids, best first
+    hits: dict[int, bool]  # by k (`KS`)
+    latency_ms: float
+    degraded: str | None
+
+
+# The scores over some questions: `n`, and recall_any@k for each of `KS` (not when `n` is 0).
+Recall = TypedDict(
+    "Recall",
+    {
+        "n": int,
+        "recall_any@1": NotRequired[float],
+        "recall_any@5": NotRequired[float],
+        "recall_any@10": NotRequired[float],
+    },
+)
+
+
+class Unanswerable(TypedDict):
+    n: int
+    mean_related: float | None  # None when there were no such questions
+    none_related: float | None
+
+
+class Latency(TypedDict):
+    p50: float
+    p99: float
+
+
+class Summary(Recall):
+    """`summarize`'s report (see the module docstring)."""
+
+    by_category: dict[str, Recall]
+    unanswerable: Unanswerable
+    latency_ms: Latency
+    degraded: int
+
+
+class ConversationSummary(Summary):
+    interactions: int
+
+
+class Report(Summary):
+    """`run_eval`'s report: over all conversations, per conversation, and every question's row."""
+
+    embedder: str
+    conversations: dict[str, ConversationSummary]
+    rows: NotRequired[list[QuestionRow]]  # taken out before the report is printed (they go to `--details`)
 
 
 def store_conversation(memory: Memory, conversation: Conversation, progress: Callable[[int, int], None] | None) -> None:
@@ -39,9 +96,9 @@ def store_conversation(memory: Memory, conversation: Conversation, progress: Cal
     memory.desk.index.drain(progress)
 
 
-def ask(memory: Memory, conversation: Conversation) -> list[dict[str, Any]]:
+def ask(memory: Memory, conversation: Conversation) -> list[QuestionRow]:
     """One row per question: what came back as related, and how it scored."""
-    rows = []
+    rows: list[QuestionRow] = []
     for question in conversation.questions:
         result = memory.desk.memory_recall(question.q, limit=LIMIT)
         related = [i.interaction_id for i in result.interactions if i.why == "related"]
@@ -60,20 +117,24 @@ def ask(memory: Memory, conversation: Conversation) -> list[dict[str, Any]]:
     return rows
 
 
-def _recall(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    return {"n": len(rows), **{f"recall_any@{k}": round(sum(r["hits"][k] for r in rows) / len(rows), 4) for k in KS}}
+def _recall(rows: Sequence[QuestionRow]) -> Recall:
+    def at(k: int) -> float:
+        return round(sum(r["hits"][k] for r in rows) / len(rows), 4)
+
+    return {"n": len(rows), "recall_any@1": at(1), "recall_any@5": at(5), "recall_any@10": at(10)}
 
 
-def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summarize(rows: Sequence[QuestionRow]) -> Summary:
     """The report over `rows` (see the module docstring)."""
     scored = [r for r in rows if r["evidence"] and r["category"] not in UNSCORED]
     empty = [r for r in rows if not r["evidence"]]
-    by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_category: dict[str, list[QuestionRow]] = defaultdict(list)
     for row in scored:
         by_category[row["category"]].append(row)
     latencies = [r["latency_ms"] for r in rows]
+    overall: Recall = _recall(scored) if scored else {"n": 0}
     return {
-        **(_recall(scored) if scored else {"n": 0}),
+        **overall,
         "by_category": {c: _recall(items) for c, items in sorted(by_category.items())},
         "unanswerable": {
             "n": len(empty),
@@ -102,12 +163,12 @@ def run_eval(
     *,
     embed_model: str | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """Read every file first (a bad one is refused before anything is stored), then store each conversation
     in a fresh home of its own and ask its questions; the report over all of them, and per conversation."""
     conversations = [read(Path(p)) for p in paths]
-    rows: list[dict[str, Any]] = []
-    per: dict[str, Any] = {}
+    rows: list[QuestionRow] = []
+    per: dict[str, ConversationSummary] = {}
     embedder = ""
     for conversation in conversations:
         name = conversation.name
@@ -128,12 +189,12 @@ def run_eval(
     return {"embedder": embedder, **summarize(rows), "conversations": per, "rows": rows}
 
 
-def table(report: dict[str, Any]) -> str:
+def table(report: Report) -> str:
     """The report as a few lines a person reads: overall, per category, unanswerable, latency."""
     lines = [f"{'':14} {'n':>5} {'@1':>6} {'@5':>6} {'@10':>6}"]
 
-    def line(name: str, part: dict[str, Any]) -> str:
-        at = [part.get(f"recall_any@{k}") for k in KS]
+    def line(name: str, part: Recall) -> str:
+        at = [part.get("recall_any@1"), part.get("recall_any@5"), part.get("recall_any@10")]
         return f"{name:14} {part['n']:>5} " + " ".join(f"{v:>6.3f}" if v is not None else f"{'-':>6}" for v in at)
 
     lines.append(line("all", report))

@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import NotRequired, TypedDict
 
 import msgspec
 
@@ -56,18 +56,6 @@ def bundled_set(name: str) -> tuple[Path, Path]:
     folder = resources.files("resources")
     history, queries = SETS[name]
     return Path(str(folder / history)), Path(str(folder / queries))
-
-
-# The statistics a report carries, as the reference names them.
-REPORTED = (
-    "hit_at_1",
-    "hit_rate",
-    "conditional_hit_rate",
-    "contaminated_run_rate",
-    "package_precision",
-    "package_recall",
-    "abstain_rate",
-)
 
 
 def read_history(path: Path) -> list[tuple[str, str]]:
@@ -116,7 +104,7 @@ def evaluate(
     details: list[dict[str, object]] | None = None,
     *,
     calibrate: bool = True,
-) -> dict[str, Any]:
+) -> RecallReport:
     """Archive the history, run every query through a run's lifecycle, report the totals.
 
     When `details` is a list, one row per query is appended to it (`DETAIL_COLUMNS`):
@@ -161,11 +149,17 @@ def evaluate(
             )
     memory.calibration.wait()
     totals = memory.recall.recall_statistics(since=since)["totals"]
-    report = {
+    report: RecallReport = {
         "n": totals["evaluations"],
         "embedder": memory.config.embed_model,
         "scoring": memory.recall.scoring,
-        **{k: totals[k] for k in REPORTED},
+        "hit_at_1": totals["hit_at_1"],
+        "hit_rate": totals["hit_rate"],
+        "conditional_hit_rate": totals["conditional_hit_rate"],
+        "contaminated_run_rate": totals["contaminated_run_rate"],
+        "package_precision": totals["package_precision"],
+        "package_recall": totals["package_recall"],
+        "abstain_rate": totals["abstain_rate"],
         "latency_ms": {"p50": round(percentile(latencies, 50), 3), "p99": round(percentile(latencies, 99), 3)},
         "thresholds": thresholds_used(used, memory.config.recall_max_contamination if calibrate else None),
         "hindsight": hindsight(decided, with_history, memory.config.recall_max_contamination),
@@ -195,6 +189,46 @@ class Hindsight(TypedDict):
     threshold: float | None
     hit_at_1: float
     contaminated_run_rate: float
+
+
+class Latency(TypedDict):
+    p50: float
+    p99: float
+
+
+class WithHistory(TypedDict):
+    """hit@1 over the queries whose app the history holds (when some queries' app it does not)."""
+
+    n: int
+    hit_at_1: float | None
+
+
+class HistorySample(TypedDict):
+    rows: int  # sampled
+    of: int  # in the history file
+    seed: int
+
+
+class RecallReport(TypedDict):
+    """`evaluate`'s report: the shadow recall's totals over the queries, latency, the thresholds
+    used and the best one in hindsight."""
+
+    n: int
+    embedder: str
+    scoring: str
+    # The statistics a report carries, as the reference names them.
+    hit_at_1: float
+    hit_rate: float
+    conditional_hit_rate: float
+    contaminated_run_rate: float
+    package_precision: float
+    package_recall: float
+    abstain_rate: float
+    latency_ms: Latency
+    thresholds: ThresholdsUsed
+    hindsight: Hindsight
+    with_history: NotRequired[WithHistory]
+    history_sample: NotRequired[HistorySample]  # `--history-sample`
 
 
 class ThresholdsUsed(TypedDict):
@@ -339,7 +373,7 @@ def run_eval(
     calibrate: bool = True,
     max_contamination: float | None = None,
     scoring: str | None = None,
-) -> dict[str, Any]:
+) -> RecallReport:
     """Read the files (errors before anything opens), then evaluate in a fresh or the given home.
 
     `scoring` evaluates another confidence than JIYI_RECALL_SCORING's (recall.confidence)."""

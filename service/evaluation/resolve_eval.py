@@ -16,7 +16,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from service.config import Config
 from service.evaluation.percentile import percentile
@@ -52,58 +52,102 @@ def read_queries(path: Path) -> list[Query]:
     return queries
 
 
-def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Answer:
+    """How one query was resolved."""
+
+    query: str
+    kind: str
+    expected: frozenset[str]
+    state: str
+    package: str | None
+    top1: str | None  # the first candidate's package
+
+
+class Summary(TypedDict):
+    """The scores over some queries (see the module docstring)."""
+
+    n: int
+    top1_accuracy: float | None  # None: no query expected a package
+    resolved_rate: float
+    resolved_precision: float | None  # None: nothing resolved
+    false_resolved: int
+    unknown_rate: float
+
+
+class Latency(TypedDict):
+    p50: float
+    p99: float
+
+
+class FalseResolved(TypedDict):
+    query: str
+    resolved: str | None
+    expected: list[str] | str  # "-": it must not resolve
+
+
+class Report(Summary):
+    """`evaluate`'s report: the scores over every query, latency, the scores by kind and some wrong answers."""
+
+    latency_ms: Latency
+    by_kind: dict[str, Summary]
+    false_resolved_examples: list[FalseResolved]
+
+
+def _summary(rows: list[_Answer]) -> Summary:
     n = len(rows)
-    scored = [r for r in rows if r["expected"]]
-    resolved = [r for r in rows if r["state"] == "resolved"]
-    correct = [r for r in resolved if r["package"] in r["expected"]]
+    scored = [r for r in rows if r.expected]
+    resolved = [r for r in rows if r.state == "resolved"]
+    correct = [r for r in resolved if r.package in r.expected]
     return {
         "n": n,
-        "top1_accuracy": round(sum(r["top1"] in r["expected"] for r in scored) / len(scored), 4) if scored else None,
+        "top1_accuracy": round(sum(r.top1 in r.expected for r in scored) / len(scored), 4) if scored else None,
         "resolved_rate": round(len(resolved) / n, 4) if n else 0.0,
         "resolved_precision": round(len(correct) / len(resolved), 4) if resolved else None,
         "false_resolved": len(resolved) - len(correct),
-        "unknown_rate": round(sum(r["state"] == "unknown" for r in rows) / n, 4) if n else 0.0,
+        "unknown_rate": round(sum(r.state == "unknown" for r in rows) / n, 4) if n else 0.0,
     }
 
 
-def evaluate(memory: Memory, inventory: list[tuple[str, str]], queries: list[Query]) -> dict[str, Any]:
+def evaluate(memory: Memory, inventory: list[tuple[str, str]], queries: list[Query]) -> Report:
     """Sync the inventory as device `eval`, resolve every query, and score."""
     memory.appkb.sync_inventory(EVAL_DEVICE, inventory, actor="system")
     memory.appkb.resolver_index()  # built once, outside the timed queries
-    rows: list[dict[str, Any]] = []
+    rows: list[_Answer] = []
     latencies: list[float] = []
     for query in queries:
         result = memory.appkb.resolve_app(query.query, device=EVAL_DEVICE)
         latencies.append(result.elapsed_ms)
         rows.append(
-            {
-                "query": query.query,
-                "kind": query.kind,
-                "expected": query.expected,
-                "state": result.state,
-                "package": result.package,
-                "top1": result.candidates[0].package if result.candidates else None,
-            }
+            _Answer(
+                query=query.query,
+                kind=query.kind,
+                expected=query.expected,
+                state=result.state,
+                package=result.package,
+                top1=result.candidates[0].package if result.candidates else None,
+            )
         )
-    report = _summary(rows)
-    report["latency_ms"] = {
-        "p50": round(percentile(latencies, 50), 3),
-        "p99": round(percentile(latencies, 99), 3),
-    }
-    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_kind: dict[str, list[_Answer]] = defaultdict(list)
     for row in rows:
-        by_kind[row["kind"]].append(row)
-    report["by_kind"] = {kind: _summary(items) for kind, items in sorted(by_kind.items())}
-    report["false_resolved_examples"] = [
-        {"query": r["query"], "resolved": r["package"], "expected": sorted(r["expected"]) or "-"}
+        by_kind[row.kind].append(row)
+    wrong: list[FalseResolved] = [
+        {"query": r.query, "resolved": r.package, "expected": sorted(r.expected) or "-"}
         for r in rows
-        if r["state"] == "resolved" and r["package"] not in r["expected"]
-    ][:20]
-    return report
+        if r.state == "resolved" and r.package not in r.expected
+    ]
+    return {
+        **_summary(rows),
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50), 3),
+            "p99": round(percentile(latencies, 99), 3),
+        },
+        "by_kind": {kind: _summary(items) for kind, items in sorted(by_kind.items())},
+        "false_resolved_examples": wrong[:20],
+    }
 
 
-def run_eval(config: Config, inventory_path: Path, queries_path: Path, *, fresh_home: bool) -> dict[str, Any]:
+def run_eval(config: Config, inventory_path: Path, queries_path: Path, *, fresh_home: bool) -> Report:
     """Read the files (errors before anything opens), then evaluate in a fresh or the given home."""
     inventory = read_inventory(inventory_path)
     queries = read_queries(queries_path)

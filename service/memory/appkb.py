@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -126,15 +126,24 @@ class AppKbService:
 
     def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
         """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
+        return self.prepare_learn_alias(name, package, actor=actor)()
+
+    def prepare_learn_alias(self, name: str, package: str, *, actor: str = "user") -> Callable[[], LearnAliasOutcome]:
+        """`learn_alias` in two steps: checked now (refused here when it must be), and the returned call
+        writes it. A host prepares writes while another group of writes holds the write lock."""
         check_actor(actor)
         self._check_enabled()
         self._refuse_lookalike(name, package)
-        with self.parts.writes:
-            result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
-        self.parts.changed(APP_KB, result.txn)
-        present = appkb.devices_with(self.store, result.entry.package)
-        missing = [d for d in self.devices() if d not in present] if not present else []
-        return LearnAliasOutcome(result, present, missing)
+
+        def write() -> LearnAliasOutcome:
+            with self.parts.writes:
+                result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
+            self.parts.changed(APP_KB, result.txn)
+            present = appkb.devices_with(self.store, result.entry.package)
+            missing = [d for d in self.devices() if d not in present] if not present else []
+            return LearnAliasOutcome(result, present, missing)
+
+        return write
 
     def _refuse_lookalike(self, name: object, package: object) -> None:
         """Refuse a name drawn like a known name of another app (`WеChat` with a Cyrillic е for a package
@@ -150,12 +159,20 @@ class AppKbService:
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
         """Remove `name`'s global user and learned aliases; device entries stay."""
+        return self.prepare_forget_alias(name, actor=actor)()
+
+    def prepare_forget_alias(self, name: str, *, actor: str = "user") -> Callable[[], ForgetAliasResult]:
+        """`forget_alias` in two steps, as `prepare_learn_alias`."""
         check_actor(actor)
         self._check_enabled()
-        with self.parts.writes:
-            result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
-        self.parts.changed(APP_KB, result.txn)
-        return result
+
+        def write() -> ForgetAliasResult:
+            with self.parts.writes:
+                result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
+            self.parts.changed(APP_KB, result.txn)
+            return result
+
+        return write
 
     def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
         """Revert App-KB change `txn` by appending reverting events (undoing an undo redoes)."""
@@ -167,13 +184,23 @@ class AppKbService:
 
     def sync_inventory(self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent") -> SyncReport:
         """The device's installed apps (package, label): new ones added, missing ones marked stale."""
+        return self.prepare_sync_inventory(device, apps, actor=actor)()
+
+    def prepare_sync_inventory(
+        self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent"
+    ) -> Callable[[], SyncReport]:
+        """`sync_inventory` in two steps, as `prepare_learn_alias`."""
         check_actor(actor)
         self._check_enabled()
-        with self.parts.writes:
-            report = appkb.sync_inventory(self.store, device, apps, actor=actor, redactor=self.redactor)
-        if report.added or report.updated or report.staled:
-            self.parts.changed(APP_KB)
-        return report
+
+        def write() -> SyncReport:
+            with self.parts.writes:
+                report = appkb.sync_inventory(self.store, device, apps, actor=actor, redactor=self.redactor)
+            if report.added or report.updated or report.staled:
+                self.parts.changed(APP_KB)
+            return report
+
+        return write
 
     def note_failed_resolution(self, run_id: str, name: str, message: str) -> list[str]:
         """Keep, for this run only, the packages a failed `launch_app(name)` offered."""

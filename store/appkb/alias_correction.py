@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,9 +84,9 @@ def record_observation(
     package: str | None,
     marker: str | None,
     actor: str,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Append one `tool_observed` evidence event (the reference's shape; evidence only, no view change)."""
-    payload: dict[str, Any] = {
+    payload: dict[str, object] = {
         "run_id": run_id,
         "step": max(0, step),
         "tool": tool,
@@ -105,7 +106,7 @@ def record_observation(
 
 def find_signatures(store: Store) -> list[Signature]:
     """Every correction signature in the stored evidence, run by run."""
-    runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    runs: dict[str, list[Mapping[str, object]]] = defaultdict(list)
     for event in store.events(DOMAIN, types=["tool_observed"]):
         p = event.payload
         if isinstance(p.get("run_id"), str) and isinstance(p.get("step"), int):
@@ -113,43 +114,55 @@ def find_signatures(store: Store) -> list[Signature]:
     return signatures_in(runs)
 
 
-def signatures_in(runs: dict[str, list[dict[str, Any]]]) -> list[Signature]:
+@dataclass(frozen=True)
+class _Observed:
+    """A `tool_observed` payload as the signature reads it (a field it lacks, or of another type: None)."""
+
+    step: int
+    tool: str | None
+    success: bool
+    term: str | None
+    package: str | None
+    marker: str | None
+
+
+def _observed(payload: Mapping[str, object]) -> _Observed | None:
+    def text(key: str) -> str | None:
+        value = payload.get(key)
+        return value if isinstance(value, str) and value else None
+
+    step = payload.get("step")
+    if not isinstance(step, int):
+        return None
+    success = bool(payload.get("success"))
+    return _Observed(step, text("tool"), success, text("term"), text("package"), text("note_marker"))
+
+
+def signatures_in(runs: Mapping[str, Sequence[Mapping[str, object]]]) -> list[Signature]:
     """The signatures in the given runs' evidence (`tool_observed` payloads)."""
     found = []
-    for run_id, events in runs.items():
-        events.sort(key=lambda e: e["step"])
+    for run_id, payloads in runs.items():
+        events = sorted((e for e in map(_observed, payloads) if e is not None), key=lambda e: e.step)
         for i, first in enumerate(events):
-            if not (
-                first.get("tool") == "launch_app"
-                and first.get("success")
-                and first.get("term")
-                and first.get("package")
-            ):
+            if not (first.tool == "launch_app" and first.success and first.term and first.package):
                 continue
-            old = first["package"]
-            mark = None
+            old = first.package
+            mark = None  # the index of the exit that marked the launch wrong
             for j in range(i + 1, len(events)):
                 e = events[j]
-                if e["step"] - first["step"] > STEP_GAP:
+                if e.step - first.step > STEP_GAP:
                     break
-                exit_ = e.get("tool") == "back" or (
-                    e.get("tool") == "launch_app" and e.get("package") not in (None, old)
-                )
-                if e.get("success") and e.get("note_marker") and exit_:
+                exit_ = e.tool == "back" or (e.tool == "launch_app" and e.package not in (None, old))
+                if e.success and e.marker and exit_:
                     mark = j
                     break
             if mark is None:
                 continue
+            marker = events[mark].marker
             for later in events[mark + 1 :]:
-                if (
-                    later.get("tool") == "launch_app"
-                    and later.get("success")
-                    and later.get("package") not in (None, old)
-                ):
-                    steps = (first["step"], events[mark]["step"], later["step"])
-                    found.append(
-                        Signature(run_id, first["term"], old, later["package"], steps, events[mark]["note_marker"])
-                    )
+                if later.tool == "launch_app" and later.success and later.package is not None and later.package != old:
+                    steps = (first.step, events[mark].step, later.step)
+                    found.append(Signature(run_id, first.term, old, later.package, steps, marker or ""))
                     break
     return found
 

@@ -14,9 +14,9 @@ import logging
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from peewee import IntegrityError
 
@@ -51,6 +51,13 @@ _PG_APPEND = (
 REPLAY_BATCH = 500
 # What a damaged event makes a projection raise (a missing key, a wrong type, a broken constraint).
 REPLAY_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, sqlite3.IntegrityError, IntegrityError)
+
+
+class ViewState(TypedDict, total=False):
+    """Where a domain's view is (`meta` key `view:<domain>`): its definition's version and the last event applied."""
+
+    version: int
+    seq: int
 
 
 class Store:
@@ -275,15 +282,17 @@ class Store:
         self,
         domain: str,
         event_type: str,
-        payload: dict[str, Any],
+        given: Mapping[str, object],
         *,
         actor: str,
         ts: str | None = None,
         schema_v: int = 1,
     ) -> EventRecord:
-        """Append one event and apply it to its view. Must run inside `atomic()`."""
+        """Append one event (its payload as `given` is now: the event keeps a copy) and apply it to its view.
+        Must run inside `atomic()`."""
         if self._txn is None:
             raise RuntimeError("Store.append must run inside Store.atomic()")
+        payload = dict(given)
         projection = self._projections.get(domain)
         subject = projection.subject_of(event_type, payload) if projection else None
         try:
@@ -320,7 +329,7 @@ class Store:
         return record
 
     def append_many(
-        self, domain: str, items: Sequence[tuple[str, dict[str, Any]]], *, actor: str, schema_v: int = 1
+        self, domain: str, items: Sequence[tuple[str, Mapping[str, object]]], *, actor: str, schema_v: int = 1
     ) -> list[EventRecord]:
         """Append many `(type, payload)` events of `domain` at once and apply them to its view.
 
@@ -339,7 +348,8 @@ class Store:
         txn = self._txn
         records = [first]
         rows = []
-        for offset, (event_type, payload) in enumerate(items[1:], start=1):
+        for offset, (event_type, given) in enumerate(items[1:], start=1):
+            payload = dict(given)  # the event's own copy, as `append` keeps
             subject = projection.subject_of(event_type, payload) if projection else None
             try:
                 text = json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=False)
@@ -489,7 +499,8 @@ class Store:
                 )
         return skipped
 
-    def _view_state(self, domain: str) -> dict[str, Any]:
+    def _view_state(self, domain: str) -> ViewState:
+        """Where the domain's view is, as `_set_view_state` kept it (empty when unreadable: it is rebuilt)."""
         row = MetaValue.get_or_none(MetaValue.key == f"view:{domain}")
         if row is None:
             return {}
@@ -497,9 +508,9 @@ class Store:
             value = json.loads(row.value)
         except ValueError:
             return {}
-        return value if isinstance(value, dict) else {}
+        return cast(ViewState, value) if isinstance(value, dict) else {}  # its values are only compared
 
-    def _set_view_state(self, domain: str, state: dict[str, Any]) -> None:
+    def _set_view_state(self, domain: str, state: ViewState) -> None:
         self.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (f"view:{domain}", json.dumps(state)))
 
     # -- facts ---------------------------------------------------------------------

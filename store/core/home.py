@@ -15,7 +15,6 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 from store.core import clock
 from store.core.errors import EnvironmentProblem, HomeLocked, NotFound, UnsafePath, os_problem
@@ -184,12 +183,14 @@ class HomeLock:
     def _describe_owner(self) -> str:
         home = self.path.parent
         try:
-            owner: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8") or "{}")
+            read = json.loads(self.path.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
-            owner = {}
+            read = {}
+        owner: dict[str, object] = read if isinstance(read, dict) else {}  # {pid, argv, since} as `acquire` wrote
         if not owner:
             return f"home {home} is in use by another Jiyi process"
-        command = " ".join(str(part) for part in owner.get("argv", [])) or "jiyi"
+        argv = owner.get("argv")
+        command = " ".join(str(part) for part in (argv if isinstance(argv, list) else [])) or "jiyi"
         return (
             f"home {home} is in use by pid {owner.get('pid')} ({command}, since "
             f"{owner.get('since')}); close that process or choose another --home"

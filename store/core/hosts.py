@@ -8,15 +8,29 @@ use the same Chroma server, the same embedder and the same Jiyi.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict, cast
 
 from store.core import clock
+
+
+class Host(TypedDict):
+    """A host's row: what it uses, as it recorded it (an older Jiyi's may lack a field), its id and when it
+    last opened the store."""
+
+    chroma_url: NotRequired[str]
+    embed_model: NotRequired[str]
+    version: NotRequired[str]
+    database: NotRequired[str]
+    host_id: str
+    seen: str
+
 
 _TABLE = "CREATE TABLE IF NOT EXISTS jiyi_host (host_id TEXT PRIMARY KEY, record TEXT NOT NULL, seen TEXT NOT NULL)"
 
 
-def register_host(db: Any, host_id: str, record: dict[str, Any]) -> None:
-    """Record (or refresh) what host `host_id` uses."""
+def register_host(db: Any, host_id: str, record: Mapping[str, str]) -> None:
+    """Record (or refresh) what host `host_id` uses (`Host`'s settings: chroma_url, embed_model, ...)."""
     with db.atomic("IMMEDIATE"):
         db.execute_sql(_TABLE)
         db.execute_sql(
@@ -26,9 +40,10 @@ def register_host(db: Any, host_id: str, record: dict[str, Any]) -> None:
         )
 
 
-def list_hosts(db: Any) -> list[dict[str, Any]]:
+def list_hosts(db: Any) -> list[Host]:
     """Every host that opened this store: its record, with `host_id` and when it was last `seen`."""
     if "jiyi_host" not in db.get_tables():
         return []
     rows = db.execute_sql("SELECT host_id, record, seen FROM jiyi_host ORDER BY host_id").fetchall()
-    return [{**json.loads(record), "host_id": host_id, "seen": seen} for host_id, record, seen in rows]
+    # A record is the JSON object `register_host` wrote.
+    return [cast(Host, {**json.loads(record), "host_id": host_id, "seen": seen}) for host_id, record, seen in rows]

@@ -319,7 +319,7 @@ def _format_style(sql: str) -> str:
 
 def connect_postgres(url: str, *, user: str, password: str | None, description: str) -> JiyiPostgresDatabase:
     """A `JiyiPostgresDatabase` for `url` (not connected yet); the password is passed apart from the URL."""
-    params: dict[str, Any] = {"user": user, "connect_timeout": 10, "application_name": "jiyi"}
+    params: dict[str, str | int] = {"user": user, "connect_timeout": 10, "application_name": "jiyi"}
     if password is not None:
         params["password"] = password
     return JiyiPostgresDatabase(url, description=description, **params)

@@ -7,96 +7,157 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from typing import cast
 
 from store.core.database import Store
 from store.core.dialect import dialect_of
 from store.desk import sql
 from store.desk.projection import DOMAIN as DESK
+from store.interchange.desk_records import (
+    BundleRecord,
+    DeskRecord,
+    EvidenceRecord,
+    FactRecord,
+    FiledTurn,
+    InteractionRecord,
+    LearnedRecord,
+    RevisionRecord,
+    SkillRecord,
+    TaskCardRecord,
+    TopicRecord,
+    TopicSegment,
+)
 from store.learning.models import LearningRecord
 
 
-def interactions(store: Store) -> list[dict[str, Any]]:
-    return sql.select(
-        store.db,
-        "SELECT interaction_id, ts, epoch, workday, source, user_text, assistant_text, task_id "
-        "FROM desk_interaction ORDER BY id",
+def interactions(store: Store) -> list[InteractionRecord]:
+    # The columns are the record's fields, in its order (and so are the flat kinds' below).
+    return cast(
+        list[InteractionRecord],
+        sql.select(
+            store.db,
+            "SELECT interaction_id, ts, epoch, workday, source, user_text, assistant_text, task_id "
+            "FROM desk_interaction ORDER BY id",
+        ),
     )
 
 
-def task_cards(store: Store) -> list[dict[str, Any]]:
-    return sql.select(
-        store.db,
-        "SELECT task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, epoch, workday "
-        "FROM desk_task_card ORDER BY id",
+def task_cards(store: Store) -> list[TaskCardRecord]:
+    return cast(
+        list[TaskCardRecord],
+        sql.select(
+            store.db,
+            "SELECT task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, epoch, workday "
+            "FROM desk_task_card ORDER BY id",
+        ),
     )
 
 
-def topics(store: Store) -> list[dict[str, Any]]:
+def topics(store: Store) -> list[TopicRecord]:
     """Each topic with the turns filed under it and its daily segments."""
-    filed: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    filed: dict[str, list[FiledTurn]] = defaultdict(list)
     for row in sql.select(
         store.db,
         "SELECT topic_id, interaction_id, workday, epoch FROM desk_topic_interaction ORDER BY epoch, interaction_id",
     ):
-        filed[row.pop("topic_id")].append(row)
-    segments: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        filed[row["topic_id"]].append(
+            {"interaction_id": row["interaction_id"], "workday": row["workday"], "epoch": row["epoch"]}
+        )
+    segments: dict[str, list[TopicSegment]] = defaultdict(list)
     for row in sql.select(
         store.db, "SELECT topic_id, workday, summary, updated FROM desk_topic_segment ORDER BY workday"
     ):
-        segments[row.pop("topic_id")].append(row)
-    out = []
+        segments[row["topic_id"]].append(
+            {"workday": row["workday"], "summary": row["summary"], "updated": row["updated"]}
+        )
+    out: list[TopicRecord] = []
     for row in sql.select(
         store.db,
         "SELECT topic_id, title, summary, kind, task_ids, created, updated, updated_epoch, first_workday "
         "FROM desk_topic ORDER BY id",
     ):
-        row["task_ids"] = row["task_ids"].split()
-        row["interactions"] = filed.get(row["topic_id"], [])
-        row["segments"] = segments.get(row["topic_id"], [])
-        out.append(row)
+        out.append(
+            {
+                "topic_id": row["topic_id"],
+                "title": row["title"],
+                "summary": row["summary"],
+                "kind": row["kind"],
+                "task_ids": row["task_ids"].split(),
+                "created": row["created"],
+                "updated": row["updated"],
+                "updated_epoch": row["updated_epoch"],
+                "first_workday": row["first_workday"],
+                "interactions": filed.get(row["topic_id"], []),
+                "segments": segments.get(row["topic_id"], []),
+            }
+        )
     return out
 
 
-def facts(store: Store) -> list[dict[str, Any]]:
+def facts(store: Store) -> list[FactRecord]:
     """Each fact with its lifecycle state, its evidence, and `origin`: where an imported fact came from."""
-    origins: dict[str, Any] = {}
+    origins: dict[str, dict[str, object]] = {}
     for event in store.events(DESK, types=["fact_added"]):
         if isinstance(event.payload.get("origin"), dict):
             origins[event.payload["fact_id"]] = event.payload["origin"]
-    evidence: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    evidence: dict[str, list[EvidenceRecord]] = defaultdict(list)
     for row in sql.select(
         store.db,
         "SELECT fact_id, source_kind, source_id, speaker, quote, workday, ts, counts "
         "FROM desk_fact_evidence ORDER BY id",
     ):
-        row["counts"] = bool(row["counts"])
-        evidence[row.pop("fact_id")].append(row)
-    out = []
+        evidence[row["fact_id"]].append(
+            {
+                "source_kind": row["source_kind"],
+                "source_id": row["source_id"],
+                "speaker": row["speaker"],
+                "quote": row["quote"],
+                "workday": row["workday"],
+                "ts": row["ts"],
+                "counts": bool(row["counts"]),
+            }
+        )
+    out: list[FactRecord] = []
     for row in sql.select(
         store.db,
         "SELECT fact_id, scope, profile_kind, project, content, status, status_reason, first_workday, created, updated "
         "FROM desk_fact ORDER BY id",
     ):
-        row["origin"] = origins.get(row["fact_id"])
-        row["evidence"] = evidence.get(row["fact_id"], [])
-        out.append(row)
+        out.append(
+            {
+                "fact_id": row["fact_id"],
+                "scope": row["scope"],
+                "profile_kind": row["profile_kind"],
+                "project": row["project"],
+                "content": row["content"],
+                "status": row["status"],
+                "status_reason": row["status_reason"],
+                "first_workday": row["first_workday"],
+                "created": row["created"],
+                "updated": row["updated"],
+                "origin": origins.get(row["fact_id"]),
+                "evidence": evidence.get(row["fact_id"], []),
+            }
+        )
     return out
 
 
-def skills(store: Store) -> list[dict[str, Any]]:
-    rows = sql.select(
-        store.db,
-        "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
-        "user_request FROM desk_skill ORDER BY created, skill_id",
+def skills(store: Store) -> list[SkillRecord]:
+    return cast(
+        list[SkillRecord],
+        sql.select(
+            store.db,
+            "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
+            "user_request FROM desk_skill ORDER BY created, skill_id",
+        ),
     )
-    return rows
 
 
-def bundles(store: Store) -> list[dict[str, Any]]:
+def bundles(store: Store) -> list[BundleRecord]:
     """Each bundle with every revision of each of its documents (from the log; refused events left out)."""
     refused = {r["seq"] for r in sql.select(store.db, "SELECT seq FROM desk_refused_bundle_event")}
-    revisions: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    revisions: dict[tuple[str, str], list[RevisionRecord]] = defaultdict(list)
     for event in store.events(DESK, types=["bundle_document_put"]):
         if event.seq in refused:
             continue
@@ -112,22 +173,31 @@ def bundles(store: Store) -> list[dict[str, Any]]:
     paths: dict[str, list[str]] = defaultdict(list)
     for row in sql.select(store.db, "SELECT bundle_id, path FROM desk_bundle_document ORDER BY bundle_id, path"):
         paths[row["bundle_id"]].append(row["path"])
-    out = []
+    out: list[BundleRecord] = []
     for row in sql.select(
         store.db, "SELECT bundle_id, kind, key, title, created, updated FROM desk_bundle ORDER BY created, bundle_id"
     ):
-        row["documents"] = [
-            {"path": path, "revisions": revisions.get((row["bundle_id"], path), [])}
-            for path in paths.get(row["bundle_id"], [])
-        ]
-        out.append(row)
+        out.append(
+            {
+                "bundle_id": row["bundle_id"],
+                "kind": row["kind"],
+                "key": row["key"],
+                "title": row["title"],
+                "created": row["created"],
+                "updated": row["updated"],
+                "documents": [
+                    {"path": path, "revisions": revisions.get((row["bundle_id"], path), [])}
+                    for path in paths.get(row["bundle_id"], [])
+                ],
+            }
+        )
     return out
 
 
-def learned(store: Store) -> list[dict[str, Any]]:
+def learned(store: Store) -> list[LearnedRecord]:
     """The records learning adopted, with their provenance (their content lives in the facts, skills and
     lessons they were placed in)."""
-    out = []
+    out: list[LearnedRecord] = []
     for row in LearningRecord.select().order_by(LearningRecord.created, LearningRecord.record_id):
         out.append(
             {
@@ -150,7 +220,7 @@ def learned(store: Store) -> list[dict[str, Any]]:
     return out
 
 
-def export_records(store: Store) -> dict[str, list[dict[str, Any]]]:
+def export_records(store: Store) -> dict[str, Sequence[DeskRecord]]:
     """Every kind's records, read in one transaction from one snapshot so that they agree with each other
     (where a transaction's reads would otherwise each see the latest commit, it is asked to keep one)."""
     with store.db.atomic():

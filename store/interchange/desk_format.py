@@ -16,11 +16,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput, NotFound
+from store.interchange.desk_records import DeskRecord, Manifest, ManifestFile
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
 
 FORMAT = "jiyi-desk"
@@ -203,7 +204,7 @@ def file_name(kind: str) -> str:
     return f"{kind}.jsonl"
 
 
-def encode(record: dict[str, Any]) -> str:
+def encode(record: DeskRecord) -> str:
     """One line of a kind's file: compact JSON, keys in their declared order, UTF-8 as is."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -213,8 +214,8 @@ class Export:
     """A checked export directory: each kind's records, with the line each came from."""
 
     root: Path
-    manifest: dict[str, Any]
-    records: dict[str, list[tuple[int, dict[str, Any]]]]
+    manifest: Manifest
+    records: dict[str, list[tuple[int, DeskRecord]]]  # by kind: a line of `kinds.jsonl` is a `kind` record
 
     @property
     def total(self) -> int:
@@ -244,7 +245,7 @@ def _read_capped(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _read_manifest(root: Path) -> dict[str, Any]:
+def _read_manifest(root: Path) -> Manifest:
     path = root / MANIFEST
     refuse_links(path)
     if not path.is_file():
@@ -271,7 +272,7 @@ def _read_manifest(root: Path) -> dict[str, Any]:
         entry = files.get(file_name(kind))
         if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str) or not _whole(entry.get("count")):
             raise InvalidInput(f"{path} has no count and sha256 for {file_name(kind)}")
-    return manifest
+    return cast(Manifest, manifest)  # its format, version and each file's count and checksum checked above
 
 
 def read_export(root: Path) -> Export:
@@ -283,7 +284,7 @@ def read_export(root: Path) -> Export:
     manifest = _read_manifest(root)
     for kind in KINDS:
         refuse_links(root / file_name(kind))
-    records: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    records: dict[str, list[tuple[int, DeskRecord]]] = {}
     for kind in KINDS:
         name = file_name(kind)
         path = root / name
@@ -297,7 +298,7 @@ def read_export(root: Path) -> Export:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput(f"{path} is not UTF-8 (byte {exc.start})") from None
-        lines = []
+        lines: list[tuple[int, DeskRecord]] = []
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
@@ -308,7 +309,7 @@ def read_export(root: Path) -> Export:
             why = check_record(kind, record)
             if why is not None:
                 raise InvalidInput(f"{name} line {number}: {why}")
-            lines.append((number, record))
+            lines.append((number, cast(DeskRecord, record)))  # each field of its kind, of its type: its record
         if len(lines) != expected["count"]:
             raise InvalidInput(f"{name} has {len(lines)} records; {MANIFEST} says {expected['count']}")
         records[kind] = lines
@@ -344,10 +345,10 @@ def check_target(root: Path) -> None:
 
 
 def write_export(
-    root: Path, kinds: Mapping[str, Iterable[dict[str, Any]]], exported_at: str, version: str
+    root: Path, kinds: Mapping[str, Iterable[DeskRecord]], exported_at: str, version: str
 ) -> dict[str, int]:
     """Write each kind's file (0600) and then the manifest; returns each kind's count."""
-    files: dict[str, dict[str, Any]] = {}
+    files: dict[str, ManifestFile] = {}
     counts: dict[str, int] = {}
     for kind in KINDS:
         lines = [encode(record) for record in kinds[kind]]
@@ -359,7 +360,7 @@ def write_export(
             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         }
         counts[kind] = len(lines)
-    manifest = {
+    manifest: Manifest = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "exported_at": exported_at,

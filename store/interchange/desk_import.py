@@ -13,9 +13,9 @@ the reason, and the home's is kept. Every text passes the redaction filter, as a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from peewee import IntegrityError
 
@@ -33,6 +33,16 @@ from store.desk.bundle_names import check_path, split_bundle_id
 from store.desk.common import check_id, safe_text
 from store.desk.projection import DOMAIN as DESK
 from store.interchange.desk_format import KINDS, Export, file_name
+from store.interchange.desk_records import (
+    BundleRecord,
+    DeskRecord,
+    FactRecord,
+    InteractionRecord,
+    LearnedRecord,
+    SkillRecord,
+    TaskCardRecord,
+    TopicRecord,
+)
 from store.learning.grant import KINDS as LEARNED_KINDS
 from store.learning.projection import DOMAIN as LEARNING
 from store.learning.states import RECORD_STATES
@@ -68,7 +78,7 @@ class Importer:
         # The documents of a bundle this home holds with other content: refused one by one, the rest written.
         self.refused_parts: list[str] = []
 
-    def _one(self, query: str, *args: Any) -> tuple[Any, ...] | None:
+    def _one(self, query: str, *args: object) -> tuple[object, ...] | None:
         row = self.db.execute_sql(query, list(args)).fetchone()
         return tuple(row) if row is not None else None
 
@@ -78,12 +88,12 @@ class Importer:
     def _short(self, value: str) -> str:
         return self.redactor.redact(value.strip())[:64]
 
-    def _append(self, event_type: str, payload: dict[str, Any], ts: str, domain: str = DESK) -> None:
+    def _append(self, event_type: str, payload: Mapping[str, object], ts: str, domain: str = DESK) -> None:
         self.store.append(domain, event_type, payload, actor=ACTOR, ts=ts)
 
     # -- each kind ----------------------------------------------------------------------
 
-    def interaction(self, r: dict[str, Any]) -> str:
+    def interaction(self, r: InteractionRecord) -> str:
         """`added`, `skipped` or raises `InvalidInput` (the reason it is refused)."""
         check_id(r["interaction_id"], "interaction_id", self.redactor)
         if r["task_id"] is not None:
@@ -117,7 +127,7 @@ class Importer:
         )
         return "added"
 
-    def task_card(self, r: dict[str, Any]) -> str:
+    def task_card(self, r: TaskCardRecord) -> str:
         check_id(r["task_id"], "task_id", self.redactor)
         for name in ("schedule_id", "run_id", "interaction_id"):
             if r[name] is not None:
@@ -145,7 +155,7 @@ class Importer:
         self._append("task_completed", {**payload, **stamp}, r["ts"])
         return "added"
 
-    def topic(self, r: dict[str, Any]) -> str:
+    def topic(self, r: TopicRecord) -> str:
         check_id(r["topic_id"], "topic_id", self.redactor)
         if self._one("SELECT 1 FROM desk_topic WHERE topic_id = ?", r["topic_id"]) is not None:
             return "skipped"
@@ -165,7 +175,7 @@ class Importer:
             )
             if taken is not None:
                 raise InvalidInput(f"interaction {taken[0]} is filed under topic {taken[1]} in this home (kept)")
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "topic_id": r["topic_id"],
             "title": self._text(r["title"], "title", desk_topics.MAX_TITLE),
             "summary": self._text(r["summary"], "summary", desk_topics.MAX_SUMMARY),
@@ -191,7 +201,7 @@ class Importer:
             )
         return "added"
 
-    def fact(self, r: dict[str, Any]) -> str:
+    def fact(self, r: FactRecord) -> str:
         check_id(r["fact_id"], "fact_id", self.redactor)
         desk_facts.check_terms(self.redactor, r["scope"], r["content"], r["profile_kind"], r["project"], "fact")
         if r["status"] not in fact_terms.STATUSES:
@@ -209,7 +219,7 @@ class Importer:
                 raise InvalidInput(
                     "an evidence's source_kind is interaction or task, its speaker user, assistant or task"
                 )
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "fact_id": r["fact_id"],
             "scope": r["scope"],
             "profile_kind": r["profile_kind"],
@@ -246,11 +256,11 @@ class Importer:
             )
         return "added"
 
-    def redactor_json(self, value: dict[str, Any]) -> dict[str, Any]:
+    def redactor_json(self, value: dict[str, object]) -> dict[str, object]:
         redacted = redact_json(self.redactor, value)
         return redacted if isinstance(redacted, dict) else {}
 
-    def skill(self, r: dict[str, Any]) -> str:
+    def skill(self, r: SkillRecord) -> str:
         check_id(r["skill_id"], "skill_id", self.redactor)
         if r["status"] not in desk_skills.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(desk_skills.STATUSES)}")
@@ -278,7 +288,7 @@ class Importer:
             self._append("skill_status_changed", payload, r["updated"])
         return "added"
 
-    def bundle(self, r: dict[str, Any]) -> str:
+    def bundle(self, r: BundleRecord) -> str:
         kind, key = split_bundle_id(r["bundle_id"])
         if (kind, key) != (r["kind"], r["key"]):
             raise InvalidInput(f"kind and key do not match the bundle id {r['bundle_id']!r}")
@@ -321,17 +331,17 @@ class Importer:
             added += 1
         # In the order they were written (across documents), so the bundle's `updated` is its latest write.
         for ts, _order, path, number, content, writer in sorted(puts):
-            payload = {"bundle_id": r["bundle_id"], "path": path, "revision": number, "content": content}
+            put: dict[str, object] = {"bundle_id": r["bundle_id"], "path": path, "revision": number, "content": content}
             if writer:
-                payload["written_by"] = writer
-            self._append("bundle_document_put", payload, ts)
+                put["written_by"] = writer
+            self._append("bundle_document_put", put, ts)
         self.refused_parts.extend(refused)
         return "added" if added or not exists else "skipped"
 
     def _document(self, path: str, content: str) -> str:
         return redact_json_text(self.redactor, content) if path == "state.json" else self.redactor.redact(content)
 
-    def learned(self, r: dict[str, Any]) -> str:
+    def learned(self, r: LearnedRecord) -> str:
         check_id(r["record_id"], "record_id", self.redactor)
         check_id(r["grant_id"], "grant_id", self.redactor)
         if r["kind"] not in LEARNED_KINDS:
@@ -375,6 +385,26 @@ def _epoch(ts: str, epoch: float) -> float:
     return float(epoch) if abs(said - float(epoch)) < 0.001 else said
 
 
+def _write(importer: Importer, kind: str, record: DeskRecord) -> str:
+    """Write one record of `kind` (a line of that kind's file: `read_export` checked it is that kind's)."""
+    match kind:
+        case "interactions":
+            return importer.interaction(cast(InteractionRecord, record))
+        case "task_cards":
+            return importer.task_card(cast(TaskCardRecord, record))
+        case "topics":
+            return importer.topic(cast(TopicRecord, record))
+        case "facts":
+            return importer.fact(cast(FactRecord, record))
+        case "skills":
+            return importer.skill(cast(SkillRecord, record))
+        case "bundles":
+            return importer.bundle(cast(BundleRecord, record))
+        case "learned":
+            return importer.learned(cast(LearnedRecord, record))
+    raise ValueError(f"not a kind of the desk format: {kind!r}")
+
+
 def import_export(
     store: Store, redactor: Redactor, export: Export, progress: Progress | None = None
 ) -> dict[str, KindReport]:
@@ -383,15 +413,6 @@ def import_export(
     A record the checks pass that a constraint of the home still refuses raises `InvalidInput` naming its
     line, and nothing is written (never a bare database error)."""
     importer = Importer(store, redactor)
-    write = {
-        "interactions": importer.interaction,
-        "task_cards": importer.task_card,
-        "topics": importer.topic,
-        "facts": importer.fact,
-        "skills": importer.skill,
-        "bundles": importer.bundle,
-        "learned": importer.learned,
-    }
     reports = {kind: KindReport() for kind in KINDS}
     total, done = export.total, 0
     with store.atomic():
@@ -401,7 +422,7 @@ def import_export(
                 where = f"{file_name(kind)} line {number}"
                 # Each kind checks a record whole before its first event: a refused record leaves nothing.
                 try:
-                    outcome = write[kind](record)
+                    outcome = _write(importer, kind, record)
                 except InvalidInput as exc:
                     report.refuse(where, str(exc))
                     outcome = ""

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from store.core.clock import is_iso
 from store.core.database import Store
@@ -43,7 +42,7 @@ class ForeignMemory:
     text: str  # the source interaction's user text
     quote: str  # the part of `text` the fact's evidence quotes
     fact: str  # the fact's content
-    origin: dict[str, Any]
+    origin: dict[str, object]  # the system, the file and the memory's own fields (a fact's `origin`)
     at: str | None  # its time, when the system keeps one
 
 
@@ -89,7 +88,7 @@ def read_mcp_memory(path: Path) -> list[ForeignMemory]:
                     raise InvalidInput(f"{where}: observation {index} is not a string")
                 if not observation.strip():
                     continue
-                origin: dict[str, Any] = {
+                origin: dict[str, object] = {
                     "system": "mcp-memory",
                     "file": str(path),
                     "entity": entity,

@@ -7,9 +7,9 @@ import hashlib
 import json
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from store.core import clock
 from store.core.errors import InvalidInput, NotFound
@@ -19,6 +19,16 @@ log = logging.getLogger("jiyi.store.interchange")
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file an import reads (each is read whole): a desk export's, another system's memory file."""
+
+
+class ImportProgress(TypedDict):
+    """How far a `GrowingLog` was imported, as kept in `meta` (only `bytes` is sure in one an older Jiyi wrote)."""
+
+    bytes: int  # how many of the file's bytes were imported
+    sha256: NotRequired[str]  # of those bytes
+    ts: NotRequired[str]  # when
+    source: NotRequired[str]  # the file's path then
+    identity: NotRequired[list[str]]  # what its content is known by (`content_identity`)
 
 
 def refuse_links(*paths: Path) -> None:
@@ -94,7 +104,7 @@ def parse_object(line: str) -> dict[str, object]:
     return value
 
 
-def canonical(record: dict[str, Any]) -> str:
+def canonical(record: Mapping[str, object]) -> str:
     """A record's identity for telling a line already imported: its JSON with sorted keys, compact."""
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -103,10 +113,10 @@ class Known:
     """A multiset of canonical records already in the store: a rewritten log's line is new only when
     there are more of it than the store holds."""
 
-    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, records: Iterable[Mapping[str, object]]) -> None:
         self._counts = Counter(canonical(r) for r in records)
 
-    def take(self, record: dict[str, Any]) -> bool:
+    def take(self, record: Mapping[str, object]) -> bool:
         """True (and counted off) when the store already holds `record`."""
         key = canonical(record)
         if self._counts[key] > 0:
@@ -148,8 +158,8 @@ class GrowingLog:
         self.start = 0
         self.state = "new"
         self.moved_from: str | None = None
-        self.previous: dict[str, Any] | None = None  # the record this import continues
-        self.elsewhere: list[dict[str, Any]] = []
+        self.previous: ImportProgress | None = None  # the record this import continues
+        self.elsewhere: list[ImportProgress] = []
         row = MetaValue.get_or_none(MetaValue.key == self.key)
         previous = _record(row.value) if row is not None else None
         others = self._others()
@@ -172,13 +182,19 @@ class GrowingLog:
         read whole, or one appended to while a copy of it was imported from another path."""
         return self.state in ("new", "rewritten") or (self.state == "appended" and self.copies)
 
-    def _others(self) -> list[dict[str, Any]]:
+    @property
+    def previous_identity(self) -> list[str]:
+        """What the log this import continues was known by (nothing when it continues none)."""
+        identity = self.previous.get("identity") if self.previous is not None else None
+        return [d for d in identity if isinstance(d, str)] if isinstance(identity, list) else []
+
+    def _others(self) -> list[ImportProgress]:
         """The progress records of this kind of log imported from other paths, newest first."""
         rows = MetaValue.select().where(MetaValue.key.startswith(self.prefix) & (MetaValue.key != self.key))
         records = [r for r in (_record(row.value) for row in rows) if r is not None]
         return sorted(records, key=lambda r: str(r.get("ts", "")), reverse=True)
 
-    def _continue(self, record: dict[str, Any]) -> bool:
+    def _continue(self, record: ImportProgress) -> bool:
         """Start after `record`'s bytes when the file still begins with them (True), else leave it whole."""
         done = record["bytes"]
         if done <= len(self.raw) and self._digest(done) == record.get("sha256"):
@@ -226,7 +242,7 @@ class GrowingLog:
     def mark_done(self, identity: list[str] | None = None) -> None:
         """Remember how far the file was imported (and `identity`, what its content is known by)."""
         done = max(self.end, self.start)
-        progress: dict[str, Any] = {
+        progress: ImportProgress = {
             "bytes": done,
             "sha256": self._digest(done),
             "ts": clock.iso_now(),
@@ -239,14 +255,14 @@ class GrowingLog:
         MetaValue.replace(key=self.key, value=json.dumps(progress)).execute()
 
 
-def _record(value: str) -> dict[str, Any] | None:
+def _record(value: str) -> ImportProgress | None:
     """A stored progress record, or None when it is not one."""
     try:
         record = json.loads(value)
     except json.JSONDecodeError:
         return None
     if isinstance(record, dict) and isinstance(record.get("bytes"), int) and not isinstance(record["bytes"], bool):
-        return record
+        return cast(ImportProgress, record)  # its other fields are read with care (`.get`, `str()`)
     return None
 
 

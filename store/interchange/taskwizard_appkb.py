@@ -22,7 +22,6 @@ import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from store.appkb.entry import AppKbEntry, sort_key
 from store.appkb.kb import list_entries
@@ -54,24 +53,26 @@ def appkb_dir(root: Path) -> Path:
     return subfolder(Path(root), "app_kb", "events.jsonl", "kb.json")
 
 
-def _parse_event(line: str, redactor: Redactor) -> tuple[str, dict[str, Any]]:
-    event: dict[str, Any] = parse_object(line)
+def _parse_event(line: str, redactor: Redactor) -> tuple[str, dict[str, object]]:
+    """A line of the reference's log: its op and its payload (the event's other fields), filtered."""
+    event = parse_object(line)
     op = event.pop("op", None)
     if not isinstance(op, str) or not op:
         raise InvalidInput("no 'op'")
-    if op in ENTRY_OPS:
-        parsed = AppKbEntry.from_dict(event.get("entry"))
-        if _filtered(parsed, redactor) != parsed:  # the rest of the reference's entry stays as it was
-            event["entry"] = {**event["entry"], "label": parsed.package}
-    if op == "alias_forgotten" and not (isinstance(event.get("term"), str) and event["term"].strip()):
-        raise InvalidInput("alias_forgotten without a term")
-    if op == "alias_forgotten" and redactor.is_sensitive(event["term"]):
-        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
     entry = event.pop("entry", None)
-    event = redact_json(redactor, event)
+    if op in ENTRY_OPS:
+        parsed = AppKbEntry.from_dict(entry)
+        if _filtered(parsed, redactor) != parsed and isinstance(entry, dict):
+            entry = {**entry, "label": parsed.package}  # the rest of the reference's entry stays as it was
+    term = event.get("term")
+    if op == "alias_forgotten" and not (isinstance(term, str) and term.strip()):
+        raise InvalidInput("alias_forgotten without a term")
+    if op == "alias_forgotten" and isinstance(term, str) and redactor.is_sensitive(term):
+        raise InvalidInput("the term looks sensitive (a credential, number or listed word); not imported")
+    payload: dict[str, object] = redact_json(redactor, event)
     if entry is not None:
-        event["entry"] = entry
-    return op, event
+        payload["entry"] = entry
+    return op, payload
 
 
 def _filtered(entry: AppKbEntry, redactor: Redactor) -> AppKbEntry:
@@ -121,7 +122,7 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, red
         return report
     with store.atomic():
         theirs = MemoryView()
-        lines: list[tuple[int, str, dict[str, Any]]] = []
+        lines: list[tuple[int, str, dict[str, object]]] = []
         for number, line in source.lines():
             try:
                 op, payload = _parse_event(line, redactor)
@@ -149,9 +150,10 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, red
                 report.known += 1
                 continue
             stamp = payload.get("ts")
-            store.append(DOMAIN, op, payload, actor=actor, ts=stamp if clock.is_iso(stamp) else None)
+            ts = stamp if isinstance(stamp, str) and clock.is_iso(stamp) else None
+            store.append(DOMAIN, op, payload, actor=actor, ts=ts)
             report.imported += 1
-        before = [d for d in (source.previous or {}).get("identity") or () if isinstance(d, str)]
+        before = source.previous_identity
         if source.state == "rewritten":
             report.removed = _drop_gone(store, theirs, actor, set(before) or None)
         elif source.state == "appended":

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from store.core.atomic_file import write_text
 from store.core.database import Store
@@ -45,8 +44,8 @@ def experience_dir(root: Path) -> Path:
     return subfolder(Path(root), "experience", "events.jsonl")
 
 
-def _record(line: str) -> dict[str, Any]:
-    data: dict[str, Any] = parse_object(line)
+def _record(line: str) -> dict[str, object]:
+    data = parse_object(line)
     kind = data.get("type")
     if kind == "experience_event":
         return ExperienceEvent.coerce(data, device=None, now=0.0).to_dict()
@@ -64,7 +63,7 @@ def _record(line: str) -> dict[str, Any]:
     raise InvalidInput(f"unknown record type {kind!r}")
 
 
-def _identity(payload: dict[str, Any]) -> dict[str, Any]:
+def _identity(payload: dict[str, object]) -> dict[str, object]:
     """What a stored record is, for telling whether a line of a rewritten log is already in the store."""
     line = payload.get(SOURCE_LINE)
     if isinstance(line, str):
@@ -90,7 +89,7 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
         known = None
         if source.compare:
             known = Known(_identity(e.payload) for e in store.events(DOMAIN))
-        records: list[dict[str, Any]] = []
+        records: list[dict[str, object]] = []
         run_ids: set[str] = set()
         for number, line in source.lines():
             try:
@@ -98,8 +97,8 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
-            run_ids.update(record["run_ids"] if "run_ids" in record else [record["run_id"]])
-            if known is not None and known.take(json.loads(line)):
+            run_ids.update(_run_ids(record))
+            if known is not None and known.take(parse_object(line)):
                 report.known += 1
                 continue
             records.append({**record, SOURCE_LINE: line})
@@ -111,7 +110,7 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its runs
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
         if source.state == "appended":  # only the appended lines were read: the runs before them count too
-            identity = content_identity(run_ids, before=(source.previous or {}).get("identity"))
+            identity = content_identity(run_ids, before=source.previous_identity)
         source.mark_done(identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
@@ -133,21 +132,27 @@ def check_view(path: Path, report: ImportReport) -> None:
         report.damaged_view(path, why)
 
 
-def write_records(store: Store, records: Sequence[dict[str, Any]], *, actor: str) -> int:
+def _run_ids(record: Mapping[str, object]) -> list[str]:
+    """The runs a validated record is about: an archival's run ids, else its own run."""
+    ids = record["run_ids"] if "run_ids" in record else [record["run_id"]]
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def write_records(store: Store, records: Sequence[dict[str, object]], *, actor: str) -> int:
     """Append parsed, validated records (each with its `type`) to the archive, in order; the one place the
     import writes episodes, through the bulk path (`record_many`). Runs inside the caller's transaction."""
     record_many(store, records, actor=actor)
     return len(records)
 
 
-def _ordered(record: dict[str, Any], order: Sequence[str]) -> dict[str, Any]:
+def _ordered(record: Mapping[str, object], order: Sequence[str]) -> dict[str, object]:
     head = {k: record[k] for k in order if k in record}
     return {**head, **{k: record[k] for k in sorted(record) if k not in head}}
 
 
-def reference_record(payload: dict[str, Any], event_type: str | None = None) -> dict[str, Any]:
+def reference_record(payload: Mapping[str, object], event_type: str | None = None) -> dict[str, object]:
     """A record Jiyi wrote, in the reference's field order (its envelope first)."""
-    record = payload if "type" in payload else {"type": event_type, **payload}
+    record = dict(payload) if "type" in payload else {"type": event_type, **payload}
     kind = record.get("type")
     if kind == "episode_outcome":
         order: Sequence[str] = OUTCOME_FIELDS

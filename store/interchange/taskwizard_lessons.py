@@ -21,7 +21,6 @@ import json
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from store.core.atomic_file import write_text
 from store.core.database import Store
@@ -45,8 +44,8 @@ def _distill_state(store: Store) -> str | None:
     return state if isinstance(state, str) else None
 
 
-def _parse(line: str) -> tuple[str, dict[str, Any]]:
-    event: dict[str, Any] = parse_object(line)
+def _parse(line: str) -> tuple[str, dict[str, object]]:
+    event = parse_object(line)
     kind = event.pop("type", None)
     if kind not in lessons.REFERENCE_EVENTS:
         raise InvalidInput(f"unknown lesson event {kind!r}")
@@ -68,10 +67,10 @@ def _stamp(value: object) -> str | None:
     return None
 
 
-def _identity(event: EventRecord) -> dict[str, Any]:
+def _identity(event: EventRecord) -> dict[str, object]:
     line = event.payload.get(lessons.SOURCE_LINE)
     if isinstance(line, str):
-        return dict(json.loads(line))
+        return parse_object(line)
     if isinstance(event.payload.get(REDACTED_FROM), str):
         return {REDACTED_FROM: event.payload[REDACTED_FROM]}
     return reference_event(event)
@@ -102,7 +101,8 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
             except InvalidInput as exc:
                 report.skip(f"line {number}", str(exc))
                 continue
-            lesson_id = payload.get("lesson_id", (payload.get("lesson") or {}).get("lesson_id"))
+            lesson = payload.get("lesson")
+            lesson_id = payload.get("lesson_id", lesson.get("lesson_id") if isinstance(lesson, dict) else None)
             ids.add(str(lesson_id))
             if known is not None and (
                 known.take({"type": kind, **payload}) or known.take({REDACTED_FROM: _digest(line)})
@@ -113,7 +113,7 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
             if clean == line:
                 payload[lessons.SOURCE_LINE] = line
             else:
-                payload = {k: v for k, v in json.loads(clean).items() if k != "type"}
+                payload = {k: v for k, v in parse_object(clean).items() if k != "type"}
                 payload[REDACTED_FROM] = _digest(line)
             store.append(lessons.DOMAIN, kind, payload, actor=actor, ts=_stamp(payload.get("ts")))
             report.imported += 1
@@ -121,7 +121,7 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its lessons
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
         if source.state == "appended":
-            identity = content_identity(ids, before=(source.previous or {}).get("identity"))
+            identity = content_identity(ids, before=source.previous_identity)
         source.mark_done(identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
@@ -160,7 +160,7 @@ def _keep_distill_state(store: Store, path: Path, actor: str, report: ImportRepo
         store.append(lessons.DOMAIN, DISTILL_STATE, {"text": text}, actor=actor)
 
 
-def reference_event(event: EventRecord) -> dict[str, Any]:
+def reference_event(event: EventRecord) -> dict[str, object]:
     """A lessons event as the reference's event (Jiyi's own `lesson_added` as a proposal)."""
     p = {k: v for k, v in event.payload.items() if k not in (lessons.SOURCE_LINE, REDACTED_FROM)}
     ts = datetime.fromisoformat(event.ts).timestamp()

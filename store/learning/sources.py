@@ -95,19 +95,39 @@ class Source:
         return shown
 
 
+@dataclass(frozen=True)
+class _InteractionRow:
+    interaction_id: str
+    ts: str
+    user_text: str
+    assistant_text: str
+
+
+@dataclass(frozen=True)
+class _TaskCardRow:
+    task_id: str
+    ts: str
+    title: str
+    status: str
+    result: str
+    interaction_id: str | None
+
+
 def read(kind: str, source_id: str) -> Source | None:
     """The source as stored now, or None when it no longer exists."""
     db = Interaction._meta.database
     if kind == "interaction":
-        row = sql.one(
+        row = sql.one_as(
             db,
+            _InteractionRow,
             "SELECT interaction_id, ts, user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?",
             [source_id],
         )
         return None if row is None else _interaction(row)
     if kind == "task":
-        card = sql.one(
+        card = sql.one_as(
             db,
+            _TaskCardRow,
             "SELECT task_id, ts, title, status, result, interaction_id FROM desk_task_card WHERE task_id = ?",
             [source_id],
         )
@@ -118,30 +138,30 @@ def read(kind: str, source_id: str) -> Source | None:
     return None
 
 
-def _interaction(row: dict[str, Any]) -> Source:
+def _interaction(row: _InteractionRow) -> Source:
     turns = []
-    if row["user_text"]:
-        turns.append({"role": "user", "text": row["user_text"]})
-    if row["assistant_text"]:
-        turns.append({"role": "assistant", "text": row["assistant_text"]})
-    return Source("interaction", row["interaction_id"], turns, None, row["ts"])
+    if row.user_text:
+        turns.append({"role": "user", "text": row.user_text})
+    if row.assistant_text:
+        turns.append({"role": "assistant", "text": row.assistant_text})
+    return Source("interaction", row.interaction_id, turns, None, row.ts)
 
 
-def _task(db: Any, card: dict[str, Any]) -> Source:
+def _task(db: Any, card: _TaskCardRow) -> Source:
     turns = []
-    if card["interaction_id"]:
-        asked = sql.one(db, "SELECT user_text FROM desk_interaction WHERE interaction_id = ?", [card["interaction_id"]])
+    if card.interaction_id:
+        asked = sql.one(db, "SELECT user_text FROM desk_interaction WHERE interaction_id = ?", [card.interaction_id])
         if asked is not None and asked["user_text"]:
             turns.append({"role": "user", "text": asked["user_text"]})
-    turns.append({"role": "task", "text": card["title"]})
-    if card["result"]:
-        turns.append({"role": "result", "text": card["result"]})
-    objective = (
-        {"kind": "task_result", "status": card["status"], "result": card["result"]}
-        if card["status"] in TASK_OBJECTIVES
+    turns.append({"role": "task", "text": card.title})
+    if card.result:
+        turns.append({"role": "result", "text": card.result})
+    objective: dict[str, object] | None = (
+        {"kind": "task_result", "status": card.status, "result": card.result}
+        if card.status in TASK_OBJECTIVES
         else None
     )
-    return Source("task", card["task_id"], turns, objective, card["ts"])
+    return Source("task", card.task_id, turns, objective, card.ts)
 
 
 def _run(episode: Episode) -> Source:

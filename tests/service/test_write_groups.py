@@ -60,6 +60,47 @@ def test_concurrent_agents_writes_share_transactions_and_each_gets_its_own_answe
     assert health["writes"]["transactions"] < stored
 
 
+def test_agents_alias_writes_share_transactions_and_each_keeps_its_own_change(server: Server) -> None:
+    """Aliases learned by agents at once share commits, yet each is a change of its own: its own `change`
+    number, one undo taking back that alias only; a refused one (not a package name) takes nothing down."""
+    replies: dict[str, list[tuple[str, dict[str, object]]]] = {}
+    failures: list[BaseException] = []
+
+    def agent(name: str) -> None:
+        got: list[tuple[str, dict[str, object]]] = []
+        try:
+            with JiyiClient(server.socket, timeout=60) as client:
+                for i in range(WRITES):
+                    package = "not a package" if i % 6 == 5 else f"com.{name}.app{i}"
+                    params = {"name": f"别名{name}{i}", "package": package}
+                    got.append((f"别名{name}{i}", client.request("app.alias.learn", params)))
+        except BaseException as exc:  # reported below: a thread's failure must fail the test
+            failures.append(exc)
+        replies[name] = got
+
+    agents = [threading.Thread(target=agent, args=(f"a{a}",)) for a in range(AGENTS)]
+    for thread in agents:
+        thread.start()
+    for thread in agents:
+        thread.join()
+    assert not failures
+    learned = {alias: reply for got in replies.values() for alias, reply in got if reply["ok"]}
+    refused = [reply for got in replies.values() for _, reply in got if not reply["ok"]]
+    assert len(learned) == AGENTS * (WRITES - WRITES // 6) and len(refused) == AGENTS * (WRITES // 6)
+    assert {reply["error"]["code"] for reply in refused} == {"invalid_params"}  # type: ignore[index]
+    changes = [reply["result"]["change"] for reply in learned.values()]  # type: ignore[index]
+    assert len(set(changes)) == len(changes)  # each write its own change
+    with JiyiClient(server.socket, timeout=60) as client:
+        health = client.health()
+        assert health["writes"]["transactions"] < len(learned)  # but they shared transactions
+        undone, change = "别名a03", learned["别名a03"]["result"]["change"]  # type: ignore[index]
+        assert client.request("app.alias.undo", {"change": change})["ok"]
+        names = {
+            e["term"] for e in client.request("app.alias.list", {"kind": "user", "limit": 500})["result"]["entries"]
+        }
+    assert names == set(learned) - {undone}
+
+
 def test_a_host_killed_mid_group_keeps_every_acknowledged_write_exactly_once(
     short_dir: Path, launch: Callable[..., Server]
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.memory.memory import Memory
 from service.ops import appkb
 from service.ops.appkb import AliasEntry
@@ -25,30 +27,46 @@ def app_resolve(memory: Memory, args: appkb.ResolveArgs, _context: CallContext) 
     return appkb.Resolved.of(memory.appkb.resolve_app(args.name, device=args.device))
 
 
-@TABLE.op(appkb.LEARN)
-def app_alias_learn(memory: Memory, args: appkb.LearnArgs, _context: CallContext) -> appkb.AliasLearned:
+# An agent's alias and inventory writes share a group commit with the other agents' writes (many agents
+# learning at once each waited for a transaction of its own: one commit, and on SQLite one fsync, per write).
+@TABLE.grouped(appkb.LEARN)
+def app_alias_learn(memory: Memory, args: appkb.LearnArgs, _context: CallContext) -> Callable[[], appkb.AliasLearned]:
     if args.assignment is not None:
         name, package = parse_assignment(args.assignment)
     else:
         assert args.name is not None and args.package is not None  # LearnArgs.check
         name, package = args.name, args.package
-    outcome = memory.appkb.learn_alias(name, package, actor=args.actor)
-    result = outcome.result
-    return appkb.AliasLearned(
-        changed=result.changed,
-        entry=AliasEntry.of(result.entry),
-        replaced=[AliasEntry.of(e) for e in result.replaced],
-        change=result.txn,
-        warnings=outcome.warnings,
-        installed_on=outcome.installed_on,
-        missing_on=outcome.missing_on,
-    )
+    learn = memory.appkb.prepare_learn_alias(name, package, actor=args.actor)
+
+    def write() -> appkb.AliasLearned:
+        outcome = learn()
+        result = outcome.result
+        return appkb.AliasLearned(
+            changed=result.changed,
+            entry=AliasEntry.of(result.entry),
+            replaced=[AliasEntry.of(e) for e in result.replaced],
+            change=result.txn,
+            warnings=outcome.warnings,
+            installed_on=outcome.installed_on,
+            missing_on=outcome.missing_on,
+        )
+
+    return write
 
 
-@TABLE.op(appkb.FORGET)
-def app_alias_forget(memory: Memory, args: appkb.ForgetArgs, _context: CallContext) -> appkb.AliasForgotten:
-    result = memory.appkb.forget_alias(args.name, actor=args.actor)
-    return appkb.AliasForgotten(term=result.term, removed=[AliasEntry.of(e) for e in result.removed], change=result.txn)
+@TABLE.grouped(appkb.FORGET)
+def app_alias_forget(
+    memory: Memory, args: appkb.ForgetArgs, _context: CallContext
+) -> Callable[[], appkb.AliasForgotten]:
+    forget = memory.appkb.prepare_forget_alias(args.name, actor=args.actor)
+
+    def write() -> appkb.AliasForgotten:
+        result = forget()
+        return appkb.AliasForgotten(
+            term=result.term, removed=[AliasEntry.of(e) for e in result.removed], change=result.txn
+        )
+
+    return write
 
 
 @TABLE.op(appkb.LIST)
@@ -97,6 +115,6 @@ def app_devices(memory: Memory, _args: NoArgs, _context: CallContext) -> appkb.D
     return appkb.Devices(devices=memory.appkb.devices(), aliases=memory.appkb.count_aliases())
 
 
-@TABLE.op(appkb.SYNC)
-def app_inventory_sync(memory: Memory, args: appkb.SyncArgs, _context: CallContext) -> SyncReport:
-    return memory.appkb.sync_inventory(args.device, args.apps)
+@TABLE.grouped(appkb.SYNC)
+def app_inventory_sync(memory: Memory, args: appkb.SyncArgs, _context: CallContext) -> Callable[[], SyncReport]:
+    return memory.appkb.prepare_sync_inventory(args.device, args.apps)

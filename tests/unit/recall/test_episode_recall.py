@@ -262,7 +262,8 @@ def test_the_margin_confidence_counts_the_top_apps_lead_over_the_runner_up(index
     assert sure is not None and sure.scoring == "margin" and sure.top_app == ["com.xingin.xhs"]
     assert sure.runner_up and sure.second is not None and sure.margin == round(sure.top - sure.second, 4)
     assert sure.value == round(sure.top + recall.lead_weight * sure.margin, 4) and recall.lead_weight == 0.5
-    assert result.to_dict()["confidence"]["runner_up"] == sure.runner_up
+    kept = result.to_dict()["confidence"]
+    assert kept is not None and kept["runner_up"] == sure.runner_up
     # the threshold is held against the confidence, not the top score: between the two, margin recalls, top does not
     between = (sure.top + sure.value) / 2
     assert recall.recall("在小红书搜索火锅店", "d1", MentionIndex([]), mode="shadow", threshold=between).top1_apps
