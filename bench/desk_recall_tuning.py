@@ -70,12 +70,15 @@ def gather_all(memory: Memory, questions: list[conversations.Question], pool: in
             dense=dense,
             by_rowid=lambda ids: sql.interactions_by_rowid(store.db, ids),
             by_key=lambda keys: sql.interactions_by_key(store.db, keys),
-            key="interaction_id",
+            key=lambda row: row.interaction_id,
             epoch=retrieval._epoch,
             pool=pool,
         )
         adjacent = hybrid._adjacent(
-            found, lambda keys: sql.interaction_neighbours(store.db, keys), retrieval._epoch, "interaction_id"
+            found,
+            lambda keys: sql.interaction_neighbours(store.db, keys),
+            retrieval._epoch,
+            lambda row: row.interaction_id,
         )
         out.append(Asked(question.category, question.evidence, found, floor, adjacent))
     return out

@@ -11,7 +11,7 @@ file manager; new documents are created with revision 0.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from PySide6.QtCore import QCoreApplication, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -41,6 +41,15 @@ from service.memory.rows import Bundle
 ROLE = Qt.ItemDataRole.UserRole
 
 
+class OpenDocument(TypedDict):
+    """The document open in the editor, at the revision it was read."""
+
+    bundle_id: str
+    path: str
+    revision: int
+    content: str
+
+
 class BundlesPage(QWidget):
     """Browse, read and edit bundle documents with revision checks."""
 
@@ -64,7 +73,7 @@ class BundlesPage(QWidget):
         super().__init__(parent)
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
-        self.current: dict[str, Any] | None = None  # bundle_id, path, revision, content
+        self.current: OpenDocument | None = None
         self.conflict_dialog: ConflictDialog | None = None
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels([self.tr("资料夹 / 文档"), self.tr("修订")])

@@ -10,8 +10,11 @@ counted per section.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from store.desk.rows import CoreFact, Document, RecalledCard, RecalledTopic, RecalledTurn, RelatedFact, RelevantSkill
+from store.learning.queue import PromptRecord
 
 SECTION_TITLES = {
     "system_prompt": "学到的记忆 / Learned memory",
@@ -26,30 +29,46 @@ SECTION_TITLES = {
 MAX_ITEM_CHARS = 1200
 
 
-def _line(kind: str, item: Mapping[str, Any]) -> str:
-    render: dict[str, Callable[[Mapping[str, Any]], str]] = {
-        "system_prompt": lambda r: f"- [{r['kind']}] {r['content']}",
-        "core_facts": lambda f: f"- {f['content']}",
-        "related_facts": lambda f: f"- [{f['scope']}] {f['content']}",
-        "skills": lambda s: f"- {s['name']}: {s['text']}",
-        "bundle": lambda d: f"### {d['path']}\n{d['content'].strip()}",
-        "topics": lambda t: (
-            f"- {t['title']}"
-            + (
-                f"（{t['latest_segment']['workday']}：{t['latest_segment']['summary']}）"
-                if t.get("latest_segment")
-                else ""
-            )
-        ),
-        "task_cards": lambda c: f"- {c['title']} → {c['status']}" + (f"：{c['result']}" if c["result"] else ""),
-        "interactions": lambda i: f"- [{i['workday']}] 用户：{i['user_text']} / 助手：{i['assistant_text']}",
-    }
-    text = render[kind](item)
+def fact_line(fact: CoreFact) -> str:
+    return f"- {fact.content}"
+
+
+def related_fact_line(fact: RelatedFact) -> str:
+    return f"- [{fact.scope}] {fact.content}"
+
+
+def record_line(record: PromptRecord) -> str:
+    return f"- [{record['kind']}] {record['content']}"
+
+
+def skill_line(skill: RelevantSkill) -> str:
+    return f"- {skill.name}: {skill.text}"
+
+
+def document_line(document: Document) -> str:
+    return f"### {document.path}\n{document.content.strip()}"
+
+
+def topic_line(topic: RecalledTopic) -> str:
+    latest = topic.latest_segment
+    return f"- {topic.title}" + (f"（{latest.workday}：{latest.summary}）" if latest else "")
+
+
+def card_line(card: RecalledCard) -> str:
+    return f"- {card.title} → {card.status}" + (f"：{card.result}" if card.result else "")
+
+
+def turn_line(turn: RecalledTurn) -> str:
+    return f"- [{turn.workday}] 用户：{turn.user_text} / 助手：{turn.assistant_text}"
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
 
 
-def build_pack(sections: Mapping[str, Sequence[Mapping[str, Any]]], budget: int) -> dict[str, Any]:
-    """Fill `budget` characters from `sections` (already in relevance order within each)."""
+def build_pack(sections: Mapping[str, Sequence[str]], budget: int) -> dict[str, Any]:
+    """Fill `budget` characters from `sections`: each item rendered as its line (`fact_line`, …), already in
+    relevance order within each section."""
     used = 0
     taken: dict[str, list[str]] = {}
     omitted: dict[str, int] = {}
@@ -57,7 +76,7 @@ def build_pack(sections: Mapping[str, Sequence[Mapping[str, Any]]], budget: int)
         items = sections.get(kind, [])
         header = f"## {SECTION_TITLES[kind]}\n"
         for item in items:
-            line = _line(kind, item) + "\n"
+            line = _cut(item) + "\n"
             cost = len(line) + (0 if kind in taken else len(header) + 1)
             if used + cost > budget:
                 omitted[kind] = omitted.get(kind, 0) + 1

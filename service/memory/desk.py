@@ -14,9 +14,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
 from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
-from service.memory.recall_rows import DeskRecall
+from service.memory.recall_rows import DeskRecall, Retrieval
 from service.memory.results import (
     ConsolidationRecorded,
     DocumentWritten,
@@ -34,8 +36,6 @@ from service.memory.rows import (
     Topic,
     TopicDetail,
     Workday,
-    row,
-    rows,
 )
 from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
@@ -55,6 +55,7 @@ from store.desk import (
 from store.desk.bundle_files import BundleFiles
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
+from store.desk.rows import RecentWorkday
 from store.desk.workday import is_workday, previous_workday, workday_of
 
 log = logging.getLogger("jiyi.service.memory")
@@ -184,28 +185,34 @@ class DeskService:
                     at=when(ts),
                     actor=actor,
                 )
-                if changed and card["schedule_id"]:
+                if changed and card.schedule_id:
                     pending = bundles.record_run(self.store, card)
-            if pending:
-                bundle_id = bundles.bundle_id_of("schedule", card["schedule_id"])
-                report = bundles.mirror(self.bundle_files, bundle_id, pending)
+            bundle = bundles.bundle_id_of("schedule", card.schedule_id) if card.schedule_id else None
+            if pending and bundle is not None:
+                report = bundles.mirror(self.bundle_files, bundle, pending)
                 failed = {path for _bundle, path in report.not_written}
-                self._mirrored(bundle_id, list(pending), report)
-                self._wrote(bundle_id, {path: text for path, (text, _old) in pending.items() if path not in failed})
+                self._mirrored(bundle, list(pending), report)
+                self._wrote(bundle, {path: text for path, (text, _old) in pending.items() if path not in failed})
         if changed:
             self._desk_changed()
-        bundle = bundles.bundle_id_of("schedule", card["schedule_id"]) if card["schedule_id"] else None
-        return {"card": card, "changed": changed, "bundle_id": bundle, "bundle_paths": sorted(pending)}
+        # The card as the reply's object (`TaskCompleted.card`); its fields and order are the row's.
+        return {
+            "card": msgspec.structs.asdict(card),
+            "changed": changed,
+            "bundle_id": bundle,
+            "bundle_paths": sorted(pending),
+        }
 
     def list_tasks(
         self, *, status: str | None = None, schedule_id: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[dict[str, Any]]:
         if status is not None and status not in interactions.TASK_STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(interactions.TASK_STATUSES)}")
-        return interactions.list_tasks(self.store, status=status, schedule_id=schedule_id, limit=limit, offset=offset)
+        found = interactions.list_tasks(self.store, status=status, schedule_id=schedule_id, limit=limit, offset=offset)
+        return [msgspec.structs.asdict(card) for card in found]  # `task.list` answers objects (`TaskPage`)
 
     def get_interaction(self, interaction_id: str) -> dict[str, Any]:
-        return interactions.get_interaction(self.store, interaction_id)
+        return msgspec.structs.asdict(interactions.get_interaction(self.store, interaction_id))
 
     # -- reading for agents ------------------------------------------------------------------
 
@@ -219,37 +226,43 @@ class DeskService:
         if not isinstance(query, str):
             raise InvalidInput("query must be text")
         started = time.perf_counter()
-        result, retrieval_info = self.recalled(query, limit)
-        result["retrieval"] = retrieval_info
-        result["degraded"] = retrieval_info["degraded"]
-        result["latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
-        return row(DeskRecall, result)
+        found, how = self.recalled(query, limit)
+        return DeskRecall(
+            query=found.query,
+            task_cards=found.task_cards,
+            interactions=found.interactions,
+            bundles=found.bundles,
+            recent_workdays=found.recent_workdays,
+            related_topics=found.related_topics,
+            core_facts=found.core_facts,
+            related_facts=found.related_facts,
+            relevant_skills=found.relevant_skills,
+            retrieval=how,
+            degraded=how.degraded,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
 
-    def recalled(self, query: str, limit: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    def recalled(self, query: str, limit: int) -> tuple[retrieval.Recalled, Retrieval]:
         """The store's recall of `query` by words and meaning (`retrieval.recall` with the desk index's dense
         searcher), and how it went: `mode`, `degraded`, `index_lag`. What `memory.recall` answers and
         `context.prepare` packs."""
-        dense, info = self._dense(query)
-        result = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
-        return result, self._settled(dense, info)
+        dense, how = self._dense(query)
+        found = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
+        return found, self._settled(dense, how)
 
-    def _dense(self, query: str) -> tuple[Any, dict[str, Any]]:
+    def _dense(self, query: str) -> tuple[Any, Retrieval]:
         """The query's searcher over the desk index (None: full text alone) and how recall went about it."""
         dense, why = self.index.dense(query) if query.strip() else (None, None)
         lag = self.index.lag()
         if why is None and lag > LAGGING:
             why = f"the desk index lags: {lag} items not yet embedded are found by their words only"
-        return dense, {
-            "mode": "hybrid" if dense is not None else "full_text",
-            "degraded": why,
-            "index_lag": lag,
-        }
+        return dense, Retrieval(mode="hybrid" if dense is not None else "full_text", degraded=why, index_lag=lag)
 
-    def _settled(self, dense: Any, info: dict[str, Any]) -> dict[str, Any]:
-        """`info` once recall ran: the query is embedded while the full text is read, so only then is it known
+    def _settled(self, dense: Any, how: Retrieval) -> Retrieval:
+        """`how` once recall ran: the query is embedded while the full text is read, so only then is it known
         whether embedding it failed (full text answered alone)."""
         failed = self.index.failed(dense)
-        return info if failed is None else {**info, "mode": "full_text", "degraded": failed}
+        return how if failed is None else msgspec.structs.replace(how, mode="full_text", degraded=failed)
 
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
@@ -257,11 +270,11 @@ class DeskService:
         """Hint whether `text` continues the current task or topic (never decides merging)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("text must be non-empty")
-        dense, info = self._dense(text)
+        dense, how = self._dense(text)
         result = retrieval.assess_transition(
             self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
-        result["degraded"] = self._settled(dense, info)["degraded"]
+        result["degraded"] = self._settled(dense, how).degraded
         return result
 
     # -- maintenance ---------------------------------------------------------------------------
@@ -365,8 +378,8 @@ class DeskService:
         return {
             "batch_id": lease.batch_id,
             "lease_expires_in": seconds,
-            "interactions": [interactions.interaction_dict(r) for r in rows],
-            "open_topics": topics.recent_topics(self.store, 20),
+            "interactions": [msgspec.structs.asdict(interactions.turn_row(r)) for r in rows],
+            "open_topics": [msgspec.structs.asdict(t) for t in topics.recent_topics(self.store, 20)],
             "backlog": topics.backlog(self.store),
         }
 
@@ -397,26 +410,26 @@ class DeskService:
     # -- topics and workdays ---------------------------------------------------------------------
 
     def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
-        return row(TopicDetail, topics.get_topic(self.store, topic_id, limit=limit, offset=offset))
+        return topics.get_topic(self.store, topic_id, limit=limit, offset=offset)
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
-        return rows(Topic, topics.list_topics(self.store, text=text, limit=limit, offset=offset))
+        return topics.list_topics(self.store, text=text, limit=limit, offset=offset)
 
-    def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[dict[str, Any]]:
+    def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[RecentWorkday]:
         return topics.recent_workdays(self.store, count)
 
     def workday_topics(self, workday: str) -> list[Topic]:
         """The topics active on `workday` (those with a segment that day)."""
         if not is_workday(workday):
             raise InvalidInput("workday must be YYYY-MM-DD")
-        return rows(Topic, topics.workday_topics(self.store, workday))
+        return topics.workday_topics(self.store, workday)
 
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
-        return rows(Workday, topics.workdays(self.store, limit=limit, offset=offset))
+        return topics.workdays(self.store, limit=limit, offset=offset)
 
     def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         """What consolidation did, newest first (commits, reviews, agent reports)."""
-        return rows(ConsolidationEntry, topics.consolidation_log(self.store, limit))
+        return topics.consolidation_log(self.store, limit)
 
     # -- facts -------------------------------------------------------------------------------------
 
@@ -433,11 +446,10 @@ class DeskService:
             raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
         if status is not None and status not in fact_terms.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
-        found = facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
-        return rows(Fact, found)
+        return facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
 
     def get_fact(self, fact_id: str) -> Fact:
-        return row(Fact, facts.get_fact(self.store, fact_id))
+        return facts.get_fact(self.store, fact_id)
 
     def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> Fact:
         """Confirm (active) or deactivate (inactive) a fact by hand; the reason is kept redacted."""
@@ -445,17 +457,17 @@ class DeskService:
         with self.parts.writes:
             result = facts.set_status(self.store, fact_id, status, self.redactor.redact(reason), actor=actor)
         self._desk_changed()
-        return row(Fact, result)
+        return result
 
     # -- skills --------------------------------------------------------------------------------------
 
     def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         if status is not None and status not in skills.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(skills.STATUSES)}")
-        return rows(Skill, skills.list_skills(self.store, status, limit, offset))
+        return skills.list_skills(self.store, status, limit, offset)
 
     def get_skill(self, skill_id: str) -> Skill:
-        return row(Skill, skills.get_skill(self.store, skill_id))
+        return skills.get_skill(self.store, skill_id)
 
     def set_skill_status(
         self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
@@ -467,17 +479,17 @@ class DeskService:
                 self.store, skill_id, status, actor=actor, user_request=user_request, redactor=self.redactor
             )
         self._desk_changed()
-        return row(Skill, result)
+        return result
 
     # -- bundles ---------------------------------------------------------------------------------------
 
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         if kind is not None and kind not in bundle_names.KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(bundle_names.KINDS)}")
-        return rows(Bundle, bundles.list_bundles(self.store, kind, limit, offset))
+        return bundles.list_bundles(self.store, kind, limit, offset)
 
     def get_bundle(self, bundle_id: str, path: str | None = None) -> BundleDetail:
-        return row(BundleDetail, bundles.get_bundle(self.store, self.bundle_files, bundle_id, path))
+        return bundles.get_bundle(self.store, self.bundle_files, bundle_id, path)
 
     def put_bundle_document(
         self, bundle_id: str, path: str, content: str, *, expected_revision: int, actor: str = "agent"
@@ -588,6 +600,6 @@ class DeskService:
             "index_lag": self.index.lag(),
         }
 
-    def refused_bundle_events(self, limit: int = 20) -> list[dict[str, Any]]:
+    def refused_bundle_events(self, limit: int = 20) -> list[bundles.RefusedEvent]:
         """The bundle events the view refused (names leading outside the bundles folder), oldest first."""
         return bundles.refused_events(limit)

@@ -105,7 +105,7 @@ def vector_names_check(url: str, store_id: str | None) -> Check:
     )
 
 
-def refused_check(count: int, first: list[dict[str, Any]]) -> Check:
+def refused_check(count: int, first: list[bundles.RefusedEvent]) -> Check:
     """The bundle events the view refused: their names would lead outside the bundles folder."""
     if not count:
         return Check("bundle events", True, "every bundle event names a path inside the bundles folder")

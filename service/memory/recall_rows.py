@@ -1,8 +1,10 @@
 """The answers of recall as frozen typed rows: desk recall (`memory.recall`), the phone agent's shadow recall
 (`recall.query`, `recall.runs`, `recall.trace`) and each device's calibration (the recall page's curve).
 
-As in `service.memory.rows`: the store and recall build JSON objects; the facade turns each answer into one
-of these once, the operations declare them, the remote `Memory` decodes them, the console reads attributes.
+As in `service.memory.rows`: the store builds desk recall's rows where it reads them (`store/desk/rows.py`,
+re-exported here) and the facade adds how recall went (`Retrieval`); shadow recall's answers are built as
+JSON objects and turned into these once. The operations declare them, the remote `Memory` decodes them, the
+console reads attributes.
 Field names and order are the wire's. A field an older record may lack is `UNSET` (left out of its JSON).
 """
 
@@ -10,136 +12,39 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
-from service.memory.rows import Row, TaskCard
+from service.memory.rows import Row
+from store.desk.rows import (
+    CoreFact,
+    DocumentRef,
+    LatestSegment,
+    RecalledBundle,
+    RecalledCard,
+    RecalledTopic,
+    RecalledTurn,
+    RecentWorkday,
+    RelatedFact,
+    RelevantSkill,
+    Signals,
+    WorkdayTopic,
+)
+
+# The desk's recall rows, built by the store (`store/desk/rows.py`), re-exported beside the service's own.
+__all__ = [
+    "CoreFact",
+    "DocumentRef",
+    "LatestSegment",
+    "RecalledBundle",
+    "RecalledCard",
+    "RecalledTopic",
+    "RecalledTurn",
+    "RecentWorkday",
+    "RelatedFact",
+    "RelevantSkill",
+    "Signals",
+    "WorkdayTopic",
+]
 
 # -- desk recall (`memory.recall`) ------------------------------------------------------------
-
-
-class Signals(Row, frozen=True):
-    """Why a related item ranks where it does: its full-text rank and BM25, its dense rank and similarity."""
-
-    fused: float  # the fused score (the best item 1.0)
-    fts_rank: int | None  # None: full text did not find it
-    bm25: float | None
-    dense_rank: int | None  # None: the desk index did not find it (or took no part)
-    similarity: float | None
-    standing: float | None
-    neighbour_of: str | UnsetType = UNSET  # admitted as the neighbour (the turn before or after) of this item
-
-
-class RecalledTurn(Row, frozen=True, kw_only=True):
-    """A turn in the answer: `related` (with `score` and `signals`) or `recent`."""
-
-    interaction_id: str
-    ts: str
-    workday: str
-    source: str
-    user_text: str
-    assistant_text: str
-    task_id: str | None
-    topic_id: str | None
-    score: float | UnsetType = UNSET
-    signals: Signals | UnsetType = UNSET
-    why: str  # related / recent
-
-
-class RecalledCard(TaskCard, frozen=True, kw_only=True):
-    """A task card in the answer: `related` (with `score` and `signals`) or `recent`."""
-
-    score: float | UnsetType = UNSET
-    signals: Signals | UnsetType = UNSET
-    why: str  # related / recent
-
-
-class DocumentRef(Row, frozen=True):
-    path: str
-    revision: int
-
-
-class RecalledBundle(Row, frozen=True):
-    """A bundle of a recalled scheduled task, or named like the query, with its documents' paths."""
-
-    bundle_id: str
-    key: str
-    title: str
-    updated: str
-    documents: list[DocumentRef]
-    score: float  # word overlap with the query
-
-
-class WorkdayTopic(Row, frozen=True):
-    topic_id: str
-    title: str
-    kind: str
-    segment: str  # the topic's summary of that day
-
-
-class RecentWorkday(Row, frozen=True):
-    """A recent workday and the topics it touched (the first few of `total_topics`)."""
-
-    workday: str
-    topics: list[WorkdayTopic]
-    total_topics: int
-
-
-class LatestSegment(Row, frozen=True):
-    workday: str
-    summary: str
-
-
-class RecalledTopic(Row, frozen=True):
-    """A topic related to the query, with its latest daily segment."""
-
-    topic_id: str
-    title: str
-    summary: str
-    kind: str
-    task_ids: list[str]
-    first_workday: str
-    last_workday: str
-    interactions: int
-    updated: str
-    score: float
-    signals: Signals
-    latest_segment: LatestSegment | None
-
-
-class CoreFact(Row, frozen=True):
-    """An active profile fact: always in the answer (the newest few)."""
-
-    fact_id: str
-    scope: str
-    profile_kind: str | None
-    project: str | None
-    content: str
-    status: str
-    status_reason: str
-    first_workday: str
-    updated: str
-    workdays: list[str]
-
-
-class RelatedFact(CoreFact, frozen=True):
-    """An active project or environment fact related to the query."""
-
-    score: float
-    signals: Signals
-
-
-class RelevantSkill(Row, frozen=True):
-    """An active skill named like the query."""
-
-    skill_id: str
-    name: str
-    text: str
-    status: str
-    source_interaction_id: str | None
-    source_quote: str
-    created: str
-    updated: str
-    decided_by: str
-    user_request: str
-    score: float
 
 
 class Retrieval(Row, frozen=True):

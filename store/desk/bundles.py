@@ -26,12 +26,13 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent, UnsafePath
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json_text
+from store.desk import rows
 from store.desk.bundle_files import BundleFiles
 from store.desk.bundle_names import MAX_DOCUMENT_CHARS, check_path, refusal, split_bundle_id
 from store.desk.common import check_name
@@ -59,38 +60,30 @@ def bundle_id_of(kind: str, key: str) -> str:
     return f"{kind}/{key}"
 
 
-def _document_dict(row: BundleDocument, *, content: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": row.path, "revision": row.revision, "updated": row.updated, "actor": row.actor}
-    if content:
-        out["content"] = row.content
-    return out
-
-
-def _bundle_dict(row: Bundle) -> dict[str, Any]:
-    return {
-        "bundle_id": row.bundle_id,
-        "kind": row.kind,
-        "key": row.key,
-        "title": row.title,
-        "created": row.created,
-        "updated": row.updated,
-    }
-
-
-def list_bundles(store: Store, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+def list_bundles(store: Store, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[rows.Bundle]:
     query = Bundle.select().order_by(Bundle.updated.desc())
     if kind is not None:
         query = query.where(Bundle.kind == kind)
     out = []
     for row in query.limit(limit).offset(offset):
-        item = _bundle_dict(row)
         docs = BundleDocument.select().where(BundleDocument.bundle_id == row.bundle_id).order_by(BundleDocument.path)
-        item["documents"] = [_document_dict(d, content=False) for d in docs]
-        out.append(item)
+        out.append(
+            rows.Bundle(
+                bundle_id=row.bundle_id,
+                kind=row.kind,
+                key=row.key,
+                title=row.title,
+                created=row.created,
+                updated=row.updated,
+                documents=[
+                    rows.DocumentEntry(path=d.path, revision=d.revision, updated=d.updated, actor=d.actor) for d in docs
+                ],
+            )
+        )
     return out
 
 
-def get_bundle(store: Store, files: BundleFiles, bundle_id: str, path: str | None = None) -> dict[str, Any]:
+def get_bundle(store: Store, files: BundleFiles, bundle_id: str, path: str | None = None) -> rows.BundleDetail:
     """A bundle with its documents (all, or the one at `path`), contents and file states."""
     split_bundle_id(bundle_id)
     row = Bundle.get_or_none(Bundle.bundle_id == bundle_id)
@@ -102,12 +95,26 @@ def get_bundle(store: Store, files: BundleFiles, bundle_id: str, path: str | Non
     docs = list(query.order_by(BundleDocument.path))
     if path is not None and not docs:
         raise NotFound(f"bundle {bundle_id} has no document {path!r}")
-    item = _bundle_dict(row)
-    item["directory"] = str(files.root / bundle_id)  # where its files are mirrored, checked when written
-    item["documents"] = [
-        {**_document_dict(d, content=True), "file": files.state(bundle_id, d.path, d.content)} for d in docs
-    ]
-    return item
+    return rows.BundleDetail(
+        bundle_id=row.bundle_id,
+        kind=row.kind,
+        key=row.key,
+        title=row.title,
+        created=row.created,
+        updated=row.updated,
+        directory=str(files.root / bundle_id),  # where its files are mirrored, checked when written
+        documents=[
+            rows.Document(
+                path=d.path,
+                revision=d.revision,
+                updated=d.updated,
+                actor=d.actor,
+                content=d.content,
+                file=files.state(bundle_id, d.path, d.content),
+            )
+            for d in docs
+        ],
+    )
 
 
 def put_document(
@@ -231,14 +238,16 @@ def _system_put(store: Store, bundle_id: str, path: str, content: str) -> tuple[
 Pending = dict[str, tuple[str, str | None]]  # path -> (content, previous content) still to mirror
 
 
-def record_run(store: Store, card: dict[str, Any]) -> Pending:
+def record_run(store: Store, card: rows.TaskCard) -> Pending:
     """File a scheduled task's run into its bundle (creating the bundle on the schedule's first run).
 
     Returns the documents to mirror once the caller's transaction commits
     (`mirror`). The user-owned documents (requirements, preferences, lessons)
     are only created, never overwritten.
     """
-    schedule_id, run_id = card["schedule_id"], card["run_id"]
+    schedule_id, run_id = card.schedule_id, card.run_id
+    if schedule_id is None:
+        raise InvalidInput("only a scheduled task's run is filed into a bundle")
     bundle_id = bundle_id_of("schedule", schedule_id)
     writes: Pending = {}
     with store.atomic():
@@ -246,7 +255,7 @@ def record_run(store: Store, card: dict[str, Any]) -> Pending:
             store.append(
                 DOMAIN,
                 "bundle_created",
-                {"bundle_id": bundle_id, "kind": "schedule", "key": schedule_id, "title": card["title"]},
+                {"bundle_id": bundle_id, "kind": "schedule", "key": schedule_id, "title": card.title},
                 actor="system",
             )
             for path, text in _starter_documents(card).items():
@@ -256,7 +265,7 @@ def record_run(store: Store, card: dict[str, Any]) -> Pending:
         generated: list[tuple[str, Callable[[], str]]] = [
             (f"runs/{run_id}/summary.md", lambda: _run_summary(card)),
             ("state.json", lambda: _state(schedule_id, card)),
-            ("INDEX.md", lambda: _index(bundle_id, card["title"])),
+            ("INDEX.md", lambda: _index(bundle_id, card.title)),
         ]
         for path, build in generated:
             change = _system_put(store, bundle_id, path, build())
@@ -339,8 +348,8 @@ def mirror_since(
     return newest, report
 
 
-def _starter_documents(card: dict[str, Any]) -> dict[str, str]:
-    title = card["title"]
+def _starter_documents(card: rows.TaskCard) -> dict[str, str]:
+    title = card.title
     return {
         "requirements.md": f"# 要求 · {title}\n\n（这个日程要做什么、做到什么程度。）\n",
         "preferences.md": f"# 偏好 · {title}\n\n（用户对这个日程的偏好。）\n",
@@ -348,32 +357,32 @@ def _starter_documents(card: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _run_summary(card: dict[str, Any]) -> str:
-    status = {"succeeded": "成功", "failed": "失败", "cancelled": "已取消", "partial": "部分完成"}[card["status"]]
+def _run_summary(card: rows.TaskCard) -> str:
+    status = {"succeeded": "成功", "failed": "失败", "cancelled": "已取消", "partial": "部分完成"}[card.status]
     lines = [
-        f"# {card['title']}",
+        f"# {card.title}",
         "",
-        f"- 运行 run_id: `{card['run_id']}`",
-        f"- 任务 task_id: `{card['task_id']}`",
-        f"- 状态: {status} ({card['status']})",
-        f"- 时间: {card['ts']}（工作日 {card['workday']}）",
+        f"- 运行 run_id: `{card.run_id}`",
+        f"- 任务 task_id: `{card.task_id}`",
+        f"- 状态: {status} ({card.status})",
+        f"- 时间: {card.ts}（工作日 {card.workday}）",
         "",
-        card["result"] or "（没有结果说明）",
+        card.result or "（没有结果说明）",
         "",
     ]
     return "\n".join(lines)
 
 
-def _state(schedule_id: str, card: dict[str, Any]) -> str:
+def _state(schedule_id: str, card: rows.TaskCard) -> str:
     runs = TaskCard.select().where(TaskCard.schedule_id == schedule_id).count()
     state = {
         "schedule_id": schedule_id,
-        "title": card["title"],
+        "title": card.title,
         "runs": runs,
-        "last_run_id": card["run_id"],
-        "last_task_id": card["task_id"],
-        "last_status": card["status"],
-        "last_ts": card["ts"],
+        "last_run_id": card.run_id,
+        "last_task_id": card.task_id,
+        "last_status": card.status,
+        "last_ts": card.ts,
     }
     return json.dumps(state, ensure_ascii=False, indent=2) + "\n"
 
@@ -425,10 +434,20 @@ def count_refused() -> int:
     return int(RefusedBundleEvent.select().count())
 
 
-def refused_events(limit: int = 20) -> list[dict[str, Any]]:
+class RefusedEvent(TypedDict):
+    """A bundle event the view refused (`refused_events`)."""
+
+    seq: int
+    type: str
+    bundle_id: str
+    path: str
+    reason: str  # why its names were refused
+    ts: str
+
+
+def refused_events(limit: int = 20) -> list[RefusedEvent]:
     """The first `limit` refused bundle events: seq, type, bundle id, path, why, when."""
-    rows = RefusedBundleEvent.select().order_by(RefusedBundleEvent.seq).limit(limit)
     return [
         {"seq": r.seq, "type": r.type, "bundle_id": r.bundle_id, "path": r.path, "reason": r.reason, "ts": r.ts}
-        for r in rows
+        for r in RefusedBundleEvent.select().order_by(RefusedBundleEvent.seq).limit(limit)
     ]

@@ -18,13 +18,15 @@ import hashlib
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
+
+import msgspec
 
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.redact import Redactor
-from store.desk import hybrid, sql
+from store.desk import hybrid, rows, sql
 from store.desk.common import check_id
 from store.desk.fact_terms import PROFILE_KINDS, SCOPES
 from store.desk.models import Fact, FactEvidence, FactFts, Interaction, TaskCard
@@ -146,7 +148,16 @@ def _evidence(raw: object, where: str, scope: str) -> Evidence:
     return Evidence("interaction", row.interaction_id, speaker, quote, row.workday)
 
 
-def record(store: Store, spec: FactSpec, *, actor: str) -> dict[str, Any]:
+class FactRecorded(TypedDict):
+    """What recording a fact did (a commit's `facts`): `outcome` added / evidence_added / activated /
+    kept_inactive, and the fact's status after it."""
+
+    fact_id: str
+    outcome: str
+    status: str
+
+
+def record(store: Store, spec: FactSpec, *, actor: str) -> FactRecorded:
     """Inside a transaction: add the fact (or new evidence to it) and move its status as the rules say."""
     fact_id = spec.fact_id
     fact = Fact.get_or_none(Fact.fact_id == fact_id)
@@ -228,7 +239,7 @@ def review(store: Store, workday: str, *, actor: str) -> list[str]:
     return stale
 
 
-def set_status(store: Store, fact_id: str, status: str, reason: str, *, actor: str) -> dict[str, Any]:
+def set_status(store: Store, fact_id: str, status: str, reason: str, *, actor: str) -> rows.Fact:
     """A person confirms (active) or deactivates (inactive) a fact."""
     if status not in ("active", "inactive"):
         raise InvalidInput("a fact can be set active (confirmed) or inactive")
@@ -243,40 +254,39 @@ def set_status(store: Store, fact_id: str, status: str, reason: str, *, actor: s
     return get_fact(store, fact_id)
 
 
-def fact_dict(row: Fact, evidence: list[FactEvidence] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "fact_id": row.fact_id,
-        "scope": row.scope,
-        "profile_kind": row.profile_kind,
-        "project": row.project,
-        "content": row.content,
-        "status": row.status,
-        "status_reason": row.status_reason,
-        "workdays": row.valid_workdays.split(),
-        "first_workday": row.first_workday,
-        "updated": row.updated,
-    }
-    if evidence is not None:
-        out["evidence"] = [
-            {
-                "source_kind": e.source_kind,
-                "source_id": e.source_id,
-                "speaker": e.speaker,
-                "quote": e.quote,
-                "workday": e.workday,
-                "counts": e.counts,
-            }
+def fact_row(row: Fact, evidence: list[FactEvidence]) -> rows.Fact:
+    """A fact with its evidence, as the console shows it."""
+    return rows.Fact(
+        fact_id=row.fact_id,
+        scope=row.scope,
+        profile_kind=row.profile_kind,
+        project=row.project,
+        content=row.content,
+        status=row.status,
+        status_reason=row.status_reason,
+        workdays=row.valid_workdays.split(),
+        first_workday=row.first_workday,
+        updated=row.updated,
+        evidence=[
+            rows.FactEvidence(
+                source_kind=e.source_kind,
+                source_id=e.source_id,
+                speaker=e.speaker,
+                quote=e.quote,
+                workday=e.workday,
+                counts=e.counts,
+            )
             for e in evidence
-        ]
-    return out
+        ],
+    )
 
 
-def get_fact(store: Store, fact_id: str) -> dict[str, Any]:
+def get_fact(store: Store, fact_id: str) -> rows.Fact:
     row = Fact.get_or_none(Fact.fact_id == fact_id)
     if row is None:
         raise NotFound(f"no fact {fact_id!r}")
     evidence = list(FactEvidence.select().where(FactEvidence.fact_id == fact_id).order_by(FactEvidence.id))
-    return fact_dict(row, evidence)
+    return fact_row(row, evidence)
 
 
 def list_facts(
@@ -287,7 +297,7 @@ def list_facts(
     text: str | None = None,
     limit: int = 200,
     offset: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[rows.Fact]:
     query = Fact.select()
     if scope is not None:
         query = query.where(Fact.scope == scope)
@@ -295,12 +305,12 @@ def list_facts(
         query = query.where(Fact.status == status)
     if text:
         query = query.where(Fact.content.contains(text) | Fact.project.contains(text))
-    rows = list(query.order_by(Fact.updated.desc()).limit(limit).offset(offset))
-    evidence: dict[str, list[FactEvidence]] = {r.fact_id: [] for r in rows}
-    if rows:
+    found = list(query.order_by(Fact.updated.desc()).limit(limit).offset(offset))
+    evidence: dict[str, list[FactEvidence]] = {r.fact_id: [] for r in found}
+    if found:
         for e in FactEvidence.select().where(FactEvidence.fact_id.in_(list(evidence))).order_by(FactEvidence.id):
             evidence[e.fact_id].append(e)
-    return [fact_dict(r, evidence[r.fact_id]) for r in rows]
+    return [fact_row(r, evidence[r.fact_id]) for r in found]
 
 
 CORE_COLUMNS = (
@@ -311,24 +321,19 @@ CORE_FACTS = (
 )
 
 
-def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    row["workdays"] = row.pop("valid_workdays").split()
-    return row
+def core_fact(*, valid_workdays: str, **columns: Any) -> rows.CoreFact:
+    """A row of `CORE_COLUMNS` as a fact recall answers (its workdays a list)."""
+    return rows.CoreFact(workdays=valid_workdays.split(), **columns)
 
 
-def core_facts(store: Store, limit: int) -> list[dict[str, Any]]:
+def core_facts(store: Store, limit: int) -> list[rows.CoreFact]:
     """The few global profile facts that always come back."""
-    return core_facts_of(sql.select(store.db, CORE_FACTS, [limit]))
-
-
-def core_facts_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`core_facts` from the rows of `CORE_FACTS` (read with other statements)."""
-    return [_plain(r) for r in rows]
+    return sql.select_as(store.db, core_fact, CORE_FACTS, [limit])
 
 
 def related_facts(
     store: Store, query: str, limit: int, newest: int | None = None, dense: hybrid.Dense | None = None
-) -> list[dict[str, Any]]:
+) -> list[rows.RelatedFact]:
     """Active project and environment facts by relevance to `query` (`newest`: the search table's `rows()`;
     `dense`: the desk index, see `hybrid.related`)."""
     recallable = (
@@ -336,24 +341,27 @@ def related_facts(
         "WHERE status = 'active' AND scope IN ('project', 'environment')"
     )
 
-    def by_rowid(ids: Sequence[Any]) -> dict[Any, dict[str, Any]]:
-        rows = sql.select(store.db, f"{recallable} AND id IN ({sql.marks(ids)})", list(ids))
-        return {r.pop("_rowid"): _plain(r) for r in rows}
+    def by_rowid(ids: Sequence[int]) -> dict[int, rows.CoreFact]:
+        found = sql.select_keyed(store.db, core_fact, f"{recallable} AND id IN ({sql.marks(ids)})", list(ids))
+        return dict(found)
 
-    def by_key(keys: Sequence[Any]) -> dict[Any, dict[str, Any]]:
-        rows = sql.select(store.db, f"{recallable} AND fact_id IN ({sql.marks(keys)})", list(keys))
-        return {r["fact_id"]: _plain({k: v for k, v in r.items() if k != "_rowid"}) for r in rows}
+    def by_key(keys: Sequence[str]) -> dict[str, rows.CoreFact]:
+        found = sql.select_keyed(store.db, core_fact, f"{recallable} AND fact_id IN ({sql.marks(keys)})", list(keys))
+        return {r.fact_id: r for _rowid, r in found}
 
-    return hybrid.related(
-        store,
-        FactFts._meta.table_name,
-        "fact",
-        query,
-        limit,
-        newest=newest,
-        dense=dense,
-        by_rowid=by_rowid,
-        by_key=by_key,
-        key="fact_id",
-        epoch=lambda row: clock.parse_iso(row["updated"]).timestamp(),
-    )
+    return [
+        rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored)
+        for c in hybrid.related(
+            store,
+            FactFts._meta.table_name,
+            "fact",
+            query,
+            limit,
+            newest=newest,
+            dense=dense,
+            by_rowid=by_rowid,
+            by_key=by_key,
+            key=lambda row: row.fact_id,
+            epoch=lambda row: clock.parse_iso(row.updated).timestamp(),
+        )
+    ]

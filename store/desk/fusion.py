@@ -52,8 +52,14 @@ docs/desk-memory.md. Without vectors
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from msgspec import UNSET
+
+from store.desk.rows import Signals
+
+R = TypeVar("R")  # the row a candidate stands for (a turn, a task card, a topic, a fact)
 
 RRF_K = 60
 FUSION = "weighted"  # or "rrf"; measured against each other in docs/desk-memory.md
@@ -68,11 +74,11 @@ NEAR_BEST = 0.8  # chosen in docs/desk-memory.md (the floor's trade-off): @10 0.
 
 
 @dataclass
-class Candidate:
+class Candidate(Generic[R]):
     """One item found by either list, with why it was found."""
 
     key: str
-    row: dict[str, Any]
+    row: R
     epoch: float
     fts_rank: int | None = None
     bm25: float | None = None
@@ -83,7 +89,13 @@ class Candidate:
     standing: float | None = None  # the similarity in deviations above the query's background (`hybrid`)
     fused: float = 0.0
     neighbour_of: str | None = None  # the key of the turn whose score it borrowed (`Params.neighbour`)
-    signals: dict[str, Any] = field(default_factory=dict)
+    signals: Signals | None = None  # filled in by `fuse`
+
+    @property
+    def scored(self) -> Signals:
+        """Its signals, once `fuse` kept it (what an answer's `signals` say)."""
+        assert self.signals is not None, "only a fused candidate has signals"
+        return self.signals
 
 
 @dataclass(frozen=True)
@@ -110,7 +122,7 @@ class Floor:
 
     active: bool
 
-    def admits(self, candidate: Candidate, params: Params = DEFAULT) -> bool:
+    def admits(self, candidate: Candidate[R], params: Params = DEFAULT) -> bool:
         if not self.active:
             return True
         if candidate.standing is not None and candidate.standing >= params.standing:
@@ -119,12 +131,12 @@ class Floor:
 
 
 def fuse(
-    candidates: list[Candidate],
+    candidates: list[Candidate[R]],
     limit: int,
     floor: Floor,
     params: Params = DEFAULT,
-    adjacent: dict[str, list[Candidate]] | None = None,
-) -> list[Candidate]:
+    adjacent: dict[str, list[Candidate[R]]] | None = None,
+) -> list[Candidate[R]]:
     """The best `limit` admitted candidates, best first, each with `fused` (0..1) and `signals` filled in.
 
     `adjacent`: per candidate key, the turns said just before and after it in the same sitting (candidates
@@ -149,20 +161,19 @@ def fuse(
     kept.sort(key=lambda c: (-c.fused, -c.epoch))
     ordered = _newest_first_among_ties(kept)[:limit]
     for c in ordered:
-        c.signals = {
-            "fused": c.fused,
-            "fts_rank": c.fts_rank,
-            "bm25": None if c.bm25 is None else round(c.bm25, 3),
-            "dense_rank": c.dense_rank,
-            "similarity": None if c.similarity is None else round(c.similarity, 4),
-            "standing": c.standing,
-        }
-        if c.neighbour_of is not None:
-            c.signals["neighbour_of"] = c.neighbour_of
+        c.signals = Signals(
+            fused=c.fused,
+            fts_rank=c.fts_rank,
+            bm25=None if c.bm25 is None else round(c.bm25, 3),
+            dense_rank=c.dense_rank,
+            similarity=None if c.similarity is None else round(c.similarity, 4),
+            standing=c.standing,
+            neighbour_of=UNSET if c.neighbour_of is None else c.neighbour_of,
+        )
     return ordered
 
 
-def _lend(kept: list[Candidate], adjacent: dict[str, list[Candidate]], share: float) -> list[Candidate]:
+def _lend(kept: list[Candidate[R]], adjacent: dict[str, list[Candidate[R]]], share: float) -> list[Candidate[R]]:
     """Each admitted candidate's neighbours score at least `share` of its score (and so count as related)."""
     by_key = {c.key: c for c in kept}
     lent: dict[str, tuple[float, str]] = {}
@@ -184,7 +195,7 @@ def _lend(kept: list[Candidate], adjacent: dict[str, list[Candidate]], share: fl
     return out
 
 
-def _weighted(candidates: list[Candidate], params: Params) -> None:
+def _weighted(candidates: list[Candidate[R]], params: Params) -> None:
     """`weight` × BM25 plus (1 − `weight`) × similarity, each scaled to 0..1 over the candidates (an item one
     list did not find takes that list's lowest value)."""
     bm25 = [c.bm25 for c in candidates if c.bm25 is not None]
@@ -203,7 +214,7 @@ def _weighted(candidates: list[Candidate], params: Params) -> None:
         c.fused = params.weight * b + (1 - params.weight) * s + 1e-9  # never 0: the best is scaled to 1.0
 
 
-def _ties(head: Candidate, other: Candidate) -> bool:
+def _ties(head: Candidate[R], other: Candidate[R]) -> bool:
     """Equally related: as near by meaning, and holding the same terms or as much of the query's weight."""
     if head.similarity is None or other.similarity is None:
         return head.held == other.held and head.similarity is None and other.similarity is None
@@ -212,11 +223,11 @@ def _ties(head: Candidate, other: Candidate) -> bool:
     return head.held == other.held or abs(head.share - other.share) <= SHARE_TIE
 
 
-def _newest_first_among_ties(ordered: list[Candidate]) -> list[Candidate]:
+def _newest_first_among_ties(ordered: list[Candidate[R]]) -> list[Candidate[R]]:
     """Runs of items tied with the run's first (`_ties`), each run ordered newest first and scored as its first
     (equally related items say so by an equal score)."""
-    out: list[Candidate] = []
-    run: list[Candidate] = []
+    out: list[Candidate[R]] = []
+    run: list[Candidate[R]] = []
 
     def close() -> None:
         for c in run:

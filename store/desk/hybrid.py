@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from store.core.database import Store
 from store.desk import fts, fusion
@@ -29,9 +29,14 @@ class Dense(Protocol):
         ...
 
 
-Rows = Callable[[Sequence[Any]], dict[Any, dict[str, Any]]]
+R = TypeVar("R")  # one kind's row as its readers build it
+
+# The rows of these search-table rowids, by rowid (leaving out rows that may not be recalled).
+ByRowid = Callable[[Sequence[int]], dict[int, R]]
+# The rows of these keys (the items' own ids), by key.
+ByKey = Callable[[Sequence[str]], dict[str, R]]
 # keys -> (key, row) of the items said just before and after each, in the same sitting
-Neighbours = Callable[[Sequence[str]], list[tuple[str, dict[str, Any]]]]
+Neighbours = Callable[[Sequence[str]], list[tuple[str, R]]]
 NEIGHBOURS_OF = 10  # the candidates (by either list's rank) whose neighbours are read
 
 
@@ -44,16 +49,16 @@ def related(
     *,
     newest: int | None,
     dense: Dense | None,
-    by_rowid: Rows,
-    by_key: Rows,
-    key: str,
-    epoch: Callable[[dict[str, Any]], float],
-    neighbours: Neighbours | None = None,
+    by_rowid: ByRowid[R],
+    by_key: ByKey[R],
+    key: Callable[[R], str],
+    epoch: Callable[[R], float],
+    neighbours: Neighbours[R] | None = None,
     params: fusion.Params = fusion.DEFAULT,
-) -> list[dict[str, Any]]:
-    """The best `limit` items of `kind` for `query`, each with `score` (fused, the best 1.0) and `signals`.
+) -> list[fusion.Candidate[R]]:
+    """The best `limit` items of `kind` for `query`, each with `fused` (the best 1.0) and `signals`.
 
-    `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` names that column);
+    `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` reads it from a row);
     either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
     items said just before and after the given ones (see `fusion.Params.neighbour`).
     """
@@ -79,10 +84,7 @@ def related(
         if neighbours is not None and floor.active and params.neighbour > 0
         else {}
     )
-    return [
-        {**c.row, "score": c.fused, "signals": c.signals}
-        for c in fusion.fuse(found, limit, floor, params, adjacent=adjacent)
-    ]
+    return fusion.fuse(found, limit, floor, params, adjacent=adjacent)
 
 
 def gather(
@@ -94,23 +96,23 @@ def gather(
     *,
     newest: int | None,
     dense: Dense | None,
-    by_rowid: Rows,
-    by_key: Rows,
-    key: str,
-    epoch: Callable[[dict[str, Any]], float],
+    by_rowid: ByRowid[R],
+    by_key: ByKey[R],
+    key: Callable[[R], str],
+    epoch: Callable[[R], float],
     pool: int | None = None,
-) -> tuple[list[fusion.Candidate], fusion.Floor]:
+) -> tuple[list[fusion.Candidate[R]], fusion.Floor]:
     """Every candidate either list found (`pool` of each, default `FTS_POOL` / `DENSE_POOL`), with its signals,
     and the floor that applies to them (active when the query's background similarity could be told)."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
     dense_pool = pool or max(DENSE_POOL, limit * 4)
     scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
     rows = by_rowid([s.rowid for s in scored]) if scored else {}
-    found: dict[str, fusion.Candidate] = {}
+    found: dict[str, fusion.Candidate[R]] = {}
     for rank, s in enumerate((s for s in scored if s.rowid in rows), start=1):
         row = rows[s.rowid]
-        found[row[key]] = fusion.Candidate(
-            row[key], row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
+        found[key(row)] = fusion.Candidate(
+            key(row), row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
         )
     near = dense.nearest(kind, dense_pool) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
@@ -132,11 +134,11 @@ def gather(
 
 
 def _adjacent(
-    found: list[fusion.Candidate],
-    neighbours: Neighbours,
-    epoch: Callable[[dict[str, Any]], float],
-    key: str,
-) -> dict[str, list[fusion.Candidate]]:
+    found: list[fusion.Candidate[R]],
+    neighbours: Neighbours[R],
+    epoch: Callable[[R], float],
+    key: Callable[[R], str],
+) -> dict[str, list[fusion.Candidate[R]]]:
     """The neighbours of the best candidates, as candidates (the found ones themselves where they were found)."""
     best = [
         c.key
@@ -147,11 +149,11 @@ def _adjacent(
     if not best:
         return {}
     by_key = {c.key: c for c in found}
-    out: dict[str, list[fusion.Candidate]] = {}
+    out: dict[str, list[fusion.Candidate[R]]] = {}
     for of, row in neighbours(best):
-        n = by_key.get(row[key])
+        n = by_key.get(key(row))
         if n is None:
-            n = by_key[row[key]] = fusion.Candidate(row[key], row, epoch(row))
+            n = by_key[key(row)] = fusion.Candidate(key(row), row, epoch(row))
         out.setdefault(of, []).append(n)
     return out
 

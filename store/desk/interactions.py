@@ -9,11 +9,11 @@ a search. Every text passes the safe-text filter first.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.redact import Redactor
+from store.desk import rows
 from store.desk.common import When, check_id, check_name, safe_text
 from store.desk.models import Interaction, TaskCard, TopicInteraction
 from store.desk.projection import DOMAIN
@@ -31,32 +31,34 @@ class RememberResult:
     truncated: bool
 
 
-def interaction_dict(row: Interaction, topic_id: str | None = None) -> dict[str, Any]:
-    return {
-        "interaction_id": row.interaction_id,
-        "ts": row.ts,
-        "workday": row.workday,
-        "source": row.source,
-        "user_text": row.user_text,
-        "assistant_text": row.assistant_text,
-        "task_id": row.task_id,
-        "topic_id": topic_id,
-    }
+def turn_row(row: Interaction, topic_id: str | None = None) -> rows.TopicTurn:
+    """An interaction as the console shows it (`topic_id`: the topic that holds it, if any)."""
+    return rows.TopicTurn(
+        interaction_id=row.interaction_id,
+        ts=row.ts,
+        workday=row.workday,
+        source=row.source,
+        user_text=row.user_text,
+        assistant_text=row.assistant_text,
+        task_id=row.task_id,
+        topic_id=topic_id,
+    )
 
 
-def card_dict(row: TaskCard) -> dict[str, Any]:
-    return {
-        "task_id": row.task_id,
-        "title": row.title,
-        "status": row.status,
-        "result": row.result,
-        "schedule_id": row.schedule_id,
-        "run_id": row.run_id,
-        "interaction_id": row.interaction_id,
-        "source": row.source,
-        "ts": row.ts,
-        "workday": row.workday,
-    }
+def card_row(row: TaskCard) -> rows.TaskCard:
+    """A task card as the console shows it."""
+    return rows.TaskCard(
+        task_id=row.task_id,
+        title=row.title,
+        status=row.status,
+        result=row.result,
+        schedule_id=row.schedule_id,
+        run_id=row.run_id,
+        interaction_id=row.interaction_id,
+        source=row.source,
+        ts=row.ts,
+        workday=row.workday,
+    )
 
 
 @dataclass(frozen=True)
@@ -157,12 +159,12 @@ def remember(
     return write_turn(store, turn)
 
 
-def get_interaction(store: Store, interaction_id: str) -> dict[str, Any]:
+def get_interaction(store: Store, interaction_id: str) -> rows.TopicTurn:
     row = Interaction.get_or_none(Interaction.interaction_id == interaction_id)
     if row is None:
         raise NotFound(f"no interaction {interaction_id!r}")
     link = TopicInteraction.get_or_none(TopicInteraction.interaction_id == interaction_id)
-    return interaction_dict(row, link.topic_id if link else None)
+    return turn_row(row, link.topic_id if link else None)
 
 
 def complete_task(
@@ -179,7 +181,7 @@ def complete_task(
     source: object,
     at: When,
     actor: str,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[rows.TaskCard, bool]:
     """Save the task card of a finished task; (card, whether anything changed)."""
     check_id(task_id, "task_id", redactor)
     # A schedule and its runs name the bundle's folders: they must fit a file name.
@@ -210,20 +212,20 @@ def complete_task(
     }
     with store.atomic():
         old = TaskCard.get_or_none(TaskCard.task_id == task_id)
-        if old is not None and all(card_dict(old).get(k) == v for k, v in payload.items()):
-            return card_dict(old), False
+        if old is not None and all(getattr(old, k) == v for k, v in payload.items()):
+            return card_row(old), False
         store.append(
             DOMAIN, "task_completed", {**payload, "ts": at.iso, "epoch": at.epoch, "workday": at.workday}, actor=actor
         )
-    return card_dict(TaskCard.get(TaskCard.task_id == task_id)), True
+    return card_row(TaskCard.get(TaskCard.task_id == task_id)), True
 
 
 def list_tasks(
     store: Store, *, status: str | None = None, schedule_id: str | None = None, limit: int = 50, offset: int = 0
-) -> list[dict[str, Any]]:
+) -> list[rows.TaskCard]:
     query = TaskCard.select()
     if status is not None:
         query = query.where(TaskCard.status == status)
     if schedule_id is not None:
         query = query.where(TaskCard.schedule_id == schedule_id)
-    return [card_dict(r) for r in query.order_by(TaskCard.epoch.desc(), TaskCard.id.desc()).limit(limit).offset(offset)]
+    return [card_row(r) for r in query.order_by(TaskCard.epoch.desc(), TaskCard.id.desc()).limit(limit).offset(offset)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from store.core.dialect import dialect_of
@@ -99,7 +99,7 @@ class DeskProjection:
             "workday_reviewed": self._consolidation,
         }
 
-    def subject_of(self, event_type: str, payload: dict[str, Any]) -> str | None:
+    def subject_of(self, event_type: str, payload: Mapping[str, object]) -> str | None:
         return first_text(payload, SUBJECT_KEYS)
 
     def apply(self, event: EventRecord) -> None:

@@ -7,14 +7,16 @@ minute ago, at a cost that follows the query, not the archive.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
+
+import msgspec
 
 from store.core import clock
 from store.core.database import Store
-from store.desk import facts, fts, hybrid, skills, sql, topics
+from store.desk import facts, fts, hybrid, rows, skills, sql, topics
+from store.desk.fusion import Candidate
 from store.desk.models import (
     FactFts,
     Interaction,
@@ -56,21 +58,21 @@ class Snapshot:
         return fts.newest_rows([m._meta.table_name for m in cls.TABLES], meta_key=OVERVIEW_VERSION_KEY)
 
     @classmethod
-    def of_row(cls, row: dict[str, Any]) -> Snapshot:
-        newest = {m._meta.table_name: int(row[f"newest_{i}"] or 0) for i, m in enumerate(cls.TABLES)}
+    def of_row(cls, row: Mapping[str, object]) -> Snapshot:
+        newest = {m._meta.table_name: int(str(row[f"newest_{i}"] or 0)) for i, m in enumerate(cls.TABLES)}
         return cls(newest, str(row["meta"]) if row["meta"] is not None else "0")
 
     def of(self, model: Any) -> int | None:
         return self.newest.get(model._meta.table_name)
 
 
-def _epoch(row: dict[str, Any]) -> float:
-    return clock.parse_iso(row["ts"]).timestamp()
+def _epoch(row: rows.TopicTurn | rows.TaskCard) -> float:
+    return clock.parse_iso(row.ts).timestamp()
 
 
 def related_interactions(
     store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
-) -> list[dict[str, Any]]:
+) -> list[Candidate[rows.TopicTurn]]:
     """Turns related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
     return hybrid.related(
         store,
@@ -82,7 +84,7 @@ def related_interactions(
         dense=dense,
         by_rowid=lambda ids: sql.interactions_by_rowid(store.db, ids),
         by_key=lambda keys: sql.interactions_by_key(store.db, keys),
-        key="interaction_id",
+        key=lambda row: row.interaction_id,
         epoch=_epoch,
         neighbours=lambda keys: sql.interaction_neighbours(store.db, keys),
     )
@@ -90,7 +92,7 @@ def related_interactions(
 
 def related_cards(
     store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
-) -> list[dict[str, Any]]:
+) -> list[Candidate[rows.TaskCard]]:
     """Task cards related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
     return hybrid.related(
         store,
@@ -102,21 +104,33 @@ def related_cards(
         dense=dense,
         by_rowid=lambda ids: sql.cards_by_rowid(store.db, ids),
         by_key=lambda keys: sql.cards_by_key(store.db, keys),
-        key="task_id",
+        key=lambda row: row.task_id,
         epoch=_epoch,
     )
 
 
+class _TopicHit(NamedTuple):
+    """A topic as related topics are read: the topic row and when it last changed."""
+
+    topic: rows.StoredTopic
+    epoch: float
+
+
+def _topic_hit(*, task_ids: str, updated_epoch: float, **columns: Any) -> _TopicHit:
+    return _TopicHit(rows.StoredTopic(task_ids=task_ids.split(), **columns), float(updated_epoch))
+
+
 def related_topics(
     store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
-) -> list[dict[str, Any]]:
+) -> list[rows.RecalledTopic]:
     """Topics related to `query`, each with its latest segment (see `hybrid.related`)."""
 
-    def rows(where: str, values: Sequence[Any]) -> list[dict[str, Any]]:
+    def read(where: str, values: Sequence[int] | Sequence[str]) -> list[tuple[Any, _TopicHit]]:
         if not values:
             return []
-        return sql.select(
+        return sql.select_keyed(
             store.db,
+            _topic_hit,
             f"SELECT id AS _rowid, {TOPIC_COLUMNS}, updated_epoch FROM desk_topic "
             f"WHERE {where} IN ({sql.marks(values)})",
             values,
@@ -130,48 +144,65 @@ def related_topics(
         limit,
         newest=seen.of(TopicFts) if seen else None,
         dense=dense,
-        by_rowid=lambda ids: {r.pop("_rowid"): r for r in rows("id", ids)},
-        by_key=lambda keys: {r["topic_id"]: r for r in rows("topic_id", keys)},
-        key="topic_id",
-        epoch=lambda row: float(row["updated_epoch"]),
+        by_rowid=lambda ids: dict(read("id", ids)),
+        by_key=lambda keys: {hit.topic.topic_id: hit for _rowid, hit in read("topic_id", keys)},
+        key=lambda hit: hit.topic.topic_id,
+        epoch=lambda hit: hit.epoch,
     )
-    latest = _latest_segments(store, [t["topic_id"] for t in found])
+    latest = _latest_segments(store, [c.key for c in found])
     return [
-        {
-            **_topic({k: v for k, v in t.items() if k not in ("_rowid", "updated_epoch")}),
-            "latest_segment": latest.get(t["topic_id"]),
-        }
-        for t in found
+        rows.RecalledTopic(
+            **msgspec.structs.asdict(c.row.topic), score=c.fused, signals=c.scored, latest_segment=latest.get(c.key)
+        )
+        for c in found
     ]
 
 
 TOPIC_COLUMNS = "topic_id, title, summary, kind, task_ids, first_workday, last_workday, interactions, updated"
 
 
-def _topic(row: dict[str, Any]) -> dict[str, Any]:
-    return {**row, "task_ids": row["task_ids"].split()}
-
-
-def _latest_segments(store: Store, topic_ids: list[str]) -> dict[str, dict[str, str]]:
+def _latest_segments(store: Store, topic_ids: list[str]) -> dict[str, rows.LatestSegment]:
     if not topic_ids:
         return {}
-    rows = sql.select(
+    found = sql.select_keyed(
         store.db,
+        rows.LatestSegment,
         f"SELECT topic_id, workday, summary FROM desk_topic_segment WHERE topic_id IN ({sql.marks(topic_ids)}) "
         "ORDER BY workday",
         topic_ids,
     )
-    return {r["topic_id"]: {"workday": r["workday"], "summary": r["summary"]} for r in rows}
+    return {str(topic_id): segment for topic_id, segment in found}
 
 
-def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str, limit: int) -> list[dict[str, Any]]:
-    """Related items first, then the most recent ones not already there, each marked with why it came."""
-    out = [{**item, "why": "related"} for item in related[:limit]]
-    seen = {item[key] for item in out}
+def _recalled_turns(
+    related: list[Candidate[rows.TopicTurn]], recent: list[rows.TopicTurn], limit: int
+) -> list[rows.RecalledTurn]:
+    """Related turns first, then the most recent ones not already there, each marked with why it came."""
+    out = [
+        rows.RecalledTurn(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
+        for c in related[:limit]
+    ]
+    seen = {item.interaction_id for item in out}
     for item in recent:
-        if item[key] not in seen and len(out) < limit + RECENT:
-            out.append({**item, "why": "recent"})
-            seen.add(item[key])
+        if item.interaction_id not in seen and len(out) < limit + RECENT:
+            out.append(rows.RecalledTurn(**msgspec.structs.asdict(item), why="recent"))
+            seen.add(item.interaction_id)
+    return out
+
+
+def _recalled_cards(
+    related: list[Candidate[rows.TaskCard]], recent: list[rows.TaskCard], limit: int
+) -> list[rows.RecalledCard]:
+    """Related task cards first, then the most recent ones not already there, each marked with why it came."""
+    out = [
+        rows.RecalledCard(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
+        for c in related[:limit]
+    ]
+    seen = {item.task_id for item in out}
+    for item in recent:
+        if item.task_id not in seen and len(out) < limit + RECENT:
+            out.append(rows.RecalledCard(**msgspec.structs.asdict(item), why="recent"))
+            seen.add(item.task_id)
     return out
 
 
@@ -180,35 +211,53 @@ def _merge(related: list[dict[str, Any]], recent: list[dict[str, Any]], key: str
 BUNDLES = "SELECT bundle_id, key, title, updated FROM desk_bundle ORDER BY updated DESC, bundle_id"
 
 
+class _BundleName(NamedTuple):
+    """A row of `BUNDLES`."""
+
+    bundle_id: str
+    key: str
+    title: str
+    updated: str
+
+
 def _bundles_for(
-    store: Store, query: str, schedule_ids: list[str], limit: int, bundles: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    store: Store, query: str, schedule_ids: list[str], limit: int, bundles: list[_BundleName]
+) -> list[rows.RecalledBundle]:
     """The bundles of the recalled scheduled tasks and those named like the query (`bundles`: `BUNDLES`' rows)."""
     wanted = {f"schedule/{s}" for s in schedule_ids}
     scored = []
     for row in bundles:
-        score = fts.overlap(query, f"{row['title']} {row['key']}")
-        if row["bundle_id"] in wanted or score > 0:
-            scored.append((row["bundle_id"] in wanted, score, row))
+        score = fts.overlap(query, f"{row.title} {row.key}")
+        if row.bundle_id in wanted or score > 0:
+            scored.append((row.bundle_id in wanted, score, row))
     scored.sort(key=lambda item: (not item[0], -item[1]))
     chosen = [row for _, _, row in scored[:limit]]
     if not chosen:
         return []
-    ids = [row["bundle_id"] for row in chosen]
-    docs: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
-    for doc in sql.select(
+    ids = [row.bundle_id for row in chosen]
+    docs: dict[str, list[rows.DocumentRef]] = {i: [] for i in ids}
+    for bundle_id, doc in sql.select_keyed(
         store.db,
+        rows.DocumentRef,
         f"SELECT bundle_id, path, revision FROM desk_bundle_document WHERE bundle_id IN ({sql.marks(ids)}) "
         "AND path NOT LIKE 'runs/%' ORDER BY path",
         ids,
     ):
-        docs[doc.pop("bundle_id")].append(doc)
+        docs[bundle_id].append(doc)
     return [
-        {**row, "documents": docs[row["bundle_id"]], "score": round(score, 3)} for (_, score, row) in scored[:limit]
+        rows.RecalledBundle(
+            bundle_id=row.bundle_id,
+            key=row.key,
+            title=row.title,
+            updated=row.updated,
+            documents=docs[row.bundle_id],
+            score=round(score, 3),
+        )
+        for (_, score, row) in scored[:limit]
     ]
 
 
-def cached_recent_workdays(store: Store, version: str | None = None) -> list[dict[str, Any]]:
+def cached_recent_workdays(store: Store, version: str | None = None) -> list[rows.RecentWorkday]:
     """The workday overview, read again only after a segment was written (a counter in `meta` says when).
 
     `version` is that counter when the caller read it already.
@@ -218,10 +267,26 @@ def cached_recent_workdays(store: Store, version: str | None = None) -> list[dic
     if cached is None or cached[0] != version:
         cached = (version, topics.recent_workdays(store))
         store.caches["desk:overview"] = cached
-    return copy.deepcopy(cached[1])
+    return list(cached[1])  # frozen rows: shared by every answer until a segment is written
 
 
-def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Recalled:
+    """What the store recalls about a query (`recall`): related items first (each with its fused `score` and
+    `signals`), then recent ones; the service adds how it went (`memory.recall`)."""
+
+    query: str
+    task_cards: list[rows.RecalledCard]
+    interactions: list[rows.RecalledTurn]
+    bundles: list[rows.RecalledBundle]
+    recent_workdays: list[rows.RecentWorkday]
+    related_topics: list[rows.RecalledTopic]
+    core_facts: list[rows.CoreFact]
+    related_facts: list[rows.RelatedFact]
+    relevant_skills: list[rows.RelevantSkill]
+
+
+def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense | None = None) -> Recalled:
     """Related and recent interactions and task cards, bundles, workdays, topics, facts and skills.
 
     `dense`: the query's nearest items in the desk index (None: by full text alone).
@@ -244,19 +309,23 @@ def recall(store: Store, query: str, limits: RecallLimits, dense: hybrid.Dense |
     related_cards_ = store.readers.aside(lambda: related_cards(store, query, limit, seen, dense))
     related_topics_ = store.readers.aside(lambda: related_topics(store, query, limit, seen, dense))
     related_facts_ = store.readers.aside(lambda: facts.related_facts(store, query, limit, seen.of(FactFts), dense))
-    interactions = _merge(related_interactions(store, query, limit, seen, dense), recent_turns, "interaction_id", limit)
-    cards = _merge(related_cards_(), recent_cards, "task_id", limit)
-    return {
-        "query": query,
-        "task_cards": cards,
-        "interactions": interactions,
-        "bundles": _bundles_for(store, query, [c["schedule_id"] for c in cards if c["schedule_id"]], limit, bundles),
-        "recent_workdays": cached_recent_workdays(store, seen.overview_version),
-        "related_topics": related_topics_(),
-        "core_facts": facts.core_facts_of(core),
-        "related_facts": related_facts_(),
-        "relevant_skills": skills.relevant_skills(store, query, limit, active_skills),
-    }
+    interactions = _recalled_turns(
+        related_interactions(store, query, limit, seen, dense), [rows.TopicTurn(**r) for r in recent_turns], limit
+    )
+    cards = _recalled_cards(related_cards_(), [rows.TaskCard(**r) for r in recent_cards], limit)
+    return Recalled(
+        query=query,
+        task_cards=cards,
+        interactions=interactions,
+        bundles=_bundles_for(
+            store, query, [c.schedule_id for c in cards if c.schedule_id], limit, [_BundleName(**r) for r in bundles]
+        ),
+        recent_workdays=cached_recent_workdays(store, seen.overview_version),
+        related_topics=related_topics_(),
+        core_facts=[facts.core_fact(**r) for r in core],
+        related_facts=related_facts_(),
+        relevant_skills=skills.relevant_skills(store, query, limit, [rows.Skill(**r) for r in active_skills]),
+    )
 
 
 def assess_transition(
@@ -272,13 +341,13 @@ def assess_transition(
 
     The related topics and tasks come from the same retrieval as `recall` (`dense` as there).
     """
-    current: dict[str, Any] | None = None
+    current: dict[str, object] | None = None
     reference = ""
     if current_topic_id is not None:
         row = Topic.get_or_none(Topic.topic_id == current_topic_id)
         if row is not None:
-            latest = _latest_segments(store, [row.topic_id]).get(row.topic_id, {})
-            reference = f"{row.title} {row.summary} {latest.get('summary', '')}"
+            latest = _latest_segments(store, [row.topic_id]).get(row.topic_id)
+            reference = f"{row.title} {row.summary} {latest.summary if latest else ''}"
             current = {"kind": "topic", "topic_id": row.topic_id, "title": row.title}
     if current is None and current_task_id is not None:
         card = TaskCard.get_or_none(TaskCard.task_id == current_task_id)
@@ -292,8 +361,16 @@ def assess_transition(
             current = {"kind": "recent_interactions", "interaction_ids": [r.interaction_id for r in last]}
     similarity = fts.overlap(text, reference) if reference else 0.0
     cues = [c for c in SWITCH_CUES if c in text]
-    other_topics = [t for t in related_topics(store, text, limit, dense=dense) if t["topic_id"] != current_topic_id]
-    other_cards = [c for c in related_cards(store, text, limit, dense=dense) if c["task_id"] != current_task_id]
+    other_topics = [
+        msgspec.structs.asdict(t)
+        for t in related_topics(store, text, limit, dense=dense)
+        if t.topic_id != current_topic_id
+    ]
+    other_cards = [
+        {**msgspec.structs.asdict(c.row), "score": c.fused, "signals": c.scored}
+        for c in related_cards(store, text, limit, dense=dense)
+        if c.key != current_task_id
+    ]
     if current is None:
         assessment = "new"
     elif similarity >= CONTINUE_AT and not cues:

@@ -9,12 +9,14 @@ words of this turn asking for it, recorded in the event log with the change.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import NotRequired, TypedDict
+
+import msgspec
 
 from store.core.database import Store
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from store.core.redact import Redactor
-from store.desk import fts, sql
+from store.desk import fts, rows, sql
 from store.desk.models import Interaction, Skill
 from store.desk.projection import DOMAIN
 
@@ -55,7 +57,15 @@ def parse_draft(store: Store, redactor: Redactor, raw: object, where: str) -> di
     }
 
 
-def draft(store: Store, spec: dict[str, str], *, actor: str) -> dict[str, Any]:
+class SkillDrafted(TypedDict):
+    """What saving a draft did (a commit's `skills`): `outcome` drafted, or unchanged with its `status`."""
+
+    skill_id: str
+    outcome: str
+    status: NotRequired[str]
+
+
+def draft(store: Store, spec: dict[str, str], *, actor: str) -> SkillDrafted:
     """Inside a transaction: save a draft (the same name and text again is a no-op)."""
     existing = Skill.get_or_none(Skill.skill_id == spec["skill_id"])
     if existing is None:
@@ -66,7 +76,7 @@ def draft(store: Store, spec: dict[str, str], *, actor: str) -> dict[str, Any]:
 
 def set_status(
     store: Store, skill_id: str, status: str, *, actor: str, user_request: str | None, redactor: Redactor
-) -> dict[str, Any]:
+) -> rows.Skill:
     """Move a skill between draft, active, disabled and rejected.
 
     Activation by anyone but the user in the console needs `user_request`
@@ -97,33 +107,34 @@ def set_status(
     return get_skill(store, skill_id)
 
 
-def skill_dict(row: Skill) -> dict[str, Any]:
-    return {
-        "skill_id": row.skill_id,
-        "name": row.name,
-        "text": row.text,
-        "status": row.status,
-        "source_interaction_id": row.source_interaction_id,
-        "source_quote": row.source_quote,
-        "created": row.created,
-        "updated": row.updated,
-        "decided_by": row.decided_by,
-        "user_request": row.user_request,
-    }
+def skill_row(row: Skill) -> rows.Skill:
+    """A skill as the console shows it."""
+    return rows.Skill(
+        skill_id=row.skill_id,
+        name=row.name,
+        text=row.text,
+        status=row.status,
+        source_interaction_id=row.source_interaction_id,
+        source_quote=row.source_quote,
+        created=row.created,
+        updated=row.updated,
+        decided_by=row.decided_by,
+        user_request=row.user_request,
+    )
 
 
-def get_skill(store: Store, skill_id: str) -> dict[str, Any]:
+def get_skill(store: Store, skill_id: str) -> rows.Skill:
     row = Skill.get_or_none(Skill.skill_id == skill_id)
     if row is None:
         raise NotFound(f"no skill {skill_id!r}")
-    return skill_dict(row)
+    return skill_row(row)
 
 
-def list_skills(store: Store, status: str | None = None, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+def list_skills(store: Store, status: str | None = None, limit: int = 200, offset: int = 0) -> list[rows.Skill]:
     query = Skill.select()
     if status is not None:
         query = query.where(Skill.status == status)
-    return [skill_dict(r) for r in query.order_by(Skill.updated.desc()).limit(limit).offset(offset)]
+    return [skill_row(r) for r in query.order_by(Skill.updated.desc()).limit(limit).offset(offset)]
 
 
 ACTIVE_SKILLS = (
@@ -133,10 +144,11 @@ ACTIVE_SKILLS = (
 
 
 def relevant_skills(
-    store: Store, query: str, limit: int, rows: list[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
-    """Active skills by relevance to `query` (there are few: scored in Python); `rows`: `ACTIVE_SKILLS`' if read."""
-    rows = sql.select(store.db, ACTIVE_SKILLS) if rows is None else rows
-    scored = [(fts.overlap(query, f"{r['name']} {r['text']}"), r) for r in rows]
+    store: Store, query: str, limit: int, active: list[rows.Skill] | None = None
+) -> list[rows.RelevantSkill]:
+    """Active skills by relevance to `query` (there are few: scored in Python); `active`: `ACTIVE_SKILLS`' if
+    read."""
+    active = sql.select_as(store.db, rows.Skill, ACTIVE_SKILLS) if active is None else active
+    scored = [(fts.overlap(query, f"{r.name} {r.text}"), r) for r in active]
     scored = sorted((pair for pair in scored if pair[0] > 0), key=lambda pair: -pair[0])
-    return [{**r, "score": round(s, 3)} for s, r in scored[:limit]]
+    return [rows.RelevantSkill(**msgspec.structs.asdict(r), score=round(s, 3)) for s, r in scored[:limit]]

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from peewee import fn
 
@@ -22,9 +22,9 @@ from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.models import tuples
 from store.core.redact import Redactor
-from store.desk import facts, skills, sql
+from store.desk import facts, rows, skills, sql
 from store.desk.common import When, check_id, safe_text
-from store.desk.interactions import card_dict, interaction_dict
+from store.desk.interactions import card_row, turn_row
 from store.desk.models import (
     Consolidation,
     Interaction,
@@ -62,7 +62,7 @@ class TopicRow:
     task_ids: str
 
 
-def topic_row(store: Store, topic_id: str) -> TopicRow | None:
+def stored_topic(store: Store, topic_id: str) -> TopicRow | None:
     row = store.db.execute_sql(
         "SELECT title, summary, kind, task_ids FROM desk_topic WHERE topic_id = ?", (topic_id,)
     ).fetchone()
@@ -81,18 +81,27 @@ class TopicPlan:
     segments: dict[str, str] = field(default_factory=dict)
 
 
-def topic_dict(row: Topic) -> dict[str, Any]:
-    return {
-        "topic_id": row.topic_id,
-        "title": row.title,
-        "summary": row.summary,
-        "kind": row.kind,
-        "task_ids": row.task_ids.split(),
-        "first_workday": row.first_workday,
-        "last_workday": row.last_workday,
-        "interactions": row.interactions,
-        "updated": row.updated,
-    }
+def topic_row(row: Topic) -> rows.Topic:
+    """A topic as the console lists it."""
+    return rows.Topic(
+        topic_id=row.topic_id,
+        title=row.title,
+        summary=row.summary,
+        kind=row.kind,
+        task_ids=row.task_ids.split(),
+        first_workday=row.first_workday,
+        last_workday=row.last_workday,
+        interactions=row.interactions,
+        updated=row.updated,
+    )
+
+
+class TopicWritten(TypedDict):
+    """What a commit did with one topic (a commit's `topics`)."""
+
+    topic_id: str
+    created: bool
+    assigned: int  # interactions filed into it
 
 
 def backlog(store: Store) -> int:
@@ -112,8 +121,8 @@ def unarchived(store: Store, limit: int, exclude: Collection[int] = ()) -> list[
     return list(query)
 
 
-def recent_topics(store: Store, limit: int = 20) -> list[dict[str, Any]]:
-    return [topic_dict(t) for t in Topic.select().order_by(Topic.updated_epoch.desc()).limit(limit)]
+def recent_topics(store: Store, limit: int = 20) -> list[rows.Topic]:
+    return [topic_row(t) for t in Topic.select().order_by(Topic.updated_epoch.desc()).limit(limit)]
 
 
 def _text(redactor: Redactor, value: object, what: str, max_chars: int) -> str:
@@ -134,7 +143,7 @@ def _plan_topic(store: Store, redactor: Redactor, raw: object, where: str, at: W
     existing = None
     if topic_id is not None:
         check_id(topic_id, f"{where}.topic_id", redactor)
-        existing = topic_row(store, topic_id)
+        existing = stored_topic(store, topic_id)
     title = _text(redactor, raw.get("title"), f"{where}.title", MAX_TITLE)
     if existing is None and not title:
         raise InvalidInput(f"{where}.title is required for a new topic")
@@ -292,10 +301,10 @@ def _check_assignments(store: Store, plans: list[TopicPlan], batch: Collection[s
             )
 
 
-def _write_topic(store: Store, plan: TopicPlan, at: When, actor: str) -> dict[str, Any]:
+def _write_topic(store: Store, plan: TopicPlan, at: When, actor: str) -> TopicWritten:
     first_day = min([r.workday for r in plan.interactions] + list(plan.segments) or [at.workday])
-    existing = topic_row(store, plan.topic_id)
-    payload: dict[str, Any] = {
+    existing = stored_topic(store, plan.topic_id)
+    payload: dict[str, object] = {
         "topic_id": plan.topic_id,
         "title": plan.title,
         "kind": plan.kind,
@@ -331,7 +340,7 @@ def _write_topic(store: Store, plan: TopicPlan, at: When, actor: str) -> dict[st
     return {"topic_id": plan.topic_id, "created": plan.new, "assigned": len(plan.interactions)}
 
 
-def get_topic(store: Store, topic_id: str, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+def get_topic(store: Store, topic_id: str, *, limit: int = 50, offset: int = 0) -> rows.TopicDetail:
     """A topic, its daily segments, its linked task cards, and one page of its interactions (oldest first)."""
     row = Topic.get_or_none(Topic.topic_id == topic_id)
     if row is None:
@@ -345,19 +354,27 @@ def get_topic(store: Store, topic_id: str, *, limit: int = 50, offset: int = 0) 
         .offset(offset)
     )
     ids = [link.interaction_id for link in links[:limit]]
-    rows = {r.interaction_id: r for r in Interaction.select().where(Interaction.interaction_id.in_(ids))}
+    turns = {r.interaction_id: r for r in Interaction.select().where(Interaction.interaction_id.in_(ids))}
     task_ids = row.task_ids.split()
     cards = TaskCard.select().where(TaskCard.task_id.in_(task_ids)) if task_ids else []
-    return {
-        **topic_dict(row),
-        "segments": [{"workday": s.workday, "summary": s.summary, "updated": s.updated} for s in segments],
-        "tasks": [card_dict(c) for c in cards],
-        "items": [interaction_dict(rows[i], topic_id) for i in ids if i in rows],
-        "next_offset": offset + limit if len(links) > limit else None,
-    }
+    return rows.TopicDetail(
+        topic_id=row.topic_id,
+        title=row.title,
+        summary=row.summary,
+        kind=row.kind,
+        task_ids=task_ids,
+        first_workday=row.first_workday,
+        last_workday=row.last_workday,
+        interactions=row.interactions,
+        updated=row.updated,
+        segments=[rows.TopicSegment(workday=s.workday, summary=s.summary, updated=s.updated) for s in segments],
+        tasks=[card_row(c) for c in cards],
+        items=[turn_row(turns[i], topic_id) for i in ids if i in turns],
+        next_offset=offset + limit if len(links) > limit else None,
+    )
 
 
-def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int = 20) -> list[dict[str, Any]]:
+def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int = 20) -> list[rows.RecentWorkday]:
     """The newest `count` workdays with topic segments, each with its (≤ `per_day`) most recent topics."""
     days = [
         row[0]
@@ -368,30 +385,31 @@ def recent_workdays(store: Store, count: int = OVERVIEW_WORKDAYS, per_day: int =
     out = []
     for day in days:
         total = store.db.execute_sql("SELECT count(*) FROM desk_topic_segment WHERE workday = ?", (day,)).fetchone()[0]
-        rows = sql.select(
+        topics = sql.select_as(
             store.db,
+            rows.WorkdayTopic,
             "SELECT s.topic_id, t.title, t.kind, s.summary AS segment FROM desk_topic_segment s "
             "JOIN desk_topic t ON t.topic_id = s.topic_id WHERE s.workday = ? "
             "ORDER BY t.updated_epoch DESC LIMIT ?",
             [day, per_day],
         )
-        out.append({"workday": day, "topics": rows, "total_topics": int(total)})
+        out.append(rows.RecentWorkday(workday=day, topics=topics, total_topics=int(total)))
     return out
 
 
-def workday_topics(store: Store, workday: str) -> list[dict[str, Any]]:
+def workday_topics(store: Store, workday: str) -> list[rows.Topic]:
     """The topics that have a segment on `workday`, with that day's segment, most recently active first."""
-    rows = sql.select(
+    return sql.select_as(
         store.db,
+        rows.Topic,
         "SELECT t.topic_id, t.title, t.kind, t.summary, t.interactions, t.first_workday, t.last_workday, "
         "s.summary AS segment FROM desk_topic_segment s JOIN desk_topic t ON t.topic_id = s.topic_id "
         "WHERE s.workday = ? ORDER BY t.updated_epoch DESC",
         [workday],
     )
-    return rows
 
 
-def workdays(store: Store, limit: int = 30, offset: int = 0) -> list[dict[str, Any]]:
+def workdays(store: Store, limit: int = 30, offset: int = 0) -> list[rows.Workday]:
     """Workdays with activity, newest first: interactions, topics with segments, whether reviewed."""
     per_day = tuples(
         Interaction.select(Interaction.workday, fn.COUNT(Interaction.id))
@@ -406,15 +424,15 @@ def workdays(store: Store, limit: int = 30, offset: int = 0) -> list[dict[str, A
         reviewed = Consolidation.select().where(
             (Consolidation.kind == "workday_review") & (Consolidation.workday == day)
         )
-        out.append({"workday": day, "interactions": count, "segments": segs, "reviewed": reviewed.exists()})
+        out.append(rows.Workday(workday=day, interactions=count, segments=segs, reviewed=reviewed.exists()))
     return out
 
 
-def list_topics(store: Store, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+def list_topics(store: Store, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[rows.Topic]:
     query = Topic.select()
     if text:
         query = query.where(Topic.title.contains(text) | Topic.summary.contains(text))
-    return [topic_dict(t) for t in query.order_by(Topic.updated_epoch.desc()).limit(limit).offset(offset)]
+    return [topic_row(t) for t in query.order_by(Topic.updated_epoch.desc()).limit(limit).offset(offset)]
 
 
 def last_activity(store: Store) -> float:
@@ -441,18 +459,12 @@ def needs_review(store: Store, workday: str) -> bool:
     return bool(active and not reviewed)
 
 
-def consolidation_log(store: Store, limit: int = 50) -> list[dict[str, Any]]:
-    rows = Consolidation.select().order_by(Consolidation.id.desc()).limit(limit)
+def consolidation_log(store: Store, limit: int = 50) -> list[rows.ConsolidationEntry]:
     return [
-        {
-            "ts": r.ts,
-            "kind": r.kind,
-            "workday": r.workday,
-            "summary": r.summary,
-            "detail": json.loads(r.detail),
-            "actor": r.actor,
-        }
-        for r in rows
+        rows.ConsolidationEntry(
+            ts=r.ts, kind=r.kind, workday=r.workday, summary=r.summary, detail=json.loads(r.detail), actor=r.actor
+        )
+        for r in Consolidation.select().order_by(Consolidation.id.desc()).limit(limit)
     ]
 
 

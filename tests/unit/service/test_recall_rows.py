@@ -3,6 +3,7 @@ the same keys, in the same order, the same values; an older trace without the ne
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +49,8 @@ def test_the_desk_recall_row_sends_the_stores_keys_in_the_stores_order(hashed: M
     assert isinstance(answer, DeskRecall)
     assert (answer.interactions[0].why, answer.interactions[0].interaction_id) == ("related", "i4")
     sent = encoded(answer)
-    store = retrieval.recall(hashed.store, "UFO 构建", retrieval.RecallLimits(1, hashed.config.core_facts))
+    recalled = retrieval.recall(hashed.store, "UFO 构建", retrieval.RecallLimits(1, hashed.config.core_facts))
+    store = msgspec.to_builtins(dataclasses.asdict(recalled))
     assert list(sent) == [*store, "retrieval", "degraded", "latency_ms"]
     for key in ("interactions", "task_cards", "bundles", "recent_workdays"):
         assert shapes(sent[key]) == shapes(store[key]), key

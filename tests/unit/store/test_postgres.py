@@ -114,7 +114,7 @@ def _search_results(memory: Memory) -> dict[str, set[str]]:
     for i in range(60):
         text = f"{topics[i % len(topics)]} 第{i}条 item{i % 7}"
         memory.desk.remember_interaction(f"i{i}", user_text=text, assistant_text="好的，记下了")
-    return {q: {r["interaction_id"] for r in retrieval.related_interactions(memory.store, q, 200)} for q in QUERIES}
+    return {q: {r.key for r in retrieval.related_interactions(memory.store, q, 200)} for q in QUERIES}
 
 
 @pytest.mark.postgresql_only

@@ -6,21 +6,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from msgspec import UNSET
 
 from store.desk import fts, fusion
 
 
-def candidates() -> list[fusion.Candidate]:
+def candidates() -> list[fusion.Candidate[None]]:
     """ "words": the best BM25, middling similarity; "meaning": little BM25, the nearest; two weaker ones."""
     return [
-        fusion.Candidate("words", {}, 1.0, fts_rank=1, bm25=10.0, share=1.0, similarity=0.85, standing=4.0),
-        fusion.Candidate("meaning", {}, 2.0, fts_rank=2, bm25=4.0, share=0.6, similarity=0.92, standing=6.0),
-        fusion.Candidate("weak", {}, 3.0, fts_rank=3, bm25=2.0, share=0.2, similarity=0.79, standing=0.5),
-        fusion.Candidate("far", {}, 4.0, similarity=0.78, standing=0.2),
+        fusion.Candidate("words", None, 1.0, fts_rank=1, bm25=10.0, share=1.0, similarity=0.85, standing=4.0),
+        fusion.Candidate("meaning", None, 2.0, fts_rank=2, bm25=4.0, share=0.6, similarity=0.92, standing=6.0),
+        fusion.Candidate("weak", None, 3.0, fts_rank=3, bm25=2.0, share=0.2, similarity=0.79, standing=0.5),
+        fusion.Candidate("far", None, 4.0, similarity=0.78, standing=0.2),
     ]
 
 
-def order(found: list[fusion.Candidate]) -> list[str]:
+def order(found: list[fusion.Candidate[None]]) -> list[str]:
     return [c.key for c in found]
 
 
@@ -51,16 +52,16 @@ def test_the_chinese_weight_lets_meaning_outrank_shared_words() -> None:
 
 def test_neighbours_borrow_from_admitted_turns_only() -> None:
     found = candidates()
-    after_words = fusion.Candidate("after-words", {}, 1.5)  # neither list found it
-    after_weak = fusion.Candidate("after-weak", {}, 3.5)
+    after_words: fusion.Candidate[None] = fusion.Candidate("after-words", None, 1.5)  # neither list found it
+    after_weak: fusion.Candidate[None] = fusion.Candidate("after-weak", None, 3.5)
     adjacent = {"words": [after_words], "weak": [after_weak]}
     fused = fusion.fuse(found, 10, fusion.Floor(active=True), adjacent=adjacent)
     by_key = {c.key: c for c in fused}
-    assert by_key["after-words"].signals["neighbour_of"] == "words"
+    assert by_key["after-words"].scored.neighbour_of == "words"
     best = max(c.fused for c in fused)
     assert by_key["after-words"].fused == pytest.approx(fusion.DEFAULT.neighbour * by_key["words"].fused / best, 0.01)
     assert "after-weak" not in by_key  # "weak" did not pass the floor: it lends nothing
-    assert "neighbour_of" not in by_key["words"].signals
+    assert by_key["words"].scored.neighbour_of is UNSET
 
 
 def test_near_best_admits_what_scores_close_to_the_best_admitted() -> None:
