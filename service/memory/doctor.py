@@ -21,7 +21,6 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from recall.vectors import older_collections, store_namespace
 from service.json_types import JsonObject
