@@ -7,9 +7,9 @@ minute ago, at a cost that follows the query, not the archive.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 import msgspec
 
@@ -174,36 +174,41 @@ def _latest_segments(store: Store, topic_ids: list[str]) -> dict[str, rows.Lates
     return {str(topic_id): segment for topic_id, segment in found}
 
 
+Shown = TypeVar("Shown", rows.TopicTurn, rows.TaskCard)
+Answered = TypeVar("Answered", rows.RecalledTurn, rows.RecalledCard)
+
+
+def _related_then_recent(
+    related: list[Candidate[Shown]],
+    recent: list[Shown],
+    limit: int,
+    key: Callable[[Shown], str],
+    recalled: Callable[..., Answered],
+) -> list[Answered]:
+    """Related items first, then the most recent ones not already there, each marked with why it came
+    (`recalled` builds the answer's row from an item's fields and its score, signals and reason)."""
+    out = [
+        recalled(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
+        for c in related[:limit]
+    ]
+    seen = {key(c.row) for c in related[:limit]}
+    for item in recent:
+        if key(item) not in seen and len(out) < limit + RECENT:
+            out.append(recalled(**msgspec.structs.asdict(item), why="recent"))
+            seen.add(key(item))
+    return out
+
+
 def _recalled_turns(
     related: list[Candidate[rows.TopicTurn]], recent: list[rows.TopicTurn], limit: int
 ) -> list[rows.RecalledTurn]:
-    """Related turns first, then the most recent ones not already there, each marked with why it came."""
-    out = [
-        rows.RecalledTurn(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
-        for c in related[:limit]
-    ]
-    seen = {item.interaction_id for item in out}
-    for item in recent:
-        if item.interaction_id not in seen and len(out) < limit + RECENT:
-            out.append(rows.RecalledTurn(**msgspec.structs.asdict(item), why="recent"))
-            seen.add(item.interaction_id)
-    return out
+    return _related_then_recent(related, recent, limit, lambda t: t.interaction_id, rows.RecalledTurn)
 
 
 def _recalled_cards(
     related: list[Candidate[rows.TaskCard]], recent: list[rows.TaskCard], limit: int
 ) -> list[rows.RecalledCard]:
-    """Related task cards first, then the most recent ones not already there, each marked with why it came."""
-    out = [
-        rows.RecalledCard(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
-        for c in related[:limit]
-    ]
-    seen = {item.task_id for item in out}
-    for item in recent:
-        if item.task_id not in seen and len(out) < limit + RECENT:
-            out.append(rows.RecalledCard(**msgspec.structs.asdict(item), why="recent"))
-            seen.add(item.task_id)
-    return out
+    return _related_then_recent(related, recent, limit, lambda c: c.task_id, rows.RecalledCard)
 
 
 # Ordered: equal scores keep this order, and without one a server returns rows as they lie (PostgreSQL moves a
