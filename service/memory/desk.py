@@ -378,8 +378,9 @@ class DeskService:
         return {
             "batch_id": lease.batch_id,
             "lease_expires_in": seconds,
-            "interactions": [msgspec.structs.asdict(interactions.turn_row(r)) for r in rows],
-            "open_topics": [msgspec.structs.asdict(t) for t in topics.recent_topics(self.store, 20)],
+            # `to_builtins`, not `asdict`: a field a row leaves UNSET is left out (as before rows were typed).
+            "interactions": [msgspec.to_builtins(interactions.turn_row(r)) for r in rows],
+            "open_topics": [msgspec.to_builtins(t) for t in topics.recent_topics(self.store, 20)],
             "backlog": topics.backlog(self.store),
         }
 

@@ -10,6 +10,7 @@ life, so there the reads run one after another, on the caller's thread, when the
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,8 @@ T = TypeVar("T")
 
 READERS = 3
 """Reader threads per open store: with the caller's own thread, the four kinds recall searches at once."""
+CLOSE_WAIT = 30.0
+"""Seconds closing waits for every reader to be free before it closes the connections it can."""
 
 
 class Readers:
@@ -54,8 +57,24 @@ class Readers:
             return self._pool
 
     def close(self) -> None:
-        """Wait for the reads under way and stop the threads (their connections close with them)."""
+        """Wait for the reads under way, close each reader's connection on its own thread, and stop the threads.
+
+        A connection is only closed by the thread that holds it (peewee keeps one per thread); left to the
+        thread's end, it would wait for the garbage collector, holding the file (and its WAL) after the store
+        closed. One closing task per reader, meeting at a barrier, reaches every thread exactly once.
+        """
         with self._lock:
             pool, self._pool, self._closed = self._pool, None, True
-        if pool is not None:
-            pool.shutdown(wait=True)
+        if pool is None:
+            return
+        meet = threading.Barrier(READERS, timeout=CLOSE_WAIT)
+
+        def close_here() -> None:
+            # A reader still busy after CLOSE_WAIT breaks the barrier: the others close what they hold.
+            with contextlib.suppress(threading.BrokenBarrierError):
+                meet.wait()
+            self._db.close()
+
+        for _ in range(READERS):
+            pool.submit(close_here)
+        pool.shutdown(wait=True)

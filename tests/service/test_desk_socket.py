@@ -75,6 +75,21 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
     )
     status = call(server, "memory.maintenance.status", {})["result"]
     assert status["backlog"] == 0
+    # A plan taken once a topic exists lists it with the fields a topic has, none left unset or made up.
+    call(server, "interaction.remember", {"interaction_id": "t-2", "user_text": "UFO 又检查了", "assistant_text": "好"})
+    [open_topic] = call(server, "memory.maintenance.plan", {"limit": 10})["result"]["open_topics"]
+    assert list(open_topic) == [
+        "topic_id",
+        "title",
+        "summary",
+        "kind",
+        "task_ids",
+        "first_workday",
+        "last_workday",
+        "interactions",
+        "updated",
+    ]
+    assert open_topic["title"] == "UFO" and open_topic["interactions"] == 1
     pack = call(server, "context.prepare", {"query": "UFO", "schedule_id": "ufo", "budget_chars": 500})["result"]
     assert pack["used_chars"] <= 500
     assert call(server, "task.list", {})["result"]["tasks"][0]["task_id"] == "k1"

@@ -3,7 +3,10 @@ inside a transaction, and once the store closed."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +52,24 @@ def test_closing_stops_the_readers_and_later_reads_run_on_the_caller(store: Stor
     assert not [t for t in threading.enumerate() if t.name.startswith("jiyi-reader")]
     _count, thread = store.readers.aside(lambda: _count_and_thread(store))()
     assert thread == threading.current_thread().name
+
+
+def _open_files(path: Path) -> int:
+    """How many of this process's file descriptors are open on `path`."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            count += Path(os.readlink(fd)) == path
+    return count
+
+
+@pytest.mark.sqlite_only
+def test_closing_the_store_closes_every_readers_connection_at_once(store: Store) -> None:
+    assert store.path is not None
+    alone = _open_files(store.path)  # this thread's own connection
+    started = [store.readers.aside(lambda: _count_and_thread(store)) for _ in range(READERS * 2)]
+    assert {name for _, name in (answer() for answer in started)} != {threading.current_thread().name}
+    assert _open_files(store.path) > alone
+    # The collector is off during the tests: nothing but the close may close the readers' connections.
+    store.close()
+    assert _open_files(store.path) == 0
