@@ -35,26 +35,32 @@ class Readers:
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._busy = 0  # reads started on the readers and not yet answered
 
     def aside(self, read: Callable[[], T]) -> Callable[[], T]:
         """Start `read` on a reader thread now; the function returned waits for its answer (or raises its error).
 
-        Inside a transaction of the calling thread `read` runs on that thread instead (when its answer is
-        asked for): a reader's own connection would not see the transaction's writes. So it does on a
-        server, and once the store is closing.
+        `read` runs on the calling thread instead, when its answer is asked for: inside a transaction of that
+        thread (a reader's own connection would not see the transaction's writes), on a server, once the store
+        is closing, and when every reader is busy (another request's reads): a read never queues behind
+        another request's, so requests served at once are no slower than one after another.
         """
-        pool = self._reader_pool()
-        if pool is None or self._db.in_transaction():
+        if self._db.in_transaction():
             return read
-        return pool.submit(read).result
-
-    def _reader_pool(self) -> ThreadPoolExecutor | None:
-        if not self._side_by_side:
-            return None
         with self._lock:
-            if self._pool is None and not self._closed:
+            if not self._side_by_side or self._closed or self._busy >= READERS:
+                return read
+            if self._pool is None:
                 self._pool = ThreadPoolExecutor(READERS, thread_name_prefix="jiyi-reader")
-            return self._pool
+            self._busy += 1
+            return self._pool.submit(self._read, read).result
+
+    def _read(self, read: Callable[[], T]) -> T:
+        try:
+            return read()
+        finally:
+            with self._lock:
+                self._busy -= 1
 
     def close(self) -> None:
         """Wait for the reads under way, close each reader's connection on its own thread, and stop the threads.

@@ -22,13 +22,23 @@ def _count_and_thread(store: Store) -> tuple[int, str]:
 def test_reads_run_side_by_side_on_connections_of_their_own(store: Store, backend: str) -> None:
     with store.atomic():
         store.db.execute_sql("INSERT INTO meta(key, value) VALUES ('readers-test', '1')")
-    started = [store.readers.aside(lambda: _count_and_thread(store)) for _ in range(READERS + 2)]
-    answers = [answer() for answer in started]
+    release = threading.Event()
+
+    def held_read() -> tuple[int, str]:
+        release.wait(timeout=30)
+        return _count_and_thread(store)
+
+    held = [store.readers.aside(held_read) for _ in range(READERS)]
+    # Every reader busy (another request's reads, say): the next read runs on its caller, queueing behind none.
+    assert store.readers.aside(lambda: _count_and_thread(store))() == (1, threading.current_thread().name)
+    release.set()
+    answers = [answer() for answer in held]
     assert {count for count, _ in answers} == {1}  # each reader sees what was committed
     threads = {name for _, name in answers}
     if backend == "sqlite":
-        assert all(name.startswith("jiyi-reader") for name in threads)
-        assert 1 <= len(threads) <= READERS
+        assert len(threads) == READERS and all(name.startswith("jiyi-reader") for name in threads)
+        # Free again: the next read goes to a reader.
+        assert store.readers.aside(lambda: _count_and_thread(store))()[1].startswith("jiyi-reader")
     else:  # a server: each would hold a connection for the host's life, so they run on the caller's thread
         assert threads == {threading.current_thread().name}
 
