@@ -8,7 +8,6 @@ classifies and summarizes, Jiyi checks and stores.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from service.memory.bundle_mirror import BundleMirror
 from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_rows import DeskRecall, Retrieval
@@ -41,7 +41,6 @@ from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
 from store.desk import (
-    bundle_catch_up,
     bundle_names,
     bundles,
     fact_terms,
@@ -57,10 +56,6 @@ from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
 from store.desk.rows import RecentWorkday
 from store.desk.workday import is_workday, previous_workday, workday_of
-
-log = logging.getLogger("jiyi.service.memory")
-
-MARK_SECONDS = 5.0  # how often a local store's mirror mark is saved while puts go on
 
 
 def _no_index() -> tuple[Any, Any]:
@@ -79,12 +74,7 @@ class DeskService:
         self.index = DeskIndexer(parts, open_index or _no_index)
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.bundle_files = BundleFiles(parts.config.bundles_path)
-        # How far the puts in the log are in this host's files (`catch_up_mirror` brings them up to date: other
-        # hosts' puts on a shared store, and on any store a put whose file a crash or a full disk kept from it).
-        self._mark = bundle_catch_up.MirrorMark.load(self.store, self.bundle_files)
-        # Documents whose file this host could not write since it started: tried again at the next bundle write.
-        self._unmirrored: set[tuple[str, str]] = set()
-        self._mark_saved, self._mark_dirty = time.monotonic(), False
+        self.mirror = BundleMirror(self.store, self.bundle_files)
 
     def _desk_changed(self) -> None:
         self.parts.changed(DESK)
@@ -191,8 +181,8 @@ class DeskService:
             if pending and bundle is not None:
                 report = bundles.mirror(self.bundle_files, bundle, pending)
                 failed = {path for _bundle, path in report.not_written}
-                self._mirrored(bundle, list(pending), report)
-                self._wrote(bundle, {path: text for path, (text, _old) in pending.items() if path not in failed})
+                self.mirror.mirrored(bundle, list(pending), report)
+                self.mirror.wrote(bundle, {path: text for path, (text, _old) in pending.items() if path not in failed})
         if changed:
             self._desk_changed()
         # The card as the reply's object (`TaskCompleted.card`); its fields and order are the row's.
@@ -512,9 +502,9 @@ class DeskService:
             if result.changed:
                 report.count(result.mirror_problem, (result.bundle_id, result.path))
             # An unchanged put writes no file of its own; a file that failed before (its own too) is tried again.
-            self._mirrored(result.bundle_id, [result.path] if result.changed else [], report)
+            self.mirror.mirrored(result.bundle_id, [result.path] if result.changed else [], report)
             if result.changed and result.mirror_problem is None:
-                self._wrote(result.bundle_id, {result.path: result.content})
+                self.mirror.wrote(result.bundle_id, {result.path: result.content})
         if result.changed:
             self._desk_changed()
         return {
@@ -530,58 +520,18 @@ class DeskService:
     def mirror_remote(self, seq: int) -> None:
         """Another host committed desk event `seq`: mirror the documents it (or others) put since the last call."""
         with self.parts.writes:
-            bundle_catch_up.follow(self.store, self.bundle_files, self._mark, seq)
+            self.mirror.follow(seq)
 
     def catch_up_mirror(self) -> bundles.MirrorReport:
         """Mirror what the files missed: puts of other hosts while this host did not hear their notices
         (stopped, or reconnecting), and a put whose file a crash or a full disk kept from it (at start)."""
         with self.parts.writes:
-            report = bundle_catch_up.catch_up(self.store, self.bundle_files, self._mark)  # saves the mark
-            self._unmirrored = set(report.not_written)
-            self._mark_saved, self._mark_dirty = time.monotonic(), False
-            return report
-
-    def _mirrored(self, bundle_id: str, paths: list[str], report: bundles.MirrorReport) -> None:
-        """After a bundle write mirrored `paths` (under the write lock): the documents whose file failed are
-        remembered, and those that failed before are tried again (a full disk that has room again)."""
-        earlier = self._unmirrored - {(bundle_id, path) for path in paths}
-        self._unmirrored = set(report.not_written)
-        if earlier:
-            again = bundle_catch_up.retry(self.store, self.bundle_files, earlier)
-            self._unmirrored |= set(again.not_written)
-            if again.written:
-                log.info("%d bundle file(s) that could not be written before are written now", again.written)
-
-    def _wrote(self, bundle_id: str, documents: dict[str, str]) -> None:
-        """This host mirrored its own puts (under the write lock): the mark remembers them, see `MirrorMark`.
-
-        A local store has no other writer: when no file is left unwritten, every put in the log is in the
-        files, and the mark moves to the log's end instead (it stays small however many documents are put).
-        """
-        if not documents:
-            return
-        if not self.store.target.shared and not self._unmirrored:
-            self._mark.desk_seq = self.store.last_seq(DESK)
-            self._mark.written.clear()
-            # Saved every few seconds and at close, not at every put (a rename costs about an fsync): after a
-            # crash the catch-up looks at the puts since, and leaves the files that are at their put alone.
-            if time.monotonic() - self._mark_saved < MARK_SECONDS:
-                self._mark_dirty = True
-                return
-        else:
-            for path, content in documents.items():
-                self._mark.wrote(bundle_id, path, content)
-        self._save_mark()
-
-    def _save_mark(self) -> None:
-        self._mark.save(self.bundle_files)
-        self._mark_saved, self._mark_dirty = time.monotonic(), False
+            return self.mirror.catch_up()
 
     def close(self) -> None:
         """Record how far the mirror is (the mark a local store saves every few seconds only)."""
         with self.parts.writes:
-            if self._mark_dirty:
-                self._save_mark()
+            self.mirror.close()
 
     def restore_bundle_files(self) -> bundles.MirrorReport:
         """Mirror every document whose file is missing (a crash between commit and mirror, a wiped folder)."""
