@@ -4,12 +4,21 @@ The write methods come from the method registry (each declared `writes=True`);
 a method without placements here fails `test_every_write_method_is_in_the_corpus`,
 so a new one is covered as soon as it is declared. Each placement is the
 smallest valid request with one free-text field (or a name, key, package or
-number) holding the secret. The requests run in this process through the real
-dispatcher over a real `Memory`; afterwards every file of the home (database,
-WAL, bundles, vectors) and every log record is searched, case-insensitively,
-for the secrets. Episode records keep theirs verbatim (DESIGN.md, The store):
-those secrets, of their own family, may appear in the episode tables and the
-`experience` log only, and must appear there.
+number) holding the secret; the MCP tools that write (`remember_interaction`,
+`complete_task`, `save_bundle_document`) have placements of their own, their
+arguments turned into the request `jiyi mcp` sends. The requests run in this
+process through the real dispatcher over a real `Memory`, as an agent's; an
+operation only the person may make is made again as the person (the console's
+context), so that it is still written and searched. Then every format comes in
+once more through the imports (`import desk`, `import mcp-memory`, `import
+mem0`), each text in every field a record of theirs has.
+
+Afterwards every file of the home (the database and its WAL, `bundles/`,
+`vectors/`: Chroma's SQLite and its binary segments) and every log record is
+searched, case-insensitively, for the secrets, and so is every text the vector
+index was given to embed. Episode records keep theirs verbatim (DESIGN.md, The
+store): those secrets, of their own family, may appear in the episode tables
+and the `experience` log only, and must appear there.
 """
 
 from __future__ import annotations
@@ -19,19 +28,25 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from recall import embedders
+from recall.embedders import HashEmbedder
 from service.config import load_config
+from service.mcp.tools import BY_NAME
 from service.memory.memory import Memory
 from service.memory.rows import Adopted
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
+from service.rpc.protocol import Request, encode
 from tests.secret_formats import FORMATS, Secret
+from tests.secret_sources import desk_export, mcp_memory, mem0
 from tests.service.learning_setup import write_grant
 
 FILED, EPISODE = 0, 1  # the two families of tests/secret_formats.py
@@ -176,6 +191,7 @@ class Placement:
     shape: str = "text"
     family: int = FILED
     harmless: str = "ok"  # how the request is answered with a harmless value in the field
+    tool: str | None = None  # the MCP tool whose arguments `build` makes (None: the socket method's params)
 
     @property
     def takes_value(self) -> bool:
@@ -316,8 +332,59 @@ def _document(path: str = "notes.md") -> Build:
     }
 
 
+def _mcp(tool: str, field: str, build: Build, shape: str = "text", harmless: str = "ok") -> Placement:
+    """A placement of an MCP tool's argument: `build` makes the tool's arguments."""
+    return Placement(BY_NAME[tool].operation.name, f"mcp {tool}.{field}", build, shape, harmless=harmless, tool=tool)
+
+
+def _turn(**fields: Any) -> Build:
+    def build(s: Setup, v: Any) -> dict[str, Any]:
+        arguments = {"user_text": "好", "assistant_text": "好的"}
+        arguments.update({key: (v if value is ... else value) for key, value in fields.items()})
+        return arguments
+
+    return build
+
+
 V = ...  # where the value goes
+MCP_PLACEMENTS: tuple[Placement, ...] = (
+    _mcp("remember_interaction", "user_text", _turn(user_text=V)),
+    _mcp("remember_interaction", "assistant_text", _turn(assistant_text=V)),
+    _mcp("remember_interaction", "interaction_id", _turn(interaction_id=V), "name"),
+    _mcp("remember_interaction", "source", _turn(source=V)),
+    _mcp("remember_interaction", "task_id", _turn(task_id=V), "name"),
+    _mcp("complete_task", "task_id", _task(task_id=V), "name"),
+    _mcp("complete_task", "title", _task(title=V)),
+    _mcp("complete_task", "result", _task(result=V)),
+    _mcp("complete_task", "schedule_id", _task(schedule_id=V), "name"),
+    _mcp("complete_task", "run_id", _task(schedule_id="weekly", run_id=V), "name"),
+    _mcp("save_bundle_document", "content", _document()),
+    _mcp("save_bundle_document", "content (state.json)", _document("state.json"), "json"),
+    _mcp(
+        "save_bundle_document",
+        "bundle_id",
+        lambda s, v: {"bundle_id": f"project/{v}", "path": "notes.md", "content": "x", "expected_revision": 0},
+        "name",
+    ),
+    _mcp(
+        "save_bundle_document",
+        "path",
+        lambda s, v: {
+            "bundle_id": f"project/{s.uid('p')}",
+            "path": f"runs/{v}/summary.md",
+            "content": "x",
+            "expected_revision": 0,
+        },
+        "name",
+    ),
+)
+# The rebuilds come first, while the home is small: the test rebuilds the views and the vectors from everything
+# at its end. The MCP tools' placements come last: their turns and cards would wait, one by one, before the
+# learning placements' fresh sources (`Setup.leased`).
 PLACEMENTS: tuple[Placement, ...] = (
+    Placement("rebuild", "-", lambda s, v: {}),
+    Placement("vectors.rebuild", "-", lambda s, v: {}),
+    Placement("job.start", "-", lambda s, v: s.job("vectors.rebuild")),
     Placement("app.alias.learn", "name", lambda s, v: {"name": v, "package": "com.tencent.mm"}, "name"),
     Placement("app.alias.learn", "assignment", lambda s, v: {"assignment": f"{v}=com.tencent.mm"}, "name"),
     Placement("app.alias.forget", "name", lambda s, v: {"name": v}, "name"),
@@ -483,9 +550,6 @@ PLACEMENTS: tuple[Placement, ...] = (
         "name",
         harmless="not_found",
     ),
-    Placement("rebuild", "-", lambda s, v: {}),
-    Placement("vectors.rebuild", "-", lambda s, v: {}),
-    Placement("job.start", "-", lambda s, v: s.job("vectors.rebuild")),
     Placement(
         "job.start",
         "directory",
@@ -514,6 +578,7 @@ PLACEMENTS: tuple[Placement, ...] = (
         "name",
         harmless="not_found",
     ),
+    *MCP_PLACEMENTS,
 )
 
 
@@ -526,16 +591,44 @@ def test_every_write_method_is_in_the_corpus() -> None:
 
 
 class Client:
-    """The dispatcher in this process, one request at a time, as the socket host would run it."""
+    """The dispatcher in this process, one request at a time, as the socket host would run it: as an agent, and
+    an operation only the person may make (`forbidden` to an agent) once more as the person, as the console
+    makes it. Where the dispatcher has no context of the person's, every call is an agent's."""
 
     def __init__(self, memory: Memory) -> None:
         self.dispatcher = Dispatcher(memory)
+        self.person = getattr(self.dispatcher, "person", None)
         self._ids = itertools.count(1)
 
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    def call(self, method: str, params: dict[str, Any], tool: str | None = None) -> dict[str, Any]:
+        if tool is not None:
+            params = BY_NAME[tool].params(params)  # what `jiyi mcp` sends for the tool's arguments
         line = json.dumps({"id": next(self._ids), "method": method, "params": params}, ensure_ascii=False)
-        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode()))
+        prepared = self.dispatcher.prepare(line.encode())
+        answer = self._run(prepared, None)
+        if self.person is not None and _code(answer) == "forbidden":
+            answer = self._run(prepared, self.person)
         return answer
+
+    def _run(self, prepared: Any, context: Any) -> dict[str, Any]:
+        response = self.dispatcher.run(prepared, context) if isinstance(prepared, Request) else prepared
+        answer: dict[str, Any] = json.loads(encode(response))
+        return answer
+
+
+class RecordingEmbedder(HashEmbedder):
+    """The hash embedder, keeping every text it is given: what the vector index embeds, and the queries."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def queries(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return super().queries(texts)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return super().passages(texts)
 
 
 def _code(answer: dict[str, Any]) -> str:
@@ -543,7 +636,15 @@ def _code(answer: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def corpus_memory(tmp_path: Path) -> Iterator[Memory]:
+def recorder(monkeypatch: pytest.MonkeyPatch) -> RecordingEmbedder:
+    """The process's hash embedder, for this test, one that keeps what it embeds."""
+    recording = RecordingEmbedder()
+    monkeypatch.setitem(embedders._loaded, "hash", recording)
+    return recording
+
+
+@pytest.fixture
+def corpus_memory(tmp_path: Path, recorder: RecordingEmbedder) -> Iterator[Memory]:
     # The hashing embedder: this test is about what is stored, not about the model. A learning grant whose
     # quotas and queue hold every learning placement (docs/learning.md).
     home = tmp_path / "home"
@@ -561,19 +662,23 @@ def corpus_memory(tmp_path: Path) -> Iterator[Memory]:
 
 
 @pytest.mark.slow
-def test_no_secret_is_stored_outside_episode_records(corpus_memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
+def test_no_secret_is_stored_outside_episode_records(
+    corpus_memory: Memory, recorder: RecordingEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     memory, client, setup = corpus_memory, Client(corpus_memory), Setup(corpus_memory)
     for placement in PLACEMENTS:
-        answer = client.call(placement.method, placement.build(setup, placement.value(None, setup)))
+        answer = client.call(placement.method, placement.build(setup, placement.value(None, setup)), placement.tool)
         assert _code(answer) == placement.harmless, (placement.method, placement.field, answer)
         for fmt in FORMATS if placement.takes_value else ():
             value = placement.value(fmt.make(placement.family), setup)
             if value is None:
                 continue
-            answer = client.call(placement.method, placement.build(setup, value))
+            answer = client.call(placement.method, placement.build(setup, value), placement.tool)
             assert _code(answer) in EXPECTED_REFUSALS | {"ok"}, (placement.method, placement.field, fmt.name, answer)
     for run_id in setup.runs:
         memory.runs.run_finish(run_id)
+    imported = _import_every_format(client, tmp_path / "sources")
+    assert imported["desk"] >= 7 * len(FORMATS) - 2 and imported["mcp-memory"] == imported["mem0"] * 2, imported
     # The placements without a field ran once, before the later placements' secrets: the views and the
     # vectors are rebuilt once more from everything the log now holds.
     for method in ("rebuild", "vectors.rebuild"):
@@ -582,9 +687,17 @@ def test_no_secret_is_stored_outside_episode_records(corpus_memory: Memory, capl
     kept = _needles(EPISODE)
     home = Path(memory.store.home)
     logs = "\n".join(record.getMessage() for record in caplog.records).lower()
-    found = {(n, str(path.relative_to(home))) for path, data in _files(home) for n in filed if n in data}
+    embedded = "\n".join(recorder.texts).lower()
+    files = list(_files(home))
+    found = {(n, str(path.relative_to(home))) for path, data in files for n in filed if n in data}
     found |= {(n, "log") for n in filed if n in logs}
+    found |= {(n, "embedded") for n in filed | kept if n in embedded}
     assert not found, f"secrets stored: {sorted(found)[:20]}"
+    # What was searched holds what was written: the harmless text is in the vector index's files and was embedded.
+    plain = "普通的一句话"
+    assert plain in embedded and any(
+        plain.encode().decode("latin-1") in data for path, data in files if "vectors" in path.parts
+    )
     database = home / "jiyi.sqlite3"
     outside = {(n, str(path.relative_to(home))) for path, data in _files(home) for n in kept if n in data}
     assert {path for _, path in outside} <= {p.name for p in home.glob("jiyi.sqlite3*")}, sorted(outside)[:20]
@@ -592,6 +705,24 @@ def test_no_secret_is_stored_outside_episode_records(corpus_memory: Memory, capl
     assert not [n for n in kept if n in rows_outside], "an episode's secret outside the episode records"
     missing = [f.name for f in FORMATS if not any(n.lower() in rows_inside for n in f.make(EPISODE).needles)]
     assert missing == [], "episodes keep their strings verbatim"
+
+
+def _import_every_format(client: Client, folder: Path) -> dict[str, int]:
+    """Every format's filed secret through `import desk`, `import mcp-memory` and `import mem0`: how many records
+    each added."""
+    texts = [fmt.make(FILED).text for fmt in FORMATS]
+    folder.mkdir(mode=0o700)
+    answer = client.call("desk.import", {"directory": str(desk_export(folder / "desk", texts))})
+    assert _code(answer) == "ok", answer
+    added = {"desk": sum(report["added"] for report in answer["result"]["reports"].values())}
+    for system, path in (
+        ("mcp-memory", mcp_memory(folder / "memory.jsonl", texts)),
+        ("mem0", mem0(folder / "mem0.json", texts)),
+    ):
+        answer = client.call("facts.import", {"system": system, "file": str(path)})
+        assert _code(answer) == "ok", answer
+        added[system] = answer["result"]["added"]
+    return added
 
 
 def _needles(family: int) -> set[str]:
