@@ -343,6 +343,23 @@ RULES: tuple[Rule, ...] = (
         _CODE_ZH + _CODE_EN,
         lowered=True,
     ),
+    # A card's security code after its name (three or four digits), and a US social security number after its.
+    _rule(
+        "code",
+        rf"""(?:c(?<![a-z]c)vv2?|c(?<![a-z]c)vc2?|c(?<![a-z]c)sc|安全码|卡背后三位|卡背面三位) {_JOIN}
+            (?P<v>[0-9]{{3,4}}) (?![0-9])""",
+        ("cvv", "cvc", "csc", "安全码", "三位"),
+        lowered=True,
+        value=True,
+    ),
+    _rule(
+        "id_number",
+        rf"""(?:s(?<![a-z]s)sn|social[ \t]security(?:[ \t](?:number|no\.?))?) {_JOIN}
+            (?P<v>[0-9]{{3}}[ -]?[0-9]{{2}}[ -]?[0-9]{{4}}) (?![0-9])""",
+        ("ssn", "social security"),
+        lowered=True,
+        value=True,
+    ),
     # A Chinese resident ID: 18 digits with a valid check digit, or the older 15; a province and a date inside.
     _rule(
         "id_number",

@@ -58,21 +58,38 @@ MAX_PHRASE = 32  # a pass phrase in Chinese characters
 _EN_WORDS = (
     r"pass(?:words?|wd|phrase|code)|pswd|pwd|p(?<![a-z]p)w(?![a-z0-9])|p(?<![a-z]p)ass(?![a-z0-9])|tokens?|apikey"
     r"|s(?<![a-z]s)ecrets?(?![a-z0-9])|k(?<![a-z]k)eys?(?![a-z0-9])|c(?<![a-z]c)ode(?![a-z0-9])"
-    r"|c(?<![a-z]c)red(?:entials?|s)(?![a-z0-9])|p(?<![a-z]p)in(?![a-z0-9])"
+    r"|c(?<![a-z]c)red(?:entials?|s)(?![a-z0-9])|p(?<![a-z]p)in(?![a-z0-9])|c(?<![a-z]c)omb(?:o|ination)(?![a-z0-9])"
 )
 _ZH_WORDS = "pin码|密码|密钥|秘钥|私钥|令牌|授权码|提取码|激活码|安全码"
 _PHRASE_WORDS = "口令|暗号"
 _STRONG = frozenset({"password", "passwords", "passwd", "passphrase", "passcode", "pswd", "pwd", "pw", "apikey"})
 _STRONG_PREFIX = ("cred",)
-_WEAK = frozenset({"secret", "secrets", "key", "keys", "code", "pin"})  # ordinary as often as not
+_WEAK = frozenset(
+    {"secret", "secrets", "key", "keys", "code", "pin", "combo", "combination"}
+)  # ordinary as often as not
 _PHRASE = frozenset({"口令", "暗号"})  # a pass phrase, often in Chinese characters ("暗号是天王盖地虎")
 # A word before `key`, `token`, `secret`, `code` or `pass` that makes it a credential ("api key", "client secret").
 _MODIFIER = re.compile(
     r"(?:api|access|secret|private|master|encryption|license|licence|product|wifi|wi-fi|network|recovery|backup|"
-    r"ssh|gpg|app|client|auth|refresh|bearer|bot|session|personal[ _]access|pin|admin|root|login|account)[ _-]?$"
+    r"ssh|gpg|app|client|auth|refresh|bearer|bot|session|personal[ _]access|pin|admin|root|login|account|shared|"
+    r"signing|webhook|jwt|hmac|door|gate|alarm|safe|lock|wifi|router)[ _-]?$"
 )
 # The words a long text must hold for these rules to run (the lower-cased text is searched for each).
-NEEDS = ("pass", "pwd", "pw", "key", "token", "secret", "cred", "code", "pin", *_ZH_WORDS.split("|"), "口令", "暗号")
+NEEDS = (
+    "pass",
+    "pwd",
+    "pw",
+    "key",
+    "token",
+    "secret",
+    "cred",
+    "code",
+    "pin",
+    "combo",
+    *_ZH_WORDS.split("|"),
+    "口令",
+    "暗号",
+)
 
 # -- what joins a word to its value --------------------------------------------------------------------------
 
@@ -81,17 +98,20 @@ NEEDS = ("pass", "pwd", "pw", "key", "token", "secret", "cred", "code", "pin", *
 # A word of the phrase is not itself a secret word: "my secret key is X" is read from "key" (a credential).
 _GAP_WORD = (
     r"[ \t]{1,3}+(?!(?:keys?|tokens?|codes?|pass(?:word)?s?|pwd|secrets?)(?![a-z]))"
-    r"[a-z0-9_@-]{1,24}+(?:[.'’][a-z0-9_@-]{1,24}+){0,2}"
+    r"[\"'“‘]?[a-z0-9_@-]{1,24}+(?:[.'’][a-z0-9_@-]{1,24}+){0,2}[\"'”’]?"
 )
 _ZH_GAP = (
     "我们|你们|他们|我|你|他|她|已经|已|刚刚|刚|又|也|都|就|还|现在|目前|暂时|默认|统一|一直|原来|之前|以前|"
     "后来|最近|今天|昨天|前天|上周|这周|本周|重新|被|给|帮我|其实|应该|好像|大概|可能|仍然|依然|的话|呢|啊|嘛|呀|吧"
 )
-_ASIDE = r"[ \t]{0,2}+,[^,\n]{1,40}+,"
-_GAP = rf"(?P<gap>(?:{_GAP_WORD}|[ \t]{{0,2}}+(?=[\u4e00-\u9fff])(?:{_ZH_GAP})|{_ASIDE}){{0,4}}?)"
+# An aside ("the password, by the way, is X", "Password (case sensitive): X"), or in Chinese a short clause
+# before a change ("密码忘了，重置成 X": `pick` takes no other link after one).
+_ASIDE = r"[ \t]{0,2}+(?:,[^,\n]{1,40}+,|[(（][^()（）\n]{1,40}+[)）])"
+_CLAUSE = r"[ \t]{0,2}+[\u4e00-\u9fff]{1,6}+[，,]"
+_GAP = rf"(?P<gap>(?:{_GAP_WORD}|[ \t]{{0,2}}+(?=[\u4e00-\u9fff])(?:{_ZH_GAP})|{_ASIDE}|{_CLAUSE}){{0,4}}?)"
 _BE = (
     r"is|was|are|were|'s|’s|will[ \t]be|would[ \t]be|should[ \t]be|must[ \t]be|has[ \t]been|have[ \t]been|"
-    r"had[ \t]been|becomes|became|remains|stays|equals|reads"
+    r"had[ \t]been|used[ \t]to[ \t]be|becomes|became|remains|stays|equals|reads"
 )
 _ADVERB = r"now|still|currently|actually|just|simply|always|again|also|probably|temporarily|basically|literally"
 _CHANGED = r"changed|set|reset|updated|switched|being[ \t]changed"
@@ -103,14 +123,17 @@ _ZH_LINK = (
     "(?:是|为|叫做|叫|改成|改为|改了|换成|换为|换了|变成|变为|变了|设成|设为|设置为|设置成|设置了|设了|设定为|设定成|定为|"
     "修改为|修改成|修改了|更改为|更改成|更新为|更新成|重置为|重置成|重置了|重设为|重设成|用的是|写的是|填的是|输的是)了?"
 )
-_SYMBOL_LINK = r"[:=：]|=>|->|→|(?<=[ \t])[-–—]{1,2}(?=[ \t])"
+# "the wifi password? It's X": a question answered.
+_ANSWER = r"[?？][ \t]{0,3}+(?:it's|it’s|it[ \t]is|its|that's|that’s|that[ \t]is)"
+_SYMBOL_LINK = rf"[:=：]|=>|->|→|(?<=[ \t])[-–—]{{1,2}}(?=[ \t])|{_ANSWER}"
 # What a link can start with: one test turns away most places before the alternatives are tried.
-_LINK_START = "[iwarhbsecu'’:=：>→\\-–—是为叫改换变设定修更重用写填输]"
+_LINK_START = "[iwarhbsecu'’:=：>→\\-–—?？是为叫改换变设定修更重用写填输]"
 _LINK = rf"(?={_LINK_START})(?P<link>{_EN_LINK}|{_ZH_LINK}|{_SYMBOL_LINK})(?:[ \t]{{0,3}}+[:：])?"
 _OPEN = "\"'“‘「『`(（[【<《"
 _CLOSE = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "`": "`", "(": ")", "（": "）", "[": "]"}
 _CLOSE.update({"【": "】", "<": ">", "《": "》"})
 _QUOTE = f"[{re.escape(_OPEN)}]"
+_BARE_QUOTE = "[\"'“‘「『`]"
 _TRAILING = ".,;:!?)]}>'\"’”»"  # what ends a sentence after a value
 _IS = r"(?:[:=：]|is(?![a-z])|是|为)"
 _SECRETISH = r"0-9!@#$%^&*+=~?|\\<>{}()\[\]"  # a digit or a symbol: what makes a token look like a secret
@@ -144,7 +167,9 @@ complexity history limit limits count usage type types format formats string str
 thing stuff yes yeah nope nah please thanks thank sorry hello hi hey wait somewhere anywhere everywhere elsewhere
 tbd todo tba n/a na unset default defaults google facebook apple github microsoft wechat email phone sms text
 texts message messages password passwords passcode pwd pin code token tokens username user users account
-closed open opened free taken full out
+closed open opened free taken full out authentication authorization verification validation encryption decryption
+rotation renewal refresh generation storage sharing hashing management confirmation retrieval access auth
+again twice below above first later
 """
 ORDINARY = frozenset(_ORDINARY_WORDS.split())
 
@@ -169,7 +194,8 @@ def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bo
     # Unquoted, a value is three Latin characters or more (`pick` takes none shorter), or a pass phrase.
     latin = "(?=[^\\s\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff]{3})"
     least = f"{latin}|(?=[\u3400-\u4dbf\u4e00-\u9fff])" if phrase else latin
-    head = rf"[ \t]{{0,3}}+(?P<quote{suffix}>{_QUOTE})?[ \t]{{0,2}}+(?(quote{suffix})|(?:{least}))"
+    quote = _BARE_QUOTE if bare else _QUOTE  # a bracket after a word with no link is an aside, not a quote
+    head = rf"[ \t]{{0,3}}+(?P<quote{suffix}>{quote})?[ \t]{{0,2}}+(?(quote{suffix})|(?:{least}))"
     longest = MAX_PHRASE if phrase else MAX_VALUE
     token = rf"{_NOT_ORDINARY}(?P<v{suffix}>[^\s]{{1,{longest}}}+)"
     if not bare:
@@ -177,7 +203,7 @@ def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bo
     if chinese:
         return rf"(?={head}(?=[!-~]){token})"
     shaped = (
-        rf"(?:(?<={_QUOTE})|(?=[^\s{_SECRETISH}]{{0,{MAX_VALUE - 1}}}+[{_SECRETISH}]|[^\s]{{1,64}}+[ \t]{{1,3}}+"
+        rf"(?:(?<={_BARE_QUOTE})|(?=[^\s{_SECRETISH}]{{0,{MAX_VALUE - 1}}}+[{_SECRETISH}]|[^\s]{{1,64}}+[ \t]{{1,3}}+"
         rf"(?:{_PURPOSE_WORDS})))"
     )
     return rf"(?={head}{shaped}{token})"
@@ -215,6 +241,14 @@ _CHANGE_BEFORE = re.compile(
     r"(?:chang|set|reset|updat|switch|modif)[a-z]*[ \t]{1,3}+(?:[a-z0-9'’-]{1,20}[ \t]{1,3}+){0,3}$"
 )
 _CLIENTS = ("mysql", "mariadb", "-u")
+_NUMBER_WORDS = frozenset({"number", "no", "no.", "code", "codes"})
+_GROUPED_DIGITS = re.compile(r"[0-9]+(?:[-. ][0-9]+)+")
+_CLAUSE_IN_GAP = re.compile("[\u4e00-\u9fff][，,]")
+_CHANGE_LINK = "改换变设修更重"  # the first characters of the Chinese links that say a change
+# Before a word whose value nothing links to it: using it ("log in as admin with password X", "enter password X").
+_USING_BEFORE = re.compile(
+    r"(?:with|using|use|enter|type|try|input)[ \t]{1,3}(?:(?:the|my|this|that|a|an)[ \t]{1,3})?$"
+)
 _QUALIFIER = re.compile(r"(?:for|to|of|on|at|in|into|with|from|i|we|you|he|she|they|that|which|now|here|currently)$")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f]")
 _CJK_RUN = re.compile(f"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{{1,{MAX_PHRASE}}}")
@@ -228,6 +262,8 @@ def _shaped(value: str, digits: int, *, symbols: bool = True) -> bool:
         return False
     if value.isdigit():
         return len(value) >= digits
+    if _GROUPED_DIGITS.fullmatch(value):  # "12-34-56", "4821 7730"
+        return sum(c.isdigit() for c in value) >= digits
     has_digit = any(c.isdigit() for c in value)
     has_letter = any(c.isascii() and c.isalpha() for c in value)
     if has_digit and has_letter:
@@ -318,15 +354,22 @@ def _said_value(match: re.Match[str]) -> Part:
     word_end = match.end("word")
     if word_end < len(text) and text[word_end] == "_":
         return None  # part of an identifier: `tokens_total`, `password_hash`
-    tight = _tight(text, word_end)
+    # A Latin value written against a Chinese word is how Chinese is written ("密码letmein"); against an English
+    # word, it is a name without spaces.
+    tight = strength not in ("zh", "phrase") and _tight(text, word_end)
     if match.group("link") is not None:
         link = match.group("link")
         gap = match.group("gap").split()
+        if gap and gap[0] in _NUMBER_WORDS:  # "pin number", "key code": the word's own number
+            strength, gap = "strong", gap[1:]
         tight = tight or (link[-1].isascii() and link[-1].isalpha() and _tight(text, match.end("link")))
+        if _CLAUSE_IN_GAP.search(match.group("gap")) and link[0] not in _CHANGE_LINK:
+            return None  # "密码忘了，重置成 X" is a change; "密码不对，是 X 吗" is no value
         # "for github", "I use", "now", ", by the way,", "我上周": a qualifier, not a noun the word is part of.
-        qualified = not gap or bool(_QUALIFIER.match(gap[0]) or _CJK.match(gap[0]) or gap[0].startswith(","))
+        qualified = not gap or bool(_QUALIFIER.match(gap[0]) or _CJK.match(gap[0]) or gap[0][0] in ",(（")
+        phrase_gap = bool(gap) and not _CJK.match(gap[0])  # "a token of appreciation is …": ordinary
         shaped_only = (
-            strength == "weak" or tight or link in ("'s", "’s") or not qualified or (strength == "token" and bool(gap))
+            strength == "weak" or tight or link in ("'s", "’s") or not qualified or (strength == "token" and phrase_gap)
         )
         found = _found(text, match, "", chinese_ok=strength == "phrase")
         return _decided(text, found, shaped_only=shaped_only, digits=6 if strength == "weak" else 4)
@@ -338,7 +381,8 @@ def _said_value(match: re.Match[str]) -> Part:
     if found is None:
         return None
     purpose = not tight and bool(_PURPOSE.match(text, found.end))
-    shaped_only = tight or not (strength in ("zh", "phrase") or purpose)
+    using = not tight and bool(_USING_BEFORE.search(text, max(0, match.start() - 20), match.start()))
+    shaped_only = tight or not (strength in ("zh", "phrase") or purpose or using)
     return _decided(text, found, shaped_only=shaped_only, digits=6 if strength in ("weak", "token") else 4)
 
 
@@ -355,10 +399,13 @@ def _before(match: re.Match[str]) -> Part:
         return None
     end = link - len(back.group(1))
     start = end - len(back.group(2))
-    value = text[start:end]
-    if not _shaped(value, 4, symbols=False) or _QUANTITY.match(text, end):
+    value = text[start:end].rstrip(_TRAILING)
+    end = start + len(value)
+    if _QUANTITY.match(text, end):
         return None
-    return start, end
+    # "enter X as the password" names its value; before "is", only letters with digits are taken.
+    said_as = text.startswith("as", link)
+    return (start, end) if (_any_token(value) if said_as else _shaped(value, 4, symbols=False)) else None
 
 
 def _pair(match: re.Match[str]) -> Part:
@@ -410,7 +457,8 @@ SAID: tuple[Rule, ...] = (
     _said(_words_pattern(_PHRASE_WORDS, chinese=True, phrase=True), _said_value, ("口令", "暗号")),
     # "X is my wifi password", "Hk3vPz7Q 是我的密码"
     _said(
-        rf"""(?: (?P<en>i(?<=[!-~][ \t]i)s|w(?<=[!-~][ \t]w)as|i(?<=[!-~][ \t][ \t]i)s|w(?<=[!-~][ \t][ \t]w)as)
+        rf"""(?: (?P<en>i(?<=[!-~][ \t]i)s|w(?<=[!-~][ \t]w)as|a(?<=[!-~][ \t]a)s
+                  |i(?<=[!-~][ \t][ \t]i)s|w(?<=[!-~][ \t][ \t]w)as)
                 [ \t]{{1,3}}+
               | {_ascii_before("就是")} | {_ascii_before("是")} | {_ascii_before("为")} ) [ \t]{{0,3}}+
             (?:(?:my|the|our|your|his|her|their|a|我的|你的|我们的|他的|她的)[ \t]{{0,3}}+)?
@@ -433,10 +481,19 @@ SAID: tuple[Rule, ...] = (
     _said(
         rf"""(?:l(?<![a-z]l)og[ _-]?(?:in|on)|s(?<![a-z]s)ign[ _-]?in|c(?<![a-z]c)red(?:entials?|s)|a(?<![a-z]a)uth
               |登录|登陆|账号密码|帐号密码|用户名密码|用户名和密码|账号和密码) (?![a-z])
+            (?:[ \t]{{1,3}}+[a-z0-9_.-]{{1,24}}+){{0,4}}?
             (?:[ \t]{{0,3}}+(?:with|as|using|via|details|info|is|are|:|：|=|是|为|用|使用|信息)){{0,2}}
             [ \t]{{0,3}}+ {_USER} [ \t]{{0,3}}+[/:|] {_value("")}""",
         _pair,
         ("log", "sign", "cred", "auth", "登录", "登陆", "账号", "帐号", "用户名"),
+    ),
+    # "log in as admin with password X", "enter password X"
+    _said(
+        rf"""(?:w(?<![a-z]w)ith|u(?<![a-z]u)sing|u(?<![a-z]u)se|e(?<![a-z]e)nter|t(?<![a-z]t)ype|t(?<![a-z]t)ry
+              |i(?<![a-z]i)nput) [ \t]{{1,3}}+ (?:(?:the|my|this|that|a|an)[ \t]{{1,3}}+)?
+            (?:pass(?:words?|wd|phrase|code)|pwd|pw|pin|密码) {_value("")}""",
+        _pair,
+        ("with", "using", "use", "enter", "type", "try", "input"),
     ),
     # "use admin / X to log in", "用 admin/X 登录"
     _said(

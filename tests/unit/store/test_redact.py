@@ -230,6 +230,21 @@ SAID = [
     ("api key 是 abcdefghijkl", "abcdefghijkl"),
     ("QQ邮箱授权码是 abcdefghijklmnop", "abcdefghijklmnop"),
     ("提取码：a1b2", "a1b2"),
+    ("my pin number is 4821", "4821"),
+    ("What is the wifi password? It is sunshine22", "sunshine22"),
+    ("enter marmalade as the password", "marmalade"),
+    ("log in as admin with password marmalade", "marmalade"),
+    ("password for wifi 'HomeNet' is Hx7pQ2wLk", "Hx7pQ2wLk"),
+    ("Password (case sensitive): marmalade", "marmalade"),
+    ("my password used to be marmalade", "marmalade"),
+    ("the login for the NAS is admin / marmalade", "marmalade"),
+    ("the shared secret is marmalade", "marmalade"),
+    ("the safe combination is 12-34-56", "12-34-56"),
+    ("密码忘了，重置成 marmalade 了", "marmalade"),
+    ("token给你：marmalade", "marmalade"),
+    ("密码letmein", "letmein"),
+    ("CVV: 123", "123"),
+    ("SSN 123-45-6789", "123-45-6789"),
     # The six formats of round 4.
     ("HK passport no. K12345678", "K12345678"),
     ("香港护照号码是：K12345678", "K12345678"),
@@ -273,6 +288,11 @@ ORDINARY = [
     "Having a strong team/support is key",
     "tokens_total=1200",
     "login: 10:30 tomorrow",
+    "the combination of skills is rare",
+    "with password authentication",
+    "enter password again",
+    "use it as the password",
+    "密码不对，是不是输错了",
 ]
 
 
@@ -414,7 +434,12 @@ def test_no_rule_backtracks_over_a_run(redactor: Redactor, unit: str) -> None:
         assert _ratio(redactor, _filled(unit, size)) < K, size
 
 
-def test_redaction_grows_linearly_with_the_text(redactor: Redactor) -> None:
+@pytest.mark.parametrize(
+    "unit",
+    [MIXED + "a@b" + "x" * 300, "the password for the password for ", "密码是", "user a pass ", "token=token="],
+    ids=["mixed", "said_nested", "said_zh_links", "said_pairs", "said_assignments"],
+)
+def test_redaction_grows_linearly_with_the_text(redactor: Redactor, unit: str) -> None:
     """Four times the text costs about four times as long (a quadratic filter: sixteen)."""
-    small, large = _filled(MIXED + "a@b" + "x" * 300, 128 * 1024), _filled(MIXED + "a@b" + "x" * 300, 512 * 1024)
+    small, large = _filled(unit, 128 * 1024), _filled(unit, 512 * 1024)
     assert _best(lambda: redactor.redact(large), 2) < 10 * _best(lambda: redactor.redact(small), 3)
