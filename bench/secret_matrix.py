@@ -40,7 +40,7 @@ from tests.service.test_secret_corpus import (
     Client,
     Placement,
     Setup,
-    _episode_split,
+    _database_rows,
     _files,
 )
 
@@ -56,7 +56,7 @@ def _reached(memory: Memory, family: int) -> set[str]:
     home = Path(memory.store.home)
     files = list(_files(home))
     if family == EPISODE:
-        outside, _inside = _episode_split(home / "jiyi.sqlite3")
+        outside, _inside = _database_rows(memory)
         files = [(p, d) for p, d in files if not p.name.startswith("jiyi.sqlite3")] + [(home, outside)]
     reached = set()
     for fmt in FORMATS:

@@ -136,7 +136,7 @@ def hkid(letter_and_digits: str) -> str:
 
 _GHP = "R8kT2vQ9xL4mN7pW1zY6bC3dF5gH0jKsAeU"
 _AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY{f}EXAMPLEKE"
-FORMATS: tuple[Format, ...] = (
+_EARLIER: tuple[Format, ...] = (
     Format("mobile", _simple("1358246739{f}", "1358246739{f}")),
     Format("mobile_plus86", _simple("+86139726183{f}4", "139726183{f}4")),
     Format("mobile_spaced", _mobile_spaced),
@@ -218,7 +218,10 @@ FORMATS: tuple[Format, ...] = (
         lambda f: Secret(f"sk-wrap{f}Lm29Np47Qr\nSt83Uv61Wx{f}5", (f"wrap{f}Lm29Np47Qr", f"St83Uv61Wx{f}5")),
     ),
     Format("homoglyph_bearer", _simple("\u0412\u0435arer Hg{f}7kP3mQ9xW2vL", "Hg{f}7kP3mQ9xW2vL", alone=False)),
-    # Issue 36: secrets said in plain words (the value after a link, bare, or in a user name's pair) ...
+)
+# Issue 36: secrets said in plain words (the value after a link, bare, or in a user name's pair) and the formats
+# that reached the disk in round 4.
+SAID_FORMATS: tuple[Format, ...] = (
     Format("said_my_password", _said("my password is {v}", "Hy{f}7wQ3pLk")),
     Format("said_password_for", _said("the password for github is {v}", "Gh{f}8mT2xQv")),
     Format("said_wifi_password", _said("my wifi password is {v}", "Wf{f}3nE7tKr")),
@@ -236,7 +239,6 @@ FORMATS: tuple[Format, ...] = (
     Format("zh_token_is", _said("token 是 {v}", "Tk{f}8zZ9qWv")),
     Format("zh_account_pair", _said("账号 admin 密码 {v}", "Zh{f}7aCc2Pw")),
     Format("zh_plain_word", _said_word("新的wifi密码是 {v}，记一下", ("pelicanbiscuit", "otterlavender"))),
-    # ... and the formats that reached the disk in round 4.
     Format("hk_passport", _simple("HK passport no. K{f}2345678", "K{f}2345678", alone=False)),
     Format("passport_number", _simple("passport number: E{f}3057192", "E{f}3057192", alone=False)),
     Format(
@@ -250,9 +252,10 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "basic_auth_curl", _simple("curl -u admin:Bc{f}9xK2pLq https://x.cn", "Bc{f}9xK2pLq", alone=False, spoken=True)
     ),
-    Format("code_in_parentheses", _simple("验证码（48{f}913）", "48{f}913", alone=False)),
+    Format("code_in_parentheses", _simple("验证码（4829{f}137）", "4829{f}137", alone=False)),
     Format("hkid", lambda f: Secret(f"HKID {hkid(f'A12345{f}')}", (hkid(f"A12345{f}"),), spoken=True)),
     Format("mysql_password", _simple("mysql -u root -pMy{f}Sq1Pw", "My{f}Sq1Pw", alone=False, spoken=True)),
     Format("credentials_at_host", _simple("admin:Ip{f}8wQ3zK@10.0.0.5", "Ip{f}8wQ3zK", alone=False)),
 )
+FORMATS: tuple[Format, ...] = (*_EARLIER, *SAID_FORMATS)
 PRIVATE_KEY_BODY = key_body(0)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ from service.memory.rows import Adopted
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
 from service.rpc.protocol import Request, encode
-from tests.secret_formats import FORMATS, Secret
+from tests.secret_formats import FORMATS, SAID_FORMATS, Format, Secret
 from tests.secret_sources import desk_export, mcp_memory, mem0
 from tests.service.learning_setup import write_grant
 
@@ -379,8 +378,9 @@ MCP_PLACEMENTS: tuple[Placement, ...] = (
     ),
 )
 # The rebuilds come first, while the home is small: the test rebuilds the views and the vectors from everything
-# at its end. The MCP tools' placements come last: their turns and cards would wait, one by one, before the
-# learning placements' fresh sources (`Setup.leased`).
+# at its end. The learning placements come before the desk's: every source waiting before a fresh one is leased
+# and answered first (`Setup.leased`), and the desk's turns and cards would be a few thousand of them (the
+# learning placements' own sources hold the secrets whose snapshots are searched).
 PLACEMENTS: tuple[Placement, ...] = (
     Placement("rebuild", "-", lambda s, v: {}),
     Placement("vectors.rebuild", "-", lambda s, v: {}),
@@ -421,6 +421,70 @@ PLACEMENTS: tuple[Placement, ...] = (
     Placement("lesson.add", "text", lambda s, v: {"text": v}),
     Placement("lesson.add", "apps", lambda s, v: {"text": "先解锁", "apps": [v]}, "package"),
     Placement("lesson.revoke", "-", lambda s, v: {"lesson_id": s.lesson()}),
+    Placement("learning.scan", "-", lambda s, v: {}),
+    Placement("learning.extract.lease", "request_id", lambda s, v: {"request_id": v}, "name"),
+    Placement(
+        "learning.extract.submit",
+        "request_id",
+        lambda s, v: {"operation_id": s.operation(), "request_id": v, "result": {"operation": "noop"}},
+        "name",
+    ),
+    Placement(
+        "learning.extract.submit",
+        "operation_id",
+        lambda s, v: {"operation_id": v, "request_id": s.uid("req-"), "result": {"operation": "noop"}},
+        "name",
+        harmless="not_found",
+    ),
+    Placement("learning.extract.submit", "result.content", _candidate("content")),
+    Placement("learning.extract.submit", "result.quotations", _candidate("quotations")),
+    Placement("learning.extract.submit", "result.kind", _candidate("kind"), "name", harmless="invalid_params"),
+    Placement(
+        "learning.extract.submit", "result.target.id", _candidate("target.id"), "name", harmless="invalid_params"
+    ),
+    Placement("learning.review.lease", "request_id", lambda s, v: {"request_id": v}, "name"),
+    Placement("learning.review.submit", "request_id", _verdict(request_id=V, verdict="rejected"), "name"),
+    Placement("learning.review.submit", "review_id", _verdict(review_id=V), "name", harmless="not_found"),
+    Placement("learning.review.submit", "verdict", _verdict(verdict=V), "name", harmless="invalid_params"),
+    Placement("learning.review.submit", "reason (approved)", _verdict(reason=V)),
+    Placement("learning.review.submit", "reason (rejected)", _verdict(reason=V, verdict="rejected")),
+    Placement("learning.record.revoke", "request_id", _revoke(request_id=V), "name"),
+    Placement("learning.record.revoke", "record_id", _revoke(record_id=V), "name", harmless="not_found"),
+    Placement("learning.record.revoke", "reason", _revoke(reason=V)),
+    # What a person does from an attached console (actor user).
+    Placement("lesson.approve", "-", lambda s, v: {"lesson_id": s.lesson(), "actor": "user"}),
+    Placement(
+        "learning.owner_review",
+        "reason",
+        lambda s, v: {"intent_id": s.candidate(), "verdict": "rejected", "reason": v, "actor": "user"},
+    ),
+    Placement(
+        "learning.owner_review",
+        "intent_id",
+        lambda s, v: {"intent_id": v, "verdict": "rejected", "reason": "不对", "actor": "user"},
+        "name",
+        harmless="invalid_params",  # no such intent has a candidate waiting
+    ),
+    Placement("learning.record.edit", "content", lambda s, v: {"record_id": s.record(), "content": v, "actor": "user"}),
+    Placement(
+        "learning.record.edit",
+        "record_id",
+        lambda s, v: {"record_id": v, "content": "用表格", "actor": "user"},
+        "name",
+        harmless="not_found",
+    ),
+    Placement(
+        "memory.fact.set_status",
+        "reason",
+        lambda s, v: {"fact_id": s.fact(), "status": "inactive", "reason": v, "actor": "user"},
+    ),
+    Placement(
+        "memory.fact.set_status",
+        "fact_id",
+        lambda s, v: {"fact_id": v, "status": "inactive", "actor": "user"},
+        "name",
+        harmless="not_found",
+    ),
     Placement("interaction.remember", "interaction_id", lambda s, v: {"interaction_id": v, "user_text": "好"}, "name"),
     Placement("interaction.remember", "user_text", lambda s, v: {"interaction_id": s.uid("i"), "user_text": v}),
     Placement(
@@ -485,70 +549,6 @@ PLACEMENTS: tuple[Placement, ...] = (
             "expected_revision": 0,
         },
         "name",
-    ),
-    Placement("learning.scan", "-", lambda s, v: {}),
-    Placement("learning.extract.lease", "request_id", lambda s, v: {"request_id": v}, "name"),
-    Placement(
-        "learning.extract.submit",
-        "request_id",
-        lambda s, v: {"operation_id": s.operation(), "request_id": v, "result": {"operation": "noop"}},
-        "name",
-    ),
-    Placement(
-        "learning.extract.submit",
-        "operation_id",
-        lambda s, v: {"operation_id": v, "request_id": s.uid("req-"), "result": {"operation": "noop"}},
-        "name",
-        harmless="not_found",
-    ),
-    Placement("learning.extract.submit", "result.content", _candidate("content")),
-    Placement("learning.extract.submit", "result.quotations", _candidate("quotations")),
-    Placement("learning.extract.submit", "result.kind", _candidate("kind"), "name", harmless="invalid_params"),
-    Placement(
-        "learning.extract.submit", "result.target.id", _candidate("target.id"), "name", harmless="invalid_params"
-    ),
-    Placement("learning.review.lease", "request_id", lambda s, v: {"request_id": v}, "name"),
-    Placement("learning.review.submit", "request_id", _verdict(request_id=V, verdict="rejected"), "name"),
-    Placement("learning.review.submit", "review_id", _verdict(review_id=V), "name", harmless="not_found"),
-    Placement("learning.review.submit", "verdict", _verdict(verdict=V), "name", harmless="invalid_params"),
-    Placement("learning.review.submit", "reason (approved)", _verdict(reason=V)),
-    Placement("learning.review.submit", "reason (rejected)", _verdict(reason=V, verdict="rejected")),
-    Placement("learning.record.revoke", "request_id", _revoke(request_id=V), "name"),
-    Placement("learning.record.revoke", "record_id", _revoke(record_id=V), "name", harmless="not_found"),
-    Placement("learning.record.revoke", "reason", _revoke(reason=V)),
-    # What a person does from an attached console (actor user).
-    Placement("lesson.approve", "-", lambda s, v: {"lesson_id": s.lesson(), "actor": "user"}),
-    Placement(
-        "learning.owner_review",
-        "reason",
-        lambda s, v: {"intent_id": s.candidate(), "verdict": "rejected", "reason": v, "actor": "user"},
-    ),
-    Placement(
-        "learning.owner_review",
-        "intent_id",
-        lambda s, v: {"intent_id": v, "verdict": "rejected", "reason": "不对", "actor": "user"},
-        "name",
-        harmless="invalid_params",  # no such intent has a candidate waiting
-    ),
-    Placement("learning.record.edit", "content", lambda s, v: {"record_id": s.record(), "content": v, "actor": "user"}),
-    Placement(
-        "learning.record.edit",
-        "record_id",
-        lambda s, v: {"record_id": v, "content": "用表格", "actor": "user"},
-        "name",
-        harmless="not_found",
-    ),
-    Placement(
-        "memory.fact.set_status",
-        "reason",
-        lambda s, v: {"fact_id": s.fact(), "status": "inactive", "reason": v, "actor": "user"},
-    ),
-    Placement(
-        "memory.fact.set_status",
-        "fact_id",
-        lambda s, v: {"fact_id": v, "status": "inactive", "actor": "user"},
-        "name",
-        harmless="not_found",
     ),
     Placement(
         "job.start",
@@ -644,10 +644,12 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> RecordingEmbedder:
 
 
 @pytest.fixture
-def corpus_memory(tmp_path: Path, recorder: RecordingEmbedder) -> Iterator[Memory]:
+def corpus_memory(home: Path, recorder: RecordingEmbedder) -> Iterator[Memory]:
     # The hashing embedder: this test is about what is stored, not about the model. A learning grant whose
-    # quotas and queue hold every learning placement (docs/learning.md).
-    home = tmp_path / "home"
+    # quotas and queue hold every learning placement (docs/learning.md), after the settings of the home's
+    # database (on PostgreSQL).
+    settings = home / "config.toml"
+    database = settings.read_text("utf-8") if settings.exists() else ""
     write_grant(
         home,
         max_extractions="10000",
@@ -656,20 +658,32 @@ def corpus_memory(tmp_path: Path, recorder: RecordingEmbedder) -> Iterator[Memor
         max_records="10000",
         max_bytes="16777216",
     )
-    memory = Memory.open(load_config(home=tmp_path / "home", env={"JIYI_EMBED_MODEL": "hash"}))
+    settings.write_text(database + settings.read_text("utf-8"), "utf-8")
+    memory = Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"}))
     yield memory
     memory.close()
 
 
+@pytest.fixture
+def formats(backend: str) -> tuple[Format, ...]:
+    """Every format on SQLite; on PostgreSQL the formats of issue 36 (the placements are the same code on both,
+    so the rest would add minutes and no path)."""
+    return FORMATS if backend == "sqlite" else SAID_FORMATS
+
+
 @pytest.mark.slow
 def test_no_secret_is_stored_outside_episode_records(
-    corpus_memory: Memory, recorder: RecordingEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    corpus_memory: Memory,
+    formats: tuple[Format, ...],
+    recorder: RecordingEmbedder,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     memory, client, setup = corpus_memory, Client(corpus_memory), Setup(corpus_memory)
     for placement in PLACEMENTS:
         answer = client.call(placement.method, placement.build(setup, placement.value(None, setup)), placement.tool)
         assert _code(answer) == placement.harmless, (placement.method, placement.field, answer)
-        for fmt in FORMATS if placement.takes_value else ():
+        for fmt in formats if placement.takes_value else ():
             value = placement.value(fmt.make(placement.family), setup)
             if value is None:
                 continue
@@ -677,19 +691,21 @@ def test_no_secret_is_stored_outside_episode_records(
             assert _code(answer) in EXPECTED_REFUSALS | {"ok"}, (placement.method, placement.field, fmt.name, answer)
     for run_id in setup.runs:
         memory.runs.run_finish(run_id)
-    imported = _import_every_format(client, tmp_path / "sources")
-    assert imported["desk"] >= 7 * len(FORMATS) - 2 and imported["mcp-memory"] == imported["mem0"] * 2, imported
+    imported = _import_every_format(client, tmp_path / "sources", formats)
+    assert imported["desk"] >= 7 * len(formats) - 2 and imported["mcp-memory"] == imported["mem0"] * 2, imported
     # The placements without a field ran once, before the later placements' secrets: the views and the
     # vectors are rebuilt once more from everything the log now holds.
     for method in ("rebuild", "vectors.rebuild"):
         assert _code(client.call(method, {})) == "ok", method
-    filed = _needles(FILED)
-    kept = _needles(EPISODE)
+    filed = _needles(FILED, formats)
+    kept = _needles(EPISODE, formats)
     home = Path(memory.store.home)
     logs = "\n".join(record.getMessage() for record in caplog.records).lower()
     embedded = "\n".join(recorder.texts).lower()
     files = list(_files(home))
+    rows_outside, rows_inside = _database_rows(memory)
     found = {(n, str(path.relative_to(home))) for path, data in files for n in filed if n in data}
+    found |= {(n, "database") for n in filed if n in rows_outside or n in rows_inside}
     found |= {(n, "log") for n in filed if n in logs}
     found |= {(n, "embedded") for n in filed | kept if n in embedded}
     assert not found, f"secrets stored: {sorted(found)[:20]}"
@@ -698,19 +714,17 @@ def test_no_secret_is_stored_outside_episode_records(
     assert plain in embedded and any(
         plain.encode().decode("latin-1") in data for path, data in files if "vectors" in path.parts
     )
-    database = home / "jiyi.sqlite3"
-    outside = {(n, str(path.relative_to(home))) for path, data in _files(home) for n in kept if n in data}
+    outside = {(n, str(path.relative_to(home))) for path, data in files for n in kept if n in data}
     assert {path for _, path in outside} <= {p.name for p in home.glob("jiyi.sqlite3*")}, sorted(outside)[:20]
-    rows_outside, rows_inside = _episode_split(database)
     assert not [n for n in kept if n in rows_outside], "an episode's secret outside the episode records"
-    missing = [f.name for f in FORMATS if not any(n.lower() in rows_inside for n in f.make(EPISODE).needles)]
+    missing = [f.name for f in formats if not any(n.lower() in rows_inside for n in f.make(EPISODE).needles)]
     assert missing == [], "episodes keep their strings verbatim"
 
 
-def _import_every_format(client: Client, folder: Path) -> dict[str, int]:
+def _import_every_format(client: Client, folder: Path, formats: tuple[Format, ...]) -> dict[str, int]:
     """Every format's filed secret through `import desk`, `import mcp-memory` and `import mem0`: how many records
     each added."""
-    texts = [fmt.make(FILED).text for fmt in FORMATS]
+    texts = [fmt.make(FILED).text for fmt in formats]
     folder.mkdir(mode=0o700)
     answer = client.call("desk.import", {"directory": str(desk_export(folder / "desk", texts))})
     assert _code(answer) == "ok", answer
@@ -725,8 +739,8 @@ def _import_every_format(client: Client, folder: Path) -> dict[str, int]:
     return added
 
 
-def _needles(family: int) -> set[str]:
-    return {needle.lower() for fmt in FORMATS for needle in fmt.make(family).needles}
+def _needles(family: int, formats: tuple[Format, ...] = FORMATS) -> set[str]:
+    return {needle.lower() for fmt in formats for needle in fmt.make(family).needles}
 
 
 def _files(home: Path) -> Iterator[tuple[Path, str]]:
@@ -736,17 +750,17 @@ def _files(home: Path) -> Iterator[tuple[Path, str]]:
             yield path, path.read_bytes().lower().decode("latin-1")
 
 
-def _episode_split(database: Path) -> tuple[str, str]:
-    """Every row of the database as lower-case text: (outside the episode records, inside them)."""
+def _database_rows(memory: Memory) -> tuple[str, str]:
+    """Every row of the home's database (its SQLite file or its PostgreSQL database) as lower-case text:
+    (outside the episode records, inside them)."""
     outside: list[str] = []
     inside: list[str] = []
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-        for domain, kind, *row in db.execute("SELECT domain, type, * FROM event"):
-            episode = domain == "experience" and kind in EPISODE_RECORDS
-            (inside if episode else outside).append(repr(row).lower())
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for table in tables:
-            if table != "event":
-                rows = "\n".join(repr(row).lower() for row in db.execute(f'SELECT * FROM "{table}"'))
-                (inside if table in EPISODE_TABLES else outside).append(rows)
+    db = memory.store.db
+    for domain, kind, *row in db.execute_sql("SELECT domain, type, * FROM event").fetchall():
+        episode = domain == "experience" and kind in EPISODE_RECORDS
+        (inside if episode else outside).append(repr(row).lower())
+    for table in db.get_tables():
+        if table != "event":
+            rows = "\n".join(repr(row).lower() for row in db.execute_sql(f'SELECT * FROM "{table}"').fetchall())
+            (inside if table in EPISODE_TABLES else outside).append(rows)
     return "\n".join(outside), "\n".join(inside)
