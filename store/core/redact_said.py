@@ -421,6 +421,13 @@ def _pair_for(match: re.Match[str]) -> Part:
     return _decided(match.string, found, shaped_only=False)
 
 
+def _known_user(match: re.Match[str]) -> Part:
+    """A well-known user name's password: spaced from it by a slash ("admin / X"), any token that is not an
+    ordinary word; written against it ("admin/X", "root:X", as in a path or a label), one shaped like a secret."""
+    found = _found(match.string, match, "", chinese_ok=False)
+    return _decided(match.string, found, shaped_only=match.group("spaced") is None)
+
+
 def _client(match: re.Match[str]) -> Part:
     """`-pX` on a database client's command line (`mysql -u root -pX`): a client's name or `-u` before it on
     its line."""
@@ -494,6 +501,15 @@ SAID: tuple[Rule, ...] = (
             (?:pass(?:words?|wd|phrase|code)|pwd|pw|pin|密码) {_value("")}""",
         _pair,
         ("with", "using", "use", "enter", "type", "try", "input"),
+    ),
+    # "the router admin is admin / X", "root:X" (a well-known user name and its password, nothing else said)
+    _said(
+        rf"""(?:a(?<![a-z0-9_./-]a)dmin(?:istrator)?|r(?<![a-z0-9_./-]r)oot|g(?<![a-z0-9_./-]g)uest
+              |p(?<![a-z0-9_./-]p)ostgres|u(?<![a-z0-9_./-]u)buntu|s(?<![a-z0-9_./-]s)a)
+            (?P<spaced>[ \t]{{1,3}}[/|][ \t]{{0,3}}|[ \t]{{0,3}}[/|][ \t]{{1,3}})?+(?(spaced)|[/:|])
+            {_NO_QUOTE} {_NOT_ORDINARY} (?=(?P<v>[^\s/:|]{{3,{MAX_VALUE}}}+)(?![/:|]))""",
+        _known_user,
+        ("admin", "root", "guest", "postgres", "ubuntu", "sa"),
     ),
     # "use admin / X to log in", "用 admin/X 登录"
     _said(

@@ -230,6 +230,8 @@ SAID = [
     ("api key 是 abcdefghijkl", "abcdefghijkl"),
     ("QQ邮箱授权码是 abcdefghijklmnop", "abcdefghijklmnop"),
     ("提取码：a1b2", "a1b2"),
+    ("the router admin is admin / Wombat99zz", "Wombat99zz"),
+    ("root:Hx7pQ2wLk", "Hx7pQ2wLk"),
     ("my pin number is 4821", "4821"),
     ("What is the wifi password? It is sunshine22", "sunshine22"),
     ("enter marmalade as the password", "marmalade"),
@@ -293,6 +295,9 @@ ORDINARY = [
     "enter password again",
     "use it as the password",
     "密码不对，是不是输错了",
+    "admin: Jane will help",
+    "https://x.cn/admin/dashboard",
+    "see /admin/settings and root: the top",
 ]
 
 
@@ -419,6 +424,7 @@ ADVERSARIAL = {
     "said_curl": "-u a:b ",
     "said_at_host": "a:b1@x.cn ",
     "said_quotes": 'password is "',
+    "said_known_users": "admin / root:",
 }
 
 
