@@ -78,7 +78,7 @@ def launch_of(client: str, text: str) -> dict[str, Any]:
 def converse(entry: dict[str, Any]) -> dict[int, dict[str, Any]]:
     """Start the entry's command with only the entry's environment (`env -i` and its `env`), and speak MCP on
     its stdin: initialize, tools/list, memory_status. The answers by id."""
-    lines = [
+    lines: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,
