@@ -23,6 +23,7 @@ from service.cli.mcp import CLIENTS as CLI_CLIENTS
 from service.mcp.client_config import CLIENTS
 from service.mcp.tools import TOOLS
 from tests.conftest import REPO
+from tests.mcp.raw_stdio import RawSession
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}
@@ -93,27 +94,27 @@ def converse(entry: dict[str, Any]) -> dict[int, dict[str, Any]]:
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "memory_status", "arguments": {}}},
     ]
-    with subprocess.Popen(
-        [entry["command"], *entry["args"]],
-        env=dict(entry.get("env", {})),
-        cwd="/",
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as mcp:
-        assert mcp.stdin is not None and mcp.stdout is not None
-        answers: dict[int, dict[str, Any]] = {}
-        try:
-            for line in lines:
-                mcp.stdin.write(json.dumps(line).encode() + b"\n")
-                mcp.stdin.flush()
-                if "id" in line:
-                    answer = json.loads(mcp.stdout.readline() or b"null")
-                    assert isinstance(answer, dict), mcp.stderr.read().decode() if mcp.stderr else ""
-                    answers[answer["id"]] = answer
-        finally:
-            _, stderr = mcp.communicate(timeout=60)
-    assert mcp.returncode == 0, stderr.decode()
+    raw = RawSession(
+        subprocess.Popen(
+            [entry["command"], *entry["args"]],
+            env=dict(entry.get("env", {})),
+            cwd="/",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    )
+    answers: dict[int, dict[str, Any]] = {}
+    try:
+        for line in lines:
+            if "id" in line:
+                answer = raw.ask(json.dumps(line).encode())
+                answers[answer["id"]] = answer
+            else:
+                raw.send(json.dumps(line).encode())
+    finally:
+        stderr = raw.finish()
+    assert raw.process.returncode == 0, stderr
     return answers
 
 

@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from service.mcp.link import RECLAIM_S
 from service.mcp.tools import TOOLS
+from tests.mcp.raw_stdio import RawSession
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
@@ -346,15 +347,8 @@ def test_a_stdio_line_nested_too_deep_or_holding_a_lone_surrogate_gets_a_json_rp
         stderr=subprocess.PIPE,
         env=env,
     )
-    assert mcp.stdin is not None and mcp.stdout is not None
-
-    def ask(line: bytes) -> dict[str, Any]:
-        assert mcp.stdin is not None and mcp.stdout is not None
-        mcp.stdin.write(line + b"\n")
-        mcp.stdin.flush()
-        answered: dict[str, Any] = json.loads(mcp.stdout.readline())
-        return answered
-
+    raw = RawSession(mcp)
+    ask = raw.ask
     nested = b'{"query":' + b"[" * 300 + b"]" * 300 + b"}"
     try:
         hello = ask(
@@ -362,7 +356,7 @@ def test_a_stdio_line_nested_too_deep_or_holding_a_lone_surrogate_gets_a_json_rp
             b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
         )
         assert hello["result"]["serverInfo"]["name"] == "jiyi"
-        mcp.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         call = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_recall","arguments":%s}}'
         deep = ask(call % (b"7", nested))
         assert (
@@ -377,8 +371,7 @@ def test_a_stdio_line_nested_too_deep_or_holding_a_lone_surrogate_gets_a_json_rp
         fine = ask(b'{"jsonrpc":"2.0","id":10,"method":"ping"}')  # and the session goes on
         assert fine == {"jsonrpc": "2.0", "id": 10, "result": {}}
     finally:
-        _, stderr = mcp.communicate(timeout=60)  # closes stdin: jiyi mcp ends
-    logged = stderr.decode()
+        logged = raw.finish()
     assert "refused a request on stdin (id 7): the request is nested more than 200" in logged, logged
     assert 'refused a request on stdin (id "s-8"): the request holds a lone surrogate' in logged, logged
 
