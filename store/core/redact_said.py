@@ -252,23 +252,25 @@ _USING_BEFORE = re.compile(
 _QUALIFIER = re.compile(r"(?:for|to|of|on|at|in|into|with|from|i|we|you|he|she|they|that|which|now|here|currently)$")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f]")
 _CJK_RUN = re.compile(f"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{{1,{MAX_PHRASE}}}")
-_SYMBOLS = frozenset("!@#$%^&*+=~?|\\/<>{}[]();:")
+_DIGIT = re.compile("[0-9]")
+_LATIN = re.compile("[A-Za-z]")
+_SYMBOL = re.compile(r"[!@#$%^&*+=~?|\\/<>{}\[\]();:]")
 
 
 def _shaped(value: str, digits: int, *, symbols: bool = True) -> bool:
     """Whether `value` looks like a secret on its own: Latin letters with digits, symbols among letters or
-    digits (unless `symbols` is false), or a run of at least `digits` digits."""
+    digits (unless `symbols` is false), or a run of at least `digits` digits (grouped or not)."""
     if len(value) < 4:
         return False
     if value.isdigit():
         return len(value) >= digits
-    if _GROUPED_DIGITS.fullmatch(value):  # "12-34-56", "4821 7730"
-        return sum(c.isdigit() for c in value) >= digits
-    has_digit = any(c.isdigit() for c in value)
-    has_letter = any(c.isascii() and c.isalpha() for c in value)
+    has_digit = _DIGIT.search(value) is not None
+    has_letter = _LATIN.search(value) is not None
     if has_digit and has_letter:
         return True
-    return symbols and (has_digit or has_letter) and any(c in _SYMBOLS for c in value[:-1])
+    if has_digit and _GROUPED_DIGITS.fullmatch(value):  # "12-34-56", "4821 7730"
+        return len(_DIGIT.findall(value)) >= digits
+    return symbols and (has_digit or has_letter) and _SYMBOL.search(value, 0, len(value) - 1) is not None
 
 
 def _ordinary(value: str) -> bool:
