@@ -329,7 +329,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "code",
         rf"""(?:{"|".join(_CODE_ZH)}|{_english(_CODE_EN)})
-            {_JOIN} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
+            {_LABEL} {_JOIN} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
         _CODE_ZH + _CODE_EN,
         lowered=True,
     ),

@@ -57,8 +57,13 @@ MAX_PHRASE = 32  # a pass phrase in Chinese characters
 # password family needs none: it is found inside a longer run of letters ("wifipassword", a name without spaces).
 _EN_WORDS = (
     r"pass(?:words?|wd|phrase|code)|pswd|pwd|p(?<![a-z]p)w(?![a-z0-9])|p(?<![a-z]p)ass(?![a-z0-9])|tokens?|apikey"
-    r"|s(?<![a-z]s)ecrets?(?![a-z0-9])|k(?<![a-z]k)eys?(?![a-z0-9])|c(?<![a-z]c)ode(?![a-z0-9])"
-    r"|c(?<![a-z]c)red(?:entials?|s)(?![a-z0-9])|p(?<![a-z]p)in(?![a-z0-9])|c(?<![a-z]c)omb(?:o|ination)(?![a-z0-9])"
+    r"|c(?<![a-z]c)red(?:entials?|s)(?![a-z0-9])"
+)
+# Words that are ordinary as often as not (in a pattern of their own: a number of fewer than six digits after
+# them is no value of theirs, and is turned away before `pick` is asked; the code rule knows "code 1234").
+_EN_WEAK_WORDS = (
+    r"s(?<![a-z]s)ecrets?(?![a-z0-9])|k(?<![a-z]k)eys?(?![a-z0-9])|c(?<![a-z]c)ode(?![a-z0-9])"
+    r"|p(?<![a-z]p)in(?![a-z0-9])|c(?<![a-z]c)omb(?:o|ination)(?![a-z0-9])"
 )
 _ZH_WORDS = "pin码|密码|密钥|秘钥|私钥|令牌|授权码|提取码|激活码|安全码"
 _PHRASE_WORDS = "口令|暗号"
@@ -186,7 +191,7 @@ def _alternation(words: frozenset[str]) -> str:
 _NOT_ORDINARY = rf"(?!(?:{_alternation(ORDINARY)})s?[{re.escape(_TRAILING)}]*+(?:[\s\u3000-\u303f\u4e00-\u9fff]|\Z))"
 
 
-def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bool = False) -> str:
+def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bool = False, weak: bool = False) -> str:
     """The value after a word, read in a look-ahead (groups `quote{suffix}`, `v{suffix}`). A value in Chinese
     characters is quoted, or follows a pass-phrase word (`phrase`). `bare`: nothing links it to its word, so
     the regular expression already asks for a token with a digit or a symbol in it or one followed by a purpose
@@ -197,7 +202,8 @@ def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bo
     quote = _BARE_QUOTE if bare else _QUOTE  # a bracket after a word with no link is an aside, not a quote
     head = rf"[ \t]{{0,3}}+(?P<quote{suffix}>{quote})?[ \t]{{0,2}}+(?(quote{suffix})|(?:{least}))"
     longest = MAX_PHRASE if phrase else MAX_VALUE
-    token = rf"{_NOT_ORDINARY}(?P<v{suffix}>[^\s]{{1,{longest}}}+)"
+    short_number = r"(?![0-9]{1,5}+(?:[\s.,;:!?)\]]|\Z))" if weak else ""
+    token = rf"{_NOT_ORDINARY}{short_number}(?P<v{suffix}>[^\s]{{1,{longest}}}+)"
     if not bare:
         return rf"(?={head}{token})"
     if chinese:
@@ -209,12 +215,12 @@ def _value(suffix: str, *, bare: bool = False, chinese: bool = False, phrase: bo
     return rf"(?={head}{shaped}{token})"
 
 
-def _words_pattern(words: str, *, chinese: bool = False, phrase: bool = False) -> str:
+def _words_pattern(words: str, *, chinese: bool = False, phrase: bool = False, weak: bool = False) -> str:
     """A secret word, then its value: linked (`L`), after "to" (`T`), or bare (`B`); the first that reads."""
     return rf"""(?P<word>{words})
-        (?: {_GAP} [ \t]{{0,3}}+ {_LINK} {_value("", phrase=phrase)}
-          | [ \t]{{1,3}}+to[ \t]{{1,3}}+ {_value("T")}
-          | {_value("B", bare=True, chinese=chinese)} )"""
+        (?: {_GAP} [ \t]{{0,3}}+ {_LINK} {_value("", phrase=phrase, weak=weak)}
+          | [ \t]{{1,3}}+to[ \t]{{1,3}}+ {_value("T", weak=weak)}
+          | {_value("B", bare=True, chinese=chinese, weak=weak)} )"""
 
 
 # -- what a value is not -------------------------------------------------------------------------------------
@@ -460,6 +466,8 @@ SAID: tuple[Rule, ...] = (
     # "my password is X", "the password for github is X", "the MCP token is X", "password X", "secret X",
     # "Use the password X to log in", "I changed my wifi password to X"
     _said(_words_pattern(_EN_WORDS), _said_value),
+    # "secret X", "the api key is X", "the client secret is X", "the safe combination is 12-34-56"
+    _said(_words_pattern(_EN_WEAK_WORDS, weak=True), _said_value, ("secret", "key", "code", "pin", "comb")),
     # "我的邮箱密码改成了 X", "token 是 X" (above), "路由器的管理密码 X 记一下", "密码我上周改成了 X"
     _said(_words_pattern(_ZH_WORDS, chinese=True), _said_value),
     # "口令是 X", "暗号是天王盖地虎"
