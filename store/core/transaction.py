@@ -3,7 +3,9 @@
 The outer transaction takes the write lock (SQLite's IMMEDIATE, PostgreSQL's
 advisory lock), numbers the change by its first event, writes the views'
 bookkeeping once with the commit (on a shared store, with the change notice),
-and records how long the lock was waited for and held.
+records how long the lock was waited for and held, and, once committed and
+before the caller can acknowledge it, moves the home's mark of the last
+acknowledged change to its newest event (`store.core.acknowledged`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Transaction(AbstractContextManager[Any]):
         self._trips = 0
         self._part: Part | None = None  # set when this is a fast part's own transaction (no savepoint)
         self._events = 0
+        self._newest: tuple[int, str] | None = None  # a savepoint's: the newest event before it (restored on rollback)
 
     @property
     def id(self) -> int:
@@ -58,6 +61,8 @@ class Transaction(AbstractContextManager[Any]):
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
         started = time.perf_counter()
         self._atomic.__enter__()
+        if not self._outer:
+            self._newest = self._store._local.newest
         if self._outer:
             self._locked_at = time.perf_counter()
             self._waited = self._locked_at - started
@@ -67,6 +72,7 @@ class Transaction(AbstractContextManager[Any]):
             self._store._local.types = set()
             self._store._local.payload_bytes = 0
             self._store._local.events = 0
+            self._store._local.newest = None
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -87,6 +93,8 @@ class Transaction(AbstractContextManager[Any]):
                     raise
             self._atomic.__exit__(*exc)
             committed = self._outer and exc[0] is None
+            if not self._outer and exc[0] is not None:
+                self._store._local.newest = self._newest  # the savepoint's events were rolled back
         finally:
             if self._outer:
                 self._id = self._store._txn or 0
@@ -97,6 +105,9 @@ class Transaction(AbstractContextManager[Any]):
             self._store.check_writable()
             held = time.perf_counter() - self._locked_at
             self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
+            newest, marks = self._store._local.newest, self._store.marks
+            if newest is not None and marks is not None:
+                marks.advance(*newest)  # before the caller acknowledges it
         if committed and self._store.budget is not None:
             self._store.budget.wrote(self._store._local.payload_bytes)
 
