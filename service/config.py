@@ -377,7 +377,7 @@ def _read_settings_file(path: Path) -> str | None:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no home yet, or a home that is a file (said when it opens)
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
