@@ -270,9 +270,16 @@ def read_epoch(db: Any, mark_id: str) -> str | None:
 def compare(
     db: Any, mark: Mark | None, *, where: str, store_id: str | None, location: str, shared: bool
 ) -> Loss | None:
-    """What the database lacks of what `mark` acknowledged (None: nothing, or a mark of another database)."""
-    if mark is None or mark.where != where:
-        return None  # no mark yet, or the home now uses another database (`jiyi migrate`): a new mark
+    """What the database lacks of what `mark` acknowledged (None: nothing, or a mark of another database).
+
+    The database must hold the newest event acknowledged, with its time: the log is append-only, so holding
+    it, it holds every one before. Only when it does not do the store's id and the epoch say what happened.
+    """
+    if mark is None or mark.where != where or mark.seq == 0:
+        return None  # no mark yet, nothing acknowledged, or the home now uses another database (`jiyi migrate`)
+    row = db.execute_sql("SELECT ts FROM event WHERE seq = ?", (mark.seq,)).fetchone()
+    if row is not None and str(row[0]) == mark.ts:
+        return None
     held, _ts = newest_event(db)
     if mark.store != (store_id or ""):
         theirs = (store_id or "none")[:8]
@@ -286,11 +293,6 @@ def compare(
             f"the database {location} is another store's (id {theirs}…), not the one this home acknowledged "
             f"{mark.seq} events in (id {mark.store[:8]}…)",
         )
-    if mark.seq == 0:
-        return None
-    row = db.execute_sql("SELECT ts FROM event WHERE seq = ?", (mark.seq,)).fetchone()
-    if row is not None and str(row[0]) == mark.ts:
-        return None  # the log is append-only: holding the newest event acknowledged, it holds every one before
     missing = mark.seq - held if held < mark.seq else None
     exact = not shared
     if read_epoch(db, mark.mark_id) != mark.epoch:
