@@ -240,7 +240,7 @@ def where_of(home: Path, location: str, shared: bool) -> str:
     if not shared:
         path = Path(location)
         location = path.name if path.parent == home else str(path)
-    if len(location) > _WHERE_MAX:
+    if len(json.dumps(location)) > _WHERE_MAX:  # as the record holds it (a CJK character takes six bytes there)
         location = "sha256:" + hashlib.sha256(location.encode()).hexdigest()
     return location
 

@@ -266,3 +266,17 @@ def test_hosts_sharing_a_store_each_compare_their_own_mark(
     open_store(home).close()  # its own acknowledged events are all there
     with pytest.raises(ChangesMissing, match="up to 2 of the 7 events"):
         open_store(second)
+
+
+@pytest.mark.sqlite_only
+def test_a_database_file_at_a_long_path_outside_the_home_is_named_by_its_digest(tmp_path: Path) -> None:
+    folder = tmp_path / ("很长的文件夹名" * 12)
+    folder.mkdir(mode=0o700)
+    url = f"sqlite:///{folder / 'jiyi.sqlite3'}"
+    store = Store.open(tmp_path / "home", all_projections(), database_url=url)
+    try:
+        note(store, 2)
+    finally:
+        store.close()
+    mark = read_mark(tmp_path / "home")
+    assert mark.where.startswith("sha256:") and mark.seq == 2
