@@ -50,6 +50,7 @@ import json
 import logging
 import os
 import socket
+import sqlite3
 import sys
 import threading
 import uuid
@@ -58,9 +59,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from peewee import DatabaseError
+
 from store.core import clock
-from store.core.errors import ChangesMissing, UnsafePath, os_problem
+from store.core.errors import ChangesMissing, StorageProblem, UnsafePath, os_problem
 from store.core.home import DB_NAME, check_private_file
+from store.core.transaction import ON_META_CONFLICT, UPSERT_META
+
+# The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
+Store = Any
 
 log = logging.getLogger("jiyi.store")
 
@@ -358,5 +365,57 @@ def _who() -> str:
     return f"{user}@{socket.gethostname()} (pid {os.getpid()})"
 
 
-def new_mark(mark_id: str | None, *, where: str, store_id: str, epoch: str, seq: int, ts: str) -> Mark:
-    return Mark(mark_id or uuid.uuid4().hex[:16], where, store_id, epoch, seq, ts)
+def settle(store: Store, marks: MarkFile, where: str, policy: LossPolicy, gone: Loss | None) -> None:
+    """At the end of a writable open: compare the database with the home's mark, act on a loss as `policy`
+    says, then write a new epoch into the database (checkpointed into the file) and the mark after it, and
+    hand the mark to the store (its commits move it from then on)."""
+    previous = marks.mark
+    store.acknowledged_seq = previous.seq if previous is not None and previous.where == where else None
+    found = gone or compare(
+        store.db, previous, where=where, store_id=store.store_id, location=store.location, shared=store.target.shared
+    )
+    if found is not None and policy == "refuse":
+        raise refuse(found)
+    if found is not None and policy == "report":
+        store.loss = found  # writes are refused while it is set
+        marks.close()
+        return
+    if found is not None:
+        with store.atomic():  # the store has no mark yet: this event moves none; the mark below starts after it
+            record = store.append(DOMAIN, LOSS_ACCEPTED, loss_payload(found), actor="user")
+        store.accepted_loss = found
+        log.warning("accepted knowingly, recorded as event %s: %s", record.seq, found.message)
+    if previous is not None and previous.where != where:
+        log.info("this home now uses the database %s (its mark named %s): a new mark", where, previous.where)
+    mark_id = previous.mark_id if previous is not None else uuid.uuid4().hex[:16]
+    epoch = uuid.uuid4().hex
+    with store.db.atomic("IMMEDIATE"):
+        store.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (EPOCH_KEY + mark_id, epoch))
+    if not store.target.shared:
+        # Into the file itself: a WAL lost later keeps this epoch, a copy made before this open has another.
+        store.db.execute_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    seq, ts = starting_point(store.db, previous, where, store.target.shared, accepted=found)
+    marks.reset(Mark(mark_id, where, store.store_id or "", epoch, seq, ts))
+    store.marks = marks
+
+
+def judge(store: Store, marks: MarkFile, where: str, policy: LossPolicy) -> None:
+    """On a store that takes no writes (damaged, read-only): a loss is refused, or noted to report it
+    (`policy` "report"); one cannot be accepted there, where nothing can be recorded. The mark is not moved."""
+    previous = marks.mark
+    store.acknowledged_seq = previous.seq if previous is not None and previous.where == where else None
+    try:
+        found = compare(
+            store.db,
+            previous,
+            where=where,
+            store_id=store.store_id,
+            location=store.location,
+            shared=store.target.shared,
+        )
+    except (sqlite3.DatabaseError, DatabaseError, StorageProblem) as exc:  # too damaged to read: said already
+        log.warning("the database could not be compared with the acknowledgement mark: %s", exc)
+        return
+    if found is not None and policy != "report":
+        raise refuse(found)
+    store.loss = found

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from peewee import DatabaseError, IntegrityError
+from peewee import IntegrityError
 
 from store.core import acknowledged, clock, model_binding
 from store.core.acknowledged import Loss, LossPolicy, MarkFile
@@ -179,7 +179,7 @@ class Store:
                         store._open_damaged(projections)
                     else:
                         store._open_read_only(projections)
-                    store._judge(marks, where, loss)  # takes no writes: compared, never moved
+                    acknowledged.judge(store, marks, where, loss)  # takes no writes: compared, never moved
                     marks.close()
                     model_binding.opened(store)
                     return store
@@ -191,7 +191,8 @@ class Store:
                 db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
                 for projection in projections:
                     store._register(projection)
-                store._settle(marks, where, loss if gone is None else "accept", gone)  # gone: started over knowingly
+                # A database gone and started over (`new_database`, or accepted): recorded as accepted.
+                acknowledged.settle(store, marks, where, loss if gone is None else "accept", gone)
             except BaseException:
                 db.close()
                 raise
@@ -202,62 +203,6 @@ class Store:
             raise
         model_binding.opened(store)
         return store
-
-    def _settle(self, marks: MarkFile, where: str, policy: LossPolicy, gone: Loss | None) -> None:
-        """Compare the database with the home's mark (`store.core.acknowledged`), act on a loss as `policy`
-        says, then write a new epoch into the database (checkpointed into the file) and the mark after it."""
-        self.acknowledged_seq = marks.mark.seq if marks.mark is not None and marks.mark.where == where else None
-        found = gone or acknowledged.compare(
-            self.db, marks.mark, where=where, store_id=self.store_id, location=self.location, shared=self.target.shared
-        )
-        if found is not None and policy == "refuse":
-            raise acknowledged.refuse(found)
-        if found is not None and policy == "report":
-            self.loss = found
-            marks.close()
-            return
-        if found is not None:
-            with self.atomic():  # no mark yet: this event moves none; the mark below starts after it
-                record = self.append(
-                    acknowledged.DOMAIN, acknowledged.LOSS_ACCEPTED, acknowledged.loss_payload(found), actor="user"
-                )
-            self.accepted_loss = found
-            log.warning("accepted knowingly, recorded as event %s: %s", record.seq, found.message)
-        mark_id = marks.mark.mark_id if marks.mark is not None else None
-        if marks.mark is not None and marks.mark.where != where:
-            log.info("this home now uses the database %s (its mark named %s): a new mark", where, marks.mark.where)
-        epoch = uuid.uuid4().hex
-        mark = acknowledged.new_mark(mark_id, where=where, store_id=self.store_id or "", epoch=epoch, seq=0, ts="")
-        with self.db.atomic("IMMEDIATE"):
-            self.db.execute_sql(
-                f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (acknowledged.EPOCH_KEY + mark.mark_id, epoch)
-            )
-        if not self.target.shared:
-            # Into the file itself: a WAL lost later keeps this epoch, a copy made before this open has another.
-            self.db.execute_sql("PRAGMA wal_checkpoint(PASSIVE)")
-        seq, ts = acknowledged.starting_point(self.db, marks.mark, where, self.target.shared, accepted=found)
-        marks.reset(acknowledged.new_mark(mark.mark_id, where=where, store_id=mark.store, epoch=epoch, seq=seq, ts=ts))
-        self.marks = marks
-
-    def _judge(self, marks: MarkFile, where: str, policy: LossPolicy) -> None:
-        """On a store that takes no writes (damaged, read-only): a loss is refused, or noted to report it
-        (`policy` "report"); one cannot be accepted here, where nothing can be recorded."""
-        self.acknowledged_seq = marks.mark.seq if marks.mark is not None and marks.mark.where == where else None
-        try:
-            found = acknowledged.compare(
-                self.db,
-                marks.mark,
-                where=where,
-                store_id=self.store_id,
-                location=self.location,
-                shared=self.target.shared,
-            )
-        except (sqlite3.DatabaseError, DatabaseError, StorageProblem) as exc:  # too damaged to read: said already
-            log.warning("the database could not be compared with the acknowledgement mark: %s", exc)
-            return
-        if found is not None and policy != "report":
-            raise acknowledged.refuse(found)
-        self.loss = found
 
     def _check_file(self, path: Path) -> None:
         """Note the file's identity, and whether SQLite finds it sound."""
