@@ -62,7 +62,7 @@ from typing import Any, Literal
 from peewee import DatabaseError
 
 from store.core import clock
-from store.core.errors import ChangesMissing, StorageProblem, UnsafePath, os_problem
+from store.core.errors import ChangesMissing, EnvironmentProblem, StorageProblem, UnsafePath, os_problem
 from store.core.home import DB_NAME, check_private_file
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META
 
@@ -388,15 +388,28 @@ def settle(store: Store, marks: MarkFile, where: str, policy: LossPolicy, gone: 
     if previous is not None and previous.where != where:
         log.info("this home now uses the database %s (its mark named %s): a new mark", where, previous.where)
     mark_id = previous.mark_id if previous is not None else uuid.uuid4().hex[:16]
-    epoch = uuid.uuid4().hex
-    with store.db.atomic("IMMEDIATE"):
-        store.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (EPOCH_KEY + mark_id, epoch))
-    if not store.target.shared:
-        # Into the file itself: a WAL lost later keeps this epoch, a copy made before this open has another.
-        store.db.execute_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    epoch = _new_epoch(store, mark_id)
     seq, ts = starting_point(store.db, previous, where, store.target.shared, accepted=found)
     marks.reset(Mark(mark_id, where, store.store_id or "", epoch, seq, ts))
     store.marks = marks
+
+
+def _new_epoch(store: Store, mark_id: str) -> str:
+    """Write a new epoch for this home into the database and, on a file, checkpoint it into the file itself:
+    a WAL lost later keeps it, a copy made before this open has another. A disk too full for it costs only
+    that telling apart (an older copy may be called a lost WAL): the home opens all the same, as before."""
+    epoch = uuid.uuid4().hex
+    try:
+        with store.db.atomic("IMMEDIATE"):
+            store.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (EPOCH_KEY + mark_id, epoch))
+        if not store.target.shared:
+            # TRUNCATE: the WAL then takes no room beside the file (the home's size budget counts both);
+            # nothing else reads this file yet (the home is locked, the store's readers start later).
+            store.db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    except (sqlite3.Error, DatabaseError, EnvironmentProblem) as exc:
+        log.warning("could not record this open of the database in it (%s); it opens all the same", exc)
+        return read_epoch(store.db, mark_id) or ""
+    return epoch
 
 
 def judge(store: Store, marks: MarkFile, where: str, policy: LossPolicy) -> None:
