@@ -51,7 +51,7 @@ from store.episodes.archive import episode_key
 from store.episodes.episode_filter import EpisodeFilter
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_report import ImportReport
-from store.interchange.import_source import export_root, refuse_links
+from store.interchange.import_source import export_root, refuse_links, replaced_logs
 from store.projections import all_projections
 
 _IMPORTED_INTO = {
@@ -61,6 +61,8 @@ _IMPORTED_INTO = {
     "lessons": Domain.LESSONS,
 }
 """The domain each part of a TaskWizard import writes."""
+TASKWIZARD_LOGS = ("app_kb", "experience", "lessons")
+"""The parts of a TaskWizard import read from a growing log (`--replaces` names where they were)."""
 
 log = logging.getLogger("jiyi.service.memory")
 
@@ -118,6 +120,8 @@ class Memory:
         # home's files stay as they are (nothing can be written there).
         if store.read_only is None:
             self.desk.catch_up_mirror()
+            # An import a stop cut short while it was published is finished before anything else is written.
+            self.interchange.resume()
 
     @property
     def host_id(self) -> str:
@@ -327,14 +331,16 @@ class Memory:
     # -- TaskWizard interchange ----------------------------------------------------------
 
     def import_taskwizard(
-        self, directory: Path, progress: Callable[[int, int], None] | None = None
+        self, directory: Path, progress: Callable[[int, int], None] | None = None, replaces: Path | None = None
     ) -> dict[str, ImportReport]:
         """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `experience/recall_stats.json`
         (or `recall_stats.json`, where older directories have it) and `lessons/` (any may be absent, not all;
         a folder that is itself `app_kb/` or `experience/` works too).
 
         Importing again adds only what TaskWizard appended since (docs/cli.md). Imported runs are indexed
-        for recall (in bulk; `progress` hears how many of them).
+        for recall (in bulk; `progress` hears how many of them). A directory moved and compacted since it was
+        imported is known by its lineage (the report says what it was taken for and why); `replaces` names
+        the folder it was imported from outright (`jiyi import taskwizard DIR --replaces OLD`).
         """
         directory = Path(directory)
         if not directory.exists():
@@ -348,16 +354,27 @@ class Memory:
         refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
         redactor = self.parts.redactor
+        old = replaced_logs(Path(replaces), TASKWIZARD_LOGS) if replaces is not None else {}
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
-            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory, redactor=redactor)
+            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(
+                self.store, directory, redactor=redactor, replaces=old.get("app_kb")
+            )
         if (directory / "experience").is_dir():
-            parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
+            parts["experience"] = lambda: taskwizard_experience.import_experience(
+                self.store, directory, replaces=old.get("experience")
+            )
         if directory.name == "experience" and "app_kb" in parts:
-            parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
+            parts = {
+                "experience": lambda: taskwizard_experience.import_experience(
+                    self.store, directory, replaces=old.get("experience")
+                )
+            }
         if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
-            parts["lessons"] = lambda: taskwizard_lessons.import_lessons(self.store, directory, redactor=redactor)
+            parts["lessons"] = lambda: taskwizard_lessons.import_lessons(
+                self.store, directory, redactor=redactor, replaces=old.get("lessons")
+            )
         if not parts:
             raise NotFound(f"{directory} has none of app_kb/, experience/, recall_stats.json, lessons/ of TaskWizard")
         reports = {}
@@ -365,7 +382,7 @@ class Memory:
             for name, run in parts.items():
                 reports[name] = run()
         for name, report in reports.items():
-            if report.imported:
+            if report.imported or report.removed:  # a rewrite may only take entries away
                 self.parts.changed(_IMPORTED_INTO[name])
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also

@@ -30,6 +30,7 @@ from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links, subfolder
+from store.interchange.json_reading import check_document
 
 log = logging.getLogger("jiyi.store.interchange")
 
@@ -76,22 +77,28 @@ def _identity(payload: dict[str, object]) -> dict[str, object]:
     return reference_record(view_record(payload))
 
 
-def import_experience(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
-    """Append the reference's experience log at `root`: the lines not imported before, in one transaction."""
+def import_experience(store: Store, root: Path, *, actor: str = "import", replaces: Path | None = None) -> ImportReport:
+    """Append the reference's experience log at `root`: the lines not imported before, in one transaction.
+    `replaces`: the log this one replaces (another place's `events.jsonl`), as `GrowingLog` takes it."""
     folder = experience_dir(root)
-    source = GrowingLog("taskwizard:experience", folder / "events.jsonl")
+    with GrowingLog("taskwizard:experience", folder / "events.jsonl", replaces=replaces) as source:
+        return _import_experience(store, source, folder, actor)
+
+
+def _import_experience(store: Store, source: GrowingLog, folder: Path, actor: str) -> ImportReport:
     report = ImportReport(str(source.source))
     check_view(folder / "episodes.json", report)
     if source.state == "unchanged":
         report.already_imported, report.moved_from = True, source.moved_from
         return report
+    report.recognised = source.recognised
     with store.atomic():
         known = None
         if source.compare:
             known = Known(_identity(e.payload) for e in store.events(DOMAIN))
         records: list[dict[str, object]] = []
         run_ids: set[str] = set()
-        for number, line in source.lines():
+        for number, line in source.lines(report.skip):
             try:
                 record = _record(line)
             except InvalidInput as exc:
@@ -109,6 +116,7 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
         identity = content_identity(run_ids)
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its runs
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        report.recognised = source.recognised
         if source.state == "appended":  # only the appended lines were read: the runs before them count too
             identity = content_identity(run_ids, before=source.previous_identity)
         source.mark_done(identity=identity)
@@ -123,13 +131,9 @@ def check_view(path: Path, report: ImportReport) -> None:
     refuse_links(path)
     if not path.is_file():
         return
-    try:
-        view = json.loads(path.read_bytes().decode("utf-8"))
-        if not isinstance(view, dict):
-            raise ValueError("not an object keyed by run_id")
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        report.damaged_view(path, why)
+    why = check_document(path, "object")
+    if why is not None:
+        report.damaged_view(path, "not an object keyed by run_id" if why == "not an object" else why)
 
 
 def _run_ids(record: Mapping[str, object]) -> list[str]:

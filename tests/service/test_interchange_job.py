@@ -62,12 +62,13 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
     reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out, lambda d, t: seen.append((d, t))))
     assert sum(report.added for report in reports.values()) == total > 0
     assert all(report.refused == 0 and report.skipped == 0 for report in reports.values())
-    # one count: the records written, then the desk items the service indexed before it answered
+    # one count: the records read, then written, then the desk items the service indexed before it answered
     indexed = hashed.desk.index.open().count()
-    assert indexed > 0 and seen and seen[-1] == (total + indexed, total + indexed)
+    assert indexed > 0 and seen and seen[-1] == (2 * total + indexed, 2 * total + indexed)
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(seen))
     job = hashed.jobs.list()[0]
     assert job.kind == "desk.import" and job.state == "done" and job.cancellable is False
+    assert (job.phase, job.phase_done, job.phase_total) == ("indexing", indexed, indexed)  # its last phase's own
     assert job.outcome is not None and job.outcome["reports"] == msgspec.to_builtins(reports)
     # the service indexed what it imported before it answered: recall through it is the source's
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
