@@ -135,6 +135,8 @@ class DeskInterchange:
         self.parts.changed(LEARNING)
         self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
         try:
-            self.desk.index.drain(indexing)
+            # What is queued now (the import's items, and what was waiting before them): the job ends, and
+            # `memory.recall` finds what it imported, however fast other clients keep writing meanwhile.
+            self.desk.index.drain(indexing, limit=self.desk.index.lag())
         except Exception as exc:
             log.warning("the desk index did not take the import yet: %s", exc)

@@ -60,7 +60,7 @@ class ForeignMemory:
     origin: dict[str, object]  # the system, the file and the memory's own fields (a fact's `origin`)
     at: str | None  # its time, when the system keeps one
     scope: str = "project"  # the scope it takes when the import is given none
-    profile_kind: str | None = None  # the profile fact's kind, when it is one
+    profile_kind: str | None = None  # its kind, should it be a profile fact (None: the first of PROFILE_KINDS)
     project: str | None = None  # the project fact's project, when its system names one
 
 
@@ -184,12 +184,10 @@ def _mem0_memory(path: Path, where: str, item: object) -> ForeignMemory | None:
     at = item.get("created_at") if is_iso(item.get("created_at")) else None
     named = {str(c).strip().lower() for c in categories or () if isinstance(c, str)}
     project = metadata.get("project") if isinstance(metadata, dict) else None
-    if item.get("user_id") and not item.get("agent_id") and not project:
-        # What mem0 keeps about a user: who they are, how they talk, how they work.
-        kind = "work_style" if named & WORK_CATEGORIES else "communication" if named & TALK_CATEGORIES else "identity"
-        scope, profile_kind = "profile", kind
-    else:
-        scope, profile_kind = "project", None
+    # A profile fact's kind, should it be one: how they work, how they talk, else who they are.
+    kind = "work_style" if named & WORK_CATEGORIES else "communication" if named & TALK_CATEGORIES else "identity"
+    # What mem0 keeps about a user (no agent's, no project's) is about them: a profile fact.
+    scope = "profile" if item.get("user_id") and not item.get("agent_id") and not project else "project"
     return ForeignMemory(
         where,
         f"mem0\x1f{memory_id}",
@@ -199,7 +197,7 @@ def _mem0_memory(path: Path, where: str, item: object) -> ForeignMemory | None:
         origin,
         at,
         scope,
-        profile_kind,
+        kind,
         project if isinstance(project, str) and project.strip() else None,
     )
 

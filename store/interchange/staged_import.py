@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -56,6 +57,18 @@ Committed = Callable[[set[str]], None]
 """Hears, after each slice committed, the domains it wrote."""
 Progress = Callable[[int, int], None]
 
+_ACTIVE: set[Path] = set()
+"""The staging files of the imports this process runs now: `resume` leaves them to their import."""
+_ACTIVE_LOCK = threading.Lock()
+
+
+def _running(path: Path, running: bool) -> None:
+    with _ACTIVE_LOCK:
+        if running:
+            _ACTIVE.add(path)
+        else:
+            _ACTIVE.discard(path)
+
 
 @dataclass(frozen=True)
 class Group:
@@ -75,6 +88,7 @@ class Staging:
         self.path = folder / f"{uuid.uuid4().hex}.staged"
         descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         self._file = os.fdopen(descriptor, "w", encoding="utf-8")
+        _running(self.path, True)
         self.groups = 0
         self.events = 0
 
@@ -98,6 +112,7 @@ class Staging:
         if not self._file.closed:
             self._file.close()
         self.path.unlink(missing_ok=True)
+        _running(self.path, False)
 
     def __enter__(self) -> Staging:
         return self
@@ -146,6 +161,23 @@ def publish(
     if isinstance(staging, Staging):
         staging.close()
         total, label = staging.groups, label or staging.label
+    try:
+        return _publish(store, path, lock, actor, refused, committed, progress, total, label)
+    finally:
+        _running(path, False)  # done, or stopped: a later `resume` of this process may take it up
+
+
+def _publish(
+    store: Store,
+    path: Path,
+    lock: AbstractContextManager[object],
+    actor: str,
+    refused: Refused,
+    committed: Committed,
+    progress: Progress | None,
+    total: int | None,
+    label: str,
+) -> int:
     key = f"{KEY}{path.stem}"
     offset, done, written = 0, 0, 0
     row = MetaValue.get_or_none(MetaValue.key == key)
@@ -226,8 +258,12 @@ def resume(
     said: list[str] = []
     if not folder.is_dir():
         return said
+    with _ACTIVE_LOCK:
+        active = set(_ACTIVE)
     started = {path for _key, path, _kept in pending(store, folder)}
     for key, path, kept in pending(store, folder):
+        if path in active:
+            continue  # an import of this process is publishing it now
         label = str(kept.get("label", path.name))
         if not path.is_file():
             # Its staging file is gone (removed by hand): what was published stays, the rest cannot be.
@@ -241,11 +277,12 @@ def resume(
         def refused(kind: str, where: str, why: str, label: str = label) -> None:
             log.warning("import of %s, finished after a stop: %s (%s) refused: %s", label, where, kind, why)
 
+        _running(path, True)
         written = publish(store, path, lock=lock, actor=actor, refused=refused, committed=committed)
         log.warning("the import of %s was stopped half-way; finished now (%d more records)", label, written)
         said.append(f"finished the import of {label}, stopped half-way before ({written} more records)")
     for path in folder.glob("*.staged"):
-        if path not in started:
+        if path not in started and path not in active:
             path.unlink(missing_ok=True)
             log.info("removed %s: an import stopped before it wrote anything", path)
     return said

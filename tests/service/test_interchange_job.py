@@ -9,8 +9,9 @@ client runs on a thread while the test thread runs the host's loop.
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -112,3 +113,29 @@ def test_a_home_filled_and_closed_while_the_served_one_is_open_leaves_the_served
         assert source.execute("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == served  # its own only
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
     assert {query: _recalled(result) for query, result in through.items()} == recalled
+
+
+def test_a_mem0_import_through_the_service_counts_its_memories_in_each_phase(
+    qtbot: QtBot, hashed: Memory, remote: RemoteMemory, tmp_path: Path
+) -> None:
+    memories = [{"id": str(n), "memory": f"Likes tea number {n}", "user_id": "alex"} for n in range(1, 5)]
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps({"results": memories}), "utf-8")
+    heard: dict[str, list[tuple[int, int]]] = {"reading": [], "writing": [], "indexing": []}
+
+    def follow(name: str) -> Callable[[int, int], None]:
+        return lambda done, total: heard[name].append((done, total))
+
+    report = in_thread(
+        qtbot,
+        lambda: remote.interchange.import_foreign(
+            "mem0", path, progress=follow("reading"), writing=follow("writing"), indexing=follow("indexing")
+        ),
+    )
+    assert report.added == 4
+    # Each phase counts its own: 4 memories read, 4 written; the 8 desk items (4 turns, 4 facts) indexed.
+    assert all(total == 4 for _done, total in heard["reading"] + heard["writing"]), heard
+    assert heard["indexing"][-1] == (8, 8)
+    job = hashed.jobs.list()[0]
+    assert (job.kind, job.phase, job.phase_done, job.phase_total) == ("facts.import", "indexing", 8, 8)
+    assert (job.done, job.total) == (16, 16)  # the one count over every phase, for a bar that moves on
