@@ -368,7 +368,7 @@ class AppKbPage(QWidget):
         if report.recognised and report.moved_from:
             text += self.tr("（认出是之前从 {0} 导入的目录）").format(report.moved_from)
         if report.suggestion:
-            text += self.tr("（可能是另一处仍在的目录的副本，已作为新目录导入；若它取代那个目录，用 --replaces 再导入）")
+            text += self.tr("（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）")
         return text
 
     def _report(self, text: str, problems: list[str] | None = None) -> None:

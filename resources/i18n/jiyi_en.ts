@@ -368,7 +368,7 @@
     </message>
     <message>
         <location filename="../../gui/pages/appkb_page.py" line="362"/>
-        <source>（可能是另一处仍在的目录的副本，已作为新目录导入；若它取代那个目录，用 --replaces 再导入）</source>
+        <source>（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）</source>
         <translation> (it may be a copy of a directory still in another place: imported as a directory of its own; if it replaces that one, import it again with --replaces)</translation>
     </message>
     <message>
