@@ -11,8 +11,9 @@ For each import, in the same run:
 * service RSS  — the service's resident memory before the import, its peak while the import ran (sampled every
                  20 ms, and the kernel's high-water mark), and after.
 
-The imports: a desk export with one line of `--line-mb` MB (refused: longer than a line may be) and a big valid
-desk export of `--turns` turns (and a task card every tenth). A call the agent's stdlib client reports timed out
+The imports: a desk export with one line of `--line-mb` MB (refused: longer than a line may be), a big valid
+desk export of `--turns` turns (and a task card every tenth), and a TaskWizard `memory/` directory of `--runs`
+runs (`taskwizard.import`). A call the agent's stdlib client reports timed out
 (its timeout is 5 s, as an agent's would be) is counted.
 
 Run: `python -P bench/import_under_writes.py [--turns 30000] [--line-mb 150]`. The service is started from the
@@ -22,6 +23,7 @@ code this Python imports (`PYTHONPATH` picks another checkout to compare with).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -75,6 +77,56 @@ def write_export(root: Path, turns: list[dict[str, Any]], cards: list[dict[str, 
     kinds["interactions"], kinds["task_cards"] = turns, cards
     desk_format.write_export(root, kinds, "2026-03-09T00:00:00+00:00", "bench")
     return root
+
+
+def taskwizard_dir(root: Path, runs: int) -> Path:
+    """A TaskWizard `memory/` directory of `runs` runs: a launch, a tap and the outcome each, as TaskWizard's
+    `ExperienceWriter` writes them (schema field order, `json.dumps(record, ensure_ascii=False)`)."""
+    folder = root / "memory" / "experience"
+    folder.mkdir(parents=True)
+    lines = []
+    for n in range(runs):
+        run_id, start = f"run-{n:06d}", T0 + 600.0 * n
+        for step, tool in ((1, "launch_app"), (2, "tap")):
+            lines.append(
+                {
+                    "type": "experience_event",
+                    "schema_v": 1,
+                    "run_id": run_id,
+                    "step": step,
+                    "ts": start + step,
+                    "tool": tool,
+                    "result_class": "ok",
+                    "app_package": "com.tencent.mm" if step == 1 else None,
+                    "device_scope": "device:emu-5554",
+                    "intent": f"第{step}步",
+                    "note": None,
+                }
+            )
+        lines.append(
+            {
+                "type": "episode_outcome",
+                "schema_v": 1,
+                "run_id": run_id,
+                "ts_start": start,
+                "ts_end": start + 40.0,
+                "time_of_day": "morning",
+                "day_of_week": n % 7,
+                "device_scope": "device:emu-5554",
+                "goal_text": f"打开微信给第{n % 50}个联系人发消息",
+                "apps": ["com.tencent.mm"],
+                "success": True,
+                "reason": "finished",
+                "steps": 3,
+                "tokens_total": 900,
+                "tokens_by_role": {"actor": 900},
+                "warnings": 0,
+                "takeover": None,
+                "verifier": "pass",
+            }
+        )
+    (folder / "events.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines), "utf-8")
+    return root / "memory"
 
 
 def rss_kib(pid: int) -> tuple[int, int]:
@@ -134,7 +186,13 @@ def figures(samples: list[float]) -> str:
 
 
 def measure(
-    server: subprocess.Popen[bytes], sock: Path, writer: Writer, name: str, export: Path, baseline_s: float
+    server: subprocess.Popen[bytes],
+    sock: Path,
+    writer: Writer,
+    name: str,
+    export: Path,
+    baseline_s: float,
+    kind: str = "desk.import",
 ) -> None:
     """The agent alone for `baseline_s`, then while the import is read and written (its index catch-up, which
     the agent's own turns keep feeding, is left to finish with the agent paused); the service's memory."""
@@ -146,7 +204,7 @@ def measure(
     peak = before
     started = time.perf_counter()
     with JiyiClient(sock, timeout=60.0) as client:
-        status = client.call("job.start", {"kind": "desk.import", "directory": str(export)})
+        status = client.call("job.start", {"kind": kind, "directory": str(export)})
         first_total = 0  # a service that names no phases counts the records written, then the items indexed
         while status["state"] == "running" and status.get("phase") in (None, "reading", "writing"):
             if status.get("phase") == "writing" and status["phase_done"] == status["phase_total"] != 0:
@@ -169,9 +227,12 @@ def measure(
     indexed = time.perf_counter() - started - took
     after, hwm_after = rss_kib(server.pid)
     outcome: object = status.get("error")
-    if not outcome:
+    if not outcome and kind == "desk.import":
         reports = cast(dict[str, dict[str, int]], cast(dict[str, Any], status["outcome"])["reports"])
         outcome = {kind: (r["added"], r["refused"]) for kind, r in reports.items() if r["added"] or r["refused"]}
+    elif not outcome:
+        parts = cast(dict[str, dict[str, int]], status["outcome"])
+        outcome = {part: report["imported"] for part, report in parts.items()}
     print(f"\n{name}: {status['state']}, read and written in {took:.1f} s (indexed in {indexed:.1f} s more)")
     print(f"  {str(outcome)[:200]}")
     for phase in ("baseline", "during"):
@@ -188,6 +249,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=30000, help="turns of the big valid export")
     parser.add_argument("--line-mb", type=int, default=150, help="MB of the one over-long line")
+    parser.add_argument("--runs", type=int, default=5000, help="runs of the TaskWizard directory")
     parser.add_argument("--rate", type=float, default=20.0, help="the agent's writes a second")
     parser.add_argument("--baseline", type=float, default=15.0, help="seconds of the agent alone before each import")
     args = parser.parse_args()
@@ -207,7 +269,9 @@ def main() -> None:
         valid = write_export(
             root / "valid", [turn(n) for n in range(args.turns)], [card(n) for n in range(0, args.turns, 10)]
         )
-        sizes = {p.name: sum(f.stat().st_size for f in p.iterdir()) / 1e6 for p in (big_line, valid)}
+        taskwizard = taskwizard_dir(root / "taskwizard", args.runs)
+        sizes = {p.name: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) / 1e6 for p in (big_line, valid)}
+        sizes["taskwizard"] = (taskwizard / "experience" / "events.jsonl").stat().st_size / 1e6
         deadline = time.monotonic() + 120
         while not sock.exists():
             if server.poll() is not None or time.monotonic() > deadline:
@@ -221,6 +285,7 @@ def main() -> None:
         print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min); exports: {sizes} MB")
         measure(server, sock, writer, f"one {args.line_mb} MB line", big_line, args.baseline)
         measure(server, sock, writer, f"{args.turns} turns", valid, args.baseline)
+        measure(server, sock, writer, f"TaskWizard, {args.runs} runs", taskwizard, args.baseline, "taskwizard.import")
         writer.stop.set()
         thread.join(timeout=10)
     finally:

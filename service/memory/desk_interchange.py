@@ -67,6 +67,7 @@ class DeskInterchange:
         prepare and publish it; per kind {added, skipped, refused, reasons}. `progress` hears the records
         read, `writing` those written, `indexing` the desk index embedding them (so `memory.recall` finds them
         at once)."""
+        self.parts.store.check_writable()  # a read-only home is said so before anything is read
         self.resume()
         export = desk_format.read_export(Path(directory))
         reports = desk_import.import_export(
@@ -75,7 +76,7 @@ class DeskInterchange:
             export,
             folder=self.staging,
             lock=self.parts.writes,
-            committed=self._committed,
+            committed=self.committed,
             progress=progress,
             publishing=writing,
         )
@@ -95,6 +96,7 @@ class DeskInterchange:
         """Import another system's memory file (`mcp-memory` or `mem0`) as facts; {added, skipped, refused,
         reasons}. The file is read and checked whole first: a malformed one writes nothing. `scope` None:
         each memory's own (a mem0 user's memory is a profile fact), else project."""
+        self.parts.store.check_writable()
         self.resume()
         report = foreign_memory.import_memories(
             self.parts.store,
@@ -103,7 +105,7 @@ class DeskInterchange:
             Path(path),
             folder=self.staging,
             lock=self.parts.writes,
-            committed=self._committed,
+            committed=self.committed,
             scope=scope,
             progress=progress,
             publishing=writing,
@@ -117,14 +119,15 @@ class DeskInterchange:
         if self.parts.store.read_only is not None:
             return []
         said = staged_import.resume(
-            self.parts.store, self.staging, lock=self.parts.writes, actor=desk_import.ACTOR, committed=self._committed
+            self.parts.store, self.staging, lock=self.parts.writes, actor=desk_import.ACTOR, committed=self.committed
         )
         if said:
             self._after_import(1, None)
         return said
 
-    def _committed(self, domains: set[str]) -> None:
-        """A slice of an import committed: its domains changed (the pages and caches follow it)."""
+    def committed(self, domains: set[str]) -> None:
+        """A slice of an import committed (this one's or a TaskWizard import's): its domains changed (the
+        pages and caches follow it)."""
         for domain in sorted(domains):
             self.parts.changed(domain)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,7 @@ from store.episodes.episode_filter import EpisodeFilter
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import export_root, refuse_links, replaced_logs
+from store.interchange.staged_import import StagedTo
 from store.projections import all_projections
 
 _IMPORTED_INTO = {
@@ -109,6 +111,7 @@ class Memory:
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
         self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)
+        self._taskwizard_import = threading.Lock()
         self._counts: tuple[int, StoreCounts] | None = None
         # On a shared store, other hosts' commits reach the bus too (the console refreshes, caches drop).
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
@@ -354,33 +357,44 @@ class Memory:
         refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
         redactor = self.parts.redactor
+        self.store.check_writable()  # a read-only home is said so before anything is read
         old = replaced_logs(Path(replaces), TASKWIZARD_LOGS) if replaces is not None else {}
+        # Each log is prepared without the write lock and written in short slices (`staged_import`): other
+        # clients' writes go on meanwhile, and a part is in the home whole or not at all.
+        staged = StagedTo(self.interchange.staging, self.parts.writes, self.interchange.committed)
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
             parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(
-                self.store, directory, redactor=redactor, replaces=old.get("app_kb")
+                self.store, directory, redactor=redactor, replaces=old.get("app_kb"), staged=staged
             )
         if (directory / "experience").is_dir():
             parts["experience"] = lambda: taskwizard_experience.import_experience(
-                self.store, directory, replaces=old.get("experience")
+                self.store, directory, replaces=old.get("experience"), staged=staged
             )
         if directory.name == "experience" and "app_kb" in parts:
             parts = {
                 "experience": lambda: taskwizard_experience.import_experience(
-                    self.store, directory, replaces=old.get("experience")
+                    self.store, directory, replaces=old.get("experience"), staged=staged
                 )
             }
         if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
             parts["lessons"] = lambda: taskwizard_lessons.import_lessons(
-                self.store, directory, redactor=redactor, replaces=old.get("lessons")
+                self.store, directory, redactor=redactor, replaces=old.get("lessons"), staged=staged
             )
         if not parts:
             raise NotFound(f"{directory} has none of app_kb/, experience/, recall_stats.json, lessons/ of TaskWizard")
         reports = {}
-        with self.parts.writes:
+        # One TaskWizard import at a time (a job and the waiting method alike): two would read the same lines
+        # as new. The scorecard is one event, written under the lock as any write.
+        with self._taskwizard_import:
+            self.interchange.resume()
             for name, run in parts.items():
-                reports[name] = run()
+                if name == "recall_stats":
+                    with self.parts.writes:
+                        reports[name] = run()
+                else:
+                    reports[name] = run()
         for name, report in reports.items():
             if report.imported or report.removed:  # a rewrite may only take entries away
                 self.parts.changed(_IMPORTED_INTO[name])

@@ -16,6 +16,7 @@ from store.core import clock
 from store.core.errors import InvalidInput, NotFound
 from store.core.models import MetaValue
 from store.interchange.json_reading import MiB, load_json, mib, read_lines
+from store.interchange.staged_import import Sink
 
 log = logging.getLogger("jiyi.store.interchange")
 
@@ -83,10 +84,8 @@ class ImportOnce:
     def done_before(self) -> bool:
         return MetaValue.get_or_none(MetaValue.key == self.marker) is not None
 
-    def mark_done(self) -> None:
-        MetaValue.replace(
-            key=self.marker, value=json.dumps({"ts": clock.iso_now(), "source": str(self.source)})
-        ).execute()
+    def mark_done(self, sink: Sink) -> None:
+        sink.meta(self.marker, json.dumps({"ts": clock.iso_now(), "source": str(self.source)}))
 
 
 def file_digest(path: Path) -> str:
@@ -378,9 +377,9 @@ class GrowingLog:
             if text.strip():
                 yield line.number, text
 
-    def mark_done(self, identity: list[str] | None = None, lineage: list[str] | None = None) -> None:
+    def mark_done(self, sink: Sink, identity: list[str] | None = None, lineage: list[str] | None = None) -> None:
         """Remember how far the file was imported (and `identity`, what its content is known by; `lineage`, what
-        it was ever known by). The record of a log this one replaces goes."""
+        it was ever known by), with the import's writes (`sink`). The record of a log this one replaces goes."""
         done = max(self.end, self.start)
         progress: ImportProgress = {
             "bytes": done,
@@ -394,9 +393,9 @@ class GrowingLog:
             progress["identity"] = identity
         if lineage is not None:
             progress["lineage"] = sorted(set(lineage) | set(self.previous_lineage))
-        MetaValue.replace(key=self.key, value=json.dumps(progress)).execute()
+        sink.meta(self.key, json.dumps(progress))
         if self.superseded is not None:
-            MetaValue.delete().where(MetaValue.key == self.superseded).execute()
+            sink.meta(self.superseded, None)
 
 
 def _strings(record: ImportProgress | None, name: str) -> list[str]:

@@ -27,15 +27,16 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from peewee import IntegrityError
 
 from store.core import clock
 from store.core.database import Store
-from store.core.errors import EnvironmentProblem, JiyiError
+from store.core.errors import EnvironmentProblem, JiyiError, os_problem
 from store.core.models import MetaValue
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META
 
@@ -70,6 +71,11 @@ def _running(path: Path, running: bool) -> None:
             _ACTIVE.discard(path)
 
 
+META = "meta"
+"""The domain of a group's "event" that sets (`put`, payload `{key, value}`) or removes (`delete`, `{key}`) a
+`meta` value in the same transaction as the group: an import's own bookkeeping (how far a log was read)."""
+
+
 @dataclass(frozen=True)
 class Group:
     """One record's events, published together or not at all."""
@@ -77,25 +83,38 @@ class Group:
     kind: str  # the report's kind (`interactions`, `facts`, …)
     where: str  # where it came from (a file and line), for a refusal
     events: list[StagedEvent]
+    bulk: bool = False  # events of one domain, stamped when written: appended at once (`Store.append_many`)
 
 
 class Staging:
     """The prepared groups of one import, written to a new file of the home's staging folder as they come."""
 
     def __init__(self, folder: Path, label: str) -> None:
-        folder.mkdir(mode=0o700, exist_ok=True)
         self.label = label
         self.path = folder / f"{uuid.uuid4().hex}.staged"
-        descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        self._file = os.fdopen(descriptor, "w", encoding="utf-8")
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            self._file = os.fdopen(os.open(self.path, flags, 0o600), "w", encoding="utf-8")
+        except OSError as exc:
+            raise os_problem(exc, f"the home's staging folder {folder}") from None
         _running(self.path, True)
         self.groups = 0
         self.events = 0
 
     def add(self, group: Group) -> None:
         """Stage `group` (its payloads must be JSON: NaN and infinities were refused when read)."""
-        record = {"kind": group.kind, "where": group.where, "events": [list(e) for e in group.events]}
-        self._file.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        record: dict[str, object] = {
+            "kind": group.kind,
+            "where": group.where,
+            "events": [list(e) for e in group.events],
+        }
+        if group.bulk:
+            record["bulk"] = True
+        try:
+            self._file.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        except OSError as exc:  # a full disk: the import stops here, nothing of it written to the home
+            raise os_problem(exc, f"the staging file {self.path}") from None
         self.groups += 1
         self.events += len(group.events)
 
@@ -103,9 +122,12 @@ class Staging:
         """Flush and sync the file: what is published is on disk first."""
         if self._file.closed:
             return
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+        except OSError as exc:
+            raise os_problem(exc, f"the staging file {self.path}") from None
 
     def discard(self) -> None:
         """Close and remove the file (the import was refused, or nothing is to be written)."""
@@ -130,7 +152,7 @@ def _groups(path: Path, offset: int) -> Iterator[tuple[int, Group]]:
             offset += len(line)
             data = json.loads(line)
             events = [(str(d), str(t), dict(p), ts) for d, t, p, ts in data["events"]]
-            yield offset, Group(str(data["kind"]), str(data["where"]), events)
+            yield offset, Group(str(data["kind"]), str(data["where"]), events, bool(data.get("bulk")))
 
 
 def _progress_record(path: Path, offset: int, label: str, done: int, total: int) -> str:
@@ -202,7 +224,7 @@ def _publish(
                 done += 1
                 if _write(store, group, actor, refused):
                     written += 1
-                    domains.update(event[0] for event in group.events)
+                    domains.update(event[0] for event in group.events if event[0] != META)
             if finished:
                 store.db.execute_sql("DELETE FROM meta WHERE key = ?", (key,))
             else:
@@ -221,8 +243,17 @@ def _write(store: Store, group: Group, actor: str, refused: Refused) -> bool:
     """Append one group inside a savepoint; False (and `refused` told) when the home refuses it now."""
     try:
         with store.atomic():
-            for domain, event_type, payload, ts in group.events:
-                store.append(domain, event_type, payload, actor=actor, ts=ts)
+            if group.bulk and group.events:
+                domain = group.events[0][0]
+                store.append_many(
+                    domain, [(event_type, payload) for _d, event_type, payload, _ts in group.events], actor=actor
+                )
+            else:
+                for domain, event_type, payload, ts in group.events:
+                    if domain == META:
+                        _meta(store, event_type, payload)
+                    else:
+                        store.append(domain, event_type, payload, actor=actor, ts=ts)
     except EnvironmentProblem:
         raise
     except (IntegrityError, JiyiError) as exc:
@@ -232,6 +263,123 @@ def _write(store: Store, group: Group, actor: str, refused: Refused) -> bool:
         refused(group.kind, group.where, why if isinstance(exc, IntegrityError) else str(exc))
         return False
     return True
+
+
+def _meta(store: Store, op: str, payload: Mapping[str, object]) -> None:
+    if op == "put":
+        store.db.execute_sql(f"{UPSERT_META} (?, ?) {ON_META_CONFLICT}", (str(payload["key"]), str(payload["value"])))
+    else:
+        store.db.execute_sql("DELETE FROM meta WHERE key = ?", (str(payload["key"]),))
+
+
+class Sink(Protocol):
+    """Where an import writes: straight into the store, inside the caller's transaction (`Direct`), or into a
+    staging file published in slices afterwards (`Staged`). The importer appends events and sets its `meta`
+    bookkeeping through it alike."""
+
+    def append(self, domain: str, event_type: str, payload: Mapping[str, object], ts: str | None = None) -> None: ...
+
+    def append_many(self, domain: str, items: list[tuple[str, dict[str, object]]]) -> None: ...
+
+    def meta(self, key: str, value: str | None) -> None:
+        """Set `meta` `key` to `value` (remove it when None) with the import's writes."""
+        ...
+
+
+class Direct:
+    """Writes into the store now: the caller holds `store.atomic()` around the import."""
+
+    def __init__(self, store: Store, actor: str) -> None:
+        self.store, self.actor = store, actor
+
+    def append(self, domain: str, event_type: str, payload: Mapping[str, object], ts: str | None = None) -> None:
+        self.store.append(domain, event_type, payload, actor=self.actor, ts=ts)
+
+    def append_many(self, domain: str, items: list[tuple[str, dict[str, object]]]) -> None:
+        self.store.append_many(domain, items, actor=self.actor)
+
+    def meta(self, key: str, value: str | None) -> None:
+        _meta(self.store, "put" if value is not None else "delete", {"key": key, "value": value})
+
+
+class Staged:
+    """Writes into a staging file, `BATCH` events a group; `close` stages what is left (meta last)."""
+
+    BATCH = 500
+
+    def __init__(self, staging: Staging, kind: str, where: str) -> None:
+        self.staging, self.kind, self.where = staging, kind, where
+        self._events: list[StagedEvent] = []
+        self._bulk: tuple[str, list[StagedEvent]] | None = None
+        self._meta: list[StagedEvent] = []
+
+    def append(self, domain: str, event_type: str, payload: Mapping[str, object], ts: str | None = None) -> None:
+        self._flush_bulk()
+        self._events.append((domain, event_type, dict(payload), ts))
+        if len(self._events) >= self.BATCH:
+            self._flush()
+
+    def append_many(self, domain: str, items: list[tuple[str, dict[str, object]]]) -> None:
+        self._flush()
+        for event_type, payload in items:
+            if self._bulk is not None and self._bulk[0] != domain:
+                self._flush_bulk()
+            if self._bulk is None:
+                self._bulk = (domain, [])
+            self._bulk[1].append((domain, event_type, dict(payload), None))
+            if len(self._bulk[1]) >= self.BATCH:
+                self._flush_bulk()
+
+    def meta(self, key: str, value: str | None) -> None:
+        self._meta.append((META, "put" if value is not None else "delete", {"key": key, "value": value}, None))
+
+    def _flush(self) -> None:
+        if self._events:
+            self.staging.add(Group(self.kind, self.where, self._events))
+            self._events = []
+
+    def _flush_bulk(self) -> None:
+        if self._bulk is not None and self._bulk[1]:
+            self.staging.add(Group(self.kind, self.where, self._bulk[1], bulk=True))
+        self._bulk = None
+
+    def close(self) -> None:
+        self._flush_bulk()
+        self._events.extend(self._meta)  # the bookkeeping goes with the last events, in the last slice
+        self._meta = []
+        self._flush()
+
+
+@dataclass(frozen=True)
+class StagedTo:
+    """Where and how an import that writes through a `Sink` stages and publishes (`writing`)."""
+
+    folder: Path  # the home's staging folder
+    lock: AbstractContextManager[object]  # the write lock, taken per slice
+    committed: Committed
+
+
+@contextmanager
+def writing(store: Store, actor: str, kind: str, label: str, staged: StagedTo | None) -> Iterator[Sink]:
+    """The sink an import writes through: without `staged`, the store itself inside one transaction (the caller
+    holds whatever lock it needs); with it, a staging file published in slices once the block ends (nothing of
+    it is written when the block raises)."""
+    if staged is None:
+        with store.atomic():
+            yield Direct(store, actor)
+        return
+    with Staging(staged.folder, label) as staging:
+        sink = Staged(staging, kind, label)
+        yield sink
+        sink.close()
+    if not staging.groups:
+        staging.discard()
+        return
+
+    def refused(kind: str, where: str, why: str) -> None:
+        log.warning("import of %s: a part of %s (%s) was refused as it was written: %s", label, where, kind, why)
+
+    publish(store, staging, lock=staged.lock, actor=actor, refused=refused, committed=staged.committed)
 
 
 def pending(store: Store, folder: Path) -> list[tuple[str, Path, Mapping[str, object]]]:

@@ -44,6 +44,7 @@ from store.interchange.import_source import (
     subfolder,
 )
 from store.interchange.json_reading import VIEW_VALUE_CAP, JsonDocument, check_document
+from store.interchange.staged_import import Sink, StagedTo, writing
 
 log = logging.getLogger("jiyi.store.interchange")
 
@@ -92,17 +93,19 @@ def import_appkb(
     actor: str = "import",
     redactor: Redactor | None = None,
     replaces: Path | None = None,
+    staged: StagedTo | None = None,
 ) -> ImportReport:
     """Append the reference App-KB at `root` to the store: the log's lines not imported before (or the view,
-    once per content), in one transaction, through `redactor` (the shipped word list when None). `replaces`:
-    the log this one replaces (another place's `events.jsonl`), as `GrowingLog` takes it."""
+    once per content), through `redactor` (the shipped word list when None): in one transaction, or with
+    `staged` prepared and published in slices (`staged_import`). `replaces`: the log this one replaces
+    (another place's `events.jsonl`), as `GrowingLog` takes it."""
     redactor = redactor or Redactor(default_words())
     folder = appkb_dir(root)
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
     refuse_links(events_path, kb_path)
     if events_path.is_file() and events_path.stat().st_size > 0:
         with GrowingLog("taskwizard:app_kb", events_path, replaces=replaces) as source:
-            return _import_log(store, source, actor, kb_path, redactor)
+            return _import_log(store, source, actor, kb_path, redactor, staged)
     if not kb_path.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
     once = ImportOnce("taskwizard:app_kb", kb_path)
@@ -110,9 +113,9 @@ def import_appkb(
     if once.done_before:
         report.already_imported = True
         return report
-    with store.atomic():
-        _import_view(store, kb_path, report, actor, redactor)
-        once.mark_done()
+    with writing(store, actor, "app_kb", str(kb_path), staged) as sink:
+        _import_view(sink, kb_path, report, redactor)
+        once.mark_done(sink)
     return report
 
 
@@ -175,7 +178,9 @@ def _derived_lineage(store: Store, actor: str, identity: set[str]) -> list[str]:
     return sorted(marks)
 
 
-def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor) -> ImportReport:
+def _import_log(
+    store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor, staged: StagedTo | None
+) -> ImportReport:
     report = ImportReport(str(source.source))
     _check_view(kb_path, report)
     if source.state == "unchanged":
@@ -211,7 +216,7 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, red
         source.recognise(sorted(keys))
     report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
     report.recognised, report.suggestion = source.recognised, source.suggestion
-    with store.atomic():
+    with writing(store, actor, "app_kb", str(source.source), staged) as sink:
         known = None
         if source.compare:
             known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
@@ -225,15 +230,15 @@ def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, red
                 continue
             stamp = payload.get("ts")
             ts = stamp if isinstance(stamp, str) and clock.is_iso(stamp) else None
-            store.append(DOMAIN, op, payload, actor=actor, ts=ts)
+            sink.append(DOMAIN, op, payload, ts)
             report.imported += 1
         before = source.previous_identity
         if source.state == "rewritten":
             directory = set(before) - source.other_identities() if before else None
-            report.removed = _drop_gone(store, theirs, actor, directory)
+            report.removed = _drop_gone(store, sink, theirs, actor, directory)
         elif source.state == "appended":
             keys |= set(before)  # only the appended lines were read: the entries before them are the directory's too
-        source.mark_done(identity=sorted(keys), lineage=sorted(marks))
+        source.mark_done(sink, identity=sorted(keys), lineage=sorted(marks))
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
@@ -257,7 +262,7 @@ def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
     return keys
 
 
-def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
+def _drop_gone(store: Store, sink: Sink, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
     """Delete the entries the rewritten log no longer has that only imports ever put (an entry Jiyi itself
     wrote or changed is kept) and, when known, that this directory put (`directory`: their identities);
     returns how many."""
@@ -275,11 +280,11 @@ def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str]
     ]
     now = clock.iso_now()
     for entry in gone:
-        store.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now}, actor=actor)
+        sink.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now})
     return len(gone)
 
 
-def _import_view(store: Store, path: Path, report: ImportReport, actor: str, redactor: Redactor) -> None:
+def _import_view(sink: Sink, path: Path, report: ImportReport, redactor: Redactor) -> None:
     """Each entry of `kb.json` as an `upsert`, streamed (an entry at most `VIEW_VALUE_CAP`); a file that is not
     a list of entries imports nothing."""
     now = clock.iso_now()
@@ -301,7 +306,7 @@ def _import_view(store: Store, path: Path, report: ImportReport, actor: str, red
                 except InvalidInput as exc:
                     report.skip(f"entry {index}", str(exc))
                     continue
-                store.append(DOMAIN, "upsert", {"entry": entry.to_dict(), "ts": now}, actor=actor)
+                sink.append(DOMAIN, "upsert", {"entry": entry.to_dict(), "ts": now})
                 report.imported += 1
             document.end()
     except InvalidInput as exc:

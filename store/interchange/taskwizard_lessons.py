@@ -32,6 +32,7 @@ from store.episodes import lessons
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links
 from store.interchange.json_reading import check_document, load_json, plain
+from store.interchange.staged_import import Sink, StagedTo, writing
 
 log = logging.getLogger("jiyi.store.interchange")
 REDACTED_FROM = "source_sha256"  # a redacted line's digest: to know the line again, never to read it
@@ -83,21 +84,30 @@ def _digest(line: str) -> str:
 
 
 def import_lessons(
-    store: Store, root: Path, *, redactor: Redactor, actor: str = "import", replaces: Path | None = None
+    store: Store,
+    root: Path,
+    *,
+    redactor: Redactor,
+    actor: str = "import",
+    replaces: Path | None = None,
+    staged: StagedTo | None = None,
 ) -> ImportReport:
-    """Append the reference's lesson log at `root/lessons/`: the lines not imported before, in one transaction.
-    `replaces`: the log this one replaces (another place's `events.jsonl`), as `GrowingLog` takes it."""
+    """Append the reference's lesson log at `root/lessons/`: the lines not imported before, in one transaction,
+    or with `staged` prepared and published in slices (`staged_import`). `replaces`: the log this one replaces
+    (another place's `events.jsonl`), as `GrowingLog` takes it."""
     folder = Path(root) / "lessons"
     refuse_links(folder)
     with GrowingLog("taskwizard:lessons", folder / "events.jsonl", replaces=replaces) as source:
-        return _import_lessons(store, source, folder, redactor, actor)
+        return _import_lessons(store, source, folder, redactor, actor, staged)
 
 
-def _import_lessons(store: Store, source: GrowingLog, folder: Path, redactor: Redactor, actor: str) -> ImportReport:
+def _import_lessons(
+    store: Store, source: GrowingLog, folder: Path, redactor: Redactor, actor: str, staged: StagedTo | None
+) -> ImportReport:
     report = ImportReport(str(source.source))
     _check_view(folder / "lessons.json", report)
-    with store.atomic():
-        _keep_distill_state(store, folder / "distill_state.json", actor, report)
+    with writing(store, actor, "lessons", str(source.source), staged) as sink:
+        _keep_distill_state(store, sink, folder / "distill_state.json", report)
         if source.state == "unchanged":
             report.already_imported, report.moved_from = True, source.moved_from
             return report
@@ -124,7 +134,7 @@ def _import_lessons(store: Store, source: GrowingLog, folder: Path, redactor: Re
             else:
                 payload = {k: v for k, v in parse_object(clean).items() if k != "type"}
                 payload[REDACTED_FROM] = _digest(line)
-            store.append(lessons.DOMAIN, kind, payload, actor=actor, ts=_stamp(payload.get("ts")))
+            sink.append(lessons.DOMAIN, kind, payload, _stamp(payload.get("ts")))
             report.imported += 1
         identity = content_identity(ids)
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its lessons
@@ -132,7 +142,7 @@ def _import_lessons(store: Store, source: GrowingLog, folder: Path, redactor: Re
         report.recognised = source.recognised
         if source.state == "appended":
             identity = content_identity(ids, before=source.previous_identity)
-        source.mark_done(identity=identity)
+        source.mark_done(sink, identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
@@ -148,7 +158,7 @@ def _check_view(path: Path, report: ImportReport) -> None:
         report.damaged_view(path, "not a list of lessons" if why == "not a list" else why)
 
 
-def _keep_distill_state(store: Store, path: Path, actor: str, report: ImportReport) -> None:
+def _keep_distill_state(store: Store, sink: Sink, path: Path, report: ImportReport) -> None:
     """Keep the distiller's bookmark when it is a JSON object that changed since the last import; a damaged one
     is reported and not kept (the reference's distiller then starts over)."""
     refuse_links(path)
@@ -167,7 +177,7 @@ def _keep_distill_state(store: Store, path: Path, actor: str, report: ImportRepo
     if not valid:
         report.damaged_view(path, why, "not kept (the one imported before, if any, stays)")
     elif text != _distill_state(store):
-        store.append(lessons.DOMAIN, DISTILL_STATE, {"text": text}, actor=actor)
+        sink.append(lessons.DOMAIN, DISTILL_STATE, {"text": text})
 
 
 def reference_event(event: EventRecord) -> dict[str, object]:
