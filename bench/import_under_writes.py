@@ -251,6 +251,7 @@ def main() -> None:
     parser.add_argument("--line-mb", type=int, default=150, help="MB of the one over-long line")
     parser.add_argument("--runs", type=int, default=5000, help="runs of the TaskWizard directory")
     parser.add_argument("--rate", type=float, default=20.0, help="the agent's writes a second")
+    parser.add_argument("--cases", default="line,turns,taskwizard", help="which imports (comma-separated)")
     parser.add_argument("--baseline", type=float, default=15.0, help="seconds of the agent alone before each import")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="jiyi-bench-import-"))
@@ -283,9 +284,14 @@ def main() -> None:
         writer.writing.set()
         time.sleep(3)  # the agent's connection warm, the service settled
         print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1, 5 min); exports: {sizes} MB")
-        measure(server, sock, writer, f"one {args.line_mb} MB line", big_line, args.baseline)
-        measure(server, sock, writer, f"{args.turns} turns", valid, args.baseline)
-        measure(server, sock, writer, f"TaskWizard, {args.runs} runs", taskwizard, args.baseline, "taskwizard.import")
+        cases = args.cases.split(",")
+        if "line" in cases:
+            measure(server, sock, writer, f"one {args.line_mb} MB line", big_line, args.baseline)
+        if "turns" in cases:
+            measure(server, sock, writer, f"{args.turns} turns", valid, args.baseline)
+        if "taskwizard" in cases:
+            name = f"TaskWizard, {args.runs} runs"
+            measure(server, sock, writer, name, taskwizard, args.baseline, "taskwizard.import")
         writer.stop.set()
         thread.join(timeout=10)
     finally:

@@ -400,8 +400,10 @@ class Memory:
                 self.parts.changed(_IMPORTED_INTO[name])
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also
-            # catches up runs an earlier import left unindexed).
-            self.recall.index_missing(progress)
+            # catches up runs an earlier import left unindexed), 250 at a time: a page's vectors go to Chroma
+            # in one upsert, which holds the interpreter for about a second a thousand (measured), and its term
+            # counts are one write transaction: short enough for other clients' writes to go on between two.
+            self.recall.index_missing(progress, batch=250)
         return reports
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:

@@ -305,7 +305,7 @@ class Direct:
 class Staged:
     """Writes into a staging file, `BATCH` events a group; `close` stages what is left (meta last)."""
 
-    BATCH = 500
+    BATCH = 100  # events a group: a group is never cut, so this bounds how long a slice may run over
 
     def __init__(self, staging: Staging, kind: str, where: str) -> None:
         self.staging, self.kind, self.where = staging, kind, where
