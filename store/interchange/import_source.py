@@ -269,14 +269,14 @@ class GrowingLog:
             self.suggestion = (
                 f"{self.source} shares {say(shared)} with {source}, which is still there: a copy? It was imported "
                 f"as a log of its own (nothing of the other's taken away). If it replaces that one, import it "
-                f"again with --replaces naming the other's folder"
+                f"again with --replaces {_folder_of(source)}"
             )
             return
         if len(sharing) > 1 and len(sharing[1][2]) == len(shared):
             others = ", ".join(str(s[1].get("source", s[0])) for s in sharing[:3])
             self.suggestion = (
                 f"{self.source} shares as much with each of {others} (all gone from where they were): imported "
-                f"as a log of its own; if it replaces one, import it again with --replaces naming it"
+                f"as a log of its own; if it replaces one, import it again with --replaces naming its folder"
             )
             return
         self._replace(key, record, f"it is {source}, moved and rewritten since (compacted): {say(shared)}")
@@ -396,6 +396,12 @@ class GrowingLog:
         sink.meta(self.key, json.dumps(progress))
         if self.superseded is not None:
             sink.meta(self.superseded, None)
+
+
+def _folder_of(log: str) -> Path:
+    """The TaskWizard `memory/` folder a log of it is in (`memory/app_kb/events.jsonl`: `memory`)."""
+    path = Path(log)
+    return path.parent.parent if path.parent.name in ("app_kb", "experience", "lessons") else path.parent
 
 
 def _strings(record: ImportProgress | None, name: str) -> list[str]:

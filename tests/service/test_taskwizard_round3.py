@@ -141,7 +141,7 @@ def test_a_copy_left_where_the_first_was_is_not_taken_for_it_unless_the_person_s
     report = hashed.import_taskwizard(copy)["app_kb"]
     assert (report.rewritten, report.removed) == (False, 0)  # not sure: nothing taken away
     assert report.suggestion is not None and str(old / "app_kb" / "events.jsonl") in report.suggestion
-    assert "still there" in report.suggestion and "--replaces" in report.suggestion
+    assert "still there" in report.suggestion and report.suggestion.endswith(f"--replaces {old}")
     assert hashed.appkb.resolve_app("买菜").state == "resolved"
 
     # The person says the copy replaces the first: TaskWizard's App-KB now, as for a move.
