@@ -43,7 +43,7 @@ from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
-from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
+from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
@@ -123,8 +123,12 @@ class Memory:
         # home's files stay as they are (nothing can be written there).
         if store.read_only is None:
             self.desk.catch_up_mirror()
-            # An import a stop cut short while it was published is finished before anything else is written.
-            self.interchange.resume()
+            # An import a stop cut short while it was published is finished before anything else is written;
+            # one that cannot be now (the home over its size budget, a full disk) waits, said in the log.
+            try:
+                self.interchange.resume()
+            except EnvironmentProblem as exc:
+                log.warning("an import stopped half-way could not be finished yet: %s", exc)
 
     @property
     def host_id(self) -> str:

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from service.client import JiyiClient
 from service.config import load_config
 from service.memory.memory import Memory
@@ -100,3 +102,27 @@ def test_an_import_killed_while_it_is_read_leaves_nothing(
     with Memory.open(load_config(home=home, env=HASHED)) as memory:
         assert memory.store.db.execute_sql("SELECT COUNT(*) FROM desk_interaction").fetchone() == (0,)
     assert list((home / "imports").iterdir()) == []  # what was staged is thrown away
+
+
+@pytest.mark.sqlite_only  # the size budget counts the home's database file; a server's database is not in the home
+def test_a_home_over_its_budget_opens_with_an_import_left_half_written_and_finishes_it_later(
+    launch: Callable[..., Server], short_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    home, sock = short_dir / "home", short_dir / "run" / "jiyi.sock"
+    server = launch(home, sock, env=HASHED)
+
+    def publishing(status: dict[str, Any]) -> bool:
+        return status.get("phase") == "writing" and 0 < status["phase_done"] < status["phase_total"]
+
+    kill_when(server, big_export(tmp_path / "export", TURNS), publishing)
+    count, _pending = turns_in(home)
+    # With a size budget it reaches half-way, the rest cannot be written: the home opens all the same (reads go
+    # on), says so, and keeps the import's place.
+    with caplog.at_level("WARNING"), Memory.open(load_config(home=home, env={**HASHED, "JIYI_MAX_HOME_MB": "1"})):
+        pass
+    assert "an import stopped half-way could not be finished yet" in caplog.text
+    now, pending = turns_in(home)
+    assert count <= now < TURNS and len(pending) == 1
+    with Memory.open(load_config(home=home, env=HASHED)):  # room again: finished
+        pass
+    assert turns_in(home) == (TURNS, [])
