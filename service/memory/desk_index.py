@@ -73,6 +73,7 @@ class DeskIndexer:
         self._opener: threading.Thread | None = None  # the thread opening it now, if one is
         self._open_failed_at: float | None = None  # monotonic time of the last failed attempt (tried again later)
         self._caught_up_failed_at: float | None = None  # the same for a question's catch-up (the embedder down)
+        self._warmed = False  # `warm` was called: the service opens the index for its questions
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -109,6 +110,7 @@ class DeskIndexer:
     def warm(self) -> None:
         """Open the index on a thread of its own now, and embed one question there (the service calls this as it
         starts: its first question then rarely waits for the model). Returns at once."""
+        self._warmed = True
         self._begin_opening(warm=True)
 
     def _begin_opening(self, *, warm: bool = False) -> threading.Thread | None:
@@ -164,17 +166,16 @@ class DeskIndexer:
     def dense(self, query: str, k: int = 0) -> tuple[Searcher | None, str | None]:
         """The query's searcher over the index, or None and why dense retrieval cannot answer now.
 
-        An index not open yet is opened: where a thread fills it behind the writes (the service), the question
-        waits `WAIT_FOR_INDEX` seconds at most for it; where none does (a command run with no service), the
-        question opens it itself (`OPEN_ALONE` at most) and first embeds what the queue holds (`_catch_up`).
-        The query is embedded on a thread of its own while the caller goes on (it then
-        reads the full text); if embedding the query
-        fails, the searcher finds nothing and `failed` says why (the caller then answers as degraded). With `k`,
-        each kind's `k` nearest are asked for the moment the vector is known, a kind per thread
-        (`DeskIndex.searcher`), unless the question first catches up with the queue (then they would miss what
-        it embeds).
+        An index not open yet is opened: where the service opened it as it started (`warm`) or a thread fills
+        it behind the writes, the question waits `WAIT_FOR_INDEX` seconds at most for it; where neither (a
+        command run with no service), the question opens it itself (`OPEN_ALONE` at most) and first embeds
+        what the queue holds (`_catch_up`). The query is embedded on a thread of its own while the caller goes
+        on (it then reads the full text); if embedding it fails, the searcher finds nothing and `failed` says
+        why (the caller then answers as degraded). With `k`, each kind's `k` nearest are asked for the moment
+        the vector is known, a kind per thread (`DeskIndex.searcher`), unless the question first catches up
+        with the queue (they would miss what it embeds).
         """
-        alone = self._thread is None  # nothing opens and fills the index in this process but its questions
+        alone = self._thread is None and not self._warmed  # nothing opens or fills the index but its questions
         index, why = self._ready(time.monotonic() + (OPEN_ALONE if alone else WAIT_FOR_INDEX))
         if index is None:
             return None, why
@@ -239,6 +240,8 @@ class DeskIndexer:
         """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken,
         or the monotonic clock passed `until`); returns how many were embedded. `progress(done, total)` hears
         after each batch; `pace()` is called before each (the thread's yields to writes)."""
+        if self.lag() == 0:
+            return 0  # nothing to embed: the index is not opened for it (the console's thread, as it starts)
         index = self.open()
         with self._drain_lock:
             return self._drain(index, progress, batch, limit, pace, until)
