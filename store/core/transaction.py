@@ -36,6 +36,7 @@ class Transaction(AbstractContextManager[Any]):
         self._trips = 0
         self._part: Part | None = None  # set when this is a fast part's own transaction (no savepoint)
         self._events = 0
+        self._views: dict[str, int] | None = None  # a savepoint's: the views' bookkeeping when it began
 
     @property
     def id(self) -> int:
@@ -56,6 +57,8 @@ class Transaction(AbstractContextManager[Any]):
             part.depth += 1
             return self
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        if not self._outer:
+            self._views = dict(self._store._local.views)
         started = time.perf_counter()
         self._atomic.__enter__()
         if self._outer:
@@ -77,6 +80,9 @@ class Transaction(AbstractContextManager[Any]):
             self._part = None
             return
         committed = False
+        if not self._outer and exc[0] is not None and self._views is not None:
+            # Rolled back to the savepoint: the views are where they were (not at an event that is gone).
+            self._store._local.views = self._views
         try:
             if self._outer and exc[0] is None:
                 try:
