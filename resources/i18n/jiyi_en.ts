@@ -362,6 +362,16 @@
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/appkb_page.py" line="360"/>
+        <source>（认出是之前从 {0} 导入的目录）</source>
+        <translation> (recognised as the directory imported before from {0})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="362"/>
+        <source>（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）</source>
+        <translation> (it may be a copy of a directory still in another place: imported as a directory of its own; if it replaces that one, import it again with --replaces)</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/appkb_page.py" line="372"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>

@@ -39,6 +39,7 @@ class Transaction(AbstractContextManager[Any]):
         self._part: Part | None = None  # set when this is a fast part's own transaction (no savepoint)
         self._events = 0
         self._newest: tuple[int, str] | None = None  # a savepoint's: the newest event before it (restored on rollback)
+        self._views: dict[str, int] | None = None  # a savepoint's: the views' bookkeeping when it began
 
     @property
     def id(self) -> int:
@@ -59,10 +60,11 @@ class Transaction(AbstractContextManager[Any]):
             part.depth += 1
             return self
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        if not self._outer:
+            self._views = dict(self._store._local.views)
+            self._newest = self._store._local.newest
         started = time.perf_counter()
         self._atomic.__enter__()
-        if not self._outer:
-            self._newest = self._store._local.newest
         if self._outer:
             self._locked_at = time.perf_counter()
             self._waited = self._locked_at - started
@@ -83,6 +85,11 @@ class Transaction(AbstractContextManager[Any]):
             self._part = None
             return
         committed = False
+        if not self._outer and exc[0] is not None and self._views is not None:
+            # Rolled back to the savepoint: the views are where they were (not at an event that is gone), and
+            # so is the newest event the mark will record.
+            self._store._local.views = self._views
+            self._store._local.newest = self._newest
         try:
             if self._outer and exc[0] is None:
                 try:
@@ -93,8 +100,6 @@ class Transaction(AbstractContextManager[Any]):
                     raise
             self._atomic.__exit__(*exc)
             committed = self._outer and exc[0] is None
-            if not self._outer and exc[0] is not None:
-                self._store._local.newest = self._newest  # the savepoint's events were rolled back
         finally:
             if self._outer:
                 self._id = self._store._txn or 0
