@@ -1133,6 +1133,26 @@
         <translation>Close that process, or choose another home with --home.</translation>
     </message>
     <message>
+        <location filename="../../gui/app.py" line="93"/>
+        <source>数据库缺少 {0} 条已确认写入的事件。</source>
+        <translation>The database lacks {0} events whose writes were acknowledged.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="94"/>
+        <source>数据库不是这个状态目录上次确认写入的那一个。</source>
+        <translation>The database is not the one this home last acknowledged writes in.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="96"/>
+        <source>运行 jiyi doctor 查看，或从备份恢复数据库。</source>
+        <translation>Run jiyi doctor to see it, or restore the database from a backup.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="97"/>
+        <source>要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。</source>
+        <translation>To go on knowingly without them, run jiyi serve --accept-loss in a terminal (it is recorded in the event log).</translation>
+    </message>
+    <message>
         <location filename="../../gui/app.py" line="92"/>
         <source>无法打开状态目录。</source>
         <translation>The home cannot be opened.</translation>
