@@ -9,6 +9,7 @@ embedded in the embedder's passage mode, questions in its query mode.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -16,9 +17,14 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from recall import unrelated
 from recall.embedders import Embedder
 from recall.vectors import Document, VectorIndex, source_hash
 from store.core.errors import EnvironmentProblem
+
+log = logging.getLogger("jiyi.recall")
 
 SCOPE = "desk"
 COLLECTIONS = {
@@ -50,6 +56,15 @@ class DeskIndex:
         self.index, self.embedder = index, embedder
         self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
         self._queries_lock = threading.Lock()
+
+    def yardstick(self) -> unrelated.Yardstick | None:
+        """The embedder's yardstick of unrelated text (`recall.unrelated`), made on first use; None (logged, and
+        tried again next time) when the embedder could not embed its turns (a served model down)."""
+        try:
+            return unrelated.yardstick(self.embedder)
+        except Exception as exc:  # the floor then reads the memory's own spread
+            log.warning("the unrelated turns could not be embedded: %s", exc)
+            return None
 
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
@@ -98,10 +113,10 @@ class DeskIndex:
             vector = self._queries.get(key)
             if vector is not None:
                 self._queries.move_to_end(key)
-                return Searcher(self, vector)
+                return Searcher(self, query, vector)
         if ahead is None:
-            return Searcher(self, self._embedded(key))
-        return Searcher(self, ahead.submit(self._embedded, key))
+            return Searcher(self, query, self._embedded(key))
+        return Searcher(self, query, ahead.submit(self._embedded, key))
 
     def _embedded(self, key: tuple[str, str]) -> Any:
         vector = self.embedder.queries([key[1]])[0]
@@ -115,10 +130,11 @@ class DeskIndex:
 class Searcher:
     """`store.desk.hybrid.Dense` over the desk index for one query (see `DeskIndex.searcher`)."""
 
-    def __init__(self, desk: DeskIndex, vector: Any) -> None:
-        self._desk, self._vector = desk, vector
+    def __init__(self, desk: DeskIndex, query: str, vector: Any) -> None:
+        self._desk, self._query, self._vector = desk, query, vector
         self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
         self.unreadable: str | None = None  # why the index could not be read (a full disk, say): nothing found
+        self._stored: dict[tuple[str, str], np.ndarray] = {}  # (kind, key) -> the item's stored vector, as read
 
     def _resolved(self) -> Any | None:
         """The query's vector, waiting for it if it is being embedded; None when embedding it failed."""
@@ -139,3 +155,43 @@ class Searcher:
             self.unreadable = str(exc)
             return []
         return [(h.id, 1.0 - h.distance) for h in hits]
+
+    def unrelated(self) -> tuple[float, float] | None:
+        """The mean and deviation of the query's similarity to unrelated text (`recall.unrelated`); None when
+        the query has no vector or the embedder could not embed the unrelated turns."""
+        vector = self._resolved()
+        if vector is None:
+            return None
+        yardstick = self._desk.yardstick()
+        return None if yardstick is None else yardstick.of(self._query, vector)
+
+    def _vectors(self, kind: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `keys` (read once per searcher; keys the index does not hold are left out)."""
+        missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self._stored]
+        if missing:
+            try:
+                read = self._desk.index.vectors(COLLECTIONS[kind], SCOPE, missing)
+            except EnvironmentProblem as exc:
+                self.unreadable = str(exc)
+                read = {}
+            self._stored.update({(kind, k): v for k, v in read.items()})
+        return {k: self._stored[(kind, k)] for k in keys if (kind, k) in self._stored}
+
+    def similarities(self, kind: str, keys: Sequence[str]) -> dict[str, float]:
+        """The query's similarity to each of `keys` (items not among its nearest); keys not indexed are left out."""
+        vector = self._resolved()
+        if vector is None or not keys:
+            return {}
+        query = np.asarray(vector, dtype=np.float32)
+        return {k: float(v @ query) for k, v in self._vectors(kind, keys).items()}
+
+    def resemblance(self, kind: str, keys: Sequence[str]) -> dict[tuple[str, str], float]:
+        """The similarity of each two of `keys` to each other (by their stored vectors; pairs with an item not
+        indexed are left out)."""
+        found = self._vectors(kind, keys)
+        ids = list(found)
+        if len(ids) < 2:
+            return {}
+        matrix = np.stack([found[k] for k in ids])
+        pairs = matrix @ matrix.T
+        return {(a, b): float(pairs[i, j]) for i, a in enumerate(ids) for j, b in enumerate(ids) if i != j}

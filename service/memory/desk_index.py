@@ -75,6 +75,7 @@ class DeskIndexer:
                     self.problem = f"{type(exc).__name__}: {exc}"
                     raise
                 self._index = DeskIndex(index, embedder)
+                self._index.yardstick()  # made now, not on the first question (a served model: one request)
                 self.problem = None
             return self._index
 
