@@ -135,7 +135,7 @@ def grid() -> list[fusion.Params]:
     out = [
         replace(fusion.DEFAULT, weight=weight, weight_chinese=chinese, neighbour=neighbour, above=above, within=within)
         for weight, chinese, neighbour, above, within in itertools.product(
-            (0.4, 0.5, 0.6), (0.1, 0.2, 0.3), (0.0, 0.6), (2.0, 2.5, 3.0), (None, 3.0)
+            (0.5, 0.6), (0.2, 0.3), (0.6,), (2.0, 2.5, 3.0), (None, 2.0, 2.5, 3.0)
         )
     ]
     out += [replace(fusion.DEFAULT, method="rrf", neighbour=n) for n in (0.0, 0.6)]

@@ -96,6 +96,7 @@ def related(
         by_key=by_key,
         key=key,
         epoch=epoch,
+        above=params.above,
     )
     adjacent = (
         _adjacent(found, neighbours, epoch, key)
@@ -121,12 +122,13 @@ def gather(
     key: Callable[[R], str],
     epoch: Callable[[R], float],
     pool: int | None = None,
+    above: float = fusion.ABOVE_UNRELATED,
 ) -> tuple[list[fusion.Candidate[R]], fusion.Floor]:
     """Every candidate either list found (`pool` of each, default `FTS_POOL` / `DENSE_POOL`), with its signals,
     and the floor that applies to them (active when dense retrieval took part and either the query's
-    similarity to unrelated text or its background here is known). The best `limit` full-text hits that are
-    not among the nearest vectors get their similarity read too: whether they count as related by meaning
-    is then known."""
+    similarity to unrelated text or its background here is known). When even the last of the nearest stands
+    `above` deviations above unrelated text, the best `limit` full-text hits that are not among the nearest get
+    their similarity read too: whether they count as related by meaning is then known."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
     dense_pool = pool or max(DENSE_POOL, limit * 4)
     scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
@@ -160,7 +162,14 @@ def gather(
         rank += 1
         candidate.dense_rank = rank
         _measure(candidate, similarity, spread, unrelated)
-    if dense is not None and near:
+    # Full-text hits beyond the nearest are less similar than the last of them: they can pass the floor by
+    # meaning only when that one stands above unrelated text (a memory where much is near the question).
+    if (
+        dense is not None
+        and unrelated is not None
+        and len(near) >= dense_pool
+        and (near[-1][1] - unrelated[0]) / unrelated[1] >= above
+    ):
         nearest = {k for k, _ in near}
         words_only = [c.key for c in found.values() if c.fts_rank is not None and c.key not in nearest]
         for k, similarity in dense.similarities(kind, words_only[:limit]).items():
