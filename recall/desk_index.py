@@ -135,6 +135,7 @@ class Searcher:
         self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
         self.unreadable: str | None = None  # why the index could not be read (a full disk, say): nothing found
         self._stored: dict[tuple[str, str], np.ndarray] = {}  # (kind, key) -> the item's stored vector, as read
+        self._unrelated: tuple[float, float] | None = None
 
     def _resolved(self) -> Any | None:
         """The query's vector, waiting for it if it is being embedded; None when embedding it failed."""
@@ -159,11 +160,15 @@ class Searcher:
     def unrelated(self) -> tuple[float, float] | None:
         """The mean and deviation of the query's similarity to unrelated text (`recall.unrelated`); None when
         the query has no vector or the embedder could not embed the unrelated turns."""
-        vector = self._resolved()
-        if vector is None:
-            return None
-        yardstick = self._desk.yardstick()
-        return None if yardstick is None else yardstick.of(self._query, vector)
+        if self._unrelated is None:
+            vector = self._resolved()
+            if vector is None:
+                return None
+            yardstick = self._desk.yardstick()
+            if yardstick is None:
+                return None
+            self._unrelated = yardstick.of(self._query, vector)  # once for the four kinds
+        return self._unrelated
 
     def _vectors(self, kind: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of `keys` (read once per searcher; keys the index does not hold are left out)."""

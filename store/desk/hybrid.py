@@ -68,7 +68,7 @@ def related(
     neighbours: Neighbours[R] | None = None,
     params: fusion.Params = fusion.DEFAULT,
 ) -> list[fusion.Candidate[R]]:
-    """The best `limit` items of `kind` for `query`, each with `fused` (the best 1.0) and `signals`.
+    """The best `limit` related items of `kind` for `query`, each with `fused` (the best 1.0), `score` and `signals`.
 
     `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` reads it from a row);
     either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
