@@ -38,6 +38,10 @@ and is not more than `WITHIN` deviations below the best related item's
 `above_unrelated` (a question with a clear answer does not drag in everything
 loosely about the same things). Without vectors (degraded) every full-text hit
 counts, and equally related hits (the same query terms held) come newest first.
+Runs of one task (task cards of one schedule, or of one title) that hold the
+same query terms are equally related whatever each run's result says: they
+come together where the best of them stands, newest first, with its score —
+the last run of a daily check is what "之前…怎么样了" asks about.
 
 **Score** (`score`, 0..1, the same scale in every memory): the larger of the
 item's meaning, 1 / (1 + e^−(above_unrelated − `ABOVE_UNRELATED`)), 0.5 at the
@@ -80,6 +84,8 @@ LATEST_AMONG = 10  # the first items the later of two statements may overtake
 
 # (keys) -> the similarity of each two of them, by their vectors (`hybrid.Dense.resemblance`)
 Resemblance = Callable[[list[str]], dict[tuple[str, str], float]]
+# an item's row -> the task it is a run of (task cards: their schedule or title), None for an item of its own
+RunOf = Callable[[R], str | None]
 
 
 @dataclass
@@ -156,13 +162,15 @@ def fuse(
     *,
     periods: Sequence[tuple[float, float]] = (),
     resemblance: Resemblance | None = None,
+    run_of: RunOf[R] | None = None,
 ) -> list[Candidate[R]]:
     """The best `limit` related candidates, best first, each with `fused`, `score` and `signals` filled in.
 
     `adjacent`: per candidate key, the turns said just before and after it in the same sitting (candidates
     themselves or not); a related candidate lends them `params.neighbour` of its fused value. `periods`: the
     spans of time the question names (`question.periods`). `resemblance`: given when the question asks for the
-    latest value (`question.asks_latest`), it tells which items say nearly the same thing.
+    latest value (`question.asks_latest`), it tells which items say nearly the same thing. `run_of`: which task
+    an item is a run of (the runs of one task come together, newest first).
     """
     if params.method == "weighted" and any(c.similarity is not None for c in candidates):
         _weighted(candidates, params)
@@ -185,8 +193,12 @@ def fuse(
         kept = _newest_first_among_ties(kept)
     elif resemblance is not None:
         kept = _later_first(kept, value, resemblance, params)
+    if run_of is not None:
+        kept = _runs_together(kept, run_of)
     ordered = kept[:limit]
     _score(ordered, params)
+    if run_of is not None:
+        _runs_scored_alike(ordered, run_of)
     for c in ordered:
         c.signals = Signals(
             fused=c.fused,
@@ -262,6 +274,41 @@ def _later_first(
             ):
                 value[later.key] = max(value[later.key], value[earlier.key] + 1e-6)
     return sorted(head, key=lambda c: -value[c.key]) + ordered[LATEST_AMONG:]
+
+
+def _run(c: Candidate[R], run_of: RunOf[R]) -> tuple[str, frozenset[str]] | None:
+    task = run_of(c.row)
+    return None if task is None else (task, c.held)
+
+
+def _runs_together(ordered: list[Candidate[R]], run_of: RunOf[R]) -> list[Candidate[R]]:
+    """The runs of one task holding the same query terms, together where the first of them stands, newest first
+    and valued as it."""
+    runs: dict[tuple[str, frozenset[str]], list[Candidate[R]]] = {}
+    for c in ordered:
+        if (key := _run(c, run_of)) is not None:
+            runs.setdefault(key, []).append(c)
+    out: list[Candidate[R]] = []
+    for c in ordered:
+        key = _run(c, run_of)
+        if key is None:
+            out.append(c)
+        elif runs[key][0] is c:
+            for member in runs[key]:
+                member.fused = c.fused
+            out.extend(sorted(runs[key], key=lambda r: -r.epoch))
+    return out
+
+
+def _runs_scored_alike(ordered: list[Candidate[R]], run_of: RunOf[R]) -> None:
+    """Runs of one task (holding the same query terms) take the best run's score: equally related."""
+    best: dict[tuple[str, frozenset[str]], float] = {}
+    for c in ordered:
+        if (key := _run(c, run_of)) is not None:
+            best[key] = max(best.get(key, 0.0), c.score)
+    for c in ordered:
+        if (key := _run(c, run_of)) is not None:
+            c.score = best[key]
 
 
 def _score(ordered: list[Candidate[R]], params: Params) -> None:

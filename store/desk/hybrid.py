@@ -67,12 +67,14 @@ def related(
     epoch: Callable[[R], float],
     neighbours: Neighbours[R] | None = None,
     params: fusion.Params = fusion.DEFAULT,
+    run_of: fusion.RunOf[R] | None = None,
 ) -> list[fusion.Candidate[R]]:
     """The best `limit` related items of `kind` for `query`, each with `fused` (the best 1.0), `score` and `signals`.
 
     `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` reads it from a row);
     either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
-    items said just before and after the given ones (see `fusion.Params.neighbour`).
+    items said just before and after the given ones (see `fusion.Params.neighbour`); `run_of` (task cards only)
+    says which task an item is a run of (see `fusion.fuse`).
     """
     if limit <= 0:
         return []
@@ -104,7 +106,14 @@ def related(
         else {}
     )
     return fusion.fuse(
-        found, limit, floor, params, adjacent=adjacent, periods=question.periods(query), resemblance=latest
+        found,
+        limit,
+        floor,
+        params,
+        adjacent=adjacent,
+        periods=question.periods(query),
+        resemblance=latest,
+        run_of=run_of,
     )
 
 
@@ -130,7 +139,7 @@ def gather(
     `above` deviations above unrelated text, the best `limit` full-text hits that are not among the nearest get
     their similarity read too: whether they count as related by meaning is then known."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
-    dense_pool = pool or max(DENSE_POOL, limit * 4)
+    nearest = pool or dense_pool(limit)
     scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
     rows = by_rowid([s.rowid for s in scored]) if scored else {}
     found: dict[str, fusion.Candidate[R]] = {}
@@ -146,7 +155,7 @@ def gather(
             held=s.held,
             coverage=round(s.coverage, 3),
         )
-    near = dense.nearest(kind, dense_pool) if dense is not None else []
+    near = dense.nearest(kind, nearest) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
     unrelated = dense.unrelated() if dense is not None and near else None
     missing = [k for k, _ in near if k not in found]
@@ -167,11 +176,11 @@ def gather(
     if (
         dense is not None
         and unrelated is not None
-        and len(near) >= dense_pool
+        and len(near) >= nearest
         and (near[-1][1] - unrelated[0]) / unrelated[1] >= above
     ):
-        nearest = {k for k, _ in near}
-        words_only = [c.key for c in found.values() if c.fts_rank is not None and c.key not in nearest]
+        among = {k for k, _ in near}
+        words_only = [c.key for c in found.values() if c.fts_rank is not None and c.key not in among]
         for k, similarity in dense.similarities(kind, words_only[:limit]).items():
             _measure(found[k], similarity, spread, unrelated)
     return list(found.values()), fusion.Floor(active=bool(near) and (spread is not None or unrelated is not None))
@@ -189,6 +198,11 @@ def _measure(
         candidate.standing = round((similarity - spread[0]) / spread[1], 2)
     if unrelated is not None:
         candidate.above = round((similarity - unrelated[0]) / unrelated[1], 2)
+
+
+def dense_pool(limit: int) -> int:
+    """How many nearest vectors of each kind `gather` reads for a recall of `limit` items."""
+    return max(DENSE_POOL, limit * 4)
 
 
 def _adjacent(

@@ -106,6 +106,7 @@ def related_cards(
         by_key=lambda keys: sql.cards_by_key(store.db, keys),
         key=lambda row: row.task_id,
         epoch=_epoch,
+        run_of=lambda row: row.schedule_id or row.title,
     )
 
 
