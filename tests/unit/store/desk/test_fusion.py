@@ -168,3 +168,30 @@ def test_without_vectors_every_hit_counts_and_equal_hits_come_newest_first() -> 
     ]
     found = fusion.fuse(words_only, 10, fusion.Floor(active=False))
     assert order(found) == ["run-2", "run-1", "run-0"] and {c.score for c in found} == {1.0}
+
+
+def test_the_runs_of_one_task_come_together_newest_first_with_one_score() -> None:
+    """Eight runs of a daily check told apart by their result: the last (a failure, less like the question) first."""
+    runs = [
+        fusion.Candidate(
+            f"run-{n}",
+            "daily check",
+            float(n),
+            fts_rank=n + 1,
+            bm25=5.0,
+            coverage=1.0,
+            held=frozenset({"a"}),
+            dense_rank=n + 1,
+            similarity=0.90 if n == 7 else 0.93,
+            above=6.0 if n == 7 else 8.0,
+        )
+        for n in range(8)
+    ]
+    other: fusion.Candidate[str] = fusion.Candidate(
+        "other", "news", 9.0, fts_rank=9, bm25=4.0, coverage=0.5, dense_rank=9, similarity=0.92, above=7.0
+    )
+    found = fusion.fuse([*runs, other], 10, fusion.Floor(active=True), run_of=lambda row: row)
+    assert [c.key for c in found][:8] == [f"run-{n}" for n in range(7, -1, -1)]
+    assert len({c.score for c in found[:8]}) == 1
+    alone = fusion.fuse([replace(c) for c in [*runs, other]], 10, fusion.Floor(active=True))
+    assert alone[0].key != "run-7"  # without runs, the failed run's result makes it the least like the question
