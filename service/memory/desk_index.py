@@ -104,6 +104,7 @@ class DeskIndexer:
                     self.problem = f"{type(exc).__name__}: {exc}"
                     self._open_failed_at = time.monotonic()
                     raise
+                index.yardstick()  # made now, not on the first question (a served model: one request)
                 self._index, self.problem, self._open_failed_at = index, None, None
             return self._index
 
