@@ -2,7 +2,11 @@
 
 import sys
 
-from gui.main import main
+from service.program import restore_outside_environment
+
+restore_outside_environment()  # what the app starts outside itself gets the environment the app was given
+
+from gui.main import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())
