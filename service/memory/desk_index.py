@@ -36,11 +36,16 @@ BATCH = 64  # items embedded per model call: the model's own batch speed, withou
 LAGGING = 500  # a lag above this many items makes recall say it is degraded (recent turns miss meaning)
 RETRY_AFTER = 30.0  # seconds the thread waits after a failed batch (the embedder's endpoint down)
 IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (another host's writes)
-# The thread yields to writes: a batch waits until no desk write was heard for QUIET seconds, but never more
-# than MAX_DEFER (a steady stream of writes still gets indexed, a batch a minute). Measured
-# (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
+# The thread takes a fair share of the time while desk writes are heard: after a batch that took t seconds it
+# rests t * (1 - SHARE) / SHARE before the next, so a steady stream of writes (an agent's five turns a second)
+# never stops it and the lag shrinks while they go on; when no write was heard for QUIET seconds it embeds
+# batch after batch. It stands aside while someone drains the queue explicitly (an import's job indexing what
+# it imported, `rebuild-vec`): that work is waited for. Measured (bench/index_under_writes.py): see
+# docs/desk-memory.md. It used to wait for a quiet half second, a minute at most: at five writes a second that
+# was a batch a minute, the lag grew, and an import's job waited behind it for as long as the writes lasted.
 QUIET = 0.5
-MAX_DEFER = 60.0
+SHARE = 0.5
+STAND_ASIDE = 0.1  # seconds between the thread's looks at an explicit drain, to go on when it ended
 
 
 class DeskIndexer:
@@ -60,6 +65,8 @@ class DeskIndexer:
         # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
         self.known_lag: int | None = None
         self._last_write = 0.0  # monotonic time of the last desk change heard
+        self._batch_ended = self._batch_took = 0.0  # when the last batch ended and how long it took (its pace)
+        self._drains = 0  # explicit drains under way (the thread stands aside)
         # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
         self._ahead: ThreadPoolExecutor | None = None
 
@@ -122,22 +129,45 @@ class DeskIndexer:
         progress: Progress | None = None,
         batch: int = BATCH,
         limit: int | None = None,
-        pace: Callable[[], None] | None = None,
+        *,
+        since: int | None = None,
     ) -> int:
-        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken);
-        returns how many were embedded. `progress(done, total)` hears after each batch; `pace()` is called
-        before each (the thread's yields to writes)."""
+        """Embed what the queue holds now, `batch` items at a time (or its first `limit` items); returns how many
+        were embedded. `since` (an event's seq) keeps to what the events after it queued: an import's own items,
+        not a backlog older than it. What writes queue meanwhile is left to the thread, which stands aside until
+        this returns (see `SHARE`). `progress(done, total)` hears after each batch."""
+        self.open()
+        upto = self.parts.store.last_seq()  # what is queued now: writes going on beside it do not make it longer
+        with self._lock:
+            self._drains += 1
+        try:
+            return self._fill(progress, batch, limit, since, upto)
+        finally:
+            with self._lock:
+                self._drains -= 1
+            self._wake.set()  # the thread goes on with what is left
+
+    def _fill(
+        self,
+        progress: Progress | None,
+        batch: int,
+        limit: int | None,
+        since: int | None,
+        upto: int | None,
+        pace: Callable[[], bool] | None = None,
+    ) -> int:
+        """Embed the entries queued by the events after `since` up to `upto` (None: any), batch by batch; `pace()`
+        is asked before each (the thread's share: False when it is stopping)."""
         index = self.open()
         store = self.parts.store
         done = embedded = 0
-        with self._drain_lock:
-            total = embed_queue.lag(store)
-            while limit is None or done < limit:
-                if pace is not None:
-                    pace()
-                    if self._stopping.is_set():
-                        break
-                queued = embed_queue.take(store, batch)
+        total = embed_queue.lag(store, since, upto)
+        while limit is None or done < limit:
+            if pace is not None and not pace():
+                break
+            with self._drain_lock:  # one batch at a time: two drains never take the same entries
+                began = time.monotonic()
+                queued = embed_queue.take(store, batch, since, upto)
                 if not queued:
                     break
                 read = embed_queue.texts(store, queued)
@@ -146,14 +176,16 @@ class DeskIndexer:
                     index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
                 with self.parts.writes:
                     embed_queue.done(store, queued)
-                done += len(queued)
-                self.embedded += len(read.found)
-                self.lag()
-                if read.gone:
-                    log.info("%d queued desk items were gone from the views", len(read.gone))
-                    self.sweep({q.kind for q in read.gone})
-                if progress:
-                    progress(done, max(total, done))
+                self._batch_ended = time.monotonic()
+                self._batch_took = self._batch_ended - began
+            done += len(queued)
+            self.embedded += len(read.found)
+            self.lag()
+            if read.gone:
+                log.info("%d queued desk items were gone from the views", len(read.gone))
+                self.sweep({q.kind for q in read.gone})
+            if progress:
+                progress(done, max(total, done))
         return embedded
 
     def sweep(self, kinds: set[str] | None = None) -> int:
@@ -206,21 +238,25 @@ class DeskIndexer:
             self._last_write = time.monotonic()
             self._wake.set()
 
-    def _yield_to_writes(self) -> None:
-        """Wait until no desk write was heard for `QUIET` seconds, `MAX_DEFER` at most (see there)."""
-        began = time.monotonic()
+    def _pace(self) -> bool:
+        """Before each of the thread's batches: wait while someone drains the queue explicitly, and while desk
+        writes are heard rest so that the thread works `SHARE` of the time; False when it is stopping."""
         while not self._stopping.is_set():
+            if self._drains:
+                self._stopping.wait(STAND_ASIDE)
+                continue
             now = time.monotonic()
-            quiet_for = now - self._last_write
-            if quiet_for >= QUIET or now - began >= MAX_DEFER:
-                return
-            self._stopping.wait(QUIET - quiet_for)
+            due = self._batch_ended + self._batch_took * (1 - SHARE) / SHARE
+            if now - self._last_write >= QUIET or now >= due:
+                return True
+            self._stopping.wait(due - now)
+        return False
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
             try:
-                self.drain(pace=self._yield_to_writes)
+                self._fill(None, BATCH, None, None, None, self._pace)
             except Exception as exc:  # a thread of its own: every failure is logged, kept and retried
                 self.problem = f"{type(exc).__name__}: {exc}"
                 log.warning("the desk index could not embed (retrying in %.0f s): %s", RETRY_AFTER, exc)

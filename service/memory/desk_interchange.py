@@ -53,9 +53,10 @@ class DeskInterchange:
         write it in one transaction; per kind {added, skipped, refused, reasons}. `progress` hears the
         records written, `indexing` the desk index embedding them (so `memory.recall` finds them at once)."""
         export = desk_format.read_export(Path(directory))
+        since = self.parts.store.last_seq()  # the index then embeds what the import queued, not an older backlog
         with self.parts.writes:
             reports = desk_import.import_export(self.parts.store, self.parts.redactor, export, progress)
-        self._after_import(sum(r.added for r in reports.values()), indexing)
+        self._after_import(sum(r.added for r in reports.values()), indexing, since)
         return {kind: typed_row(KindReport, asdict(report)) for kind, report in reports.items()}
 
     def import_foreign(
@@ -71,20 +72,24 @@ class DeskInterchange:
         reasons}. The file is read and checked whole first: a malformed one writes nothing."""
         read = {"mcp-memory": foreign_memory.read_mcp_memory, "mem0": foreign_memory.read_mem0}[system]
         memories = read(Path(path))
+        since = self.parts.store.last_seq()
         with self.parts.writes:
             report = foreign_memory.import_memories(
                 self.parts.store, self.parts.redactor, system, memories, scope=scope, progress=progress
             )
-        self._after_import(report.added, indexing)
+        self._after_import(report.added, indexing, since)
         return typed_row(KindReport, asdict(report))
 
-    def _after_import(self, added: int, indexing: Progress | None) -> None:
+    def _after_import(self, added: int, indexing: Progress | None, since: int) -> None:
+        """Tell the listeners, mirror the bundles' files and embed what the import queued (events after `since`:
+        neither a backlog older than it nor the turns other clients write meanwhile, which the index's thread
+        takes) before the import answers, so that `memory.recall` finds it at once."""
         if not added:
             return
         self.parts.changed(DESK)
         self.parts.changed(LEARNING)
         self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
         try:
-            self.desk.index.drain(indexing)
+            self.desk.index.drain(indexing, since=since)
         except Exception as exc:
             log.warning("the desk index did not take the import yet: %s", exc)
