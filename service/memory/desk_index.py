@@ -5,7 +5,8 @@ search row and its entry in `desk_embed_queue` in one transaction and is
 acknowledged then; embedding happens afterwards, here, in batches: on a
 thread of its own once `start` was called (the service and the console do),
 or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
-queue's length is the index lag (`desk.index_lag` in health, the overview and
+thread takes its share of the time beside the writes (`index_share`) and
+stands aside while someone drains. The queue's length is the index lag (`desk.index_lag` in health, the overview and
 `jiyi doctor`).
 
 Recall asks `dense()` for the query's searcher. It answers None, with the
@@ -25,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from recall.desk_index import DeskIndex, Item, Searcher
+from service.memory.index_share import IndexShare
 from service.memory.parts import Parts
 from store.desk import embed_queue
 from store.desk.projection import DOMAIN as DESK
@@ -36,16 +38,10 @@ BATCH = 64  # items embedded per model call: the model's own batch speed, withou
 LAGGING = 500  # a lag above this many items makes recall say it is degraded (recent turns miss meaning)
 RETRY_AFTER = 30.0  # seconds the thread waits after a failed batch (the embedder's endpoint down)
 IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (another host's writes)
-# The thread takes a fair share of the time while desk writes are heard: after a batch that took t seconds it
-# rests t * (1 - SHARE) / SHARE before the next, so a steady stream of writes (an agent's five turns a second)
-# never stops it and the lag shrinks while they go on; when no write was heard for QUIET seconds it embeds
-# batch after batch. It stands aside while someone drains the queue explicitly (an import's job indexing what
-# it imported, `rebuild-vec`): that work is waited for. Measured (bench/index_under_writes.py): see
-# docs/desk-memory.md. It used to wait for a quiet half second, a minute at most: at five writes a second that
-# was a batch a minute, the lag grew, and an import's job waited behind it for as long as the writes lasted.
-QUIET = 0.5
-SHARE = 0.5
-STAND_ASIDE = 0.1  # seconds between the thread's looks at an explicit drain, to go on when it ended
+# While someone drains the queue explicitly (an import's job indexing what it imported, `rebuild-vec`: work that
+# is waited for) the thread stands aside; it looks again after this many seconds. Beside the writes it takes its
+# share of the time (`service.memory.index_share`).
+STAND_ASIDE = 0.1
 
 
 class DeskIndexer:
@@ -64,8 +60,7 @@ class DeskIndexer:
         self.embedded = 0  # items this process embedded
         # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
         self.known_lag: int | None = None
-        self._last_write = 0.0  # monotonic time of the last desk change heard
-        self._batch_ended = self._batch_took = 0.0  # when the last batch ended and how long it took (its pace)
+        self._share = IndexShare()  # when the thread's next batch may start beside the writes
         self._drains = 0  # explicit drains under way (the thread stands aside)
         # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
         self._ahead: ThreadPoolExecutor | None = None
@@ -135,7 +130,7 @@ class DeskIndexer:
         """Embed what the queue holds now, `batch` items at a time (or its first `limit` items); returns how many
         were embedded. `since` (an event's seq) keeps to what the events after it queued: an import's own items,
         not a backlog older than it. What writes queue meanwhile is left to the thread, which stands aside until
-        this returns (see `SHARE`). `progress(done, total)` hears after each batch."""
+        this returns (see `STAND_ASIDE`). `progress(done, total)` hears after each batch."""
         self.open()
         upto = self.parts.store.last_seq()  # what is queued now: writes going on beside it do not make it longer
         with self._lock:
@@ -166,7 +161,7 @@ class DeskIndexer:
             if pace is not None and not pace():
                 break
             with self._drain_lock:  # one batch at a time: two drains never take the same entries
-                began = time.monotonic()
+                began, held = time.monotonic(), store.write_stats.snapshot()["lock_held_ms"]
                 queued = embed_queue.take(store, batch, since, upto)
                 if not queued:
                     break
@@ -174,10 +169,10 @@ class DeskIndexer:
                 embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
                 for kind in embed_queue.KINDS:
                     index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
+                held = (store.write_stats.snapshot()["lock_held_ms"] - held) / 1000  # the writes', meanwhile
                 with self.parts.writes:
                     embed_queue.done(store, queued)
-                self._batch_ended = time.monotonic()
-                self._batch_took = self._batch_ended - began
+                self._share.worked(time.monotonic() - began, held)
             done += len(queued)
             self.embedded += len(read.found)
             self.lag()
@@ -235,21 +230,17 @@ class DeskIndexer:
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:
-            self._last_write = time.monotonic()
+            self._share.heard_write()
             self._wake.set()
 
     def _pace(self) -> bool:
-        """Before each of the thread's batches: wait while someone drains the queue explicitly, and while desk
-        writes are heard rest so that the thread works `SHARE` of the time; False when it is stopping."""
+        """Before each of the thread's batches: wait while someone drains the queue explicitly, and rest for its
+        share beside the writes (`IndexShare`); False when it is stopping."""
         while not self._stopping.is_set():
-            if self._drains:
-                self._stopping.wait(STAND_ASIDE)
-                continue
-            now = time.monotonic()
-            due = self._batch_ended + self._batch_took * (1 - SHARE) / SHARE
-            if now - self._last_write >= QUIET or now >= due:
+            rest = STAND_ASIDE if self._drains else self._share.wait()
+            if not rest:
                 return True
-            self._stopping.wait(due - now)
+            self._stopping.wait(rest)
         return False
 
     def _run(self) -> None:
