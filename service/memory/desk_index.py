@@ -6,8 +6,8 @@ acknowledged then; embedding happens afterwards, here, in batches: on a
 thread of its own once `start` was called (the service and the console do),
 or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
 thread takes its share of the time beside the writes (`index_share`) and
-stands aside while someone drains. The queue's length is the index lag (`desk.index_lag` in health, the overview and
-`jiyi doctor`).
+stands aside while someone drains. The queue's length is the index lag
+(`desk.index_lag` in health, the overview and `jiyi doctor`).
 
 Recall asks `dense()` for the query's searcher. It answers None, with the
 reason, when dense retrieval cannot take part: the index was never opened in
