@@ -172,10 +172,10 @@ class DeskIndexer:
                 held = (store.write_stats.snapshot()["lock_held_ms"] - held) / 1000  # the writes', meanwhile
                 with self.parts.writes:
                     embed_queue.done(store, queued)
-                self._share.worked(time.monotonic() - began, held)
+                took = time.monotonic() - began
             done += len(queued)
             self.embedded += len(read.found)
-            self.lag()
+            self._share.worked(took, held, behind=self.lag() > LAGGING)
             if read.gone:
                 log.info("%d queued desk items were gone from the views", len(read.gone))
                 self.sweep({q.kind for q in read.gone})
