@@ -80,10 +80,10 @@ class DeskInterchange:
         self._after_import(report.added, indexing, since)
         return typed_row(KindReport, asdict(report))
 
-    def _after_import(self, added: int, indexing: Progress | None, since: int) -> None:
-        """Tell the listeners, mirror the bundles' files and embed what the import queued (events after `since`:
-        neither a backlog older than it nor the turns other clients write meanwhile, which the index's thread
-        takes) before the import answers, so that `memory.recall` finds it at once."""
+    def _after_import(self, added: int, indexing: Progress | None, since: int | None = None) -> None:
+        """Tell the listeners, mirror the bundles' files and embed what the import queued (by the events after
+        `since`: not a backlog older than it, nor the turns other clients write after it, which the index's
+        thread takes) before the import answers, so that `memory.recall` finds it at once."""
         if not added:
             return
         self.parts.changed(DESK)

@@ -112,7 +112,8 @@ def test_the_index_lag_shrinks_while_an_agent_keeps_writing(
         reached = time.monotonic()
         agent.wait_for(len(agent.acked) + 5)  # and the agent still writes
     assert readings[-1] <= start // 4, f"the lag went {start} -> {readings[-1]} while the agent wrote"
-    assert max(readings) <= start + RATE * 5  # bounded all along: it never ran away from the writes
+    # bounded all along (it may rise while a batch is embedded: a loaded machine's batch can take seconds)
+    assert max(readings) < 2 * start
     assert agent.acked[-1] > reached and not agent.refused
     assert server.stop() == 0
 
