@@ -143,6 +143,7 @@ class Skill(BaseModel):
     updated = TextField()
     decided_by = TextField(default="")
     user_request = TextField(default="")
+    request_interaction_id = TextField(null=True)  # the user's turn an agent's activation named
 
     class Meta:
         table_name = "desk_skill"

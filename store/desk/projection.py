@@ -76,8 +76,9 @@ class DeskProjection:
     # 2: skills keep the quote of the user guidance they came from; 3: bundle events naming a path outside
     # the bundles folder are refused (`desk_refused_bundle_event`), not applied; English words stemmed in the
     # search tables, and every searchable item queued for the desk index (`desk_embed_queue`); 4: both of
-    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again)
-    version = 4
+    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again); 5: a
+    # skill keeps the user's turn an agent's activation named (`request_interaction_id`)
+    version = 5
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
@@ -339,6 +340,7 @@ class DeskProjection:
             # An imported decision names who made it in the home it came from (its event's actor is `import`).
             decided_by=p.get("decided_by") or event.actor,
             user_request=p.get("user_request") or "",
+            request_interaction_id=p.get("interaction_id"),
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
     @staticmethod
