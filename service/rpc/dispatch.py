@@ -71,13 +71,14 @@ class Dispatcher:
             return CallContext(connection, self.presence, self.started)
         return CallContext(connection, self.presence, self.started, subscribe)
 
-    def handle_line(self, line: bytes) -> bytes:
-        """Answer one request line (without its newline) with one response line."""
-        return encode(self.handle(line))
+    def handle_line(self, line: bytes, context: CallContext | None = None) -> bytes:
+        """Answer one request line (without its newline) with one response line (`context`: as whom; an agent's
+        detached one by default, `self.person` for the person's)."""
+        return encode(self.handle(line, context))
 
-    def handle(self, line: bytes) -> Response:
+    def handle(self, line: bytes, context: CallContext | None = None) -> Response:
         prepared = self.prepare(line)
-        return self.run(prepared) if isinstance(prepared, Request) else prepared
+        return self.run(prepared, context) if isinstance(prepared, Request) else prepared
 
     def prepare(self, line: bytes) -> Request | Response:
         """Parse and look up: the request to run, or already the (error) response."""

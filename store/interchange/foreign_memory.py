@@ -24,7 +24,7 @@ from store.core.errors import InvalidInput, NotFound
 from store.core.redact import Redactor
 from store.core.redact_json import redact_json
 from store.desk.common import When, check_id, when
-from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec
+from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec, existing
 from store.desk.projection import DOMAIN as DESK
 from store.interchange.desk_import import ACTOR, KindReport
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
@@ -212,7 +212,8 @@ def _one(store: Store, redactor: Redactor, system: str, memory: ForeignMemory, s
     old = store.db.execute_sql(
         "SELECT user_text FROM desk_interaction WHERE interaction_id = ?", (interaction_id,)
     ).fetchone()
-    fact = store.db.execute_sql("SELECT 1 FROM desk_fact WHERE fact_id = ?", (spec.fact_id,)).fetchone()
+    fact = existing(spec)  # this fact, or one here that says the same: it gets the evidence (no twin)
+    fact_id = spec.fact_id if fact is None else str(fact.fact_id)
     if old is not None and fact is not None:
         return "skipped"
     if old is None:
@@ -239,7 +240,7 @@ def _one(store: Store, redactor: Redactor, system: str, memory: ForeignMemory, s
             DESK,
             "fact_added",
             {
-                "fact_id": spec.fact_id,
+                "fact_id": fact_id,
                 "scope": scope,
                 "profile_kind": None,
                 "project": None,
@@ -254,14 +255,14 @@ def _one(store: Store, redactor: Redactor, system: str, memory: ForeignMemory, s
         )
     seen = store.db.execute_sql(
         "SELECT 1 FROM desk_fact_evidence WHERE fact_id = ? AND source_id = ? AND quote = ?",
-        (spec.fact_id, interaction_id, quote),
+        (fact_id, interaction_id, quote),
     ).fetchone()
     if seen is None:
         store.append(
             DESK,
             "fact_evidence_added",
             {
-                "fact_id": spec.fact_id,
+                "fact_id": fact_id,
                 "source_kind": "interaction",
                 "source_id": interaction_id,
                 "speaker": "user",
