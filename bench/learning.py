@@ -32,6 +32,7 @@ from service.rpc.dispatch import Dispatcher
 from store.core import clock
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
+from service.ops import DECLARED
 from store.learning.grant import example_section
 
 OLD = 1_500_000_000.0  # 2017: outside any lookback
@@ -133,7 +134,8 @@ def request_figures(folder: Path, requests: int) -> None:
 
         def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
             line = json.dumps({"id": 1, "method": method, "params": params}, ensure_ascii=False).encode()
-            reply: dict[str, Any] = json.loads(dispatcher.handle_line(line))
+            person = DECLARED[method].person is not None  # the owner's (a revoke): asked as the console would
+            reply: dict[str, Any] = json.loads(dispatcher.handle_line(line, dispatcher.person if person else None))
             assert reply["ok"], (method, reply)
             return reply["result"]
 

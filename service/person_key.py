@@ -27,7 +27,7 @@ import secrets
 import stat
 from pathlib import Path
 
-log = logging.getLogger("jiyi.service")
+log = logging.getLogger("jiyi.service.remote")  # the console's and the commands' side reads it
 
 KEY_FILE = "person.key"
 KEY_BYTES = 32  # 256 bits, as URL-safe base64 (43 characters)

@@ -268,6 +268,9 @@ class Importer:
             check_id(r["source_interaction_id"], "source_interaction_id", self.redactor)
         if r["decided_by"]:  # who decided its status: an actor's name, stored as it is
             check_id(r["decided_by"], "decided_by", self.redactor)
+        asked_in = r.get("request_interaction_id")
+        if asked_in is not None:
+            check_id(asked_in, "request_interaction_id", self.redactor)
         if self._one("SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]) is not None:
             return "skipped"
         self._append(
@@ -285,6 +288,8 @@ class Importer:
             payload = {"skill_id": r["skill_id"], "status": r["status"], "from": "draft", "decided_by": r["decided_by"]}
             if r["user_request"]:
                 payload["user_request"] = self._text(r["user_request"], "user_request", desk_skills.MAX_REQUEST)
+            if asked_in is not None:
+                payload["interaction_id"] = asked_in
             self._append("skill_status_changed", payload, r["updated"])
         return "added"
 

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from service.memory.memory import Memory
 from service.rpc.host import SocketHost
 from store.appkb.entry import AppKbEntry
+from store.core import clock
 from tests.conftest import put_entries
 from tests.service.inprocess import exchange, exchange_as_person, line
 
@@ -90,7 +91,7 @@ def test_a_learned_alias_already_there_never_resolves_against_the_label(
 ) -> None:
     """A learned entry that came in another way (an import of a TaskWizard App-KB), with many successes: still
     below the device's list, and never `resolved` to its package against 微信, on any device."""
-    now = "2026-05-01T00:00:00+00:00"
+    now = clock.iso_now()  # many successes, the last one now: its prior is the highest a learned alias gets
     thief = AppKbEntry("微信", "微信", "com.evil.pay", "learned", "global", 0.9, 40, now, now, last_success=now)
     put_entries(memory.store, thief, actor="import")
     never_the_thief(qtbot, host)
