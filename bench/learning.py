@@ -28,11 +28,11 @@ from typing import Any
 
 from service.config import load_config
 from service.memory.memory import Memory
+from service.ops import DECLARED
 from service.rpc.dispatch import Dispatcher
 from store.core import clock
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
-from service.ops import DECLARED
 from store.learning.grant import example_section
 
 OLD = 1_500_000_000.0  # 2017: outside any lookback

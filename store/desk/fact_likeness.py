@@ -32,7 +32,8 @@ _HAN_NEGATIONS = frozenset("不没未别非无勿莫否")
 _HAN_LINKS = frozenset("的地得是在了着过和与及或也都就把被给对于其之这那个为有而并")
 _LATIN_NEGATIONS = frozenset({"not", "no", "never", "none", "cannot", "nor", "without"})
 _LATIN_LINKS = frozenset(
-    "a an the is are was were be been am of in on at to for with by from and or as it its this that there".split()
+    {"a", "an", "the", "is", "are", "was", "were", "be", "been", "am", "of", "in", "on", "at", "to", "for", "with"}
+    | {"by", "from", "and", "or", "as", "it", "its", "this", "that", "there"}
 )
 
 
@@ -67,6 +68,12 @@ def signature(content: str) -> Signature:
         elif token not in _LATIN_LINKS:
             words.add(token)
     return Signature(frozenset(marks), frozenset(negations), frozenset(words))
+
+
+def marks_key(content: str) -> str:
+    """The fact's marks as one text (sorted): two alike facts have the same, so a near-duplicate is looked for only
+    among the facts with this key (`desk_fact.marks`)."""
+    return " ".join(sorted(signature(content).marks))
 
 
 def alike(one: str, other: str) -> bool:

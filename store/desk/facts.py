@@ -30,6 +30,7 @@ import msgspec
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
+from store.core.models import tuples
 from store.core.redact import Redactor
 from store.desk import fact_likeness, hybrid, rows, sql
 from store.desk.common import check_id, when
@@ -171,14 +172,18 @@ def existing(spec: FactSpec) -> Fact | None:
     fact = Fact.get_or_none(Fact.fact_id == spec.fact_id)
     if fact is not None:
         return fact
+    # Alike facts have the same marks: only those are read (an index), and as tuples (no model per row).
     query = Fact.select(Fact.fact_id, Fact.content, Fact.status).where(
-        (Fact.scope == spec.scope) & (Fact.project == spec.project) & (Fact.profile_kind == spec.profile_kind)
+        (Fact.marks == fact_likeness.marks_key(spec.content))
+        & (Fact.scope == spec.scope)
+        & (Fact.project == spec.project)
+        & (Fact.profile_kind == spec.profile_kind)
     )
-    alike = [row for row in query.order_by(Fact.id) if fact_likeness.alike(spec.content, row.content)]
+    alike = [row for row in tuples(query.order_by(Fact.id)) if fact_likeness.alike(spec.content, row[1])]
     if not alike:
         return None
-    alike.sort(key=lambda row: STATUS_ORDER.index(row.status) if row.status in STATUS_ORDER else len(STATUS_ORDER))
-    return Fact.get(Fact.fact_id == alike[0].fact_id)
+    alike.sort(key=lambda row: STATUS_ORDER.index(row[2]) if row[2] in STATUS_ORDER else len(STATUS_ORDER))
+    return Fact.get(Fact.fact_id == alike[0][0])
 
 
 def record(store: Store, spec: FactSpec, *, actor: str, note: str = "") -> FactRecorded:

@@ -17,6 +17,7 @@ from store.core.models import BaseModel
 from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
 from store.desk.bundle_names import refusal
+from store.desk.fact_likeness import marks_key
 from store.desk.models import (
     DESK_MODELS,
     Bundle,
@@ -77,7 +78,8 @@ class DeskProjection:
     # the bundles folder are refused (`desk_refused_bundle_event`), not applied; English words stemmed in the
     # search tables, and every searchable item queued for the desk index (`desk_embed_queue`); 4: both of
     # those 3s, which two branches made at once (a home that had either rebuilds its desk view again); 5: a
-    # skill keeps the user's turn an agent's activation named (`request_interaction_id`)
+    # skill keeps the user's turn an agent's activation named (`request_interaction_id`), and a fact its marks
+    # (`fact_likeness.marks_key`: a near-duplicate is looked for among the facts with the same)
     version = 5
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
@@ -285,6 +287,7 @@ class DeskProjection:
             updated=event.ts,
             first_workday=p["workday"],
             last_evidence_workday=p["workday"],
+            marks=marks_key(p["content"]),
         ).execute()
         self._fts("fact").put(row_id, fts.index_text(p["content"], p.get("project")))
         self._queue("fact", row_id, event)

@@ -23,9 +23,9 @@ import msgspec
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict
+from store.desk import facts
 from store.desk import projection as desk
 from store.desk.common import when
-from store.desk import facts
 from store.desk.facts import Evidence, FactSpec
 from store.desk.models import Fact, Interaction, Skill, TaskCard
 from store.episodes import lessons

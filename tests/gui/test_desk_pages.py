@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import threading
+import time
 from datetime import datetime
 from typing import Any
 

@@ -44,7 +44,7 @@ def learn(dispatcher: Dispatcher, proposals: dict[str, tuple[str, str]]) -> list
     """Run the pipeline over what waits, as a scripted extractor and reviewer would: for a source whose user
     words hold a quote of `proposals`, that fact (kind, content); a no-op for the rest; every candidate approved.
     The adoptions' outcomes."""
-    for n in range(100):
+    for _ in range(100):
         leased = answer(dispatcher, "learning.extract.lease", {"request_id": f"x-{next(IDS)}"})
         assert leased["ok"], leased
         lease = leased["result"]
@@ -60,7 +60,7 @@ def learn(dispatcher: Dispatcher, proposals: dict[str, tuple[str, str]]) -> list
         submitted = answer(dispatcher, "learning.extract.submit", submit)
         assert submitted["ok"] and submitted["result"]["accepted"], submitted
     adoptions = []
-    for n in range(100):
+    for _ in range(100):
         leased = answer(dispatcher, "learning.review.lease", {"request_id": f"r-{next(IDS)}"})
         assert leased["ok"], leased
         review = leased["result"]

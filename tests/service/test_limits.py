@@ -112,7 +112,7 @@ def test_numbers_out_of_range_are_invalid_params_naming_the_field(
     dispatcher: Dispatcher, memory: Memory, method: str, params: dict[str, Any], raw: dict[str, bytes], field: str
 ) -> None:
     events = memory.store.count_events()
-    refused(answer(dispatcher, method, params, **raw), "invalid_params", field)
+    refused(answer(dispatcher, method, params, person=False, **raw), "invalid_params", field)
     assert memory.store.count_events() == events
 
 

@@ -79,7 +79,7 @@ def _in_order(names: set[str]) -> list[str]:
 
 def test_every_person_only_operation_is_declared_so_and_shown() -> None:
     # The ones issue 36 names, and the others of their nature (docs/protocol.md, The person's authority).
-    assert PERSON_ONLY == {
+    named = {
         "app.alias.learn",
         "app.alias.forget",
         "app.alias.undo",
@@ -99,6 +99,7 @@ def test_every_person_only_operation_is_declared_so_and_shown() -> None:
         "job.start",
         "bundle.document.put",
     }
+    assert named == PERSON_ONLY
     for name in PERSON_ONLY:
         schema = DECLARED[name].schema()
         assert schema["person"]["decides"] and schema["person"]["when"], name

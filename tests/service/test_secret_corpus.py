@@ -534,7 +534,8 @@ class Client:
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         line = json.dumps({"id": next(self._ids), "method": method, "params": params}, ensure_ascii=False)
-        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode()))
+        # As the console would: the person's own placements (approvals, reviews, facts by hand) are among them.
+        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode(), self.dispatcher.person))
         return answer
 
 
