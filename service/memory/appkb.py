@@ -144,6 +144,8 @@ class AppKbService:
         self._refuse_lookalike(name, package)
         person = actor == "user"
         if not person:
+            appkb.check_package(package)  # what is malformed is said first: `invalid_params` before a conflict
+            appkb.check_name(name, self.redactor)
             self._refuse_named_elsewhere(name, package)
 
         def write() -> LearnAliasOutcome:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import pytest
 from pytestqt.qtbot import QtBot
 
+from service.client import JiyiClient
 from service.rpc.host import SocketHost
 
 HEALTH = b'{"id": "after", "method": "health"}'
@@ -109,3 +110,12 @@ def exchange_as_person(qtbot: QtBot, host: SocketHost, payload: bytes, replies: 
     hello, *rest = exchange(qtbot, host, person_hello(host) + payload, replies + 1)
     assert hello["ok"] and hello["result"]["person"] is True, hello
     return rest
+
+
+def person_client(path: Path, home: Path, *, timeout: float = 10.0) -> JiyiClient:
+    """A client that connects as the console does: its hello presents the person's key read from `home`."""
+    from service import person_key  # here: a module that never asks for it runs against any version of Jiyi
+
+    return JiyiClient(
+        path, timeout=timeout, hello="console", hello_params=lambda: {"person_key": person_key.read(home)}
+    )

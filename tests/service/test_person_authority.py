@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from service import person_key
 from service.config import load_config
+from service.mcp.link import ServiceLink
 from service.memory.memory import Memory
 from service.ops import DECLARED
 from service.ops.declare import Args
@@ -245,3 +246,18 @@ def test_an_agents_alias_is_learned_and_the_consoles_is_the_users(
         qtbot, host, line({"id": 4, "method": "app.alias.forget", "params": {"name": "小蓝书"}}) + b"\n", 1
     )
     assert reply["ok"] and [e["kind"] for e in reply["result"]["removed"]] == ["learned"]
+
+
+def test_jiyi_mcp_never_presents_the_key(qtbot: QtBot, seeded: Memory, host: SocketHost) -> None:
+    """`jiyi mcp` runs as the same user beside the home, and is an agent all the same: its link never reads the
+    key, so the person's operations are refused to it (it offers no tool for them either)."""
+    config = load_config(home=seeded.store.home, env={**HASHED, "JIYI_SOCKET": str(host.path)})
+    link = ServiceLink(config)
+    lesson = seeded.lessons.list_lessons(None)[0].lesson_id
+    try:
+        with pytest.raises(Forbidden, match="approving a lesson is the person's decision"):
+            in_thread(qtbot, lambda: link.call(DECLARED["lesson.approve"], {"lesson_id": lesson, "actor": "user"}))
+        assert link.private is None  # it reached the service the test runs, as an agent
+    finally:
+        link.close()
+    assert seeded.lessons.list_lessons("approved") == []

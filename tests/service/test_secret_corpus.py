@@ -391,7 +391,7 @@ PLACEMENTS: tuple[Placement, ...] = (
     Placement(
         "memory.skill.set_status",
         "user_request",
-        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v},
+        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v, "actor": "user"},
     ),
     Placement("bundle.document.put", "content", _document()),
     Placement("bundle.document.put", "state.json", _document("state.json"), "json"),
