@@ -25,6 +25,7 @@ import logging
 import os
 import secrets
 import stat
+import threading
 from pathlib import Path
 
 log = logging.getLogger("jiyi.service.remote")  # the console's and the commands' side reads it
@@ -113,3 +114,38 @@ def remove(home: Path, key: str) -> None:
     with contextlib.suppress(OSError, KeyProblem):
         if hmac.compare_digest(read(home).encode(), key.encode()):
             key_path(home).unlink()
+
+
+# The keys this process's hosts hold, by home: two hosts serving one home in one process (the console's own and
+# a test's) share its key; the last to stop removes it. Another process cannot serve the home (its lock).
+_held: dict[Path, tuple[str, int]] = {}
+_holding = threading.Lock()
+
+
+def hold(home: Path) -> str:
+    """The home's key for a host that starts serving: the one this process's hosts of the home hold already (still
+    in its file), else a fresh one written now (`create`). Release it with `release` when the host stops."""
+    where = Path(home).resolve()
+    with _holding:
+        held = _held.get(where)
+        if held is not None:
+            with contextlib.suppress(OSError, KeyProblem):
+                if hmac.compare_digest(read(where).encode(), held[0].encode()):
+                    _held[where] = (held[0], held[1] + 1)
+                    return held[0]
+        key = create(where)
+        _held[where] = (key, 1)
+        return key
+
+
+def release(home: Path, key: str) -> None:
+    """A host holding `key` stops: the last one removes the file."""
+    where = Path(home).resolve()
+    with _holding:
+        held = _held.get(where)
+        if held is not None and held[0] == key and held[1] > 1:
+            _held[where] = (key, held[1] - 1)
+            return
+        if held is not None and held[0] == key:
+            del _held[where]
+        remove(where, key)

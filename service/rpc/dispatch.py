@@ -147,6 +147,10 @@ class Dispatcher:
         args = method.decode(request.params)
         person = method.operation.person
         if person is not None and not context.is_person and person.needed_for(args):
+            if method.writes:
+                # A home that takes no write (read-only, damaged) says so first, to everyone alike: no key was
+                # written in a read-only home, and the person's write would be refused all the same.
+                self.memory.store.check_writable()
             raise Forbidden(_refusal(method.name, person.decides, person.describe(), person.instead, context))
         return method.bind_args(self.memory, args, context)
 

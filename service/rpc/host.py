@@ -174,7 +174,7 @@ class SocketHost(QObject):
         self._person_key = self._write_person_key()  # before the first connection can say hello
         if not self._server.listen(str(self.path)):
             if self._person_key is not None:
-                person_key.remove(self.memory.store.home, self._person_key)
+                person_key.release(self.memory.store.home, self._person_key)
                 self._person_key = None
             raise EnvironmentProblem(f"cannot listen on {self.path}: {self._server.errorString()}")
         info = self.path.lstat()
@@ -211,7 +211,7 @@ class SocketHost(QObject):
         if self._owns_socket_file():
             self.path.unlink(missing_ok=True)
         if self._person_key is not None:
-            person_key.remove(self.memory.store.home, self._person_key)
+            person_key.release(self.memory.store.home, self._person_key)
             self._person_key = None
             self.presence.expect_person_key(None)
 
@@ -219,7 +219,7 @@ class SocketHost(QObject):
         """A fresh person's key in the home, for the console and the commands (`service/person_key.py`);
         None when the home cannot be written (a read-only home serves reads to everyone alike)."""
         try:
-            key = person_key.create(self.memory.store.home)
+            key = person_key.hold(self.memory.store.home)
         except OSError as exc:
             log.warning(
                 "cannot write the person's key in %s (%s): no connection acts as the person, so the "
