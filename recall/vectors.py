@@ -342,7 +342,7 @@ class VectorIndex:
         """`query` for many vectors in one Chroma call (an evaluation, a demo: ~15× cheaper than one by one).
 
         `metadata=False` asks Chroma for ids and distances only: reading the hits' metadata is most of a
-        query's cost (bench/desk_recall_speed.py: 40 nearest of 20k, 12 ms with it, 4 ms without).
+        query's cost (bench/memory_recall.py: 40 nearest of 20k, 12 ms with it, 4 ms without).
         """
         collection = self.collection(kind, scope, create=False)
         if collection is None or not len(vectors):

@@ -197,7 +197,10 @@ class JiyiClient:
             try:
                 sock.sendall(hello + payload)
             except OSError as exc:
+                refused = self._refusal(sock)  # a request it would not take: it said why before closing
                 self.close()
+                if refused is not None:
+                    return refused
                 if reused and attempt == 1:
                     continue
                 return _unavailable(f"the Jiyi service closed the connection: {exc.strerror or exc}")
@@ -209,9 +212,32 @@ class JiyiClient:
                 self.close()
                 if reused and attempt == 1 and retry_after_send:
                     continue
-                reason = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
-                return _unavailable(f"no answer from the Jiyi service ({reason})")
+                reason = f"none within {self.timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
+                # Sent whole: the service may have carried it out (a write sent again is stored once when
+                # it carries its id: interaction.remember, task.complete).
+                return _unavailable(
+                    f"no answer from the Jiyi service ({reason or type(exc).__name__}); the request was sent, "
+                    "so it may have been carried out"
+                )
         return _unavailable("no answer from the Jiyi service")
+
+    def _refusal(self, sock: socket.socket) -> Reply | None:
+        """After a send failed: the error line the service sent before it closed the connection (a request
+        line over its limit), when one is already there; never waits for one."""
+        data = self._buffer
+        with contextlib.suppress(OSError):
+            sock.setblocking(False)
+            while b"\n" not in data and len(data) < 65536:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        for line in data.split(b"\n")[:-1]:
+            with contextlib.suppress(ValueError):
+                reply = json.loads(line.decode("utf-8"))
+                if isinstance(reply, dict) and reply.get("ok") is False and reply.get("id") is None:
+                    return cast(Reply, reply)
+        return None
 
     def _hello_line(self) -> bytes:
         hello = {"id": f"hello-{next(self._ids)}", "v": PROTOCOL_MAJOR, "method": "client.hello"}

@@ -1,4 +1,5 @@
-"""`jiyi install-desktop`: the desktop entry, the icon and the systemd user unit, in the user's XDG folders.
+"""`jiyi install-desktop`: the desktop entry, its AppStream metainfo, the icon and the systemd user unit, in the
+user's XDG folders.
 
 Every file points at the `jiyi` that writes it (`service.program.program_command`), so the launcher and the
 unit start the program the person installed, wherever that is. `packaging/` holds the same files for
@@ -19,6 +20,7 @@ from store.core.errors import EnvironmentProblem
 DESKTOP_ID = "jiyi.desktop"
 UNIT_NAME = "jiyi.service"
 ICON_NAME = "jiyi"
+COMPONENT_ID = "io.github.jiyi.Jiyi"  # the AppStream component's id, which names its metainfo file
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
 
 DESKTOP_ENTRY = """\
@@ -37,6 +39,51 @@ Categories=Utility;
 Keywords=memory;agent;AI;recall;记忆;智能体;
 StartupNotify=true
 """
+
+METAINFO = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- AppStream metadata for software centres (appstreamcli validate packaging/jiyi.metainfo.xml). -->
+<component type="desktop-application">
+  <id>io.github.jiyi.Jiyi</id>
+  <metadata_license>CC0-1.0</metadata_license>
+  <project_license>Apache-2.0</project_license>
+  <name>Jiyi</name>
+  <name xml:lang="zh-CN">记忆</name>
+  <summary>See, correct and measure what your AI agents remember</summary>
+  <summary xml:lang="zh-CN">查看、纠正和度量智能体的记忆</summary>
+  <description>
+    <p>
+      Jiyi is a desktop memory console and a local memory service for personal AI agents. It keeps what
+      your agents learn on your own machine: which app a name means, what happened on past runs, what a
+      desktop assistant was told, and the facts, lessons and skills learned from that work.
+    </p>
+    <p>
+      In the console you can correct an app alias, browse past runs with their tool timelines, watch recall
+      quality on charts, read and edit bundle folders, and approve what was learned. Agents reach the same
+      operations over a local socket. Nothing leaves the machine.
+    </p>
+  </description>
+  <launchable type="desktop-id">jiyi.desktop</launchable>
+  <icon type="stock">jiyi</icon>
+  <categories>
+    <category>Utility</category>
+  </categories>
+  <keywords>
+    <keyword>memory</keyword>
+    <keyword>agent</keyword>
+    <keyword>AI</keyword>
+  </keywords>
+  <provides>
+    <binary>jiyi</binary>
+  </provides>
+  <content_rating type="oars-1.1"/>
+  <releases>
+    <release version="0.1.0" date="2026-12-01"/>
+  </releases>
+</component>
+"""
+"""AppStream metadata (software centres read the id, the summary, the launchable desktop entry); installed as
+`<data>/metainfo/<component id>.metainfo.xml`, shipped as `packaging/jiyi.metainfo.xml`."""
 
 USER_UNIT = """\
 # systemd user unit for the headless Jiyi service ({how}).
@@ -91,6 +138,9 @@ class Folders:
     def desktop_entry(self) -> Path:
         return self.data / "applications" / DESKTOP_ID
 
+    def metainfo(self) -> Path:
+        return self.data / "metainfo" / f"{COMPONENT_ID}.metainfo.xml"
+
     def unit(self) -> Path:
         return self.config / "systemd" / "user" / UNIT_NAME
 
@@ -123,6 +173,7 @@ def planned_files(command: Sequence[str], folders: Folders) -> dict[Path, bytes]
     how = "written by jiyi install-desktop for " + " ".join(command)
     files = {
         folders.desktop_entry(): DESKTOP_ENTRY.format(exec=desktop_exec(command)).encode("utf-8"),
+        folders.metainfo(): METAINFO.encode("utf-8"),
         folders.unit(): USER_UNIT.format(exec=unit_exec(command), how=how.replace("%", "%%")).encode("utf-8"),
     }
     icons = resources.files("resources.icons")
@@ -134,7 +185,8 @@ def planned_files(command: Sequence[str], folders: Folders) -> dict[Path, bytes]
 
 
 def install(command: Sequence[str], folders: Folders) -> list[Path]:
-    """Write the desktop entry, the icons and the user unit (folders made as needed); the paths written.
+    """Write the desktop entry, the metainfo, the icons and the user unit (folders made as needed); the paths
+    written.
 
     A file is replaced whole (written beside it, then renamed), never followed through a symlink.
     """
@@ -148,7 +200,7 @@ def install(command: Sequence[str], folders: Folders) -> list[Path]:
 def uninstall(folders: Folders) -> list[Path]:
     """Remove what `install` wrote (what is not there is skipped); the paths removed."""
     removed = []
-    for path in [folders.desktop_entry(), folders.unit(), *folders.icons()]:
+    for path in [folders.desktop_entry(), folders.metainfo(), folders.unit(), *folders.icons()]:
         if path.is_symlink() or path.exists():
             path.unlink()
             removed.append(path)

@@ -1,4 +1,5 @@
-"""`jiyi install-desktop [--uninstall]`: the console in the desktop's menu and the service as a user unit."""
+"""`jiyi install-desktop [--uninstall]`: the console in the desktop's menu (with its AppStream metainfo) and the
+service as a user unit."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "install-desktop",
         common,
         install_desktop,
-        "add Jiyi to the desktop's menu (entry, icon) and write the service's systemd user unit",
+        "add Jiyi to the desktop's menu (entry, icon, AppStream metainfo) and write the service's systemd user unit",
         home="none",
     )
     words.add_argument("--uninstall", action="store_true", help="remove those files again")

@@ -132,12 +132,16 @@ def fill(memory: Memory, *, runs: int = 2000, seed: int = 7, progress: Progress 
         for run in batch:
             _teach(memory, run, taught)
         memory.ingest.ingest_runs([{"outcome": r.outcome, "events": r.events} for r in batch], actor="agent")
-        memory.ingest.record_evaluations(
-            [dict(_trace(memory, run, recall)) for run in batch if (recall := recalled[run.run_id]) is not None]
-        )
+        traces = [dict(_trace(memory, run, recall)) for run in batch if (recall := recalled[run.run_id]) is not None]
+        memory.ingest.record_evaluations(traces)
+        # Each phone calibrates as it would have, prequentially: the next batch's recalls use the thresholds
+        # these evaluations earned (and never their own), as `run.finish` hands each one over.
+        for trace in traces:
+            memory.calibration.observe(trace)
+        memory.calibration.wait()
         if progress:
             progress(start + len(batch), runs)
-    memory.calibration.calibrate()  # each phone's threshold from the evaluations just written
+    memory.calibration.calibrate()  # each phone's threshold from every evaluation written (as a dream pass does)
     lessons = _lessons(memory)
     desk = fill_desk(memory)
     return {

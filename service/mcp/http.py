@@ -22,6 +22,7 @@ from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
+from service.mcp.http_guard import guarded_protocol
 from service.mcp.link import ServiceLink
 from service.mcp.server import JiyiMcp
 from store.core.errors import EnvironmentProblem, InvalidInput, os_problem
@@ -82,16 +83,18 @@ def read_token(home: Path) -> tuple[Path, str]:
 
 
 class BearerGate:
-    """ASGI middleware: a request without `Authorization: Bearer <token>` gets 401 and reaches nothing."""
+    """ASGI middleware: a request without `Authorization: Bearer <token>` gets 401 and reaches nothing. The
+    scheme is matched in any case (`bearer`, `BEARER`: RFC 9110 §11.1), the token exactly."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            scheme, _, credentials = given.strip().partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(b" "), self.expected):
                 await send(
                     {"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]}
                 )
@@ -117,6 +120,7 @@ def run_http(link: ServiceLink, address: str) -> None:
         app = BearerGate(jiyi.server.streamable_http_app(host=host, transport_security=security), token)
         url = f"http://{bracketed}:{port}{PATH}"
         print(f"jiyi mcp: {url} (bearer token in {token_path})", file=sys.stderr, flush=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+        # h11 with a deadline for each request to arrive whole and a cap on those arriving (slowloris).
+        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", http=guarded_protocol())
     finally:
         link.close()

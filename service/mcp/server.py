@@ -33,13 +33,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from service import __version__
-from service.mcp.link import ServiceLink
+from service.mcp.link import NoService, ServiceAway, ServiceLink
 from service.mcp.tools import BY_NAME, TOOLS, Tool
+from service.mcp.unreadable import AnsweringReader
 from service.memory.domain import Domain
 from service.ops import desk, maintenance
 from service.ops.declare import Operation
 from service.remote.notices import NoticeReader
-from store.core.errors import Conflict, EnvironmentProblem, InvalidInput, JiyiError, NotFound
+from store.core.errors import Conflict, InvalidInput, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service.mcp")
 
@@ -311,6 +312,8 @@ class JiyiMcp:
     async def _connect(self) -> None:
         try:
             await anyio.to_thread.run_sync(self.link.connect)
+        except NoService as exc:
+            log.warning("%s", exc)
         except JiyiError as exc:
             log.warning("%s (tools answer an error until it is up)", exc)
 
@@ -344,7 +347,7 @@ def protocol_error(exc: JiyiError) -> MCPError:
     """A failure outside a tool call (reading a resource, a prompt) as a JSON-RPC error with its message (the
     SDK answers any other exception "Internal server error", which says nothing)."""
     code = INVALID_PARAMS if isinstance(exc, InvalidInput | NotFound) else INTERNAL_ERROR
-    return MCPError(code, f"{exc.code}: {exc}")
+    return MCPError(code, f"{exc.code}: {exc}{retry_hint(exc)}")
 
 
 def dumps(value: Any) -> str:
@@ -377,15 +380,21 @@ def tool_failure(tool: Tool, exc: JiyiError) -> types.CallToolResult:
         current = exc.details.get("current_revision", exc.details.get("revision"))
         if current is not None:
             message += f" (current revision: {current}; read it, merge, and save with expected_revision={current})"
-    elif isinstance(exc, EnvironmentProblem):
-        message += " — the memory service is unavailable right now; try again shortly"
-    return failure(f"{tool.name}: {exc.code}: {message}", error)
+    return failure(f"{tool.name}: {exc.code}: {message}{retry_hint(exc)}", error)
+
+
+def retry_hint(exc: JiyiError) -> str:
+    """ " — try again shortly" where a retry can help (the service is starting, restarting or busy), and only
+    there: a request refused, a home refused or a socket that serves another home stay as they are."""
+    return " — try again shortly" if isinstance(exc, ServiceAway) else ""
 
 
 async def serve_stdio(jiyi: JiyiMcp) -> None:
     """Serve one client on this process's stdin and stdout until it closes stdin."""
     async with stdio_server() as (read_stream, write_stream):
-        await jiyi.server.run(read_stream, write_stream, jiyi.initialization_options())
+        # A line the SDK cannot read is answered (a JSON-RPC error) instead of dropped without a word.
+        answering = AnsweringReader(read_stream, write_stream)
+        await jiyi.server.run(answering, write_stream, jiyi.initialization_options())
 
 
 def run_stdio(link: ServiceLink, serve: Callable[[JiyiMcp], Any] = serve_stdio) -> None:

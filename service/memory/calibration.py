@@ -2,12 +2,14 @@
 
 Recall asks `threshold_for(device)` on every run start: an answer from memory.
 A scored recall arriving at run end is handed to `observe`, which returns at
-once: one worker thread appends it to the device's recent observations,
-chooses again (a sort of at most `RECENT` scores) and keeps the result in
-SQLite. A device with fewer than `MIN_EVALUATIONS` usable evaluations is
-calibrated by leave-one-out over its past successful runs (once per count of
-indexed runs), and with fewer than `MIN_LEAVE_ONE_OUT` of those it keeps the
-embedder's fixed threshold. `calibrate` recomputes in full (the CLI, dream).
+once: one worker thread appends it to the device's recent observations (and
+whether it really contaminated), chooses again (a sort of at most `RECENT`
+scores) and keeps the result in SQLite. A device with fewer than
+`MIN_EVALUATIONS` usable evaluations is calibrated by its prior — leave-one-out
+over its past successful runs (once per count of indexed runs), or with fewer
+than `MIN_LEAVE_ONE_OUT` of those the embedder's fixed threshold — unless its
+evaluations already show the prior's threshold over the budget.
+`calibrate` recomputes in full (the CLI, dream).
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ class CalibrationService:
         self._lock = threading.Lock()
         self._current: dict[str, Calibration] = {}
         self._observed: dict[str, deque[Observation]] = {}
-        self._loo_runs: dict[str, int] = {}  # device -> the indexed-run count its leave-one-out saw
+        # device -> whether each of its last `RECENT` scored recalls really contaminated (the budget's account)
+        self._realized: dict[str, deque[bool]] = {}
+        self._priors: dict[str, tuple[int, Calibration]] = {}  # device -> (its indexed-run count, its prior)
         self._pending: set[str] = set()
         self._last: Future[None] | None = None
         self._worker: ThreadPoolExecutor | None = None
@@ -97,14 +101,17 @@ class CalibrationService:
         scope = str(trace.get("device_scope") or "")
         if not scope.startswith("device:") or trace.get("embedder") != self.recall.embedder_id:
             return
-        self._schedule(scope.removeprefix("device:"), calib.observation_of(trace, self.recall.scoring))
+        observation = calib.observation_of(trace, self.recall.scoring)
+        self._schedule(scope.removeprefix("device:"), observation, calib.contaminated(trace))
 
-    def _schedule(self, device: str, observation: Observation | None) -> None:
+    def _schedule(self, device: str, observation: Observation | None, realized: bool | None = None) -> None:
         with self._lock:
             if self._closed or self.store.read_only is not None:  # a read-only home keeps its thresholds as they are
                 return
             if observation is not None and device in self._observed:
                 self._observed[device].append(observation)
+            if realized is not None and device in self._realized:
+                self._realized[device].append(realized)
             if device in self._pending:
                 return
             self._pending.add(device)
@@ -170,45 +177,44 @@ class CalibrationService:
     def _compute(self, device: str, *, full: bool) -> Calibration:
         scope = f"device:{device}"
         with self._lock:
-            observed = self._observed.get(device)
-        if full or observed is None:
+            observed, realized = self._observed.get(device), self._realized.get(device)
+        if full or observed is None or realized is None:
             traces = recall_calibration.recent_traces(self.store, scope, self.recall.embedder_id, calib.RECENT)
             kept = (calib.observation_of(t, self.recall.scoring) for t in traces)
             observed = deque((o for o in kept if o is not None), maxlen=calib.RECENT)
+            realized = deque((calib.contaminated(t) for t in traces), maxlen=calib.RECENT)
             with self._lock:
-                self._observed[device] = observed
+                self._observed[device], self._realized[device] = observed, realized
         with self._lock:
-            evaluations = list(observed)
+            evaluations, contaminated, scored = list(observed), sum(realized), len(realized)
         now = time.time()
         runs = self._past_runs(device)
-        chosen: Calibration | None
-        if len(evaluations) >= calib.MIN_EVALUATIONS:
-            anchor = self.anchor(runs)
-            chosen = calib.choose(device, self.embedder, evaluations, "evaluations", self.budget, now, anchor)
-        else:
-            chosen = self._from_past_runs(device, scope, runs, now, full, len(evaluations))
+        prior = self._prior(device, scope, runs, now, full, len(evaluations))
+        chosen: Calibration | None = prior
+        if len(evaluations) >= calib.MIN_EVALUATIONS or calib.shown_over(evaluations, prior.threshold, self.budget):
+            allowed = calib.allowance(self.budget, contaminated, scored)
+            chosen = calib.choose(
+                device, self.embedder, evaluations, "evaluations", self.budget, now, prior.threshold, allowed=allowed
+            )
+        elif self._current.get(device) is prior:
+            chosen = None  # the same prior as before: nothing to keep again
         if chosen is not None:
             self._keep(chosen)
         return self._current[device]
 
-    def _from_past_runs(
+    def _prior(
         self, device: str, scope: str, runs: list[leave_one_out.PastRun], now: float, full: bool, evaluations: int
-    ) -> Calibration | None:
-        """Leave-one-out over the device's past successful runs, or the fixed threshold; None: unchanged."""
+    ) -> Calibration:
+        """What decides until the device's own evaluations do: leave-one-out over its past successful runs, or
+        the fixed threshold (kept per count of past runs: the same runs give the same answer)."""
         if len(runs) < calib.MIN_LEAVE_ONE_OUT:
             return calib.fixed(device, self.embedder, self.anchor(runs), self.budget, now, evaluations)
-        known = self._current.get(device)
-        if (
-            not full
-            and known is not None
-            and known.source == "leave-one-out"
-            and self._loo_runs.get(device) == len(runs)
-        ):
-            return None  # the same past runs give the same answer
+        known = self._priors.get(device)
+        if not full and known is not None and known[0] == len(runs):
+            return known[1]
         observations = leave_one_out.observations(self.recall.engine, scope, runs, now)
-        self._loo_runs[device] = len(runs)
         loosen = calib.singles_share([r.apps for r in runs]) >= calib.SINGLES_TO_LOOSEN
-        return calib.choose(
+        prior = calib.choose(
             device,
             self.embedder,
             observations,
@@ -219,6 +225,8 @@ class CalibrationService:
             may_loosen=loosen,
             may_tighten=not loosen or calib.SINGLES_TIGHTEN,
         )
+        self._priors[device] = (len(runs), prior)
+        return prior
 
     def _past_runs(self, device: str) -> list[leave_one_out.PastRun]:
         rows = list_episodes(

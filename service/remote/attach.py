@@ -29,6 +29,19 @@ def configured_socket(config: Config, flag: Path | None = None) -> Path:
 
 def find_service(config: Config) -> tuple[Path, JsonObject] | None:
     """The socket of a live service that serves `config`'s home, and its health; None when there is none."""
+    found = service_on_socket(config)
+    if found is None:
+        return None
+    path, result = found
+    if not serves(result, config):
+        log.debug("the service on %s serves %s, not %s", path, result.get("home"), config.home_path)
+        return None
+    return found
+
+
+def service_on_socket(config: Config) -> tuple[Path, JsonObject] | None:
+    """The configured socket and the health of the live service answering on it, whatever home it serves;
+    None when none answers."""
     path = configured_socket(config)
     if not path.exists():
         return None
@@ -37,14 +50,15 @@ def find_service(config: Config) -> tuple[Path, JsonObject] | None:
     result = response.get("result")
     if not response.get("ok") or not isinstance(result, dict):
         return None
-    try:
-        same = Path(str(result.get("home"))).resolve() == Path(config.home_path).resolve()
-    except OSError:
-        same = False
-    if not same:
-        log.debug("the service on %s serves %s, not %s", path, result.get("home"), config.home_path)
-        return None
     return path, result
+
+
+def serves(health: JsonObject, config: Config) -> bool:
+    """Whether the service whose health this is serves `config`'s home."""
+    try:
+        return Path(str(health.get("home"))).resolve() == Path(config.home_path).resolve()
+    except OSError:
+        return False
 
 
 def open_memory(config: Config) -> MemoryApi:

@@ -107,6 +107,8 @@ class Wire:
         if response.get("ok"):
             return response.get("result")
         error = cast(JsonObject, response.get("error") or {})  # as the service sent it
+        if response.get("degraded"):  # this side's failure to reach it: the service said nothing
+            raise wire.Unreachable(str(error.get("message", "")))
         raise wire.error_for(str(error.get("code", "internal")), str(error.get("message", "")), error.get("data"))
 
     def _client(self) -> JiyiClient:

@@ -46,7 +46,14 @@ POLL_S = 0.05
 
 
 class ServiceDidNotStart(EnvironmentProblem):
-    """The private service exited or did not answer in time; the message carries its own last words."""
+    """The private service exited or did not answer in time; the message carries its own last words.
+
+    `exit_code` is the child's (it refused the home, the socket or its settings: starting it again changes
+    nothing until the person does), None when it did not answer in time (it may be migrating a large home)."""
+
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class PrivateService:
@@ -122,7 +129,8 @@ class PrivateService:
         deadline = time.monotonic() + timeout_s
         while True:
             if self.process.poll() is not None:
-                raise ServiceDidNotStart(f"jiyi serve exited ({self.process.returncode}): {self.last_words()}")
+                code = self.process.returncode
+                raise ServiceDidNotStart(f"jiyi serve exited ({code}): {self.last_words()}", exit_code=code)
             with contextlib.suppress(OSError):
                 found = find_service(config)
                 if found is not None and found[1].get("pid") == self.pid:

@@ -17,10 +17,19 @@ from store.core.errors import (
 
 ERRORS: dict[str, type[JiyiError]] = {
     "invalid_params": InvalidInput,
+    # The request itself was refused before any method ran (a line over the service's limit, not JSON):
+    # sending it again cannot help, so it is the caller's error, not the service's absence.
+    "invalid_request": InvalidInput,
+    "parse_error": InvalidInput,
     "not_found": NotFound,
     "forbidden": Forbidden,
     "unavailable": EnvironmentProblem,
 }
+
+
+class Unreachable(EnvironmentProblem):
+    """The service could not be reached or did not answer (the client's own failure, `degraded`): it is not
+    running, is starting, restarting or too busy; the service itself refused nothing."""
 
 
 def error_for(code: str, message: str, data: Any = None) -> JiyiError:

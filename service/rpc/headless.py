@@ -71,6 +71,9 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     vanished: list[str] = []
     watch = _watch_database(app, memory, vanished)
     host.start()
+    # The desk index opens and the model loads now, beside the first requests: the first `memory.recall` or
+    # `context.prepare` (an agent's, right after it started this service) then rarely waits for them.
+    memory.desk.index.warm()
     if memory.store.read_only is None:  # both write: on a read-only home they would only fail, every round
         memory.learning.start_timer()
         memory.desk.index.start()  # embeds desk items behind the writes

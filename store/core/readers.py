@@ -3,7 +3,7 @@
 `memory.recall` searches four kinds (turns, task cards, topics, facts), each a full-text search and a
 nearest-vector query. SQLite and Chroma let go of the GIL while they search, so on a machine of two cores
 the kinds searched at once answer in about two thirds of the time one after another
-(`bench/desk_recall_speed.py`). On SQLite each reader thread opens its own connection to the file (WAL:
+(`bench/memory_recall.py`). On SQLite each reader thread opens its own connection to the file (WAL:
 readers never wait for the writer); on a PostgreSQL server each would hold a connection for the host's
 life, so there the reads run one after another, on the caller's thread, when their answer is asked for.
 """

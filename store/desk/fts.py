@@ -333,13 +333,23 @@ class FtsTable:
 
     def search(self, text: str, limit: int, newest: int | None = None) -> list[Hit]:
         """Rows matching `text`, best first (at most `limit`); `newest` is `rows()` when the caller read it already."""
+        return self._search(text, limit, newest)[0]
+
+    def _search(self, text: str, limit: int, newest: int | None) -> tuple[list[Hit], dict[str, int]]:
+        """`search`, and the document frequencies of the query's terms it read (for `ranked`: a term no row
+        holds is never cached, so reading them again would ask the table again)."""
         terms = query_terms(text)
         if not terms or limit <= 0:
-            return []
+            return [], {}
         newest = self.rows() if newest is None else newest
         if newest == 0:
-            return []  # an empty table: no need to ask for any term's rows (a round trip on a server)
-        df = {t: n for t, n in self.frequencies(terms, newest).items() if n > 0}
+            return [], {}  # an empty table: no need to ask for any term's rows (a round trip on a server)
+        read = self.frequencies(terms, newest)
+        return self._planned(read, limit, newest), read
+
+    def _planned(self, read: dict[str, int], limit: int, newest: int) -> list[Hit]:
+        """The rows the search plan finds for the query's terms (`read`: their document frequencies)."""
+        df = {t: n for t, n in read.items() if n > 0}
         if not df:
             return []
         cap = max(RARE_FLOOR, int(newest * RARE_SHARE))
@@ -370,12 +380,11 @@ class FtsTable:
         `frequencies` caches): FTS5's `bm25()` and PostgreSQL's `ts_rank` differ, this is the same on both.
         The best first; `share` is the part of the query's terms each row holds.
         """
-        hits = self.search(text, limit, newest)
+        newest = self.rows() if newest is None else newest
+        hits, df = self._search(text, limit, newest)
         if not hits:
             return []
         terms = query_terms(text)
-        newest = self.rows() if newest is None else newest
-        df = self.frequencies(terms, newest)
         ids = [h.rowid for h in hits]
         cursor = self.db.execute_sql(
             f"SELECT rowid, tokens FROM {self.name} WHERE rowid IN ({','.join('?' * len(ids))})", ids

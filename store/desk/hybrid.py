@@ -105,7 +105,7 @@ def gather(
     """Every candidate either list found (`pool` of each, default `FTS_POOL` / `DENSE_POOL`), with its signals,
     and the floor that applies to them (active when the query's background similarity could be told)."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
-    dense_pool = pool or max(DENSE_POOL, limit * 4)
+    nearest = pool or dense_pool(limit)
     scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
     rows = by_rowid([s.rowid for s in scored]) if scored else {}
     found: dict[str, fusion.Candidate[R]] = {}
@@ -114,7 +114,7 @@ def gather(
         found[key(row)] = fusion.Candidate(
             key(row), row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
         )
-    near = dense.nearest(kind, dense_pool) if dense is not None else []
+    near = dense.nearest(kind, nearest) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
     missing = [k for k, _ in near if k not in found]
     more = by_key(missing) if missing else {}
@@ -131,6 +131,11 @@ def gather(
         if spread is not None:
             candidate.standing = round((similarity - spread[0]) / spread[1], 2)
     return list(found.values()), fusion.Floor(active=spread is not None)
+
+
+def dense_pool(limit: int) -> int:
+    """How many nearest vectors of each kind `gather` reads for a recall of `limit` items."""
+    return max(DENSE_POOL, limit * 4)
 
 
 def _adjacent(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.desktop_files import DESKTOP_ENTRY, USER_UNIT, desktop_exec, unit_exec
+from service.desktop_files import DESKTOP_ENTRY, METAINFO, USER_UNIT, desktop_exec, unit_exec
 from tests.conftest import REPO
 
 
@@ -28,22 +28,29 @@ def test_install_writes_entry_icon_and_unit_pointing_at_this_jiyi_and_uninstall_
     assert done.returncode == 0, done.stderr
     script = Path(sys.executable).parent / "jiyi"
     entry = tmp_path / ".local/share/applications/jiyi.desktop"
+    metainfo = tmp_path / ".local/share/metainfo/io.github.jiyi.Jiyi.metainfo.xml"
     unit = tmp_path / ".config/systemd/user/jiyi.service"
     icons = tmp_path / ".local/share/icons/hicolor"
     assert f"Exec={script}\n" in entry.read_text("utf-8") and "Icon=jiyi\n" in entry.read_text("utf-8")
     assert f"ExecStart={script} serve\n" in unit.read_text("utf-8")
     assert (icons / "scalable/apps/jiyi.svg").read_bytes().startswith(b"<?xml")
     assert (icons / "256x256/apps/jiyi.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    for path in (entry, unit, icons / "48x48/apps/jiyi.png"):
+    for path in (entry, metainfo, unit, icons / "48x48/apps/jiyi.png"):
         assert f"wrote {path}" in done.stdout
+    assert '<launchable type="desktop-id">jiyi.desktop</launchable>' in metainfo.read_text("utf-8")
     assert "systemctl --user enable --now jiyi" in done.stdout
     if shutil.which("desktop-file-validate"):
         checked = subprocess.run(["desktop-file-validate", str(entry)], capture_output=True, text=True, check=False)
         assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout
+    if shutil.which("appstreamcli"):
+        checked = subprocess.run(
+            ["appstreamcli", "validate", "--no-net", str(metainfo)], capture_output=True, text=True, check=False
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
     removed = _run(tmp_path, "--uninstall")
     assert removed.returncode == 0 and f"removed {entry}" in removed.stdout
-    assert not entry.exists() and not unit.exists() and not list(icons.rglob("jiyi.*"))
+    assert not entry.exists() and not metainfo.exists() and not unit.exists() and not list(icons.rglob("jiyi.*"))
     again = _run(tmp_path, "--uninstall")
     assert again.returncode == 0 and "nothing to remove" in again.stdout
 
@@ -75,6 +82,7 @@ def test_exec_lines_are_quoted_as_the_specs_say(command: list[str], exec_line: s
 def test_the_packaged_files_are_the_generated_ones_with_jiyi_on_the_path() -> None:
     """packaging/ (for distribution packagers) and `install-desktop` cannot drift apart."""
     assert (REPO / "packaging/jiyi.desktop").read_text("utf-8") == DESKTOP_ENTRY.format(exec="jiyi")
+    assert (REPO / "packaging/jiyi.metainfo.xml").read_text("utf-8") == METAINFO
 
     def settings(text: str) -> list[str]:
         return [line for line in text.splitlines() if line and not line.startswith("#")]

@@ -18,6 +18,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from service.mcp.http import parse_address, read_token
+from service.mcp.http_guard import MAX_HALF_OPEN, REQUEST_DEADLINE_S
 from store.core.errors import EnvironmentProblem, InvalidInput
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
@@ -91,10 +92,15 @@ def test_http_needs_the_token_and_the_loopback_host(http_mcp: tuple[Server, str,
     assert httpx2.post(url, json=hello, headers=wrong).status_code == 401
     rebound = {**accept, "Authorization": f"Bearer {token}", "Host": "evil.example:80"}
     assert httpx2.post(url, json=hello, headers=rebound).status_code in (403, 421)
+    for refused in (f"Basic {token}", f"Bearer{token}", token, f"Bearer {token}x", "Bearer"):
+        assert httpx2.post(url, json=hello, headers={**accept, "Authorization": refused}).status_code == 401
+    for scheme in ("bearer", "BEARER", "BeArEr"):  # the scheme in any case (RFC 9110 §11.1); it was refused
+        passed = httpx2.post(url, json=hello, headers={**accept, "Authorization": f"{scheme} {token}"})
+        assert passed.status_code != 401, scheme
 
     async def call() -> None:
         async with (
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            httpx2.AsyncClient(headers={"Authorization": f"bearer {token}"}) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as client,
         ):
@@ -158,3 +164,67 @@ def test_a_home_it_cannot_write_the_token_in_is_a_clear_error_and_exit_code(tmp_
         )
     assert ran.returncode == 3, ran.stderr
     assert "mcp-token" in ran.stderr and "Traceback" not in ran.stderr, ran.stderr
+
+
+@pytest.mark.slow  # waits out the request deadline
+def test_connections_that_trickle_their_request_are_closed_and_a_normal_client_is_served(
+    http_mcp: tuple[Server, str, str],
+) -> None:
+    """1,500 connections sending a header byte now and then were held open for 40 s and more (uvicorn times out
+    only between requests). Now a request must arrive whole within REQUEST_DEADLINE_S, and past MAX_HALF_OPEN
+    waiting connections the longest waiting one is closed at once."""
+    served, url, token = http_mcp
+    port = int(url.split(":")[2].split("/")[0])
+    count = MAX_HALF_OPEN + 150
+    opened_at = time.monotonic()
+    trickling = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        sock.setblocking(False)
+        trickling.append(sock)
+    closed: dict[int, float] = {}
+    answers: list[bytes] = []
+
+    def sweep() -> None:
+        """One header byte on each connection still open; note the ones the server closed."""
+        for number, sock in enumerate(trickling):
+            if number in closed:
+                continue
+            try:
+                sock.send(b"X")
+                got = sock.recv(4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                got = b""
+            answers.append(got)
+            closed[number] = time.monotonic() - opened_at
+
+    async def normal_client() -> None:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            status = await client.call_tool("memory_status", {})
+            assert not status.is_error and status.structured_content is not None
+            assert status.structured_content["pid"] == served.process.pid
+
+    try:
+        sweep()
+        anyio.run(normal_client)  # served while they trickle
+        assert len(closed) < count, "every trickling connection was closed before the normal client ran"
+        deadline = time.monotonic() + REQUEST_DEADLINE_S + 15  # a deadline for a loaded machine
+        while len(closed) < count and time.monotonic() < deadline:
+            time.sleep(0.5)
+            sweep()
+        # the ones past the cap went as soon as newer ones came; the rest at the request deadline
+        assert len(closed) == count, f"{count - len(closed)} of {count} trickling connections are still open"
+        early = sorted(closed.values())[: count - MAX_HALF_OPEN]
+        assert max(early) < REQUEST_DEADLINE_S, sorted(closed.values())
+        assert any(b"408 Request Timeout" in answer for answer in answers)
+    finally:
+        for sock in trickling:
+            sock.close()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -20,6 +22,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from service.mcp.link import RECLAIM_S
 from service.mcp.tools import TOOLS
+from tests.mcp.raw_stdio import RawSession
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
@@ -51,10 +54,17 @@ def own_server() -> Iterator[Server]:
 @asynccontextmanager
 async def session(server: Server, handler: MessageHandlerFnT | None = None) -> AsyncIterator[ClientSession]:
     """A `jiyi mcp` process for the server's home, initialized, as an agent's MCP client starts it."""
+    async with session_for(server.home, server.socket, handler) as client:
+        yield client
+
+
+@asynccontextmanager
+async def session_for(home: Path, sock: Path, handler: MessageHandlerFnT | None = None) -> AsyncIterator[ClientSession]:
+    """A `jiyi mcp` process for `home`, told to find its service on `sock`, initialized."""
     params = StdioServerParameters(
-        command=JIYI, args=["mcp", "--home", str(server.home)], env={"JIYI_SOCKET": str(server.socket), **HASHED}
+        command=JIYI, args=["mcp", "--home", str(home)], env={"JIYI_SOCKET": str(sock), **HASHED}
     )
-    with open(server.home.parent / "mcp.log", "a") as errlog:
+    with open(home.parent / "mcp.log", "a") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write, message_handler=handler) as client,
@@ -218,6 +228,7 @@ def test_the_service_stopped_and_started_again_under_it(own_server: Server) -> N
             assert own_server.stop() == 0
             down = await client.call_tool("memory_recall", {"query": "a"})
             assert down.is_error and "unavailable" in text(down)
+            assert text(down).endswith("try again shortly"), text(down)  # the service may come back: it did
             refused = await client.call_tool("remember_interaction", {"user_text": "c", "assistant_text": "d"})
             assert refused.is_error and "unavailable" in text(refused)
             back = await anyio.to_thread.run_sync(lambda: start_server(own_server.home, own_server.socket, env=HASHED))
@@ -293,3 +304,100 @@ def test_a_listen_stream_of_the_2026_protocol_gets_the_updates_too(served: Serve
 
     anyio.run(check)
     assert heard == ["jiyi://facts/active"]
+
+
+def test_an_argument_or_uri_over_the_limit_is_refused_naming_the_limit_and_the_session_goes_on(
+    served: Server,
+) -> None:
+    """A request longer than the service's line limit (1 MiB) used to come back as "unavailable … try again
+    shortly" (the service closed the connection on it), which an agent retries for ever."""
+    huge = "长" * 400_000  # 1.2 MB of UTF-8
+
+    async def check() -> None:
+        async with session(served) as client:
+            for name, arguments in (
+                ("remember_interaction", {"user_text": huge, "assistant_text": "ok"}),
+                (
+                    "save_bundle_document",
+                    {"bundle_id": "project/big", "path": "a.md", "content": huge, "expected_revision": 0},
+                ),
+                ("memory_recall", {"query": huge}),
+            ):
+                refused = await client.call_tool(name, arguments)
+                assert refused.is_error, name
+                assert "invalid_params" in text(refused) and "1,048,576 bytes" in text(refused), text(refused)
+                assert "try again" not in text(refused) and "unavailable" not in text(refused)
+            with pytest.raises(MCPError, match="1,048,576 bytes") as uri:
+                await client.read_resource(f"jiyi://bundles/project/big/{'a' * (1 << 20)}.md")
+            assert "try again" not in str(uri.value)
+            assert answer(await client.call_tool("memory_status", {}))["pid"] == served.process.pid
+
+    anyio.run(check)
+
+
+def test_a_stdio_line_nested_too_deep_or_holding_a_lone_surrogate_gets_a_json_rpc_error(served: Server) -> None:
+    """Such lines used to get no answer and no log line: the client waited for ever. Raw bytes on a real
+    `jiyi mcp`'s stdin, as a client (or an attacker) writes them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
+    env |= {"JIYI_SOCKET": str(served.socket), **HASHED}
+    mcp = subprocess.Popen(
+        [JIYI, "mcp", "--home", str(served.home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    raw = RawSession(mcp)
+    ask = raw.ask
+    nested = b'{"query":' + b"[" * 300 + b"]" * 300 + b"}"
+    try:
+        hello = ask(
+            b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+            b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
+        )
+        assert hello["result"]["serverInfo"]["name"] == "jiyi"
+        raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        call = b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_recall","arguments":%s}}'
+        deep = ask(call % (b"7", nested))
+        assert (
+            deep["id"] == 7 and deep["error"]["code"] == -32600 and "nested more than 200" in deep["error"]["message"]
+        )
+        lone = ask(call % (b'"s-8"', b'{"query":"\\ud800 alone"}'))
+        assert lone["id"] == "s-8" and lone["error"]["code"] == -32600 and "lone surrogate" in lone["error"]["message"]
+        unclosed = ask(b"[" * 100_000)  # nothing can be read of it, not even an id
+        assert unclosed["id"] is None and unclosed["error"]["code"] in (-32600, -32700)
+        broken = ask(b'{"jsonrpc":"2.0","id":9,"method":')
+        assert broken["id"] is None and broken["error"]["code"] == -32700
+        fine = ask(b'{"jsonrpc":"2.0","id":10,"method":"ping"}')  # and the session goes on
+        assert fine == {"jsonrpc": "2.0", "id": 10, "result": {}}
+    finally:
+        logged = raw.finish()
+    assert "refused a request on stdin (id 7): the request is nested more than 200" in logged, logged
+    assert 'refused a request on stdin (id "s-8"): the request holds a lone surrogate' in logged, logged
+
+
+def test_try_again_is_said_only_where_a_retry_can_help(served: Server) -> None:
+    """Every failure to reach the service used to end "unavailable right now; try again shortly", also where
+    retrying never helps: the socket served another home, or the home's own service refused its socket."""
+    with private_folder() as folder:
+        other_home = folder / "other"
+
+        async def check() -> None:
+            async with session_for(other_home, served.socket) as client:  # the socket is the served home's
+                for _ in range(2):
+                    elsewhere = await client.call_tool("memory_status", {})
+                    assert elsewhere.is_error and "try again" not in text(elsewhere), text(elsewhere)
+                    assert f"serves the home {served.home}, not {other_home}" in text(elsewhere)
+                    assert "JIYI_SOCKET" in text(elsewhere)
+            occupied = folder / "run" / "not-a-socket"
+            occupied.parent.mkdir(mode=0o700)
+            occupied.write_text("a file where the socket goes\n")
+            async with session_for(other_home, occupied) as client:
+                refused = await client.call_tool("memory_status", {})
+                assert refused.is_error and "try again" not in text(refused), text(refused)
+                assert "is not a socket" in text(refused) and "does not help" in text(refused)
+                with pytest.raises(MCPError) as unread:
+                    await client.read_resource("jiyi://facts/active")
+                assert "is not a socket" in str(unread.value) and "try again" not in str(unread.value)
+
+        anyio.run(check)

@@ -13,7 +13,7 @@ from service.config import load_config
 from service.memory.memory import Memory
 from service.memory.recall_rows import Signals
 from service.memory.rows import value_of
-from store.desk import fusion
+from store.desk import fusion, retrieval
 
 FILLER = [
     "帮我查一下明天的天气",
@@ -62,11 +62,10 @@ def test_the_answer_said_right_after_the_match_comes_as_its_neighbour(hashed: Me
     assert answer.score == pytest.approx(fusion.DEFAULT.neighbour, abs=0.01)
     # the next turn by id, but said hours later: another sitting, it borrows nothing
     assert "later" not in related
-    # full text alone (degraded) lends nothing: every hit counts there already
-    hashed.desk.index._index = None  # as when the index was never opened in this process
-    words_only = hashed.desk.memory_recall("带小宇去香山爬山")
-    assert words_only.retrieval.mode == "full_text"
+    # full text alone (degraded: no dense searcher) lends nothing: every hit counts there already
+    words_only = retrieval.recall(hashed.store, "带小宇去香山爬山", retrieval.RecallLimits(8), dense=None)
     assert all(value_of(value_of(i, "signals"), "neighbour_of") is None for i in words_only.interactions)
+    assert "match" in [i.interaction_id for i in words_only.interactions if i.why == "related"]
 
 
 def test_a_neighbour_is_the_next_turn_of_the_same_conversation_not_the_next_row(hashed: Memory) -> None:

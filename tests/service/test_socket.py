@@ -69,6 +69,18 @@ def test_a_line_over_the_limit_is_refused_and_the_connection_closed(server: Serv
         assert client.health()["pid"] == server.process.pid
 
 
+def test_the_client_reports_a_request_over_the_limit_as_refused_not_as_the_service_away(server: Server) -> None:
+    """The service answers a line over its limit and closes; the client's send then fails. It used to report
+    "unavailable: the Jiyi service closed the connection" (degraded), which an agent retries for ever."""
+    with JiyiClient(server.socket, timeout=20) as client:
+        for _ in range(2):  # on a fresh connection, and on one reused after the refusal closed it
+            refused = client.remember_interaction("big-1", "x" * (2 << 20), "ok")
+            assert refused["stored"] is False and refused["degraded"] is False, refused
+            assert dig(refused, "error", "code") == "invalid_request"
+            assert "longer than 1048576 bytes" in str(dig(refused, "error", "message"))
+        assert client.health()["pid"] == server.process.pid
+
+
 @pytest.mark.slow  # starts two servers
 def test_the_client_reuses_its_connection_and_survives_a_restart(
     short_dir: Path, launch: Callable[..., Server]

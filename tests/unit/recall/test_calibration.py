@@ -9,14 +9,19 @@ from typing import Any
 import pytest
 
 from recall.calibration import (
+    REPAY_RUNS,
     Calibration,
     Observation,
+    allowance,
+    bounded,
     choose,
+    contaminated,
     curve,
     decide,
     loosest,
     lower_bound,
     observation_of,
+    shown_over,
     singles_share,
     upper_bound,
 )
@@ -74,7 +79,7 @@ def test_tied_scores_are_taken_together() -> None:
     assert loosest(observations, 0.10) == 0.99  # 0.9 takes all five at once, and four wrong break the budget
 
 
-def test_without_clear_evidence_the_fixed_threshold_stands() -> None:
+def test_without_clear_evidence_the_leave_one_out_prior_keeps_the_fixed_threshold() -> None:
     # 2 wrong of 25 at the fixed 0.9: 8 %, but not clearly within 10 % (loosen) nor clearly over (tighten)
     observations = (
         [right(0.95)] * 3 + [wrong(0.93), wrong(0.92)] + [right(0.85)] * 10 + [Observation(None, False, False)] * 10
@@ -83,7 +88,7 @@ def test_without_clear_evidence_the_fixed_threshold_stands() -> None:
     assert decide(observations, 0.10, default=0.9) == 0.9
 
 
-def test_clean_evidence_loosens_and_clear_contamination_tightens() -> None:
+def test_the_leave_one_out_prior_loosens_on_clean_evidence_and_tightens_on_clear_contamination() -> None:
     clean = [right(0.99 - i * 0.002) for i in range(40)] + [Observation(None, False, False)] * 20
     assert decide(clean, 0.10, default=0.95) == pytest.approx(0.99 - 39 * 0.002)  # everything seen was right
     dirty = [right(0.99)] * 10 + [wrong(0.96 - i * 0.001) for i in range(15)] + [right(0.85)] * 15
@@ -92,9 +97,56 @@ def test_clean_evidence_loosens_and_clear_contamination_tightens() -> None:
     assert 0.9 < tighter < 0.96
     wrong_above = sum(o.contaminating for o in dirty if o.score is not None and o.score >= tighter)
     assert lower_bound(wrong_above, 40) <= 0.10 < lower_bound(wrong_above + 1, 40)
+
+
+def test_a_devices_evaluations_are_held_to_the_upper_bound_not_the_rate() -> None:
+    # 2 wrong of 25 down to 0.92: 8 %, within the budget as measured, not by its upper bound: only the first is
+    some = [right(0.95)] * 3 + [wrong(0.93), wrong(0.92)] + [right(0.85)] * 10 + [Observation(None, False, False)] * 10
+    chosen = choose("d1", "hash", some, "evaluations", 0.10, now=5.0, default=0.9)
+    assert chosen.threshold == 0.93 and chosen.source == "evaluations" and chosen.sample_size == 25
+    assert upper_bound(1, 25) <= 0.10 < upper_bound(2, 25)
     all_wrong = [wrong(0.97), wrong(0.96)] * 10
-    chosen = choose("d1", "hash", all_wrong, "evaluations", 0.10, now=5.0, default=0.9)
-    assert chosen.threshold > 0.97 and chosen.source == "evaluations" and chosen.sample_size == 20
+    assert choose("d1", "hash", all_wrong, "evaluations", 0.10, now=5.0, default=0.9).threshold > 0.97
+
+
+def test_few_evaluations_give_a_stricter_threshold_than_many_at_the_same_rate() -> None:
+    block = [right(round(0.99 - i * 0.005, 3)) for i in range(18)] + [wrong(0.95), wrong(0.90)]
+    few, many = bounded(block, 0.10), bounded(block * 8, 0.10)  # the same scores and mix, over 20 or 160 runs
+    assert few == 0.955 and many == 0.905  # 1 wrong of 20 is not shown within 10 %, 8 of 160 is
+    assert bounded([wrong(0.99)] * 3, 0.10) > 0.99  # nothing is safe: recall nothing
+
+
+def test_a_device_over_its_budget_so_far_is_held_to_less_until_it_is_back() -> None:
+    assert allowance(0.10, 5, 100) == 0.10 and allowance(0.10, 10, 100) == 0.10  # within: the budget
+    assert allowance(0.10, 15, 100) == pytest.approx(0.05)  # 5 runs over, spread over as many runs again
+    assert allowance(0.10, 2, 10) == pytest.approx(0.10 - 1 / REPAY_RUNS)  # a short past: over 60 runs at least
+    assert allowance(0.10, 40, 100) == 0.0
+    observations = [right(0.99 - i * 0.001) for i in range(80)] + [wrong(0.90 - i * 0.001) for i in range(4)]
+    observations += [right(0.85)] * 16
+    held = choose(
+        "d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9, allowed=allowance(0.10, 15, 100)
+    )
+    free = choose("d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9)
+    assert held.threshold > free.threshold and held.budget == free.budget == 0.10
+
+
+def test_evidence_shows_a_threshold_over_the_budget_only_by_its_lower_bound() -> None:
+    assert not shown_over([wrong(0.95)] * 2 + [right(0.96)] * 8, 0.9, 0.10)  # 2 of 10: could be chance
+    assert shown_over([wrong(0.95)] * 4 + [right(0.96)] * 6, 0.9, 0.10)  # 4 of 10
+    assert not shown_over([wrong(0.85)] * 4 + [right(0.96)] * 6, 0.9, 0.10)  # below the threshold: not taken
+    assert not shown_over([], 0.9, 0.10)
+
+
+def test_only_what_the_threshold_let_through_counts_against_it() -> None:
+    def scored(recalled: list[str], actual: list[str], named: list[str]) -> dict[str, object]:
+        return {"evaluation": {"recalled_apps": recalled, "actual_apps": actual, "intent_apps": named}}
+
+    assert contaminated(scored(["a.b"], ["c.d"], []))
+    assert not contaminated(scored(["a.b"], ["a.b"], []))
+    # the task named a.b (recalled whatever the threshold) and the agent never launched it: not the threshold's
+    assert not contaminated(scored(["a.b"], [], ["a.b"]))
+    assert contaminated(scored(["a.b", "e.f"], [], ["a.b"]))  # e.f came by an episode
+    assert not contaminated({"evaluation": "garbage"}) and not contaminated({})
 
 
 def test_leave_one_out_loosens_only_when_told_its_history_is_mostly_one_run_per_app() -> None:
