@@ -177,16 +177,21 @@ class InterchangeApi(Protocol):
 
     def export_desk(self, directory: Path) -> dict[str, int]: ...
     def import_desk(
-        self, directory: Path, progress: Progress | None = ..., indexing: Progress | None = ...
+        self,
+        directory: Path,
+        progress: Progress | None = ...,
+        indexing: Progress | None = ...,
+        writing: Progress | None = ...,
     ) -> dict[str, KindReport]: ...
     def import_foreign(
         self,
         system: str,
         path: Path,
         *,
-        scope: str = ...,
+        scope: str | None = ...,
         progress: Progress | None = ...,
         indexing: Progress | None = ...,
+        writing: Progress | None = ...,
     ) -> KindReport: ...
 
 
@@ -234,7 +239,7 @@ class MemoryApi(Protocol):
     def overview(self) -> Overview: ...
     def rebuild(self, progress: Progress | None = ...) -> dict[str, int]: ...
     def import_taskwizard(
-        self, directory: Path, progress: Callable[[int, int], None] | None = None
+        self, directory: Path, progress: Callable[[int, int], None] | None = None, replaces: Path | None = None
     ) -> dict[str, ImportReport]: ...
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]: ...
     def add_listener(self, listener: Listener) -> None: ...

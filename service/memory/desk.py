@@ -75,7 +75,7 @@ class DeskService:
         self.index = DeskIndexer(parts, open_index or _no_index)
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.bundle_files = BundleFiles(parts.config.bundles_path)
-        self.mirror = BundleMirror(self.store, self.bundle_files)
+        self.mirror = BundleMirror(self.store, self.bundle_files, parts.writes)
 
     def _desk_changed(self) -> None:
         self.parts.changed(DESK)
@@ -547,6 +547,7 @@ class DeskService:
 
     def close(self) -> None:
         """Record how far the mirror is (the mark a local store saves every few seconds only)."""
+        self.mirror.stop_retrying()
         with self.parts.writes:
             self.mirror.close()
 

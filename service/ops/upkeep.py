@@ -19,7 +19,7 @@ JOB_KINDS = ("rebuild", "vectors.rebuild", "taskwizard.import", "dream", "desk.e
 JOB_PARAMS: dict[str, tuple[str, ...]] = {
     "rebuild": (),
     "vectors.rebuild": (),
-    "taskwizard.import": ("directory",),
+    "taskwizard.import": ("directory", "replaces"),
     "dream": ("full", "dry_run"),
     "desk.export": ("directory",),
     "desk.import": ("directory",),
@@ -66,19 +66,20 @@ class JobStartArgs(Args, frozen=True):
     dry_run: Annotated[bool | None, Boolean()] = None  # `dream` (default false)
     system: Annotated[str | None, Choice(SYSTEMS)] = None  # `facts.import`
     file: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `facts.import`
-    scope: Annotated[str | None, Choice(SCOPES)] = None  # `facts.import` (default project)
+    scope: Annotated[str | None, Choice(SCOPES)] = None  # `facts.import` (default: each memory's own)
+    replaces: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `taskwizard.import`: the old folder
 
     def check(self) -> None:
         if self.kind is None:
             raise InvalidInput(f"params.kind is required: one of {', '.join(JOB_KINDS)}")
         taken = JOB_PARAMS[self.kind]
-        for name in ("directory", "full", "dry_run", "system", "file", "scope"):
+        for name in ("directory", "full", "dry_run", "system", "file", "scope", "replaces"):
             if name not in taken and getattr(self, name) is not None:
                 raise InvalidInput(f"unknown parameter {name!r}")
         for name in ("directory", "system", "file"):
             if name in taken and getattr(self, name) is None:
                 raise InvalidInput(f"params.{name} is required")
-        for name in ("directory", "file"):
+        for name in ("directory", "file", "replaces"):
             value = getattr(self, name)
             if value is not None:
                 check_absolute(name, value)

@@ -144,6 +144,7 @@ class JobParams(TypedDict, total=False):
     system: str
     file: str
     scope: str
+    replaces: str
 
 
 class JobFollower:
@@ -153,10 +154,17 @@ class JobFollower:
         self._wire = wire_
         self._protocol = protocol
 
-    def run(self, kind: str, progress: Progress | None, params: JobParams | None = None) -> dict[str, object]:
+    def run(
+        self,
+        kind: str,
+        progress: Progress | None,
+        params: JobParams | None = None,
+        phases: Mapping[str, Progress] | None = None,
+    ) -> dict[str, object]:
         """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
 
-        `progress(done, total)` is called on every poll once the job knows its total; when it raises
+        `progress(done, total)` is called on every poll once the job knows its total, unless the job is in a
+        phase `phases` names: then that phase's callback hears the phase's own count. When one raises
         `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped. A job
         the service cannot cancel (an import) is left to finish there, and `Cancelled` is raised at once.
         """
@@ -177,8 +185,7 @@ class JobFollower:
         status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
             while status.state == "running":
-                if progress is not None and status.total:
-                    progress(status.done, status.total)
+                _heard(status, progress, phases)
                 time.sleep(POLL_S)
                 status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=status.job_id))
         except (Cancelled, KeyboardInterrupt):
@@ -188,8 +195,7 @@ class JobFollower:
             if status.state != "done":
                 raise
         if status.state == "done":
-            if progress is not None:
-                progress(status.total, status.total)
+            _heard(status, progress, phases)
             return status.outcome or {}
         if status.state == "cancelled":
             raise Cancelled(f"job {status.job_id} ({kind}) was cancelled")
@@ -203,6 +209,16 @@ class JobFollower:
             time.sleep(POLL_S)
             status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
         return status
+
+
+def _heard(status: JobStatus, progress: Progress | None, phases: Mapping[str, Progress] | None) -> None:
+    """Tell the callback of the job's phase its count (or `progress` the job's one count)."""
+    heard = (phases or {}).get(status.phase or "")
+    if heard is not None:
+        if status.phase_total:
+            heard(status.phase_done, status.phase_total)
+    elif progress is not None and status.total:
+        progress(status.done, status.total)
 
 
 class RemoteJobs:

@@ -471,13 +471,15 @@ class RemoteMemory:
         return self._wire.invoke(status.SERVICE_STATUS)
 
     def import_taskwizard(
-        self, directory: Path, progress: Callable[[int, int], None] | None = None
+        self, directory: Path, progress: Callable[[int, int], None] | None = None, replaces: Path | None = None
     ) -> dict[str, ImportReport]:
         """The service imports (and indexes) the directory as its job; `progress` hears the indexing move.
 
         Cancelling (the console closing, Ctrl+C) stops following it; the service finishes the import.
         """
         params: JobParams = {"directory": str(Path(directory).resolve())}
+        if replaces is not None:
+            params["replaces"] = str(Path(replaces).expanduser().absolute())  # it may be gone: not resolved
         result = self._follower.run("taskwizard.import", progress, params)
         return msgspec.convert(result, dict[str, ImportReport])
 

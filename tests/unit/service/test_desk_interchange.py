@@ -355,7 +355,7 @@ def test_secrets_in_foreign_memory_are_redacted(config: Config, tmp_path: Path) 
         ),
         ("mcp-memory", '{"type":"note","text":"x"}\n', "line 1: not an entity or a relation"),
         ("mcp-memory", '{"type":"relation","from":"a","to":"b"}\n', "line 1: a relation needs"),
-        ("mem0", '[{"id": "1", "memory": "ok"}, {"memory": "no id"}]', "memory 1: its id is missing"),
+        ("mem0", '[{"id": "1", "memory": "ok"}, {"memory": "no id"}]', "memory 2: its id is missing"),  # from 1
         ("mem0", '{"memories": []}', 'neither a list of memories nor an object with "results"'),
     ],
 )
@@ -380,7 +380,7 @@ def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reason
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mem0", mem0)
         assert (report.added, report.refused) == (1, 1)
-        assert report.reasons == ["mem0.json memory 0: it is longer than 300 characters; a fact is one short sentence"]
+        assert report.reasons == ["mem0.json memory 1: it is longer than 300 characters; a fact is one short sentence"]
         assert [f.content for f in memory.desk.list_facts()] == ["Likes green tea"]
         memory.interchange.export_desk(tmp_path / "out")
 
