@@ -2328,6 +2328,11 @@
     </message>
     <message>
         <location filename="../../gui/pages/memory_probe.py" line="111"/>
+        <source>高于无关</source>
+        <translation>Above unrelated</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="111"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>

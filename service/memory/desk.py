@@ -210,7 +210,8 @@ class DeskService:
     def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
 
-        Each related item carries `score` (fused, the best 1.0) and `signals` (its full-text rank and BM25,
+        Each related item carries `score` (how plainly it is related, on a fixed scale) and `signals` (the fused
+        value that orders the answer, its full-text rank and BM25,
         its dense rank and similarity); `retrieval` says how the answer was found and `degraded` why dense
         retrieval took no part (None when it did), see docs/desk-memory.md.
         """

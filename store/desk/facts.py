@@ -381,7 +381,7 @@ def related_facts(
         return {r.fact_id: r for _rowid, r in found}
 
     return [
-        rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored)
+        rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.score, signals=c.scored)
         for c in hybrid.related(
             store,
             FactFts._meta.table_name,

@@ -201,14 +201,16 @@ class BundleDetail(Row, frozen=True):
 
 
 class Signals(Row, frozen=True):
-    """Why a related item ranks where it does: its full-text rank and BM25, its dense rank and similarity."""
+    """Why a related item ranks where it does: its full-text rank and BM25, its dense rank and similarity, and
+    how far that similarity stands above what this memory and unrelated text give the question."""
 
-    fused: float  # the fused score (the best item 1.0)
+    fused: float  # the fused value that orders the answer (the best item 1.0)
     fts_rank: int | None  # None: full text did not find it
     bm25: float | None
-    dense_rank: int | None  # None: the desk index did not find it (or took no part)
+    dense_rank: int | None  # None: not among the question's nearest vectors (or the index took no part)
     similarity: float | None
-    standing: float | None
+    standing: float | None  # deviations above the question's background in this memory
+    above_unrelated: float | None = None  # deviations above the question's similarity to unrelated text
     neighbour_of: str | UnsetType = UNSET  # admitted as the neighbour (the turn before or after) of this item
 
 
