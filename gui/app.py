@@ -13,7 +13,7 @@ import qasync
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gui import i18n
+from gui import fonts, i18n
 from gui.lanes import Lanes
 from gui.main_thread_gc import MainThreadCollector
 from gui.main_window import MainWindow
@@ -33,10 +33,13 @@ def run_console(home: str | None = None) -> int:
     app.setApplicationName("jiyi")
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
+    shipped = fonts.add_shipped_fonts()  # a frozen build's CJK font, before the first Chinese word is drawn
     with _ClosingOnSignals() as signals:
         try:
             config = load_config(home=home)
             logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+            if shipped:
+                log.info("fonts shipped with the app: %s", ", ".join(shipped))
             opened = open_home(config)
         except JiyiError as exc:
             print(f"jiyi: {exc}", file=sys.stderr)

@@ -522,7 +522,7 @@ PLACEMENTS: tuple[Placement, ...] = (
     Placement(
         "memory.skill.set_status",
         "user_request",
-        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v},
+        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v, "actor": "user"},
     ),
     Placement("bundle.document.put", "content", _document()),
     Placement("bundle.document.put", "state.json", _document("state.json"), "json"),
@@ -593,21 +593,22 @@ def test_every_write_method_is_in_the_corpus() -> None:
 class Client:
     """The dispatcher in this process, one request at a time, as the socket host would run it: as an agent, and
     an operation only the person may make (`forbidden` to an agent) once more as the person, as the console
-    makes it. Where the dispatcher has no context of the person's, every call is an agent's."""
+    makes it."""
 
     def __init__(self, memory: Memory) -> None:
         self.dispatcher = Dispatcher(memory)
-        self.person = getattr(self.dispatcher, "person", None)
         self._ids = itertools.count(1)
 
     def call(self, method: str, params: dict[str, Any], tool: str | None = None) -> dict[str, Any]:
         if tool is not None:
             params = BY_NAME[tool].params(params)  # what `jiyi mcp` sends for the tool's arguments
         line = json.dumps({"id": next(self._ids), "method": method, "params": params}, ensure_ascii=False)
+        # As an agent first, then as the console would when the operation is the person's own (approvals,
+        # reviews, facts by hand).
         prepared = self.dispatcher.prepare(line.encode())
         answer = self._run(prepared, None)
-        if self.person is not None and _code(answer) == "forbidden":
-            answer = self._run(prepared, self.person)
+        if _code(answer) == "forbidden":
+            answer = self._run(prepared, self.dispatcher.person)
         return answer
 
     def _run(self, prepared: Any, context: Any) -> dict[str, Any]:
