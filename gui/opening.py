@@ -67,8 +67,9 @@ def open_home(config: Config) -> Opened:
     except JiyiError as exc:
         problem = str(exc)
         log.warning("the console runs without its service: %s", exc)
-    memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
-    memory.desk.index.start()  # and embeds desk items behind the writes
+    if memory.read_only is None:  # both write: on a read-only home they would only fail, every round
+        memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
+        memory.desk.index.start()  # and embeds desk items behind the writes
     return Opened(memory, host=None if problem else host, problem=problem, private_problem=private_problem)
 
 

@@ -392,6 +392,8 @@ class RemoteMemory:
         self._home = Path(str(health["home"]))
         self._schema_version = _whole(health["schema_version"])
         self.service_pid = _whole(health.get("pid") or 0)
+        read_only = health.get("read_only")  # a service before protocol 1.7 does not say (it is then writable)
+        self._read_only = read_only if isinstance(read_only, str) else None
         self._wire = Wire(socket_path, hello=client)
         self._follower = JobFollower(self._wire, protocol_version(health.get("protocol")))
         self.jobs = RemoteJobs(self._wire)
@@ -432,6 +434,10 @@ class RemoteMemory:
     @property
     def schema_version(self) -> int:
         return self._schema_version
+
+    @property
+    def read_only(self) -> str | None:
+        return self._read_only
 
     @property
     def attached_to(self) -> Path | None:

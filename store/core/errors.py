@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 from typing import Literal, get_args
 
 ErrorCode = Literal["invalid_params", "not_found", "conflict", "busy", "forbidden", "unavailable", "internal"]
@@ -39,10 +40,45 @@ class UnsafePath(EnvironmentProblem):
     code: ErrorCode = "forbidden"
 
 
+class TooOpen(UnsafePath):
+    """The home, or a private file in it, may be read by others (a home made with plain `mkdir` is 0755).
+
+    `what` names it as the message does ("home", "database", "lock file" …), `path` is where it is, `mode` its
+    permission bits. `fixable`: whether making it private would do (False on a read-only home, where no chmod
+    can help); `store.core.permissions.fix_permissions` does it."""
+
+    def __init__(self, message: str, *, what: str, path: Path, mode: int, fixable: bool = True) -> None:
+        super().__init__(message)
+        self.what, self.path, self.mode, self.fixable = what, path, mode, fixable
+
+
+class NotYours(UnsafePath):
+    """The home, or a private file in it, belongs to another user (`owner`: its uid); Jiyi never changes it."""
+
+    def __init__(self, message: str, *, what: str, path: Path, owner: int) -> None:
+        super().__init__(message)
+        self.what, self.path, self.owner = what, path, owner
+
+
 class HomeLocked(EnvironmentProblem):
-    """Another process owns this home."""
+    """Another process owns this home: `pid`, its `command` and `since` when its note names them (else None)."""
 
     code: ErrorCode = "unavailable"
+
+    def __init__(
+        self, message: str, *, pid: int | None = None, command: str | None = None, since: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.pid, self.command, self.since = pid, command, since
+
+
+class HomeReadOnly(EnvironmentProblem):
+    """A read-only home that cannot be served even for reading: it holds no database (`reason` says why it takes
+    no writes, as `store.core.home.read_only_reason` words it)."""
+
+    def __init__(self, message: str, *, path: Path, reason: str) -> None:
+        super().__init__(message)
+        self.path, self.reason = path, reason
 
 
 class SchemaTooNew(EnvironmentProblem):

@@ -146,7 +146,7 @@ def test_qts_own_buttons_speak_chinese(qtbot: QtBot, memory: Memory, lanes: Lane
 
 def test_the_home_in_use_box_speaks_chinese() -> None:
     """The box shown when another process owns the home: a Chinese headline and advice, the details below."""
-    from gui.app import refusal
+    from gui.refusal import refusal
     from service.errors import HomeLocked
 
     box = refusal(HomeLocked("home /h is in use by pid 42 (jiyi serve, since 2026-11-30)"))
@@ -158,7 +158,7 @@ def test_the_home_in_use_box_speaks_chinese() -> None:
 
 def test_the_box_for_a_database_that_lost_changes_says_the_cause_and_the_ways_forward() -> None:
     """Before, it said only "无法打开状态目录。", the cause hidden behind "Show Details"."""
-    from gui.app import refusal
+    from gui.refusal import refusal
     from service.errors import ChangesMissing
 
     box = refusal(ChangesMissing("the database /h/jiyi.sqlite3 holds less than this home acknowledged: …", 57))
