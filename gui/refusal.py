@@ -39,19 +39,15 @@ log = logging.getLogger("jiyi.gui")
 TITLE = "记忆 Jiyi"
 
 
-def _tr(text: str) -> str:
-    return QApplication.translate("Console", text)
-
-
 def what_name(what: str) -> str:
     """What a refusal names ("home", "database", "lock file" …, as `store.core.home` says) in Chinese."""
     names = {
-        "home": _tr("状态目录"),
-        "database": _tr("数据库"),
-        "WAL file": _tr("数据库的 WAL 文件"),
-        "shared-memory file": _tr("数据库的共享内存文件"),
-        "lock file": _tr("锁文件"),
-        "acknowledgement mark": _tr("确认标记文件"),
+        "home": QApplication.translate("Console", "状态目录"),
+        "database": QApplication.translate("Console", "数据库"),
+        "WAL file": QApplication.translate("Console", "数据库的 WAL 文件"),
+        "shared-memory file": QApplication.translate("Console", "数据库的共享内存文件"),
+        "lock file": QApplication.translate("Console", "锁文件"),
+        "acknowledgement mark": QApplication.translate("Console", "确认标记文件"),
     }
     return names.get(what, what)
 
@@ -73,45 +69,103 @@ def _cause(exc: JiyiError) -> tuple[str, str]:
     if isinstance(exc, ConfigError):
         return _config_cause(exc)
     if isinstance(exc, TooOpen):
-        text = _tr("{0} {1} 的权限是 {2:04o}，其他用户可以读取。").format(what_name(exc.what), exc.path, exc.mode)
+        text = QApplication.translate("Console", "{0} {1} 的权限是 {2:04o}，其他用户可以读取。").format(
+            what_name(exc.what), exc.path, exc.mode
+        )
         if not exc.fixable:
-            return text, _tr("它在只读的位置上，权限改不了：在可写的地方把它改为私有，或用 --home 选择另一个状态目录。")
+            return text, QApplication.translate(
+                "Console", "它在只读的位置上，权限改不了：在可写的地方把它改为私有，或用 --home 选择另一个状态目录。"
+            )
         home = exc.path if exc.what == "home" else exc.path.parent
-        return text, _tr("记忆只打开私有的状态目录。在终端运行 jiyi doctor --fix-permissions --home {0}。").format(home)
+        return text, QApplication.translate(
+            "Console", "记忆只打开私有的状态目录。在终端运行 jiyi doctor --fix-permissions --home {0}。"
+        ).format(home)
     if isinstance(exc, NotYours):
-        text = _tr("{0} {1} 属于另一个用户（uid {2}），不是你的。").format(what_name(exc.what), exc.path, exc.owner)
-        return text, _tr("记忆只打开你自己的文件，也不会去改它。用 --home 选择你自己的状态目录。")
+        text = QApplication.translate("Console", "{0} {1} 属于另一个用户（uid {2}），不是你的。").format(
+            what_name(exc.what), exc.path, exc.owner
+        )
+        return text, QApplication.translate(
+            "Console", "记忆只打开你自己的文件，也不会去改它。用 --home 选择你自己的状态目录。"
+        )
     if isinstance(exc, HomeLocked):
-        advice = _tr("关闭那个进程，或用 --home 选择另一个状态目录。")
+        advice = QApplication.translate("Console", "关闭那个进程，或用 --home 选择另一个状态目录。")
         if exc.pid is None:
-            return _tr("这个状态目录正被另一个记忆进程使用。"), advice
-        return _tr("这个状态目录正被进程 {0}（{1}）使用，自 {2} 起。").format(exc.pid, exc.command, exc.since), advice
+            return QApplication.translate("Console", "这个状态目录正被另一个记忆进程使用。"), advice
+        return QApplication.translate("Console", "这个状态目录正被进程 {0}（{1}）使用，自 {2} 起。").format(
+            exc.pid, exc.command, exc.since
+        ), advice
     if isinstance(exc, HomeReadOnly):
-        text = _tr("{0}，里面也没有记忆数据库可以查看。").format(read_only_cause(exc.reason))
-        return text, _tr("选择一个可写的文件夹：jiyi --home 目录，或设置 JIYI_HOME。")
+        text = QApplication.translate("Console", "{0}，里面也没有记忆数据库可以查看。").format(
+            read_only_cause(exc.reason)
+        )
+        return text, QApplication.translate("Console", "用 --home 或 JIYI_HOME 选择一个可写的文件夹。")
     if isinstance(exc, ChangesMissing):
-        # Memory that was acknowledged is gone: say how much, and the two ways forward.
-        lost = _tr("数据库缺少 {0} 条已确认写入的事件。")
-        other = _tr("数据库不是这个状态目录上次确认写入的那一个。")
-        see = _tr("运行 jiyi doctor 查看，或从备份恢复数据库。")
-        accept = _tr("要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。")
-        return (other if exc.missing is None else lost.format(exc.missing)), f"{see}\n{accept}"
+        return _loss_cause(exc)
     if isinstance(exc, SchemaTooNew):
-        return _tr("数据库是更新版本的记忆写的：{0}").format(exc), _tr("升级记忆后再打开它。")
-    return _tr("无法打开状态目录：{0}").format(exc), ""
+        return QApplication.translate("Console", "数据库是更新版本的记忆写的：{0}").format(exc), QApplication.translate(
+            "Console", "升级记忆后再打开它。"
+        )
+    return QApplication.translate("Console", "无法打开状态目录：{0}").format(exc), ""
+
+
+def _loss_cause(exc: ChangesMissing) -> tuple[str, str]:
+    """A database that lacks what the home acknowledged: which database, what happened to it and how much is
+    missing, then the two ways forward."""
+    where = exc.location or QApplication.translate("Console", "数据库")
+    if exc.missing is None:
+        count = ""
+    elif exc.exact:
+        count = QApplication.translate("Console", "{0} 条").format(exc.missing)
+    else:
+        count = QApplication.translate("Console", "最多 {0} 条").format(exc.missing)
+    if exc.kind == "database missing":
+        text = QApplication.translate(
+            "Console", "数据库 {0} 不见了或是空的，而这个状态目录在里面确认写入过 {1} 条事件。"
+        ).format(where, exc.acknowledged)
+    elif exc.kind == "another store":
+        text = QApplication.translate(
+            "Console", "数据库 {0} 是另一个存储的，不是这个状态目录确认写入过 {1} 条事件的那一个。"
+        ).format(where, exc.acknowledged)
+    elif exc.kind == "older copy" and count:
+        text = QApplication.translate(
+            "Console", "数据库 {0} 是旧副本（从备份恢复的？），缺少这个状态目录已确认写入的事件（{1}）。"
+        ).format(where, count)
+    elif exc.kind == "lost" and count and exc.exact:
+        text = QApplication.translate(
+            "Console", "数据库 {0} 缺少已确认写入的事件（{1}）：它的 WAL 文件可能在服务停止时被删掉、截断或损坏了。"
+        ).format(where, count)
+    elif exc.kind == "lost" and count:
+        text = QApplication.translate(
+            "Console", "数据库 {0} 缺少已确认写入的事件（{1}）：服务器可能从备份恢复过，或切换到了缺少它们的副本。"
+        ).format(where, count)
+    elif exc.kind is not None:
+        text = QApplication.translate(
+            "Console", "数据库 {0} 的历史和这个状态目录确认写入的不一致（第 {1} 条事件已不是原来那条）。"
+        ).format(where, exc.acknowledged)
+    elif count:
+        text = QApplication.translate("Console", "数据库缺少 {0} 条已确认写入的事件。").format(exc.missing)
+    else:
+        text = QApplication.translate("Console", "数据库不是这个状态目录上次确认写入的那一个。")
+    see = QApplication.translate("Console", "什么都没有改动。运行 jiyi doctor 查看，或从备份恢复数据库。")
+    accept = QApplication.translate(
+        "Console", "要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。"
+    )
+    return text, f"{see}\n{accept}"
 
 
 def _config_cause(exc: ConfigError) -> tuple[str, str]:
     """A bad setting: the file and the line when it is `config.toml`'s, and the parser's (or the check's) words."""
     if exc.path is None:
-        return _tr("设置有误：{0}").format(exc.reason), _tr(
-            "检查以 JIYI_ 开头的环境变量和命令行参数；每项设置见 docs/configuration.md。"
+        return QApplication.translate("Console", "设置有误：{0}").format(exc.reason), QApplication.translate(
+            "Console", "检查以 JIYI_ 开头的环境变量和命令行参数；每项设置见 docs/configuration.md。"
         )
     if exc.line is None:
-        text = _tr("设置文件 {0} 有误：{1}").format(exc.path, exc.reason)
+        text = QApplication.translate("Console", "设置文件 {0} 有误：{1}").format(exc.path, exc.reason)
     else:
-        text = _tr("设置文件 {0} 第 {1} 行有误：{2}").format(exc.path, exc.line, exc.reason)
-    return text, _tr("改正或删掉这一行，再打开记忆；每项设置见 docs/configuration.md。")
+        text = QApplication.translate("Console", "设置文件 {0} 第 {1} 行有误：{2}").format(
+            exc.path, exc.line, exc.reason
+        )
+    return text, QApplication.translate("Console", "改正或删掉这一行，再打开记忆；每项设置见 docs/configuration.md。")
 
 
 class PermissionQuestion(QMessageBox):
@@ -121,19 +175,21 @@ class PermissionQuestion(QMessageBox):
         super().__init__(QMessageBox.Icon.Warning, TITLE, "")
         private = 0o700 if exc.what == "home" else 0o600
         self.setText(
-            _tr("{0} {1} 的权限是 {2:04o}，其他用户可以读取。改为 {3:04o}？").format(
+            QApplication.translate("Console", "{0} {1} 的权限是 {2:04o}，其他用户可以读取。改为 {3:04o}？").format(
                 what_name(exc.what), exc.path, exc.mode, private
             )
         )
-        self.setInformativeText(
-            _tr(
-                "修复会把状态目录改为 0700、把其中的数据库文件改为 0600；只改属于你的文件，不经过符号链接。"
-                "在终端也可以运行 jiyi doctor --fix-permissions。"
-            )
-        )
+        what = QApplication.translate("Console", "修复会把状态目录改为 0700、其中的数据库文件改为 0600。")
+        how = QApplication.translate("Console", "只改你自己的文件，不经过符号链接。")
+        cli = QApplication.translate("Console", "在终端也可以运行 jiyi doctor --fix-permissions。")
+        self.setInformativeText(f"{what}{how}\n{cli}")
         self.setDetailedText(str(exc))
-        self.fix_button: QPushButton = self.addButton(_tr("修复"), QMessageBox.ButtonRole.AcceptRole)
-        self.cancel_button: QPushButton = self.addButton(_tr("取消"), QMessageBox.ButtonRole.RejectRole)
+        self.fix_button: QPushButton = self.addButton(
+            QApplication.translate("Console", "修复"), QMessageBox.ButtonRole.AcceptRole
+        )
+        self.cancel_button: QPushButton = self.addButton(
+            QApplication.translate("Console", "取消"), QMessageBox.ButtonRole.RejectRole
+        )
         self.setDefaultButton(self.fix_button)
         self.setEscapeButton(self.cancel_button)
 

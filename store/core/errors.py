@@ -103,13 +103,32 @@ class StorageProblem(EnvironmentProblem):
 
 class ChangesMissing(EnvironmentProblem):
     """The database holds less than the home acknowledged (`store.core.acknowledged`): a lost WAL, an older
-    copy, another store's file. `missing` is how many events (None: not countable)."""
+    copy, another store's file. `missing` is how many events (None: not countable).
+
+    Where the store tells them: `kind` ("lost", "older copy", "another store", "database missing"), how many
+    events the home `acknowledged`, `exact` False where event numbers can skip (then up to `missing`), and the
+    database's `location`; the console's box says the cause from them (`gui/refusal.py`)."""
 
     code: ErrorCode = "unavailable"
 
-    def __init__(self, message: str, missing: int | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        missing: int | None,
+        *,
+        kind: str | None = None,
+        acknowledged: int | None = None,
+        exact: bool = True,
+        location: str | None = None,
+    ) -> None:
         super().__init__(message)
-        self.missing = missing
+        self.missing, self.kind, self.acknowledged, self.exact, self.location = (
+            missing,
+            kind,
+            acknowledged,
+            exact,
+            location,
+        )
 
 
 class HomeOverBudget(EnvironmentProblem):
