@@ -37,6 +37,7 @@ from service.home_permissions import fix_permissions
 log = logging.getLogger("jiyi.gui")
 
 TITLE = "记忆 Jiyi"
+BOX_TEXT_PX = 520
 
 
 def what_name(what: str) -> str:
@@ -61,7 +62,13 @@ def refusal(exc: JiyiError) -> QMessageBox:
     if advice:
         box.setInformativeText(advice)
     box.setDetailedText(str(exc))
+    _widen(box)
     return box
+
+
+def _widen(box: QMessageBox) -> None:
+    """Room for a path on one line: Qt's box is 400 px wide at most by default, breaking a home's path in two."""
+    box.setStyleSheet(f"QLabel#qt_msgbox_label, QLabel#qt_msgbox_informativelabel {{ min-width: {BOX_TEXT_PX}px; }}")
 
 
 def _cause(exc: JiyiError) -> tuple[str, str]:
@@ -192,6 +199,7 @@ class PermissionQuestion(QMessageBox):
         )
         self.setDefaultButton(self.fix_button)
         self.setEscapeButton(self.cancel_button)
+        _widen(self)
 
 
 Ask = Callable[[PermissionQuestion], QAbstractButton | None]
