@@ -16,6 +16,7 @@ through a function (`Ask`) so that a test answers it without a modal loop.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QPushButton
@@ -38,6 +39,7 @@ log = logging.getLogger("jiyi.gui")
 
 TITLE = "记忆 Jiyi"
 BOX_TEXT_PX = 520
+_TOML_REASON = re.compile(r"not valid TOML: (?P<words>.+) \(column (?P<column>\d+)\)")  # as service/config.py words it
 
 
 def what_name(what: str) -> str:
@@ -166,7 +168,12 @@ def _config_cause(exc: ConfigError) -> tuple[str, str]:
         return QApplication.translate("Console", "设置有误：{0}").format(exc.reason), QApplication.translate(
             "Console", "检查以 JIYI_ 开头的环境变量和命令行参数；每项设置见 docs/configuration.md。"
         )
-    if exc.line is None:
+    toml = _TOML_REASON.fullmatch(exc.reason)
+    if exc.line is not None and toml:  # the parser's words stay as they are; where they apply is said first
+        text = QApplication.translate("Console", "设置文件 {0} 第 {1} 行第 {2} 列不是有效的 TOML：{3}").format(
+            exc.path, exc.line, toml["column"], toml["words"]
+        )
+    elif exc.line is None:
         text = QApplication.translate("Console", "设置文件 {0} 有误：{1}").format(exc.path, exc.reason)
     else:
         text = QApplication.translate("Console", "设置文件 {0} 第 {1} 行有误：{2}").format(

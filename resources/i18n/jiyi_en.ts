@@ -1138,213 +1138,218 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../gui/refusal.py" line="93"/>
+        <location filename="../../gui/refusal.py" line="102"/>
         <source>这个状态目录正被另一个记忆进程使用。</source>
         <translation>Another Jiyi process is using this home.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="91"/>
+        <location filename="../../gui/refusal.py" line="100"/>
         <source>关闭那个进程，或用 --home 选择另一个状态目录。</source>
         <translation>Close that process, or choose another home with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="45"/>
+        <location filename="../../gui/refusal.py" line="48"/>
         <source>状态目录</source>
         <translation>Home</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="46"/>
-        <location filename="../../gui/refusal.py" line="114"/>
+        <location filename="../../gui/refusal.py" line="49"/>
+        <location filename="../../gui/refusal.py" line="123"/>
         <source>数据库</source>
         <translation>Database</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="47"/>
+        <location filename="../../gui/refusal.py" line="50"/>
         <source>数据库的 WAL 文件</source>
-        <translation>The database's WAL file</translation>
+        <translation>The database&apos;s WAL file</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="48"/>
+        <location filename="../../gui/refusal.py" line="51"/>
         <source>数据库的共享内存文件</source>
-        <translation>The database's shared-memory file</translation>
+        <translation>The database&apos;s shared-memory file</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="49"/>
+        <location filename="../../gui/refusal.py" line="52"/>
         <source>锁文件</source>
         <translation>Lock file</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="50"/>
+        <location filename="../../gui/refusal.py" line="53"/>
         <source>确认标记文件</source>
         <translation>Acknowledgement mark</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="72"/>
+        <location filename="../../gui/refusal.py" line="81"/>
         <source>{0} {1} 的权限是 {2:04o}，其他用户可以读取。</source>
         <translation>{0} {1} has mode {2:04o}: other users can read it.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="76"/>
+        <location filename="../../gui/refusal.py" line="85"/>
         <source>它在只读的位置上，权限改不了：在可写的地方把它改为私有，或用 --home 选择另一个状态目录。</source>
         <translation>It is on a read-only file system, where no mode can change: make it private where it is writable, or choose another home with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="80"/>
+        <location filename="../../gui/refusal.py" line="89"/>
         <source>记忆只打开私有的状态目录。在终端运行 jiyi doctor --fix-permissions --home {0}。</source>
         <translation>Jiyi opens only a private home. In a terminal, run jiyi doctor --fix-permissions --home {0}.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="84"/>
+        <location filename="../../gui/refusal.py" line="93"/>
         <source>{0} {1} 属于另一个用户（uid {2}），不是你的。</source>
         <translation>{0} {1} belongs to another user (uid {2}), not to you.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="87"/>
+        <location filename="../../gui/refusal.py" line="96"/>
         <source>记忆只打开你自己的文件，也不会去改它。用 --home 选择你自己的状态目录。</source>
-        <translation>Jiyi opens only your own files, and does not change another's. Choose a home of your own with --home.</translation>
+        <translation>Jiyi opens only your own files, and does not change another&apos;s. Choose a home of your own with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="94"/>
+        <location filename="../../gui/refusal.py" line="103"/>
         <source>这个状态目录正被进程 {0}（{1}）使用，自 {2} 起。</source>
         <translation>This home is in use by process {0} ({1}) since {2}.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="98"/>
+        <location filename="../../gui/refusal.py" line="107"/>
         <source>{0}，里面也没有记忆数据库可以查看。</source>
         <translation>{0}, and it holds no Jiyi database to view.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="101"/>
+        <location filename="../../gui/refusal.py" line="110"/>
         <source>用 --home 或 JIYI_HOME 选择一个可写的文件夹。</source>
         <translation>Choose a writable folder with --home or JIYI_HOME.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="105"/>
+        <location filename="../../gui/refusal.py" line="114"/>
         <source>数据库是更新版本的记忆写的：{0}</source>
         <translation>The database was written by a newer Jiyi: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="105"/>
+        <location filename="../../gui/refusal.py" line="114"/>
         <source>升级记忆后再打开它。</source>
         <translation>Upgrade Jiyi, then open it.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="108"/>
+        <location filename="../../gui/refusal.py" line="117"/>
         <source>无法打开状态目录：{0}</source>
         <translation>Cannot open the home: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="118"/>
+        <location filename="../../gui/refusal.py" line="127"/>
         <source>{0} 条</source>
         <translation>{0}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="120"/>
+        <location filename="../../gui/refusal.py" line="129"/>
         <source>最多 {0} 条</source>
         <translation>up to {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="122"/>
+        <location filename="../../gui/refusal.py" line="131"/>
         <source>数据库 {0} 不见了或是空的，而这个状态目录在里面确认写入过 {1} 条事件。</source>
         <translation>The database {0} is missing or empty, but this home acknowledged {1} events in it.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="126"/>
+        <location filename="../../gui/refusal.py" line="135"/>
         <source>数据库 {0} 是另一个存储的，不是这个状态目录确认写入过 {1} 条事件的那一个。</source>
-        <translation>The database {0} is another store's, not the one this home acknowledged {1} events in.</translation>
+        <translation>The database {0} is another store&apos;s, not the one this home acknowledged {1} events in.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="130"/>
+        <location filename="../../gui/refusal.py" line="139"/>
         <source>数据库 {0} 是旧副本（从备份恢复的？），缺少这个状态目录已确认写入的事件（{1}）。</source>
         <translation>The database {0} is an older copy (restored from a backup?): {1} events this home acknowledged are missing.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="134"/>
+        <location filename="../../gui/refusal.py" line="143"/>
         <source>数据库 {0} 缺少已确认写入的事件（{1}）：它的 WAL 文件可能在服务停止时被删掉、截断或损坏了。</source>
         <translation>The database {0} lacks {1} acknowledged events: its WAL file was probably deleted, cut short or damaged while the service was stopped.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="138"/>
+        <location filename="../../gui/refusal.py" line="147"/>
         <source>数据库 {0} 缺少已确认写入的事件（{1}）：服务器可能从备份恢复过，或切换到了缺少它们的副本。</source>
         <translation>The database {0} lacks {1} acknowledged events: the server was probably restored from a backup, or failed over to a replica that lacked them.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="142"/>
+        <location filename="../../gui/refusal.py" line="151"/>
         <source>数据库 {0} 的历史和这个状态目录确认写入的不一致（第 {1} 条事件已不是原来那条）。</source>
         <translation>The database {0} has another history than this home acknowledged (event {1} is not the one it was).</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="146"/>
+        <location filename="../../gui/refusal.py" line="155"/>
         <source>数据库缺少 {0} 条已确认写入的事件。</source>
         <translation>The database lacks {0} events whose writes were acknowledged.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="148"/>
+        <location filename="../../gui/refusal.py" line="157"/>
         <source>数据库不是这个状态目录上次确认写入的那一个。</source>
         <translation>The database is not the one this home last acknowledged writes in.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="149"/>
+        <location filename="../../gui/refusal.py" line="158"/>
         <source>什么都没有改动。运行 jiyi doctor 查看，或从备份恢复数据库。</source>
         <translation>Nothing was changed. Run jiyi doctor to see it, or restore the database from a backup.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="159"/>
+        <location filename="../../gui/refusal.py" line="168"/>
         <source>设置有误：{0}</source>
         <translation>A setting is wrong: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="159"/>
+        <location filename="../../gui/refusal.py" line="168"/>
         <source>检查以 JIYI_ 开头的环境变量和命令行参数；每项设置见 docs/configuration.md。</source>
         <translation>Check the JIYI_ environment variables and the command line; docs/configuration.md describes each setting.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="163"/>
+        <location filename="../../gui/refusal.py" line="173"/>
+        <source>设置文件 {0} 第 {1} 行第 {2} 列不是有效的 TOML：{3}</source>
+        <translation>The settings file {0}, line {1}, column {2}: not valid TOML: {3}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/refusal.py" line="177"/>
         <source>设置文件 {0} 有误：{1}</source>
         <translation>The settings file {0} is wrong: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="165"/>
+        <location filename="../../gui/refusal.py" line="179"/>
         <source>设置文件 {0} 第 {1} 行有误：{2}</source>
         <translation>The settings file {0}, line {1}: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="168"/>
+        <location filename="../../gui/refusal.py" line="182"/>
         <source>改正或删掉这一行，再打开记忆；每项设置见 docs/configuration.md。</source>
         <translation>Correct or remove that line, then open Jiyi again; docs/configuration.md describes each setting.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="178"/>
+        <location filename="../../gui/refusal.py" line="192"/>
         <source>{0} {1} 的权限是 {2:04o}，其他用户可以读取。改为 {3:04o}？</source>
         <translation>{0} {1} has mode {2:04o}: other users can read it. Make it {3:04o}?</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="182"/>
+        <location filename="../../gui/refusal.py" line="196"/>
         <source>修复会把状态目录改为 0700、其中的数据库文件改为 0600。</source>
         <translation>Fix makes the home 0700 and its database files 0600.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="183"/>
+        <location filename="../../gui/refusal.py" line="197"/>
         <source>只改你自己的文件，不经过符号链接。</source>
         <translation>It changes only your own files, never through a symbolic link.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="184"/>
+        <location filename="../../gui/refusal.py" line="198"/>
         <source>在终端也可以运行 jiyi doctor --fix-permissions。</source>
         <translation>In a terminal, jiyi doctor --fix-permissions does the same.</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="188"/>
+        <location filename="../../gui/refusal.py" line="202"/>
         <source>修复</source>
         <translation>Fix</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="191"/>
+        <location filename="../../gui/refusal.py" line="205"/>
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../gui/refusal.py" line="150"/>
+        <location filename="../../gui/refusal.py" line="159"/>
         <source>要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。</source>
         <translation>To go on knowingly without them, run jiyi serve --accept-loss in a terminal (it is recorded in the event log).</translation>
     </message>
@@ -2713,7 +2718,7 @@
     <message>
         <location filename="../../gui/pages/overview_page.py" line="170"/>
         <source>只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字</source>
-        <translation>Cannot be opened in a read-only home (Chroma writes as it opens): recall goes by the task's words</translation>
+        <translation>Cannot be opened in a read-only home (Chroma writes as it opens): recall goes by the task&apos;s words</translation>
     </message>
     <message>
         <location filename="../../gui/pages/overview_page.py" line="175"/>
@@ -3489,7 +3494,7 @@
     <message>
         <location filename="../../gui/settings_dialog.py" line="70"/>
         <source>回想模式和嵌入模型写在状态目录的 config.toml 里：{0}</source>
-        <translation>The recall mode and the embedding model are kept in the home's config.toml: {0}</translation>
+        <translation>The recall mode and the embedding model are kept in the home&apos;s config.toml: {0}</translation>
     </message>
     <message>
         <location filename="../../gui/settings_dialog.py" line="72"/>

@@ -45,7 +45,7 @@ def test_a_bad_config_toml_says_its_file_and_line_first_and_exits_as_the_cli(
     with pytest.raises(ConfigError) as bad:
         load_config(home=home, env={})
     box = refusal(bad.value)
-    assert box.text().startswith(f"设置文件 {settings} 第 3 行有误：not valid TOML: ")  # not under 显示详情
+    assert box.text() == f"设置文件 {settings} 第 3 行第 15 列不是有效的 TOML：Invalid value"  # not under 显示详情
     assert "改正或删掉这一行" in box.informativeText() and str(settings) in box.detailedText()
 
     settings.write_text('log_level = "info"\nrecall_depth = 3\n', encoding="utf-8")  # a key this Jiyi has not
