@@ -1128,17 +1128,37 @@
 <context>
     <name>Console</name>
     <message>
-        <location filename="../../gui/app.py" line="89"/>
+        <location filename="../../gui/app.py" line="92"/>
         <source>这个状态目录正被另一个记忆进程使用。</source>
         <translation>Another Jiyi process is using this home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="90"/>
+        <location filename="../../gui/app.py" line="93"/>
         <source>关闭那个进程，或用 --home 选择另一个状态目录。</source>
         <translation>Close that process, or choose another home with --home.</translation>
     </message>
     <message>
-        <location filename="../../gui/app.py" line="92"/>
+        <location filename="../../gui/app.py" line="96"/>
+        <source>数据库缺少 {0} 条已确认写入的事件。</source>
+        <translation>The database lacks {0} events whose writes were acknowledged.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="97"/>
+        <source>数据库不是这个状态目录上次确认写入的那一个。</source>
+        <translation>The database is not the one this home last acknowledged writes in.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="99"/>
+        <source>运行 jiyi doctor 查看，或从备份恢复数据库。</source>
+        <translation>Run jiyi doctor to see it, or restore the database from a backup.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="100"/>
+        <source>要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。</source>
+        <translation>To go on knowingly without them, run jiyi serve --accept-loss in a terminal (it is recorded in the event log).</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="105"/>
         <source>无法打开状态目录。</source>
         <translation>The home cannot be opened.</translation>
     </message>
@@ -1780,7 +1800,7 @@
         <translation>Bundles</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="38"/>
+        <location filename="../../gui/pages/skills_page.py" line="40"/>
         <source>技能审批</source>
         <translation>Skills</translation>
     </message>
@@ -2318,72 +2338,77 @@
         <translation>neighbour</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="114"/>
+        <location filename="../../gui/pages/memory_probe.py" line="115"/>
         <source>为何</source>
         <translation>Why</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="115"/>
+        <location filename="../../gui/pages/memory_probe.py" line="116"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="116"/>
+        <location filename="../../gui/pages/memory_probe.py" line="117"/>
         <source>词序</source>
         <translation>Word rank</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="117"/>
+        <location filename="../../gui/pages/memory_probe.py" line="118"/>
         <source>BM25</source>
         <translation>BM25</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="118"/>
+        <location filename="../../gui/pages/memory_probe.py" line="119"/>
         <source>相似</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="119"/>
+        <location filename="../../gui/pages/memory_probe.py" line="120"/>
         <source>突出</source>
         <translation>Standing</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="120"/>
+        <location filename="../../gui/pages/memory_probe.py" line="121"/>
+        <source>高于无关</source>
+        <translation>Above unrelated</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="122"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="125"/>
+        <location filename="../../gui/pages/memory_probe.py" line="127"/>
         <source>问答</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="130"/>
+        <location filename="../../gui/pages/memory_probe.py" line="132"/>
         <source>任务</source>
         <translation>Tasks</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="132"/>
+        <location filename="../../gui/pages/memory_probe.py" line="134"/>
         <source>{0} {1}：{2}</source>
         <translation>{0} {1}: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="134"/>
+        <location filename="../../gui/pages/memory_probe.py" line="136"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="134"/>
+        <location filename="../../gui/pages/memory_probe.py" line="136"/>
         <source>{0}：{1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="135"/>
+        <location filename="../../gui/pages/memory_probe.py" line="137"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/memory_probe.py" line="143"/>
+        <location filename="../../gui/pages/memory_probe.py" line="145"/>
         <source>记忆里没有与此相关的问答。</source>
         <translation>Memory holds no turn related to this.</translation>
     </message>
@@ -3035,6 +3060,11 @@
         <translation>App and nearest past task</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/recall_probe.py" line="134"/>
+        <source>过去任务是回想索引里的文字（已脱敏）；点编号看逐字保存的运行档案。</source>
+        <translation>Past tasks are as recall's index holds them (redacted); click an id for the run's record, kept verbatim.</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/recall_probe.py" line="99"/>
         <source>召回 {0}：任务提到了“{1}”</source>
         <translation>Recalls {0}: the task names “{1}”</translation>
@@ -3073,11 +3103,6 @@
         <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>用词</source>
         <translation>Wording</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/recall_probe.py" line="134"/>
-        <source>过去任务是回想索引里的文字（已脱敏）；点编号看逐字保存的运行档案。</source>
-        <translation>Past tasks are as recall&apos;s index holds them (redacted); click an id for the run&apos;s record, kept verbatim.</translation>
     </message>
     <message>
         <location filename="../../gui/pages/recall_probe.py" line="141"/>
@@ -3340,86 +3365,112 @@
 <context>
     <name>SkillsPage</name>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="56"/>
+        <location filename="../../gui/pages/skills_page.py" line="58"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="63"/>
+        <location filename="../../gui/pages/skills_page.py" line="65"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="64"/>
-        <location filename="../../gui/pages/skills_page.py" line="79"/>
-        <location filename="../../gui/pages/skills_page.py" line="116"/>
+        <location filename="../../gui/pages/skills_page.py" line="66"/>
+        <location filename="../../gui/pages/skills_page.py" line="84"/>
+        <location filename="../../gui/pages/skills_page.py" line="123"/>
         <source>状态</source>
         <translation>Status</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="65"/>
+        <location filename="../../gui/pages/skills_page.py" line="67"/>
         <source>内容</source>
         <translation>Text</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="66"/>
+        <location filename="../../gui/pages/skills_page.py" line="68"/>
         <source>更新时间</source>
         <translation>Updated</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="70"/>
+        <location filename="../../gui/pages/skills_page.py" line="72"/>
         <source>批准启用</source>
         <translation>Approve</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="71"/>
+        <location filename="../../gui/pages/skills_page.py" line="73"/>
         <source>拒绝</source>
         <translation>Reject</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="72"/>
+        <location filename="../../gui/pages/skills_page.py" line="74"/>
         <source>停用</source>
         <translation>Deactivate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="85"/>
+        <location filename="../../gui/pages/skills_page.py" line="90"/>
         <source>还没有技能。桌面助手整理对话时可以根据你的原话提出技能草稿；草稿只有在你于此处批准后才会启用。</source>
         <translation>No skills yet. When the desktop assistant files conversations it may propose skill drafts from your own words; a draft takes effect only after you approve it here.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="91"/>
+        <location filename="../../gui/pages/skills_page.py" line="96"/>
         <source>待批准</source>
         <translation>Awaiting approval</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="92"/>
+        <location filename="../../gui/pages/skills_page.py" line="97"/>
         <source>已启用</source>
         <translation>Active</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="93"/>
+        <location filename="../../gui/pages/skills_page.py" line="98"/>
         <source>已停用</source>
         <translation>Inactive</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="94"/>
+        <location filename="../../gui/pages/skills_page.py" line="99"/>
         <source>已拒绝</source>
         <translation>Rejected</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="107"/>
+        <location filename="../../gui/pages/skills_page.py" line="112"/>
         <source>选择一个技能查看它的内容和来源。</source>
         <translation>Choose a skill to see its text and where it came from.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="118"/>
+        <location filename="../../gui/pages/skills_page.py" line="125"/>
         <source>来源问答</source>
         <translation>Source turn</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/skills_page.py" line="126"/>
+        <location filename="../../gui/pages/skills_page.py" line="131"/>
+        <location filename="../../gui/pages/skills_page.py" line="139"/>
         <source>决定者</source>
         <translation>Decided by</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="75"/>
+        <source>撤销助手的启用</source>
+        <translation>Undo the assistant&apos;s activation</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="76"/>
+        <source>助手按你的请求启用了它；撤销后它回到待批准的草稿</source>
+        <translation>The assistant activated it at your request; undoing puts it back among the drafts awaiting approval</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="131"/>
+        <source>助手，按你在这轮对话中的请求</source>
+        <translation>The assistant, at your request in that turn</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="132"/>
+        <source>请求所在问答</source>
+        <translation>Turn of the request</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="134"/>
+        <source>不是你的意思？点「撤销助手的启用」，它回到待批准的草稿。</source>
+        <translation>Not what you meant? Click “Undo the assistant&apos;s activation” and it goes back among the drafts.</translation>
     </message>
 </context>
 <context>
@@ -3617,7 +3668,7 @@
     <message>
         <location filename="../../gui/words.py" line="80"/>
         <source>回想记录里的任务文字（目标、依据）已脱敏，和智能体当时收到的一样；运行档案本身逐字保存。</source>
-        <translation>Task text in recall&apos;s record (goals, reasons) is redacted, as the agent was given it; the run&apos;s own record is kept verbatim.</translation>
+        <translation>Task text in recall's record (goals, reasons) is redacted, as the agent was given it; the run's own record is kept verbatim.</translation>
     </message>
 </context>
 </TS>

@@ -41,6 +41,7 @@ from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCou
 from service.memory.runs import RunService
 from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
+from store.core.acknowledged import LossPolicy
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
 from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem, os_problem
@@ -121,7 +122,7 @@ class Memory:
         # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
         # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing). A read-only
         # home's files stay as they are (nothing can be written there).
-        if store.read_only is None:
+        if store.read_only is None and store.loss is None:  # a store opened to report a loss takes no writes
             self.desk.catch_up_mirror()
             # An import a stop cut short while it was published is finished before anything else is written;
             # one that cannot be now (the home over its size budget, a full disk) waits, said in the log.
@@ -172,14 +173,23 @@ class Memory:
             self.parts.changed(domain)
 
     @classmethod
-    def open(cls, config: Config, registry: AppRegistry | None = None, *, new_database: bool = False) -> Memory:
-        """Open the home named by `config` (validated already) and its store (`new_database`: see `Store.open`)."""
+    def open(
+        cls,
+        config: Config,
+        registry: AppRegistry | None = None,
+        *,
+        new_database: bool = False,
+        loss: LossPolicy = "refuse",
+    ) -> Memory:
+        """Open the home named by `config` (validated already) and its store (`new_database`, and what to do
+        when the database holds less than the home acknowledged, `loss`: see `Store.open`)."""
         store = Store.open(
             config.home_path,
             all_projections(),
             database_url=config.database_url,
             password=config.database_password(),
             new_database=new_database,
+            loss=loss,
         )
         return cls(config, store, registry or default_registry())
 
@@ -220,6 +230,7 @@ class Memory:
         if self._feed is not None:
             self._feed.stop()
             self._feed = None
+        self.desk.mirror.stop_retrying()
         if not self.store.db.is_closed():
             self.learning.shutdown()
             self.desk.close()
