@@ -316,8 +316,8 @@ class MainWindow(QMainWindow):
         self.update_service_status()
 
     def _show_service(self, path: Path, status: Mapping[str, Any]) -> None:
-        """ "服务 PATH · 智能体 2 个，40 次/分钟 · 控制台 1 个", the same whether this console hosts the service or not;
-        the tooltip has every kind's connections and requests.
+        """ "服务 PATH · 智能体 2 个，40 次/分钟 · 控制台连接 3 个", the same whether this console hosts the service
+        or not; the tooltip has every kind's connections and requests.
 
         Agents and consoles are counted apart: a console polls the service and follows its changes, and
         counted with the agents an idle console alone read as 3 connections and 15–68 requests a minute."""
@@ -329,7 +329,7 @@ class MainWindow(QMainWindow):
             rate = self.tr("{0} 次/分钟").format(int(requests.get("agent", 0)) + int(requests.get("worker", 0)))
             self.service_label.setToolTip(self._service_tip(by_kind, requests))
         self.service_label.setText(
-            self.tr("服务 {0} · 智能体 {1} 个，{2} · 控制台 {3} 个").format(
+            self.tr("服务 {0} · 智能体 {1} 个，{2} · 控制台连接 {3} 个").format(
                 path, agents, rate, int(by_kind.get("console", 0))
             )
         )

@@ -564,7 +564,7 @@
     <message>
         <location filename="../../gui/pages/calibration_chart.py" line="69"/>
         <source>校准曲线：阈值越低，召回越多，污染也越多</source>
-        <translation>Calibration curve: a lower threshold recalls more, and contaminates more</translation>
+        <translation>Calibration: lower thresholds recall more and contaminate more</translation>
     </message>
     <message>
         <location filename="../../gui/pages/calibration_chart.py" line="70"/>
@@ -1963,8 +1963,8 @@
     </message>
     <message>
         <location filename="../../gui/main_window.py" line="332"/>
-        <source>服务 {0} · 智能体 {1} 个，{2} · 控制台 {3} 个</source>
-        <translation>Service {0} · agents: {1}, {2} · consoles: {3}</translation>
+        <source>服务 {0} · 智能体 {1} 个，{2} · 控制台连接 {3} 个</source>
+        <translation>Service {0} · agents: {1}, {2} · console connections: {3}</translation>
     </message>
     <message>
         <location filename="../../gui/main_window.py" line="340"/>
@@ -3097,12 +3097,12 @@
     <message>
         <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>相似</source>
-        <translation>Similarity</translation>
+        <translation>Similar</translation>
     </message>
     <message>
         <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>用词</source>
-        <translation>Wording</translation>
+        <translation>Words</translation>
     </message>
     <message>
         <location filename="../../gui/pages/recall_probe.py" line="141"/>

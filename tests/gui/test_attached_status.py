@@ -71,7 +71,7 @@ def test_the_attached_status_bar_counts_the_services_connections_and_agents(
         assert status["requests_by_kind"]["agent"] == 1  # the agent's health; the console's own are apart
         text = window.service_label.text()
         assert text.startswith(f"服务 {socket_path} · ")
-        assert "智能体 1 个，1 次/分钟" in text and f"控制台 {status['by_kind']['console']} 个" in text
+        assert "智能体 1 个，1 次/分钟" in text and f"控制台连接 {status['by_kind']['console']} 个" in text
         assert window.mode_label.text() == "已连接到服务"
     finally:
         agent.close()

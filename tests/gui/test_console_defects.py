@@ -390,7 +390,7 @@ def test_the_status_bar_counts_the_consoles_own_requests_apart(
         assert status["requests_by_kind"]["console"] >= 3 and status["by_kind"]["console"] >= 1
         assert (
             window.service_label.text()
-            == f"服务 {socket_path} · 智能体 0 个，0 次/分钟 · 控制台 {status['by_kind']['console']} 个"
+            == f"服务 {socket_path} · 智能体 0 个，0 次/分钟 · 控制台连接 {status['by_kind']['console']} 个"
         )
         agent = JiyiClient(socket_path, timeout=10)
         try:
