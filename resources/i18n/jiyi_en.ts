@@ -4,163 +4,163 @@
 <context>
     <name>AliasEditor</name>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="73"/>
+        <location filename="../../gui/pages/alias_editor.py" line="74"/>
         <source>教它一个叫法（全局用户别名，最高信任）</source>
         <translation>Teach a name (global user alias, highest trust)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="75"/>
+        <location filename="../../gui/pages/alias_editor.py" line="76"/>
         <source>名称，例如 绿泡泡</source>
         <translation>Name, e.g. 绿泡泡</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="77"/>
+        <location filename="../../gui/pages/alias_editor.py" line="78"/>
         <source>包名，例如 com.tencent.mm</source>
         <translation>Package, e.g. com.tencent.mm</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="78"/>
+        <location filename="../../gui/pages/alias_editor.py" line="79"/>
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="79"/>
+        <location filename="../../gui/pages/alias_editor.py" line="80"/>
         <source>忘记这个叫法</source>
         <translation>Forget this name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="80"/>
+        <location filename="../../gui/pages/alias_editor.py" line="81"/>
         <source>撤销</source>
         <translation>Undo</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="81"/>
+        <location filename="../../gui/pages/alias_editor.py" line="82"/>
         <source>重做</source>
         <translation>Redo</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="91"/>
+        <location filename="../../gui/pages/alias_editor.py" line="92"/>
         <source>名称</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="92"/>
-        <location filename="../../gui/pages/alias_editor.py" line="250"/>
+        <location filename="../../gui/pages/alias_editor.py" line="93"/>
+        <location filename="../../gui/pages/alias_editor.py" line="252"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="99"/>
+        <location filename="../../gui/pages/alias_editor.py" line="101"/>
         <source>试试解析</source>
         <translation>Try a name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="101"/>
+        <location filename="../../gui/pages/alias_editor.py" line="103"/>
         <source>输入一个叫法，看它会打开哪个应用</source>
         <translation>Type a name to see which app it would open</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="103"/>
+        <location filename="../../gui/pages/alias_editor.py" line="105"/>
         <source>不限设备</source>
         <translation>Any device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="112"/>
+        <location filename="../../gui/pages/alias_editor.py" line="114"/>
         <source>这个叫法的历史</source>
         <translation>History of this name</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="147"/>
+        <location filename="../../gui/pages/alias_editor.py" line="149"/>
         <source>已保存：{0} → {1}</source>
         <translation>Saved: {0} → {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="152"/>
+        <location filename="../../gui/pages/alias_editor.py" line="154"/>
         <source>设置 {0}</source>
         <translation>Set {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="161"/>
+        <location filename="../../gui/pages/alias_editor.py" line="163"/>
         <source>已忘记 {0}（设备清单条目不动）</source>
         <translation>Forgot {0} (device entries kept)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="162"/>
+        <location filename="../../gui/pages/alias_editor.py" line="164"/>
         <source>忘记 {0}</source>
         <translation>Forget {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="164"/>
+        <location filename="../../gui/pages/alias_editor.py" line="166"/>
         <source>{0} 没有可忘记的用户或学习别名</source>
         <translation>{0} has no user or learned alias to forget</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="173"/>
+        <location filename="../../gui/pages/alias_editor.py" line="175"/>
         <source>已撤回改动 {0}</source>
         <translation>Reverted change {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="200"/>
+        <location filename="../../gui/pages/alias_editor.py" line="202"/>
         <source>改动</source>
         <translation>change</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="210"/>
+        <location filename="../../gui/pages/alias_editor.py" line="212"/>
         <source>没有历史</source>
         <translation>No history</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="233"/>
+        <location filename="../../gui/pages/alias_editor.py" line="235"/>
         <source>可直接打开</source>
         <translation>Safe to open</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="234"/>
+        <location filename="../../gui/pages/alias_editor.py" line="236"/>
         <source>需要模型选择</source>
         <translation>Needs the model to choose</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="235"/>
+        <location filename="../../gui/pages/alias_editor.py" line="237"/>
         <source>不认识</source>
         <translation>Unknown</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="240"/>
+        <location filename="../../gui/pages/alias_editor.py" line="242"/>
         <source>已安装</source>
         <translation>installed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="240"/>
+        <location filename="../../gui/pages/alias_editor.py" line="242"/>
         <source>未安装</source>
         <translation>not installed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="251"/>
+        <location filename="../../gui/pages/alias_editor.py" line="253"/>
         <source>标准名</source>
         <translation>Label</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="252"/>
+        <location filename="../../gui/pages/alias_editor.py" line="254"/>
         <source>匹配到</source>
         <translation>Matched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="253"/>
+        <location filename="../../gui/pages/alias_editor.py" line="255"/>
         <source>证据</source>
         <translation>Evidence</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="254"/>
+        <location filename="../../gui/pages/alias_editor.py" line="256"/>
         <source>相似度</source>
         <translation>Similarity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="255"/>
+        <location filename="../../gui/pages/alias_editor.py" line="257"/>
         <source>先验</source>
         <translation>Prior</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/alias_editor.py" line="256"/>
+        <location filename="../../gui/pages/alias_editor.py" line="258"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
@@ -281,118 +281,118 @@
         <translation>Show stale</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="240"/>
+        <location filename="../../gui/pages/appkb_page.py" line="242"/>
         <source>信任顺序：用户 &gt; 设备清单 &gt; 学习。设备清单条目来自设备，只读；在右侧教它新的叫法或让它忘记。</source>
         <translation>Trust: user &gt; device &gt; learned. Device entries come from the devices and are read-only; teach or forget names on the right.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="237"/>
-        <location filename="../../gui/pages/appkb_page.py" line="448"/>
+        <location filename="../../gui/pages/appkb_page.py" line="239"/>
+        <location filename="../../gui/pages/appkb_page.py" line="450"/>
         <source>显示 {0}{1} 条，共 {2} 条</source>
         <translation>Showing {0}{1} of {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="243"/>
+        <location filename="../../gui/pages/appkb_page.py" line="245"/>
         <source>应用库还是空的：设备同步应用清单后（inventory.sync，或 jiyi inventory sync）这里会列出已安装的应用；也可以在右侧教它一个叫法，或导入 TaskWizard。</source>
         <translation>The App-KB is empty: once a device syncs its app list (inventory.sync, or jiyi inventory sync) its installed apps are listed here; you can also teach it a name on the right, or import TaskWizard.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="249"/>
+        <location filename="../../gui/pages/appkb_page.py" line="251"/>
         <source>导入 TaskWizard…</source>
         <translation>Import TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="250"/>
+        <location filename="../../gui/pages/appkb_page.py" line="252"/>
         <source>导出 TaskWizard…</source>
         <translation>Export TaskWizard…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="321"/>
+        <location filename="../../gui/pages/appkb_page.py" line="323"/>
         <source>选择 TaskWizard 的 memory 目录</source>
         <translation>Choose TaskWizard&apos;s memory folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="332"/>
+        <location filename="../../gui/pages/appkb_page.py" line="334"/>
         <source>正在导入 {0}…</source>
         <translation>Importing {0}…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="355"/>
+        <location filename="../../gui/pages/appkb_page.py" line="357"/>
         <source>导入 {0}：{1}</source>
         <translation>Imported {0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="362"/>
+        <location filename="../../gui/pages/appkb_page.py" line="364"/>
         <source>应用库</source>
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="363"/>
+        <location filename="../../gui/pages/appkb_page.py" line="365"/>
         <source>运行档案</source>
         <translation>runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="364"/>
+        <location filename="../../gui/pages/appkb_page.py" line="366"/>
         <source>回想统计</source>
         <translation>recall scorecard</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="365"/>
+        <location filename="../../gui/pages/appkb_page.py" line="367"/>
         <source>经验教训</source>
         <translation>lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="369"/>
+        <location filename="../../gui/pages/appkb_page.py" line="371"/>
         <source>{0}：已导入过，没有新内容</source>
         <translation>{0}: imported before, nothing new</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="370"/>
+        <location filename="../../gui/pages/appkb_page.py" line="372"/>
         <source>{0}：导入 {1} 条，跳过 {2} 条损坏</source>
         <translation>{0}: imported {1}, skipped {2} corrupt</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="346"/>
+        <location filename="../../gui/pages/appkb_page.py" line="348"/>
         <source>{0} 已损坏，按日志重建</source>
         <translation>{0} is damaged; rebuilt from the log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="372"/>
+        <location filename="../../gui/pages/appkb_page.py" line="374"/>
         <source>（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）</source>
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="376"/>
+        <location filename="../../gui/pages/appkb_page.py" line="378"/>
         <source>（认出是之前从 {0} 导入的目录）</source>
         <translation> (recognised as the directory imported before from {0})</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="378"/>
+        <location filename="../../gui/pages/appkb_page.py" line="380"/>
         <source>（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）</source>
         <translation> (it may be a copy of a directory still in another place: imported as a directory of its own; if it replaces that one, import it again with --replaces)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="395"/>
+        <location filename="../../gui/pages/appkb_page.py" line="397"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="406"/>
+        <location filename="../../gui/pages/appkb_page.py" line="408"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="416"/>
+        <location filename="../../gui/pages/appkb_page.py" line="418"/>
         <source>已导入，正在为回想建立索引：{0}/{1} 条运行</source>
         <translation>Imported; indexing runs for recall: {0}/{1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="419"/>
+        <location filename="../../gui/pages/appkb_page.py" line="421"/>
         <source>没有完成：{0}</source>
         <translation>Not done: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/appkb_page.py" line="429"/>
+        <location filename="../../gui/pages/appkb_page.py" line="431"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
@@ -400,108 +400,113 @@
 <context>
     <name>BundlesPage</name>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="86"/>
+        <location filename="../../gui/pages/bundles_page.py" line="87"/>
         <source>资料夹 / 文档</source>
         <translation>Bundle / document</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="86"/>
+        <location filename="../../gui/pages/bundles_page.py" line="87"/>
         <source>修订</source>
         <translation>Revision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="94"/>
+        <location filename="../../gui/pages/bundles_page.py" line="95"/>
         <source>预览</source>
         <translation>Preview</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="95"/>
+        <location filename="../../gui/pages/bundles_page.py" line="96"/>
         <source>编辑</source>
         <translation>Edit</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="96"/>
-        <location filename="../../gui/pages/bundles_page.py" line="192"/>
+        <location filename="../../gui/pages/bundles_page.py" line="97"/>
+        <location filename="../../gui/pages/bundles_page.py" line="196"/>
         <source>选择左边的文档。</source>
         <translation>Choose a document on the left.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="100"/>
+        <location filename="../../gui/pages/bundles_page.py" line="101"/>
         <source>保存</source>
         <translation>Save</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="105"/>
+        <location filename="../../gui/pages/bundles_page.py" line="106"/>
         <source>新建文档…</source>
         <translation>New document…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="107"/>
+        <location filename="../../gui/pages/bundles_page.py" line="108"/>
         <source>打开文件夹</source>
         <translation>Open folder</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="109"/>
+        <location filename="../../gui/pages/bundles_page.py" line="110"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="153"/>
+        <location filename="../../gui/pages/bundles_page.py" line="157"/>
         <source>日程</source>
         <translation>Schedule</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="153"/>
+        <location filename="../../gui/pages/bundles_page.py" line="157"/>
         <source>项目</source>
         <translation>Project</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="169"/>
+        <location filename="../../gui/pages/bundles_page.py" line="173"/>
         <source>运行记录</source>
         <translation>Runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="187"/>
+        <location filename="../../gui/pages/bundles_page.py" line="191"/>
         <source>还没有资料夹。定时任务第一次完成时（task.complete 带 schedule_id）会建立它的资料夹，之后每次运行的记录和你写的说明都放在里面。</source>
         <translation>No bundles yet. A scheduled task gets its bundle when it first completes (task.complete with a schedule_id); each run&apos;s record and your notes are kept in it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="201"/>
+        <location filename="../../gui/pages/bundles_page.py" line="205"/>
         <source>{0} 已被别人改到修订 {1}；你的编辑基于修订 {2}，保存时会提示冲突。</source>
         <translation>{0} was changed by someone else to revision {1}; your edit is based on revision {2}, so saving will show the conflict.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="238"/>
+        <location filename="../../gui/pages/bundles_page.py" line="243"/>
         <source>（镜像文件缺失）</source>
         <translation> (the mirrored file is missing)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="239"/>
+        <location filename="../../gui/pages/bundles_page.py" line="244"/>
         <source>（镜像文件在 Jiyi 之外被改过；下次保存会把那份另存）</source>
         <translation> (the mirrored file was edited outside Jiyi; the next save keeps that version beside it)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="242"/>
+        <location filename="../../gui/pages/bundles_page.py" line="247"/>
         <source>{0} / {1} · 修订 {2}</source>
         <translation>{0} / {1} · revision {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="278"/>
+        <location filename="../../gui/pages/bundles_page.py" line="259"/>
+        <source>已保存（修订 {0}，{1}）</source>
+        <translation>Saved (revision {0}, {1})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/bundles_page.py" line="293"/>
         <source>；文件在外部被改过的版本已另存为 {0}</source>
         <translation>; the version edited outside was kept as {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="300"/>
+        <location filename="../../gui/pages/bundles_page.py" line="315"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="314"/>
+        <location filename="../../gui/pages/bundles_page.py" line="329"/>
         <source>新建文档</source>
         <translation>New document</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="314"/>
+        <location filename="../../gui/pages/bundles_page.py" line="329"/>
         <source>文件名（如 notes.md）：</source>
         <translation>File name (e.g. notes.md):</translation>
     </message>
@@ -559,7 +564,7 @@
     <message>
         <location filename="../../gui/pages/calibration_chart.py" line="69"/>
         <source>校准曲线：阈值越低，召回越多，污染也越多</source>
-        <translation>Calibration curve: a lower threshold recalls more, and contaminates more</translation>
+        <translation>Calibration: lower thresholds recall more and contaminate more</translation>
     </message>
     <message>
         <location filename="../../gui/pages/calibration_chart.py" line="70"/>
@@ -1161,12 +1166,12 @@
     <message>
         <location filename="../../gui/refusal.py" line="50"/>
         <source>数据库的 WAL 文件</source>
-        <translation>The database&apos;s WAL file</translation>
+        <translation>The database's WAL file</translation>
     </message>
     <message>
         <location filename="../../gui/refusal.py" line="51"/>
         <source>数据库的共享内存文件</source>
-        <translation>The database&apos;s shared-memory file</translation>
+        <translation>The database's shared-memory file</translation>
     </message>
     <message>
         <location filename="../../gui/refusal.py" line="52"/>
@@ -1201,7 +1206,7 @@
     <message>
         <location filename="../../gui/refusal.py" line="96"/>
         <source>记忆只打开你自己的文件，也不会去改它。用 --home 选择你自己的状态目录。</source>
-        <translation>Jiyi opens only your own files, and does not change another&apos;s. Choose a home of your own with --home.</translation>
+        <translation>Jiyi opens only your own files, and does not change another's. Choose a home of your own with --home.</translation>
     </message>
     <message>
         <location filename="../../gui/refusal.py" line="103"/>
@@ -1251,7 +1256,7 @@
     <message>
         <location filename="../../gui/refusal.py" line="135"/>
         <source>数据库 {0} 是另一个存储的，不是这个状态目录确认写入过 {1} 条事件的那一个。</source>
-        <translation>The database {0} is another store&apos;s, not the one this home acknowledged {1} events in.</translation>
+        <translation>The database {0} is another store's, not the one this home acknowledged {1} events in.</translation>
     </message>
     <message>
         <location filename="../../gui/refusal.py" line="139"/>
@@ -1362,83 +1367,83 @@
 <context>
     <name>EpisodeTableModel</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="66"/>
+        <location filename="../../gui/pages/episodes_page.py" line="80"/>
         <source>结束时间</source>
         <translation>Ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="67"/>
+        <location filename="../../gui/pages/episodes_page.py" line="81"/>
         <source>目标</source>
         <translation>Goal</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="68"/>
+        <location filename="../../gui/pages/episodes_page.py" line="82"/>
         <source>应用</source>
         <translation>Apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="69"/>
+        <location filename="../../gui/pages/episodes_page.py" line="83"/>
         <source>结果</source>
         <translation>Outcome</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="70"/>
+        <location filename="../../gui/pages/episodes_page.py" line="84"/>
         <source>步数</source>
         <translation>Steps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="71"/>
+        <location filename="../../gui/pages/episodes_page.py" line="85"/>
         <source>令牌</source>
         <translation>Tokens</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="72"/>
+        <location filename="../../gui/pages/episodes_page.py" line="86"/>
         <source>验收</source>
         <translation>Verifier</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="73"/>
+        <location filename="../../gui/pages/episodes_page.py" line="87"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="86"/>
+        <location filename="../../gui/pages/episodes_page.py" line="100"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="86"/>
+        <location filename="../../gui/pages/episodes_page.py" line="100"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="107"/>
+        <location filename="../../gui/pages/episodes_page.py" line="121"/>
         <source>已撤销</source>
         <translation>Revoked</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="109"/>
-        <location filename="../../gui/pages/episodes_page.py" line="115"/>
+        <location filename="../../gui/pages/episodes_page.py" line="123"/>
+        <location filename="../../gui/pages/episodes_page.py" line="129"/>
         <source>不入索引</source>
         <translation>not indexed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="110"/>
+        <location filename="../../gui/pages/episodes_page.py" line="124"/>
         <source>可回想</source>
         <translation>recallable</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="114"/>
+        <location filename="../../gui/pages/episodes_page.py" line="128"/>
         <source>已被撤销：回想不会再提供它，档案仍保留</source>
         <translation>Revoked: recall no longer offers it; the archive keeps it</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="116"/>
+        <location filename="../../gui/pages/episodes_page.py" line="130"/>
         <source>少于 {0} 步或没有目标：不进入向量索引</source>
         <translation>Fewer than {0} steps or no goal: not in the vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="117"/>
+        <location filename="../../gui/pages/episodes_page.py" line="131"/>
         <source>回想可以把它作为过去的任务提供</source>
         <translation>Recall may offer it as a past task</translation>
     </message>
@@ -1446,132 +1451,132 @@
 <context>
     <name>EpisodesPage</name>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="191"/>
+        <location filename="../../gui/pages/episodes_page.py" line="205"/>
         <source>搜索目标</source>
         <translation>Search goals</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="193"/>
+        <location filename="../../gui/pages/episodes_page.py" line="207"/>
         <source>应用包名</source>
         <translation>App package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="195"/>
+        <location filename="../../gui/pages/episodes_page.py" line="209"/>
         <source>设备</source>
         <translation>Device</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="197"/>
+        <location filename="../../gui/pages/episodes_page.py" line="211"/>
         <source>全部结果</source>
         <translation>All outcomes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="197"/>
+        <location filename="../../gui/pages/episodes_page.py" line="211"/>
         <source>成功</source>
         <translation>Success</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="197"/>
+        <location filename="../../gui/pages/episodes_page.py" line="211"/>
         <source>失败</source>
         <translation>Failure</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="201"/>
+        <location filename="../../gui/pages/episodes_page.py" line="215"/>
         <source>全部时间</source>
         <translation>All time</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="202"/>
+        <location filename="../../gui/pages/episodes_page.py" line="216"/>
         <source>最近 1 天</source>
         <translation>Last day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="203"/>
+        <location filename="../../gui/pages/episodes_page.py" line="217"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="204"/>
+        <location filename="../../gui/pages/episodes_page.py" line="218"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="224"/>
+        <location filename="../../gui/pages/episodes_page.py" line="238"/>
         <source>← 返回</source>
         <translation>← Back</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="225"/>
+        <location filename="../../gui/pages/episodes_page.py" line="239"/>
         <source>回到点链接之前看的运行</source>
         <translation>Back to the run shown before the link was followed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="228"/>
+        <location filename="../../gui/pages/episodes_page.py" line="242"/>
         <source>撤销回想</source>
         <translation>Revoke from recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="229"/>
+        <location filename="../../gui/pages/episodes_page.py" line="243"/>
         <source>恢复回想</source>
         <translation>Restore to recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="303"/>
+        <location filename="../../gui/pages/episodes_page.py" line="317"/>
         <source>失败：{0}</source>
         <translation>Failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="368"/>
+        <location filename="../../gui/pages/episodes_page.py" line="412"/>
         <source>没有符合筛选条件的运行。清空上方的筛选条件可以看到全部运行。</source>
         <translation>No run matches the filters. Clear the filters above to see every run.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="371"/>
+        <location filename="../../gui/pages/episodes_page.py" line="415"/>
         <source>还没有运行档案。手机智能体每次运行（run.start … run.finish）都会存档在这里；也可以在应用库页用“导入 TaskWizard…”导入已有的 memory 目录。</source>
         <translation>No runs archived yet. Every phone-agent run (run.start … run.finish) is archived here; you can also import an existing memory directory with &quot;Import TaskWizard…&quot; on the App-KB page.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="383"/>
+        <location filename="../../gui/pages/episodes_page.py" line="427"/>
         <source>应用：{0}&#x3000;令牌：{1}</source>
         <translation>Apps: {0}   Tokens: {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="384"/>
+        <location filename="../../gui/pages/episodes_page.py" line="428"/>
         <source>注入的经验：{0}</source>
         <translation>Lessons given: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="413"/>
+        <location filename="../../gui/pages/episodes_page.py" line="459"/>
         <source>依据：≈ {0} ({1})</source>
         <translation>Why: ≈ {0} ({1})</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="385"/>
+        <location filename="../../gui/pages/episodes_page.py" line="429"/>
         <source>工具事件</source>
         <translation>Tool events</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="403"/>
+        <location filename="../../gui/pages/episodes_page.py" line="447"/>
         <source>召回：{0}&#x3000;实际：{1}&#x3000;Hit@1：{2}&#x3000;污染：{3}</source>
         <translation>Recalled: {0}   Actual: {1}   Hit@1: {2}   Contaminated: {3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="409"/>
+        <location filename="../../gui/pages/episodes_page.py" line="453"/>
         <source>回想</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="399"/>
+        <location filename="../../gui/pages/episodes_page.py" line="443"/>
         <source>这次运行没有回想记录</source>
         <translation>This run has no recall record</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="407"/>
+        <location filename="../../gui/pages/episodes_page.py" line="451"/>
         <source>是</source>
         <translation>yes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="407"/>
+        <location filename="../../gui/pages/episodes_page.py" line="451"/>
         <source>否</source>
         <translation>no</translation>
     </message>
@@ -1971,12 +1976,12 @@
         <translation>App-KB</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/episodes_page.py" line="129"/>
+        <location filename="../../gui/pages/episodes_page.py" line="143"/>
         <source>运行档案</source>
         <translation>Episodes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="76"/>
+        <location filename="../../gui/pages/recall_page.py" line="81"/>
         <source>回想质量</source>
         <translation>Recall quality</translation>
     </message>
@@ -1986,7 +1991,7 @@
         <translation>Lessons</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/bundles_page.py" line="60"/>
+        <location filename="../../gui/pages/bundles_page.py" line="61"/>
         <source>资料夹</source>
         <translation>Bundles</translation>
     </message>
@@ -2121,13 +2126,14 @@
         <translation>Lost the service {0}; reconnecting…</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="292"/>
+        <location filename="../../gui/main_window.py" line="293"/>
+        <location filename="../../gui/main_window.py" line="372"/>
         <source>服务进程 {0}</source>
         <translation>Service process {0}</translation>
     </message>
     <message>
         <location filename="../../gui/main_window.py" line="294"/>
-        <location filename="../../gui/main_window.py" line="355"/>
+        <location filename="../../gui/main_window.py" line="384"/>
         <source>{0} · 服务进程 {1}</source>
         <translation>{0} · service pid {1}</translation>
     </message>
@@ -2147,22 +2153,62 @@
         <translation>Service not running</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="408"/>
+        <location filename="../../gui/main_window.py" line="347"/>
+        <source>全部客户端 {0} 次/分钟</source>
+        <translation>{0}/min from all clients</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="349"/>
+        <source>{0} 次/分钟</source>
+        <translation>{0}/min</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="352"/>
+        <source>服务 {0} · 智能体 {1} 个，{2} · 控制台连接 {3} 个</source>
+        <translation>Service {0} · agents: {1}, {2} · console connections: {3}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="360"/>
+        <source>智能体</source>
+        <translation>Agents</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="361"/>
+        <source>工作进程</source>
+        <translation>Workers</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="362"/>
+        <source>控制台</source>
+        <translation>Consoles</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="363"/>
+        <source>命令</source>
+        <translation>Commands</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="366"/>
+        <source>{0}：{1} 个连接，最近一分钟 {2} 次请求</source>
+        <translation>{0}: {1} connections, {2} requests in the last minute</translation>
+    </message>
+    <message>
+        <location filename="../../gui/main_window.py" line="437"/>
         <source>关闭记忆 Jiyi？</source>
         <translation>Close Jiyi?</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="409"/>
+        <location filename="../../gui/main_window.py" line="438"/>
         <source>还有工作在进行：{0}。关闭会停下它，已经完成的部分会保留。</source>
         <translation>Work is under way: {0}. Closing stops it; what is done so far is kept.</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="412"/>
+        <location filename="../../gui/main_window.py" line="441"/>
         <source>仍然关闭</source>
         <translation>Close anyway</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="413"/>
+        <location filename="../../gui/main_window.py" line="442"/>
         <source>继续工作</source>
         <translation>Keep working</translation>
     </message>
@@ -2173,12 +2219,7 @@
         <translation>The private service did not start: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/main_window.py" line="342"/>
-        <source>服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟</source>
-        <translation>Service {0} · {1} connections · {2} agents · {3}/min</translation>
-    </message>
-    <message>
-        <location filename="../../gui/main_window.py" line="363"/>
+        <location filename="../../gui/main_window.py" line="392"/>
         <source>出错了：{0}</source>
         <translation>Something went wrong: {0}</translation>
     </message>
@@ -2718,7 +2759,7 @@
     <message>
         <location filename="../../gui/pages/overview_page.py" line="170"/>
         <source>只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字</source>
-        <translation>Cannot be opened in a read-only home (Chroma writes as it opens): recall goes by the task&apos;s words</translation>
+        <translation>Cannot be opened in a read-only home (Chroma writes as it opens): recall goes by the task's words</translation>
     </message>
     <message>
         <location filename="../../gui/pages/overview_page.py" line="175"/>
@@ -3042,144 +3083,159 @@
 <context>
     <name>RecallPage</name>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="95"/>
+        <location filename="../../gui/pages/recall_page.py" line="100"/>
         <source>最近 7 天</source>
         <translation>Last 7 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="96"/>
+        <location filename="../../gui/pages/recall_page.py" line="101"/>
         <source>最近 30 天</source>
         <translation>Last 30 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="97"/>
+        <location filename="../../gui/pages/recall_page.py" line="102"/>
         <source>最近 90 天</source>
         <translation>Last 90 days</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="98"/>
+        <location filename="../../gui/pages/recall_page.py" line="103"/>
         <source>全部</source>
         <translation>All</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="103"/>
+        <location filename="../../gui/pages/recall_page.py" line="108"/>
         <source>刷新</source>
         <translation>Refresh</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="130"/>
+        <location filename="../../gui/pages/recall_page.py" line="135"/>
         <source>还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。想先看看样子：jiyi demo --home 一个新目录。</source>
         <translation>Nothing scored yet. Each time a phone agent finishes a run (recall mode shadow or on), Jiyi compares the recall made at its start with the app really opened, and shows the results here by day. For a first look: jiyi demo --home a-new-folder.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="148"/>
+        <location filename="../../gui/pages/recall_page.py" line="153"/>
         <source>每日 Hit@1、命中率与污染率</source>
         <translation>Daily Hit@1, hit rate and contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="151"/>
+        <location filename="../../gui/pages/recall_page.py" line="156"/>
         <source>每日评估次数</source>
         <translation>Evaluations per day</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="154"/>
+        <location filename="../../gui/pages/recall_page.py" line="159"/>
         <source>各应用的精确率（蓝）与召回率（绿），评估最多的 10 个</source>
         <translation>Precision (blue) and recall (green) of the 10 most evaluated apps</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="168"/>
+        <location filename="../../gui/pages/recall_page.py" line="175"/>
         <source>包名</source>
         <translation>Package</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="168"/>
+        <location filename="../../gui/pages/recall_page.py" line="175"/>
         <source>精确率</source>
         <translation>Precision</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="168"/>
+        <location filename="../../gui/pages/recall_page.py" line="175"/>
         <source>召回率</source>
         <translation>Recall</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="168"/>
+        <location filename="../../gui/pages/recall_page.py" line="175"/>
         <source>召回次数</source>
         <translation>Recalled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="168"/>
+        <location filename="../../gui/pages/recall_page.py" line="175"/>
         <source>实际次数</source>
         <translation>Launched</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="115"/>
+        <location filename="../../gui/pages/recall_page.py" line="120"/>
         <source>点击上方图表中的某一天，查看那天的运行</source>
         <translation>Click a day in the chart above to see its runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="194"/>
+        <location filename="../../gui/pages/recall_page.py" line="203"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="200"/>
+        <location filename="../../gui/pages/recall_page.py" line="209"/>
         <source>模式 {0} · 嵌入模型 {1} · 评估 {2} 次 · Hit@1 {3:.2f} · 污染率 {4:.2f} · 弃答率 {5:.2f}</source>
         <translation>Mode {0} · embedder {1} · {2} evaluations · Hit@1 {3:.2f} · contamination {4:.2f} · abstained {5:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="217"/>
+        <location filename="../../gui/pages/recall_page.py" line="227"/>
         <source>命中率</source>
         <translation>Hit rate</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="218"/>
+        <location filename="../../gui/pages/recall_page.py" line="229"/>
         <source>污染率</source>
         <translation>Contamination</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="234"/>
+        <location filename="../../gui/pages/recall_page.py" line="247"/>
         <source>Hit@1（7 日滚动）</source>
         <translation>Hit@1 (7-day rolling)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="296"/>
+        <location filename="../../gui/pages/recall_page.py" line="309"/>
         <source>任务提到“{0}”</source>
         <translation>the task names “{0}”</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="298"/>
+        <location filename="../../gui/pages/recall_page.py" line="311"/>
         <source>只凭任务用词（嵌入服务不可用），用词 {0:.2f}</source>
         <translation>By the task&apos;s words alone (embedding server unavailable), wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="299"/>
+        <location filename="../../gui/pages/recall_page.py" line="312"/>
         <source>相似 {0:.2f}</source>
         <translation>similarity {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="301"/>
+        <location filename="../../gui/pages/recall_page.py" line="314"/>
         <source>用词 {0:.2f}</source>
         <translation>wording {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="311"/>
+        <location filename="../../gui/pages/recall_page.py" line="324"/>
         <source>依据：</source>
         <translation>Why: </translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="315"/>
+        <location filename="../../gui/pages/recall_page.py" line="325"/>
+        <source>是</source>
+        <translation>yes</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="325"/>
+        <source>否</source>
+        <translation>no</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="329"/>
         <source>召回 {0} · 实际 {1}</source>
         <translation>recalled {0} · actual {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="326"/>
+        <location filename="../../gui/pages/recall_page.py" line="343"/>
         <source>运行</source>
         <translation>Run</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_page.py" line="326"/>
+        <location filename="../../gui/pages/recall_page.py" line="343"/>
         <source>目标</source>
         <translation>Goal</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_page.py" line="343"/>
+        <source>污染</source>
+        <translation>Contam.</translation>
     </message>
 </context>
 <context>
@@ -3215,6 +3271,16 @@
         <translation>Abstains: no app reaches the threshold {0}</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/recall_probe.py" line="131"/>
+        <source>应用与最近的过去任务</source>
+        <translation>App and nearest past task</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/recall_probe.py" line="134"/>
+        <source>过去任务是回想索引里的文字（已脱敏）；点编号看逐字保存的运行档案。</source>
+        <translation>Past tasks are as recall&apos;s index holds them (redacted); click an id for the run&apos;s record, kept verbatim.</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/recall_probe.py" line="99"/>
         <source>召回 {0}：任务提到了“{1}”</source>
         <translation>Recalls {0}: the task names “{1}”</translation>
@@ -3240,52 +3306,42 @@
         <translation>Recalls {0}: score {1:.3f} ≥ threshold {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="127"/>
-        <source>应用</source>
-        <translation>App</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/recall_probe.py" line="127"/>
+        <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>得分</source>
         <translation>Score</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="127"/>
+        <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>相似</source>
-        <translation>Similarity</translation>
+        <translation>Similar</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="127"/>
+        <location filename="../../gui/pages/recall_probe.py" line="131"/>
         <source>用词</source>
-        <translation>Wording</translation>
+        <translation>Words</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="127"/>
-        <source>最近的过去任务</source>
-        <translation>Nearest past task</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/recall_probe.py" line="130"/>
+        <location filename="../../gui/pages/recall_probe.py" line="141"/>
         <source>这台设备还没有可比较的运行。</source>
         <translation>This device has no past runs to compare with yet.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="139"/>
+        <location filename="../../gui/pages/recall_probe.py" line="150"/>
         <source>最高 {0:.3f}，附近没有别的应用（领先按 0 计）</source>
         <translation>top {0:.3f}, no other app near (lead counted as 0)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="140"/>
+        <location filename="../../gui/pages/recall_probe.py" line="151"/>
         <source>最高 {0:.3f}，第二 {1} {2:.3f}，领先 {3:.3f}；置信度 = 最高 + {4} × 领先</source>
         <translation>top {0:.3f}, runner-up {1} {2:.3f}, lead {3:.3f}; confidence = top + {4} × lead</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="144"/>
+        <location filename="../../gui/pages/recall_probe.py" line="155"/>
         <source>参考评分（0.75×相似 + 0.25×关键词）：{0:.3f}</source>
         <translation>the reference&apos;s score (0.75 × similarity + 0.25 × keywords): {0:.3f}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/recall_probe.py" line="145"/>
+        <location filename="../../gui/pages/recall_probe.py" line="156"/>
         <source>最高得分 {0:.3f}</source>
         <translation>top score {0:.3f}</translation>
     </message>
@@ -3494,7 +3550,7 @@
     <message>
         <location filename="../../gui/settings_dialog.py" line="70"/>
         <source>回想模式和嵌入模型写在状态目录的 config.toml 里：{0}</source>
-        <translation>The recall mode and the embedding model are kept in the home&apos;s config.toml: {0}</translation>
+        <translation>The recall mode and the embedding model are kept in the home's config.toml: {0}</translation>
     </message>
     <message>
         <location filename="../../gui/settings_dialog.py" line="72"/>
@@ -3646,39 +3702,39 @@
         <translation>Search topics by title or summary</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="112"/>
+        <location filename="../../gui/pages/topics_page.py" line="113"/>
         <source>工作日</source>
         <translation>Workday</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="113"/>
-        <location filename="../../gui/pages/topics_page.py" line="232"/>
+        <location filename="../../gui/pages/topics_page.py" line="114"/>
+        <location filename="../../gui/pages/topics_page.py" line="234"/>
         <source>问答</source>
         <translation>Turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="114"/>
-        <location filename="../../gui/pages/topics_page.py" line="130"/>
+        <location filename="../../gui/pages/topics_page.py" line="115"/>
+        <location filename="../../gui/pages/topics_page.py" line="131"/>
         <source>话题</source>
         <translation>Topic</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="115"/>
+        <location filename="../../gui/pages/topics_page.py" line="116"/>
         <source>复核</source>
         <translation>Review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="115"/>
+        <location filename="../../gui/pages/topics_page.py" line="116"/>
         <source>已复核</source>
         <translation>reviewed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="131"/>
+        <location filename="../../gui/pages/topics_page.py" line="132"/>
         <source>当日概括</source>
         <translation>That day&apos;s segment</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="132"/>
+        <location filename="../../gui/pages/topics_page.py" line="133"/>
         <source>问答数</source>
         <translation>Turns</translation>
     </message>
@@ -3688,77 +3744,87 @@
         <translation>More turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="105"/>
+        <location filename="../../gui/pages/topics_page.py" line="106"/>
         <source>选择一个工作日和话题。</source>
         <translation>Choose a workday and a topic.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="152"/>
+        <location filename="../../gui/pages/topics_page.py" line="153"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="160"/>
+        <location filename="../../gui/pages/topics_page.py" line="161"/>
         <source>无活动记录</source>
         <translation>no activity yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="160"/>
+        <location filename="../../gui/pages/topics_page.py" line="161"/>
         <source>空闲 {0} 分钟</source>
         <translation>idle {0} min</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="161"/>
-        <source>前一工作日 {0} 待复核</source>
-        <translation>workday {0} awaits its review</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/topics_page.py" line="163"/>
-        <source>今天是工作日 {0} · 待整理 {1} 条问答 · {2}</source>
-        <translation>Workday {0} · {1} turns to file · {2}</translation>
-    </message>
-    <message>
-        <location filename="../../gui/pages/topics_page.py" line="176"/>
+        <location filename="../../gui/pages/topics_page.py" line="178"/>
         <source>还没有话题。桌面助手同步的每轮问答（interaction.remember）在它空闲整理时归入话题（memory.maintenance.commit），然后按工作日列在这里。</source>
         <translation>No topics yet. Each turn the desktop assistant syncs (interaction.remember) is filed into topics when it tidies up while idle (memory.maintenance.commit), then listed here by workday.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="232"/>
+        <location filename="../../gui/pages/topics_page.py" line="234"/>
         <source>{0} 条问答</source>
         <translation>{0} turns</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="232"/>
+        <location filename="../../gui/pages/topics_page.py" line="234"/>
         <source>每日概括</source>
         <translation>Daily segments</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="232"/>
+        <location filename="../../gui/pages/topics_page.py" line="234"/>
         <source>关联任务</source>
         <translation>Linked tasks</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="233"/>
+        <location filename="../../gui/pages/topics_page.py" line="235"/>
         <source>用户</source>
         <translation>User</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="233"/>
+        <location filename="../../gui/pages/topics_page.py" line="235"/>
         <source>助手</source>
         <translation>Assistant</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="230"/>
+        <location filename="../../gui/pages/topics_page.py" line="232"/>
         <source>任务</source>
         <translation>task</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="230"/>
+        <location filename="../../gui/pages/topics_page.py" line="163"/>
+        <source>工作日 {0} · 待整理 {1} 条问答 · {2}</source>
+        <translation>Workday {0} · {1} turns to file · {2}</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/topics_page.py" line="164"/>
+        <source>今天是工作日 {0}（工作日从北京时间 03:30 起算）</source>
+        <translation>Today is workday {0} (a workday starts at 03:30 Beijing time)</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/topics_page.py" line="166"/>
+        <source>{0} 待复核</source>
+        <translation>{0} awaits its review</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/topics_page.py" line="167"/>
+        <source>前一工作日 {0} 还没有复核</source>
+        <translation>the previous workday, {0}, is not reviewed yet</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/topics_page.py" line="232"/>
         <source>闲聊</source>
         <translation>chat</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/topics_page.py" line="230"/>
+        <location filename="../../gui/pages/topics_page.py" line="232"/>
         <source>讨论</source>
         <translation>discussion</translation>
     </message>
@@ -3819,6 +3885,11 @@
         <location filename="../../gui/words.py" line="54"/>
         <source>「{0}」</source>
         <translation>“{0}”</translation>
+    </message>
+    <message>
+        <location filename="../../gui/words.py" line="80"/>
+        <source>回想记录里的任务文字（目标、依据）已脱敏，和智能体当时收到的一样；运行档案本身逐字保存。</source>
+        <translation>Task text in recall&apos;s record (goals, reasons) is redacted, as the agent was given it; the run&apos;s own record is kept verbatim.</translation>
     </message>
 </context>
 </TS>
