@@ -110,3 +110,25 @@ def test_a_home_made_with_plain_mkdir_is_offered_a_fix(qapp: QApplication, folde
         assert _mode(database) == 0o600 and _mode(home) == 0o700
     finally:
         close_home(opened)
+
+
+def test_a_home_others_may_read_is_asked_about_before_any_private_service_starts(
+    qapp: QApplication, folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As the console opens by default (a private `jiyi serve`): the question comes without a service tried
+    first and logged as failing ("the console opens the home itself: home … is readable by others")."""
+    home = folder / "home"
+    home.mkdir()
+    home.chmod(0o755)
+    config = load_config(home=home, env={"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(folder / "s")})
+    assert config.console_service == "child"
+    asked: list[str] = []
+
+    def decline(question: PermissionQuestion) -> QAbstractButton | None:
+        asked.append(question.text())
+        return question.cancel_button
+
+    with caplog.at_level("WARNING", logger="jiyi"), pytest.raises(TooOpen):
+        open_fixing(config, decline)
+    assert asked == [f"状态目录 {home} 的权限是 0755，其他用户可以读取。改为 0700？"]
+    assert caplog.messages == [] and os.listdir(home) == []
