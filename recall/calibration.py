@@ -7,16 +7,24 @@ is an `Observation`. Lowering the threshold recalls more, right and wrong;
 contamination is the share of runs that would recall an app not launched,
 over all the runs the threshold decides.
 
-A device's own evaluations decide (`bounded`): the threshold is the loosest
-one whose contamination's Wilson upper bound (`Z` standard errors, one-sided
-84 %) stays within the budget — never the measured rate itself, so few
-evaluations (a wide bound) give a stricter threshold, and more of them let
-it loosen as far as they show is safe. Every threshold is chosen from the
-runs scored before the ones it decides (prequential). And the budget is a
-promise about the runs the device really had (`allowance`): when the runs
-its threshold really let contamination through for (`contaminated`) exceed
-the budget's share of its scored runs, the next threshold is held to less
-than the budget, until the device's own rate is back within it.
+A device's own evaluations decide (`within_budget`), and the budget is a
+promise about the runs the device really has: its contamination over its
+scored runs so far and as many runs again (`HORIZON_RUNS` at least) must stay
+within the budget, at the upper bound (`Z` standard errors, one-sided 84 %)
+of what the runs ahead may bring. Those so far are known: the runs its
+thresholds really let contamination through for (an `Account`). Those ahead
+are predicted from the evaluations (each tells what any threshold would have
+done with it), with the margin that what few of them can tell calls for:
+the spread of the next runs' count at a rate known from that many (the
+beta-binomial of a Jeffreys prior), never the measured rate itself. So few
+evaluations give a stricter threshold and more of them let it loosen as far
+as they show is safe; a device that really let more through than its
+budget's share is held to less until it is back, and one that stayed well
+within spends what it kept — the budget is spent, not undershot — slowly:
+what it kept counts for at most a quarter of the budget over the runs
+ahead (`SPEND`), so a stretch of the device's runs never sees much more than
+its budget. Every threshold is chosen from the runs scored before the ones
+it decides (prequential).
 
 Until a device has `MIN_EVALUATIONS` scored runs, a prior decides instead,
 unless its own evaluations already show that prior's threshold contaminates
@@ -44,15 +52,16 @@ from typing import TypedDict, cast
 
 from recall.confidence import DEFAULT_SCORING
 
-# Standard errors of the one-sided bounds (docs/recall.md, Calibration): what a device's own evaluations are held
-# to (the bound the curve shows: one standard error, 84 %) and how clearly they must show the prior over the
-# budget to overrule it early (two: a few unlucky runs do not); the leave-one-out prior's own guards.
+# Standard errors of the one-sided bounds (docs/recall.md, Calibration): what a device's contamination over its runs
+# is held to (the bound the curve shows: one standard error, 84 %) and how clearly its evaluations must show the
+# prior over the budget to overrule it early (two: a few unlucky runs do not); the leave-one-out prior's own guards.
 Z = 1.0
 Z_EVIDENCE = 2.0
 Z_LOOSEN = 0.5
 Z_TIGHTEN = 1.0
 MIN_EVALUATIONS = 30
-REPAY_RUNS = 60  # the fewest runs a device's contamination beyond its budget is made up over (`allowance`)
+HORIZON_RUNS = 60  # the fewest runs ahead a device's budget is kept over, beside those it has had (`projected`)
+SPEND = 1.25  # what a device kept of its budget is spent at most at this many times the budget over the runs ahead
 MIN_LEAVE_ONE_OUT = 30
 SINGLES_TO_LOOSEN = 0.5  # the share of past runs that are their app's only one, for leave-one-out to loosen
 SINGLES_TIGHTEN = False  # whether such a leave-one-out may also tighten (measured: docs/recall.md, Calibration)
@@ -191,19 +200,61 @@ def loosest(
     return chosen
 
 
-def bounded(observations: Sequence[Observation], budget: float, z: float = Z) -> float:
-    """The loosest threshold whose contamination's upper bound is within `budget` (see the module docstring);
-    one above every score when none is."""
-    safe = loosest(observations, budget, z)
-    return safe if safe is not None else above_all(observations)
+@dataclass(frozen=True)
+class Account:
+    """What a device's thresholds really did: `contaminated` of its last `scored` runs recalled an app that was
+    neither launched nor named by the task (`contaminated`)."""
+
+    contaminated: float
+    scored: int
 
 
-def allowance(budget: float, contaminated: int, runs: int) -> float:
-    """What the next threshold is held to, when `contaminated` of the device's last `runs` scored runs really
-    recalled an app not launched: the budget, less what they went over the budget's share of them, spread over
-    as many runs again (`REPAY_RUNS` at least); never below 0."""
-    over = contaminated - budget * runs
-    return budget if over <= 0 else max(0.0, budget - over / max(runs, REPAY_RUNS))
+def neutral(observations: Sequence[Observation], budget: float) -> Account:
+    """An account with nothing kept and nothing owed: as many runs as observations, at exactly the budget."""
+    return Account(budget * len(observations), len(observations))
+
+
+def projected(k: int, n: int, account: Account, budget: float, z: float = Z, spend: float = SPEND) -> float:
+    """The upper bound (`z` standard errors) of a device's contamination over its scored runs and as many runs
+    again (`HORIZON_RUNS` at least) when a threshold that would have contaminated `k` of its `n` evaluations
+    decides the runs ahead: the account's runs as they were (what they kept of the `budget` counting for at most
+    `spend` − 1 of it over the runs ahead), the ones ahead at the beta-binomial's spread (a Jeffreys prior
+    updated by the evaluations: the rate's uncertainty and the runs' own noise)."""
+    ahead = max(account.scored, HORIZON_RUNS)
+    counted = max(account.contaminated, budget * account.scored - (spend - 1) * budget * ahead)
+    rate = (k + 0.5) / (n + 1)
+    spread = math.sqrt(ahead * rate * (1 - rate) * (n + 1 + ahead) / (n + 2))
+    return min(1.0, (counted + ahead * rate + z * spread) / (account.scored + ahead))
+
+
+def within_budget(
+    observations: Sequence[Observation],
+    budget: float,
+    account: Account | None = None,
+    z: float = Z,
+    spend: float = SPEND,
+) -> float:
+    """The loosest threshold whose `projected` contamination is within `budget` (see the module docstring); one
+    above every score when none is. `account` None: `neutral`."""
+    account = neutral(observations, budget) if account is None else account
+    n = len(observations)
+    chosen: float | None = None
+    contaminated = 0
+    ranked = _ranked(observations)
+    for i, obs in enumerate(ranked):
+        contaminated += obs.contaminating
+        if i + 1 < len(ranked) and ranked[i + 1].score == obs.score:
+            continue  # a threshold takes all runs of one score or none
+        if projected(contaminated, n, account, budget, z, spend) > budget:
+            break
+        chosen = obs.score
+    return chosen if chosen is not None else above_all(observations)
+
+
+def evidence_decides(observations: Sequence[Observation], prior: float, budget: float) -> bool:
+    """Whether a device's own evaluations choose its threshold rather than its `prior`: from `MIN_EVALUATIONS` of
+    them, or earlier when they show the prior's threshold over the budget (`shown_over`)."""
+    return len(observations) >= MIN_EVALUATIONS or shown_over(observations, prior, budget)
 
 
 def shown_over(observations: Sequence[Observation], threshold: float, budget: float, z: float = Z_EVIDENCE) -> bool:
@@ -232,9 +283,13 @@ def curve(
     z: float | None = None,
     points: int = CURVE_POINTS,
     keep: float | None = None,
+    account: Account | None = None,
+    budget: float = 0.0,
 ) -> list[CurvePoint]:
     """hit@1, contamination and its bound at thresholds from the best score down (about `points` of them,
-    and the one at `keep`, the chosen threshold, whatever the spacing)."""
+    and the one at `keep`, the chosen threshold, whatever the spacing). The bound: with a device's `account`,
+    its `projected` contamination against `budget` (what its threshold is held to); without, the Wilson upper
+    bound."""
     n = len(observations)
     ranked = _ranked(observations)
     if not n or not ranked:
@@ -253,7 +308,12 @@ def curve(
                 round(float(obs.score or 0.0), 4),
                 round(hits / n, 4),
                 round(contaminated / n, 4),
-                round(upper_bound(contaminated, n, z), 4),
+                round(
+                    upper_bound(contaminated, n, z)
+                    if account is None
+                    else projected(contaminated, n, account, budget, Z if z is None else z),
+                    4,
+                ),
                 i + 1,
             )
         )
@@ -277,23 +337,24 @@ def choose(
     *,
     may_loosen: bool | None = None,
     may_tighten: bool = True,
-    allowed: float | None = None,
+    account: Account | None = None,
 ) -> Calibration:
     """The calibration a set of observations gives, with its curve.
 
-    A device's own evaluations (`source` "evaluations"): `bounded`, held to `allowed` (default `budget`; see
-    `allowance`). A leave-one-out: `decide`, anchored at `default`; `may_loosen` False: never looser than
+    A device's own evaluations (`source` "evaluations"): `within_budget`, with the device's `account` (None:
+    `neutral`). A leave-one-out: `decide`, anchored at `default`; `may_loosen` False: never looser than
     `default` (None: False unless its history is mostly one run per app, the caller says so), `may_tighten`
     False: never stricter."""
     if source == "evaluations":
-        threshold = bounded(observations, budget if allowed is None else min(budget, allowed))
+        account = neutral(observations, budget) if account is None else account
+        threshold = within_budget(observations, budget, account)
     else:
         threshold = decide(observations, budget, default)
         if not (source != "leave-one-out" if may_loosen is None else may_loosen):
             threshold = max(threshold, default)
         if not may_tighten:
             threshold = min(threshold, default)
-    points = curve(observations, keep=threshold)
+    points = curve(observations, keep=threshold, account=account, budget=budget)
     return Calibration(device, embedder, round(threshold, 6), source, len(observations), budget, now, points)
 
 

@@ -48,7 +48,7 @@ class CalibrationService:
         self._lock = threading.Lock()
         self._current: dict[str, Calibration] = {}
         self._observed: dict[str, deque[Observation]] = {}
-        # device -> whether each of its last `RECENT` scored recalls really contaminated (the budget's account)
+        # device -> whether each of its last `RECENT` scored recalls really contaminated (its `calib.Account`)
         self._realized: dict[str, deque[bool]] = {}
         self._priors: dict[str, tuple[int, Calibration]] = {}  # device -> (its indexed-run count, its prior)
         self._pending: set[str] = set()
@@ -191,10 +191,10 @@ class CalibrationService:
         runs = self._past_runs(device)
         prior = self._prior(device, scope, runs, now, full, len(evaluations))
         chosen: Calibration | None = prior
-        if len(evaluations) >= calib.MIN_EVALUATIONS or calib.shown_over(evaluations, prior.threshold, self.budget):
-            allowed = calib.allowance(self.budget, contaminated, scored)
+        if calib.evidence_decides(evaluations, prior.threshold, self.budget):
+            account = calib.Account(contaminated, scored)
             chosen = calib.choose(
-                device, self.embedder, evaluations, "evaluations", self.budget, now, prior.threshold, allowed=allowed
+                device, self.embedder, evaluations, "evaluations", self.budget, now, prior.threshold, account=account
             )
         elif self._current.get(device) is prior:
             chosen = None  # the same prior as before: nothing to keep again
