@@ -9,7 +9,11 @@ with the key named. Precedence: command-line flag > environment > config.toml
 
 from __future__ import annotations
 
+import errno
+import grp
 import os
+import pwd
+import stat
 import tomllib
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -25,7 +29,7 @@ from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
 from store.core.atomic_file import write_text
 from store.core.database_url import parse_database_url, read_password_file
-from store.core.errors import EnvironmentProblem, InvalidInput
+from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
 from store.learning.grant import Grant, parse_grant
 
 CONFIG_NAME = "config.toml"
@@ -317,21 +321,15 @@ def load_config(
     values["home"] = os.path.abspath(values["home"])
 
     config_file = Path(values["home"]) / CONFIG_NAME
-    if config_file.is_symlink():
-        raise ConfigError(f"{config_file} is a symlink; Jiyi does not read settings through links")
     grant = None
-    if config_file.exists() and not config_file.is_file():
-        # A directory (or a FIFO, a device) there is not "no settings": ignoring it would switch learning off.
-        raise ConfigError(f"{config_file} is not a regular file; remove it or put the settings file back")
-    if config_file.is_file():
+    text = _read_settings_file(config_file)
+    if text is not None:
         try:
-            data = tomllib.loads(config_file.read_text("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
         except RecursionError:
             raise ConfigError(f"{config_file}: not valid TOML (nested too deeply to read)") from None
-        except OSError as exc:
-            raise ConfigError(f"{config_file}: cannot read it ({exc.strerror})") from None
         _upgrade(data, config_file)
         if "learning" in data:
             grant = _grant(data.pop("learning"), config_file)
@@ -366,6 +364,75 @@ def load_config(
         except (InvalidInput, EnvironmentProblem) as exc:
             raise ConfigError(str(exc)) from None
     return config
+
+
+def _read_settings_file(path: Path) -> str | None:
+    """The text of `config.toml` (None: there is none), read through one descriptor that follows no link.
+
+    Refused, naming the file: a link, anything but a regular file (a directory there is not "no settings":
+    ignoring it would switch learning off), a file of another user's, or one that others may write. The
+    settings say where the memory is kept and which servers it is sent to (the database, the embeddings,
+    learning's model): whoever may change them may have it all sent to them.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):  # no home yet, or a home that is a file (said when it opens)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfigError(f"{path} is a symlink; Jiyi does not read settings through links") from None
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ConfigError(f"{path} is not a regular file; remove it or put the settings file back")
+    with os.fdopen(fd, "rb") as stream:
+        _check_writers(path, info)
+        try:
+            data = stream.read()
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _check_writers(path: Path, info: os.stat_result) -> None:
+    """Refuse a settings file that someone other than this user may change (`UnsafePath`, exit 3, as a home
+    readable by others is). Writable by its group is refused too, unless that group is the user's own private
+    group (named as the user, no other members: where the umask is 002, an editor's new file is 0664)."""
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid != os.geteuid():
+        raise UnsafePath(f"{path} is owned by uid {info.st_uid}, not by you; Jiyi reads only your own settings")
+    if mode & 0o002:
+        who = "anyone"
+    elif mode & 0o020 and not _private_group(info.st_gid):
+        who = f"the group {_group_name(info.st_gid)}"
+    else:
+        return
+    raise UnsafePath(
+        f"{path} may be changed by {who} (mode {mode:03o}), and its settings decide where your memory is kept and "
+        f"sent; run: chmod 600 {path}"
+    )
+
+
+def _private_group(gid: int) -> bool:
+    """Whether `gid` is the current user's private group: their primary group, named as they are, no one else in it."""
+    try:
+        user = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(gid)
+    except KeyError:
+        return False
+    return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
 
 
 def _grant(raw: Any, config_file: Path) -> Grant:

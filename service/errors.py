@@ -2,6 +2,7 @@
 
 from store.core.errors import (
     Busy,
+    ChangesMissing,
     Conflict,
     EnvironmentProblem,
     HomeLocked,
@@ -21,6 +22,7 @@ class Cancelled(Exception):
 __all__ = [
     "Busy",
     "Cancelled",
+    "ChangesMissing",
     "Conflict",
     "EnvironmentProblem",
     "HomeLocked",

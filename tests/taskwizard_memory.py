@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +265,12 @@ def replay_appkb(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     for event in events:
         op = event["op"]
-        if op in ("upsert", "mark_stale"):
+        if event.get("audit_only"):  # an alias change a compaction kept for the record: not replayed
+            continue
+        if op == "delete":
+            e = event["entry"]
+            entries.pop((e["term"], e["package"], e["kind"], e["scope"]), None)
+        elif op in ("upsert", "mark_stale"):
             e = event["entry"]
             entries[(e["term"], e["package"], e["kind"], e["scope"])] = e
         elif op == "alias_user_set":
@@ -274,6 +280,105 @@ def replay_appkb(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif op == "alias_forgotten":
             drop_global(event["term"])
     return sorted(entries.values(), key=lambda e: (e["scope"], e["kind"], _norm(e["term"]), e["package"]))
+
+
+class AppKbLog:
+    """An App-KB log written as TaskWizard's `AppKnowledgeStore` (`phone_agent/v2/appkb.py`) and its dream's
+    `consolidate` (`phone_agent/v2/dream.py`) write it, each operation appending to `events`:
+
+    - `upsert` keeps the earlier `first_seen` of an entry it replaces;
+    - `sync_device` upserts one device entry per installed app (term = label), keeping its `first_seen`,
+      `success_count` and `last_success`;
+    - `set_user_alias` drops the term's global learned and user entries and logs `alias_user_set`;
+    - `forget_alias` drops them and logs `alias_forgotten` (`removed` lists what went);
+    - `delete` logs one `delete` per entry it removes;
+    - `compact` (a full dream) merges entries sharing package, label and provenance, deletes stale or unused
+      entries below 0.5 confidence, then rewrites the log as one `upsert` per entry (sorted, stamped with the
+      compaction's time) followed by every alias change of the old log, marked `audit_only`.
+
+    Times are TaskWizard's `datetime.now(timezone.utc).isoformat()`, from a clock that moves a second a call.
+    """
+
+    def __init__(self, events: list[dict[str, Any]], start: str = "2026-11-01T08:00:00") -> None:
+        self.events = events
+        self._now = datetime.fromisoformat(start).replace(tzinfo=UTC)
+
+    def now(self) -> str:
+        self._now += timedelta(seconds=1, microseconds=123)
+        return self._now.isoformat()
+
+    def entries(self) -> dict[tuple[str, str, str, str], dict[str, Any]]:
+        return {(e["term"], e["package"], e["kind"], e["scope"]): e for e in replay_appkb(self.events)}
+
+    def upsert(self, entry_: dict[str, Any], evidence_note: str | None = None) -> None:
+        old = self.entries().get((entry_["term"], entry_["package"], entry_["kind"], entry_["scope"]))
+        candidate = dict(entry_)
+        if old is not None:
+            candidate["first_seen"] = min(old["first_seen"], candidate["first_seen"])
+        event: dict[str, Any] = {"op": "upsert", "entry": candidate, "ts": self.now()}
+        if evidence_note:
+            event["evidence_note"] = evidence_note
+        self.events.append(event)
+
+    def sync_device(self, serial: str, labels: list[tuple[str, str]]) -> None:
+        stamp = self.now()
+        for package, label in labels:
+            old = self.entries().get((label, package, "device", f"device:{serial}"))
+            candidate = entry(label, package, "device", f"device:{serial}", first_seen=stamp, last_seen=stamp)
+            if old is not None:
+                candidate.update(first_seen=old["first_seen"], success_count=old["success_count"])
+                if old.get("last_success"):
+                    candidate["last_success"] = old["last_success"]
+            self.upsert(candidate)
+
+    def learn(self, term: str, package: str, run: str) -> None:
+        stamp = self.now()
+        learned = entry(term, package, "learned", success_count=1, first_seen=stamp, last_seen=stamp)
+        self.upsert(learned, evidence_note=f"implicit: run<{run}>")
+
+    def _same_term(self, term: str) -> list[dict[str, Any]]:
+        return [
+            e
+            for e in self.entries().values()
+            if e["scope"] == "global" and e["kind"] in ("learned", "user") and _norm(e["term"]) == _norm(term)
+        ]
+
+    def set_user_alias(self, term: str, package: str) -> None:
+        stamp = self.now()
+        matches = self._same_term(term)
+        first = min((e["first_seen"] for e in matches), default=stamp)
+        user = entry(term, package, "user", first_seen=first, last_seen=stamp)
+        replaced = [{"kind": e["kind"], "package": e["package"]} for e in matches]
+        self.events.append({"op": "alias_user_set", "entry": user, "changed": True, "replaced": replaced, "ts": stamp})
+
+    def forget_alias(self, term: str) -> None:
+        removed = [{"kind": e["kind"], "package": e["package"]} for e in self._same_term(term)]
+        self.events.append({"op": "alias_forgotten", "term": term, "removed": removed, "ts": self.now()})
+
+    def delete(self, term: str, package: str) -> None:
+        for e in [e for e in self.entries().values() if e["term"] == term and e["package"] == package]:
+            self.events.append({"op": "delete", "entry": e, "ts": self.now()})
+
+    def compact(self) -> None:
+        stamp = self.now()
+        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for e in self.entries().values():
+            provenance = "mutable_alias" if e["kind"] in ("learned", "user") else e["kind"]
+            groups.setdefault((e["package"], e["label"], provenance), []).append(e)
+        kept = []
+        for group in groups.values():
+            winner = dict(max(group, key=lambda e: (e["kind"] == "user", e["confidence"], e["success_count"])))
+            winner["first_seen"] = min(e["first_seen"] for e in group)
+            winner["success_count"] = sum(e["success_count"] for e in group)
+            if not (winner["stale"] and winner["confidence"] < 0.5):
+                kept.append(winner)
+        kept.sort(key=lambda e: (e["scope"], e["kind"], _norm(e["term"]), e["package"]))
+        audit = [
+            {**e, "audit_only": True}
+            for e in self.events
+            if e["op"] in ("alias_overwritten", "alias_user_set", "alias_forgotten")
+        ]
+        self.events[:] = [{"op": "upsert", "entry": e, "ts": stamp} for e in kept] + audit
 
 
 # -- recall scorecard ---------------------------------------------------------------------------------

@@ -342,7 +342,9 @@ class AppKbPage(QWidget):
                 ),
             ]
         )
-        problems = [p for r in reports.values() for p in [*r.problems, *r.damaged]]
+        # What each log was taken for and why, and what the person may say (--replaces), as the store words it.
+        said = [note for r in reports.values() for note in (r.recognised, r.suggestion) if note]
+        problems = [*said, *(p for r in reports.values() for p in [*r.problems, *r.damaged])]
         self._report(self.tr("导入 {0}：{1}").format(folder, message), problems)
         self.transferred.emit(message)
         self.reload()
@@ -363,6 +365,10 @@ class AppKbPage(QWidget):
             text += self.tr("（日志已被压缩改写，已有的 {0} 条没有重复导入，删除了它不再包含的 {1} 条）").format(
                 report.known, report.removed
             )
+        if report.recognised and report.moved_from:
+            text += self.tr("（认出是之前从 {0} 导入的目录）").format(report.moved_from)
+        if report.suggestion:
+            text += self.tr("（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）")
         return text
 
     def _report(self, text: str, problems: list[str] | None = None) -> None:

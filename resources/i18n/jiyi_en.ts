@@ -362,6 +362,16 @@
         <translation> (the log was compacted since: {0} lines already here were not imported again; {1} entries it no longer has were deleted)</translation>
     </message>
     <message>
+        <location filename="../../gui/pages/appkb_page.py" line="360"/>
+        <source>（认出是之前从 {0} 导入的目录）</source>
+        <translation> (recognised as the directory imported before from {0})</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/appkb_page.py" line="362"/>
+        <source>（可能是别处仍在的目录的副本，已单独导入；若它取代那个目录，请加 --replaces 再导入）</source>
+        <translation> (it may be a copy of a directory still in another place: imported as a directory of its own; if it replaces that one, import it again with --replaces)</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/appkb_page.py" line="372"/>
         <source>已导出 {0} 个应用库事件、{1} 条档案到 {2}</source>
         <translation>Exported {0} App-KB events and {1} episode records to {2}</translation>
@@ -1121,6 +1131,26 @@
         <location filename="../../gui/app.py" line="90"/>
         <source>关闭那个进程，或用 --home 选择另一个状态目录。</source>
         <translation>Close that process, or choose another home with --home.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="93"/>
+        <source>数据库缺少 {0} 条已确认写入的事件。</source>
+        <translation>The database lacks {0} events whose writes were acknowledged.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="94"/>
+        <source>数据库不是这个状态目录上次确认写入的那一个。</source>
+        <translation>The database is not the one this home last acknowledged writes in.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="96"/>
+        <source>运行 jiyi doctor 查看，或从备份恢复数据库。</source>
+        <translation>Run jiyi doctor to see it, or restore the database from a backup.</translation>
+    </message>
+    <message>
+        <location filename="../../gui/app.py" line="97"/>
+        <source>要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。</source>
+        <translation>To go on knowingly without them, run jiyi serve --accept-loss in a terminal (it is recorded in the event log).</translation>
     </message>
     <message>
         <location filename="../../gui/app.py" line="92"/>
@@ -2298,6 +2328,11 @@
     </message>
     <message>
         <location filename="../../gui/pages/memory_probe.py" line="111"/>
+        <source>高于无关</source>
+        <translation>Above unrelated</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="111"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>
@@ -3354,6 +3389,31 @@
         <location filename="../../gui/pages/skills_page.py" line="125"/>
         <source>决定者</source>
         <translation>Decided by</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>撤销助手的启用</source>
+        <translation>Undo the assistant&apos;s activation</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>助手按你的请求启用了它；撤销后它回到待批准的草稿</source>
+        <translation>The assistant activated it at your request; undoing puts it back among the drafts awaiting approval</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>助手，按你在这轮对话中的请求</source>
+        <translation>The assistant, at your request in that turn</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>请求所在问答</source>
+        <translation>Turn of the request</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>不是你的意思？点「撤销助手的启用」，它回到待批准的草稿。</source>
+        <translation>Not what you meant? Click “Undo the assistant&apos;s activation” and it goes back among the drafts.</translation>
     </message>
 </context>
 <context>

@@ -26,6 +26,14 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         group = add_group(sub, verb, common, f"{verb} memory in an open format", dest="format", metavar="FORMAT")
         command = add_command(group, "taskwizard", common, func, text, home=home)
         command.add_argument("directory", type=Path, help="TaskWizard's memory/ folder (made if missing on export)")
+        if verb == "import":
+            command.add_argument(
+                "--replaces",
+                type=Path,
+                metavar="OLD",
+                help="the memory/ folder this one replaces (imported before from there: moved, restored or "
+                "compacted since); what that one put and this one no longer has is removed",
+            )
         desk = add_command(group, "desk", common, desk_func, f"{verb} the desk memory (docs/interchange.md)", home=home)
         desk.add_argument("directory", type=Path, help="the export's folder (made if missing on export)")
         if verb != "import":
@@ -35,16 +43,17 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
             foreign.add_argument("file", type=Path, help=what)
             foreign.add_argument(
                 "--scope",
-                choices=("project", "environment"),
-                default="project",
-                help="the facts' scope: project (active at once) or environment (a candidate until evidence "
-                "on a second workday), as for a fact learned here",
+                choices=("profile", "project", "environment"),
+                default=None,
+                help="the facts' scope: profile or project (active at once) or environment (a candidate until "
+                "evidence on a second workday), as for a fact learned here; by default each memory's own "
+                "(mem0: a user's memory is a profile fact, an agent's a project fact; MCP memory: project)",
             )
 
 
 def import_taskwizard(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory, progress_bar("indexing runs", "runs") as progress:
-        reports = memory.import_taskwizard(args.directory, progress)
+        reports = memory.import_taskwizard(args.directory, progress, args.replaces)
     for report in reports.values():
         if report.already_imported:
             print(f"{report.source} was imported before and has nothing new; nothing done")
@@ -59,8 +68,12 @@ def import_taskwizard(args: argparse.Namespace, config: Config) -> int:
         for problem in report.problems:
             print(f"  skipped {problem}", file=sys.stderr)
     for report in reports.values():
-        if report.moved_from:
+        if report.recognised:
+            print(f"{report.source}: {report.recognised}")
+        elif report.moved_from:
             print(f"{report.source} is what was imported from {report.moved_from} (known by its content)")
+        if report.suggestion:
+            print(f"note: {report.suggestion}")
         for note in report.damaged:
             print(f"warning: {note}")
     return 0
@@ -94,10 +107,11 @@ def _print_reports(reports: dict[str, KindReport]) -> None:
 def import_desk(args: argparse.Namespace, config: Config) -> int:
     with (
         open_memory(config) as memory,
-        progress_bar("importing", "records") as progress,
+        progress_bar("reading", "records") as progress,
+        progress_bar("writing", "records") as writing,
         progress_bar("indexing", "items") as indexing,
     ):
-        reports = memory.interchange.import_desk(args.directory, progress, indexing)
+        reports = memory.interchange.import_desk(args.directory, progress, indexing, writing)
     _print_reports(reports)
     return 0
 
@@ -114,11 +128,12 @@ def import_foreign(args: argparse.Namespace, config: Config) -> int:
     system = str(args.format)
     with (
         open_memory(config) as memory,
-        progress_bar("importing", "memories") as progress,
+        progress_bar("reading", "memories") as progress,
+        progress_bar("writing", "memories") as writing,
         progress_bar("indexing", "items") as indexing,
     ):
         report = memory.interchange.import_foreign(
-            system, args.file, scope=args.scope, progress=progress, indexing=indexing
+            system, args.file, scope=args.scope, progress=progress, indexing=indexing, writing=writing
         )
     _print_reports({"facts": report})
     return 0

@@ -27,6 +27,12 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start a new, empty database in a home whose database is missing but whose bundles/vectors remain",
     )
+    serve.add_argument(
+        "--accept-loss",
+        action="store_true",
+        help="start although the database holds less than this home acknowledged (a lost WAL, an older copy); "
+        "the loss is recorded in the event log",
+    )
     # The console's private service (docs/service.md): stops when the console that started it ends.
     serve.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     # The console's private service runs below the console's CPU priority, so that its rebuilds and imports
@@ -51,7 +57,13 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         if args.parent_pid < 1:
             raise InvalidInput(f"--parent-pid must be a process id (a whole number >= 1), got {args.parent_pid}")
         follow_parent(args.parent_pid)
-    return serve(config, socket_path=args.socket, workers=args.workers, new_database=args.new_database)
+    return serve(
+        config,
+        socket_path=args.socket,
+        workers=args.workers,
+        new_database=args.new_database,
+        accept_loss=args.accept_loss,
+    )
 
 
 def lower_priority(by: int) -> None:

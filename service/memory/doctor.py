@@ -11,7 +11,9 @@ written) and the bundle files Jiyi cannot write (a link, a FIFO or another
 special file at a document's path, a name the file system refuses). On a
 Chroma server, it says whether this store has collections under its own names
 yet, and whether the server holds collections an older Jiyi named (before each
-store's names began with its id), which no store of this Jiyi reads.
+store's names began with its id), which no store of this Jiyi reads. And
+whether the database holds every change this home acknowledged (its mark,
+`store.core.acknowledged`), with any loss accepted knowingly before.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from pathlib import Path
 from recall.vectors import older_collections, store_namespace
 from service.json_types import JsonObject
 from service.memory.parts import Parts
+from store.core import acknowledged
+from store.core.database import Store
 from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
 from store.desk import bundles
 from store.desk.bundle_files import BundleFiles
-from store.desk.models import BundleDocument
 
 AGREE = (("chroma_url", "Chroma server"), ("embed_model", "embedder"), ("version", "Jiyi version"))
 
@@ -50,6 +53,7 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
     checks = [Check("database", verdict == "ok", f"{store.location}: integrity_check {verdict}")]
     version = store.schema_version
     checks.append(Check("schema", version == SCHEMA_VERSION, f"version {version} (this Jiyi: {SCHEMA_VERSION})"))
+    checks.append(acknowledged_check(store))
     if config.chroma_url:
         answers, detail = chroma_answers(config.chroma_url)
         checks.append(Check("vectors", answers, detail))
@@ -75,6 +79,26 @@ def run_checks(parts: Parts, vector_problem: str | None = None) -> list[Check]:
                 detail = "; ".join(f"{host}: {value!r}" for host, value in values.items())
                 checks.append(Check(f"same {what}", False, detail))
     return checks
+
+
+def acknowledged_check(store: Store) -> Check:
+    """Whether the database holds every change this home acknowledged; losses accepted before are named."""
+    if store.loss is not None:
+        return Check("acknowledged", False, store.loss.refusal(doctor=False))
+    accepted = list(store.events(acknowledged.DOMAIN, types=[acknowledged.LOSS_ACCEPTED]))
+    before = ""
+    if accepted:
+        last = accepted[-1].payload
+        missing = last.get("missing")
+        before = (
+            f"; {len(accepted)} {'loss' if len(accepted) == 1 else 'losses'} accepted knowingly, the last at "
+            f"{last.get('at')} by {last.get('by')} "
+            f"({missing if missing is not None else 'uncounted'} events, {last.get('kind')}, event {accepted[-1].seq})"
+        )
+    if store.acknowledged_seq is None:
+        return Check("acknowledged", True, f"no record of acknowledged changes before this open{before}")
+    upto = f"up to event {store.acknowledged_seq}"
+    return Check("acknowledged", True, f"the database holds every change this home acknowledged ({upto}){before}")
 
 
 def vector_names_check(url: str, store_id: str | None) -> Check:
@@ -114,11 +138,7 @@ def refused_check(count: int, first: list[bundles.RefusedEvent]) -> Check:
 
 def bundle_files_check(files: BundleFiles) -> Check:
     """Whether every stored document's file can be written: no link, FIFO or device at its path."""
-    bad: dict[str, list[str]] = {}
-    for doc in BundleDocument.select(BundleDocument.bundle_id, BundleDocument.path, BundleDocument.content):
-        state = files.state(doc.bundle_id, doc.path, doc.content)
-        if state in ("unsafe", "unwritable"):
-            bad.setdefault(state, []).append(f"{doc.bundle_id}/{doc.path}"[:120])
+    bad = bundles.unwritable_documents(files)
     if not bad:
         return Check("bundle files", True, f"every document's file can be written under {files.root}")
     detail = "; ".join(f"{len(names)} {state} ({', '.join(names[:3])})" for state, names in bad.items())

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from service.errors import Cancelled
+from service.memory.progress import PhaseProgress
 from service.memory.rows import JobStatus
 from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
@@ -55,6 +56,9 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
     raised: BaseException | None = None  # what the work raised (for `Jobs.run` to raise again)
     cancellable: bool = True
+    phase: str | None = None  # the phase its work is in, when it works in named phases
+    phase_done: int = 0
+    phase_total: int = 0
 
     def status(self) -> JobStatus:
         """The job as clients see it."""
@@ -70,6 +74,9 @@ class Job:
             cancellable=self.cancellable,
             outcome=self.outcome,
             error=self.error,
+            phase=self.phase,
+            phase_done=self.phase_done,
+            phase_total=self.phase_total,
         )
 
 
@@ -181,8 +188,11 @@ class Jobs:
             if progress is not None:
                 progress(done, total)
 
+        def phase(name: str, done: int, total: int) -> None:
+            job.phase, job.phase_done, job.phase_total = name, done, total
+
         try:
-            outcome = work(report)
+            outcome = work(PhaseProgress(report, phase))
         except Cancelled as exc:
             self._end(job, "cancelled", exc)
         except JiyiError as exc:
@@ -193,6 +203,7 @@ class Jobs:
         else:
             job.outcome = outcome
             job.done = job.total  # all of it, also when the last step did not report
+            job.phase_done = job.phase_total
             self._end(job, "done")
 
     def _end(self, job: Job, state: str, exc: BaseException | None = None, error: dict[str, str] | None = None) -> None:

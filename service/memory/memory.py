@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,9 +41,10 @@ from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCou
 from service.memory.runs import RunService
 from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
+from store.core.acknowledged import LossPolicy
 from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
-from store.core.errors import InvalidInput, NotFound, StorageProblem, os_problem
+from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
 from store.core.redact import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
@@ -51,7 +53,8 @@ from store.episodes.archive import episode_key
 from store.episodes.episode_filter import EpisodeFilter
 from store.interchange import taskwizard_appkb, taskwizard_experience, taskwizard_lessons, taskwizard_recall
 from store.interchange.import_report import ImportReport
-from store.interchange.import_source import export_root, refuse_links
+from store.interchange.import_source import export_root, refuse_links, replaced_logs
+from store.interchange.staged_import import StagedTo
 from store.projections import all_projections
 
 _IMPORTED_INTO = {
@@ -61,6 +64,8 @@ _IMPORTED_INTO = {
     "lessons": Domain.LESSONS,
 }
 """The domain each part of a TaskWizard import writes."""
+TASKWIZARD_LOGS = ("app_kb", "experience", "lessons")
+"""The parts of a TaskWizard import read from a growing log (`--replaces` names where they were)."""
 
 log = logging.getLogger("jiyi.service.memory")
 
@@ -107,6 +112,7 @@ class Memory:
         self.runs.finished.append(self.learning.scan_after_run)
         self.context = ContextService(self.parts, self.desk, self.learning)
         self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)
+        self._taskwizard_import = threading.Lock()
         self._counts: tuple[int, StoreCounts] | None = None
         # On a shared store, other hosts' commits reach the bus too (the console refreshes, caches drop).
         self._feed = store.change_feed(self._remote_change, self._everything_changed)
@@ -116,8 +122,14 @@ class Memory:
         # (listening already) what other hosts put while this host was stopped, the rest comes by notice; on
         # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing). A read-only
         # home's files stay as they are (nothing can be written there).
-        if store.read_only is None:
+        if store.read_only is None and store.loss is None:  # a store opened to report a loss takes no writes
             self.desk.catch_up_mirror()
+            # An import a stop cut short while it was published is finished before anything else is written;
+            # one that cannot be now (the home over its size budget, a full disk) waits, said in the log.
+            try:
+                self.interchange.resume()
+            except EnvironmentProblem as exc:
+                log.warning("an import stopped half-way could not be finished yet: %s", exc)
 
     @property
     def host_id(self) -> str:
@@ -161,14 +173,23 @@ class Memory:
             self.parts.changed(domain)
 
     @classmethod
-    def open(cls, config: Config, registry: AppRegistry | None = None, *, new_database: bool = False) -> Memory:
-        """Open the home named by `config` (validated already) and its store (`new_database`: see `Store.open`)."""
+    def open(
+        cls,
+        config: Config,
+        registry: AppRegistry | None = None,
+        *,
+        new_database: bool = False,
+        loss: LossPolicy = "refuse",
+    ) -> Memory:
+        """Open the home named by `config` (validated already) and its store (`new_database`, and what to do
+        when the database holds less than the home acknowledged, `loss`: see `Store.open`)."""
         store = Store.open(
             config.home_path,
             all_projections(),
             database_url=config.database_url,
             password=config.database_password(),
             new_database=new_database,
+            loss=loss,
         )
         return cls(config, store, registry or default_registry())
 
@@ -209,6 +230,7 @@ class Memory:
         if self._feed is not None:
             self._feed.stop()
             self._feed = None
+        self.desk.mirror.stop_retrying()
         if not self.store.db.is_closed():
             self.learning.shutdown()
             self.desk.close()
@@ -327,14 +349,16 @@ class Memory:
     # -- TaskWizard interchange ----------------------------------------------------------
 
     def import_taskwizard(
-        self, directory: Path, progress: Callable[[int, int], None] | None = None
+        self, directory: Path, progress: Callable[[int, int], None] | None = None, replaces: Path | None = None
     ) -> dict[str, ImportReport]:
         """Import a TaskWizard `memory/` directory: its `app_kb/`, `experience/`, `experience/recall_stats.json`
         (or `recall_stats.json`, where older directories have it) and `lessons/` (any may be absent, not all;
         a folder that is itself `app_kb/` or `experience/` works too).
 
         Importing again adds only what TaskWizard appended since (docs/cli.md). Imported runs are indexed
-        for recall (in bulk; `progress` hears how many of them).
+        for recall (in bulk; `progress` hears how many of them). A directory moved and compacted since it was
+        imported is known by its lineage (the report says what it was taken for and why); `replaces` names
+        the folder it was imported from outright (`jiyi import taskwizard DIR --replaces OLD`).
         """
         directory = Path(directory)
         if not directory.exists():
@@ -348,29 +372,53 @@ class Memory:
         refuse_links(*(directory / name for name in [*inside, f"experience/{taskwizard_recall.FILE}"]))
         parts: dict[str, Callable[[], ImportReport]] = {}
         redactor = self.parts.redactor
+        self.store.check_writable()  # a read-only home is said so before anything is read
+        old = replaced_logs(Path(replaces), TASKWIZARD_LOGS) if replaces is not None else {}
+        # Each log is prepared without the write lock and written in short slices (`staged_import`): other
+        # clients' writes go on meanwhile, and a part is in the home whole or not at all.
+        staged = StagedTo(self.interchange.staging, self.parts.writes, self.interchange.committed)
         if (directory / "app_kb").is_dir() or (directory / "kb.json").exists() or (directory / "events.jsonl").exists():
-            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(self.store, directory, redactor=redactor)
+            parts["app_kb"] = lambda: taskwizard_appkb.import_appkb(
+                self.store, directory, redactor=redactor, replaces=old.get("app_kb"), staged=staged
+            )
         if (directory / "experience").is_dir():
-            parts["experience"] = lambda: taskwizard_experience.import_experience(self.store, directory)
+            parts["experience"] = lambda: taskwizard_experience.import_experience(
+                self.store, directory, replaces=old.get("experience"), staged=staged
+            )
         if directory.name == "experience" and "app_kb" in parts:
-            parts = {"experience": lambda: taskwizard_experience.import_experience(self.store, directory)}
+            parts = {
+                "experience": lambda: taskwizard_experience.import_experience(
+                    self.store, directory, replaces=old.get("experience"), staged=staged
+                )
+            }
         if taskwizard_recall.stats_path(directory) is not None:
             parts["recall_stats"] = lambda: taskwizard_recall.import_recall_stats(self.store, directory)
         if (directory / "lessons" / "events.jsonl").exists() or (directory / "lessons").is_symlink():
-            parts["lessons"] = lambda: taskwizard_lessons.import_lessons(self.store, directory, redactor=redactor)
+            parts["lessons"] = lambda: taskwizard_lessons.import_lessons(
+                self.store, directory, redactor=redactor, replaces=old.get("lessons"), staged=staged
+            )
         if not parts:
             raise NotFound(f"{directory} has none of app_kb/, experience/, recall_stats.json, lessons/ of TaskWizard")
         reports = {}
-        with self.parts.writes:
+        # One TaskWizard import at a time (a job and the waiting method alike): two would read the same lines
+        # as new. The scorecard is one event, written under the lock as any write.
+        with self._taskwizard_import:
+            self.interchange.resume()
             for name, run in parts.items():
-                reports[name] = run()
+                if name == "recall_stats":
+                    with self.parts.writes:
+                        reports[name] = run()
+                else:
+                    reports[name] = run()
         for name, report in reports.items():
-            if report.imported:
+            if report.imported or report.removed:  # a rewrite may only take entries away
                 self.parts.changed(_IMPORTED_INTO[name])
         if "experience" in reports:
             # Recall finds imported runs at once: their goals are embedded and counted in bulk (this also
-            # catches up runs an earlier import left unindexed).
-            self.recall.index_missing(progress)
+            # catches up runs an earlier import left unindexed), 250 at a time: a page's vectors go to Chroma
+            # in one upsert, which holds the interpreter for about a second a thousand (measured), and its term
+            # counts are one write transaction: short enough for other clients' writes to go on between two.
+            self.recall.index_missing(progress, batch=250)
         return reports
 
     def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:

@@ -325,3 +325,6 @@ class JobStatus(Row, frozen=True):
     cancellable: bool
     outcome: dict[str, object] | None  # what the work answers (its own method's result)
     error: dict[str, str] | None  # {"code", "message"} when it failed
+    phase: str | None = None  # an import's phase: reading, writing, indexing (None: work of one phase)
+    phase_done: int = 0  # how far that phase got
+    phase_total: int = 0

@@ -14,15 +14,17 @@ from typing import Annotated
 
 from service.memory.domain import Domain
 from service.memory.rows import KindReport
-from service.ops.declare import Args, Operation, Reply
+from service.ops.declare import Args, Operation, Reply, always
 from service.ops.fields import Choice, Text
 from store.core.errors import InvalidInput
 
 MAX_PATH_BYTES = 4096
 SYSTEMS = ("mcp-memory", "mem0")
 """The systems whose memory `facts.import` reads: the reference MCP memory server's `memory.jsonl`, mem0's export."""
-SCOPES = ("project", "environment")
-"""An imported fact's scope: `project` is active at once, `environment` a candidate until a second workday."""
+SCOPES = ("profile", "project", "environment")
+"""An imported fact's scope: `profile` (a kind from the memory's categories) and `project` are active at once,
+`environment` a candidate until a second workday; none given, each memory's own (a mem0 user's memory is a
+profile fact, another a project fact; every MCP memory server observation a project fact)."""
 Path_ = Annotated[str, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)]
 
 
@@ -46,7 +48,7 @@ class DeskFolderArgs(Args, frozen=True):
 class FactsImportArgs(Args, frozen=True):
     system: Annotated[str, Choice(SYSTEMS)]
     file: Path_  # an absolute path on the service's machine: the other system's file
-    scope: Annotated[str, Choice(SCOPES)] = "project"
+    scope: Annotated[str | None, Choice(SCOPES)] = None
 
     def check(self) -> None:
         check_absolute("file", self.file)
@@ -81,9 +83,11 @@ DESK_IMPORT = Operation(
     kind="write",
     idempotent=True,
     changes=frozenset({Domain.DESK, Domain.LEARNING}),
-    description="Check a desk export whole, then import it in one transaction and index it; "
-    "per kind what was added, skipped (already here) and refused.",
+    description="Check a desk export whole, then import it (all of it or none: written in short slices that "
+    "let other writes through) and index it; per kind what was added, skipped (already here) and refused. "
+    "The person's act.",
     errors=("not_found", "forbidden", "busy"),
+    person=always("importing a desk export (its facts' and skills' decisions are the person's)"),
 )
 FACTS_IMPORT = Operation(
     "facts.import",
@@ -93,8 +97,9 @@ FACTS_IMPORT = Operation(
     idempotent=True,
     changes=frozenset({Domain.DESK, Domain.LEARNING}),
     description="Import the MCP memory server's `memory.jsonl` or mem0's export JSON as facts (each with its "
-    "source text as evidence); what was added, skipped and refused.",
+    "source text as evidence); what was added, skipped and refused. The person's act.",
     errors=("not_found", "forbidden", "busy"),
+    person=always("importing another system's memory as facts"),
 )
 
 OPERATIONS = (DESK_EXPORT, DESK_IMPORT, FACTS_IMPORT)

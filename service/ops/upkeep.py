@@ -9,7 +9,7 @@ from typing import Annotated
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.results import DreamReport, Overview
 from service.memory.rows import DreamRecord, JobStatus
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from service.ops.interchange import MAX_PATH_BYTES, SCOPES, SYSTEMS, check_absolute
 from store.core.errors import InvalidInput
@@ -19,13 +19,15 @@ JOB_KINDS = ("rebuild", "vectors.rebuild", "taskwizard.import", "dream", "desk.e
 JOB_PARAMS: dict[str, tuple[str, ...]] = {
     "rebuild": (),
     "vectors.rebuild": (),
-    "taskwizard.import": ("directory",),
+    "taskwizard.import": ("directory", "replaces"),
     "dream": ("full", "dry_run"),
     "desk.export": ("directory",),
     "desk.import": ("directory",),
     "facts.import": ("system", "file", "scope"),
 }
 """The params each kind of job takes (beside `kind`)."""
+IMPORT_KINDS = ("taskwizard.import", "desk.import", "facts.import")
+"""The jobs that import: the person's act, as the methods of the same names."""
 Directory = Annotated[str, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)]
 
 
@@ -64,22 +66,27 @@ class JobStartArgs(Args, frozen=True):
     dry_run: Annotated[bool | None, Boolean()] = None  # `dream` (default false)
     system: Annotated[str | None, Choice(SYSTEMS)] = None  # `facts.import`
     file: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `facts.import`
-    scope: Annotated[str | None, Choice(SCOPES)] = None  # `facts.import` (default project)
+    scope: Annotated[str | None, Choice(SCOPES)] = None  # `facts.import` (default: each memory's own)
+    replaces: Annotated[str | None, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)] = None  # `taskwizard.import`: the old folder
 
     def check(self) -> None:
         if self.kind is None:
             raise InvalidInput(f"params.kind is required: one of {', '.join(JOB_KINDS)}")
         taken = JOB_PARAMS[self.kind]
-        for name in ("directory", "full", "dry_run", "system", "file", "scope"):
+        for name in ("directory", "full", "dry_run", "system", "file", "scope", "replaces"):
             if name not in taken and getattr(self, name) is not None:
                 raise InvalidInput(f"unknown parameter {name!r}")
         for name in ("directory", "system", "file"):
             if name in taken and getattr(self, name) is None:
                 raise InvalidInput(f"params.{name} is required")
-        for name in ("directory", "file"):
+        for name in ("directory", "file", "replaces"):
             value = getattr(self, name)
             if value is not None:
                 check_absolute(name, value)
+
+
+def _imports(args: JobStartArgs) -> bool:
+    return args.kind in IMPORT_KINDS
 
 
 class JobArgs(Args, frozen=True):
@@ -123,9 +130,11 @@ IMPORT = Operation(
     dict,
     kind="write",
     idempotent=True,
-    description="Import a TaskWizard `memory/` directory (App-KB, episodes, recall scorecard, lessons) and index it.",
+    description="Import a TaskWizard `memory/` directory (App-KB, episodes, recall scorecard, lessons) and index it. "
+    "The person's act.",
     errors=("not_found", "forbidden"),
     changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE, Domain.RECALL, Domain.LESSONS}),
+    person=always("importing a TaskWizard memory (its user aliases and approved lessons are the person's)"),
 )
 EXPORT = Operation(
     "taskwizard.export",
@@ -161,9 +170,11 @@ JOB_START = Operation(
     JobStatus,
     kind="write",
     idempotent=False,
-    description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once.",
-    errors=("busy",),
+    description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once. "
+    "An import is the person's act.",
+    errors=("busy", "forbidden"),
     changes=EVERY_DOMAIN,
+    person=Person("an import", _imports, f"for kind {', '.join(IMPORT_KINDS)}"),
 )
 JOB_STATUS = Operation(
     "job.status",

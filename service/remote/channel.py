@@ -37,9 +37,14 @@ Progress = Callable[[int, int], None]
 class Wire:
     """Calls on the socket, one connection per thread; failures raised as Jiyi's errors."""
 
-    def __init__(self, socket_path: Path, hello: str | None = None) -> None:
+    def __init__(
+        self, socket_path: Path, hello: str | None = None, person: Callable[[], str | None] | None = None
+    ) -> None:
+        """`hello`: what this side tells the service it is, on each connection (`client.hello`); `person`: how
+        this side finds the person's key to present in that hello (the console and the commands only)."""
         self.socket_path = socket_path
-        self.hello = hello  # what this side tells the service it is, on each connection (`client.hello`)
+        self.hello = hello
+        self._person = person
         self._local = threading.local()
         self._clients: list[JiyiClient] = []
         self._lock = threading.Lock()
@@ -57,7 +62,9 @@ class Wire:
             raise EnvironmentProblem(f"the connection to the service on {self.socket_path} was closed")
         params = {k: v for k, v in (params or {}).items() if v is not None}
         if long:
-            client = JiyiClient(self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello)
+            client = JiyiClient(
+                self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello, hello_params=self._hello_params
+            )
             with self._lock:
                 self._clients.append(client)  # `close` cuts it too: a closing console does not wait for it
             try:
@@ -90,6 +97,12 @@ class Wire:
         except msgspec.ValidationError as exc:
             raise JiyiError(f"the service answered {operation.name} with an unexpected result: {exc}") from exc
 
+    def _hello_params(self) -> dict[str, object]:
+        """What this side adds to its hello on a new connection: the person's key, read again each time (the
+        service writes a new one each time it starts)."""
+        key = self._person() if self._person is not None else None
+        return {} if key is None else {"person_key": key}
+
     def _answer(self, response: Reply) -> Json:
         if response.get("ok"):
             return response.get("result")
@@ -101,7 +114,7 @@ class Wire:
     def _client(self) -> JiyiClient:
         client: JiyiClient | None = getattr(self._local, "client", None)
         if client is None:
-            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello)
+            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello, hello_params=self._hello_params)
             self._local.client = client
             with self._lock:
                 if self._closed:
@@ -131,6 +144,7 @@ class JobParams(TypedDict, total=False):
     system: str
     file: str
     scope: str
+    replaces: str
 
 
 class JobFollower:
@@ -140,10 +154,17 @@ class JobFollower:
         self._wire = wire_
         self._protocol = protocol
 
-    def run(self, kind: str, progress: Progress | None, params: JobParams | None = None) -> dict[str, object]:
+    def run(
+        self,
+        kind: str,
+        progress: Progress | None,
+        params: JobParams | None = None,
+        phases: Mapping[str, Progress] | None = None,
+    ) -> dict[str, object]:
         """The job's outcome once it is done; its error when it failed; `Cancelled` when it was cancelled.
 
-        `progress(done, total)` is called on every poll once the job knows its total; when it raises
+        `progress(done, total)` is called on every poll once the job knows its total, unless the job is in a
+        phase `phases` names: then that phase's callback hears the phase's own count. When one raises
         `Cancelled` (or Ctrl+C interrupts), the job is cancelled and this waits until it stopped. A job
         the service cannot cancel (an import) is left to finish there, and `Cancelled` is raised at once.
         """
@@ -164,8 +185,7 @@ class JobFollower:
         status = self._wire.invoke(upkeep.JOB_START, upkeep.JobStartArgs(kind=kind, **(params or {})))
         try:
             while status.state == "running":
-                if progress is not None and status.total:
-                    progress(status.done, status.total)
+                _heard(status, progress, phases)
                 time.sleep(POLL_S)
                 status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=status.job_id))
         except (Cancelled, KeyboardInterrupt):
@@ -175,8 +195,7 @@ class JobFollower:
             if status.state != "done":
                 raise
         if status.state == "done":
-            if progress is not None:
-                progress(status.total, status.total)
+            _heard(status, progress, phases)
             return status.outcome or {}
         if status.state == "cancelled":
             raise Cancelled(f"job {status.job_id} ({kind}) was cancelled")
@@ -190,6 +209,16 @@ class JobFollower:
             time.sleep(POLL_S)
             status = self._wire.invoke(upkeep.JOB_STATUS, upkeep.JobArgs(job_id=job_id))
         return status
+
+
+def _heard(status: JobStatus, progress: Progress | None, phases: Mapping[str, Progress] | None) -> None:
+    """Tell the callback of the job's phase its count (or `progress` the job's one count)."""
+    heard = (phases or {}).get(status.phase or "")
+    if heard is not None:
+        if status.phase_total:
+            heard(status.phase_done, status.phase_total)
+    elif progress is not None and status.total:
+        progress(status.done, status.total)
 
 
 class RemoteJobs:

@@ -31,11 +31,16 @@ class RemoteInterchange:
         return msgspec.convert(outcome, DeskExported).counts
 
     def import_desk(
-        self, directory: Path, progress: Progress | None = None, indexing: Progress | None = None
+        self,
+        directory: Path,
+        progress: Progress | None = None,
+        indexing: Progress | None = None,
+        writing: Progress | None = None,
     ) -> dict[str, KindReport]:
-        """`progress` hears the job's one count: the records written, then the desk items the service indexed
-        before it answered; `indexing` hears nothing (the count is not split over the socket)."""
-        outcome = self._follower.run("desk.import", progress, {"directory": _absolute(directory)})
+        """Each callback hears its phase of the job (`_phases`): the records read, written, then the desk items
+        the service indexed before it answered."""
+        params: JobParams = {"directory": _absolute(directory)}
+        outcome = self._follower.run("desk.import", progress, params, _phases(progress, writing, indexing))
         return msgspec.convert(outcome, DeskImported).reports
 
     def import_foreign(
@@ -43,9 +48,22 @@ class RemoteInterchange:
         system: str,
         path: Path,
         *,
-        scope: str = "project",
+        scope: str | None = None,
         progress: Progress | None = None,
         indexing: Progress | None = None,
+        writing: Progress | None = None,
     ) -> KindReport:
-        params: JobParams = {"system": system, "file": _absolute(path), "scope": scope}
-        return msgspec.convert(self._follower.run("facts.import", progress, params), KindReport)
+        params: JobParams = {"system": system, "file": _absolute(path)}
+        if scope is not None:
+            params["scope"] = scope
+        outcome = self._follower.run("facts.import", progress, params, _phases(progress, writing, indexing))
+        return msgspec.convert(outcome, KindReport)
+
+
+def _phases(reading: Progress | None, writing: Progress | None, indexing: Progress | None) -> dict[str, Progress]:
+    """The callbacks of an import's phases by the name its job's status gives them. With only `reading` given,
+    none: it hears the job's one count over every phase (as from a service that names no phases)."""
+    if writing is None and indexing is None:
+        return {}
+    named = {"reading": reading, "writing": writing, "indexing": indexing}
+    return {name: heard for name, heard in named.items() if heard is not None}

@@ -20,11 +20,20 @@ DATABASE_WATCH_MS = 1000
 """How often `jiyi serve` checks that its SQLite file is still at its path (see `_watch_database`)."""
 
 
-def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4, new_database: bool = False) -> int:
+def serve(
+    config: Config,
+    *,
+    socket_path: Path | None = None,
+    workers: int = 4,
+    new_database: bool = False,
+    accept_loss: bool = False,
+) -> int:
     """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
 
     Raises `EnvironmentProblem` (exit 3) when the listener stops, or the database file is moved away,
     while serving, after the requests under way finished: a supervisor then restarts the service.
+    Refuses (`ChangesMissing`, exit 3) a database that holds less than the home acknowledged, unless
+    `accept_loss`: then the loss is recorded in the event log and the service goes on.
     """
     # Whatever the service creates (a file SQLite or Chroma makes, one a library writes) is the owner's alone.
     os.umask(0o077)
@@ -35,7 +44,12 @@ def serve(config: Config, *, socket_path: Path | None = None, workers: int = 4, 
     # home opens or just after the socket listens must still stop cleanly, not kill the process.
     previous = _quit_on_signals(app)
     try:
-        memory = Memory.open(config, new_database=new_database)
+        memory = Memory.open(config, new_database=new_database, loss="accept" if accept_loss else "refuse")
+        accepted = memory.store.accepted_loss
+        if accepted is not None:
+            print(
+                f"jiyi: accepted knowingly (recorded in the event log): {accepted.message}", file=sys.stderr, flush=True
+            )
         try:
             problem = _serve_until_quit(app, memory, path, workers=workers)
         finally:

@@ -20,7 +20,8 @@ from typing import Any, TypedDict, cast
 
 from peewee import IntegrityError
 
-from store.core import clock, model_binding
+from store.core import acknowledged, clock, model_binding
+from store.core.acknowledged import Loss, LossPolicy, MarkFile
 from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
 from store.core.connect import connect_database, connect_target
@@ -97,6 +98,15 @@ class Store:
         self.damaged: str | None = None
         # Why the home takes no writes (`store.core.home.read_only_reason`; None: it does): reads only.
         self.read_only: str | None = None
+        # The home's record of the last change it acknowledged (`store.core.acknowledged`), moved forward after
+        # each commit; None while opening, and when the store takes no writes.
+        self.marks: MarkFile | None = None
+        # What the database lacks of what the home acknowledged, when opened to report it (`jiyi doctor`): while
+        # set, writes are refused. `accepted_loss`: the loss this open recorded knowingly (`--accept-loss`).
+        self.loss: Loss | None = None
+        self.accepted_loss: Loss | None = None
+        # The newest event the home's mark said it acknowledged, as compared at open (None: no mark yet).
+        self.acknowledged_seq: int | None = None
 
     # -- opening -------------------------------------------------------------------
 
@@ -109,6 +119,7 @@ class Store:
         database_url: str = "",
         password: str | None = None,
         new_database: bool = False,
+        loss: LossPolicy = "refuse",
     ) -> Store:
         """Open (creating if needed) the store of `home`.
 
@@ -123,6 +134,12 @@ class Store:
         ours. Then runs SQLite's `quick_check` (a damaged file opens for
         reading only: `damaged` says why, and writes are refused), migrates
         and checks every view, rebuilding any that is missing or inconsistent.
+        Last, it compares the database with the home's record of the last change
+        it acknowledged (`store.core.acknowledged`): one that holds less is
+        refused (`ChangesMissing`), or, as `loss` says, opened to report it
+        (writes refused) or accepted (the loss recorded as an event). A missing
+        database the home acknowledged changes in is refused unless
+        `new_database` or an accepted loss says to start over.
         """
         try:
             target = parse_database_url(database_url)
@@ -133,9 +150,21 @@ class Store:
         read_only = read_only_reason(home)
         lock = HomeLock(home)
         lock.acquire(read_only=read_only is not None)
+        marks: MarkFile | None = None
         try:
+            marks = MarkFile(home, read_only=read_only is not None)
             sqlite_path = None if target.shared else (target.path or home / DB_NAME)
-            new = sqlite_path is not None and require_database(home, sqlite_path, new_database=new_database)
+            location = str(sqlite_path) if sqlite_path is not None else target.describe()
+            where = acknowledged.where_of(home, location, shared=sqlite_path is None)
+            gone = None
+            if sqlite_path is not None and not _holds_bytes(sqlite_path):
+                gone = acknowledged.missing_database(marks.mark, where=where, location=location)
+            starting_over = new_database or (gone is not None and loss == "accept")
+            new = sqlite_path is not None and require_database(
+                home, sqlite_path, new_database=starting_over, acknowledged=gone.acknowledged if gone else None
+            )
+            if gone is not None and not starting_over:
+                raise acknowledged.refuse(gone)
             db = connect_target(home, target, password, read_only=read_only is not None)
             store = cls(home, db, lock, target)
             store.read_only = read_only
@@ -144,13 +173,14 @@ class Store:
             try:
                 if sqlite_path is not None:
                     store._check_file(sqlite_path)
-                if store.damaged:
-                    log.error("%s", store.damaged)
-                    store._open_damaged(projections)
-                    model_binding.opened(store)
-                    return store
-                if read_only is not None:
-                    store._open_read_only(projections)
+                if store.damaged or read_only is not None:
+                    if store.damaged:
+                        log.error("%s", store.damaged)
+                        store._open_damaged(projections)
+                    else:
+                        store._open_read_only(projections)
+                    acknowledged.judge(store, marks, where, loss)  # takes no writes: compared, never moved
+                    marks.close()
                     model_binding.opened(store)
                     return store
                 applied = migrate(db)
@@ -161,10 +191,14 @@ class Store:
                 db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
                 for projection in projections:
                     store._register(projection)
+                # A database gone and started over (`new_database`, or accepted): recorded as accepted.
+                acknowledged.settle(store, marks, where, loss if gone is None else "accept", gone)
             except BaseException:
                 db.close()
                 raise
         except BaseException:
+            if marks is not None:
+                marks.close()
             lock.release()
             raise
         model_binding.opened(store)
@@ -202,6 +236,8 @@ class Store:
             return f"{self.read_only}: it serves reads, writes are refused"
         if self.damaged:
             return self.damaged
+        if self.loss is not None:
+            return self.loss.refusal()
         return self.identity.problem() if self.identity is not None else None
 
     def check_writable(self) -> None:
@@ -213,6 +249,8 @@ class Store:
             )
         if self.damaged:
             raise StorageProblem(f"the database is unavailable: {self.damaged}", "SQLITE_CORRUPT")
+        if self.loss is not None:
+            raise acknowledged.refuse(self.loss)
         if self.identity is not None:
             self.identity.check()
 
@@ -321,6 +359,7 @@ class Store:
                 self.db.execute_sql("UPDATE event SET txn = ? WHERE seq = ?", (seq, seq))
         self._local.payload_bytes += len(text.encode("utf-8", "surrogatepass"))
         self._local.events += 1
+        self._local.newest = (seq, stamp)  # what the mark records when this commits (`Transaction`)
         record = EventRecord(seq, stamp, domain, event_type, schema_v, actor, payload, self._txn, subject)
         if projection is not None:
             projection.apply(record)
@@ -376,6 +415,7 @@ class Store:
                 for record in records[1:]:
                     projection.apply(record)
             self._local.views[domain] = records[-1].seq
+        self._local.newest = (records[-1].seq, records[-1].ts)
         return records
 
     def events(
@@ -549,7 +589,18 @@ class Store:
         model_binding.closed(self)
         self.readers.close()
         self.db.close_all()
+        if self.marks is not None:
+            self.marks.close()
+            self.marks = None
         self._lock.release()
+
+
+def _holds_bytes(path: Path) -> bool:
+    """Whether the SQLite file at `path` exists and is not empty (what `require_database` counts as a database)."""
+    try:
+        return path.lstat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "Store", "connect_database", "require_home"]

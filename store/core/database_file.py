@@ -55,9 +55,10 @@ def _holds_files(folder: Path) -> bool:
     return any(files for _root, _dirs, files in os.walk(folder))
 
 
-def require_database(home: Path, path: Path, *, new_database: bool) -> bool:
+def require_database(home: Path, path: Path, *, new_database: bool, acknowledged: int | None = None) -> bool:
     """True when `path` must be created (or is empty) for a new home; `DatabaseMissing` when the home
-    holds memory without it, unless `new_database` says to start over knowingly."""
+    holds memory without it, unless `new_database` says to start over knowingly. `acknowledged`: how many
+    events the home acknowledged in it (its mark, `store.core.acknowledged`), said in the message."""
     try:
         size = path.lstat().st_size
     except FileNotFoundError:
@@ -68,8 +69,9 @@ def require_database(home: Path, path: Path, *, new_database: bool) -> bool:
     if holding and not new_database:
         state = "is missing" if size is None else "is empty (0 bytes)"
         folders = " and ".join(f"{name}/" for name in holding)
+        held = f" and acknowledged {acknowledged} events in it" if acknowledged else ""
         raise DatabaseMissing(
-            f"the database {path} {state}, but the home still holds memory in {folders}: "
+            f"the database {path} {state}, but the home still holds memory in {folders}{held}: "
             f"starting would open an empty home beside it. Restore {path.name} (and {path.name}-wal, if "
             "you kept it) from a backup, or start over knowingly with `jiyi serve --new-database` "
             "(the bundle files and vectors stay where they are)"

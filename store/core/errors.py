@@ -65,6 +65,17 @@ class StorageProblem(EnvironmentProblem):
         self.sqlite_code = sqlite_code
 
 
+class ChangesMissing(EnvironmentProblem):
+    """The database holds less than the home acknowledged (`store.core.acknowledged`): a lost WAL, an older
+    copy, another store's file. `missing` is how many events (None: not countable)."""
+
+    code: ErrorCode = "unavailable"
+
+    def __init__(self, message: str, missing: int | None) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
 class HomeOverBudget(EnvironmentProblem):
     """The home has grown past its size budget (`JIYI_MAX_HOME_MB`); writes wait, reads go on.
 

@@ -3,7 +3,9 @@
 The outer transaction takes the write lock (SQLite's IMMEDIATE, PostgreSQL's
 advisory lock), numbers the change by its first event, writes the views'
 bookkeeping once with the commit (on a shared store, with the change notice),
-and records how long the lock was waited for and held.
+records how long the lock was waited for and held, and, once committed and
+before the caller can acknowledge it, moves the home's mark of the last
+acknowledged change to its newest event (`store.core.acknowledged`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Transaction(AbstractContextManager[Any]):
         self._trips = 0
         self._part: Part | None = None  # set when this is a fast part's own transaction (no savepoint)
         self._events = 0
+        self._newest: tuple[int, str] | None = None  # a savepoint's: the newest event before it (restored on rollback)
+        self._views: dict[str, int] | None = None  # a savepoint's: the views' bookkeeping when it began
 
     @property
     def id(self) -> int:
@@ -56,6 +60,9 @@ class Transaction(AbstractContextManager[Any]):
             part.depth += 1
             return self
         self._atomic = self._store.db.atomic("IMMEDIATE") if self._outer else self._store.db.atomic()
+        if not self._outer:
+            self._views = dict(self._store._local.views)
+            self._newest = self._store._local.newest
         started = time.perf_counter()
         self._atomic.__enter__()
         if self._outer:
@@ -67,6 +74,7 @@ class Transaction(AbstractContextManager[Any]):
             self._store._local.types = set()
             self._store._local.payload_bytes = 0
             self._store._local.events = 0
+            self._store._local.newest = None
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -77,6 +85,11 @@ class Transaction(AbstractContextManager[Any]):
             self._part = None
             return
         committed = False
+        if not self._outer and exc[0] is not None and self._views is not None:
+            # Rolled back to the savepoint: the views are where they were (not at an event that is gone), and
+            # so is the newest event the mark will record.
+            self._store._local.views = self._views
+            self._store._local.newest = self._newest
         try:
             if self._outer and exc[0] is None:
                 try:
@@ -97,6 +110,9 @@ class Transaction(AbstractContextManager[Any]):
             self._store.check_writable()
             held = time.perf_counter() - self._locked_at
             self._store.write_stats.record(self._waited, held, self._round_trips() - self._trips)
+            newest, marks = self._store._local.newest, self._store.marks
+            if newest is not None and marks is not None:
+                marks.advance(*newest)  # before the caller acknowledges it
         if committed and self._store.budget is not None:
             self._store.budget.wrote(self._store._local.payload_bytes)
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from store.core import clock
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput, NotFound
 from store.interchange.desk_records import DeskRecord, Manifest, ManifestFile
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
+from store.interchange.json_reading import MiB, load_file, load_json, mib, read_lines, too_long
 
 FORMAT = "jiyi-desk"
 SCHEMA_VERSION = 1
@@ -209,17 +210,88 @@ def encode(record: DeskRecord) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+LINE_CAPS: dict[str, int] = {
+    "interactions": MiB,
+    "task_cards": MiB,
+    "topics": 16 * MiB,  # a topic lists every turn filed under it
+    "facts": 4 * MiB,
+    "skills": MiB,
+    "bundles": 64 * MiB,  # a bundle holds every revision of every document (256,000 characters each at most)
+    "learned": MiB,
+}
+"""The longest line each kind's file may hold: a longer one is refused before it is read whole."""
+MANIFEST_CAP = MiB
+
+
 @dataclass(frozen=True)
 class Export:
-    """A checked export directory: each kind's records, with the line each came from."""
+    """A checked export directory: its manifest and each kind's count. `records()` reads the records again, in the
+    order an import writes them, each checked as `read_export` checked it."""
 
     root: Path
     manifest: Manifest
-    records: dict[str, list[tuple[int, DeskRecord]]]  # by kind: a line of `kinds.jsonl` is a `kind` record
+    counts: dict[str, int]
 
     @property
     def total(self) -> int:
-        return sum(len(lines) for lines in self.records.values())
+        return sum(self.counts.values())
+
+    def records(self) -> Iterator[tuple[str, int, DeskRecord]]:
+        """(kind, line number, record) for every record; `InvalidInput` when a file no longer is what was checked
+        (changed meanwhile: it is said when its end is reached, before the caller commits anything of it)."""
+        for kind in KINDS:
+            yield from ((kind, number, record) for number, record in _scan(self.root, kind, self.manifest))
+
+
+def _scan(root: Path, kind: str, manifest: Manifest) -> Iterator[tuple[int, DeskRecord]]:
+    """The records of `kind`'s file, streamed: each line at most its kind's cap, parsed and checked. The file's
+    SHA-256 and count are compared with the manifest at its end; a line's problem is said after that (a file
+    that is not what the manifest says is that, whatever its lines hold)."""
+    name = file_name(kind)
+    path = root / name
+    refuse_links(path)
+    if not path.is_file():
+        raise NotFound(f"{path} is missing (the manifest lists it)")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InvalidInput(f"{path} is larger than {MAX_FILE_BYTES // MiB} MiB, the most an import reads")
+    expected = manifest["files"][name]
+    digest = hashlib.sha256()
+    problem: str | None = None
+    count = 0
+    with open(path, "rb") as stream:
+        for line in read_lines(stream, LINE_CAPS[kind], seen=digest.update):
+            if problem is not None:
+                continue  # read on for the checksum only
+            if line.data is None:
+                problem = too_long(name, line, LINE_CAPS[kind])
+                continue
+            if not line.data.strip():
+                continue
+            try:
+                record = load_json(line.data, f"{name} line {line.number}")
+            except InvalidInput as exc:
+                problem = str(exc)
+                continue
+            why = check_record(kind, record)
+            if why is not None:
+                problem = f"{name} line {line.number}: {why}"
+                continue
+            count += 1
+            yield line.number, cast(DeskRecord, record)  # each field of its kind, of its type: its record
+    if digest.hexdigest() != expected["sha256"]:
+        raise InvalidInput(f"{path} does not match its SHA-256 in {MANIFEST}: it was changed or cut short")
+    if problem is not None:
+        raise InvalidInput(problem)
+    if count != expected["count"]:
+        raise InvalidInput(f"{name} has {count} records; {MANIFEST} says {expected['count']}")
+
+
+OPTIONAL: dict[str, dict[str, Any]] = {
+    # An agent's activation of a skill names the user's turn it was asked in (issue 36); written only when set,
+    # so that an export without one reads as it did before.
+    "skills": {"request_interaction_id": _maybe_text},
+}
+"""Fields a line of a kind may leave out (added to format version 1 after it was first written)."""
 
 
 def check_record(kind: str, record: object) -> str | None:
@@ -232,17 +304,14 @@ def check_record(kind: str, record: object) -> str | None:
             return f"the field {name!r} is missing"
         if not ok(record[name]):
             return f"the field {name!r} is not {ok.__doc__}"
-    unknown = sorted(set(record) - set(fields))
+    optional = OPTIONAL.get(kind, {})
+    for name, ok in optional.items():
+        if name in record and not ok(record[name]):
+            return f"the field {name!r} is not {ok.__doc__}"
+    unknown = sorted(set(record) - set(fields) - set(optional))
     if unknown:
         return f"the field {unknown[0]!r} is not one of the {kind} format's"
     return None
-
-
-def _read_capped(path: Path) -> bytes:
-    """The file's bytes, unless it is larger than `MAX_FILE_BYTES` (it is read whole): then `InvalidInput`."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise InvalidInput(f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the most an import reads")
-    return path.read_bytes()
 
 
 def _read_manifest(root: Path) -> Manifest:
@@ -250,10 +319,12 @@ def _read_manifest(root: Path) -> Manifest:
     refuse_links(path)
     if not path.is_file():
         raise NotFound(f"{path} is missing: {root} is not a Jiyi desk export (`jiyi export desk` writes one)")
+    if path.stat().st_size > MANIFEST_CAP:
+        raise InvalidInput(f"{path} is larger than {mib(MANIFEST_CAP)}: not a manifest {FORMAT!r} writes")
     try:
-        manifest = json.loads(_read_capped(path).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{path} is not JSON ({exc})") from None
+        manifest = load_json(path.read_bytes(), str(path))
+    except InvalidInput as exc:
+        raise InvalidInput(f"{path} is not JSON ({str(exc).removeprefix(f'{path}: ')})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise InvalidInput(f"{path} is not a manifest of the {FORMAT!r} format")
     version = manifest.get("schema_version")
@@ -276,7 +347,8 @@ def _read_manifest(root: Path) -> Manifest:
 
 
 def read_export(root: Path) -> Export:
-    """Check the export at `root` whole and return its records; raises before anything could be written."""
+    """Check the export at `root` whole, streaming each file (nothing of it is kept); raises before anything
+    could be written. Its records are read again, as they are written, by `Export.records`."""
     root = Path(root)
     refuse_links(root)
     if not root.is_dir():
@@ -284,36 +356,10 @@ def read_export(root: Path) -> Export:
     manifest = _read_manifest(root)
     for kind in KINDS:
         refuse_links(root / file_name(kind))
-    records: dict[str, list[tuple[int, DeskRecord]]] = {}
+    counts: dict[str, int] = {}
     for kind in KINDS:
-        name = file_name(kind)
-        path = root / name
-        if not path.is_file():
-            raise NotFound(f"{path} is missing (the manifest lists it)")
-        raw = _read_capped(path)
-        expected = manifest["files"][name]
-        if hashlib.sha256(raw).hexdigest() != expected["sha256"]:
-            raise InvalidInput(f"{path} does not match its SHA-256 in {MANIFEST}: it was changed or cut short")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidInput(f"{path} is not UTF-8 (byte {exc.start})") from None
-        lines: list[tuple[int, DeskRecord]] = []
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{name} line {number}: not JSON ({exc.msg})") from None
-            why = check_record(kind, record)
-            if why is not None:
-                raise InvalidInput(f"{name} line {number}: {why}")
-            lines.append((number, cast(DeskRecord, record)))  # each field of its kind, of its type: its record
-        if len(lines) != expected["count"]:
-            raise InvalidInput(f"{name} has {len(lines)} records; {MANIFEST} says {expected['count']}")
-        records[kind] = lines
-    return Export(root, manifest, records)
+        counts[kind] = sum(1 for _ in _scan(root, kind, manifest))
+    return Export(root, manifest, counts)
 
 
 def check_target(root: Path) -> None:
@@ -331,8 +377,9 @@ def check_target(root: Path) -> None:
     previous = False
     if MANIFEST in present and not (root / MANIFEST).is_symlink():
         try:
-            previous = json.loads((root / MANIFEST).read_text("utf-8")).get("format") == FORMAT
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            manifest = load_file(root / MANIFEST, MANIFEST, MANIFEST_CAP)
+            previous = isinstance(manifest, dict) and manifest.get("format") == FORMAT
+        except (OSError, InvalidInput):
             previous = False
     if others or not previous:
         shown = ", ".join(others[:5] or present[:5])

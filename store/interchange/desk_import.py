@@ -3,8 +3,11 @@
 Every record becomes the events that would have made it (`interaction_remembered`, `task_completed`,
 `topic_saved` + `interactions_assigned` + `segment_saved`, `fact_added` + `fact_evidence_added`,
 `skill_drafted` + `skill_status_changed`, `bundle_created` + `bundle_document_put` per revision, and the
-learning domain's `record_imported`), stamped with the record's own times, with actor `import`, all in
-the caller's transaction: the log stays the truth and `jiyi rebuild` gives the same views.
+learning domain's `record_imported`), stamped with the record's own times, with actor `import`: the log
+stays the truth and `jiyi rebuild` gives the same views. The records are prepared without the write lock
+(read, checked, filtered, compared with the home and with what this import already staged) and published
+in short slices (`staged_import`): the home holds the whole import or none of it, and other clients'
+writes go on meanwhile.
 
 Importing is idempotent: a record the home already holds (by its id, with the same content) is
 *skipped*; one the home holds with other content, or whose id or names Jiyi refuses, is *refused* with
@@ -13,11 +16,13 @@ the reason, and the home's is kept. Every text passes the redaction filter, as a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import cast
-
-from peewee import IntegrityError
 
 from store.core.clock import parse_iso
 from store.core.database import Store
@@ -43,6 +48,7 @@ from store.interchange.desk_records import (
     TaskCardRecord,
     TopicRecord,
 )
+from store.interchange.staged_import import Committed, Group, StagedEvent, Staging, publish
 from store.learning.grant import KINDS as LEARNED_KINDS
 from store.learning.projection import DOMAIN as LEARNING
 from store.learning.states import RECORD_STATES
@@ -68,8 +74,16 @@ class KindReport:
             self.reasons.append(f"{where}: {why}")
 
 
+def _digest(values: tuple[object, ...]) -> str:
+    """What two sets of values are compared by (held for every record an import stages, so kept small)."""
+    text = json.dumps(list(values), ensure_ascii=False, default=str)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
 class Importer:
-    """Writes records into `store` inside the caller's `atomic()` block (see the module docstring)."""
+    """Prepares records as groups of events (see the module docstring): each kind's method checks one record
+    whole, compares it with the home and with what this import staged before it, and leaves its events in
+    `events`; `held` then answers for it as the home will once it is published."""
 
     def __init__(self, store: Store, redactor: Redactor) -> None:
         self.store = store
@@ -77,10 +91,32 @@ class Importer:
         self.db = store.db
         # The documents of a bundle this home holds with other content: refused one by one, the rest written.
         self.refused_parts: list[str] = []
+        self.events: list[StagedEvent] = []  # the record's events, as prepared
+        self.staged: dict[tuple[str, str], str] = {}  # (what, key) → its digest: what this import stages
+        self.holding: dict[tuple[str, str], str] = {}  # the same for the record being prepared
+
+    def begin(self) -> None:
+        self.events, self.holding, self.refused_parts = [], {}, []
+
+    def keep(self) -> None:
+        """The record's events are staged: the records after it see it as held."""
+        self.staged.update(self.holding)
 
     def _one(self, query: str, *args: object) -> tuple[object, ...] | None:
         row = self.db.execute_sql(query, list(args)).fetchone()
         return tuple(row) if row is not None else None
+
+    def _held(self, what: str, key: str, query: str, *args: object) -> str | None:
+        """The digest of what this import staged under (`what`, `key`), else of the home's row `query` finds;
+        None when neither holds it."""
+        mine = self.staged.get((what, key))
+        if mine is not None:
+            return mine
+        row = self._one(query, *args)
+        return None if row is None else _digest(row)
+
+    def _hold(self, what: str, key: str, *values: object) -> None:
+        self.holding[(what, key)] = _digest(values)
 
     def _text(self, value: str, what: str, limit: int) -> str:
         return safe_text(self.redactor, value, what, limit)[0]
@@ -89,7 +125,7 @@ class Importer:
         return self.redactor.redact(value.strip())[:64]
 
     def _append(self, event_type: str, payload: Mapping[str, object], ts: str, domain: str = DESK) -> None:
-        self.store.append(domain, event_type, payload, actor=ACTOR, ts=ts)
+        self.events.append((domain, event_type, dict(payload), ts))
 
     # -- each kind ----------------------------------------------------------------------
 
@@ -98,19 +134,23 @@ class Importer:
         check_id(r["interaction_id"], "interaction_id", self.redactor)
         if r["task_id"] is not None:
             check_id(r["task_id"], "task_id", self.redactor)
-        old = self._one(
-            "SELECT user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?", r["interaction_id"]
+        old = self._held(
+            "interaction",
+            r["interaction_id"],
+            "SELECT user_text, assistant_text FROM desk_interaction WHERE interaction_id = ?",
+            r["interaction_id"],
         )
-        if old is not None and old == (r["user_text"].strip(), r["assistant_text"].strip()):
+        if old is not None and old == _digest((r["user_text"].strip(), r["assistant_text"].strip())):
             return "skipped"  # the home's text, which passed the filter when it was stored: nothing to filter
         user = self._text(r["user_text"], "user_text", desk_interactions.MAX_TURN_CHARS)
         reply = self._text(r["assistant_text"], "assistant_text", desk_interactions.MAX_TURN_CHARS)
         if not user and not reply:
             raise InvalidInput("an interaction needs user_text or assistant_text")
         if old is not None:
-            if old != (user, reply):
+            if old != _digest((user, reply)):
                 raise InvalidInput("this home holds the interaction with other text (kept; turns are never rewritten)")
             return "skipped"
+        self._hold("interaction", r["interaction_id"], user, reply)
         self._append(
             "interaction_remembered",
             {
@@ -146,18 +186,21 @@ class Importer:
         }
         if not payload["title"]:
             raise InvalidInput("a task card needs a title")
-        old = self._one("SELECT title, status, result FROM desk_task_card WHERE task_id = ?", r["task_id"])
+        old = self._held(
+            "task", r["task_id"], "SELECT title, status, result FROM desk_task_card WHERE task_id = ?", r["task_id"]
+        )
         if old is not None:
-            if old != (payload["title"], payload["status"], payload["result"]):
+            if old != _digest((payload["title"], payload["status"], payload["result"])):
                 raise InvalidInput("this home holds the task card with another title, status or result (kept)")
             return "skipped"
+        self._hold("task", r["task_id"], payload["title"], payload["status"], payload["result"])
         stamp = {"ts": r["ts"], "epoch": _epoch(r["ts"], r["epoch"]), "workday": r["workday"]}
         self._append("task_completed", {**payload, **stamp}, r["ts"])
         return "added"
 
     def topic(self, r: TopicRecord) -> str:
         check_id(r["topic_id"], "topic_id", self.redactor)
-        if self._one("SELECT 1 FROM desk_topic WHERE topic_id = ?", r["topic_id"]) is not None:
+        if self._held("topic", r["topic_id"], "SELECT 1 FROM desk_topic WHERE topic_id = ?", r["topic_id"]):
             return "skipped"
         if r["kind"] not in desk_topics.TOPIC_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(desk_topics.TOPIC_KINDS)}")
@@ -167,14 +210,22 @@ class Importer:
         twice = next((i for n, i in enumerate(filed) if i in filed[:n]), None)
         if twice is not None:
             raise InvalidInput(f"the topic lists interaction {twice} twice; an interaction is filed once")
-        if filed:
-            marks = ",".join("?" * len(filed))
+        for turn in filed:  # filed by a topic this import staged before
+            other = self.staged.get(("filed", turn))
+            if other is not None:
+                raise InvalidInput(f"interaction {turn} is filed under topic {other} in this export (kept)")
+        for start in range(0, len(filed), 500):
+            part = filed[start : start + 500]
+            marks = ",".join("?" * len(part))
             taken = self._one(
                 f"SELECT interaction_id, topic_id FROM desk_topic_interaction WHERE interaction_id IN ({marks})",
-                *filed,
+                *part,
             )
             if taken is not None:
                 raise InvalidInput(f"interaction {taken[0]} is filed under topic {taken[1]} in this home (kept)")
+        self._hold("topic", r["topic_id"])
+        for turn in filed:
+            self.holding[("filed", turn)] = r["topic_id"]
         payload: dict[str, object] = {
             "topic_id": r["topic_id"],
             "title": self._text(r["title"], "title", desk_topics.MAX_TITLE),
@@ -206,7 +257,7 @@ class Importer:
         desk_facts.check_terms(self.redactor, r["scope"], r["content"], r["profile_kind"], r["project"], "fact")
         if r["status"] not in fact_terms.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
-        if self._one("SELECT 1 FROM desk_fact WHERE fact_id = ?", r["fact_id"]) is not None:
+        if self._held("fact", r["fact_id"], "SELECT 1 FROM desk_fact WHERE fact_id = ?", r["fact_id"]):
             return "skipped"
         content = " ".join(self.redactor.redact(r["content"]).split())
         if not content:
@@ -231,6 +282,7 @@ class Importer:
         }
         if r["origin"] is not None:
             payload["origin"] = self.redactor_json(r["origin"])
+        self._hold("fact", r["fact_id"])
         self._append("fact_added", payload, r["created"])
         last = r["created"]
         for e in r["evidence"]:
@@ -268,8 +320,12 @@ class Importer:
             check_id(r["source_interaction_id"], "source_interaction_id", self.redactor)
         if r["decided_by"]:  # who decided its status: an actor's name, stored as it is
             check_id(r["decided_by"], "decided_by", self.redactor)
-        if self._one("SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]) is not None:
+        asked_in = r.get("request_interaction_id")
+        if asked_in is not None:
+            check_id(asked_in, "request_interaction_id", self.redactor)
+        if self._held("skill", r["skill_id"], "SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]):
             return "skipped"
+        self._hold("skill", r["skill_id"])
         self._append(
             "skill_drafted",
             {
@@ -285,6 +341,8 @@ class Importer:
             payload = {"skill_id": r["skill_id"], "status": r["status"], "from": "draft", "decided_by": r["decided_by"]}
             if r["user_request"]:
                 payload["user_request"] = self._text(r["user_request"], "user_request", desk_skills.MAX_REQUEST)
+            if asked_in is not None:
+                payload["interaction_id"] = asked_in
             self._append("skill_status_changed", payload, r["updated"])
         return "added"
 
@@ -305,25 +363,33 @@ class Importer:
             if not numbers or numbers != list(range(numbers[0], numbers[0] + len(numbers))) or numbers[0] < 1:
                 raise InvalidInput(f"{path}: revisions must be consecutive numbers from 1 or more")
             documents.append((path, doc["revisions"]))
-        exists = self._one("SELECT 1 FROM desk_bundle WHERE bundle_id = ?", r["bundle_id"]) is not None
+        exists = (
+            self._held("bundle", r["bundle_id"], "SELECT 1 FROM desk_bundle WHERE bundle_id = ?", r["bundle_id"])
+            is not None
+        )
         added = 0
         refused = []
         if not exists:
+            self._hold("bundle", r["bundle_id"])
             title = self._text(r["title"], "title", 200)
             payload = {"bundle_id": r["bundle_id"], "kind": kind, "key": key, "title": title}
             self._append("bundle_created", payload, r["created"])
         puts: list[tuple[str, int, str, int, str, str]] = []  # (ts, order, path, revision, content, writer)
         for path, revisions in documents:
-            current = self._one(
+            document = f"{r['bundle_id']}\x1f{path}"
+            current = self._held(
+                "document",
+                document,
                 "SELECT revision, content FROM desk_bundle_document WHERE bundle_id = ? AND path = ?",
                 r["bundle_id"],
                 path,
             )
             last = revisions[-1]
             if current is not None:  # its revisions were renumbered from 1 when written: the last is len(revisions)
-                if (current[0], current[1]) != (len(revisions), self._document(path, last["content"])):
-                    refused.append(f"{path} is at revision {current[0]} in this home with other content (kept)")
+                if current != _digest((len(revisions), self._document(path, last["content"]))):
+                    refused.append(f"{path} is in this home with other content (kept)")
                 continue
+            self._hold("document", document, len(revisions), self._document(path, last["content"]))
             for revision in revisions:
                 number = revision["revision"] - revisions[0]["revision"] + 1
                 content = self._document(path, revision["content"])
@@ -352,8 +418,9 @@ class Importer:
         if where not in TARGETS:
             raise InvalidInput(f"target must be {' or '.join(f'{t}:<id>' for t in TARGETS)}")
         check_id(target, "the target's id", self.redactor)
-        if self._one("SELECT 1 FROM learning_record WHERE record_id = ?", r["record_id"]) is not None:
+        if self._held("learned", r["record_id"], "SELECT 1 FROM learning_record WHERE record_id = ?", r["record_id"]):
             return "skipped"
+        self._hold("learned", r["record_id"])
         self._append(
             "record_imported",
             {
@@ -405,41 +472,62 @@ def _write(importer: Importer, kind: str, record: DeskRecord) -> str:
     raise ValueError(f"not a kind of the desk format: {kind!r}")
 
 
-def import_export(
-    store: Store, redactor: Redactor, export: Export, progress: Progress | None = None
+def prepare(
+    store: Store, redactor: Redactor, export: Export, staging: Staging, progress: Progress | None = None
 ) -> dict[str, KindReport]:
-    """Write `export` into `store` in one transaction; what was added, skipped and refused, per kind.
-
-    A record the checks pass that a constraint of the home still refuses raises `InvalidInput` naming its
-    line, and nothing is written (never a bare database error)."""
+    """Stage every record of `export` that is to be written (`staged_import`); what will be added, what is
+    skipped and refused, per kind. Nothing is written to the home; raises `InvalidInput` when a file is no
+    longer what `read_export` checked."""
     importer = Importer(store, redactor)
     reports = {kind: KindReport() for kind in KINDS}
-    total, done = export.total, 0
-    with store.atomic():
-        for kind in KINDS:
-            report = reports[kind]
-            for number, record in export.records[kind]:
-                where = f"{file_name(kind)} line {number}"
-                # Each kind checks a record whole before its first event: a refused record leaves nothing.
-                try:
-                    outcome = _write(importer, kind, record)
-                except InvalidInput as exc:
-                    report.refuse(where, str(exc))
-                    outcome = ""
-                except IntegrityError as exc:
-                    # A record the checks above let through but the home's constraints refuse: its event is
-                    # already appended, so the whole import is rolled back and refused, naming the record.
-                    raise InvalidInput(
-                        f"{where} conflicts with what this home holds ({exc}); nothing was imported"
-                    ) from exc
-                for why in importer.refused_parts:
-                    report.refuse(where, why)
-                importer.refused_parts.clear()
-                if outcome == "added":
-                    report.added += 1
-                elif outcome == "skipped":
-                    report.skipped += 1
-                done += 1
-                if progress is not None and (done % 200 == 0 or done == total):
-                    progress(done, total)
+    total = export.total
+    for done, (kind, number, record) in enumerate(export.records(), start=1):
+        report = reports[kind]
+        where = f"{file_name(kind)} line {number}"
+        importer.begin()
+        # Each kind checks a record whole before its first event: a refused record stages nothing.
+        try:
+            outcome = _write(importer, kind, record)
+        except InvalidInput as exc:
+            report.refuse(where, str(exc))
+            outcome = ""
+        for why in importer.refused_parts:
+            report.refuse(where, why)
+        if outcome == "added":
+            report.added += 1
+            importer.keep()
+            if importer.events:
+                staging.add(Group(kind, where, importer.events))
+        elif outcome == "skipped":
+            report.skipped += 1
+        if progress is not None and (done % 200 == 0 or done == total):
+            progress(done, total)
+    return reports
+
+
+def import_export(
+    store: Store,
+    redactor: Redactor,
+    export: Export,
+    *,
+    folder: Path,
+    lock: AbstractContextManager[object],
+    committed: Committed,
+    progress: Progress | None = None,
+    publishing: Progress | None = None,
+) -> dict[str, KindReport]:
+    """Prepare `export` into a staging file of `folder` (`progress` hears the records read), then publish it
+    (`publishing` hears the records written); what was added, skipped and refused, per kind. A record the home
+    refuses as it is published (another client wrote the same id meanwhile) is refused with that reason."""
+    with Staging(folder, str(export.root)) as staging:
+        reports = prepare(store, redactor, export, staging, progress)
+    if not staging.groups:
+        staging.discard()
+        return reports
+
+    def refused(kind: str, where: str, why: str) -> None:
+        reports[kind].added -= 1
+        reports[kind].refuse(where, why)
+
+    publish(store, staging, lock=lock, actor=ACTOR, refused=refused, committed=committed, progress=publishing)
     return reports

@@ -20,6 +20,8 @@ class ImportReport:
     removed: int = 0  # entries a rewritten App-KB log no longer has, deleted (they came only from it)
     rewritten: bool = False  # the log's already-imported part changed since the last import
     moved_from: str | None = None  # the place this directory was imported from before (known by its content)
+    recognised: str | None = None  # what this log was taken for and why (a move, a compaction, --replaces)
+    suggestion: str | None = None  # when it could not tell (a copy?): what the person may say (--replaces)
     problems: list[str] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)  # views (episodes.json, kb.json...) unreadable: rebuilt
 

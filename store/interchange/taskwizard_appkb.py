@@ -18,9 +18,10 @@ sync does), and the sensitive parts of the event's other strings are redacted.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from store.appkb.entry import AppKbEntry, sort_key
@@ -42,6 +43,8 @@ from store.interchange.import_source import (
     refuse_links,
     subfolder,
 )
+from store.interchange.json_reading import VIEW_VALUE_CAP, JsonDocument, check_document
+from store.interchange.staged_import import Sink, StagedTo, writing
 
 log = logging.getLogger("jiyi.store.interchange")
 
@@ -83,15 +86,26 @@ def _filtered(entry: AppKbEntry, redactor: Redactor) -> AppKbEntry:
     return entry.with_(label=entry.package) if redactor.is_sensitive(entry.label) else entry
 
 
-def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: Redactor | None = None) -> ImportReport:
+def import_appkb(
+    store: Store,
+    root: Path,
+    *,
+    actor: str = "import",
+    redactor: Redactor | None = None,
+    replaces: Path | None = None,
+    staged: StagedTo | None = None,
+) -> ImportReport:
     """Append the reference App-KB at `root` to the store: the log's lines not imported before (or the view,
-    once per content), in one transaction, through `redactor` (the shipped word list when None)."""
+    once per content), through `redactor` (the shipped word list when None): in one transaction, or with
+    `staged` prepared and published in slices (`staged_import`). `replaces`: the log this one replaces
+    (another place's `events.jsonl`), as `GrowingLog` takes it."""
     redactor = redactor or Redactor(default_words())
     folder = appkb_dir(root)
     events_path, kb_path = folder / "events.jsonl", folder / "kb.json"
     refuse_links(events_path, kb_path)
     if events_path.is_file() and events_path.stat().st_size > 0:
-        return _import_log(store, GrowingLog("taskwizard:app_kb", events_path), actor, kb_path, redactor)
+        with GrowingLog("taskwizard:app_kb", events_path, replaces=replaces) as source:
+            return _import_log(store, source, actor, kb_path, redactor, staged)
     if not kb_path.is_file():
         raise NotFound(f"{folder} has neither a non-empty events.jsonl nor kb.json")
     once = ImportOnce("taskwizard:app_kb", kb_path)
@@ -99,9 +113,9 @@ def import_appkb(store: Store, root: Path, *, actor: str = "import", redactor: R
     if once.done_before:
         report.already_imported = True
         return report
-    with store.atomic():
-        _import_view(store, once.text(), report, actor, redactor)
-        once.mark_done()
+    with writing(store, actor, "app_kb", str(kb_path), staged) as sink:
+        _import_view(sink, kb_path, report, redactor)
+        once.mark_done(sink)
     return report
 
 
@@ -113,52 +127,118 @@ def identity_of(keys: Iterable[tuple[str, str, str, str]]) -> list[str]:
     return content_identity((json.dumps(list(k), ensure_ascii=False) for k in keys), APPKB_IDENTITY_LIMIT)
 
 
-def _import_log(store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor) -> ImportReport:
+def _marks(op: str, payload: Mapping[str, object]) -> set[str]:
+    """What a line of an App-KB log is known by across rewrites (its lineage's marks): the birth of the entry it
+    puts (its key and first-seen time: TaskWizard keeps `first_seen` through every upsert, device sync, merge
+    and compaction) and, for an alias change, the change (op, time, term, package: a compaction keeps every
+    alias change, marked `audit_only`). Digests only, never the text."""
+    marks: set[str] = set()
+    entry = payload.get("entry")
+    fields = ("term", "package", "kind", "scope", "first_seen")
+    if isinstance(entry, dict) and all(isinstance(entry.get(f), str) for f in fields):
+        marks.add("b" + _mark([entry[f] for f in fields]))
+    if op in ALIAS_OPS:
+        term = payload.get("term", entry.get("term") if isinstance(entry, dict) else None)
+        package = entry.get("package") if isinstance(entry, dict) else None
+        marks.add("h" + _mark([op, payload.get("ts"), term, package]))
+    return marks
+
+
+ALIAS_OPS = ("alias_user_set", "alias_forgotten", "alias_overwritten")
+
+
+def _mark(values: list[object]) -> str:
+    return hashlib.sha256(json.dumps(values, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _say(shared: set[str]) -> str:
+    """What two App-KB logs' shared marks are, in words."""
+    births = sum(1 for m in shared if m.startswith("b"))
+    changes = len(shared) - births
+    said = []
+    if births:
+        said.append(f"{births} {'entry keeps' if births == 1 else 'entries keep'} the first-seen time it had there")
+    if changes:
+        said.append(f"{changes} alias {'change' if changes == 1 else 'changes'} of its history")
+    return " and ".join(said)
+
+
+def _derived_lineage(store: Store, actor: str, identity: set[str]) -> list[str]:
+    """The lineage of a directory an earlier Jiyi imported without keeping one: the marks of the lines imports
+    put whose entries that directory held (its `identity`)."""
+    marks: set[str] = set()
+    for event in store.events(DOMAIN):
+        if event.actor != actor:
+            continue
+        entry = event.payload.get("entry")
+        if isinstance(entry, dict) and {"term", "package", "kind", "scope"} <= set(entry):
+            key = (str(entry["term"]), str(entry["package"]), str(entry["kind"]), str(entry["scope"]))
+            if identity_of([key])[0] in identity:
+                marks |= _marks(event.type, event.payload)
+    return sorted(marks)
+
+
+def _import_log(
+    store: Store, source: GrowingLog, actor: str, kb_path: Path, redactor: Redactor, staged: StagedTo | None
+) -> ImportReport:
     report = ImportReport(str(source.source))
     _check_view(kb_path, report)
     if source.state == "unchanged":
         report.already_imported = True
-        report.moved_from = source.moved_from
+        report.moved_from, report.recognised = source.moved_from, source.recognised
         return report
-    with store.atomic():
-        theirs = MemoryView()
-        lines: list[tuple[int, str, dict[str, object]]] = []
-        for number, line in source.lines():
-            try:
-                op, payload = _parse_event(line, redactor)
-            except InvalidInput as exc:
-                report.skip(f"line {number}", str(exc))
-                continue
-            theirs.apply(op, payload)
-            lines.append((number, op, payload))
-        keys = set(identity_of(theirs.entries))
-        # A path never imported: a compacted log of a directory imported from elsewhere is known by its
-        # entries (a compaction keeps one upsert per live entry), and handled as that directory's rewrite.
-        # A record an earlier Jiyi kept has no identity: the entries imports put stand for it.
-        unknown = [r for r in source.elsewhere if not isinstance(r.get("identity"), list)]
-        if source.state == "new" and unknown:
-            put = identity_of(_imported_keys(store, actor))
-            for record in unknown:
-                record["identity"] = put
+    # Read once to know the log: what it holds (its entries, as TaskWizard replays them) and its lineage.
+    theirs = MemoryView()
+    marks: set[str] = set()
+    for number, line in source.lines(report.skip):
+        try:
+            op, payload = _parse_event(line, redactor)
+        except InvalidInput as exc:
+            report.skip(f"line {number}", str(exc))
+            continue
+        theirs.apply(op, payload)
+        marks |= _marks(op, payload)
+    keys = set(identity_of(theirs.entries))
+    if source.state == "new":
+        # A path never imported: a log of a directory imported from elsewhere, moved and compacted since, is
+        # known by its lineage; a record an earlier Jiyi kept has none: it is derived from what it put.
+        for _key, record in source.elsewhere:
+            identity = record.get("identity")
+            if "lineage" not in record and isinstance(identity, list):
+                record["lineage"] = _derived_lineage(store, actor, set(identity))
+        source.recognise_lineage(marks, _say)
+    unknown = [r for _key, r in source.elsewhere if not isinstance(r.get("identity"), list)]
+    if source.state == "new" and unknown:
+        # A record of a Jiyi that kept neither: the entries imports put stand for it (most of them still here).
+        put = identity_of(_imported_keys(store, actor))
+        for record in unknown:
+            record["identity"] = put
         source.recognise(sorted(keys))
-        report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+    report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+    report.recognised, report.suggestion = source.recognised, source.suggestion
+    with writing(store, actor, "app_kb", str(source.source), staged) as sink:
         known = None
         if source.compare:
             known = Known({"op": e.type, **e.payload} for e in store.events(DOMAIN))
-        for _number, op, payload in lines:
+        for _number, line in source.lines():
+            try:
+                op, payload = _parse_event(line, redactor)
+            except InvalidInput:
+                continue  # said when the log was read first
             if known is not None and known.take({"op": op, **payload}):
                 report.known += 1
                 continue
             stamp = payload.get("ts")
             ts = stamp if isinstance(stamp, str) and clock.is_iso(stamp) else None
-            store.append(DOMAIN, op, payload, actor=actor, ts=ts)
+            sink.append(DOMAIN, op, payload, ts)
             report.imported += 1
         before = source.previous_identity
         if source.state == "rewritten":
-            report.removed = _drop_gone(store, theirs, actor, set(before) or None)
+            directory = set(before) - source.other_identities() if before else None
+            report.removed = _drop_gone(store, sink, theirs, actor, directory)
         elif source.state == "appended":
             keys |= set(before)  # only the appended lines were read: the entries before them are the directory's too
-        source.mark_done(identity=sorted(keys))
+        source.mark_done(sink, identity=sorted(keys), lineage=sorted(marks))
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
@@ -168,13 +248,9 @@ def _check_view(path: Path, report: ImportReport) -> None:
     """Report a `kb.json` beside the log that cannot be read: the reference rebuilds it from the log."""
     if not path.is_file():
         return
-    try:
-        entries = json.loads(path.read_bytes().decode("utf-8"))
-        if not isinstance(entries, list):
-            raise ValueError("not a list of entries")
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        report.damaged_view(path, why)
+    why = check_document(path, "array")
+    if why is not None:
+        report.damaged_view(path, "not a list of entries" if why == "not a list" else why)
 
 
 def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
@@ -186,7 +262,7 @@ def _imported_keys(store: Store, actor: str) -> set[tuple[str, str, str, str]]:
     return keys
 
 
-def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
+def _drop_gone(store: Store, sink: Sink, theirs: MemoryView, actor: str, directory: set[str] | None) -> int:
     """Delete the entries the rewritten log no longer has that only imports ever put (an entry Jiyi itself
     wrote or changed is kept) and, when known, that this directory put (`directory`: their identities);
     returns how many."""
@@ -204,26 +280,39 @@ def _drop_gone(store: Store, theirs: MemoryView, actor: str, directory: set[str]
     ]
     now = clock.iso_now()
     for entry in gone:
-        store.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now}, actor=actor)
+        sink.append(DOMAIN, "delete", {"entry": entry.to_dict(), "ts": now})
     return len(gone)
 
 
-def _import_view(store: Store, text: str, report: ImportReport, actor: str, redactor: Redactor) -> None:
-    try:
-        entries = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{report.source} is not JSON ({exc.msg}); nothing imported") from None
-    if not isinstance(entries, list):
-        raise InvalidInput(f"{report.source} must hold a list of entries")
+def _import_view(sink: Sink, path: Path, report: ImportReport, redactor: Redactor) -> None:
+    """Each entry of `kb.json` as an `upsert`, streamed (an entry at most `VIEW_VALUE_CAP`); a file that is not
+    a list of entries imports nothing."""
     now = clock.iso_now()
-    for index, data in enumerate(entries):
-        try:
-            entry = _filtered(AppKbEntry.from_dict(data), redactor)
-        except InvalidInput as exc:
-            report.skip(f"entry {index}", str(exc))
-            continue
-        store.append(DOMAIN, "upsert", {"entry": entry.to_dict(), "ts": now}, actor=actor)
-        report.imported += 1
+    try:
+        with JsonDocument.open(path, path.name, VIEW_VALUE_CAP) as document:
+            first = document.peek()
+            if first != "[":
+                if first == "{":
+                    why = check_document(path, "object")
+                    if why is not None:
+                        raise InvalidInput(why)
+                else:
+                    document.value("the file")  # not JSON at all, or a lone value
+                raise InvalidInput(f"{report.source} must hold a list of entries")
+            document.expect("[", "a list")
+            for index, data in document.items(lambda n: f"entry {n}"):
+                try:
+                    entry = _filtered(AppKbEntry.from_dict(data), redactor)
+                except InvalidInput as exc:
+                    report.skip(f"entry {index}", str(exc))
+                    continue
+                sink.append(DOMAIN, "upsert", {"entry": entry.to_dict(), "ts": now})
+                report.imported += 1
+            document.end()
+    except InvalidInput as exc:
+        if str(exc).startswith(report.source):
+            raise
+        raise InvalidInput(f"{report.source} is not JSON ({exc}); nothing imported") from None
 
 
 def export_appkb(store: Store, root: Path) -> dict[str, int]:

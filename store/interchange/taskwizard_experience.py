@@ -24,12 +24,14 @@ from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput
 from store.core.projection import EventRecord
-from store.episodes.archive import DOMAIN, SOURCE_LINE, episode_view, record_many, view_record
+from store.episodes.archive import DOMAIN, SOURCE_LINE, episode_view, view_record
 from store.episodes.folding import aggregate_record
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links, subfolder
+from store.interchange.json_reading import check_document
+from store.interchange.staged_import import Sink, StagedTo, writing
 
 log = logging.getLogger("jiyi.store.interchange")
 
@@ -76,22 +78,38 @@ def _identity(payload: dict[str, object]) -> dict[str, object]:
     return reference_record(view_record(payload))
 
 
-def import_experience(store: Store, root: Path, *, actor: str = "import") -> ImportReport:
-    """Append the reference's experience log at `root`: the lines not imported before, in one transaction."""
+def import_experience(
+    store: Store,
+    root: Path,
+    *,
+    actor: str = "import",
+    replaces: Path | None = None,
+    staged: StagedTo | None = None,
+) -> ImportReport:
+    """Append the reference's experience log at `root`: the lines not imported before, in one transaction, or
+    with `staged` prepared and published in slices (`staged_import`). `replaces`: the log this one replaces
+    (another place's `events.jsonl`), as `GrowingLog` takes it."""
     folder = experience_dir(root)
-    source = GrowingLog("taskwizard:experience", folder / "events.jsonl")
+    with GrowingLog("taskwizard:experience", folder / "events.jsonl", replaces=replaces) as source:
+        return _import_experience(store, source, folder, actor, staged)
+
+
+def _import_experience(
+    store: Store, source: GrowingLog, folder: Path, actor: str, staged: StagedTo | None
+) -> ImportReport:
     report = ImportReport(str(source.source))
     check_view(folder / "episodes.json", report)
     if source.state == "unchanged":
         report.already_imported, report.moved_from = True, source.moved_from
         return report
-    with store.atomic():
+    report.recognised = source.recognised
+    with writing(store, actor, "experience", str(source.source), staged) as sink:
         known = None
         if source.compare:
             known = Known(_identity(e.payload) for e in store.events(DOMAIN))
         records: list[dict[str, object]] = []
         run_ids: set[str] = set()
-        for number, line in source.lines():
+        for number, line in source.lines(report.skip):
             try:
                 record = _record(line)
             except InvalidInput as exc:
@@ -103,15 +121,16 @@ def import_experience(store: Store, root: Path, *, actor: str = "import") -> Imp
                 continue
             records.append({**record, SOURCE_LINE: line})
             if len(records) == 10_000:  # the bulk path, a slice at a time: memory stays flat
-                report.imported += write_records(store, records, actor=actor)
+                report.imported += write_records(sink, records)
                 records = []
-        report.imported += write_records(store, records, actor=actor)
+        report.imported += write_records(sink, records)
         identity = content_identity(run_ids)
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its runs
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        report.recognised = source.recognised
         if source.state == "appended":  # only the appended lines were read: the runs before them count too
             identity = content_identity(run_ids, before=source.previous_identity)
-        source.mark_done(identity=identity)
+        source.mark_done(sink, identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
@@ -123,13 +142,9 @@ def check_view(path: Path, report: ImportReport) -> None:
     refuse_links(path)
     if not path.is_file():
         return
-    try:
-        view = json.loads(path.read_bytes().decode("utf-8"))
-        if not isinstance(view, dict):
-            raise ValueError("not an object keyed by run_id")
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        report.damaged_view(path, why)
+    why = check_document(path, "object")
+    if why is not None:
+        report.damaged_view(path, "not an object keyed by run_id" if why == "not an object" else why)
 
 
 def _run_ids(record: Mapping[str, object]) -> list[str]:
@@ -138,10 +153,10 @@ def _run_ids(record: Mapping[str, object]) -> list[str]:
     return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
-def write_records(store: Store, records: Sequence[dict[str, object]], *, actor: str) -> int:
+def write_records(sink: Sink, records: Sequence[dict[str, object]]) -> int:
     """Append parsed, validated records (each with its `type`) to the archive, in order; the one place the
-    import writes episodes, through the bulk path (`record_many`). Runs inside the caller's transaction."""
-    record_many(store, records, actor=actor)
+    import writes episodes, through the bulk path (`Store.append_many`, as `archive.record_many`)."""
+    sink.append_many(DOMAIN, [(str(r["type"]), r) for r in records])
     return len(records)
 
 

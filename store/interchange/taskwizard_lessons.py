@@ -31,10 +31,13 @@ from store.core.redact_json import redact_json_text
 from store.episodes import lessons
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links
+from store.interchange.json_reading import check_document, load_json, plain
+from store.interchange.staged_import import Sink, StagedTo, writing
 
 log = logging.getLogger("jiyi.store.interchange")
 REDACTED_FROM = "source_sha256"  # a redacted line's digest: to know the line again, never to read it
 DISTILL_STATE = "lesson_distill_state"  # the reference's distill_state.json, as text
+STATE_CAP = 64 * 1024  # the distiller's bookmark is a few lines; a larger one is not read
 
 
 def _distill_state(store: Store) -> str | None:
@@ -80,22 +83,38 @@ def _digest(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()
 
 
-def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str = "import") -> ImportReport:
-    """Append the reference's lesson log at `root/lessons/`: the lines not imported before, in one transaction."""
+def import_lessons(
+    store: Store,
+    root: Path,
+    *,
+    redactor: Redactor,
+    actor: str = "import",
+    replaces: Path | None = None,
+    staged: StagedTo | None = None,
+) -> ImportReport:
+    """Append the reference's lesson log at `root/lessons/`: the lines not imported before, in one transaction,
+    or with `staged` prepared and published in slices (`staged_import`). `replaces`: the log this one replaces
+    (another place's `events.jsonl`), as `GrowingLog` takes it."""
     folder = Path(root) / "lessons"
     refuse_links(folder)
-    source = GrowingLog("taskwizard:lessons", folder / "events.jsonl")
+    with GrowingLog("taskwizard:lessons", folder / "events.jsonl", replaces=replaces) as source:
+        return _import_lessons(store, source, folder, redactor, actor, staged)
+
+
+def _import_lessons(
+    store: Store, source: GrowingLog, folder: Path, redactor: Redactor, actor: str, staged: StagedTo | None
+) -> ImportReport:
     report = ImportReport(str(source.source))
     _check_view(folder / "lessons.json", report)
-    with store.atomic():
-        _keep_distill_state(store, folder / "distill_state.json", actor, report)
+    with writing(store, actor, "lessons", str(source.source), staged) as sink:
+        _keep_distill_state(store, sink, folder / "distill_state.json", report)
         if source.state == "unchanged":
             report.already_imported, report.moved_from = True, source.moved_from
             return report
         ids: set[str] = set()
         lesson_events = store.events(lessons.DOMAIN, types=[*lessons.STATUS, *lessons.REFERENCE_EVENTS])
         known = Known(_identity(e) for e in lesson_events) if source.compare else None
-        for number, line in source.lines():
+        for number, line in source.lines(report.skip):
             try:
                 kind, payload = _parse(line)
             except InvalidInput as exc:
@@ -115,14 +134,15 @@ def import_lessons(store: Store, root: Path, *, redactor: Redactor, actor: str =
             else:
                 payload = {k: v for k, v in parse_object(clean).items() if k != "type"}
                 payload[REDACTED_FROM] = _digest(line)
-            store.append(lessons.DOMAIN, kind, payload, actor=actor, ts=_stamp(payload.get("ts")))
+            sink.append(lessons.DOMAIN, kind, payload, _stamp(payload.get("ts")))
             report.imported += 1
         identity = content_identity(ids)
         source.recognise(identity)  # a rewritten log moved elsewhere is known by its lessons
         report.rewritten, report.moved_from = source.state == "rewritten", source.moved_from
+        report.recognised = source.recognised
         if source.state == "appended":
             identity = content_identity(ids, before=source.previous_identity)
-        source.mark_done(identity=identity)
+        source.mark_done(sink, identity=identity)
     if report.skipped:
         log.warning("import of %s skipped %d corrupt lines", source.source, report.skipped)
     return report
@@ -133,31 +153,31 @@ def _check_view(path: Path, report: ImportReport) -> None:
     refuse_links(path)
     if not path.is_file():
         return
-    try:
-        view = json.loads(path.read_bytes().decode("utf-8"))
-        if not isinstance(view, list):
-            raise ValueError("not a list of lessons")
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        report.damaged_view(path, why)
+    why = check_document(path, "array")
+    if why is not None:
+        report.damaged_view(path, "not a list of lessons" if why == "not a list" else why)
 
 
-def _keep_distill_state(store: Store, path: Path, actor: str, report: ImportReport) -> None:
+def _keep_distill_state(store: Store, sink: Sink, path: Path, report: ImportReport) -> None:
     """Keep the distiller's bookmark when it is a JSON object that changed since the last import; a damaged one
     is reported and not kept (the reference's distiller then starts over)."""
     refuse_links(path)
     if not path.is_file():
         return
-    text = path.read_text("utf-8", errors="replace")
+    with open(path, "rb") as stream:
+        data = stream.read(STATE_CAP + 1)
+    text = data.decode("utf-8", errors="replace")
     try:
-        valid = isinstance(json.loads(text), dict)
+        if len(data) > STATE_CAP:
+            raise InvalidInput(f"larger than {STATE_CAP // 1024} KiB")
+        valid = isinstance(load_json(data, ""), dict)
         why = "not a JSON object"
-    except json.JSONDecodeError as exc:
-        valid, why = False, f"not JSON: {exc.msg}"
+    except InvalidInput as exc:
+        valid, why = False, plain(exc)
     if not valid:
         report.damaged_view(path, why, "not kept (the one imported before, if any, stays)")
     elif text != _distill_state(store):
-        store.append(lessons.DOMAIN, DISTILL_STATE, {"text": text}, actor=actor)
+        sink.append(lessons.DOMAIN, DISTILL_STATE, {"text": text})
 
 
 def reference_event(event: EventRecord) -> dict[str, object]:

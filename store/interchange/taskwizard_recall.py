@@ -22,11 +22,13 @@ from store.core.errors import InvalidInput
 from store.episodes import recall_stats
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import refuse_links
+from store.interchange.json_reading import MiB, load_json, mib, plain
 
 FILE = "recall_stats.json"
 # Where the reference keeps it: `<memory_dir>/experience/` (whatever the experience directory's override);
 # directories written before that have it at their root.
 PLACES = ("experience", ".")
+STATS_CAP = 4 * MiB  # a scorecard is a few KiB
 
 
 def stats_path(root: Path) -> Path | None:
@@ -48,12 +50,15 @@ def import_recall_stats(store: Store, root: Path, *, actor: str = "import") -> I
     if not path.is_file():  # a folder or a FIFO planted there is not read (a FIFO would block the import)
         raise InvalidInput(f"{path} is not a regular file; nothing imported from it")
     try:
-        data: Any = json.loads(path.read_bytes().decode("utf-8"))
+        with open(path, "rb") as stream:
+            raw = stream.read(STATS_CAP + 1)
+        if len(raw) > STATS_CAP:
+            raise InvalidInput(f"larger than {mib(STATS_CAP)}, the most Jiyi reads of a scorecard")
+        data: Any = load_json(raw, "")
         if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        report.damaged_view(path, why, "not imported (TaskWizard starts a new scorecard over it)")
+            raise InvalidInput("not a JSON object")
+    except InvalidInput as exc:
+        report.damaged_view(path, plain(exc), "not imported (TaskWizard starts a new scorecard over it)")
         return report
     except OSError as exc:
         raise InvalidInput(f"{path} cannot be read ({exc.strerror}); nothing imported") from None

@@ -13,6 +13,7 @@ from gui.main_window import MainWindow
 from gui.pages.appkb_page import PAGE_SIZE, AppKbPage
 from service.memory.memory import Memory
 from tests.gui.conftest import Attach
+from tests.service.test_taskwizard_round3 import first_directory, kept_running, moved
 from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
 
@@ -158,6 +159,23 @@ def test_an_import_says_which_views_were_damaged(qtbot: QtBot, page: AppKbPage, 
         page.import_from(folder)
     assert "运行档案：导入 3 条" in imported.args[0]
     assert "experience/episodes.json 已损坏，按日志重建" in imported.args[0]
+
+
+def test_an_import_says_it_recognised_a_directory_moved_and_compacted(
+    qtbot: QtBot, page: AppKbPage, tmp_path: Path
+) -> None:
+    tw, kb = first_directory(tmp_path)
+    first = tw.root
+    with qtbot.waitSignal(page.transferred, timeout=10_000):
+        page.import_from(tw.root)
+    kept_running(kb)
+    tw.write()
+    moved(tw, tmp_path / "restored" / "memory")
+    with qtbot.waitSignal(page.transferred, timeout=10_000) as imported:
+        page.import_from(tw.root)
+    assert f"认出是之前从 {first / 'app_kb' / 'events.jsonl'} 导入的目录" in imported.args[0]
+    assert "删除了它不再包含的 9 条" in imported.args[0]
+    assert "moved and rewritten since (compacted)" in page.report_label.toolTip()  # why, in the store's words
 
 
 def test_an_import_shows_its_runs_being_indexed_then_gives_the_buttons_back(

@@ -156,6 +156,18 @@ def test_the_home_in_use_box_speaks_chinese() -> None:
     assert other.text() == "无法打开状态目录。" and other.detailedText() == "home /h is not writable"
 
 
+def test_the_box_for_a_database_that_lost_changes_says_the_cause_and_the_ways_forward() -> None:
+    """Before, it said only "无法打开状态目录。", the cause hidden behind "Show Details"."""
+    from gui.app import refusal
+    from service.errors import ChangesMissing
+
+    box = refusal(ChangesMissing("the database /h/jiyi.sqlite3 holds less than this home acknowledged: …", 57))
+    assert box.text() == "数据库缺少 57 条已确认写入的事件。"
+    assert "jiyi doctor" in box.informativeText() and "备份" in box.informativeText()
+    assert "jiyi serve --accept-loss" in box.informativeText() and "holds less" in box.detailedText()
+    assert refusal(ChangesMissing("another store's", None)).text() == "数据库不是这个状态目录上次确认写入的那一个。"
+
+
 def test_qts_own_file_dialog_speaks_chinese(qtbot: QtBot, tmp_path: Path) -> None:
     """The folder dialog of the App-KB import (Qt's own, not the desktop's): every label, button and the kind of
     a folder in Chinese. PySide6's `qtbase_zh_CN.qm` knows `Look in:` but Qt 6 asks for `&Look in:`, and it has

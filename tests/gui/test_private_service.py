@@ -22,10 +22,11 @@ from gui.main_window import MainWindow
 from gui.opening import Opened, close_home, open_home
 from service.client import JiyiClient
 from service.config import load_config
-from service.errors import HomeLocked
+from service.errors import ChangesMissing, HomeLocked
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.remote.private import PRIVATE_NICE
+from store.core.database import connect_database
 from store.core.home import HomeLock, prepare_home
 from tests.json_reads import dig
 
@@ -229,6 +230,23 @@ def test_a_bad_console_service_setting_is_refused_naming_it(tmp_path: Path) -> N
 
     with pytest.raises(ConfigError, match="JIYI_CONSOLE_SERVICE: expected one of child, inprocess"):
         load_config(home=tmp_path, env={"JIYI_CONSOLE_SERVICE": "thread"})
+
+
+def test_a_home_whose_database_lost_acknowledged_changes_is_refused_saying_so(tmp_path: Path, child_env: Path) -> None:
+    """The private child refuses (exit 3); the console, opening the home itself, refuses with the same cause."""
+    home = tmp_path / "home"
+    with Memory.open(load_config(home=home)) as memory:
+        for i in range(5):
+            memory.appkb.learn_alias(f"别名{i}", "com.tencent.mm", actor="user")
+    db = connect_database(home, "", None)
+    try:
+        db.execute_sql("DELETE FROM event WHERE seq IN (SELECT seq FROM event ORDER BY seq DESC LIMIT 3)")
+    finally:
+        db.close()
+    with pytest.raises(ChangesMissing, match="3 of the") as refused:
+        open_home(load_config(home=home))
+    assert refused.value.missing == 3
+    assert "3 of the" in (home / "console-service.log").read_text()  # the child said it too
 
 
 def test_a_home_another_process_holds_is_refused(tmp_path: Path, child_env: Path) -> None:

@@ -9,8 +9,9 @@ client runs on a thread while the test thread runs the host's loop.
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -62,12 +63,13 @@ def test_an_attached_import_is_the_services_job_and_the_home_gives_back_what_wen
     reports = in_thread(qtbot, lambda: remote.interchange.import_desk(out, lambda d, t: seen.append((d, t))))
     assert sum(report.added for report in reports.values()) == total > 0
     assert all(report.refused == 0 and report.skipped == 0 for report in reports.values())
-    # one count: the records written, then the desk items the service indexed before it answered
+    # one count: the records read, then written, then the desk items the service indexed before it answered
     indexed = hashed.desk.index.open().count()
-    assert indexed > 0 and seen and seen[-1] == (total + indexed, total + indexed)
+    assert indexed > 0 and seen and seen[-1] == (2 * total + indexed, 2 * total + indexed)
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(seen))
     job = hashed.jobs.list()[0]
     assert job.kind == "desk.import" and job.state == "done" and job.cancellable is False
+    assert (job.phase, job.phase_done, job.phase_total) == ("indexing", indexed, indexed)  # its last phase's own
     assert job.outcome is not None and job.outcome["reports"] == msgspec.to_builtins(reports)
     # the service indexed what it imported before it answered: recall through it is the source's
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
@@ -111,3 +113,29 @@ def test_a_home_filled_and_closed_while_the_served_one_is_open_leaves_the_served
         assert source.execute("SELECT COUNT(*) FROM desk_interaction").fetchone()[0] == served  # its own only
     through = in_thread(qtbot, lambda: {query: remote.desk.memory_recall(query, limit=8) for query in QUERIES})
     assert {query: _recalled(result) for query, result in through.items()} == recalled
+
+
+def test_a_mem0_import_through_the_service_counts_its_memories_in_each_phase(
+    qtbot: QtBot, hashed: Memory, remote: RemoteMemory, tmp_path: Path
+) -> None:
+    memories = [{"id": str(n), "memory": f"Likes tea number {n}", "user_id": "alex"} for n in range(1, 5)]
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps({"results": memories}), "utf-8")
+    heard: dict[str, list[tuple[int, int]]] = {"reading": [], "writing": [], "indexing": []}
+
+    def follow(name: str) -> Callable[[int, int], None]:
+        return lambda done, total: heard[name].append((done, total))
+
+    report = in_thread(
+        qtbot,
+        lambda: remote.interchange.import_foreign(
+            "mem0", path, progress=follow("reading"), writing=follow("writing"), indexing=follow("indexing")
+        ),
+    )
+    assert report.added == 4
+    # Each phase counts its own: 4 memories read, 4 written; the 8 desk items (4 turns, 4 facts) indexed.
+    assert all(total == 4 for _done, total in heard["reading"] + heard["writing"]), heard
+    assert heard["indexing"][-1] == (8, 8)
+    job = hashed.jobs.list()[0]
+    assert (job.kind, job.phase, job.phase_done, job.phase_total) == ("facts.import", "indexing", 8, 8)
+    assert (job.done, job.total) == (16, 16)  # the one count over every phase, for a bar that moves on

@@ -33,16 +33,24 @@ def export_desk(memory: Memory, directory: Path) -> DeskExported:
     return DeskExported(counts=memory.interchange.export_desk(directory))
 
 
+PHASES = ("reading", "writing", "indexing")
+"""An import's phases, as a job's status names them: the records read and checked, written, indexed."""
+
+
 def import_desk(memory: Memory, directory: Path, progress: Progress | None = None) -> DeskImported:
-    """`progress` (a job's) counts the records written, then the desk items indexed (`phased`)."""
-    records, indexing = phased(progress, 2)
-    return DeskImported(reports=memory.interchange.import_desk(directory, records, indexing))
+    """`progress` (a job's) counts the records read, then written, then the desk items indexed (`phased`)."""
+    reading, writing, indexing = phased(progress, PHASES)
+    return DeskImported(reports=memory.interchange.import_desk(directory, reading, indexing, writing))
 
 
-def import_facts(memory: Memory, system: str, path: Path, scope: str, progress: Progress | None = None) -> KindReport:
-    """`progress` (a job's) counts the memories read in, then the facts indexed (`phased`)."""
-    records, indexing = phased(progress, 2)
-    return memory.interchange.import_foreign(system, path, scope=scope, progress=records, indexing=indexing)
+def import_facts(
+    memory: Memory, system: str, path: Path, scope: str | None, progress: Progress | None = None
+) -> KindReport:
+    """`progress` (a job's) counts the memories read, then written, then the facts indexed (`phased`)."""
+    reading, writing, indexing = phased(progress, PHASES)
+    return memory.interchange.import_foreign(
+        system, path, scope=scope, progress=reading, indexing=indexing, writing=writing
+    )
 
 
 @TABLE.op(interchange.DESK_EXPORT, long=True)
@@ -77,7 +85,7 @@ def _import_work(memory: Memory, args: JobStartArgs) -> Work:
 
 def _facts_work(memory: Memory, args: JobStartArgs) -> Work:
     assert args.system is not None and args.file is not None  # JobStartArgs.check
-    system, path, scope = args.system, Path(args.file).expanduser(), args.scope or "project"
+    system, path, scope = args.system, Path(args.file).expanduser(), args.scope
     check_budget(memory)
     return lambda progress: msgspec.to_builtins(import_facts(memory, system, path, scope, progress))
 

@@ -56,9 +56,11 @@ def _rebuild_vectors(memory: Memory, _args: JobStartArgs) -> Work:
 def _import_taskwizard(memory: Memory, args: JobStartArgs) -> Work:
     assert args.directory is not None  # JobStartArgs.check
     directory = Path(args.directory).expanduser()
+    replaces = Path(args.replaces).expanduser() if args.replaces is not None else None
 
     def work(progress: Progress) -> dict[str, object]:
-        return {name: asdict(report) for name, report in memory.import_taskwizard(directory, progress).items()}
+        reports = memory.import_taskwizard(directory, progress, replaces)
+        return {name: asdict(report) for name, report in reports.items()}
 
     return work
 

@@ -6,8 +6,8 @@ MOUNTPOINT (so it must run where mounting is allowed: `unshare --user
 home's bundles there (the `bundles` setting: the database keeps room), fills
 it, and puts documents whose files cannot be written (ENOSPC). Then space
 returns: first while the home stays open (the next bundle write writes the
-files that failed), then across a restart (the catch-up at start writes
-them). It prints one JSON object with what it saw; `test_full_bundles.py`
+files that failed; without one, the mirror's retrying thread does), then
+across a restart (the catch-up at start writes them). It prints one JSON object with what it saw; `test_full_bundles.py`
 asserts on it.
 """
 
@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from service.config import load_config
 from service.memory.memory import Memory
+
+WAIT_S = 60.0  # the retry comes after 2 s, then 4 s, 8 s… (`service.memory.bundle_mirror`)
 
 
 def fill(folder: Path) -> Path:
@@ -52,6 +55,10 @@ def main(home: Path, mountpoint: Path) -> dict[str, Any]:
         seen["a_after_space"] = _text(files / "a.md")
         seen["first_after_space"] = _text(files / "first.md")
         filler = fill(mountpoint)
+        seen["full_d"] = put("project/p", "d.md", "满盘时写的 D", expected_revision=0)["mirror_problem"]
+        filler.unlink()  # space returns, and no bundle write follows: the file is written all the same
+        seen["d_without_a_write"] = _wait_for(files / "d.md", WAIT_S)
+        filler = fill(mountpoint)
         seen["full_c"] = put("project/p", "c.md", "满盘时写的 C", expected_revision=0)["mirror_problem"]
     filler.unlink()  # space returns while the home is closed
     with Memory.open(config) as memory:
@@ -59,6 +66,14 @@ def main(home: Path, mountpoint: Path) -> dict[str, Any]:
         seen["health_ok"] = memory.health()["desk"]["bundle_events_refused"] == 0
     seen["outside_copies"] = sorted(p.name for p in files.glob("*.outside-*"))
     return seen
+
+
+def _wait_for(path: Path, seconds: float) -> str | None:
+    """The file's text once it exists (None if it did not within `seconds`: a deadline, not a speed)."""
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _text(path)
 
 
 def _text(path: Path) -> str | None:
