@@ -97,8 +97,8 @@ class Device:
     queries: list[Query]
 
 
-# (prior, the evaluations so far, the contamination its thresholds let through, the runs scored, budget) -> threshold
-Policy = Callable[[float, Sequence[Observation], int, int, float], float]
+# (prior, the evaluations so far, what the device's recalls really did so far, budget) -> threshold
+Policy = Callable[[float, Sequence[Observation], calib.Account, float], float]
 
 
 def collect(spec: str, config: Config) -> dict[str, object]:
@@ -144,14 +144,17 @@ def device(spec: str, data: dict[str, object]) -> Device:
 def replay(dev: Device, order: Sequence[int], policy: Policy, budget: float) -> tuple[float, float, float]:
     """hit@1 (all queries, those with history) and contamination, the queries in `order`, prequentially."""
     evaluations: list[Observation] = []
-    hits = hits_with = contaminated = let_through = 0
+    hits = hits_with = contaminated = let_through = named = 0
     for scored, i in enumerate(order):
         query = dev.queries[i]
-        hit, dirty, through = query.at(policy(dev.prior, evaluations, let_through, scored, budget))
+        hit, dirty, through = query.at(
+            policy(dev.prior, evaluations, calib.Account(let_through, scored, named), budget)
+        )
         hits += hit
         hits_with += hit and query.has_history
         contaminated += dirty
         let_through += through
+        named += dirty and not through
         if query.observation is not None:
             evaluations.append(query.observation)
     n, with_history = len(dev.queries), sum(q.has_history for q in dev.queries)
@@ -168,10 +171,10 @@ def hindsight(dev: Device, budget: float) -> float:
     return best
 
 
-def shipped(prior: float, evaluations: Sequence[Observation], through: int, scored: int, budget: float) -> float:
+def shipped(prior: float, evaluations: Sequence[Observation], account: calib.Account, budget: float) -> float:
     """What a device does (service.memory.calibration)."""
     if calib.evidence_decides(evaluations, prior, budget):
-        return calib.within_budget(evaluations, budget, calib.Account(through, scored))
+        return calib.within_budget(evaluations, budget, account)
     return prior
 
 
@@ -189,15 +192,16 @@ def variant(
     rate); `switch`: evaluations before the device's own decide (None: only when they show the prior over);
     `use_prior` False: the evaluations decide from the first run; `spend`: `calib.projected`'s."""
 
-    def policy(prior: float, evaluations: Sequence[Observation], through: int, scored: int, budget: float) -> float:
+    def policy(prior: float, evaluations: Sequence[Observation], real: calib.Account, budget: float) -> float:
         enough = switch is not None and len(evaluations) >= switch
         if use_prior and not enough and not calib.shown_over(evaluations, prior, budget):
             return prior
-        owed = through - budget * scored  # > 0: over the budget's share of the runs so far
+        scored, named = real.scored, real.named if bound == "projected" else 0  # before: the threshold's runs alone
+        owed = real.contaminated + named - budget * scored  # > 0: over the budget's share of the runs so far
         if account == "none" or (account == "over" and owed <= 0):
             owed = 0.0
         if bound == "projected":
-            device_account = calib.Account(budget * scored + owed, scored)
+            device_account = calib.Account(budget * scored + owed - named, scored, named)
             return calib.within_budget(evaluations, budget, device_account, z, spend)
         allowed = max(0.0, budget - owed / max(scored, calib.HORIZON_RUNS))
         chosen = calib.loosest(evaluations, allowed, z)

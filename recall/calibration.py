@@ -12,9 +12,13 @@ promise about the runs the device really has: its contamination over its
 scored runs so far and as many runs again (`HORIZON_RUNS` at least) must stay
 within the budget, at the upper bound (`Z` standard errors, one-sided 84 %)
 of what the runs ahead may bring. Those so far are known: the runs its
-thresholds really let contamination through for (an `Account`). Those ahead
-are predicted from the evaluations (each tells what any threshold would have
-done with it), with the margin that what few of them can tell calls for:
+thresholds really let contamination through for, and those that recalled an
+app not launched only because the task named it (an `Account`: the recall
+page's contaminated runs, all of them). Those ahead are predicted from the
+evaluations (each tells what any threshold would have done with it), beside
+the share of runs the task's own naming contaminated so far (no threshold
+decides those, so the threshold is held to what they leave of the budget),
+with the margin that what few of them can tell calls for:
 the spread of the next runs' count at a rate known from that many (the
 beta-binomial of a Jeffreys prior), never the measured rate itself. So few
 evaluations give a stricter threshold and more of them let it loosen as far
@@ -202,11 +206,13 @@ def loosest(
 
 @dataclass(frozen=True)
 class Account:
-    """What a device's thresholds really did: `contaminated` of its last `scored` runs recalled an app that was
-    neither launched nor named by the task (`contaminated`)."""
+    """What a device's recalls really did: of its last `scored` runs, `contaminated` recalled an app that was
+    neither launched nor named by the task (its thresholds let that through: `contaminated`), and `named` more
+    recalled an app not launched only because the task named it (`named_alone`: whatever the threshold)."""
 
     contaminated: float
     scored: int
+    named: int = 0
 
 
 def neutral(observations: Sequence[Observation], budget: float) -> Account:
@@ -219,10 +225,12 @@ def projected(k: int, n: int, account: Account, budget: float, z: float = Z, spe
     again (`HORIZON_RUNS` at least) when a threshold that would have contaminated `k` of its `n` evaluations
     decides the runs ahead: the account's runs as they were (what they kept of the `budget` counting for at most
     `spend` − 1 of it over the runs ahead), the ones ahead at the beta-binomial's spread (a Jeffreys prior
-    updated by the evaluations: the rate's uncertainty and the runs' own noise)."""
+    updated by the evaluations: the rate's uncertainty and the runs' own noise), each also contaminated by the
+    task's own naming at the share the account's runs were."""
     ahead = max(account.scored, HORIZON_RUNS)
-    counted = max(account.contaminated, budget * account.scored - (spend - 1) * budget * ahead)
-    rate = (k + 0.5) / (n + 1)
+    counted = max(account.contaminated + account.named, budget * account.scored - (spend - 1) * budget * ahead)
+    named = account.named / account.scored if account.scored else 0.0
+    rate = min(1.0, (k + 0.5) / (n + 1) + named)
     spread = math.sqrt(ahead * rate * (1 - rate) * (n + 1 + ahead) / (n + 2))
     return min(1.0, (counted + ahead * rate + z * spread) / (account.scored + ahead))
 
@@ -385,6 +393,13 @@ def contaminated(trace: Mapping[str, object]) -> bool:
         return {a for a in found if isinstance(a, str)} if isinstance(found, list) else set()
 
     return bool(apps("recalled_apps") - apps("actual_apps") - apps("intent_apps"))
+
+
+def named_alone(trace: Mapping[str, object]) -> bool:
+    """Whether a scored shadow recall recalled an app not launched only because the task named it: a contaminated
+    run on the recall page that no threshold decided (it counts against the budget all the same)."""
+    evaluation = trace.get("evaluation")
+    return isinstance(evaluation, dict) and bool(evaluation.get("contaminated_run")) and not contaminated(trace)
 
 
 def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) -> Observation | None:

@@ -21,6 +21,7 @@ from recall.calibration import (
     evidence_decides,
     loosest,
     lower_bound,
+    named_alone,
     neutral,
     observation_of,
     projected,
@@ -179,6 +180,31 @@ def test_only_what_the_threshold_let_through_counts_against_it() -> None:
     assert not contaminated(scored(["a.b"], [], ["a.b"]))
     assert contaminated(scored(["a.b", "e.f"], [], ["a.b"]))  # e.f came by an episode
     assert not contaminated({"evaluation": "garbage"}) and not contaminated({})
+
+
+def test_runs_contaminated_by_the_apps_their_task_named_count_against_the_budget() -> None:
+    """No threshold decides them, but the recall page counts them, so the threshold is held to what they leave of
+    the budget: the promise is the page's figure (issue 37 §4, the demo home at 0.14)."""
+
+    def scored(recalled: list[str], actual: list[str], named: list[str]) -> dict[str, object]:
+        evaluation = {"recalled_apps": recalled, "actual_apps": actual, "intent_apps": named}
+        return {"evaluation": {**evaluation, "contaminated_run": bool(set(recalled) - set(actual))}}
+
+    assert named_alone(scored(["a.b"], [], ["a.b"])) and named_alone(scored(["a.b"], ["c.d"], ["a.b"]))
+    assert not named_alone(scored(["a.b", "e.f"], [], ["a.b"]))  # the threshold's: `contaminated`
+    assert not named_alone(scored(["a.b"], ["a.b"], ["a.b"])) and not named_alone({"evaluation": "garbage"})
+    # 100 runs at the budget's share, 5 of them by named apps alone: the runs ahead carry 5 % more
+    assert projected(3, 100, Account(5, 100, 5), 0.10) > projected(3, 100, Account(10, 100), 0.10)
+    assert projected(3, 100, Account(5, 100, 5), 0.10) == pytest.approx(
+        projected(3, 100, Account(10, 100), 0.10) + 0.05 * 100 / 200, abs=0.01
+    )
+    observations = [right(0.99 - i * 0.001) for i in range(90)] + [wrong(0.85 - i * 0.01) for i in range(10)]
+    observations += [right(0.70)] * 20
+    # 12 of 120 runs contaminated so far either way; when 6 of them were by named apps, the runs ahead will be too
+    by_threshold = within_budget(observations, 0.10, Account(12, 120))
+    half_named = within_budget(observations, 0.10, Account(6, 120, 6))
+    assert by_threshold == 0.79 and half_named == 0.85  # five wrong ones fewer: what the named runs leave
+    assert within_budget(observations, 0.10, Account(0, 120, 12)) > 0.99  # named alone at the budget: recall nothing
 
 
 def test_leave_one_out_loosens_only_when_told_its_history_is_mostly_one_run_per_app() -> None:
