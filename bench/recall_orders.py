@@ -81,7 +81,8 @@ class Query:
         """As calibration sees it (`calib.observation_of`): None when a mention decided it alone."""
         if self.value is None:
             return None if self.mentions else Observation(None, False, False)
-        return Observation(self.value, self.actual in self.top, bool(set(self.top) - {self.actual}))
+        already = bool(set(self.mentions) - {self.actual})  # the named apps contaminate it whatever the threshold
+        return Observation(self.value, self.actual in self.top, bool(set(self.top) - {self.actual}) and not already)
 
     def at(self, threshold: float) -> tuple[bool, bool, bool]:
         """hit@1, contaminated run, and contamination the threshold let through, at `threshold`."""

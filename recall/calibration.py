@@ -79,6 +79,8 @@ class Observation:
     """One decision the threshold makes: the best episode candidate's score and what it would have done.
 
     `score` None: nothing could be recalled (no past run came close), so no threshold recalls anything.
+    `contaminating`: recalling its apps would make the run contaminated — one of them was not launched, and
+    the apps the task names (recalled whatever the threshold) did not already make it so.
     """
 
     score: float | None
@@ -413,19 +415,24 @@ def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) 
     candidate's score among those weighed. A recall decided by the task
     naming its app, with no episode candidate, is left out; one with no
     candidate at all is kept (no threshold would have recalled anything).
+    Where the apps the task names were not launched, the run is contaminated
+    whatever the threshold (`named_alone` counts it), so its top app would
+    add none.
     """
     recall = trace.get("recall")
     evaluation = trace.get("evaluation")
     if not isinstance(recall, dict) or not isinstance(evaluation, dict) or recall.get("degraded"):
         return None  # a recall by the words alone (the embedding server down) had no threshold to decide
     actual = {a for a in evaluation.get("actual_apps", []) if isinstance(a, str)}
+    named = evaluation.get("intent_apps")
+    already = isinstance(named, list) and any(isinstance(a, str) and a not in actual for a in named)
     if isinstance(recall.get("confidence"), dict):
         sure = recall["confidence"]
         value = sure.get("value")
         if sure.get("scoring") != scoring or not isinstance(value, int | float) or isinstance(value, bool):
             return None
         apps = {a for a in sure.get("top_app", []) if isinstance(a, str)}
-        return Observation(float(value), bool(apps & actual), bool(apps - actual))
+        return Observation(float(value), bool(apps & actual), bool(apps - actual) and not already)
     weighed = recall.get("considered")
     if weighed is None:
         if recall.get("status") != "ok":
@@ -445,4 +452,4 @@ def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) 
     score = top.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         return None
-    return Observation(float(score), bool(apps & actual), bool(apps - actual))
+    return Observation(float(score), bool(apps & actual), bool(apps - actual) and not already)

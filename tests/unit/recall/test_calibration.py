@@ -291,6 +291,12 @@ def test_an_observation_is_the_recalls_confidence_in_its_top_app_abstained_or_no
     empty = _trace([], ["a.b"], "abstained")
     empty["recall"]["confidence"] = None  # type: ignore[index]
     assert observation_of(empty) == Observation(None, False, False)
+    # the task named x.y and the agent launched none: contaminated whatever the threshold (`named_alone`), so
+    # recalling a.b adds none; named and launched, recalling a.b would
+    named = {**trace, "evaluation": {"actual_apps": [], "intent_apps": ["x.y"]}}
+    assert observation_of(named) == Observation(0.95, False, False)
+    launched = {**trace, "evaluation": {"actual_apps": ["x.y"], "intent_apps": ["x.y"]}}
+    assert observation_of(launched) == Observation(0.95, False, True)
 
 
 def test_what_the_threshold_did_not_decide_is_left_out() -> None:
