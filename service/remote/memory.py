@@ -423,16 +423,17 @@ class RemoteMemory:
         self.notices: NoticeReader | None = None
 
     @classmethod
-    def attach(cls, config: Config, socket_path: Path) -> RemoteMemory:
-        """Attach to the service on `socket_path`; `EnvironmentProblem` when nobody answers there."""
-        probe = Wire(socket_path)
+    def attach(cls, config: Config, socket_path: Path, *, client: str = "console") -> RemoteMemory:
+        """Attach to the service on `socket_path`; `EnvironmentProblem` when nobody answers there. The probe
+        says what it is too: unnamed, it counted as an agent's request in the service's status."""
+        probe = Wire(socket_path, hello=client)
         try:
             health = probe.call("health")
         finally:
             probe.close()
         if not isinstance(health, dict):
             raise EnvironmentProblem(f"the service on {socket_path} answered health with {type(health).__name__}")
-        return cls(config, socket_path, health)
+        return cls(config, socket_path, health, client=client)
 
     @property
     def config(self) -> Config:
