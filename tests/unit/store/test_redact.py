@@ -446,6 +446,7 @@ def test_no_rule_backtracks_over_a_run(redactor: Redactor, unit: str) -> None:
     ids=["mixed", "said_nested", "said_zh_links", "said_pairs", "said_assignments"],
 )
 def test_redaction_grows_linearly_with_the_text(redactor: Redactor, unit: str) -> None:
-    """Four times the text costs about four times as long (a quadratic filter: sixteen)."""
-    small, large = _filled(unit, 128 * 1024), _filled(unit, 512 * 1024)
-    assert _best(lambda: redactor.redact(large), 2) < 10 * _best(lambda: redactor.redact(small), 3)
+    """Eight times the text costs about eight times as long (a quadratic filter: sixty-four); the bound of 24
+    leaves room for a busy machine's noise, which made a bound of 10 over four times the text fail now and then."""
+    small, large = _filled(unit, 64 * 1024), _filled(unit, 512 * 1024)
+    assert _best(lambda: redactor.redact(large), 2) < 24 * _best(lambda: redactor.redact(small), 3)
