@@ -9,9 +9,15 @@ number) holding the secret; the MCP tools that write (`remember_interaction`,
 arguments turned into the request `jiyi mcp` sends. The requests run in this
 process through the real dispatcher over a real `Memory`, as an agent's; an
 operation only the person may make is made again as the person (the console's
-context), so that it is still written and searched. Then every format comes in
-once more through the imports (`import desk`, `import mcp-memory`, `import
-mem0`), each text in every field a record of theirs has.
+context), so that it is still written and searched. A text field takes every
+format in one request, a blank line between two (each is redacted as it is
+alone: `test_a_batch_of_formats_is_redacted_as_each_alone`), in as many
+requests as the field's length limit asks; a field of one word (a name, an id)
+takes them one at a time, and what a refused request was given (a lease, a
+run) goes to the next. On PostgreSQL the fields take a sample, the formats in
+turn. Then every format comes in once more through the imports (`import desk`,
+`import mcp-memory`, `import mem0`), each text in every field a record of
+theirs has, on both back ends.
 
 Afterwards every file of the home (the database and its WAL, `bundles/`,
 `vectors/`: Chroma's SQLite and its binary segments) and every log record is
