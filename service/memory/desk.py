@@ -587,7 +587,3 @@ class DeskService:
             "bundle_events_refused": bundles.count_refused(),
             "index_lag": self.index.lag(),
         }
-
-    def refused_bundle_events(self, limit: int = 20) -> list[bundles.RefusedEvent]:
-        """The bundle events the view refused (names leading outside the bundles folder), oldest first."""
-        return bundles.refused_events(limit)
