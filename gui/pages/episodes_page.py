@@ -176,7 +176,7 @@ class EpisodesPage(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         # The goal, what a person reads, takes the free width; the apps and result columns give theirs up first.
         metrics = self.fontMetrics()
-        apps, result = metrics.horizontalAdvance("com.tencent") + 12, metrics.horizontalAdvance("0" * 11) + 12
+        apps, result = metrics.horizontalAdvance("com.ten") + 12, metrics.horizontalAdvance("0" * 11) + 12
         self.column_fit = ColumnFit(self.table, fill=1, shrinkable={2: apps, 3: result}, fill_share=0.4)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _prev: self.show_detail(current.row()))
         right = self._build_detail()
