@@ -8,6 +8,7 @@ from pathlib import Path
 
 from peewee import DatabaseError
 
+from store.core import platform
 from store.core.connection import JiyiDatabase
 from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
@@ -113,7 +114,7 @@ def connect_read_only(path: Path) -> JiyiDatabase:
 def _full_disk_hint(path: Path) -> str:
     """ " (the disk holding it is full; …)" when it is: SQLite reports a full disk on opening as an I/O error."""
     try:
-        full = os.statvfs(path.parent).f_bavail == 0
+        full = platform.out_of_space(path.parent)
     except OSError:
         return ""
     return " (the disk holding it is full; free some space)" if full else ""
