@@ -201,7 +201,7 @@ class MainWindow(QMainWindow):
     def open_run(self, run_id: str) -> None:
         """To the episode browser, showing one run (from a link on another page)."""
         self.page_list.setCurrentRow(self.stack.indexOf(self.episodes_page))
-        self.episodes_page.show_run(run_id)
+        self.episodes_page.follow_run(run_id)  # selected in the list, as a link on the page itself does
 
     def current_page(self) -> QWidget | None:
         return self.stack.currentWidget()
@@ -269,8 +269,8 @@ class MainWindow(QMainWindow):
                         self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.keeper.problem)
                     )
             elif isinstance(self.memory, RemoteMemory):
-                self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
-                if not self.service_label.text():
+                if not self.service_label.text():  # until the service's counts come (their tooltip names it too)
+                    self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
                     self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(attached, self.memory.service_pid))
                 self._ask_service()
             else:
@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
         elif self.host is None or not self.host.listening:
             self.service_label.setText(self.tr("服务未启动"))
         else:
-            self.service_label.setText(self._service_text(self.host.path, self.host.presence.snapshot()))
+            self._show_service(self.host.path, self.host.presence.snapshot())
         if self.private_problem:
             self.service_label.setText(
                 self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.private_problem)
@@ -315,13 +315,42 @@ class MainWindow(QMainWindow):
             self.private_service = started  # stopped when the console closes, as the first one would be
         self.update_service_status()
 
-    def _service_text(self, path: Path, status: Mapping[str, Any]) -> str:
-        """ "服务 PATH · 3 个连接 · 2 个智能体 · 40 次/分钟", the same whether this console hosts the service or not."""
-        by_kind = status.get("by_kind") or {}
+    def _show_service(self, path: Path, status: Mapping[str, Any]) -> None:
+        """ "服务 PATH · 智能体 2 个，40 次/分钟 · 控制台连接 3 个", the same whether this console hosts the service
+        or not; the tooltip has every kind's connections and requests.
+
+        Agents and consoles are counted apart: a console polls the service and follows its changes, and
+        counted with the agents an idle console alone read as 3 connections and 15–68 requests a minute."""
+        by_kind, requests = status.get("by_kind") or {}, status.get("requests_by_kind")
         agents = int(by_kind.get("agent", 0)) + int(by_kind.get("worker", 0))
-        return self.tr("服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟").format(
-            path, status.get("connections", 0), agents, status.get("requests_last_minute", 0)
+        if requests is None:  # a service older than protocol 1.7 counts every client's requests together
+            rate = self.tr("全部客户端 {0} 次/分钟").format(status.get("requests_last_minute", 0))
+        else:
+            rate = self.tr("{0} 次/分钟").format(int(requests.get("agent", 0)) + int(requests.get("worker", 0)))
+            self.service_label.setToolTip(self._service_tip(by_kind, requests))
+        self.service_label.setText(
+            self.tr("服务 {0} · 智能体 {1} 个，{2} · 控制台连接 {3} 个").format(
+                path, agents, rate, int(by_kind.get("console", 0))
+            )
         )
+
+    def _service_tip(self, by_kind: Mapping[str, Any], requests: Mapping[str, Any]) -> str:
+        """Each kind of client on a line: its connections and its requests of the last minute."""
+        names = {
+            "agent": self.tr("智能体"),
+            "worker": self.tr("工作进程"),
+            "console": self.tr("控制台"),
+            "command": self.tr("命令"),
+        }
+        lines = [
+            self.tr("{0}：{1} 个连接，最近一分钟 {2} 次请求").format(
+                name, int(by_kind.get(kind, 0)), int(requests.get(kind, 0))
+            )
+            for kind, name in names.items()
+        ]
+        if isinstance(self.memory, RemoteMemory):
+            lines.append(self.tr("服务进程 {0}").format(self.memory.service_pid))
+        return "\n".join(lines)
 
     @page_task
     async def _ask_service(self) -> None:
@@ -334,7 +363,7 @@ class MainWindow(QMainWindow):
             # Gone meanwhile (the notice reader tells, next time), or a service older than `service.status`.
             self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(memory.socket_path, memory.service_pid))
             return
-        self.service_label.setText(self._service_text(memory.socket_path, status))
+        self._show_service(memory.socket_path, status)
         self.service_status_shown.emit(status)
 
     def show_failure(self, message: str) -> None:

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NotRequired, Protocol, TypeAlias, TypedDict, cast
 
@@ -290,11 +290,13 @@ class JiyiClient:
         strict: bool = False,
         hello: str | None = None,
         home: str | os.PathLike[str] | None = None,
+        hello_params: Callable[[], Params] | None = None,
     ):
         """`socket_path` names the service's socket; without it, `home` names the home whose service to reach
         (else `JIYI_SOCKET`, `JIYI_HOME` or the default home: `default_socket_path`). `hello` names what this
         client is ("agent", "console", "command", "worker") to the service, once per connection
-        (`client.hello`, sent with the first request: no extra round trip)."""
+        (`client.hello`, sent with the first request: no extra round trip); `hello_params()`, asked on each
+        new connection, gives further params of that hello (the console's side adds its own there)."""
         if socket_path:
             self.socket_path = str(socket_path)
         elif home is not None:
@@ -304,6 +306,7 @@ class JiyiClient:
         self.timeout = timeout
         self.strict = strict
         self.hello = hello
+        self._hello_params = hello_params
         self._sock: Channel | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
@@ -421,7 +424,8 @@ class JiyiClient:
 
     def _hello_line(self) -> bytes:
         hello = {"id": f"hello-{next(self._ids)}", "v": PROTOCOL_MAJOR, "method": "client.hello"}
-        return json.dumps({**hello, "params": {"kind": self.hello}}).encode("utf-8") + b"\n"
+        params = {**(self._hello_params() if self._hello_params is not None else {}), "kind": self.hello}
+        return json.dumps({**hello, "params": params}).encode("utf-8") + b"\n"
 
     def _connect(self) -> Channel:
         if self._sock is not None:

@@ -188,8 +188,10 @@ class AppKbPage(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.editor)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        # The table is what a person reads: two thirds of the width from the start, and of any width added.
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([680, 340])
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
         # What the last import or export did: it stays until the next one (the count beside it is the table's).

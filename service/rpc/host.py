@@ -32,6 +32,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer
 
+from service import person_key
 from service.memory.memory import Memory
 from service.platform.address import is_pipe
 from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
@@ -126,6 +127,7 @@ class SocketHost(QObject):
         self._numbers = itertools.count(1)
         self.presence = self.dispatcher.presence  # who is connected and how busy they keep it (`service.status`)
         self._refused = 0
+        self._person_key: str | None = None
         self._socket_id: tuple[int, int] | None = None
         self.listener_problem: str | None = None
         """Why the listener stopped while serving (see `listener_failed`); None while it listens."""
@@ -152,13 +154,20 @@ class SocketHost(QObject):
             log.info("removing the stale socket %s (nobody listens)", self.path)
             QLocalServer.removeServer(str(self.path))
         self.max_connections = connection_cap(self._configured_connections, raise_open_file_limit())
+        self._person_key = self._write_person_key()  # before the first connection can say hello
         if not self._server.listen(str(self.path)):
+            if self._person_key is not None:
+                person_key.release(self.memory.store.home, self._person_key)
+                self._person_key = None
             raise EnvironmentProblem(f"cannot listen on {self.path}: {self._server.errorString()}")
         if not is_pipe(self.path):  # a named pipe is no file that could be removed or replaced
             try:
                 info = self.path.lstat()
             except FileNotFoundError:  # removed as soon as it was made
                 self._server.close()
+                if self._person_key is not None:
+                    person_key.release(self.memory.store.home, self._person_key)
+                    self._person_key = None
                 raise EnvironmentProblem(f"the socket file {self.path} was removed or replaced") from None
             self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
@@ -192,6 +201,26 @@ class SocketHost(QObject):
             self._close(link, "the service stopped", logging.DEBUG)
         if not is_pipe(self.path) and self._owns_socket_file():
             self.path.unlink(missing_ok=True)
+        if self._person_key is not None:
+            person_key.release(self.memory.store.home, self._person_key)
+            self._person_key = None
+            self.presence.expect_person_key(None)
+
+    def _write_person_key(self) -> str | None:
+        """A fresh person's key in the home, for the console and the commands (`service/person_key.py`);
+        None when the home cannot be written (a read-only home serves reads to everyone alike)."""
+        try:
+            key = person_key.hold(self.memory.store.home)
+        except OSError as exc:
+            log.warning(
+                "cannot write the person's key in %s (%s): no connection acts as the person, so the "
+                "person's operations are refused over the socket",
+                self.memory.store.home,
+                exc.strerror or exc,
+            )
+            key = None
+        self.presence.expect_person_key(key)
+        return key
 
     @property
     def listening(self) -> bool:
@@ -380,7 +409,7 @@ class SocketHost(QObject):
             connection.busy = False
             reply = encode(failure(request_id, "internal", INTERNAL_MESSAGE))
         connection.queue(reply)
-        self._count_served()
+        self._count_served(connection.number)
 
     def _work(self, link: _Link, request: Request) -> None:
         """On a worker thread: answer the request and hand the answer back to the loop, whatever happens."""
@@ -440,13 +469,14 @@ class SocketHost(QObject):
         """Connections that receive change notices (attached consoles)."""
         return len(self._subscribers)
 
-    def _count_served(self) -> None:
-        self.presence.served()
+    def _count_served(self, connection: int) -> None:
+        self.presence.served(connection)
         self.request_served.emit()
 
     def _answer(self, number: object, reply: object) -> None:
-        self._count_served()
-        link = self._links.get(number)  # type: ignore[call-overload]
+        assert isinstance(number, int)  # a connection's number: the signal carries objects across threads
+        self._count_served(number)
+        link = self._links.get(number)
         if link is None:
             return  # the client left; its write, if any, is committed all the same
         assert isinstance(reply, bytes)

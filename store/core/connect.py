@@ -63,7 +63,7 @@ def connect_sqlite(path: Path) -> JiyiDatabase:
         check_private_file(Path(f"{path}{suffix}"), what)
     if not path.exists():
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = platform.open_file(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except FileExistsError:
             raise UnsafePath(f"database {path} appeared while opening; refusing to race") from None
         except OSError as exc:

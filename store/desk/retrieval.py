@@ -40,10 +40,6 @@ class RecallLimits:
     core_facts: int = 5
 
 
-def _table(store: Store, model: Any) -> fts.FtsTable:
-    return fts.FtsTable(store.db, model._meta.table_name)
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """What every recall asks first: each search table's newest row and the overview's version."""

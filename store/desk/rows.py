@@ -52,7 +52,8 @@ class Skill(Row, frozen=True):
     created: str
     updated: str
     decided_by: str
-    user_request: str
+    user_request: str  # an agent's activation: the user's words it quoted from their turn
+    request_interaction_id: str | None = None  # and the turn in which the user asked (the change records both)
 
 
 class Topic(Row, frozen=True, kw_only=True, omit_defaults=True):
@@ -295,7 +296,7 @@ class RelatedFact(CoreFact, frozen=True):
     signals: Signals
 
 
-class RelevantSkill(Skill, frozen=True):
+class RelevantSkill(Skill, frozen=True, kw_only=True):
     """An active skill named like the query."""
 
     score: float

@@ -373,8 +373,14 @@ def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory)
     assert memory.desk.memory_recall("周报").relevant_skills == []  # executors see active skills only
     with pytest.raises(Forbidden, match="user_request"):
         memory.desk.set_skill_status(skill_id, "active", actor="agent")
-    active = memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
-    assert active.status == "active" and active.user_request == "好的，启用这个技能"
+    with pytest.raises(Forbidden, match="interaction_id"):  # words alone: the turn they were said in is named
+        memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
+    turn(memory, "ask", "好的，启用这个技能")
+    active = memory.desk.set_skill_status(
+        skill_id, "active", actor="agent", user_request="启用这个技能", interaction_id="ask"
+    )
+    assert active.status == "active" and active.user_request == "启用这个技能"
+    assert active.request_interaction_id == "ask"
     assert [s.skill_id for s in memory.desk.memory_recall("发周报").relevant_skills] == [skill_id]
     with pytest.raises(InvalidInput, match="verbatim"):
         file_all(memory, skills=[{"name": "x", "text": "y", "source_interaction_id": "g", "quote": "我没说过"}])
