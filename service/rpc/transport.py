@@ -171,7 +171,7 @@ class LocalSocketEndpoint:
     def bind(self, readable: Callable[[], None], writable: Callable[[], None]) -> None:
         self._readable, self._writable, self._bound = readable, writable, True
         self.client.readyRead.connect(self._arrived)
-        self.client.disconnected.connect(self._arrived)  # end-of-file is read as b""
+        self.client.disconnected.connect(self._gone)
         self.client.bytesWritten.connect(self._drained)
 
     def recv(self, size: int, /) -> bytes:
@@ -207,7 +207,7 @@ class LocalSocketEndpoint:
         client = self.client
         if self._bound:
             client.readyRead.disconnect(self._arrived)
-            client.disconnected.disconnect(self._arrived)
+            client.disconnected.disconnect(self._gone)
             client.bytesWritten.disconnect(self._drained)
         if client.state() == QLocalSocket.LocalSocketState.UnconnectedState:
             client.deleteLater()
@@ -238,6 +238,17 @@ class LocalSocketEndpoint:
     def _arrived(self) -> None:
         if self._read and not self._closed:
             self._readable()
+
+    def _gone(self) -> None:
+        """The client went (it closed, or a write to it failed): whichever the host waits for learns it, a read
+        as end-of-file, a write as a broken pipe. A host that stopped reading a client that reads nothing (its
+        replies at their cap) waits only to write, and would otherwise never hear of it."""
+        if self._closed:
+            return
+        if self._read:
+            self._readable()
+        elif self._write:
+            self._writable()
 
     def _drained(self, _written: int) -> None:
         if self._write and not self._closed:
