@@ -11,16 +11,17 @@ from types import FrameType
 
 import qasync
 from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from gui import fonts, i18n
 from gui.lanes import Lanes
 from gui.main_thread_gc import MainThreadCollector
 from gui.main_window import MainWindow
-from gui.opening import Opened, close_home, open_home
+from gui.opening import Opened, close_home
+from gui.refusal import ask_modally, open_fixing, refusal
 from gui.theme import apply_theme
 from service.config import load_config
-from service.errors import ChangesMissing, HomeLocked, JiyiError
+from service.errors import JiyiError, exit_code
 
 log = logging.getLogger("jiyi.gui")
 
@@ -34,18 +35,19 @@ def run_console(home: str | None = None) -> int:
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
     shipped = fonts.add_shipped_fonts()  # a frozen build's CJK font, before the first Chinese word is drawn
+    shown = QApplication.platformName() != "offscreen"  # offscreen, nobody could see or answer a box
     with _ClosingOnSignals() as signals:
         try:
             config = load_config(home=home)
             logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
             if shipped:
                 log.info("fonts shipped with the app: %s", ", ".join(shipped))
-            opened = open_home(config)
+            opened = open_fixing(config, ask_modally if shown else lambda _question: None)
         except JiyiError as exc:
             print(f"jiyi: {exc}", file=sys.stderr)
-            if QApplication.platformName() != "offscreen":
+            if shown:
                 refusal(exc).exec()
-            return 3
+            return exit_code(exc)  # as the commands exit for the same cause (docs/cli.md): 2 for a bad config.toml
         try:
             if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
                 return 0
@@ -83,28 +85,6 @@ def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -
         collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
-
-
-def refusal(exc: JiyiError) -> QMessageBox:
-    """The box that says why the console cannot open the home: a Chinese headline, the service's words below."""
-    box = QMessageBox(QMessageBox.Icon.Critical, "记忆 Jiyi", "")
-    if isinstance(exc, HomeLocked):
-        box.setText(QApplication.translate("Console", "这个状态目录正被另一个记忆进程使用。"))
-        box.setInformativeText(QApplication.translate("Console", "关闭那个进程，或用 --home 选择另一个状态目录。"))
-    elif isinstance(exc, ChangesMissing):
-        # The cause in the box itself, not behind "Show Details": memory that was acknowledged is gone.
-        lost = QApplication.translate("Console", "数据库缺少 {0} 条已确认写入的事件。")
-        other = QApplication.translate("Console", "数据库不是这个状态目录上次确认写入的那一个。")
-        box.setText(other if exc.missing is None else lost.format(exc.missing))
-        see = QApplication.translate("Console", "运行 jiyi doctor 查看，或从备份恢复数据库。")
-        accept = QApplication.translate(
-            "Console", "要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。"
-        )
-        box.setInformativeText(f"{see}\n{accept}")
-    else:
-        box.setText(QApplication.translate("Console", "无法打开状态目录。"))
-    box.setDetailedText(str(exc))
-    return box
 
 
 class _ClosingOnSignals:

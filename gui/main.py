@@ -41,7 +41,7 @@ def take_screenshots(args: argparse.Namespace) -> int:
     """`jiyi screenshots --out DIR [--attach]`: every page rendered offscreen, one PNG path printed per page."""
     from gui.screenshots import take
     from service.config import load_config
-    from service.errors import JiyiError
+    from service.errors import JiyiError, exit_code
 
     try:
         config = load_config(home=getattr(args, "home", None))
@@ -52,7 +52,7 @@ def take_screenshots(args: argparse.Namespace) -> int:
             print(path)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
-        return next((code for kind, code in cli.EXIT.items() if isinstance(exc, kind)), 1)
+        return exit_code(exc)
     return 0
 
 

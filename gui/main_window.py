@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
-from gui.codes import service_problem
+from gui.codes import read_only_words, service_problem
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.appkb_page import AppKbPage
 from gui.pages.bundles_page import BundlesPage
@@ -40,6 +40,7 @@ from gui.pages.page import KeepsState, Page, follow
 from gui.pages.recall_page import RecallPage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
+from gui.read_only import Writes, WritesHeld
 from gui.service_keeper import ServiceKeeper
 from gui.settings_dialog import SettingsDialog
 from gui.words import elided, field_html, semicolon_list
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self._follow_changes()
         self._build_actions()
         self._restore_state()
+        self.writes_held = self._hold_writes()
         for page in self.pages:
             page.reload()
 
@@ -152,6 +154,13 @@ class MainWindow(QMainWindow):
         """The home, the service's state, the version and schema; failures of the pages' work."""
         self.home_label = QLabel(self.tr("状态目录：{0}").format(self.memory.home))
         self.statusBar().addWidget(self.home_label, 1)
+        # A read-only home says so where the mode is said, first: the reason in full in its tooltip.
+        self.read_only_label = QLabel(self.tr("只读"))
+        self.read_only_label.setStyleSheet("color: #9a6700; font-weight: bold;")
+        self.read_only_label.setVisible(self.memory.read_only is not None)
+        if self.memory.read_only is not None:
+            self.read_only_label.setToolTip(read_only_words(self.memory.read_only))
+        self.statusBar().addPermanentWidget(self.read_only_label)
         self.mode_label = QLabel()
         self.statusBar().addPermanentWidget(self.mode_label)
         self.service_label = QLabel()
@@ -165,6 +174,17 @@ class MainWindow(QMainWindow):
             self.host.connections_changed.connect(lambda _n: self.update_service_status())
         self.update_service_status()
         self.lanes.failed.connect(self.show_failure)
+        self.statusBar().messageChanged.connect(lambda shown: None if shown else self.statusBar().setToolTip(""))
+
+    def _hold_writes(self) -> WritesHeld | None:
+        """On a read-only home: every page's write controls disabled, the reason as their tooltip."""
+        if self.memory.read_only is None:
+            return None
+        held = WritesHeld(read_only_words(self.memory.read_only), self)
+        for page in self.pages:
+            if isinstance(page, Writes):
+                held.hold(page.write_controls())
+        return held
 
     def _follow_changes(self) -> None:
         """Refresh the pages when the memory changes (an agent's write or the console's), and the shortcuts."""
@@ -367,8 +387,14 @@ class MainWindow(QMainWindow):
         self.service_status_shown.emit(status)
 
     def show_failure(self, message: str) -> None:
-        """A page's work failed: say so in the status bar (the page shows it too)."""
-        self.statusBar().showMessage(self.tr("出错了：{0}").format(message), 15_000)
+        """A page's work failed: say so in the status bar (the page shows it too), cut with "…" where the status
+        bar's own labels begin rather than running into them; the whole message in the status bar's tooltip."""
+        text = self.tr("出错了：{0}").format(message)
+        bar = self.statusBar()
+        shown = [w for w in (self.read_only_label, self.mode_label, self.service_label) if w.isVisible()]
+        room = min((w.x() for w in shown), default=bar.width()) - 2 * bar.fontMetrics().averageCharWidth()
+        bar.showMessage(bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 80)), 15_000)
+        bar.setToolTip(text)
 
     def _restore_state(self) -> None:
         geometry = self.settings.value("main/geometry")

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from service.config import Config
-from service.errors import EnvironmentProblem, JiyiError
+from service.errors import EnvironmentProblem, HomeReadOnly, JiyiError, NotYours, TooOpen
 from service.memory.api import MemoryApi
 from service.memory.memory import Memory
 from service.remote.attach import find_service
@@ -54,6 +54,8 @@ def open_home(config: Config) -> Opened:
             with _Splash() as splash:
                 private, health = PrivateService.start(config, tick=splash.tick)
             return Opened(RemoteMemory(config, private.socket_path, health), private=private)
+        except (TooOpen, NotYours, HomeReadOnly):
+            raise  # the home itself, checked here before any child starts: opening it here would say the same
         except EnvironmentProblem as exc:
             # The home itself refuses (locked by another process, unsafe, …): opening it here says so
             # again, and the console refuses as it always did. Anything else: the console works in-process.
@@ -67,8 +69,9 @@ def open_home(config: Config) -> Opened:
     except JiyiError as exc:
         problem = str(exc)
         log.warning("the console runs without its service: %s", exc)
-    memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
-    memory.desk.index.start()  # and embeds desk items behind the writes
+    if memory.read_only is None:  # both write: on a read-only home they would only fail, every round
+        memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
+        memory.desk.index.start()  # and embeds desk items behind the writes
     return Opened(memory, host=None if problem else host, problem=problem, private_problem=private_problem)
 
 

@@ -131,6 +131,10 @@ class AliasEditor(QWidget):
         self.resolve_edit.returnPressed.connect(lambda: self.resolve())
         self.resolve_device.currentIndexChanged.connect(lambda _i: self.resolve())
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (self.save_button, self.forget_button, self.undo_button, self.redo_button)
+
     # -- edits -------------------------------------------------------------------------
 
     def _fail(self, message: str) -> None:

@@ -143,6 +143,13 @@ class AppKbPage(QWidget):
         """What Ctrl+F focuses."""
         return self.search_edit
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.import_button,
+            *self.editor.write_controls(),
+        )
+
     rows_loaded = Signal(int)
     load_failed = Signal(str)
     transferred = Signal(str)  # a message after an import or export

@@ -64,6 +64,13 @@ class BundlesPage(QWidget):
         """What Ctrl+F focuses."""
         return None
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.save_button,
+            self.new_button,
+        )
+
     tree_loaded = Signal(int)
     document_opened = Signal(str, str, int)  # bundle_id, path, revision
     saved = Signal(str, int)  # path, revision

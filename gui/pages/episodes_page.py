@@ -146,6 +146,13 @@ class EpisodesPage(QWidget):
         """What Ctrl+F focuses."""
         return self.text_edit
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.revoke_button,
+            self.restore_button,
+        )
+
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
     revocation_changed = Signal(str)

@@ -39,6 +39,8 @@ from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
+from service.ops import upkeep as upkeep_ops
+from service.ops.perform import performs
 from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
 from store.core.acknowledged import LossPolicy
@@ -218,6 +220,10 @@ class Memory:
         return self.store.schema_version
 
     @property
+    def read_only(self) -> str | None:
+        return self.store.read_only
+
+    @property
     def attached_to(self) -> Path | None:
         """None: this memory is opened here, not reached through a service's socket."""
         return None
@@ -282,6 +288,7 @@ class Memory:
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
             "database_problem": self.store.database_problem(),
+            "read_only": self.store.read_only,
             "vector_index_problem": self.recall.index_problem(),
             **counts[1],
             # the desk index drains without a change of generation: its lag as last counted
@@ -307,6 +314,7 @@ class Memory:
         """Whether `health()` would answer without touching the database."""
         return self._counts is not None and self._counts[0] == self.parts.generation
 
+    @performs(upkeep_ops.OVERVIEW)
     def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
         `OVERVIEW_DAYS`, the last dream, recent errors.
@@ -438,3 +446,19 @@ class Memory:
             }
         except OSError as exc:
             raise os_problem(exc, f"the export folder {root}") from None
+
+
+PARTS: dict[str, type] = {
+    "": Memory,
+    "appkb": AppKbService,
+    "runs": RunService,
+    "recall": RecallService,
+    "lessons": LessonService,
+    "desk": DeskService,
+    "context": ContextService,
+    "learning": LearningService,
+    "dream": DreamService,
+    "jobs": Jobs,
+}
+"""The facade's parts by their attribute of `Memory` ("": the facade itself): the classes whose methods
+perform the socket's operations (`service/ops/perform.py`)."""

@@ -209,6 +209,10 @@ class SocketHost(QObject):
     def _write_person_key(self) -> str | None:
         """A fresh person's key in the home, for the console and the commands (`service/person_key.py`);
         None when the home cannot be written (a read-only home serves reads to everyone alike)."""
+        if self.memory.read_only is not None:  # not even tried: nothing is written to a read-only home on open
+            log.info("no person's key on a read-only home (%s): it serves reads alike to all", self.memory.read_only)
+            self.presence.expect_person_key(None)
+            return None
         try:
             key = person_key.hold(self.memory.store.home)
         except OSError as exc:
