@@ -57,7 +57,9 @@ def launch(jiyi: JiyiClient, run_id: str, step: int, name: str) -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--socket", help="the service's socket (default: JIYI_SOCKET or the runtime directory)")
+    parser.add_argument(
+        "--socket", help="the service's socket (default: JIYI_SOCKET, else the socket of JIYI_HOME or the default home)"
+    )
     args = parser.parse_args()
     with JiyiClient(args.socket) as jiyi:
         health = jiyi.health()

@@ -5,29 +5,37 @@
         answer = jiyi.resolve_app("微信", device="phone1")
         if answer["state"] == "resolved": launch(answer["package"])
 
+Which service: each home has its own (docs/protocol.md, Transport). `JiyiClient()` reaches the socket
+`JIYI_SOCKET` names, else the one of the home `JIYI_HOME` names, else the default home's;
+`JiyiClient(home=...)` names the home, `JiyiClient(path)` the socket.
+
 When the service is down the client degrades instead of raising: `resolve_app`
 answers `unknown` with `degraded: true`, writes answer `stored: false`. Pass
 `strict=True` to get exceptions instead. This file may be copied into an agent
-as it is.
+as it is. On Windows it speaks to the service's named pipe with plain file I/O.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
+import io
 import itertools
 import json
+import ntpath
 import os
 import random
+import re
 import socket
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NotRequired, TypeAlias, TypedDict, cast
+from typing import NotRequired, Protocol, TypeAlias, TypedDict, cast
 
-SOCKET_NAME = "jiyi.sock"
 # The protocol major this client speaks, sent as `v` on every request: a service
 # of another major refuses the request (`unsupported_version`) instead of misreading it.
 PROTOCOL_MAJOR = 1
@@ -86,14 +94,181 @@ class Resolution(TypedDict):
     error: NotRequired[JsonObject]
 
 
-def default_socket_path() -> Path:
-    """`JIYI_SOCKET`, else `jiyi/jiyi.sock` in the user's runtime directory (or a private temp folder)."""
-    explicit = os.environ.get("JIYI_SOCKET", "").strip()
+# -- where the service listens ----------------------------------------------------------
+# The same derivation as `service/platform/address.py` (this file imports nothing of Jiyi);
+# tests/unit/service/test_platform_address.py keeps the two equal.
+
+SOCKET_PATH_LIMIT = 103  # bytes of a Unix socket's path every system takes (macOS 104, Linux 108, with the NUL)
+PIPE_PREFIX = "\\\\.\\pipe\\"  # where Windows keeps named pipes
+LEGACY_NAME = "jiyi.sock"  # the one socket every home shared before sockets were per home
+PIPE_BUSY = 231  # ERROR_PIPE_BUSY: every instance of the pipe is taken (Windows)
+
+
+def default_home(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> Path:
+    """`JIYI_HOME`, else where Jiyi keeps its memory by default: platformdirs' user data folder for "jiyi"
+    (Linux `$XDG_DATA_HOME/jiyi` or `~/.local/share/jiyi`; macOS `~/Library/Application Support/jiyi`;
+    Windows `%LOCALAPPDATA%\\jiyi`)."""
+    env = os.environ if environ is None else environ
+    named = env.get("JIYI_HOME", "").strip()
+    if named:
+        return Path(os.path.abspath(os.path.expanduser(named)))
+    if platform == "win32":
+        return Path(env.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local"), "jiyi")
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg.startswith("/"):
+        return Path(xdg, "jiyi")
+    folder = "~/Library/Application Support" if platform == "darwin" else "~/.local/share"
+    return Path(os.path.expanduser(folder), "jiyi")
+
+
+def default_socket_path(home: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """`JIYI_SOCKET`, else the socket of `home` (by default `JIYI_HOME`'s, else the default home's)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("JIYI_SOCKET", "").strip()
     if explicit:
-        return Path(explicit).expanduser()
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "").strip()
-    base = Path(runtime) / "jiyi" if runtime else Path(tempfile.gettempdir()) / f"jiyi-{os.getuid()}"
-    return base / SOCKET_NAME
+        return socket_address(explicit)
+    return home_socket_path(default_home(env) if home is None else home, env)
+
+
+def home_socket_path(
+    home: str | os.PathLike[str], environ: Mapping[str, str] | None = None, platform: str = sys.platform
+) -> Path:
+    """The socket (Unix) or named pipe (Windows) where the service of `home` listens unless told otherwise:
+    `<runtime folder>/<name>-<digest>.sock`, or `\\\\.\\pipe\\jiyi-<user>-<name>-<digest>`, the digest taken
+    of the home's real path (docs/protocol.md, Transport)."""
+    real = os.path.realpath(os.path.expanduser(os.fspath(home)))
+    return socket_for(real, os.environ if environ is None else environ, platform)
+
+
+def socket_for(real: str, environ: Mapping[str, str], platform: str = sys.platform) -> Path:
+    """The socket or pipe of the home whose real path is `real` (`home_socket_path` without looking at the disk)."""
+    if platform == "win32":
+        real = ntpath.normcase(real)  # Windows paths ignore case
+        user = _label(environ.get("USERNAME", "")) or "user"
+        name = _label(ntpath.basename(real.rstrip("\\"))) or "home"
+        return Path(f"{PIPE_PREFIX}jiyi-{user}-{name}-{_digest(real)}")
+    name = _label(os.path.basename(real.rstrip("/"))) or "home"
+    digest = _digest(real)
+    for folder in runtime_folders(environ):
+        room = SOCKET_PATH_LIMIT - len(os.fsencode(str(folder))) - len(f"/-{digest}.sock")
+        if room >= 1:
+            return folder / f"{name[:room]}-{digest}.sock"
+        if room >= -1:
+            return folder / f"{digest}.sock"
+    raise AssertionError("unreachable: /tmp/jiyi-<uid>/<digest>.sock always fits")  # pragma: no cover
+
+
+def runtime_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The user's private folders for sockets, in the order they are tried (Unix)."""
+    env = os.environ if environ is None else environ
+    runtime = env.get("XDG_RUNTIME_DIR", "").strip()
+    mine = f"jiyi-{_uid()}"
+    folders = [Path(runtime) / "jiyi"] if runtime else []
+    return [*folders, Path(tempfile.gettempdir()) / mine, Path("/tmp") / mine]
+
+
+def socket_address(text: str, platform: str = sys.platform) -> Path:
+    """A socket named by a person (`JIYI_SOCKET`): a path; on Windows a pipe, its prefix added to a bare name."""
+    if platform == "win32" and not text.replace("/", "\\").lower().startswith(PIPE_PREFIX):
+        return Path(PIPE_PREFIX + text)
+    return Path(text).expanduser()
+
+
+def _label(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "", text)[:24]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(os.fsencode(text)).hexdigest()[:12]
+
+
+def _uid() -> int:
+    if sys.platform == "win32":
+        return 0  # no uids; Windows uses pipes, never these folders
+    return os.getuid()
+
+
+def _moved_hint(path: str) -> str:
+    """For a client set up with the one socket every home used to share: where the default home's service is
+    now (empty for any other path)."""
+    if sys.platform == "win32" or Path(path) != runtime_folders()[0] / LEGACY_NAME:
+        return ""
+    home = default_home()
+    return (
+        f"; {path} was the socket of every home before each home had its own: the service of {home} now "
+        f"listens on {home_socket_path(home)} (leave JIYI_SOCKET unset, or set JIYI_HOME, to follow it)"
+    )
+
+
+# -- the connection ----------------------------------------------------------------------
+
+
+class Channel(Protocol):
+    """What the client needs of a connection: a Unix socket, or a named pipe opened as a file (`PipeChannel`)."""
+
+    def sendall(self, data: bytes, /) -> None: ...
+    def recv(self, size: int, /) -> bytes: ...
+    def settimeout(self, timeout: float | None, /) -> None: ...
+    def setblocking(self, flag: bool, /) -> None: ...
+    def shutdown(self, how: int, /) -> None: ...
+    def close(self) -> None: ...
+
+
+class PipeChannel:
+    """A Windows named pipe opened as a file (`open(r"\\\\.\\pipe\\NAME", "r+b", buffering=0)`), answering as a
+    socket does. Plain file I/O has no timeouts: the client's `timeout` bounds connecting (a busy pipe) but
+    not the wait for a reply, and a non-blocking read is refused (`OSError`)."""
+
+    def __init__(self, stream: io.RawIOBase) -> None:
+        self._stream = stream
+
+    def sendall(self, data: bytes, /) -> None:
+        view = memoryview(data)
+        while view:
+            written = self._stream.write(view)
+            if not written:
+                raise BrokenPipeError(errno.EPIPE, "the pipe took nothing")
+            view = view[written:]
+
+    def recv(self, size: int, /) -> bytes:
+        try:
+            return self._stream.read(size) or b""
+        except BrokenPipeError:
+            return b""  # the server closed its end: end-of-file, as a socket says it
+
+    def settimeout(self, timeout: float | None, /) -> None:
+        """Plain file I/O waits as long as it takes: nothing to set."""
+
+    def setblocking(self, flag: bool, /) -> None:
+        if not flag:
+            raise OSError(errno.EOPNOTSUPP, "a pipe opened as a file reads only blocking")
+
+    def shutdown(self, how: int, /) -> None:
+        self._stream.close()  # a pipe has no half-close: the whole connection ends
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def open_channel(path: str | os.PathLike[str], timeout: float) -> Channel:
+    """A connection to whoever listens at `path`: a Unix socket (timeouts on every wait), or on Windows the named
+    pipe, opened as a file. Raises `OSError` as connecting does (a busy pipe: `winerror` 231)."""
+    if sys.platform == "win32":
+        return PipeChannel(cast(io.RawIOBase, open(os.fspath(path), "r+b", buffering=0)))
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(os.fspath(path))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _busy(exc: OSError) -> bool:
+    """A listener whose queue of pending connections is full (Unix: EAGAIN), or a pipe whose instances are all
+    taken (Windows): the service is there, only busy."""
+    return exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or getattr(exc, "winerror", None) == PIPE_BUSY
 
 
 class ServiceError(Exception):
@@ -114,18 +289,25 @@ class JiyiClient:
         timeout: float = 5.0,
         strict: bool = False,
         hello: str | None = None,
+        home: str | os.PathLike[str] | None = None,
         hello_params: Callable[[], Params] | None = None,
     ):
-        """`hello` names what this client is ("agent", "console", "command", "worker") to the service,
-        once per connection (`client.hello`, sent with the first request: no extra round trip);
-        `hello_params()`, asked on each new connection, gives further params of that hello (the console's
-        side adds its own there)."""
-        self.socket_path = str(socket_path or default_socket_path())
+        """`socket_path` names the service's socket; without it, `home` names the home whose service to reach
+        (else `JIYI_SOCKET`, `JIYI_HOME` or the default home: `default_socket_path`). `hello` names what this
+        client is ("agent", "console", "command", "worker") to the service, once per connection
+        (`client.hello`, sent with the first request: no extra round trip); `hello_params()`, asked on each
+        new connection, gives further params of that hello (the console's side adds its own there)."""
+        if socket_path:
+            self.socket_path = str(socket_path)
+        elif home is not None:
+            self.socket_path = str(home_socket_path(home))
+        else:
+            self.socket_path = str(default_socket_path())
         self.timeout = timeout
         self.strict = strict
         self.hello = hello
         self._hello_params = hello_params
-        self._sock: socket.socket | None = None
+        self._sock: Channel | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
         # A request under way is ended from another thread by shutting its connection down, never by closing
@@ -192,7 +374,8 @@ class JiyiClient:
             try:
                 sock = self._connect()
             except OSError as exc:
-                return _unavailable(f"cannot reach the Jiyi service at {self.socket_path}: {exc.strerror or exc}")
+                hint = _moved_hint(self.socket_path) if not _busy(exc) else ""
+                return _unavailable(f"cannot reach the Jiyi service at {self.socket_path}: {exc.strerror or exc}{hint}")
             hello = b"" if reused or self.hello is None else self._hello_line()
             try:
                 sock.sendall(hello + payload)
@@ -221,7 +404,7 @@ class JiyiClient:
                 )
         return _unavailable("no answer from the Jiyi service")
 
-    def _refusal(self, sock: socket.socket) -> Reply | None:
+    def _refusal(self, sock: Channel) -> Reply | None:
         """After a send failed: the error line the service sent before it closed the connection (a request
         line over its limit), when one is already there; never waits for one."""
         data = self._buffer
@@ -244,7 +427,7 @@ class JiyiClient:
         params = {**(self._hello_params() if self._hello_params is not None else {}), "kind": self.hello}
         return json.dumps({**hello, "params": params}).encode("utf-8") + b"\n"
 
-    def _connect(self) -> socket.socket:
+    def _connect(self) -> Channel:
         if self._sock is not None:
             return self._sock
         if self._cut:
@@ -257,23 +440,17 @@ class JiyiClient:
             self._sock, self._buffer = sock, b""
         return sock
 
-    def _connect_patiently(self) -> socket.socket:
-        """A connected socket; a busy listener (EAGAIN) or a restarting one (ECONNREFUSED) is tried again
+    def _connect_patiently(self) -> Channel:
+        """A connection; a busy listener (EAGAIN, a busy pipe) or a restarting one (ECONNREFUSED) is tried again
         with a short bounded backoff (see `CONNECT_PATIENCE`) before the error is raised."""
         give_up = time.monotonic() + min(CONNECT_PATIENCE, self.timeout)
         pause, refused = CONNECT_PAUSE, 0
         while True:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(self.timeout)
             try:
-                sock.connect(self.socket_path)
-                return sock
+                return open_channel(self.socket_path, self.timeout)
             except OSError as exc:
-                sock.close()
                 refused += exc.errno == errno.ECONNREFUSED
-                busy = exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or (
-                    exc.errno == errno.ECONNREFUSED and refused < CONNECT_REFUSED_TRIES
-                )
+                busy = _busy(exc) or (exc.errno == errno.ECONNREFUSED and refused < CONNECT_REFUSED_TRIES)
                 wait = pause * (0.5 + random.random())  # clients refused together do not return together
                 if not busy or self._cut or time.monotonic() + wait > give_up:
                     raise

@@ -10,9 +10,7 @@ with the key named. Precedence: command-line flag > environment > config.toml
 from __future__ import annotations
 
 import errno
-import grp
 import os
-import pwd
 import re
 import stat
 import tomllib
@@ -28,6 +26,7 @@ from recall.confidence import DEFAULT_SCORING, SCORINGS
 from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
 from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
+from store.core import platform
 from store.core.atomic_file import write_text
 from store.core.database_url import parse_database_url, read_password_file
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
@@ -236,7 +235,7 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         f"a 0600 file holding the database server's password (or set {PASSWORD_ENV})",
     ),
-    Setting("socket", _path, "", "the service's socket path (default: in the runtime directory)"),
+    Setting("socket", _path, "", "the service's socket path (default: the home's own, in the runtime folder)"),
     Setting("max_line_bytes", _whole(1024), 1 << 20, "longest request line the service accepts"),
     Setting(
         "max_connections",
@@ -423,9 +422,8 @@ def _read_settings_file(path: Path) -> str | None:
     settings say where the memory is kept and which servers it is sent to (the database, the embeddings,
     learning's model): whoever may change them may have it all sent to them.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
+        fd = platform.open_file(path, os.O_RDONLY | platform.NONBLOCK)
     except (FileNotFoundError, NotADirectoryError):  # no home yet, or a home that is a file (said when it opens)
         return None
     except OSError as exc:
@@ -468,35 +466,20 @@ def _check_writers(path: Path, info: os.stat_result) -> None:
     readable by others is). Writable by its group is refused too, unless that group is the user's own private
     group (named as the user, no other members: where the umask is 002, an editor's new file is 0664)."""
     mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != os.geteuid():
-        raise UnsafePath(f"{path} is owned by uid {info.st_uid}, not by you; Jiyi reads only your own settings")
-    if mode & 0o002:
+    owner = platform.not_yours(info)
+    if owner is not None:
+        raise UnsafePath(f"{path} is {owner}; Jiyi reads only your own settings")
+    exposed = platform.open_to_others(info)
+    if exposed & 0o002:
         who = "anyone"
-    elif mode & 0o020 and not _private_group(info.st_gid):
-        who = f"the group {_group_name(info.st_gid)}"
+    elif exposed & 0o020 and not platform.private_group(info.st_gid):
+        who = f"the group {platform.group_name(info.st_gid)}"
     else:
         return
     raise UnsafePath(
         f"{path} may be changed by {who} (mode {mode:03o}), and its settings decide where your memory is kept and "
         f"sent; run: chmod 600 {path}"
     )
-
-
-def _private_group(gid: int) -> bool:
-    """Whether `gid` is the current user's private group: their primary group, named as they are, no one else in it."""
-    try:
-        user = pwd.getpwuid(os.geteuid())
-        group = grp.getgrgid(gid)
-    except KeyError:
-        return False
-    return gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
-
-
-def _group_name(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)
 
 
 def _grant(raw: Any, config_file: Path) -> Grant:

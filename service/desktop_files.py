@@ -1,5 +1,6 @@
-"""`jiyi install-desktop`: the desktop entry, its AppStream metainfo, the icon and the systemd user unit, in the
-user's XDG folders.
+"""`jiyi install-desktop`: the desktop entry, its AppStream metainfo and the icon in the user's XDG folders (Linux),
+and on every system the user service that starts `jiyi serve` at login (`service/platform/user_service.py`: a
+systemd user unit, a launchd LaunchAgent on macOS, a Task Scheduler task on Windows).
 
 Every file points at the `jiyi` that writes it (`service.program.program_command`), so the launcher and the
 unit start the program the person installed, wherever that is. `packaging/` holds the same files for
@@ -9,16 +10,19 @@ distribution packagers, with `jiyi` on the PATH; a test keeps the two in step.
 from __future__ import annotations
 
 import os
-import shlex
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from service.platform.user_service import UNIT_NAME, USER_UNIT, UserService, unit_exec, user_service
+from store.core import platform
 from store.core.errors import EnvironmentProblem
 
+__all__ = ["USER_UNIT", "unit_exec"]  # the unit's text, kept with the other systems' (packaging/ is compared to it)
+
 DESKTOP_ID = "jiyi.desktop"
-UNIT_NAME = "jiyi.service"
 ICON_NAME = "jiyi"
 COMPONENT_ID = "io.github.jiyi.Jiyi"  # the AppStream component's id, which names its metainfo file
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
@@ -85,37 +89,6 @@ METAINFO = """\
 """AppStream metadata (software centres read the id, the summary, the launchable desktop entry); installed as
 `<data>/metainfo/<component id>.metainfo.xml`, shipped as `packaging/jiyi.metainfo.xml`."""
 
-USER_UNIT = """\
-# systemd user unit for the headless Jiyi service ({how}).
-#   enable:   systemctl --user daemon-reload && systemctl --user enable --now jiyi
-#   logs:     journalctl --user -u jiyi
-# Start it before your agents; it can restart without them (clients degrade while it is down).
-# Documentation: docs/service.md (this unit) and docs/protocol.md (the socket) in Jiyi's source;
-# `jiyi serve --help` on the machine.
-[Unit]
-Description=Jiyi (记忆) memory service for personal AI agents
-# A service that keeps failing (a missing program, a home it may not use) stops being restarted.
-StartLimitIntervalSec=120
-StartLimitBurst=5
-
-[Service]
-Type=simple
-ExecStart={exec} serve
-# Optional: Environment=JIYI_HOME=%h/.local/share/jiyi JIYI_SOCKET=%t/jiyi/jiyi.sock
-Restart=on-failure
-RestartSec=2
-# Bad settings (2), an unusable home (3) or a refusal (6) do not mend by restarting: say so and stop.
-RestartPreventExitStatus=2 3 6
-# SIGTERM lets the requests under way commit, then removes the socket.
-KillSignal=SIGTERM
-TimeoutStopSec=30
-UMask=0077
-NoNewPrivileges=true
-
-[Install]
-WantedBy=default.target
-"""
-
 
 @dataclass(frozen=True)
 class Folders:
@@ -163,18 +136,23 @@ def desktop_exec(command: Sequence[str]) -> str:
     return " ".join(quote(arg) for arg in command)
 
 
-def unit_exec(command: Sequence[str]) -> str:
-    """`command` as a systemd ExecStart value (shell-like quoting; `%` doubled, `$` escaped)."""
-    return " ".join(shlex.quote(arg).replace("%", "%%").replace("$", "$$") for arg in command)
+def service_file(command: Sequence[str], folders: Folders, platform: str = sys.platform) -> UserService:
+    """The user service for this system; on Linux, the unit in `folders`' config folder."""
+    if platform in ("win32", "darwin"):
+        return user_service(command, platform)
+    return user_service(command, platform, {"XDG_CONFIG_HOME": str(folders.config)})
 
 
-def planned_files(command: Sequence[str], folders: Folders) -> dict[Path, bytes]:
-    """Every file `install` writes, with its content."""
-    how = "written by jiyi install-desktop for " + " ".join(command)
+def planned_files(command: Sequence[str], folders: Folders, platform: str = sys.platform) -> dict[Path, bytes]:
+    """Every file `install` writes, with its content: on Linux the desktop entry, metainfo, icons and systemd
+    user unit; on macOS and Windows only the user service (the app bundle carries its own icon and entry)."""
+    unit = service_file(command, folders, platform)
+    if platform in ("win32", "darwin"):
+        return {Path(str(unit.path)): unit.content}
     files = {
         folders.desktop_entry(): DESKTOP_ENTRY.format(exec=desktop_exec(command)).encode("utf-8"),
         folders.metainfo(): METAINFO.encode("utf-8"),
-        folders.unit(): USER_UNIT.format(exec=unit_exec(command), how=how.replace("%", "%%")).encode("utf-8"),
+        Path(str(unit.path)): unit.content,
     }
     icons = resources.files("resources.icons")
     [svg, *pngs] = folders.icons()
@@ -182,6 +160,11 @@ def planned_files(command: Sequence[str], folders: Folders) -> dict[Path, bytes]
     for size, path in zip(ICON_SIZES, pngs, strict=True):
         files[path] = icons.joinpath(f"jiyi-{size}.png").read_bytes()
     return files
+
+
+def planned_paths(folders: Folders, platform: str = sys.platform) -> list[Path]:
+    """Where `install` writes, whatever program it was run for."""
+    return list(planned_files(["jiyi"], folders, platform))
 
 
 def install(command: Sequence[str], folders: Folders) -> list[Path]:
@@ -197,10 +180,10 @@ def install(command: Sequence[str], folders: Folders) -> list[Path]:
     return written
 
 
-def uninstall(folders: Folders) -> list[Path]:
+def uninstall(folders: Folders, platform: str = sys.platform) -> list[Path]:
     """Remove what `install` wrote (what is not there is skipped); the paths removed."""
     removed = []
-    for path in [folders.desktop_entry(), folders.metainfo(), folders.unit(), *folders.icons()]:
+    for path in planned_paths(folders, platform):
         if path.is_symlink() or path.exists():
             path.unlink()
             removed.append(path)
@@ -213,7 +196,7 @@ def _write(path: Path, content: bytes) -> None:
         if path.is_symlink():
             raise EnvironmentProblem(f"{path} is a symbolic link: remove it first (Jiyi writes only its own files)")
         temporary = path.with_name(f".{path.name}.jiyi-new")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = platform.open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         with os.fdopen(fd, "wb") as out:
             out.write(content)
         os.replace(temporary, path)

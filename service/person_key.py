@@ -28,13 +28,13 @@ import stat
 import threading
 from pathlib import Path
 
+from store.core import platform
+
 log = logging.getLogger("jiyi.service.remote")  # the console's and the commands' side reads it
 
 KEY_FILE = "person.key"
 KEY_BYTES = 32  # 256 bits, as URL-safe base64 (43 characters)
 MAX_KEY_CHARS = 128
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class KeyProblem(Exception):
@@ -54,7 +54,7 @@ def create(home: Path) -> str:
     key = secrets.token_urlsafe(KEY_BYTES)
     path = key_path(home)
     temporary = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
+    fd = platform.open_file(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as stream:
             stream.write(key + "\n")
@@ -74,7 +74,7 @@ def read(home: Path) -> str:
     when the file is not a private regular file of ours with one link, or holds no key."""
     path = key_path(home)
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = platform.open_file(path, os.O_RDONLY)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError):
             raise
@@ -87,9 +87,10 @@ def read(home: Path) -> str:
             raise KeyProblem(f"{path} is not a regular file")
         if info.st_nlink > 1:
             raise KeyProblem(f"{path} has {info.st_nlink} hard links; the person's key has one")
-        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-            raise KeyProblem(f"{path} is owned by uid {info.st_uid}, not by you")
-        if info.st_mode & 0o077:
+        owner = platform.not_yours(info)
+        if owner is not None:
+            raise KeyProblem(f"{path} is {owner}")
+        if platform.open_to_others(info):
             raise KeyProblem(f"{path} is readable by others (mode {stat.S_IMODE(info.st_mode):03o})")
         text = stream.read(MAX_KEY_CHARS + 2).decode("ascii", "replace").strip()
     if not text or len(text) > MAX_KEY_CHARS or not text.isascii() or not text.isprintable():

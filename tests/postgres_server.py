@@ -17,6 +17,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -106,8 +107,12 @@ class PostgresServer:
             watchdog.wait()
 
 
+def _as_root() -> bool:
+    return sys.platform != "win32" and os.geteuid() == 0
+
+
 def _run_as_owner(command: list[str]) -> None:
-    if os.geteuid() == 0:
+    if _as_root():
         command = ["runuser", "-u", SERVICE_USER, "--", *command]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -121,7 +126,7 @@ def _watch_for(server: PostgresServer) -> None:
     """A watchdog in a session of its own: when this process ends without stopping the server (a killed
     pytest run), it stops the server and removes its folder, so no cluster outlives its tests."""
     pg_ctl = [str(server.bin / "pg_ctl"), "stop", "-D", str(server.folder / "data"), "-m", "immediate"]
-    if os.geteuid() == 0:
+    if _as_root():
         pg_ctl = ["runuser", "-u", SERVICE_USER, "--", *pg_ctl]
     script = (
         f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 2; done; "
@@ -150,7 +155,7 @@ def start_postgres() -> PostgresServer:
     data = folder / "data"
     init_password = folder / "initdb-password"
     init_password.write_text(password)
-    if os.geteuid() == 0:
+    if _as_root():
         # The cluster's files belong to the unprivileged user that runs it; the folder lets it in.
         os.chmod(folder, 0o755)
         shutil.chown(init_password, SERVICE_USER)

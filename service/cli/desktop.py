@@ -1,5 +1,5 @@
-"""`jiyi install-desktop [--uninstall]`: the console in the desktop's menu (with its AppStream metainfo) and the
-service as a user unit."""
+"""`jiyi install-desktop [--uninstall]`: the console in the desktop's menu (with its AppStream metainfo, on Linux)
+and the service as a user service (a systemd user unit, a launchd LaunchAgent, a Task Scheduler task)."""
 
 from __future__ import annotations
 
@@ -18,17 +18,20 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "install-desktop",
         common,
         install_desktop,
-        "add Jiyi to the desktop's menu (entry, icon, AppStream metainfo) and write the service's systemd user unit",
+        "add Jiyi to the desktop's menu (entry, icon, AppStream metainfo) and write the service's user unit "
+        "(systemd; a LaunchAgent on macOS, a Task Scheduler task on Windows)",
         home="none",
     )
     words.add_argument("--uninstall", action="store_true", help="remove those files again")
 
 
 def install_desktop(args: argparse.Namespace, config: Config) -> int:
-    from service.desktop_files import Folders, install, uninstall
+    from service.desktop_files import Folders, install, service_file, uninstall
     from service.program import program_command
 
     folders = Folders.of_user()
+    command = program_command()
+    unit = service_file(command, folders)
     if args.uninstall:
         removed = uninstall(folders)
         for path in removed:
@@ -36,12 +39,15 @@ def install_desktop(args: argparse.Namespace, config: Config) -> int:
         if not removed:
             print("nothing to remove: jiyi install-desktop has not written its files here")
         else:
-            print("if the service was enabled: systemctl --user disable --now jiyi; systemctl --user daemon-reload")
+            print(f"if the service was enabled: {unit.disable}")
         return 0
-    command = program_command()
-    for path in install(command, folders):
+    written = install(command, folders)
+    for path in written:
         print(f"wrote {path}")
-    print(f"both start {' '.join(command)}")
-    print("the console is in the desktop's menu as 记忆 (Jiyi); to run the service at login:")
-    print("  systemctl --user daemon-reload && systemctl --user enable --now jiyi")
+    if len(written) > 1:
+        print(f"both start {' '.join(command)}")
+        print("the console is in the desktop's menu as 记忆 (Jiyi); to run the service at login:")
+    else:
+        print(f"it starts {' '.join(command)} serve; to run the service at login:")
+    print(f"  {unit.enable}")
     return 0

@@ -44,7 +44,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )
     worker.add_argument("--endpoint", required=True, metavar="URL", help="e.g. http://127.0.0.1:11434/v1")
     worker.add_argument("--model", required=True, metavar="NAME", help="the model name the endpoint serves")
-    worker.add_argument("--socket", type=Path, help="the service's socket (default: JIYI_SOCKET or the runtime folder)")
+    worker.add_argument("--socket", type=Path, help="the service's socket (default: JIYI_SOCKET, else the home's own)")
     worker.add_argument("--once", action="store_true", help="stop when nothing waits (default: poll for more)")
     worker.add_argument("--poll", type=float, default=30.0, metavar="SECONDS", help="wait between empty leases")
     worker.add_argument("--limit", type=int, metavar="N", help="handle at most N items")
@@ -102,8 +102,9 @@ def scan_now(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_worker(args: argparse.Namespace, config: Config) -> int:
-    from service.client import JiyiClient, default_socket_path
+    from service.client import JiyiClient
     from service.learn_worker import ChatEndpoint, Worker
+    from service.remote.attach import configured_socket
 
     grant = config.learning
     if grant is None:
@@ -114,7 +115,7 @@ def run_worker(args: argparse.Namespace, config: Config) -> int:
     timeout = args.timeout or grant.timeout / 3
     if not 0 < timeout <= grant.timeout:
         raise InvalidInput(f"--timeout must be within the grant's {grant.timeout} seconds")
-    path = args.socket or (Path(config.socket) if config.socket else default_socket_path())
+    path = configured_socket(config, args.socket)
     endpoint = ChatEndpoint(args.endpoint, args.model, max_tokens, timeout, os.environ.get("OPENAI_API_KEY", ""))
     with JiyiClient(path, timeout=timeout + 10) as client:
         tally = Worker(client, endpoint, args.role).run(once=args.once, poll=args.poll, limit=args.limit)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +18,9 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     serve = add_command(
         sub, "serve", common, serve_headless, "host the agent service headless (no display needed)", home="create"
     )
-    serve.add_argument("--socket", type=Path, help="socket path (or JIYI_SOCKET; default in the runtime directory)")
+    serve.add_argument(
+        "--socket", type=Path, help="socket path (or JIYI_SOCKET; default: the home's own, in the runtime folder)"
+    )
     serve.add_argument("--workers", type=int, default=4, help="requests served at once (default 4)")
     serve.add_argument(
         "--new-database",
@@ -43,6 +43,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def serve_headless(args: argparse.Namespace, config: Config) -> int:
     """Host the service until SIGINT or SIGTERM; its exit code is the host's."""
     from service.follow_parent import follow_parent
+    from service.platform.process import lower_priority
 
     # Imported here: the host brings Qt, which no other command needs.
     from service.rpc.headless import serve
@@ -64,16 +65,3 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         new_database=args.new_database,
         accept_loss=args.accept_loss,
     )
-
-
-def lower_priority(by: int) -> None:
-    """Run this process `by` nice levels below where it runs now, every thread of it, before and after."""
-    os.nice(by)
-    # On Linux a thread's priority is its own and a new thread takes its creator's: the threads started from
-    # here on (workers, jobs, Chroma's) take this one's; those some import started already are set one by one.
-    tasks = Path("/proc/self/task")
-    if tasks.is_dir():
-        target = os.getpriority(os.PRIO_PROCESS, 0)
-        for task in tasks.iterdir():
-            with contextlib.suppress(OSError):  # ended meanwhile
-                os.setpriority(os.PRIO_PROCESS, int(task.name), target)

@@ -192,10 +192,10 @@ def run_doctor(args: argparse.Namespace, config: Config) -> int:
 
 def config_value(config: Config, name: str, value: object, source: str) -> tuple[str, str]:
     """A setting's value as `config.toml` and the environment take it, and its source."""
-    from service.client import default_socket_path
+    from service.platform.address import home_socket_path
 
     if name == "socket" and not value:
-        return str(default_socket_path()), f"{source} (runtime directory)"
+        return str(home_socket_path(config.home_path)), f"{source} (this home's own)"
     if name == "bundles" and not value:
         return str(config.bundles_path), f"{source} (<home>/bundles)"
     if isinstance(value, bool):

@@ -25,6 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from service.mcp.http_guard import guarded_protocol
 from service.mcp.link import ServiceLink
 from service.mcp.server import JiyiMcp
+from store.core import platform
 from store.core.errors import EnvironmentProblem, InvalidInput, os_problem
 
 log = logging.getLogger("jiyi.service.mcp")
@@ -53,11 +54,10 @@ def read_token(home: Path) -> tuple[Path, str]:
     link, not a regular file, not the user's, or readable by others is refused, and a home it cannot be
     written in or read from is an `EnvironmentProblem` naming the path."""
     path = home / TOKEN_NAME
-    nofollow = getattr(os, "O_NOFOLLOW", 0)
     if not path.exists() and not path.is_symlink():
         try:
             home.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
+            fd = platform.open_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as out:
                 out.write(secrets.token_urlsafe(32) + "\n")
         except FileExistsError:
@@ -65,7 +65,7 @@ def read_token(home: Path) -> tuple[Path, str]:
         except OSError as exc:
             raise os_problem(exc, f"the MCP token file {path}") from None
     try:
-        fd = os.open(path, os.O_RDONLY | nofollow | getattr(os, "O_NONBLOCK", 0))
+        fd = platform.open_file(path, os.O_RDONLY | platform.NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise EnvironmentProblem(f"{path} must be a regular file, not a link") from None
@@ -74,7 +74,7 @@ def read_token(home: Path) -> tuple[Path, str]:
         info = os.fstat(held.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise EnvironmentProblem(f"{path} must be a regular file, not a link")
-        if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        if platform.not_yours(info) or platform.open_to_others(info):
             raise EnvironmentProblem(f"{path} must be yours and readable by you only (chmod 600 {path})")
         token = held.read(4096).decode("utf-8", "replace").strip()
     if len(token) < 16:

@@ -15,11 +15,10 @@ write lock (`Parts.writes`), which the retrying thread takes too.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 
-from store.core import model_binding
+from store.core import model_binding, platform
 from store.core.database import Store
 from store.desk import bundle_catch_up, bundles
 from store.desk.bundle_files import BundleFiles
@@ -115,7 +114,7 @@ class BundleMirror:
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent
         try:
-            return os.statvfs(folder).f_bavail > 0
+            return not platform.out_of_space(folder)
         except OSError:
             return True
 

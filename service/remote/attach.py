@@ -11,7 +11,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.client import JiyiClient, JsonObject, default_socket_path
+from service.client import JiyiClient, JsonObject
+from service.platform.address import home_socket_path, may_be_listening, socket_address
 
 if TYPE_CHECKING:  # a command through a running service needs neither the store nor recall (docs/cli.md)
     from service.config import Config
@@ -23,8 +24,12 @@ PROBE_TIMEOUT_S = 2.0
 
 
 def configured_socket(config: Config, flag: Path | None = None) -> Path:
-    """--socket, else JIYI_SOCKET / config, else the runtime directory's default."""
-    return Path(flag) if flag else Path(config.socket) if config.socket else default_socket_path()
+    """--socket, else JIYI_SOCKET / config.toml's `socket`, else the home's own (`service/platform/address.py`)."""
+    if flag:
+        return socket_address(str(flag))
+    if config.socket:
+        return socket_address(config.socket)
+    return home_socket_path(config.home_path)
 
 
 def find_service(config: Config) -> tuple[Path, JsonObject] | None:
@@ -43,7 +48,7 @@ def service_on_socket(config: Config) -> tuple[Path, JsonObject] | None:
     """The configured socket and the health of the live service answering on it, whatever home it serves;
     None when none answers."""
     path = configured_socket(config)
-    if not path.exists():
+    if not may_be_listening(path):
         return None
     with JiyiClient(path, timeout=PROBE_TIMEOUT_S, hello="command") as client:  # a probe, never an agent
         response = client.request("health")

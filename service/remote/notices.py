@@ -17,11 +17,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from service.client import Channel, open_channel
 from service.memory.domain import Domain
 
 log = logging.getLogger("jiyi.service.remote")
 
 RETRY_S = 1.0
+CONNECT_TIMEOUT_S = 5.0
 EVERY_DOMAIN = tuple(Domain)
 """What a reader reports as changed after it lost the service for a while."""
 
@@ -39,7 +41,7 @@ class NoticeReader:
         self._changed = changed
         self._connected = connected
         self._stop = threading.Event()
-        self._sock: socket.socket | None = None
+        self._sock: Channel | None = None
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="jiyi-notices", daemon=True)
         self.is_connected = False
@@ -71,15 +73,15 @@ class NoticeReader:
             self._stop.wait(RETRY_S)
 
     def _follow(self, missed: bool) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if self._stop.is_set():
+            return
+        sock = open_channel(self.socket_path, CONNECT_TIMEOUT_S)  # a Unix socket, or Windows's named pipe
         with self._lock:
             if self._stop.is_set():
                 sock.close()
                 return
             self._sock = sock
         try:
-            sock.settimeout(5.0)
-            sock.connect(str(self.socket_path))
             sock.sendall(b'{"id":"notices","v":1,"method":"changes.subscribe"}\n')
             sock.settimeout(None)  # notices come when something changes: waiting long is normal
             buffer = b""

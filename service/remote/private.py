@@ -15,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,8 +27,10 @@ from typing import Any
 
 from service.client import JsonObject
 from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
+from service.platform.process import own_group, stop_signal
 from service.program import program_command
 from service.remote.attach import configured_socket, find_service
+from store.core import platform
 from store.core.errors import EnvironmentProblem
 from store.core.home import prepare_home, read_only_reason
 
@@ -101,7 +103,8 @@ class PrivateService:
         # `jiyi serve` of this very program: a frozen build's executable, the installed script, or its module.
         command = [*program_command(), "serve", "--home", str(home), "--socket", str(socket_path)]
         command += ["--parent-pid", str(os.getpid()), "--nice", str(PRIVATE_NICE)]
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = platform.open_file(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        group = own_group()
         with os.fdopen(fd, "wb") as stderr:
             # Its own process group: Ctrl+C in the console's terminal reaches the console, which then stops
             # the child in order (closing its connections first), instead of both at once. Not its own
@@ -114,7 +117,8 @@ class PrivateService:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                process_group=0,
+                creationflags=group.creationflags,
+                process_group=group.process_group,
             )
         service = cls(process, socket_path, log_path, owner)
         try:
@@ -144,7 +148,7 @@ class PrivateService:
         """SIGTERM, wait up to `grace_s` for its drain, else kill; its exit code. A socket file a killed
         child left behind is removed (a child that stopped removed its own)."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(stop_signal())
         try:
             code = self.process.wait(grace_s)
         except subprocess.TimeoutExpired:
@@ -170,6 +174,8 @@ class PrivateService:
 def _remove_if_stale(path: Path) -> None:
     """Remove the socket file at `path` if nobody listens on it: never one a live server holds (a child
     that exited by itself may have been refused the socket because another server serves it)."""
+    if sys.platform == "win32":
+        return  # a named pipe is no file: it goes with its server
     with contextlib.suppress(OSError):
         if not stat.S_ISSOCK(path.lstat().st_mode):
             return

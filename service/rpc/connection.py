@@ -18,13 +18,23 @@ it sent before; the connection closes once they are written.
 from __future__ import annotations
 
 import logging
-import socket
 import time
+from typing import Protocol
 
 log = logging.getLogger("jiyi.service.rpc")
 
 CHUNK = 1 << 16
 """Bytes read per readiness notice: a busy client cannot starve the others."""
+
+
+class Stream(Protocol):
+    """What a connection reads and writes: a non-blocking socket, or a transport's endpoint
+    (`service/rpc/transport.py`). `recv` answers b"" at end-of-file; both raise `BlockingIOError` when they
+    cannot move a byte now."""
+
+    def recv(self, size: int, /) -> bytes: ...
+    def send(self, data: bytes | bytearray, /) -> int: ...
+    def close(self) -> None: ...
 
 
 class LineBudget:
@@ -44,10 +54,9 @@ class LineTooLong(Exception):
 
 
 class Connection:
-    """One accepted client socket (non-blocking) with its input and output buffers."""
+    """One accepted client (a non-blocking stream) with its input and output buffers."""
 
-    def __init__(self, number: int, sock: socket.socket, *, max_line: int, max_output: int, budget: LineBudget) -> None:
-        sock.setblocking(False)
+    def __init__(self, number: int, sock: Stream, *, max_line: int, max_output: int, budget: LineBudget) -> None:
         self.number = number
         self.sock = sock
         self.max_line = max_line
@@ -199,10 +208,9 @@ class Connection:
         self.sock.close()
 
 
-def refuse_at_once(sock: socket.socket, line: bytes) -> None:
+def refuse_at_once(sock: Stream, line: bytes) -> None:
     """Send one error line to a client the host will not serve, without waiting, and close its socket."""
     try:
-        sock.setblocking(False)
         sock.send(line)
     except OSError:
         pass  # a client gone already, or a full buffer: it sees the close

@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 
 from service.config import Config
 from service.memory.memory import Memory
+from service.platform.process import stop_signals
 from service.rpc.host import SocketHost
 from service.rpc.socket_file import check_socket_free, socket_path_for
 from store.core.errors import EnvironmentProblem
@@ -72,7 +73,7 @@ def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
         # ignored. A zero timer is delivered as soon as the loop runs.
         QTimer.singleShot(0, app.quit)
 
-    return {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    return {s: signal.signal(s, request_stop) for s in stop_signals()}
 
 
 def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int) -> str | None:

@@ -1,7 +1,8 @@
 """The socket host: a `QLocalServer` serving the protocol, in the console or headless.
 
-With `service/rpc/headless.py` (`jiyi serve`), the one place in `service` that uses Qt (QtCore and
-QtNetwork only).
+With `service/rpc/headless.py` (`jiyi serve`) and `service/rpc/transport.py` (how connections move bytes:
+descriptors on Unix, Qt's local socket over a named pipe on Windows), the one place in `service` that uses Qt
+(QtCore and QtNetwork only).
 Lines are read on the Qt event loop and answered on a worker pool, so no
 request blocks the loop; each connection's requests are answered in order,
 one at a time, while different connections run in parallel. Writes that may
@@ -22,27 +23,26 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
-import socket
 import stat
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer
 
 from service import person_key
-from service.client import default_socket_path
 from service.memory.memory import Memory
+from service.platform.address import is_pipe
 from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
 from service.rpc.context import CallContext
 from service.rpc.dispatch import Dispatcher
 from service.rpc.limits import MAX_OUTPUT, UNFINISHED_LINES_FACTOR, connection_cap, raise_open_file_limit
 from service.rpc.protocol import INTERNAL_MESSAGE, Request, encode, failure
-from service.rpc.socket_file import check_socket_free
+from service.rpc.socket_file import check_socket_free, socket_path_for
+from service.rpc.transport import DEFAULT as DEFAULT_TRANSPORT
+from service.rpc.transport import Endpoint, Transport, listener
 from service.rpc.trickle import LINE_DEADLINE, longest_trickling, overdue
 from service.rpc.write_lane import WriteLane
 from store.core.errors import EnvironmentProblem
@@ -64,32 +64,12 @@ LONG_WORKERS = 2
 more wait their turn there, and none ever takes a worker that agents' short requests need."""
 
 
-class _Listener(QLocalServer):
-    """A `QLocalServer` that hands each accepted descriptor to `adopt` instead of wrapping it in a `QLocalSocket`.
-
-    Why not `QLocalSocket`: on Unix it is a `QAbstractSocket`, which closes the
-    descriptor as soon as a read returns end-of-file (canReadNotification →
-    readFromSocket fails → disconnectFromHost), so a client that shut down only
-    its sending side (`shutdown(SHUT_WR)`) could never read the replies to what
-    it sent; and its write buffer grows without bound. The host reads and writes
-    the accepted descriptor itself, woken by `QSocketNotifier`s.
-    """
-
-    def __init__(self, adopt: Callable[[int], None], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._adopt = adopt
-
-    def incomingConnection(self, socketDescriptor: int) -> None:  # Qt override, Qt names
-        self._adopt(int(socketDescriptor))
-
-
 @dataclass
 class _Link:
-    """A connection, the notifiers that wake the loop for it, and the context its calls run in."""
+    """A connection, the endpoint that moves its bytes and wakes the loop for it, and the context its calls run in."""
 
     connection: Connection
-    reader: QSocketNotifier
-    writer: QSocketNotifier
+    endpoint: Endpoint
     context: CallContext
 
 
@@ -98,7 +78,8 @@ class SocketHost(QObject):
 
     Limits left as None come from the memory's configuration (`max_line_bytes`,
     `max_connections`, `idle_timeout`); `max_unfinished` defaults to
-    `UNFINISHED_LINES_FACTOR` longest lines.
+    `UNFINISHED_LINES_FACTOR` longest lines. `path` defaults to the configured socket (the home's own, unless
+    `JIYI_SOCKET` or config.toml say otherwise); `transport` to the platform's (`service/rpc/transport.py`).
     """
 
     connections_changed = Signal(int)
@@ -119,12 +100,14 @@ class SocketHost(QObject):
         max_output: int = MAX_OUTPUT,
         max_unfinished: int | None = None,
         line_deadline: float = LINE_DEADLINE,
+        transport: Transport = DEFAULT_TRANSPORT,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         config = memory.config
         self.memory = memory
-        self.path = Path(path) if path else default_socket_path()
+        self.path = Path(path) if path else socket_path_for(config)
+        self.transport = transport
         self.max_line = int(config.max_line_bytes if max_line is None else max_line)
         self.max_connections = 0  # set by start(), from the open-file limit when not configured
         self._configured_connections = int(config.max_connections if max_connections is None else max_connections)
@@ -137,7 +120,7 @@ class SocketHost(QObject):
         self._pool: ThreadPoolExecutor | None = None
         self._lane: WriteLane | None = None
         self._long_pool: ThreadPoolExecutor | None = None
-        self._server = _Listener(self._adopt, self)
+        self._server = listener(transport, self._adopt, self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.setListenBacklogSize(LISTEN_BACKLOG)
         self._links: dict[int, _Link] = {}
@@ -177,8 +160,16 @@ class SocketHost(QObject):
                 person_key.release(self.memory.store.home, self._person_key)
                 self._person_key = None
             raise EnvironmentProblem(f"cannot listen on {self.path}: {self._server.errorString()}")
-        info = self.path.lstat()
-        self._socket_id = (info.st_dev, info.st_ino)
+        if not is_pipe(self.path):  # a named pipe is no file that could be removed or replaced
+            try:
+                info = self.path.lstat()
+            except FileNotFoundError:  # removed as soon as it was made
+                self._server.close()
+                if self._person_key is not None:
+                    person_key.release(self.memory.store.home, self._person_key)
+                    self._person_key = None
+                raise EnvironmentProblem(f"the socket file {self.path} was removed or replaced") from None
+            self._socket_id = (info.st_dev, info.st_ino)
         self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="jiyi-request")
         self._long_pool = ThreadPoolExecutor(max_workers=LONG_WORKERS, thread_name_prefix="jiyi-long")
         self.presence.reset()
@@ -208,7 +199,7 @@ class SocketHost(QObject):
         for link in list(self._links.values()):
             link.connection.send()  # what the socket takes now; a client that does not read loses the rest
             self._close(link, "the service stopped", logging.DEBUG)
-        if self._owns_socket_file():
+        if not is_pipe(self.path) and self._owns_socket_file():
             self.path.unlink(missing_ok=True)
         if self._person_key is not None:
             person_key.release(self.memory.store.home, self._person_key)
@@ -252,6 +243,8 @@ class SocketHost(QObject):
         return self.presence.requests_last_minute()
 
     def _owns_socket_file(self) -> bool:
+        if is_pipe(self.path):
+            return True  # no file: the listener is all there is
         try:
             info = self.path.lstat()
         except OSError:
@@ -276,42 +269,33 @@ class SocketHost(QObject):
 
     # -- connections -------------------------------------------------------------------
 
-    def _adopt(self, descriptor: int) -> None:
-        """Take an accepted client socket, or refuse it with one error line when the cap is reached."""
-        try:
-            sock = socket.socket(fileno=descriptor)
-        except OSError as exc:
-            os.close(descriptor)
-            log.warning("dropping a connection Qt accepted: %s", exc)
-            return
+    def _adopt(self, endpoint: Endpoint) -> None:
+        """Take an accepted client, or refuse it with one error line when the cap is reached."""
         if len(self._links) >= self.max_connections and self._pool is not None:
             self._evict_trickler()
         if len(self._links) >= self.max_connections or self._pool is None:
-            self._refuse_connection(sock)
+            self._refuse_connection(endpoint)
             return
         if self._refused:
             log.info("accepting connections again (%d refused while at the cap)", self._refused)
             self._refused = 0
         connection = Connection(
-            next(self._numbers), sock, max_line=self.max_line, max_output=self.max_output, budget=self.budget
+            next(self._numbers), endpoint, max_line=self.max_line, max_output=self.max_output, budget=self.budget
         )
-        reader = QSocketNotifier(descriptor, QSocketNotifier.Type.Read, self)
-        writer = QSocketNotifier(descriptor, QSocketNotifier.Type.Write, self)
-        writer.setEnabled(False)
         number = connection.number
-        link = _Link(connection, reader, writer, self.dispatcher.context(number, lambda: self._subscribers.add(number)))
-        reader.activated.connect(lambda *_: self._on_readable(link))
-        writer.activated.connect(lambda *_: self._on_writable(link))
+        link = _Link(connection, endpoint, self.dispatcher.context(number, lambda: self._subscribers.add(number)))
+        endpoint.bind(lambda: self._on_readable(link), lambda: self._on_writable(link))
+        endpoint.watch(read=True, write=False)
         self._links[connection.number] = link
         self.presence.opened(connection.number)
         self.connections_changed.emit(len(self._links))
 
-    def _refuse_connection(self, sock: socket.socket) -> None:
+    def _refuse_connection(self, endpoint: Endpoint) -> None:
         if not self._refused:
             log.warning("refusing connections: %d are open, the cap (max_connections)", len(self._links))
         self._refused += 1
         message = f"too many connections: the service serves {self.max_connections} at a time; try again later"
-        refuse_at_once(sock, encode(failure(None, "unavailable", message)))
+        refuse_at_once(endpoint, encode(failure(None, "unavailable", message)))
 
     def _close(self, link: _Link, reason: str, level: int = logging.DEBUG) -> None:
         connection = link.connection
@@ -320,11 +304,7 @@ class SocketHost(QObject):
         self._subscribers.discard(connection.number)
         self.presence.closed(connection.number)
         log.log(level, "closing connection %d: %s", connection.number, reason)
-        # A notifier must be off before its descriptor is closed: the number may be reused at once.
-        for notifier in (link.reader, link.writer):
-            notifier.setEnabled(False)
-            notifier.deleteLater()
-        connection.close()
+        connection.close()  # the endpoint stops watching before it closes
         self.connections_changed.emit(len(self._links))
 
     def _evict_trickler(self) -> None:
@@ -389,11 +369,10 @@ class SocketHost(QObject):
             reason = connection.broken or "done"
             self._close(link, reason)
             return
-        # Qt's socket notifiers are level-triggered: a reader left on after end-of-file, or a writer with
-        # nothing to write, would fire on every turn of the loop; a reader left on while the client's
-        # replies pile up would read its requests without bound.
-        link.reader.setEnabled(connection.wants_read)
-        link.writer.setEnabled(connection.wants_write)
+        # Only what the connection wants wakes the loop: a reader left on after end-of-file, or a writer with
+        # nothing to write, would wake it on every turn; a reader left on while the client's replies pile up
+        # would read its requests without bound.
+        link.endpoint.watch(connection.wants_read, connection.wants_write)
 
     def _pump(self, link: _Link) -> None:
         """Start the connection's next requests, in order: at once when they need no file, else on a worker."""

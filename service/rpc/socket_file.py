@@ -1,38 +1,43 @@
-"""The socket's file: its private folder, who listens on it, and whether a new server may take it."""
+"""The socket's file: its private folder, who listens on it, and whether a new server may take it.
+
+On Windows the service listens on a named pipe, which is no file: there is no folder to prepare and no stale
+file to remove, only a live server to find (`service/platform/address.py`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import socket
 import stat
 from pathlib import Path
 
+from service.client import open_channel
 from service.config import Config
+from service.platform.address import is_pipe, may_be_listening
 from service.remote.attach import configured_socket
+from store.core import platform
 from store.core.errors import EnvironmentProblem, UnsafePath
 
 
 def prepare_socket_dir(path: Path) -> None:
     """Create the socket's folder private (0700) or check that it is private and ours."""
+    if is_pipe(path):
+        return  # a named pipe has no folder
     folder = path.parent
     if not folder.exists():
         folder.mkdir(mode=0o700, parents=True)
     info = folder.lstat()
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise UnsafePath(f"socket folder {folder} is not a plain directory")
-    if info.st_uid != os.geteuid():
-        raise UnsafePath(f"socket folder {folder} belongs to uid {info.st_uid}, not to you")
-    if info.st_mode & 0o022:
+    owner = platform.not_yours(info)
+    if owner is not None:
+        raise UnsafePath(f"socket folder {folder} is {owner}")
+    if platform.open_to_others(info) & 0o022:
         raise UnsafePath(f"socket folder {folder} is writable by others; run: chmod 700 {folder}")
 
 
 def probe(path: Path, timeout: float = 1.0) -> dict[str, object] | None:
     """Ask whoever listens on `path` for its health; None when nobody does."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
     try:
-        sock.connect(str(path))
+        sock = open_channel(path, timeout)
     except OSError:
         return None
     try:
@@ -53,13 +58,21 @@ def probe(path: Path, timeout: float = 1.0) -> dict[str, object] | None:
 
 
 def socket_path_for(config: Config, flag: Path | None = None) -> Path:
-    """--socket, else JIYI_SOCKET / config, else the runtime directory's default."""
+    """--socket, else JIYI_SOCKET / config, else the home's own socket."""
     return configured_socket(config, flag)
 
 
 def check_socket_free(path: Path) -> bool:
     """Refuse a path that a live server or another kind of file holds; True when a stale socket is there."""
     prepare_socket_dir(path)
+    if is_pipe(path):
+        owner = probe(path) if may_be_listening(path) else None
+        if owner is not None:
+            raise EnvironmentProblem(
+                f"pipe {path} is already served by pid {owner.get('pid', '?')} "
+                f"for home {owner.get('home', '?')}; stop it or set JIYI_SOCKET"
+            )
+        return False
     if not (path.exists() or path.is_symlink()):
         return False
     if path.is_symlink() or not stat.S_ISSOCK(path.lstat().st_mode):

@@ -61,7 +61,7 @@ from typing import Any, Literal
 
 from peewee import DatabaseError
 
-from store.core import clock
+from store.core import clock, platform
 from store.core.errors import ChangesMissing, EnvironmentProblem, StorageProblem, UnsafePath, os_problem
 from store.core.home import DB_NAME, check_private_file
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META
@@ -181,19 +181,15 @@ class MarkFile:
         self._current: Mark | None = None  # what was last written (None until `reset`: nothing advances before)
         self._failed = False  # a write failed (logged once until one succeeds again)
         check_private_file(self.path, "acknowledgement mark")
-        nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            if read_only:
-                self._fd = os.open(self.path, os.O_RDONLY | nofollow)
-            else:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | nofollow, 0o600)
+            self._fd = platform.open_file(self.path, os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT, 0o600)
         except FileNotFoundError:
             return  # a read-only home without a mark: nothing to compare
         except OSError as exc:
             if exc.errno == getattr(os, "ELOOP", -1):
                 raise UnsafePath(f"acknowledgement mark {self.path} is a symlink; Jiyi refuses to follow it") from None
             raise os_problem(exc, f"acknowledgement mark {self.path}") from exc
-        data = os.pread(self._fd, RECORD_BYTES + 1, 0)
+        data = platform.read_at(self._fd, RECORD_BYTES + 1, 0)
         if not data.strip():
             return
         try:
@@ -225,7 +221,7 @@ class MarkFile:
         if self._fd is None:
             return
         try:
-            os.pwrite(self._fd, mark.encode(), 0)  # the same bytes' place every time: the file never grows
+            platform.write_at(self._fd, mark.encode(), 0)  # the same bytes' place every time: the file never grows
         except OSError as exc:
             # Committed already: the write stands. The mark stays behind, which can only miss a later loss.
             if not self._failed:
@@ -374,7 +370,7 @@ def _who() -> str:
     try:
         user = getpass.getuser()
     except (KeyError, OSError):  # no name for this uid
-        user = f"uid {os.geteuid()}"
+        user = platform.current_user()
     return f"{user}@{socket.gethostname()} (pid {os.getpid()})"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from peewee import DatabaseError
 
+from store.core import platform
 from store.core.connection import JiyiDatabase
 from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
@@ -62,7 +63,7 @@ def connect_sqlite(path: Path) -> JiyiDatabase:
         check_private_file(Path(f"{path}{suffix}"), what)
     if not path.exists():
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = platform.open_file(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except FileExistsError:
             raise UnsafePath(f"database {path} appeared while opening; refusing to race") from None
         except OSError as exc:
@@ -113,7 +114,7 @@ def connect_read_only(path: Path) -> JiyiDatabase:
 def _full_disk_hint(path: Path) -> str:
     """ " (the disk holding it is full; …)" when it is: SQLite reports a full disk on opening as an I/O error."""
     try:
-        full = os.statvfs(path.parent).f_bavail == 0
+        full = platform.out_of_space(path.parent)
     except OSError:
         return ""
     return " (the disk holding it is full; free some space)" if full else ""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
 
+from store.core import platform
 from store.core.errors import InvalidInput, UnsafePath
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -101,11 +102,12 @@ def read_password_file(path: Path) -> str:
         raise InvalidInput(f"JIYI_DATABASE_PASSWORD_FILE: {path} does not exist") from None
     except OSError as exc:
         raise InvalidInput(f"JIYI_DATABASE_PASSWORD_FILE: cannot read {path}: {exc.strerror}") from None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+    if platform.is_link(info) or not stat.S_ISREG(info.st_mode):
         raise UnsafePath(f"JIYI_DATABASE_PASSWORD_FILE: {path} is not a regular file (Jiyi follows no symlink)")
-    if info.st_uid != os.geteuid():
-        raise UnsafePath(f"JIYI_DATABASE_PASSWORD_FILE: {path} is owned by uid {info.st_uid}, not by you")
-    if info.st_mode & 0o077:
+    owner = platform.not_yours(info)
+    if owner is not None:
+        raise UnsafePath(f"JIYI_DATABASE_PASSWORD_FILE: {path} is {owner}")
+    if platform.open_to_others(info):
         raise UnsafePath(
             f"JIYI_DATABASE_PASSWORD_FILE: {path} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); "
             f"run: chmod 600 {path}"

@@ -8,15 +8,13 @@ another place or let another user swap it. One process owns a home at a time.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import os
 import stat
 import sys
 from pathlib import Path
 
-from store.core import clock
+from store.core import clock, platform
 from store.core.errors import (
     EnvironmentProblem,
     HomeLocked,
@@ -72,13 +70,9 @@ def prepare_home(path: Path) -> Path:
         raise EnvironmentProblem(f"cannot read home {home}: {exc.strerror}") from exc
     if not stat.S_ISDIR(info.st_mode):
         raise EnvironmentProblem(f"home {home} is not a directory")
-    if info.st_uid != os.geteuid():
-        raise NotYours(
-            f"home {home} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})",
-            what="home",
-            path=home,
-            owner=info.st_uid,
-        )
+    owner = platform.not_yours(info)
+    if owner is not None:
+        raise NotYours(f"home {home} is {owner}", what="home", path=home, owner=info.st_uid)
     read_only = read_only_reason(home)
     if read_only and not (home / DB_NAME).is_file():
         raise HomeReadOnly(
@@ -86,7 +80,7 @@ def prepare_home(path: Path) -> Path:
             path=home,
             reason=read_only,
         )
-    if info.st_mode & 0o077:
+    if platform.open_to_others(info):
         mode = stat.S_IMODE(info.st_mode)
         if read_only:
             raise TooOpen(
@@ -110,7 +104,7 @@ def read_only_reason(home: Path) -> str | None:
     """Why `home` takes no writes — "home X is on a read-only file system" or "home X is not writable by you" —
     or None when it does. A read-only home serves reads; every write is refused with this reason."""
     try:
-        if os.statvfs(home).f_flag & os.ST_RDONLY:
+        if platform.read_only_file_system(home):
             return f"home {home} is on a read-only file system"
     except OSError:
         return None  # what cannot be checked is found out by the first write, with its own error
@@ -125,7 +119,7 @@ def _read_only_parent(home: Path) -> str | None:
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        if platform.read_only_file_system(folder):
             return f"the folder {folder} is on a read-only file system"
     except OSError:
         return None
@@ -138,17 +132,16 @@ def check_private_file(path: Path, what: str) -> None:
         info = os.lstat(path)
     except FileNotFoundError:
         return
-    if stat.S_ISLNK(info.st_mode):
+    if platform.is_link(info):
         raise UnsafePath(f"{what} {path} is a symlink; Jiyi refuses to follow it")
     if not stat.S_ISREG(info.st_mode):
         raise UnsafePath(f"{what} {path} is not a regular file")
     if info.st_nlink > 1:
         raise UnsafePath(f"{what} {path} has {info.st_nlink} hard links; Jiyi needs it to have one")
-    if info.st_uid != os.geteuid():
-        raise NotYours(
-            f"{what} {path} is owned by uid {info.st_uid}, not by you", what=what, path=path, owner=info.st_uid
-        )
-    if info.st_mode & 0o077:
+    owner = platform.not_yours(info)
+    if owner is not None:
+        raise NotYours(f"{what} {path} is {owner}", what=what, path=path, owner=info.st_uid)
+    if platform.open_to_others(info):
         mode = stat.S_IMODE(info.st_mode)
         raise TooOpen(
             f"{what} {path} is readable by others (mode {mode:03o}); run: jiyi doctor --fix-permissions "
@@ -174,11 +167,9 @@ class HomeLock:
         home without one (nothing can create it there) goes unlocked: no process can write to it from here.
         """
         check_private_file(self.path, "lock file")
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        if read_only:
-            flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT
         try:
-            fd = os.open(self.path, flags, 0o600)
+            fd = platform.open_file(self.path, flags, 0o600)
         except FileNotFoundError:
             if read_only:
                 return
@@ -186,12 +177,13 @@ class HomeLock:
         except OSError as exc:
             raise os_problem(exc, f"lock file {self.path}") from exc
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locked = platform.try_lock(fd)
         except OSError as exc:
             os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise self._owner_refusal() from None
             raise os_problem(exc, f"lock file {self.path}") from exc
+        if not locked:
+            os.close(fd)
+            raise self._owner_refusal()
         if read_only:
             self._fd, self._read_only = fd, True
             return
@@ -201,7 +193,7 @@ class HomeLock:
             os.write(fd, json.dumps(owner, ensure_ascii=False).encode())
         except OSError as exc:
             # A full disk shows here first: the owner's note is the first byte Jiyi writes on opening.
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            platform.unlock(fd)
             os.close(fd)
             raise os_problem(exc, f"lock file {self.path}") from exc
         self._fd = fd
@@ -211,7 +203,7 @@ class HomeLock:
         if self._fd is not None:
             if not self._read_only:
                 os.ftruncate(self._fd, 0)
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            platform.unlock(self._fd)
             os.close(self._fd)
             self._fd = None
 

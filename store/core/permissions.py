@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.core import platform
 from store.core.acknowledged import MARK_NAME
 from store.core.errors import EnvironmentProblem, NotFound, NotYours, UnsafePath
 from store.core.home import DB_NAME, LOCK_NAME, read_only_reason
@@ -23,8 +24,6 @@ HOME_MODE = 0o700
 FILE_MODE = 0o600
 PRIVATE_FILES = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_NAME, MARK_NAME)
 """The files in a home that Jiyi refuses when others may read them (`check_private_file`), by name."""
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -60,14 +59,14 @@ def fix_permissions(home: Path) -> list[ModeChange]:
     if not stat.S_ISDIR(info.st_mode):
         raise EnvironmentProblem(f"home {home} is not a directory")
     _check_own(home, "home", info)
-    planned = [("home", home, info, HOME_MODE)] if info.st_mode & 0o077 else []
+    planned = [("home", home, info, HOME_MODE)] if platform.open_to_others(info) else []
     for name in PRIVATE_FILES:
         path = home / name
         try:
             found = os.lstat(path)
         except FileNotFoundError:
             continue
-        if not found.st_mode & 0o077:
+        if not platform.open_to_others(found):  # always so on Windows, whose modes say nothing of others
             continue  # private already: whatever else is wrong with it, opening the home says so
         if stat.S_ISLNK(found.st_mode):
             raise UnsafePath(f"{path} is a symlink; Jiyi changes no permissions through a link")
@@ -88,7 +87,7 @@ def fix_permissions(home: Path) -> list[ModeChange]:
 
 
 def _check_own(path: Path, what: str, info: os.stat_result) -> None:
-    if info.st_uid != os.geteuid():
+    if platform.not_yours(info) is not None:
         raise NotYours(
             f"{path} is owned by uid {info.st_uid}, not by you; Jiyi changes only your own files",
             what=what,
@@ -100,9 +99,9 @@ def _check_own(path: Path, what: str, info: os.stat_result) -> None:
 def _change(path: Path, seen: os.stat_result, private: int, *, directory: bool) -> ModeChange:
     """Take the bits of group and others off `path`, through a descriptor opened without following a link,
     after checking it is still what was looked at (`seen`)."""
-    flags = os.O_RDONLY | _NOFOLLOW | (getattr(os, "O_DIRECTORY", 0) if directory else getattr(os, "O_NONBLOCK", 0))
+    flags = os.O_RDONLY | (platform.DIRECTORY if directory else platform.NONBLOCK)
     try:
-        fd = os.open(path, flags)
+        fd = platform.open_file(path, flags)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot make {path} private: {exc.strerror}") from exc
     try:
@@ -111,7 +110,7 @@ def _change(path: Path, seen: os.stat_result, private: int, *, directory: bool) 
             raise UnsafePath(f"{path} was replaced while its permissions were being fixed; nothing was changed there")
         before = stat.S_IMODE(now.st_mode)
         after = before & private
-        os.fchmod(fd, after)
+        platform.set_mode(fd, after)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot make {path} private: {exc.strerror}") from exc
     finally:

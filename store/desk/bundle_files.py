@@ -4,7 +4,9 @@ Every file operation is confined to the bundles folder by construction: the
 folder is opened once (`O_NOFOLLOW`), and each folder below it is opened
 relative to the one above (`dir_fd`, `O_NOFOLLOW | O_DIRECTORY`), so a link
 planted anywhere on the way, or swapped in between a check and a write, is
-refused rather than followed. A name that is empty, `.` or `..`, or that
+refused rather than followed. (Where folders cannot be opened so, on Windows,
+each part is looked at before it is used: a planted link is refused, one
+swapped in between is not; `store.core.platform.Folder`.) A name that is empty, `.` or `..`, or that
 holds a NUL or a backslash, is refused before anything is opened
 (`UnsafePath`): no bundle id or path from the log can climb out.
 
@@ -34,6 +36,7 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
+from store.core import platform
 from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import UnsafePath
 from store.desk.bundle_names import MAX_DOCUMENT_BYTES
@@ -44,11 +47,8 @@ NAME_MAX = 255  # bytes in one file or folder name (ext4, APFS, NTFS in UTF-16 u
 UNREADABLE = "\x00unreadable"  # what `read` answers for a file it cannot read or decode: never a stored content
 TOO_BIG = "\x00too big"  # a file larger than any document: never a stored content either
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
-_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+_READ = os.O_RDONLY | platform.NONBLOCK
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 
 
 def _kind_of(mode: int) -> str:
@@ -60,9 +60,9 @@ def _kind_of(mode: int) -> str:
     return "link" if stat.S_ISLNK(mode) else "special file"
 
 
-def _is_link(name: str, fd: int) -> bool:
+def _is_link(name: str, folder: platform.Folder) -> bool:
     try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+        return platform.is_link(folder.lstat(name))
     except OSError:
         return False
 
@@ -70,8 +70,10 @@ def _is_link(name: str, fd: int) -> bool:
 class BundleFiles:
     """The mirror of the bundles under one directory (default `<home>/bundles`)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, by_descriptor: bool = platform.BY_DESCRIPTOR) -> None:
         self.root = root
+        self.by_descriptor = by_descriptor
+        """Folders opened as descriptors (Unix), or walked by path with a look at each part (Windows)."""
 
     def parts_of(self, bundle_id: str, path: str = "") -> list[str]:
         """The names from the bundles folder down to a document's file (or the bundle's folder), checked.
@@ -111,49 +113,50 @@ class BundleFiles:
             make_private(self.root)
 
     @contextmanager
-    def _folder(self, parts: list[str], *, create: bool) -> Iterator[int | None]:
-        """The descriptor of the folder holding `parts[-1]`, opened part by part without following links.
+    def _folder(self, parts: list[str], *, create: bool) -> Iterator[platform.Folder | None]:
+        """The folder holding `parts[-1]`, opened part by part without following links.
 
         None when a folder on the way is missing and `create` is false; with `create`, missing
         folders are made 0700.
         """
         if create and not self.root.exists() and not self.root.is_symlink():
             make_private_dirs(self.root)
+        folder: platform.Folder | None
         try:
-            fd = os.open(self.root, _DIR)
+            folder = platform.Folder.open(self.root, by_descriptor=self.by_descriptor)
         except FileNotFoundError:
-            fd = -1
+            folder = None
         except OSError as exc:
             raise self._refused(exc, self.root, "the bundles directory", self.root.is_symlink()) from None
         try:
             here = self.root
-            for part in parts[:-1] if fd >= 0 else ():
+            for part in parts[:-1]:
+                if folder is None:
+                    break
                 here = here / part
                 made = False
                 if create:
                     try:
-                        os.mkdir(part, 0o700, dir_fd=fd)
+                        folder.make(part, 0o700)
                         made = True
                     except FileExistsError:
                         pass
                 try:
-                    below = os.open(part, _DIR, dir_fd=fd)
+                    below: platform.Folder | None = folder.below(part)
                 except FileNotFoundError:
                     if create:
                         raise
-                    below = -1
+                    below = None
                 except OSError as exc:
-                    raise self._refused(exc, here, "a bundle folder", _is_link(part, fd)) from None
-                os.close(fd)
-                fd = below
-                if fd < 0:
-                    break
-                if made:
-                    os.fchmod(fd, 0o700)  # mkdir's mode passes through the umask
-            yield fd if fd >= 0 else None
+                    raise self._refused(exc, here, "a bundle folder", _is_link(part, folder)) from None
+                folder.close()
+                folder = below
+                if made and folder is not None:
+                    folder.set_mode(0o700)  # mkdir's mode passes through the umask
+            yield folder
         finally:
-            if fd >= 0:
-                os.close(fd)
+            if folder is not None:
+                folder.close()
 
     @staticmethod
     def _refused(exc: OSError, where: Path, what: str, link: bool) -> OSError | UnsafePath:
@@ -164,23 +167,23 @@ class BundleFiles:
             return UnsafePath(f"{where} is not a folder; Jiyi does not replace what it did not make")
         return exc
 
-    def _read_at(self, fd: int, name: str, where: str, limit: int = MAX_DOCUMENT_BYTES) -> str | None:
-        """The text of `name` in folder `fd`: None if missing, `TOO_BIG` (past `limit` bytes) or `UNREADABLE`;
+    def _read_at(self, folder: platform.Folder, name: str, where: str, limit: int = MAX_DOCUMENT_BYTES) -> str | None:
+        """The text of `name` in `folder`: None if missing, `TOO_BIG` (past `limit` bytes) or `UNREADABLE`;
         `UnsafePath` for anything but a regular file (it is not opened, so a FIFO or a device cannot block)."""
         try:
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            info = folder.lstat(name)
         except FileNotFoundError:
             return None
         except OSError:
             return UNREADABLE
-        if not stat.S_ISREG(info.st_mode):
+        if platform.is_link(info) or not stat.S_ISREG(info.st_mode):
             raise UnsafePath(
                 f"{where} is a {_kind_of(info.st_mode)}, not a regular file; Jiyi reads and replaces only regular files"
             )
         if info.st_size > limit:
             return TOO_BIG
         try:
-            handle = os.open(name, _READ, dir_fd=fd)
+            handle = folder.open_file(name, _READ)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -217,26 +220,26 @@ class BundleFiles:
 
     def read_file(self, parts: list[str], limit: int = MAX_DOCUMENT_BYTES) -> str | None:
         """`read` for a file named by its parts below the bundles folder (the mirror's mark, a document)."""
-        with self._folder(parts, create=False) as fd:
-            if fd is None:
+        with self._folder(parts, create=False) as folder:
+            if folder is None:
                 return None
-            return self._read_at(fd, parts[-1], "/".join(parts), limit)
+            return self._read_at(folder, parts[-1], "/".join(parts), limit)
 
     def write_file(self, parts: list[str], text: str, *, durable: bool = True) -> None:
         """Atomically replace a file below the bundles folder (0600; fsynced when `durable`); refuses what
         `read` refuses."""
-        with self._folder(parts, create=True) as fd:
-            assert fd is not None
-            self._read_at(fd, parts[-1], "/".join(parts), 0)  # only a regular file (or nothing) is replaced
-            self._write_at(fd, parts[-1], text, durable)
+        with self._folder(parts, create=True) as folder:
+            assert folder is not None
+            self._read_at(folder, parts[-1], "/".join(parts), 0)  # only a regular file (or nothing) is replaced
+            self._write_at(folder, parts[-1], text, durable)
 
     @staticmethod
-    def _write_at(fd: int, name: str, text: str, durable: bool = True) -> None:
+    def _write_at(folder: platform.Folder, name: str, text: str, durable: bool = True) -> None:
         temporary = f".{name}.{secrets.token_hex(4)}"
-        handle = os.open(temporary, _CREATE, 0o600, dir_fd=fd)
+        handle = folder.open_file(temporary, _CREATE, 0o600)
         try:
             try:
-                os.fchmod(handle, 0o600)  # the umask may have taken bits from the mode
+                platform.set_mode(handle, 0o600)  # the umask may have taken bits from the mode
                 data = text.encode("utf-8")
                 view = memoryview(data)
                 while view:
@@ -245,10 +248,10 @@ class BundleFiles:
                     os.fsync(handle)
             finally:
                 os.close(handle)
-            os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+            folder.replace(temporary, name)
         except BaseException:
             with suppress(FileNotFoundError):
-                os.unlink(temporary, dir_fd=fd)
+                folder.unlink(temporary)
             raise
 
     def write(
@@ -267,10 +270,10 @@ class BundleFiles:
         outside edit. A file that already holds `content` is left as it is.
         """
         parts = self.parts_of(bundle_id, path)
-        with self._folder(parts, create=True) as fd:
-            assert fd is not None
+        with self._folder(parts, create=True) as folder:
+            assert folder is not None
             name = parts[-1]
-            on_disk = self._read_at(fd, name, f"{bundle_id}/{path}")
+            on_disk = self._read_at(folder, name, f"{bundle_id}/{path}")
             if on_disk == content:
                 return None
             kept = None
@@ -279,19 +282,19 @@ class BundleFiles:
             if on_disk is not None and edited and not (stored_before is not None and stored_before(on_disk)):
                 stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
                 keep = f"{name}.outside-{stamp}"
-                os.rename(name, keep, src_dir_fd=fd, dst_dir_fd=fd)
-                self._make_kept_private(fd, keep, f"{bundle_id}/{path}")
+                folder.replace(name, keep)
+                self._make_kept_private(folder, keep, f"{bundle_id}/{path}")
                 kept = "/".join([*parts[2:-1], keep])
                 log.warning("%s/%s was edited outside Jiyi; kept that version as %s", bundle_id, path, kept)
-            self._write_at(fd, name, content)
+            self._write_at(folder, name, content)
         return kept
 
     @staticmethod
-    def _make_kept_private(fd: int, name: str, where: str) -> None:
+    def _make_kept_private(folder: platform.Folder, name: str, where: str) -> None:
         """An editor may have saved the kept file readable by others: it becomes 0600, unless it has
         another link (the mode is the inode's, shared with that file, which may be outside the home)."""
         try:
-            handle = os.open(name, _READ, dir_fd=fd)
+            handle = folder.open_file(name, _READ)
         except OSError as exc:
             log.warning("cannot make the kept outside edit of %s private: %s", where, exc.strerror)
             return
@@ -304,8 +307,8 @@ class BundleFiles:
                     name,
                     info.st_nlink,
                 )
-            elif info.st_mode & 0o077:
-                os.fchmod(handle, 0o600)
+            elif platform.open_to_others(info):
+                platform.set_mode(handle, 0o600)
         finally:
             os.close(handle)
 

@@ -34,7 +34,7 @@ from typing import Protocol
 
 from peewee import IntegrityError
 
-from store.core import clock
+from store.core import clock, platform
 from store.core.database import Store
 from store.core.errors import EnvironmentProblem, JiyiError, os_problem
 from store.core.models import MetaValue
@@ -94,8 +94,8 @@ class Staging:
         self.path = folder / f"{uuid.uuid4().hex}.staged"
         try:
             folder.mkdir(mode=0o700, exist_ok=True)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            self._file = os.fdopen(os.open(self.path, flags, 0o600), "w", encoding="utf-8")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            self._file = os.fdopen(platform.open_file(self.path, flags, 0o600), "w", encoding="utf-8")
         except OSError as exc:
             raise os_problem(exc, f"the home's staging folder {folder}") from None
         _running(self.path, True)

@@ -20,9 +20,12 @@ from typing import Any
 import pytest
 
 from service.cli.mcp import CLIENTS as CLI_CLIENTS
+from service.client import JiyiClient
 from service.mcp.client_config import CLIENTS
 from service.mcp.tools import TOOLS
+from service.platform.address import home_socket_path
 from tests.conftest import REPO
+from tests.json_reads import dig
 from tests.mcp.raw_stdio import RawSession
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
@@ -135,31 +138,48 @@ def test_each_snippet_parses_and_its_command_serves_with_an_empty_environment(se
     assert status["structuredContent"]["pid"] == served.process.pid  # the home's own service, not a new one
 
 
-def test_the_default_socket_is_found_without_the_users_environment() -> None:
-    """A client that starts `jiyi mcp` with no XDG_RUNTIME_DIR would look for the service elsewhere than the
-    console: the snippet carries the runtime folder the default socket is derived from."""
+def test_two_homes_are_served_side_by_side_and_the_second_homes_snippet_reaches_its_own_service() -> None:
+    """Each home has its own default socket (issue 39 §3): with `jiyi serve --home A` running, `jiyi serve --home B`
+    used to exit 3 on the one shared socket, and `jiyi mcp --home B` answered "unavailable" for good. And a
+    client that starts `jiyi mcp` with no XDG_RUNTIME_DIR would look for the service elsewhere than the console:
+    the snippet carries the runtime folder the default socket is derived from."""
     with private_folder() as folder:
-        runtime, home = folder / "runtime", folder / "home"
+        runtime = folder / "runtime"
         runtime.mkdir(mode=0o700)
         env = clean_env(XDG_RUNTIME_DIR=str(runtime), **HASHED)
-        serve = subprocess.Popen(
-            [JIYI, "serve", "--home", str(home)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        homes = [folder / "a", folder / "b"]
+        serves = [
+            subprocess.Popen(
+                [JIYI, "serve", "--home", str(home)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            for home in homes
+        ]
         try:
+            sockets = [home_socket_path(home, env) for home in homes]
+            assert sockets[0] != sockets[1] and {path.parent for path in sockets} == {runtime / "jiyi"}
             deadline = time.monotonic() + 90
-            while not [path for path in runtime.rglob("*") if path.is_socket() and answers(path)]:
-                assert serve.poll() is None and time.monotonic() < deadline, "jiyi serve did not listen"
+            while not all(path.is_socket() and answers(path) for path in sockets):
+                assert all(serve.poll() is None for serve in serves), "jiyi serve exited (the other home's socket?)"
+                assert time.monotonic() < deadline, "jiyi serve did not listen"
                 time.sleep(0.1)
-            entry = launch_of("codex", printed("codex", home, env).stdout)
+            for home, path, serve in zip(homes, sockets, serves, strict=True):
+                with JiyiClient(path, timeout=30) as client:
+                    result = client.request("health").get("result")
+                assert dig(result, "home") == str(home.resolve()) and dig(result, "pid") == serve.pid
+            entry = launch_of("codex", printed("codex", homes[1], env).stdout)
             assert entry["env"] == {"XDG_RUNTIME_DIR": str(runtime), **HASHED}
             status = converse(entry)[3]["result"]
-            assert status["structuredContent"]["pid"] == serve.pid
+            assert not status.get("isError"), status
+            assert status["structuredContent"]["pid"] == serves[1].pid
         finally:
-            serve.terminate()
-            serve.wait(30)
+            for serve in serves:
+                serve.terminate()
+                serve.wait(30)
 
 
 def answers(path: Path) -> bool:
+    if sys.platform == "win32":
+        pytest.skip("probes the service's Unix socket (Unix only)")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         return probe.connect_ex(str(path)) == 0
 

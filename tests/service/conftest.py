@@ -50,6 +50,8 @@ class Server:
 # A deadline for start-up, not a claim about its speed: on a loaded 2-core CI machine running the suite on
 # every core, `jiyi serve` took over 30 s to import and listen.
 def wait_for_socket(path: Path, process: subprocess.Popen[bytes], timeout: float = 90.0) -> None:
+    if sys.platform == "win32":
+        pytest.skip("talks to the service over a Unix socket (Unix only)")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -168,6 +170,8 @@ def server(short_dir: Path, launch: Callable[..., Server]) -> Iterator[Server]:
 def send_lines(path: Path, lines: list[bytes], timeout: float = 30.0) -> list[bytes]:
     """Send lines on one connection and read one response line per request line (waiting at most `timeout`
     for each read: a deadline for a loaded machine, not a claim about the service's speed)."""
+    if sys.platform == "win32":
+        pytest.skip("talks to the service over a Unix socket (Unix only)")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect(str(path))

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+assert sys.platform != "win32", "mounts a tmpfs and talks over a Unix socket (Linux only)"
+
 TEXT = "满盘测试 " * 900  # ~8 KB of UTF-8 per turn
 
 

@@ -10,6 +10,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,9 @@ from store.core.acknowledged import DOMAIN, LOSS_ACCEPTED, MARK_NAME, Mark
 from store.core.database import connect_database
 from tests.conftest import open_store
 from tests.service.conftest import JIYI, Server
+
+if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
+    pytest.skip("kills the service with SIGKILL (Unix only)", allow_module_level=True)
 
 pytestmark = pytest.mark.slow  # each test starts `jiyi serve` four times
 

@@ -7,6 +7,7 @@ import json
 import random
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +20,11 @@ from store.appkb import kb as appkb
 from store.appkb.entry import normalize_term
 from tests.conftest import open_store
 from tests.service.conftest import Server
+
+if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
+    pytest.skip(
+        "talks to the service over a Unix socket and kills it with SIGKILL (Unix only)", allow_module_level=True
+    )
 
 pytestmark = pytest.mark.slow  # each test runs a server for tens of seconds
 

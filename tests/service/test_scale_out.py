@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections import Counter
@@ -20,6 +21,9 @@ from tests.chroma_server import chroma_server
 from tests.json_reads import dig
 from tests.postgres_server import PostgresServer
 from tests.service.conftest import Server
+
+if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
+    pytest.skip("kills the service with SIGKILL (Unix only)", allow_module_level=True)
 
 # Starts servers (seconds): once, on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.postgresql_only, pytest.mark.xdist_group("scale_out")]

@@ -11,6 +11,7 @@ import contextlib
 import json
 import socket
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +24,9 @@ from service.client import JiyiClient
 from service.config import load_config
 from tests.json_reads import obj
 from tests.service.conftest import Server, send_lines
+
+if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
+    pytest.skip("talks to the service over a Unix socket (Unix only)", allow_module_level=True)
 
 HEALTH = b'{"id": "after", "method": "health"}\n'
 Launch = Callable[..., Server]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from service.client import JiyiClient, Reply
 from store.desk.projection import DOMAIN as DESK
@@ -14,6 +17,9 @@ from tests.conftest import open_store
 from tests.json_reads import dig, items
 from tests.service.conftest import Server
 from tests.service.inprocess import person_client
+
+if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
+    pytest.skip("kills the service with SIGKILL (Unix only)", allow_module_level=True)
 
 AGENTS = 8
 WRITES = 30

@@ -14,6 +14,7 @@ from service.rpc.connection import Connection, LineBudget, LineTooLong
 @pytest.fixture
 def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
     server, client = socket.socketpair()
+    server.setblocking(False)  # as the host's transport hands an accepted socket over
     client.settimeout(5)
     yield server, client
     server.close()
@@ -168,6 +169,8 @@ def test_a_client_gone_while_replies_wait_breaks_the_connection(pair: tuple[sock
 def test_all_connections_share_one_budget_of_unfinished_lines() -> None:
     budget = LineBudget(10)
     pairs = [socket.socketpair() for _ in range(2)]
+    for server, _ in pairs:
+        server.setblocking(False)
     try:
         connections = [Connection(n, s, max_line=64, max_output=1024, budget=budget) for n, (s, _) in enumerate(pairs)]
         for connection, (_, client) in zip(connections, pairs, strict=True):

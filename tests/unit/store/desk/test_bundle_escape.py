@@ -118,8 +118,9 @@ def test_a_home_opened_on_a_log_with_climbing_events_writes_nothing_outside(
         _assert_refused_everywhere(memory, tmp_path, len(ESCAPES))
 
 
-def test_the_mirror_refuses_every_path_that_is_not_a_plain_name_below_it(tmp_path: Path) -> None:
-    files = BundleFiles(tmp_path / "home" / "bundles")
+@pytest.mark.parametrize("by_descriptor", [True, False], ids=["descriptors", "by-path"])  # by path: Windows
+def test_the_mirror_refuses_every_path_that_is_not_a_plain_name_below_it(tmp_path: Path, by_descriptor: bool) -> None:
+    files = BundleFiles(tmp_path / "home" / "bundles", by_descriptor=by_descriptor)
     for bundle_id, path in [
         ("project/p", "../../x.md"),
         ("project/p", "runs/../../../x/summary.md"),
@@ -136,8 +137,9 @@ def test_the_mirror_refuses_every_path_that_is_not_a_plain_name_below_it(tmp_pat
     assert list(tmp_path.rglob("*")) == []  # not even the bundles folder was made
 
 
-def test_a_folder_swapped_for_a_link_is_not_followed(tmp_path: Path) -> None:
-    files = BundleFiles(tmp_path / "home" / "bundles")
+@pytest.mark.parametrize("by_descriptor", [True, False], ids=["descriptors", "by-path"])  # by path: Windows
+def test_a_folder_swapped_for_a_link_is_not_followed(tmp_path: Path, by_descriptor: bool) -> None:
+    files = BundleFiles(tmp_path / "home" / "bundles", by_descriptor=by_descriptor)
     files.write("project/p", "notes.md", "一", None)
     outside = tmp_path / "outside"
     outside.mkdir()
