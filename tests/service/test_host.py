@@ -78,6 +78,7 @@ INVALID = [
 ]  # fmt: skip
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(("line", "code", "request_id"), [row[1:] for row in INVALID], ids=[row[0] for row in INVALID])
 def test_invalid_input_is_answered_and_the_host_keeps_serving(
     qtbot: QtBot, host: SocketHost, line: bytes, code: str, request_id: object

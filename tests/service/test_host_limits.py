@@ -73,6 +73,7 @@ NOT_UNICODE = [
 ]  # fmt: skip
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(("line", "code", "request_id"), [r[1:] for r in NOT_UNICODE], ids=[r[0] for r in NOT_UNICODE])
 def test_text_that_is_not_unicode_is_answered_and_the_connection_serves_on(
     qtbot: QtBot, make_host: MakeHost, line: bytes, code: str, request_id: object

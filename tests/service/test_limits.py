@@ -107,6 +107,7 @@ NUMBER_CASES = [
 ]
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(("method", "params", "raw", "field"), NUMBER_CASES)
 def test_numbers_out_of_range_are_invalid_params_naming_the_field(
     dispatcher: Dispatcher, memory: Memory, method: str, params: dict[str, Any], raw: dict[str, bytes], field: str
@@ -188,6 +189,7 @@ CAP_CASES = [
 ]
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(("method", "params", "words"), CAP_CASES)
 def test_every_free_text_field_has_a_cap_that_names_itself(
     dispatcher: Dispatcher, memory: Memory, method: str, params: dict[str, Any], words: tuple[str, ...]

@@ -267,6 +267,7 @@ def test_any_minor_of_the_supported_major_is_served(memory: Memory, v: object) -
     assert response["ok"] is True and response["result"]["protocol"] == PROTOCOL_VERSION
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize("v", [0, 2, "0.9", "2.0", "9999.0", 10**30])
 def test_another_major_is_refused_naming_the_supported_version(memory: Memory, v: object) -> None:
     response = answer(memory, {"id": "x", "v": v, "method": "app.alias.learn", "params": {"name": "a", "package": "b"}})
@@ -277,6 +278,7 @@ def test_another_major_is_refused_naming_the_supported_version(memory: Memory, v
     assert memory.appkb.count_aliases() == 0  # refused before anything ran
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(
     "v", [1.0, True, "1", "1.0.0", "v1", " 1.0", "1.0 ", "01.0", "1.-1", "", -1, [1], {"major": 1}]
 )
@@ -315,6 +317,7 @@ def test_every_error_class_carries_a_documented_wire_code() -> None:
         assert cls.code in ERROR_CODES, cls
 
 
+@pytest.mark.before_the_store
 @pytest.mark.parametrize(
     ("error", "code"),
     [
