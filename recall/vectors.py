@@ -169,6 +169,11 @@ class VectorIndex:
         self._turns: dict[str, threading.Lock] = {}
 
     @property
+    def is_open(self) -> bool:
+        """Whether its client is made (Chroma imported, its files opened): asking it now would not wait."""
+        return self._client is not None
+
+    @property
     def client(self) -> Any:
         with self._lock:
             if self._client is None:

@@ -43,7 +43,7 @@ from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.memory import EpisodeFilter
+from service.memory.names import EpisodeFilter
 from service.memory.recall_rows import RunTrace
 from service.memory.rows import Episode, EpisodeDetail
 

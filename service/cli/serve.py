@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,8 +49,6 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         raise InvalidInput("--workers must be between 1 and 64")
     if not 0 <= args.nice <= 19:
         raise InvalidInput(f"--nice must be between 0 and 19, got {args.nice}")
-    if args.nice:
-        lower_priority(args.nice)
     if args.parent_pid is not None:
         if args.parent_pid < 1:
             raise InvalidInput(f"--parent-pid must be a process id (a whole number >= 1), got {args.parent_pid}")
@@ -63,17 +59,5 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         workers=args.workers,
         new_database=args.new_database,
         accept_loss=args.accept_loss,
+        nice=args.nice,
     )
-
-
-def lower_priority(by: int) -> None:
-    """Run this process `by` nice levels below where it runs now, every thread of it, before and after."""
-    os.nice(by)
-    # On Linux a thread's priority is its own and a new thread takes its creator's: the threads started from
-    # here on (workers, jobs, Chroma's) take this one's; those some import started already are set one by one.
-    tasks = Path("/proc/self/task")
-    if tasks.is_dir():
-        target = os.getpriority(os.PRIO_PROCESS, 0)
-        for task in tasks.iterdir():
-            with contextlib.suppress(OSError):  # ended meanwhile
-                os.setpriority(os.PRIO_PROCESS, int(task.name), target)
