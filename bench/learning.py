@@ -28,6 +28,7 @@ from typing import Any
 
 from service.config import load_config
 from service.memory.memory import Memory
+from service.ops import DECLARED
 from service.rpc.dispatch import Dispatcher
 from store.core import clock
 from store.desk.common import when
@@ -133,7 +134,8 @@ def request_figures(folder: Path, requests: int) -> None:
 
         def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
             line = json.dumps({"id": 1, "method": method, "params": params}, ensure_ascii=False).encode()
-            reply: dict[str, Any] = json.loads(dispatcher.handle_line(line))
+            person = DECLARED[method].person is not None  # the owner's (a revoke): asked as the console would
+            reply: dict[str, Any] = json.loads(dispatcher.handle_line(line, dispatcher.person if person else None))
             assert reply["ok"], (method, reply)
             return reply["result"]
 

@@ -19,7 +19,7 @@ import qasync
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gui import i18n
+from gui import fonts, i18n
 from gui.lanes import Lanes
 from gui.main_thread_gc import MainThreadCollector
 from gui.main_window import MainWindow, load_pages
@@ -39,11 +39,14 @@ def run_console(home: str | None = None, opening: Opening | JiyiError | None = N
     app.setApplicationName("jiyi")
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
+    shipped = fonts.add_shipped_fonts()  # a frozen build's CJK font, before the first Chinese word is drawn
     with _ClosingOnSignals() as signals:
         if opening is None:
             opening = start_opening(home)
         if isinstance(opening, JiyiError):
             return _refuse(opening)
+        if shipped:
+            log.info("fonts shipped with the app: %s", ", ".join(shipped))
         try:
             if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
                 return 0

@@ -48,9 +48,11 @@ def take(
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
+    from gui.fonts import add_shipped_fonts
     from service.memory.memory import Memory
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    add_shipped_fonts()  # a frozen build's CJK font: the pictures are of Chinese pages
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="jiyi-shots-") as tmp:
         if fresh_home:

@@ -9,6 +9,7 @@ embedded in the embedder's passage mode, questions in its query mode.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -17,9 +18,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+import numpy as np
+
+from recall import unrelated
 from recall.embedders import Embedder
 from recall.vectors import Document, VectorIndex, source_hash
 from store.core.errors import EnvironmentProblem
+
+log = logging.getLogger("jiyi.recall")
 
 SCOPE = "desk"
 COLLECTIONS = {
@@ -51,6 +57,15 @@ class DeskIndex:
         self.index, self.embedder = index, embedder
         self._queries: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (embedder id, query) -> vector
         self._queries_lock = threading.Lock()
+
+    def yardstick(self) -> unrelated.Yardstick | None:
+        """The embedder's yardstick of unrelated text (`recall.unrelated`), made on first use; None (logged, and
+        tried again next time) when the embedder could not embed its turns (a served model down)."""
+        try:
+            return unrelated.yardstick(self.embedder)
+        except Exception as exc:  # the floor then reads the memory's own spread
+            log.warning("the unrelated turns could not be embedded: %s", exc)
+            return None
 
     def connect(self) -> None:
         """Make Chroma's client now (importing chromadb and opening its files: most of the time opening takes)."""
@@ -116,7 +131,7 @@ class DeskIndex:
                 self._queries.move_to_end(key)
         if vector is None:
             vector = self._embedded(key) if ahead is None else ahead.submit(self._embedded, key)
-        searcher = Searcher(self, vector)
+        searcher = Searcher(self, query, vector)
         if nearest is not None and k > 0:
             searcher.prefetch(nearest, k)
         return searcher
@@ -133,10 +148,12 @@ class DeskIndex:
 class Searcher:
     """`store.desk.hybrid.Dense` over the desk index for one query (see `DeskIndex.searcher`)."""
 
-    def __init__(self, desk: DeskIndex, vector: Any) -> None:
-        self._desk, self._vector = desk, vector
+    def __init__(self, desk: DeskIndex, query: str, vector: Any) -> None:
+        self._desk, self._query, self._vector = desk, query, vector
         self.problem: str | None = None  # why the query could not be embedded (it then finds nothing)
         self.unreadable: str | None = None  # why the index could not be read (a full disk, say): nothing found
+        self._stored: dict[tuple[str, str], np.ndarray] = {}  # (kind, key) -> the item's stored vector, as read
+        self._unrelated: tuple[float, float] | None = None
         self._asked: dict[str, tuple[int, Future[list[tuple[str, float]]]]] = {}  # kind -> (k, its nearest)
 
     def prefetch(self, pool: Executor, k: int) -> None:
@@ -178,6 +195,50 @@ class Searcher:
             self.unreadable = str(exc)
             return []
         return [(h.id, 1.0 - h.distance) for h in hits]
+
+    def unrelated(self) -> tuple[float, float] | None:
+        """The mean and deviation of the query's similarity to unrelated text (`recall.unrelated`); None when
+        the query has no vector or the embedder could not embed the unrelated turns."""
+        if self._unrelated is None:
+            vector = self._resolved()
+            if vector is None:
+                return None
+            yardstick = self._desk.yardstick()
+            if yardstick is None:
+                return None
+            self._unrelated = yardstick.of(self._query, vector)  # once for the four kinds
+        return self._unrelated
+
+    def _vectors(self, kind: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `keys` (read once per searcher; keys the index does not hold are left out)."""
+        missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self._stored]
+        if missing:
+            try:
+                read = self._desk.index.vectors(COLLECTIONS[kind], SCOPE, missing)
+            except EnvironmentProblem as exc:
+                self.unreadable = str(exc)
+                read = {}
+            self._stored.update({(kind, k): v for k, v in read.items()})
+        return {k: self._stored[(kind, k)] for k in keys if (kind, k) in self._stored}
+
+    def similarities(self, kind: str, keys: Sequence[str]) -> dict[str, float]:
+        """The query's similarity to each of `keys` (items not among its nearest); keys not indexed are left out."""
+        vector = self._resolved()
+        if vector is None or not keys:
+            return {}
+        query = np.asarray(vector, dtype=np.float32)
+        return {k: float(v @ query) for k, v in self._vectors(kind, keys).items()}
+
+    def resemblance(self, kind: str, keys: Sequence[str]) -> dict[tuple[str, str], float]:
+        """The similarity of each two of `keys` to each other (by their stored vectors; pairs with an item not
+        indexed are left out)."""
+        found = self._vectors(kind, keys)
+        ids = list(found)
+        if len(ids) < 2:
+            return {}
+        matrix = np.stack([found[k] for k in ids])
+        pairs = matrix @ matrix.T
+        return {(a, b): float(pairs[i, j]) for i, a in enumerate(ids) for j, b in enumerate(ids) if i != j}
 
 
 def _settle(waiting: Future[Any], done: Future[Any]) -> None:

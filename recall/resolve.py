@@ -9,6 +9,12 @@ Pipeline (docs/protocol.md, app.resolve): normalize → candidates from four rou
 * `ambiguous` — plausible candidates for the agent's model to choose from.
 * `unknown` — nothing credible.
 
+A learned alias (an agent's, or one taught by observed launches) never makes a
+name `resolved` to its package when that name is, exactly, another app's own
+label on any device, the shipped registry's name for another app, or the
+person's alias for another one: the answer is then `ambiguous`
+(`named_elsewhere`), whatever its successes. Trust: user > device > learned.
+
 A resolved package must also be installed (when the device's inventory is
 known) and allowed by the launch policy. Precision comes first: a wrong
 `resolved` launches the wrong app. Every answer carries its candidates with
@@ -49,6 +55,10 @@ LEXICAL_MIN = 0.35
 PINYIN_MIN = 0.45
 SHORTLIST = 48
 POSTINGS_BUDGET = 3000  # postings read per route and query; the rarest grams are read first
+AUTHORITATIVE = frozenset({"device", "registry", "user"})
+"""Whose names a learned alias never overrides: a device's labels, the shipped registry's, the person's aliases."""
+LEARNED = frozenset({"learned", "alias"})
+"""The sources below the device's own list: aliases taught by agents or observed, and TaskWizard's `alias` kind."""
 
 # An embedding route: normalized query → (name text, package, similarity) neighbours.
 EmbeddingRoute = Callable[[str], Sequence[tuple[str, str, float]]]
@@ -225,6 +235,18 @@ class ResolverIndex:
                 return record
         return None
 
+    def names_elsewhere(self, name: str, package: str) -> list[NameRecord]:
+        """Live names that are exactly `name` and that a device's inventory (any device), the shipped registry or
+        the person's user alias give to another package than `package`: what a learned alias must not override."""
+        n = normalize(name)
+        found: dict[int, NameRecord] = {}
+        for key in {n.norm, n.alnum, normalize_term(name)}:
+            for index in self._exact.get(key, ()):
+                record = self.records[index]
+                if self._alive[index] and record.package != package and record.source in AUTHORITATIVE:
+                    found.setdefault(index, record)
+        return list(found.values())
+
     @property
     def dead_share(self) -> float:
         """How much of the index is tombstones (rebuild when it grows large)."""
@@ -272,6 +294,10 @@ class ResolverIndex:
         else:
             present, absent = ranked, []
         state, reason, chosen = verdict(present, absent, deny)
+        if chosen is not None and present[0].source in LEARNED and self.names_elsewhere(query, chosen):
+            # A learned alias against another app's own name (a device's label, the registry's, the person's
+            # alias): a person decides which, never an auto-launch.
+            state, reason, chosen = "ambiguous", "named_elsewhere", None
         elapsed = (time.perf_counter() - started) * 1000
         return Resolution(query, q.norm, state, chosen, reason, present[:MAX_CANDIDATES], absent, device, elapsed)
 

@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import numpy as np
+
 from recall.embedders import CHOICES, Embedder
 from recall.remote_embedder import EmbeddingServerProblem
 from recall.vector_errors import vector_problem
@@ -362,6 +364,15 @@ class VectorIndex:
             [Hit(i, float(d), m or {}, "") for i, d, m in zip(ids, distances, found, strict=False)]
             for ids, distances, found in zip(result["ids"], result["distances"], metadatas, strict=True)
         ]
+
+    def vectors(self, kind: str, scope: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `ids` (ids the scope does not hold are left out)."""
+        collection = self.collection(kind, scope, create=False)
+        if collection is None or not ids:
+            return {}
+        with self._disk_checked():
+            found = collection.get(ids=list(ids), include=["embeddings"])
+        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(found["ids"], found["embeddings"], strict=True)}
 
     def count(self, kind: str, scope: str) -> int:
         collection = self.collection(kind, scope, create=False)

@@ -23,7 +23,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NotRequired, TypeAlias, TypedDict, cast
 
@@ -114,13 +114,17 @@ class JiyiClient:
         timeout: float = 5.0,
         strict: bool = False,
         hello: str | None = None,
+        hello_params: Callable[[], Params] | None = None,
     ):
         """`hello` names what this client is ("agent", "console", "command", "worker") to the service,
-        once per connection (`client.hello`, sent with the first request: no extra round trip)."""
+        once per connection (`client.hello`, sent with the first request: no extra round trip);
+        `hello_params()`, asked on each new connection, gives further params of that hello (the console's
+        side adds its own there)."""
         self.socket_path = str(socket_path or default_socket_path())
         self.timeout = timeout
         self.strict = strict
         self.hello = hello
+        self._hello_params = hello_params
         self._sock: socket.socket | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
@@ -237,7 +241,8 @@ class JiyiClient:
 
     def _hello_line(self) -> bytes:
         hello = {"id": f"hello-{next(self._ids)}", "v": PROTOCOL_MAJOR, "method": "client.hello"}
-        return json.dumps({**hello, "params": {"kind": self.hello}}).encode("utf-8") + b"\n"
+        params = {**(self._hello_params() if self._hello_params is not None else {}), "kind": self.hello}
+        return json.dumps({**hello, "params": params}).encode("utf-8") + b"\n"
 
     def _connect(self) -> socket.socket:
         if self._sock is not None:

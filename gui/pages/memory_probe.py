@@ -103,6 +103,7 @@ class MemoryProbe(QWidget):
                 f"<td {NOWRAP}>{_number(signals and signals.bm25, 2)}</td>"
                 f"<td {NOWRAP}>{_number(signals and signals.similarity, 3)}</td>"
                 f"<td {NOWRAP}>{_number(signals and signals.standing, 1)}</td>"
+                f"<td {NOWRAP}>{_number(signals and signals.above_unrelated, 1)}</td>"
                 f"<td>{html.escape(text(item)[:160])}</td></tr>"
             )
         return "".join(rows)
@@ -117,6 +118,7 @@ class MemoryProbe(QWidget):
                 self.tr("BM25"),
                 self.tr("相似"),
                 self.tr("突出"),
+                self.tr("高于无关"),
                 self.tr("内容"),
             )
         )

@@ -1,8 +1,10 @@
 """Skill approval: drafts waiting for the user, with their source and text; approve, reject, disable.
 
 Approving here is the user's own explicit act: the change is recorded in the
-event log with actor `user` (the socket can only activate with the user's
-words of the turn). Executors only ever read active skills.
+event log with actor `user`. An agent may only activate a draft the user asked
+for in their latest turn; such an activation shows that turn and the user's
+words, and `revert_button` puts the skill back among the drafts in one click.
+Executors only ever read active skills.
 """
 
 from __future__ import annotations
@@ -70,14 +72,17 @@ class SkillsPage(RecordPage):
         self.approve_button = QPushButton(self.tr("批准启用"))
         self.reject_button = QPushButton(self.tr("拒绝"))
         self.disable_button = QPushButton(self.tr("停用"))
+        self.revert_button = QPushButton(self.tr("撤销助手的启用"))
+        self.revert_button.setToolTip(self.tr("助手按你的请求启用了它；撤销后它回到待批准的草稿"))
         self.approve_button.clicked.connect(lambda: self.set_status("active"))
         self.reject_button.clicked.connect(lambda: self.set_status("rejected"))
         self.disable_button.clicked.connect(lambda: self.set_status("disabled"))
+        self.revert_button.clicked.connect(lambda: self.set_status("draft"))
         self.build(
             model,
             2,
             [QLabel(self.tr("状态")), self.status_box],
-            [self.approve_button, self.reject_button, self.disable_button],
+            [self.approve_button, self.reject_button, self.disable_button, self.revert_button],
             (600, 400),
             show=self._show_skill,
             reload=self.reload,
@@ -101,7 +106,7 @@ class SkillsPage(RecordPage):
 
     def _show_skill(self, row: int) -> None:
         record = self.model.record(row)
-        for button in (self.approve_button, self.reject_button, self.disable_button):
+        for button in (self.approve_button, self.reject_button, self.disable_button, self.revert_button):
             button.setEnabled(False)
         if record is None:
             hint = self.tr("选择一个技能查看它的内容和来源。")
@@ -111,6 +116,8 @@ class SkillsPage(RecordPage):
         self.approve_button.setEnabled(status in ("draft", "disabled", "rejected"))
         self.reject_button.setEnabled(status == "draft")
         self.disable_button.setEnabled(status == "active")
+        by_agent = status == "active" and record.decided_by != "user" and bool(record.request_interaction_id)
+        self.revert_button.setEnabled(by_agent)
         parts = [
             f"<h3>{html.escape(record.name)}</h3>",
             field_html(self.tr("状态"), self.status_names().get(status, status)),
@@ -120,7 +127,13 @@ class SkillsPage(RecordPage):
         source = record.source_quote
         if source:
             parts.append(f"<blockquote>{html.escape(source)}</blockquote>")
-        if record.decided_by:
+        if by_agent:
+            parts.append(field_html(self.tr("决定者"), self.tr("助手，按你在这轮对话中的请求")))
+            parts.append(field_html(self.tr("请求所在问答"), record.request_interaction_id or ""))
+            parts.append(f"<blockquote>{html.escape(record.user_request)}</blockquote>")
+            undo = self.tr("不是你的意思？点「撤销助手的启用」，它回到待批准的草稿。")
+            parts.append(f"<p>{html.escape(undo)}</p>")
+        elif record.decided_by:
             who = actor_name(record.decided_by)
             parts.append(
                 field_html(self.tr("决定者"), with_note(who, record.user_request) if record.user_request else who)

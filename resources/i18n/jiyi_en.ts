@@ -2333,6 +2333,11 @@
     </message>
     <message>
         <location filename="../../gui/pages/memory_probe.py" line="111"/>
+        <source>高于无关</source>
+        <translation>Above unrelated</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/memory_probe.py" line="111"/>
         <source>内容</source>
         <translation>Content</translation>
     </message>
@@ -3394,6 +3399,31 @@
         <location filename="../../gui/pages/skills_page.py" line="125"/>
         <source>决定者</source>
         <translation>Decided by</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>撤销助手的启用</source>
+        <translation>Undo the assistant&apos;s activation</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>助手按你的请求启用了它；撤销后它回到待批准的草稿</source>
+        <translation>The assistant activated it at your request; undoing puts it back among the drafts awaiting approval</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>助手，按你在这轮对话中的请求</source>
+        <translation>The assistant, at your request in that turn</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>请求所在问答</source>
+        <translation>Turn of the request</translation>
+    </message>
+    <message>
+        <location filename="../../gui/pages/skills_page.py" line="130"/>
+        <source>不是你的意思？点「撤销助手的启用」，它回到待批准的草稿。</source>
+        <translation>Not what you meant? Click “Undo the assistant&apos;s activation” and it goes back among the drafts.</translation>
     </message>
 </context>
 <context>

@@ -202,10 +202,17 @@ def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
 
 
 def _person_decides(memory: Memory) -> None:
-    """The person activates one skill draft (through the agent, as they asked) and edits a bundle document."""
+    """The person activates one skill draft (through the agent, as they asked in their latest turn: the agent
+    names that turn and quotes them) and edits a bundle document."""
     news = next(s for s in memory.desk.list_skills("draft") if s.name == "新闻只选科技财经")
+    asked = "好，启用新闻只选科技财经这个技能"
+    memory.desk.remember_interaction("demo-turn-enable-news", user_text=asked, assistant_text="已启用", ts=time.time())
     memory.desk.set_skill_status(
-        news.skill_id, "active", actor="agent", user_request="好，启用新闻只选科技财经这个技能"
+        news.skill_id,
+        "active",
+        actor="agent",
+        user_request="启用新闻只选科技财经",
+        interaction_id="demo-turn-enable-news",
     )
     bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md").documents[0]
     memory.desk.put_bundle_document(

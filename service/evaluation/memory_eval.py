@@ -8,7 +8,8 @@ categories:
 
 * `recall_any@k` — an evidence interaction is among the first k related ones (k = 1, 5, 10);
 * by category, the same;
-* `unanswerable` — questions with no evidence: how many related items still came (`mean_related`),
+* `unanswerable` — questions memory cannot answer (no evidence, or LoCoMo's adversarial ones, whose premise is
+  false): how many related items still came (`mean_related`),
   and the share that got none (`none_related`); the recent items come either way;
 * `latency_ms` — p50/p99 of `memory.recall`, and `degraded`: how many answers said dense retrieval was out.
 """
@@ -127,7 +128,7 @@ def _recall(rows: Sequence[QuestionRow]) -> Recall:
 def summarize(rows: Sequence[QuestionRow]) -> Summary:
     """The report over `rows` (see the module docstring)."""
     scored = [r for r in rows if r["evidence"] and r["category"] not in UNSCORED]
-    empty = [r for r in rows if not r["evidence"]]
+    empty = [r for r in rows if not r["evidence"] or r["category"] in UNSCORED]
     by_category: dict[str, list[QuestionRow]] = defaultdict(list)
     for row in scored:
         by_category[row["category"]].append(row)

@@ -21,13 +21,19 @@ from service.memory.results import LearnAliasOutcome
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
-from store.appkb.entry import AppKbEntry, EntryKey, is_package_name, normalize_term
+from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, is_package_name, normalize_term
 from store.appkb.implicit_alias import ImplicitAliasEvidence
 from store.appkb.projection import DOMAIN as APP_KB
 from store.appkb.results import ForgetAliasResult, HistoryItem, SyncReport, UndoResult
-from store.core.errors import InvalidInput
+from store.core.errors import Conflict, InvalidInput
+from store.core.names import clean_name
 
 log = logging.getLogger("jiyi.service.memory")
+
+_LEARNED_NOTE = (
+    "stored as a learned alias (an agent's): below the device's own labels; the person's user aliases come from "
+    "the console or jiyi alias learn"
+)
 
 
 @dataclass
@@ -125,7 +131,9 @@ class AppKbService:
     # -- App-KB writes -----------------------------------------------------------------
 
     def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
-        """`名称=包名`: a global user alias, the highest trust. Warns (but saves) when not installed."""
+        """`名称=包名`. The person's (actor `user`): a global user alias, the highest trust, which may take the place
+        of a device's label (the outcome says so). An agent's: a learned alias, below the device's own list, refused
+        (`Conflict`) for a name that already names another app. Warns (but saves) when not installed."""
         return self.prepare_learn_alias(name, package, actor=actor)()
 
     def prepare_learn_alias(self, name: str, package: str, *, actor: str = "user") -> Callable[[], LearnAliasOutcome]:
@@ -134,16 +142,58 @@ class AppKbService:
         check_actor(actor)
         self._check_enabled()
         self._refuse_lookalike(name, package)
+        person = actor == "user"
+        if not person:
+            appkb.check_package(package)  # what is malformed is said first: `invalid_params` before a conflict
+            appkb.check_name(name, self.redactor)
+            self._refuse_named_elsewhere(name, package)
 
         def write() -> LearnAliasOutcome:
             with self.parts.writes:
-                result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
+                if person:
+                    result = appkb.learn_alias(self.store, name, package, actor=actor, redactor=self.redactor)
+                else:
+                    result = appkb.teach_alias(self.store, name, package, actor=actor, redactor=self.redactor)
             self.parts.changed(APP_KB, result.txn)
             present = appkb.devices_with(self.store, result.entry.package)
             missing = [d for d in self.devices() if d not in present] if not present else []
-            return LearnAliasOutcome(result, present, missing)
+            notes = self._overrides(result.entry.term, package) if person else [_LEARNED_NOTE]
+            return LearnAliasOutcome(result, present, missing, notes)
 
         return write
+
+    def _elsewhere(self, name: str, package: str) -> list[str]:
+        """How `name` already names another app than `package`: a device's label, the registry's name or the
+        person's alias, each said once ("微信 is com.tencent.mm's label on phone1")."""
+        if not isinstance(name, str) or not isinstance(package, str):
+            return []
+        said: dict[str, None] = {}
+        for record in self.resolver_index().names_elsewhere(clean_name(name), package.strip()):
+            if record.source == "device":
+                where = f"{record.package}'s label on {record.scope.removeprefix('device:')}"
+            elif record.source == "user":
+                where = f"the person's alias for {record.package}"
+            else:
+                where = f"the app registry's name for {record.package}"
+            said.setdefault(f"{record.text!r} is {where}", None)
+        return list(said)
+
+    def _refuse_named_elsewhere(self, name: object, package: object) -> None:
+        """An agent's alias never takes a name that already names another app: refused, naming it."""
+        if not isinstance(name, str) or not isinstance(package, str):
+            return
+        elsewhere = self._elsewhere(name, package)
+        if elsewhere:
+            raise Conflict(
+                f"name {clean_name(name)!r} already names another app ({'; '.join(elsewhere)}); an agent's alias "
+                "never overrides it, so nothing was stored. Only the person sets a user alias over it (the console "
+                "or jiyi alias learn)",
+                {"named": elsewhere},
+            )
+
+    def _overrides(self, term: str, package: str) -> list[str]:
+        """What the person's user alias takes the place of (said in the outcome, never silently)."""
+        return [f"{said}; this user alias takes its place" for said in self._elsewhere(term, package)]
 
     def _refuse_lookalike(self, name: object, package: object) -> None:
         """Refuse a name drawn like a known name of another app (`WеChat` with a Cyrillic е for a package
@@ -162,13 +212,15 @@ class AppKbService:
         return self.prepare_forget_alias(name, actor=actor)()
 
     def prepare_forget_alias(self, name: str, *, actor: str = "user") -> Callable[[], ForgetAliasResult]:
-        """`forget_alias` in two steps, as `prepare_learn_alias`."""
+        """`forget_alias` in two steps, as `prepare_learn_alias`. The person's (actor `user`) removes the name's
+        user and learned aliases; an agent's only learned ones, and is `Forbidden` where the person's alias is."""
         check_actor(actor)
         self._check_enabled()
+        kinds = ALIAS_KINDS if actor == "user" else frozenset({"learned"})
 
         def write() -> ForgetAliasResult:
             with self.parts.writes:
-                result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor)
+                result = appkb.forget_alias(self.store, name, actor=actor, redactor=self.redactor, kinds=kinds)
             self.parts.changed(APP_KB, result.txn)
             return result
 
@@ -247,9 +299,12 @@ class AppKbService:
         """
         if self.evidence.was_written(run_id, name):
             return None
-        other = self.resolver_index().lookalike_of(name)
+        index = self.resolver_index()
+        other = index.lookalike_of(name)
         if other is not None and other.package != package:
             return None  # a look-alike of another app's name is never learned
+        if index.names_elsewhere(name, package):
+            return None  # nor a name another app bears (its label, the registry's name, the person's alias)
         if self.config.implicit_alias and name in self.evidence.names_for(run_id, package):
             return package, f"implicit: run<{run_id}>"
         if successes:

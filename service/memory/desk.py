@@ -210,7 +210,8 @@ class DeskService:
     def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
 
-        Each related item carries `score` (fused, the best 1.0) and `signals` (its full-text rank and BM25,
+        Each related item carries `score` (how plainly it is related, on a fixed scale) and `signals` (the fused
+        value that orders the answer, its full-text rank and BM25,
         its dense rank and similarity); `retrieval` says how the answer was found and `degraded` why dense
         retrieval took no part (None when it did), see docs/desk-memory.md.
         """
@@ -465,13 +466,26 @@ class DeskService:
         return skills.get_skill(self.store, skill_id)
 
     def set_skill_status(
-        self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
+        self,
+        skill_id: str,
+        status: str,
+        *,
+        user_request: str | None = None,
+        interaction_id: str | None = None,
+        actor: str = "user",
     ) -> Skill:
-        """Approve, reject, disable or re-draft a skill. An agent activating one must pass `user_request`."""
+        """Approve, reject, disable or re-draft a skill (the person's decision). An agent may only activate a
+        draft the user asked for in their latest turn: `interaction_id` names it, `user_request` quotes them."""
         check_actor(actor)
         with self.parts.writes:
             result = skills.set_status(
-                self.store, skill_id, status, actor=actor, user_request=user_request, redactor=self.redactor
+                self.store,
+                skill_id,
+                status,
+                actor=actor,
+                user_request=user_request,
+                redactor=self.redactor,
+                interaction_id=interaction_id,
             )
         self._desk_changed()
         return result
@@ -555,7 +569,3 @@ class DeskService:
             "bundle_events_refused": bundles.count_refused(),
             "index_lag": self.index.lag(),
         }
-
-    def refused_bundle_events(self, limit: int = 20) -> list[bundles.RefusedEvent]:
-        """The bundle events the view refused (names leading outside the bundles folder), oldest first."""
-        return bundles.refused_events(limit)

@@ -5,8 +5,9 @@ search row and its entry in `desk_embed_queue` in one transaction and is
 acknowledged then; embedding happens afterwards, here, in batches: on a
 thread of its own once `start` was called (the service and the console do),
 or when someone calls `drain` (an evaluation, an import, `rebuild-vec`). The
-queue's length is the index lag (`desk.index_lag` in health, the overview and
-`jiyi doctor`).
+thread takes its share of the time beside the writes (`index_share`) and
+stands aside while someone drains. The queue's length is the index lag
+(`desk.index_lag` in health, the overview and `jiyi doctor`).
 
 Recall asks `dense()` for the query's searcher, from the first question on.
 The service opens the index as it starts (`warm`), and a question that comes
@@ -32,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from recall.desk_index import COLLECTIONS, DeskIndex, Item, Searcher
+from service.memory.index_share import IndexShare
 from service.memory.parts import Parts
 from store.desk import embed_queue
 from store.desk.projection import DOMAIN as DESK
@@ -43,11 +45,10 @@ BATCH = 64  # items embedded per model call: the model's own batch speed, withou
 LAGGING = 500  # a lag above this many items makes recall say it is degraded (recent turns miss meaning)
 RETRY_AFTER = 30.0  # seconds the thread waits after a failed batch (the embedder's endpoint down)
 IDLE_WAKE = 5.0  # seconds between looks at the queue when no change was heard (another host's writes)
-# The thread yields to writes: a batch waits until no desk write was heard for QUIET seconds, but never more
-# than MAX_DEFER (a steady stream of writes still gets indexed, a batch a minute). Measured
-# (bench/desk_index_speed.py): embedding beside a burst of writes on this 2-core machine halved their throughput.
-QUIET = 0.5
-MAX_DEFER = 60.0
+# While someone drains the queue explicitly (an import's job indexing what it imported, `rebuild-vec`: work that
+# is waited for) the thread stands aside; it looks again after this many seconds. Beside the writes it takes its
+# share of the time (`service.memory.index_share`).
+STAND_ASIDE = 0.1
 # How long a question waits for the index being opened (Chroma's client, the model) before full text answers
 # alone: issue 37's bound, for the service, which opens it as it starts (`warm`). Opening takes 0.5-1.2 s on this
 # 2-core machine when it is quiet (importing chromadb is most of it), 2-4 s under a load of 12.
@@ -82,7 +83,8 @@ class DeskIndexer:
         self.embedded = 0  # items this process embedded
         # The lag as last counted (by `lag`, after each batch): health reads it without touching the database.
         self.known_lag: int | None = None
-        self._last_write = 0.0  # monotonic time of the last desk change heard
+        self._share = IndexShare()  # when the thread's next batch may start beside the writes
+        self._drains = 0  # drains under way besides the thread's (it stands aside; a question's catch-up too)
         # Embeds recall's questions while the full text is read (one thread: the model runs one query at a time).
         self._ahead: ThreadPoolExecutor | None = None
         self._nearest: ThreadPoolExecutor | None = None  # asks each kind's nearest once a question's vector is known
@@ -104,6 +106,7 @@ class DeskIndexer:
                     self.problem = f"{type(exc).__name__}: {exc}"
                     self._open_failed_at = time.monotonic()
                     raise
+                index.yardstick()  # made now, not on the first question (a served model: one request)
                 self._index, self.problem, self._open_failed_at = index, None, None
             return self._index
 
@@ -201,17 +204,21 @@ class DeskIndexer:
         failed = self._caught_up_failed_at
         if self.parts.store.read_only is not None or (failed is not None and time.monotonic() - failed < RETRY_AFTER):
             return
-        index = self._index
-        if index is None or not self._drain_lock.acquire(blocking=False):
-            return  # another drain fills it already: the question does not wait for it
+        if self._index is None:
+            return
+        with self._lock:
+            if self._drains:
+                return  # another drain fills it already: the question does not wait for it
+            self._drains += 1
         try:
             until = None if self.lag() <= LAGGING else deadline
-            self._drain(index, None, CATCH_UP_BATCH, None, None, until)
+            self._fill(None, CATCH_UP_BATCH, None, None, None, until)
         except Exception as exc:  # the question goes on: its own embedding tells whether the embedder is down
             self._caught_up_failed_at = time.monotonic()
             log.warning("a question could not catch up with the desk index's queue: %s", exc)
         finally:
-            self._drain_lock.release()
+            with self._lock:
+                self._drains -= 1
 
     @staticmethod
     def failed(searcher: Searcher | None) -> str | None:
@@ -234,48 +241,62 @@ class DeskIndexer:
         progress: Progress | None = None,
         batch: int = BATCH,
         limit: int | None = None,
-        pace: Callable[[], None] | None = None,
-        until: float | None = None,
+        *,
+        since: int | None = None,
     ) -> int:
-        """Embed what the queue holds, `batch` items at a time, until it is empty (or `limit` items were taken,
-        or the monotonic clock passed `until`); returns how many were embedded. `progress(done, total)` hears
-        after each batch; `pace()` is called before each (the thread's yields to writes)."""
+        """Embed what the queue holds now, `batch` items at a time (or its first `limit` items); returns how many
+        were embedded. `since` (an event's seq) keeps to what the events after it queued: an import's own items,
+        not a backlog older than it. What writes queue meanwhile is left to the thread, which stands aside until
+        this returns (see `STAND_ASIDE`). `progress(done, total)` hears after each batch."""
         if self.lag() == 0:
-            return 0  # nothing to embed: the index is not opened for it (the console's thread, as it starts)
-        index = self.open()
-        with self._drain_lock:
-            return self._drain(index, progress, batch, limit, pace, until)
+            return 0  # nothing to embed: the index is not opened for it
+        self.open()
+        upto = self.parts.store.last_seq()  # what is queued now: writes going on beside it do not make it longer
+        with self._lock:
+            self._drains += 1
+        try:
+            return self._fill(progress, batch, limit, since, upto)
+        finally:
+            with self._lock:
+                self._drains -= 1
+            self._wake.set()  # the thread goes on with what is left
 
-    def _drain(
+    def _fill(
         self,
-        index: DeskIndex,
         progress: Progress | None,
         batch: int,
         limit: int | None,
-        pace: Callable[[], None] | None,
-        until: float | None,
+        since: int | None,
+        upto: int | None,
+        until: float | None = None,
+        pace: Callable[[], bool] | None = None,
     ) -> int:
-        """`drain`, holding the drain lock."""
+        """Embed the entries queued by the events after `since` up to `upto` (None: any), batch by batch, until
+        `limit` items were taken or the monotonic clock passed `until`; `pace()` is asked before each batch (the
+        thread's share: False when it is stopping)."""
+        index = self.open()
         store = self.parts.store
         done = embedded = 0
-        total = embed_queue.lag(store)
+        total = embed_queue.lag(store, since, upto)
         while (limit is None or done < limit) and (until is None or time.monotonic() < until):
-            if pace is not None:
-                pace()
-                if self._stopping.is_set():
-                    break
-            queued = embed_queue.take(store, batch)
-            if not queued:
+            if pace is not None and not pace():
                 break
-            read = embed_queue.texts(store, queued)
-            embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
-            for kind in embed_queue.KINDS:
-                index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
-            with self.parts.writes:
-                embed_queue.done(store, queued)
+            with self._drain_lock:  # one batch at a time: two drains never take the same entries
+                began, held = time.monotonic(), store.write_stats.snapshot()["lock_held_ms"]
+                queued = embed_queue.take(store, batch, since, upto)
+                if not queued:
+                    break
+                read = embed_queue.texts(store, queued)
+                embedded += index.put([Item(t.kind, t.key, t.text, t.epoch) for t in read.found])
+                for kind in embed_queue.KINDS:
+                    index.forget(kind, [t.key for t in read.withdrawn if t.kind == kind])
+                held = (store.write_stats.snapshot()["lock_held_ms"] - held) / 1000  # the writes', meanwhile
+                with self.parts.writes:
+                    embed_queue.done(store, queued)
+                took = time.monotonic() - began
             done += len(queued)
             self.embedded += len(read.found)
-            self.lag()
+            self._share.worked(took, held, behind=self.lag() > LAGGING)
             if read.gone:
                 log.info("%d queued desk items were gone from the views", len(read.gone))
                 self.sweep({q.kind for q in read.gone})
@@ -336,24 +357,25 @@ class DeskIndexer:
 
     def _heard(self, domain: str, _txn: object) -> None:
         if domain == DESK:
-            self._last_write = time.monotonic()
+            self._share.heard_write()
             self._wake.set()
 
-    def _yield_to_writes(self) -> None:
-        """Wait until no desk write was heard for `QUIET` seconds, `MAX_DEFER` at most (see there)."""
-        began = time.monotonic()
+    def _pace(self) -> bool:
+        """Before each of the thread's batches: wait while someone drains the queue explicitly, and rest for its
+        share beside the writes (`IndexShare`); False when it is stopping."""
         while not self._stopping.is_set():
-            now = time.monotonic()
-            quiet_for = now - self._last_write
-            if quiet_for >= QUIET or now - began >= MAX_DEFER:
-                return
-            self._stopping.wait(QUIET - quiet_for)
+            rest = STAND_ASIDE if self._drains else self._share.wait()
+            if not rest:
+                return True
+            self._stopping.wait(rest)
+        return False
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
             try:
-                self.drain(pace=self._yield_to_writes)
+                if self.lag():  # nothing to embed: the index is not opened for it (the console's, as it starts)
+                    self._fill(None, BATCH, None, None, None, pace=self._pace)
             except Exception as exc:  # a thread of its own: every failure is logged, kept and retried
                 self.problem = f"{type(exc).__name__}: {exc}"
                 log.warning("the desk index could not embed (retrying in %.0f s): %s", RETRY_AFTER, exc)

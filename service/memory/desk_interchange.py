@@ -70,6 +70,7 @@ class DeskInterchange:
         self.parts.store.check_writable()  # a read-only home is said so before anything is read
         self.resume()
         export = desk_format.read_export(Path(directory))
+        since = self.parts.store.last_seq()  # the index then embeds what the import queued, not an older backlog
         reports = desk_import.import_export(
             self.parts.store,
             self.parts.redactor,
@@ -80,7 +81,7 @@ class DeskInterchange:
             progress=progress,
             publishing=writing,
         )
-        self._after_import(sum(r.added for r in reports.values()), indexing)
+        self._after_import(sum(r.added for r in reports.values()), indexing, since)
         return {kind: typed_row(KindReport, asdict(report)) for kind, report in reports.items()}
 
     def import_foreign(
@@ -98,6 +99,7 @@ class DeskInterchange:
         each memory's own (a mem0 user's memory is a profile fact), else project."""
         self.parts.store.check_writable()
         self.resume()
+        since = self.parts.store.last_seq()
         report = foreign_memory.import_memories(
             self.parts.store,
             self.parts.redactor,
@@ -110,7 +112,7 @@ class DeskInterchange:
             progress=progress,
             publishing=writing,
         )
-        self._after_import(report.added, indexing)
+        self._after_import(report.added, indexing, since)
         return typed_row(KindReport, asdict(report))
 
     def resume(self) -> list[str]:
@@ -131,15 +133,16 @@ class DeskInterchange:
         for domain in sorted(domains):
             self.parts.changed(domain)
 
-    def _after_import(self, added: int, indexing: Progress | None) -> None:
+    def _after_import(self, added: int, indexing: Progress | None, since: int | None = None) -> None:
+        """Tell the listeners, mirror the bundles' files and embed what the import queued (by the events after
+        `since`: not a backlog older than it, nor the turns other clients write after it, which the index's
+        thread takes) before the import answers, so that `memory.recall` finds it at once."""
         if not added:
             return
         self.parts.changed(DESK)
         self.parts.changed(LEARNING)
         self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
         try:
-            # What is queued now (the import's items, and what was waiting before them): the job ends, and
-            # `memory.recall` finds what it imported, however fast other clients keep writing meanwhile.
-            self.desk.index.drain(indexing, limit=self.desk.index.lag())
+            self.desk.index.drain(indexing, since=since)
         except Exception as exc:
             log.warning("the desk index did not take the import yet: %s", exc)

@@ -33,7 +33,6 @@ from store.core.hosts import list_hosts
 from store.core.migrations import SCHEMA_VERSION
 from store.desk import bundles
 from store.desk.bundle_files import BundleFiles
-from store.desk.models import BundleDocument
 
 AGREE = (("chroma_url", "Chroma server"), ("embed_model", "embedder"), ("version", "Jiyi version"))
 
@@ -139,11 +138,7 @@ def refused_check(count: int, first: list[bundles.RefusedEvent]) -> Check:
 
 def bundle_files_check(files: BundleFiles) -> Check:
     """Whether every stored document's file can be written: no link, FIFO or device at its path."""
-    bad: dict[str, list[str]] = {}
-    for doc in BundleDocument.select(BundleDocument.bundle_id, BundleDocument.path, BundleDocument.content):
-        state = files.state(doc.bundle_id, doc.path, doc.content)
-        if state in ("unsafe", "unwritable"):
-            bad.setdefault(state, []).append(f"{doc.bundle_id}/{doc.path}"[:120])
+    bad = bundles.unwritable_documents(files)
     if not bad:
         return Check("bundle files", True, f"every document's file can be written under {files.root}")
     detail = "; ".join(f"{len(names)} {state} ({', '.join(names[:3])})" for state, names in bad.items())

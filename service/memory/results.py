@@ -10,7 +10,7 @@ the database: a command attached to a service decodes its answers into these.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
@@ -208,14 +208,20 @@ class Overview(Health):
 
 @dataclass
 class LearnAliasOutcome:
-    """A saved user alias, and on which known devices its package is installed."""
+    """A saved alias (the person's user alias, or an agent's learned one), on which known devices its package is
+    installed, and `notes`: what else the reply says (a device's label it takes the place of; that it is learned)."""
 
     result: LearnAliasResult
     installed_on: list[str]
     missing_on: list[str]
+    notes: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
+        return [*self.notes, *self.installation()]
+
+    def installation(self) -> list[str]:
+        """What the installed lists say of its package (nothing when some device has it)."""
         package = self.result.entry.package
         if self.installed_on:
             return []

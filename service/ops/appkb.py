@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from recall.verdict import Candidate, Resolution
 from service.memory.domain import Domain
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
 from store.appkb.entry import KINDS, AppKbEntry
 from store.appkb.results import SyncReport
@@ -234,9 +234,14 @@ LEARN = Operation(
     kind="write",
     idempotent=True,
     description="Remember that a name means a package (`name` and `package`, or `assignment` as 名称=包名), "
-    "so that the next resolve finds it. Says on which known devices the package is installed.",
-    errors=("forbidden",),
+    "so that the next resolve finds it. An agent's alias is `learned`: below the device's own list, and "
+    "refused (`conflict`) for a name that already names another app. Says on which devices it is installed.",
+    errors=("forbidden", "conflict"),
     changes=frozenset({Domain.APP_KB}),
+    person=as_user(
+        "a user-trust alias (the highest trust, above the device's own app list)",
+        "an agent teaches a learned alias: send actor agent, or no actor",
+    ),
 )
 FORGET = Operation(
     "app.alias.forget",
@@ -244,9 +249,11 @@ FORGET = Operation(
     AliasForgotten,
     kind="write",
     idempotent=True,
-    description="Forget the aliases taught for a name (the installed apps' own labels stay).",
-    errors=("not_found",),
+    description="Forget the aliases taught for a name (the installed apps' own labels stay). An agent forgets "
+    "learned aliases only; a name with the person's own alias is refused (`forbidden`).",
+    errors=("not_found", "forbidden"),
     changes=frozenset({Domain.APP_KB}),
+    person=as_user("forgetting the person's aliases", "an agent forgets learned aliases only: send actor agent"),
 )
 LIST = Operation(
     "app.alias.list",
@@ -270,9 +277,11 @@ UNDO = Operation(
     AliasUndone,
     kind="write",
     idempotent=False,
-    description="Undo one App-KB change by its number (from the history): what it removed comes back.",
-    errors=("not_found", "conflict"),
+    description="Undo one App-KB change by its number (from the history): what it removed comes back. "
+    "The person's act.",
+    errors=("not_found", "conflict", "forbidden"),
     changes=frozenset({Domain.APP_KB}),
+    person=always("undoing an App-KB change"),
 )
 DEVICES = Operation(
     "app.devices",

@@ -9,7 +9,9 @@ Everything else is derived from an `Operation`:
   `Wire.invoke(OPERATION, params)` encodes the params and decodes the result);
 - the JSON Schema of every operation (`schema()`, printed by `jiyi schema`);
 - the method table of `docs/protocol.md` (`service/ops/docs.py`; a test fails
-  when the docs and the declarations differ).
+  when the docs and the declarations differ);
+- who may call it: an operation only the person may perform says so (`Person`), and the socket's
+  dispatcher answers an agent's request for it `forbidden` (`service/rpc/dispatch.py`, the one place).
 
 Parameters are `Args` structs (msgspec, chosen over pydantic by measurement:
 decoding a resolve result 1.9 µs against 5.3 µs, encoding 1.1 µs against
@@ -23,6 +25,7 @@ their attributes); a few replies are still a `TypedDict`, or a plain object wher
 from __future__ import annotations
 
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, get_args
 
@@ -62,6 +65,43 @@ R = TypeVar("R")
 
 
 @dataclass(frozen=True)
+class Person:
+    """What of an operation only the person may do: the person decides, agents propose (DESIGN.md, The service).
+
+    The console and the `jiyi` commands act as the person (they present the person's key when they say hello,
+    `docs/service.md`); an agent's request that needs the person is answered `forbidden`. `decides` names the
+    decision for the reply and the docs; `when` selects the calls that need the person (None: every call),
+    and `condition` says which in the docs; `instead` tells an agent what it may do itself."""
+
+    decides: str
+    when: Callable[[Any], bool] | None = None
+    condition: str = ""
+    instead: str = ""
+
+    def needed_for(self, args: Args) -> bool:
+        """Whether this call (its decoded params) needs the person."""
+        return self.when is None or bool(self.when(args))
+
+    def describe(self) -> str:
+        """When the person is needed, as the docs say it: "always", or the condition."""
+        return "always" if self.when is None else self.condition
+
+
+def _acts_as_user(args: Args) -> bool:
+    return getattr(args, "actor", None) == "user"
+
+
+def as_user(decides: str, instead: str = "") -> Person:
+    """The person is needed when the request says `actor: user`: a claim only the person may make."""
+    return Person(decides, _acts_as_user, "with actor user", instead)
+
+
+def always(decides: str, instead: str = "") -> Person:
+    """Every call needs the person."""
+    return Person(decides, None, "", instead)
+
+
+@dataclass(frozen=True)
 class Operation(Generic[A, R]):
     """One socket method as its callers see it."""
 
@@ -78,6 +118,8 @@ class Operation(Generic[A, R]):
     changes: frozenset[Domain] = frozenset()
     """The domains a write may change (Anki's `OpChanges`): its reply's `changes` names those it did change,
     always among these; the pages showing them reload. A read changes none."""
+    person: Person | None = None
+    """What of it only the person may do (None: anyone may call it); an agent asking for it is `forbidden`."""
 
     def __post_init__(self) -> None:
         unknown = set(self.errors) - set(ERROR_CODES)
@@ -87,6 +129,12 @@ class Operation(Generic[A, R]):
             raise ValueError(f"operation {self.name!r} is a read, and a read is idempotent")
         if self.kind == "read" and self.changes:
             raise ValueError(f"operation {self.name!r} is a read, and a read changes no domain")
+        fields = {field.encode_name for field in msgspec.structs.fields(self.params)}
+        if "actor" in fields and self.person is None:
+            # `actor: user` claims the person's authority: whoever declares the field says who may claim it.
+            raise ValueError(f"operation {self.name!r} takes an actor but does not say who may send actor user")
+        if self.person is not None and "forbidden" not in self.errors:
+            raise ValueError(f"operation {self.name!r} needs the person and must name the error `forbidden`")
 
     @property
     def writes(self) -> bool:
@@ -110,6 +158,7 @@ class Operation(Generic[A, R]):
             "idempotent": self.idempotent,
             "errors": list(self.all_errors()),
             "changes": sorted(self.changes),
+            "person": None if self.person is None else {"decides": self.person.decides, "when": self.person.describe()},
             "params": params,
             "result": result,
             "$defs": defs,

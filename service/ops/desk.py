@@ -10,7 +10,7 @@ from service.memory.domain import Domain
 from service.memory.recall_rows import DeskRecall
 from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from service.memory.rows import Bundle, BundleDetail
-from service.ops.declare import Args, Operation, Reply
+from service.ops.declare import Args, Operation, Reply, as_user
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers
 from store.core.errors import InvalidInput
@@ -237,6 +237,7 @@ DOCUMENT_PUT = Operation(
     "carries the current revision and content.",
     errors=("conflict", "forbidden"),
     changes=frozenset({Domain.DESK}),
+    person=as_user("a document written in the person's name", "an agent writes as itself: send actor agent"),
 )
 BUNDLE_DIRECTORY = Operation(
     "bundle.directory",

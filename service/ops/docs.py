@@ -22,19 +22,22 @@ def _params(operation: Operation[Any, Any]) -> str:
 
 def method_table(operations: list[Operation[Any, Any]]) -> str:
     """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, the domains
-    a write may change (its reply's `changes` names those it did), what it does."""
+    a write may change (its reply's `changes` names those it did), when only the person may call it, what it
+    does."""
     lines = [
         BEGIN,
-        "| method | kind | idempotent | params | errors | changes | what it does |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| method | kind | idempotent | params | errors | changes | person only | what it does |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for op in sorted(operations, key=lambda o: o.name):
         errors = ", ".join(f"`{code}`" for code in op.all_errors())
         description = op.description.replace("|", "\\|")
         idempotent = "yes" if op.idempotent else "no"
         changes = ", ".join(f"`{domain}`" for domain in sorted(op.changes)) or "—"
+        person = "—" if op.person is None else op.person.describe().replace("|", "\\|")
         lines.append(
-            f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {changes} | {description} |"
+            f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {changes} | {person} "
+            f"| {description} |"
         )
     lines.append(END)
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from service.memory.domain import Domain
 from service.memory.rows import KindReport
-from service.ops.declare import Args, Operation, Reply
+from service.ops.declare import Args, Operation, Reply, always
 from service.ops.fields import Choice, Text
 from store.core.errors import InvalidInput
 
@@ -84,8 +84,10 @@ DESK_IMPORT = Operation(
     idempotent=True,
     changes=frozenset({Domain.DESK, Domain.LEARNING}),
     description="Check a desk export whole, then import it (all of it or none: written in short slices that "
-    "let other writes through) and index it; per kind what was added, skipped (already here) and refused.",
+    "let other writes through) and index it; per kind what was added, skipped (already here) and refused. "
+    "The person's act.",
     errors=("not_found", "forbidden", "busy"),
+    person=always("importing a desk export (its facts' and skills' decisions are the person's)"),
 )
 FACTS_IMPORT = Operation(
     "facts.import",
@@ -95,8 +97,9 @@ FACTS_IMPORT = Operation(
     idempotent=True,
     changes=frozenset({Domain.DESK, Domain.LEARNING}),
     description="Import the MCP memory server's `memory.jsonl` or mem0's export JSON as facts (each with its "
-    "source text as evidence); what was added, skipped and refused.",
+    "source text as evidence); what was added, skipped and refused. The person's act.",
     errors=("not_found", "forbidden", "busy"),
+    person=always("importing another system's memory as facts"),
 )
 
 OPERATIONS = (DESK_EXPORT, DESK_IMPORT, FACTS_IMPORT)

@@ -18,7 +18,7 @@ from service.memory.rows import (
     ReviewLease,
     ReviewReceipt,
 )
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Reply, always
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
 from store.learning.states import INTENT_STATES, RECORD_STATES
 
@@ -176,9 +176,10 @@ RECORD_REVOKE = Operation(
     RecordRevoked,
     kind="write",
     idempotent=True,
-    description="Revoke an adopted record (its fact or experience stops reaching tasks).",
-    errors=("not_found",),
+    description="Revoke an adopted record (its fact or experience stops reaching tasks). The owner's act.",
+    errors=("not_found", "forbidden"),
     changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
+    person=always("revoking an adopted record"),
 )
 QUEUE = Operation(
     "learning.queue",
@@ -211,9 +212,10 @@ OWNER_REVIEW = Operation(
     ReviewReceipt,
     kind="write",
     idempotent=True,
-    description="The owner reviews a candidate in the reviewer's place (actor `user`).",
+    description="The owner reviews a candidate in the reviewer's place.",
     errors=("not_found", "conflict", "forbidden"),
     changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
+    person=always("the owner's review"),
 )
 RECORD_EDIT = Operation(
     "learning.record.edit",
@@ -221,9 +223,10 @@ RECORD_EDIT = Operation(
     LearningRecord,
     kind="write",
     idempotent=True,
-    description="The owner edits an adopted record's content (actor `user`).",
+    description="The owner edits an adopted record's content (it becomes the owner's).",
     errors=("not_found", "forbidden"),
     changes=frozenset({Domain.LEARNING, Domain.DESK, Domain.LESSONS}),
+    person=always("editing an adopted record"),
 )
 
 OPERATIONS = (

@@ -8,7 +8,7 @@ from typing import Annotated
 from service.memory.domain import Domain
 from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.memory.rows import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
 from store.desk import fact_terms
 
@@ -67,8 +67,18 @@ class SkillArgs(Args, frozen=True):
 class SkillStatusArgs(Args, frozen=True):
     skill_id: Id
     status: Annotated[str, Choice(SKILL_STATUSES)]
-    user_request: Annotated[str | None, Text(500)] = None  # what the person asked, in their words
+    user_request: Annotated[str | None, Text(500)] = None  # what the user asked, quoted from their turn
+    interaction_id: Annotated[str | None, Text(MAX_ID)] = None  # the user's turn in which they asked
     actor: Actor = "agent"
+
+    @property
+    def on_request(self) -> bool:
+        """Seed 002's one path for an agent: activating a draft on the user's request, named by their turn."""
+        return self.actor != "user" and self.status == "active" and bool(self.interaction_id and self.user_request)
+
+
+def _decided_by_person(args: SkillStatusArgs) -> bool:
+    return not args.on_request
 
 
 class TopicListArgs(Args, frozen=True):
@@ -180,9 +190,18 @@ SKILL_SET_STATUS = Operation(
     Skill,
     kind="write",
     idempotent=True,
-    description="Activate, disable or reject a skill; only a person activates one (with their request).",
+    description="Activate, disable or reject a skill: the person's decision. An agent may only activate a draft "
+    "the user asked for in their latest turn: `interaction_id` names that turn, `user_request` quotes their words "
+    "from it (recorded with the change, shown in the console with one click to revert).",
     errors=("not_found", "forbidden", "conflict"),
     changes=frozenset({Domain.DESK}),
+    person=Person(
+        "a skill's status",
+        _decided_by_person,
+        "unless an agent activates a draft the user asked for (interaction_id and user_request)",
+        "an agent may activate a draft only when the user asked for it in their latest turn: remember that turn, "
+        "then send status active with its interaction_id and the user's words from it as user_request",
+    ),
 )
 TOPIC_LIST = Operation(
     "memory.topic.list",
@@ -222,9 +241,10 @@ FACT_SET_STATUS = Operation(
     Fact,
     kind="write",
     idempotent=True,
-    description="Confirm or deactivate a fact: a person's decision (actor `user`).",
+    description="Confirm or deactivate a fact by hand: the person's decision.",
     errors=("not_found", "forbidden"),
     changes=frozenset({Domain.DESK}),
+    person=always("confirming or retiring a fact by hand"),
 )
 
 OPERATIONS = (

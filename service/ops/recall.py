@@ -8,7 +8,7 @@ from service.memory.domain import Domain
 from service.memory.recall_rows import RecallAnswer, RunTrace
 from service.memory.results import RecallStatistics
 from service.memory.rows import Lesson, LessonRuns
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Boolean, Choice, Epoch, Integer, Strings, Text
 from store.core.errors import InvalidInput
 
@@ -131,7 +131,9 @@ LESSON_ADD = Operation(
     idempotent=False,
     description="Propose a lesson about some apps, learned from some runs; agents get it in `on` mode only "
     "after a person approves it.",
+    errors=("forbidden",),
     changes=frozenset({Domain.LESSONS}),
+    person=as_user("a lesson in the person's name", "an agent proposes one: send actor agent, or no actor"),
 )
 LESSON_LIST = Operation(
     "lesson.list",
@@ -156,9 +158,10 @@ LESSON_APPROVE = Operation(
     Lesson,
     kind="write",
     idempotent=True,
-    description="Approve a lesson: a person's act (actor `user`); an agent is refused.",
+    description="Approve a lesson: the person's act; an agent is refused.",
     errors=("not_found", "forbidden"),
     changes=frozenset({Domain.LESSONS}),
+    person=always("approving a lesson"),
 )
 LESSON_REVOKE = Operation(
     "lesson.revoke",
@@ -166,9 +169,10 @@ LESSON_REVOKE = Operation(
     Lesson,
     kind="write",
     idempotent=True,
-    description="Take a lesson away: agents no longer get it.",
-    errors=("not_found",),
+    description="Take a lesson away: agents no longer get it. The person's act.",
+    errors=("not_found", "forbidden"),
     changes=frozenset({Domain.LESSONS}),
+    person=always("revoking a lesson"),
 )
 
 OPERATIONS = (QUERY, STATS, RUNS, TRACE, DEVICES, LESSON_ADD, LESSON_LIST, LESSON_RUNS, LESSON_APPROVE, LESSON_REVOKE)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from service.memory.domain import Domain
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.memory.rows import Episode, EpisodeDetail
-from service.ops.declare import Args, Operation, Reply
+from service.ops.declare import Args, Operation, Reply, always
 from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
 from store.core.errors import InvalidInput
 
@@ -190,9 +190,10 @@ EPISODE_REVOKE = Operation(
     EpisodeRevoked,
     kind="write",
     idempotent=True,
-    description="Keep an archived run out of recall (it stays archived), with the reason.",
-    errors=("not_found",),
+    description="Keep an archived run out of recall (it stays archived), with the reason. The person's act.",
+    errors=("not_found", "forbidden"),
     changes=frozenset({Domain.EXPERIENCE}),
+    person=always("keeping a run out of recall"),
 )
 EPISODE_RESTORE = Operation(
     "episode.restore",
@@ -200,9 +201,10 @@ EPISODE_RESTORE = Operation(
     EpisodeRevoked,
     kind="write",
     idempotent=True,
-    description="Let recall use a revoked run again.",
-    errors=("not_found",),
+    description="Let recall use a revoked run again. The person's act.",
+    errors=("not_found", "forbidden"),
     changes=frozenset({Domain.EXPERIENCE}),
+    person=always("letting recall use a revoked run again"),
 )
 
 OPERATIONS = (RUN_START, RUN_EVENT, RUN_FINISH, EPISODE_LIST, EPISODE_GET, EPISODE_REVOKE, EPISODE_RESTORE)

@@ -7,7 +7,7 @@ from typing import Annotated, TypedDict
 from service.memory.results import Health
 from service.memory.rows import JobStatus
 from service.ops.declare import NoArgs, Operation, Reply
-from service.ops.fields import Choice
+from service.ops.fields import Choice, Text
 
 KINDS = ("agent", "console", "command", "worker")
 """What a client may call itself in `client.hello`."""
@@ -25,11 +25,18 @@ class Subscribed(Reply, frozen=True):
 
 class HelloArgs(NoArgs, frozen=True):
     kind: Annotated[str, Choice(KINDS)] = "agent"
+    # The person's key, which the console and the `jiyi` commands read from the home (`person.key`, written by
+    # the service each time it starts): the connection then acts as the person. Agents are never handed it.
+    person_key: Annotated[str | None, Text(128)] = None
+
+    def __repr__(self) -> str:  # never the key, wherever args are shown
+        return f"HelloArgs(kind={self.kind!r}, person_key={'<given>' if self.person_key else None})"
 
 
 class Hello(Reply, frozen=True):
     kind: str
     protocol: str
+    person: bool = False  # this connection acts as the person (it presented the person's key)
 
 
 class ServiceStatus(TypedDict):
@@ -63,7 +70,9 @@ HELLO = Operation(
     Hello,
     kind="read",
     idempotent=True,
-    description="Say what this connection is (agent, console, command or worker), for the service's status.",
+    description="Say what this connection is (agent, console, command or worker), for the service's status. "
+    "The console and the jiyi commands also present the person's key, and then act as the person.",
+    errors=("forbidden",),
 )
 SERVICE_STATUS = Operation(
     "service.status",

@@ -9,7 +9,7 @@ from typing import Annotated
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.results import DreamReport, Overview
 from service.memory.rows import DreamRecord, JobStatus
-from service.ops.declare import Args, NoArgs, Operation, Reply
+from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from service.ops.interchange import MAX_PATH_BYTES, SCOPES, SYSTEMS, check_absolute
 from store.core.errors import InvalidInput
@@ -26,6 +26,8 @@ JOB_PARAMS: dict[str, tuple[str, ...]] = {
     "facts.import": ("system", "file", "scope"),
 }
 """The params each kind of job takes (beside `kind`)."""
+IMPORT_KINDS = ("taskwizard.import", "desk.import", "facts.import")
+"""The jobs that import: the person's act, as the methods of the same names."""
 Directory = Annotated[str, Text(MAX_PATH_BYTES, MAX_PATH_BYTES)]
 
 
@@ -83,6 +85,10 @@ class JobStartArgs(Args, frozen=True):
                 check_absolute(name, value)
 
 
+def _imports(args: JobStartArgs) -> bool:
+    return args.kind in IMPORT_KINDS
+
+
 class JobArgs(Args, frozen=True):
     job_id: Annotated[str, Text(MAX_ID)]
 
@@ -124,9 +130,11 @@ IMPORT = Operation(
     dict,
     kind="write",
     idempotent=True,
-    description="Import a TaskWizard `memory/` directory (App-KB, episodes, recall scorecard, lessons) and index it.",
+    description="Import a TaskWizard `memory/` directory (App-KB, episodes, recall scorecard, lessons) and index it. "
+    "The person's act.",
     errors=("not_found", "forbidden"),
     changes=frozenset({Domain.APP_KB, Domain.EXPERIENCE, Domain.RECALL, Domain.LESSONS}),
+    person=always("importing a TaskWizard memory (its user aliases and approved lessons are the person's)"),
 )
 EXPORT = Operation(
     "taskwizard.export",
@@ -162,9 +170,11 @@ JOB_START = Operation(
     JobStatus,
     kind="write",
     idempotent=False,
-    description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once.",
-    errors=("busy",),
+    description="Start long work (a rebuild, an import, a dream pass) as a job and get its id at once. "
+    "An import is the person's act.",
+    errors=("busy", "forbidden"),
     changes=EVERY_DOMAIN,
+    person=Person("an import", _imports, f"for kind {', '.join(IMPORT_KINDS)}"),
 )
 JOB_STATUS = Operation(
     "job.status",

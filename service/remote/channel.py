@@ -37,9 +37,14 @@ Progress = Callable[[int, int], None]
 class Wire:
     """Calls on the socket, one connection per thread; failures raised as Jiyi's errors."""
 
-    def __init__(self, socket_path: Path, hello: str | None = None) -> None:
+    def __init__(
+        self, socket_path: Path, hello: str | None = None, person: Callable[[], str | None] | None = None
+    ) -> None:
+        """`hello`: what this side tells the service it is, on each connection (`client.hello`); `person`: how
+        this side finds the person's key to present in that hello (the console and the commands only)."""
         self.socket_path = socket_path
-        self.hello = hello  # what this side tells the service it is, on each connection (`client.hello`)
+        self.hello = hello
+        self._person = person
         self._local = threading.local()
         self._clients: list[JiyiClient] = []
         self._lock = threading.Lock()
@@ -57,7 +62,9 @@ class Wire:
             raise EnvironmentProblem(f"the connection to the service on {self.socket_path} was closed")
         params = {k: v for k, v in (params or {}).items() if v is not None}
         if long:
-            client = JiyiClient(self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello)
+            client = JiyiClient(
+                self.socket_path, timeout=LONG_TIMEOUT_S, hello=self.hello, hello_params=self._hello_params
+            )
             with self._lock:
                 self._clients.append(client)  # `close` cuts it too: a closing console does not wait for it
             try:
@@ -90,6 +97,12 @@ class Wire:
         except msgspec.ValidationError as exc:
             raise JiyiError(f"the service answered {operation.name} with an unexpected result: {exc}") from exc
 
+    def _hello_params(self) -> dict[str, object]:
+        """What this side adds to its hello on a new connection: the person's key, read again each time (the
+        service writes a new one each time it starts)."""
+        key = self._person() if self._person is not None else None
+        return {} if key is None else {"person_key": key}
+
     def _answer(self, response: Reply) -> Json:
         if response.get("ok"):
             return response.get("result")
@@ -101,7 +114,7 @@ class Wire:
     def _client(self) -> JiyiClient:
         client: JiyiClient | None = getattr(self._local, "client", None)
         if client is None:
-            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello)
+            client = JiyiClient(self.socket_path, timeout=TIMEOUT_S, hello=self.hello, hello_params=self._hello_params)
             self._local.client = client
             with self._lock:
                 if self._closed:

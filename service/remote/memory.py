@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from recall.verdict import Resolution
+from service import person_key
 from service.client import Json, JsonObject
 from service.config import Config
 from service.memory.bus import Listener
@@ -127,7 +128,9 @@ class RemoteAppKb:
     def learn_alias(self, name: str, package: str, *, actor: str = "user") -> LearnAliasOutcome:
         r = self._wire.invoke(ops.LEARN, LearnArgs(name=name, package=package, actor=actor))
         result = LearnAliasResult(r.changed, _entry(r.entry), _entries(r.replaced), r.change)
-        return LearnAliasOutcome(result, r.installed_on, r.missing_on)
+        outcome = LearnAliasOutcome(result, r.installed_on, r.missing_on)
+        outcome.notes = [w for w in r.warnings if w not in outcome.installation()]
+        return outcome
 
     def forget_alias(self, name: str, *, actor: str = "user") -> ForgetAliasResult:
         r = self._wire.invoke(ops.FORGET, ForgetArgs(name=name, actor=actor))
@@ -302,9 +305,17 @@ class RemoteDesk:
         return skills[offset : offset + limit]
 
     def set_skill_status(
-        self, skill_id: str, status: str, *, user_request: str | None = None, actor: str = "user"
+        self,
+        skill_id: str,
+        status: str,
+        *,
+        user_request: str | None = None,
+        interaction_id: str | None = None,
+        actor: str = "user",
     ) -> Skill:
-        args = maint.SkillStatusArgs(skill_id=skill_id, status=status, user_request=user_request, actor=actor)
+        args = maint.SkillStatusArgs(
+            skill_id=skill_id, status=status, user_request=user_request, interaction_id=interaction_id, actor=actor
+        )
         return self._wire.invoke(maint.SKILL_SET_STATUS, args)
 
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
@@ -392,7 +403,9 @@ class RemoteMemory:
         self._home = Path(str(health["home"]))
         self._schema_version = _whole(health["schema_version"])
         self.service_pid = _whole(health.get("pid") or 0)
-        self._wire = Wire(socket_path, hello=client)
+        # The console and the commands act as the person: each connection presents the person's key, which the
+        # service wrote in its home (`service/person_key.py`). Agents' clients never read it.
+        self._wire = Wire(socket_path, hello=client, person=lambda: person_key.read_or_none(self._home))
         self._follower = JobFollower(self._wire, protocol_version(health.get("protocol")))
         self.jobs = RemoteJobs(self._wire)
         self.integrity: str | None = None

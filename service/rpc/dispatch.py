@@ -28,7 +28,7 @@ from service.rpc.protocol import (
     success,
 )
 from service.rpc.registry import Method
-from store.core.errors import JiyiError
+from store.core.errors import Forbidden, JiyiError
 
 log = logging.getLogger("jiyi.service.rpc")
 
@@ -51,7 +51,11 @@ class PreparedWrite:
 
 
 class Dispatcher:
-    """Serves requests against one `Memory`, with the methods of `methods` (every socket method by default)."""
+    """Serves requests against one `Memory`, with the methods of `methods` (every socket method by default).
+
+    A call runs in a context (`CallContext`): a connection's, which acts as the person only when its hello
+    presented the person's key, or a detached one: `detached` is an agent's, `person` the person's
+    (`dispatcher.run(request, dispatcher.person)` runs a call as the console would)."""
 
     def __init__(self, memory: Memory, methods: Mapping[str, Method] | None = None) -> None:
         self.memory = memory
@@ -59,20 +63,22 @@ class Dispatcher:
         self.started = time.monotonic()
         self.presence = Presence()  # who the socket serves (`service.status`); the host fills it
         self.detached = self.context(None)
+        self.person = CallContext(None, self.presence, self.started, as_person=True)
 
     def context(self, connection: int | None, subscribe: Callable[[], None] | None = None) -> CallContext:
-        """The context of the calls on `connection` (None: calls on no connection)."""
+        """The context of the calls on `connection` (None: calls on no connection, as an agent)."""
         if subscribe is None:
             return CallContext(connection, self.presence, self.started)
         return CallContext(connection, self.presence, self.started, subscribe)
 
-    def handle_line(self, line: bytes) -> bytes:
-        """Answer one request line (without its newline) with one response line."""
-        return encode(self.handle(line))
+    def handle_line(self, line: bytes, context: CallContext | None = None) -> bytes:
+        """Answer one request line (without its newline) with one response line (`context`: as whom; an agent's
+        detached one by default, `self.person` for the person's)."""
+        return encode(self.handle(line, context))
 
-    def handle(self, line: bytes) -> Response:
+    def handle(self, line: bytes, context: CallContext | None = None) -> Response:
         prepared = self.prepare(line)
-        return self.run(prepared) if isinstance(prepared, Request) else prepared
+        return self.run(prepared, context) if isinstance(prepared, Request) else prepared
 
     def prepare(self, line: bytes) -> Request | Response:
         """Parse and look up: the request to run, or already the (error) response."""
@@ -122,16 +128,31 @@ class Dispatcher:
         method = self.methods[request.method]
         if method.grouped:
             return lambda: self.prepare_write(request, context)()
-        return method.bind(self.memory, request.params, context or self.detached)
+        return self._bind(method, request, context or self.detached)
 
     def prepare_write(self, request: Request, context: CallContext | None = None) -> PreparedWrite:
         """A grouped write checked and prepared (raising when it is refused); the call returned does it."""
         method = self.methods[request.method]
         assert method.grouped, f"{request.method} is not a grouped write"
-        write = method.bind(self.memory, request.params, context or self.detached)()
+        write = self._bind(method, request, context or self.detached)()
         if not callable(write):
             raise TypeError(f"the grouped method {request.method} did not return its write")
         return PreparedWrite(self.memory, cast(Callable[[], Any], write))
+
+    def _bind(self, method: Method, request: Request, context: CallContext) -> Callable[[], Any]:
+        """The handler bound to its checked params, once the call may be made in `context`: every call
+        passes here, so this is the one place where the person's operations are kept from agents."""
+        if method.operation is None or method.decode is None:
+            return method.bind(self.memory, request.params, context)
+        args = method.decode(request.params)
+        person = method.operation.person
+        if person is not None and not context.is_person and person.needed_for(args):
+            if method.writes:
+                # A home that takes no write (read-only, damaged) says so first, to everyone alike: no key was
+                # written in a read-only home, and the person's write would be refused all the same.
+                self.memory.store.check_writable()
+            raise Forbidden(_refusal(method.name, person.decides, person.describe(), person.instead, context))
+        return method.bind_args(self.memory, args, context)
 
     def succeeded(self, request: Request, result: Any, changes: Collection[str] | None = None) -> Response:
         """The response carrying the result of `request` (and, for a write, the domains it changed)."""
@@ -148,3 +169,15 @@ class Dispatcher:
             return failure(request_id, "invalid_params", "the params are nested too deeply")
         log.error("request %r failed", request_id, exc_info=exc)
         return failure(request_id, "internal", INTERNAL_MESSAGE)
+
+
+def _refusal(name: str, decides: str, when: str, instead: str, context: CallContext) -> str:
+    """Why an agent may not make this call, and what it may do instead (the key is never named, only its fate)."""
+    who = name if when == "always" else f"{name} {when}"
+    message = f"{who}: {decides} is the person's decision, made in the console or with the jiyi command"
+    if context.key_refused:
+        message += (
+            "; this connection presented a person's key that is not this service's (the key is written anew "
+            "each time the service starts: read it again)"
+        )
+    return f"{message}; {instead}" if instead else message

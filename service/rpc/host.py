@@ -34,6 +34,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer
 
+from service import person_key
 from service.client import default_socket_path
 from service.memory.memory import Memory
 from service.rpc.connection import Connection, LineBudget, LineTooLong, refuse_at_once
@@ -143,6 +144,7 @@ class SocketHost(QObject):
         self._numbers = itertools.count(1)
         self.presence = self.dispatcher.presence  # who is connected and how busy they keep it (`service.status`)
         self._refused = 0
+        self._person_key: str | None = None
         self._socket_id: tuple[int, int] | None = None
         self.listener_problem: str | None = None
         """Why the listener stopped while serving (see `listener_failed`); None while it listens."""
@@ -169,7 +171,11 @@ class SocketHost(QObject):
             log.info("removing the stale socket %s (nobody listens)", self.path)
             QLocalServer.removeServer(str(self.path))
         self.max_connections = connection_cap(self._configured_connections, raise_open_file_limit())
+        self._person_key = self._write_person_key()  # before the first connection can say hello
         if not self._server.listen(str(self.path)):
+            if self._person_key is not None:
+                person_key.release(self.memory.store.home, self._person_key)
+                self._person_key = None
             raise EnvironmentProblem(f"cannot listen on {self.path}: {self._server.errorString()}")
         info = self.path.lstat()
         self._socket_id = (info.st_dev, info.st_ino)
@@ -204,6 +210,26 @@ class SocketHost(QObject):
             self._close(link, "the service stopped", logging.DEBUG)
         if self._owns_socket_file():
             self.path.unlink(missing_ok=True)
+        if self._person_key is not None:
+            person_key.release(self.memory.store.home, self._person_key)
+            self._person_key = None
+            self.presence.expect_person_key(None)
+
+    def _write_person_key(self) -> str | None:
+        """A fresh person's key in the home, for the console and the commands (`service/person_key.py`);
+        None when the home cannot be written (a read-only home serves reads to everyone alike)."""
+        try:
+            key = person_key.hold(self.memory.store.home)
+        except OSError as exc:
+            log.warning(
+                "cannot write the person's key in %s (%s): no connection acts as the person, so the "
+                "person's operations are refused over the socket",
+                self.memory.store.home,
+                exc.strerror or exc,
+            )
+            key = None
+        self.presence.expect_person_key(key)
+        return key
 
     @property
     def listening(self) -> bool:

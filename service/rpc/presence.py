@@ -6,10 +6,17 @@ what a connection is (a console, a command, an agent; only consoles
 subscribe), through their call context (`service/rpc/context.py`). A
 connection that never names itself counts as an agent: the seed 002 clients
 and the agents' own clients say nothing about themselves.
+
+It also knows which connections act as the person: those whose `client.hello`
+presented the person's key, the secret the service wrote in its home when it
+started (`service/person_key.py`). The console and the `jiyi` commands read
+that file and present it; agents are never handed it. Keys are compared in
+constant time, and never logged or echoed.
 """
 
 from __future__ import annotations
 
+import hmac
 import threading
 import time
 from collections import deque
@@ -31,12 +38,51 @@ class Presence:
         self._lock = threading.Lock()
         self._kinds: dict[int, str] = {}
         self._served: deque[float] = deque()
+        self._person_key: bytes | None = None
+        self._persons: set[int] = set()  # connections that presented the person's key
+        self._refused: set[int] = set()  # connections that presented another key
 
     def reset(self) -> None:
         """Forget everything (a host starts serving)."""
         with self._lock:
             self._kinds.clear()
             self._served.clear()
+            self._persons.clear()
+            self._refused.clear()
+
+    def expect_person_key(self, key: str | None) -> None:
+        """The person's key this service wrote in its home (None: no connection can act as the person)."""
+        with self._lock:
+            self._person_key = None if key is None else key.encode("utf-8")
+            self._persons.clear()
+            self._refused.clear()
+
+    def present_key(self, connection: int, key: str | None) -> bool:
+        """The connection presented `key` (None: none): whether it now acts as the person. A wrong key is
+        remembered, so that the connection's refusals can say why."""
+        presented = None if key is None else key.encode("utf-8", "surrogatepass")
+        with self._lock:
+            expected = self._person_key
+            good = presented is not None and expected is not None and hmac.compare_digest(expected, presented)
+            if connection not in self._kinds:
+                return good
+            self._persons.discard(connection)
+            self._refused.discard(connection)
+            if good:
+                self._persons.add(connection)
+            elif presented is not None:
+                self._refused.add(connection)
+            return good
+
+    def is_person(self, connection: int) -> bool:
+        """Whether the connection presented the person's key."""
+        with self._lock:
+            return connection in self._persons
+
+    def key_refused(self, connection: int) -> bool:
+        """Whether the connection presented a key that is not the person's."""
+        with self._lock:
+            return connection in self._refused
 
     def opened(self, connection: int) -> None:
         with self._lock:
@@ -56,6 +102,8 @@ class Presence:
     def closed(self, connection: int) -> None:
         with self._lock:
             self._kinds.pop(connection, None)
+            self._persons.discard(connection)
+            self._refused.discard(connection)
 
     def served(self) -> None:
         """One request was answered."""

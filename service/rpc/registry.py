@@ -57,7 +57,11 @@ class Method:
         """The handler bound to its params (checked now, raising `InvalidInput`), to be called later."""
         if self.decode is None:
             return functools.partial(cast(Handler, self.handler), memory, Params(params))
-        return functools.partial(cast(OpHandler, self.handler), memory, self.decode(params), context)
+        return self.bind_args(memory, self.decode(params), context)
+
+    def bind_args(self, memory: Memory, args: Args, context: CallContext) -> Callable[[], Any]:
+        """A declared method's handler bound to its params, already checked (`decode`)."""
+        return functools.partial(cast(OpHandler, self.handler), memory, args, context)
 
 
 class MethodTable:

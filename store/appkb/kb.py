@@ -3,8 +3,9 @@
 Each mutation reads what it needs and appends reference-shaped events inside
 one IMMEDIATE transaction; the view follows from the events (see
 `appkb_projection`). Trust: user > device > learned. Only global learned and
-user entries are ever written by `learn_alias`, `forget_alias` or the learning
-paths; device entries change only through inventory sync.
+user entries are ever written by `learn_alias` (the person's user alias),
+`teach_alias` (an agent's learned one), `forget_alias` or the learning paths;
+device entries change only through inventory sync.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from store.appkb.projection import DOMAIN, row_to_entry
 from store.appkb.results import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.core import clock
 from store.core.database import Store
-from store.core.errors import InvalidInput, SensitiveContent
+from store.core.errors import Forbidden, InvalidInput, SensitiveContent
 from store.core.models import tuples
 from store.core.names import clean_name
 from store.core.redact import Redactor
@@ -246,26 +247,63 @@ def learn_alias(store: Store, name: str, package: str, *, actor: str, redactor: 
         return LearnAliasResult(True, entry, matches, txn.id)
 
 
-def forget_alias(store: Store, name: str, *, actor: str, redactor: Redactor) -> ForgetAliasResult:
-    """Remove the term's global learned and user entries; device entries stay. Always logged.
+def teach_alias(store: Store, name: str, package: str, *, actor: str, redactor: Redactor) -> LearnAliasResult:
+    """An agent's alias: one global learned entry (0.9, below the device's own list), beside the term's other
+    entries (two learned aliases of one name make it ambiguous until one is forgotten). Logged as an `upsert`
+    with its evidence note; `changed` is false when the same learned entry was there already."""
+    name = check_name(name, redactor)
+    package = check_package(package)
+    now = clock.iso_now()
+    with store.atomic() as txn:
+        same = [m for m in _global_aliases(name, ("learned",)) if m.package == package and not m.stale]
+        old = same[0] if same else None
+        entry = AppKbEntry(
+            old.term if old else name,
+            old.label if old else name,
+            package,
+            "learned",
+            "global",
+            0.9,
+            old.success_count if old else 0,
+            old.first_seen if old else now,
+            now,
+            last_success=old.last_success if old else None,
+        )
+        _upsert(store, entry, actor=actor, note="taught by an agent")
+        return LearnAliasResult(old is None, entry, [], txn.id)
 
-    The log names the term, so a sensitive-looking name is refused, unless an alias holds it already
-    (imported as it was): forgetting that one writes nothing new.
+
+def forget_alias(
+    store: Store, name: str, *, actor: str, redactor: Redactor, kinds: Iterable[str] = ALIAS_KINDS
+) -> ForgetAliasResult:
+    """Remove the term's global entries of `kinds` (learned and user); device entries stay. Always logged.
+
+    Forgetting only learned ones (an agent's) is refused (`Forbidden`) while the person's user alias holds the
+    name: that one is the person's to forget. The log names the term, so a sensitive-looking name is refused,
+    unless an alias holds it already (imported as it was): forgetting that one writes nothing new.
     """
+    kinds = frozenset(kinds)
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput("name is empty")
     term = clean_name(name)
     if not normalize_term(term):
         raise InvalidInput("name is empty once its invisible characters (zero-width, fillers, selectors) go")
     with store.atomic() as txn:
-        matches = _global_aliases(term)
+        if "user" not in kinds and _global_aliases(term, ("user",)):
+            raise Forbidden(
+                f"{term!r} holds the person's own alias (user trust): only the person forgets it, in the console "
+                "or with jiyi alias forget; nothing was removed"
+            )
+        matches = _global_aliases(term, kinds)
         if not matches and (redactor.is_sensitive(term) or redactor.is_sensitive(name)):
             raise SensitiveContent("name looks sensitive (a credential, number or listed word); it is not stored")
-        payload = {
+        payload: dict[str, object] = {
             "term": term,
             "removed": [{"kind": m.kind, "package": m.package} for m in matches],
             "ts": clock.iso_now(),
         }
+        if kinds != ALIAS_KINDS:
+            payload["kinds"] = sorted(kinds)
         store.append(DOMAIN, "alias_forgotten", payload, actor=actor)
         return ForgetAliasResult(term, matches, txn.id)
 

@@ -52,7 +52,10 @@ def changes_for(event_type: str, payload: Mapping[str, object]) -> list[Change]:
     if event_type == "alias_forgotten":
         term = payload.get("term")
         norm = normalize_term(term) if isinstance(term, str) else ""
-        return [RemoveGlobalAliases(norm, ALIAS_KINDS)] if norm else []
+        # An agent's forget names the kinds it removed (learned only); the person's and TaskWizard's remove both.
+        named = payload.get("kinds")
+        kinds = frozenset(k for k in named if k in ALIAS_KINDS) if isinstance(named, list) else ALIAS_KINDS
+        return [RemoveGlobalAliases(norm, kinds)] if norm and kinds else []
     if event_type not in {"upsert", "mark_stale", "delete", "alias_overwritten", "alias_user_set"}:
         return []
     try:

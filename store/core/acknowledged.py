@@ -69,7 +69,7 @@ from store.core.transaction import ON_META_CONFLICT, UPSERT_META
 # The `Store` these run for (store/core/database.py imports this module, so it is not imported back).
 Store = Any
 
-log = logging.getLogger("jiyi.store")
+log = logging.getLogger("jiyi.store.acknowledged")
 
 MARK_NAME = "jiyi.acked"
 RECORD_BYTES = 512  # one sector: a write of it is not torn by a power cut on the disks that matter

@@ -30,10 +30,6 @@ class BaseModel(Model):
         """INSERT OR REPLACE on SQLite; on PostgreSQL the same as an upsert on the primary key."""
         return _replacing(cls, cls.insert(__data, **insert))
 
-    @classmethod
-    def replace_many(cls, rows: Any, fields: Any = None) -> Any:
-        return _replacing(cls, cls.insert_many(rows, fields=fields))
-
 
 def _replacing(model: type[BaseModel], query: Any) -> Any:
     if dialect_of(model._meta.database).insert_or_replace:

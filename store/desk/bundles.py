@@ -429,6 +429,17 @@ def mirror_all(store: Store, files: BundleFiles) -> MirrorReport:
     return report
 
 
+def unwritable_documents(files: BundleFiles, shown: int = 120) -> dict[str, list[str]]:
+    """Stored documents whose file cannot be written, by state ("unsafe": a link, FIFO or device at the path;
+    "unwritable"), each as `bundle_id/path` cut to `shown` characters."""
+    bad: dict[str, list[str]] = {}
+    for doc in BundleDocument.select(BundleDocument.bundle_id, BundleDocument.path, BundleDocument.content):
+        state = files.state(doc.bundle_id, doc.path, doc.content)
+        if state in ("unsafe", "unwritable"):
+            bad.setdefault(state, []).append(f"{doc.bundle_id}/{doc.path}"[:shown])
+    return bad
+
+
 def count_refused() -> int:
     """How many bundle events the view refused to apply (see `projection.DeskProjection._refused`)."""
     return int(RefusedBundleEvent.select().count())

@@ -56,15 +56,27 @@ KEYS = {
 }
 
 
-def lag(store: Store) -> int:
-    """How many items wait to be embedded."""
-    return int(store.db.execute_sql("SELECT count(*) FROM desk_embed_queue").fetchone()[0])
+def lag(store: Store, since: int | None = None, upto: int | None = None) -> int:
+    """How many items wait to be embedded (those queued by the events after `since` up to `upto`, when given)."""
+    where, params = _between(since, upto)
+    return int(store.db.execute_sql(f"SELECT count(*) FROM desk_embed_queue{where}", params).fetchone()[0])
 
 
-def take(store: Store, limit: int) -> list[Queued]:
-    """The oldest `limit` entries (by the event that queued them)."""
-    rows = store.db.execute_sql("SELECT kind, item, seq FROM desk_embed_queue ORDER BY seq LIMIT ?", (limit,))
+def take(store: Store, limit: int, since: int | None = None, upto: int | None = None) -> list[Queued]:
+    """The oldest `limit` entries (by the event that queued them; of the events after `since` up to `upto`)."""
+    where, params = _between(since, upto)
+    rows = store.db.execute_sql(
+        f"SELECT kind, item, seq FROM desk_embed_queue{where} ORDER BY seq LIMIT ?", (*params, limit)
+    )
     return [Queued(str(k), int(i), int(s)) for k, i, s in rows.fetchall()]
+
+
+def _between(since: int | None, upto: int | None) -> tuple[str, tuple[int, ...]]:
+    """The WHERE clause (and its params) of the entries queued by the events after `since` up to `upto`."""
+    bounds = [(f"seq {op} ?", value) for op, value in ((">", since), ("<=", upto)) if value is not None]
+    if not bounds:
+        return "", ()
+    return " WHERE " + " AND ".join(clause for clause, _ in bounds), tuple(value for _, value in bounds)
 
 
 @dataclass

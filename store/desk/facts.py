@@ -8,6 +8,11 @@
   restatement) on two valid workdays makes it `active`; a candidate with no
   corroboration for three workdays is deactivated by the daily review.
 
+The lifecycle holds whoever writes the fact: a planner's commit, learning's
+adoption (`store/learning/records.py`), an import. A fact that says what one
+already here says (`fact_likeness`: the same marks, negations and nearly the
+same words) is that fact: its evidence is added there, never a second fact.
+
 An `inactive` fact is never revived by maintenance: new evidence is kept, its
 status is not touched; only a person (the console) can confirm it again.
 """
@@ -25,9 +30,10 @@ import msgspec
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
+from store.core.models import tuples
 from store.core.redact import Redactor
-from store.desk import hybrid, rows, sql
-from store.desk.common import check_id
+from store.desk import fact_likeness, hybrid, rows, sql
+from store.desk.common import check_id, when
 from store.desk.fact_terms import PROFILE_KINDS, SCOPES
 from store.desk.models import Fact, FactEvidence, FactFts, Interaction, TaskCard
 from store.desk.projection import DOMAIN
@@ -157,14 +163,39 @@ class FactRecorded(TypedDict):
     status: str
 
 
-def record(store: Store, spec: FactSpec, *, actor: str) -> FactRecorded:
-    """Inside a transaction: add the fact (or new evidence to it) and move its status as the rules say."""
-    fact_id = spec.fact_id
-    fact = Fact.get_or_none(Fact.fact_id == fact_id)
-    first = min(e.workday for e in spec.evidence)
+STATUS_ORDER = ("active", "candidate", "inactive")  # which of several alike facts takes the evidence
+
+
+def existing(spec: FactSpec) -> Fact | None:
+    """The fact already here that `spec` states: the one of its id, else one that says the same thing in other
+    words (`fact_likeness.alike`) in its scope (and project, and profile kind), an active one first."""
+    fact = Fact.get_or_none(Fact.fact_id == spec.fact_id)
+    if fact is not None:
+        return fact
+    # Alike facts have the same marks: only those are read (an index), and as tuples (no model per row).
+    query = Fact.select(Fact.fact_id, Fact.content, Fact.status).where(
+        (Fact.marks == fact_likeness.marks_key(spec.content))
+        & (Fact.scope == spec.scope)
+        & (Fact.project == spec.project)
+        & (Fact.profile_kind == spec.profile_kind)
+    )
+    alike = [row for row in tuples(query.order_by(Fact.id)) if fact_likeness.alike(spec.content, row[1])]
+    if not alike:
+        return None
+    alike.sort(key=lambda row: STATUS_ORDER.index(row[2]) if row[2] in STATUS_ORDER else len(STATUS_ORDER))
+    return Fact.get(Fact.fact_id == alike[0][0])
+
+
+def record(store: Store, spec: FactSpec, *, actor: str, note: str = "") -> FactRecorded:
+    """Inside a transaction: add the fact (or new evidence to it, or to the fact that says the same thing) and
+    move its status as the rules say. `note` says who wrote it, in a new fact's status reason."""
+    fact = existing(spec)
+    fact_id = spec.fact_id if fact is None else str(fact.fact_id)
+    first = min((e.workday for e in spec.evidence), default=when().workday)
     outcome = "evidence_added"
     if fact is None:
         status = "candidate" if spec.scope == "environment" else "active"
+        waiting = "awaiting evidence on a second workday" if status == "candidate" else ""
         store.append(
             DOMAIN,
             "fact_added",
@@ -176,7 +207,7 @@ def record(store: Store, spec: FactSpec, *, actor: str) -> FactRecorded:
                 "content": spec.content,
                 "status": status,
                 "workday": first,
-                "reason": "awaiting evidence on a second workday" if status == "candidate" else "",
+                "reason": "; ".join(part for part in (note, waiting) if part),
             },
             actor=actor,
         )
@@ -350,7 +381,7 @@ def related_facts(
         return {r.fact_id: r for _rowid, r in found}
 
     return [
-        rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored)
+        rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.score, signals=c.scored)
         for c in hybrid.related(
             store,
             FactFts._meta.table_name,

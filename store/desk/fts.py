@@ -284,6 +284,9 @@ class Scored:
     bm25: float  # Okapi BM25 (k1 1.2, b 0.75) over the query's terms, computed by `FtsTable.ranked`
     share: float  # the part of the query's terms the row holds, each weighed by its rarity (0..1)
     held: frozenset[str] = frozenset()  # which terms it holds
+    # `share` counting every query term, those no row holds as the rarest: how much of the question the row
+    # answers in words, whatever memory holds
+    coverage: float = 0.0
 
 
 BM25_K1 = 1.2
@@ -398,6 +401,9 @@ class FtsTable:
         # such bigrams straddle two words, "次打" of "那次打车").
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df.get(t)}
         mass = sum(idf.values()) or 1.0
+        # a term no row holds weighs as much as the rarest a row can hold (one row of n): however rare it is, in a
+        # memory of six turns nothing can be told rarer than that
+        unheld = (len(terms) - len(idf)) * math.log(1 + (n - 0.5) / 1.5)
         out = []
         for rowid, words in docs.items():
             counts = Counter(words)
@@ -407,7 +413,8 @@ class FtsTable:
                 if tf:
                     score += weight * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(words) / average))
             held = frozenset(t for t in terms if t in counts)
-            out.append(Scored(rowid, score, sum(idf[t] for t in held) / mass, held))
+            weight = sum(idf[t] for t in held)
+            out.append(Scored(rowid, score, weight / mass, held, weight / (mass + unheld)))
         out.sort(key=lambda s: (-s.bm25, -s.rowid))
         return out
 

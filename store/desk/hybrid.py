@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Protocol, TypeVar
 
 from store.core.database import Store
-from store.desk import fts, fusion
+from store.desk import fts, fusion, question
 
 FTS_POOL = 40  # full-text hits read per kind before fusing
 DENSE_POOL = 40  # nearest vectors read per kind
@@ -26,6 +26,18 @@ class Dense(Protocol):
 
     def nearest(self, kind: str, k: int) -> list[tuple[str, float]]:
         """(key, cosine similarity) of the `k` nearest items of `kind`, best first (empty when unavailable)."""
+        ...
+
+    def unrelated(self) -> tuple[float, float] | None:
+        """The mean and deviation of the query's similarity to unrelated text (None: not known)."""
+        ...
+
+    def similarities(self, kind: str, keys: Sequence[str]) -> dict[str, float]:
+        """The query's similarity to each of `keys` (those the index holds)."""
+        ...
+
+    def resemblance(self, kind: str, keys: Sequence[str]) -> dict[tuple[str, str], float]:
+        """The similarity of each two of `keys` to each other (pairs of items the index holds)."""
         ...
 
 
@@ -55,17 +67,25 @@ def related(
     epoch: Callable[[R], float],
     neighbours: Neighbours[R] | None = None,
     params: fusion.Params = fusion.DEFAULT,
+    run_of: fusion.RunOf[R] | None = None,
 ) -> list[fusion.Candidate[R]]:
-    """The best `limit` items of `kind` for `query`, each with `fused` (the best 1.0) and `signals`.
+    """The best `limit` related items of `kind` for `query`, each with `fused` (the best 1.0), `score` and `signals`.
 
     `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` reads it from a row);
     either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
-    items said just before and after the given ones (see `fusion.Params.neighbour`).
+    items said just before and after the given ones (see `fusion.Params.neighbour`); `run_of` (task cards only)
+    says which task an item is a run of (see `fusion.fuse`).
     """
     if limit <= 0:
         return []
     if fts.mostly_chinese(query):
         params = replace(params, weight=params.weight_chinese)
+    latest: fusion.Resemblance | None = None
+    if dense is not None and question.asks_latest(query):
+
+        def latest(keys: list[str]) -> dict[tuple[str, str], float]:
+            return dense.resemblance(kind, keys)
+
     found, floor = gather(
         store,
         table,
@@ -78,13 +98,23 @@ def related(
         by_key=by_key,
         key=key,
         epoch=epoch,
+        above=params.above,
     )
     adjacent = (
         _adjacent(found, neighbours, epoch, key)
         if neighbours is not None and floor.active and params.neighbour > 0
         else {}
     )
-    return fusion.fuse(found, limit, floor, params, adjacent=adjacent)
+    return fusion.fuse(
+        found,
+        limit,
+        floor,
+        params,
+        adjacent=adjacent,
+        periods=question.periods(query),
+        resemblance=latest,
+        run_of=run_of,
+    )
 
 
 def gather(
@@ -101,9 +131,13 @@ def gather(
     key: Callable[[R], str],
     epoch: Callable[[R], float],
     pool: int | None = None,
+    above: float = fusion.ABOVE_UNRELATED,
 ) -> tuple[list[fusion.Candidate[R]], fusion.Floor]:
     """Every candidate either list found (`pool` of each, default `FTS_POOL` / `DENSE_POOL`), with its signals,
-    and the floor that applies to them (active when the query's background similarity could be told)."""
+    and the floor that applies to them (active when dense retrieval took part and either the query's
+    similarity to unrelated text or its background here is known). When even the last of the nearest stands
+    `above` deviations above unrelated text, the best `limit` full-text hits that are not among the nearest get
+    their similarity read too: whether they count as related by meaning is then known."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
     nearest = pool or dense_pool(limit)
     scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
@@ -112,10 +146,18 @@ def gather(
     for rank, s in enumerate((s for s in scored if s.rowid in rows), start=1):
         row = rows[s.rowid]
         found[key(row)] = fusion.Candidate(
-            key(row), row, epoch(row), fts_rank=rank, bm25=s.bm25, share=round(s.share, 3), held=s.held
+            key(row),
+            row,
+            epoch(row),
+            fts_rank=rank,
+            bm25=s.bm25,
+            share=round(s.share, 3),
+            held=s.held,
+            coverage=round(s.coverage, 3),
         )
     near = dense.nearest(kind, nearest) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
+    unrelated = dense.unrelated() if dense is not None and near else None
     missing = [k for k, _ in near if k not in found]
     more = by_key(missing) if missing else {}
     rank = 0
@@ -127,10 +169,35 @@ def gather(
                 continue  # gone from the views, or not recallable (the index catches up)
             candidate = found[k] = fusion.Candidate(k, fetched, epoch(fetched))
         rank += 1
-        candidate.dense_rank, candidate.similarity = rank, similarity
-        if spread is not None:
-            candidate.standing = round((similarity - spread[0]) / spread[1], 2)
-    return list(found.values()), fusion.Floor(active=spread is not None)
+        candidate.dense_rank = rank
+        _measure(candidate, similarity, spread, unrelated)
+    # Full-text hits beyond the nearest are less similar than the last of them: they can pass the floor by
+    # meaning only when that one stands above unrelated text (a memory where much is near the question).
+    if (
+        dense is not None
+        and unrelated is not None
+        and len(near) >= nearest
+        and (near[-1][1] - unrelated[0]) / unrelated[1] >= above
+    ):
+        among = {k for k, _ in near}
+        words_only = [c.key for c in found.values() if c.fts_rank is not None and c.key not in among]
+        for k, similarity in dense.similarities(kind, words_only[:limit]).items():
+            _measure(found[k], similarity, spread, unrelated)
+    return list(found.values()), fusion.Floor(active=bool(near) and (spread is not None or unrelated is not None))
+
+
+def _measure(
+    candidate: fusion.Candidate[R],
+    similarity: float,
+    spread: tuple[float, float] | None,
+    unrelated: tuple[float, float] | None,
+) -> None:
+    """`candidate`'s similarity, and how far it stands above this memory's background and above unrelated text."""
+    candidate.similarity = similarity
+    if spread is not None:
+        candidate.standing = round((similarity - spread[0]) / spread[1], 2)
+    if unrelated is not None:
+        candidate.above = round((similarity - unrelated[0]) / unrelated[1], 2)
 
 
 def dense_pool(limit: int) -> int:

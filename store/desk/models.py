@@ -112,6 +112,7 @@ class Fact(BaseModel):
     last_evidence_workday = TextField()
     valid_workdays = TextField(default="")  # space-separated workdays with independent evidence
     used = IntegerField(default=0)
+    marks = TextField(default="", index=True)  # `fact_likeness.marks_key`: where its near-duplicates are looked for
 
     class Meta:
         table_name = "desk_fact"
@@ -143,6 +144,7 @@ class Skill(BaseModel):
     updated = TextField()
     decided_by = TextField(default="")
     user_request = TextField(default="")
+    request_interaction_id = TextField(null=True)  # the user's turn an agent's activation named
 
     class Meta:
         table_name = "desk_skill"

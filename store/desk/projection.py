@@ -17,6 +17,7 @@ from store.core.models import BaseModel
 from store.core.projection import EventRecord, dispatch, first_text
 from store.desk import fts
 from store.desk.bundle_names import refusal
+from store.desk.fact_likeness import marks_key
 from store.desk.models import (
     DESK_MODELS,
     Bundle,
@@ -76,8 +77,10 @@ class DeskProjection:
     # 2: skills keep the quote of the user guidance they came from; 3: bundle events naming a path outside
     # the bundles folder are refused (`desk_refused_bundle_event`), not applied; English words stemmed in the
     # search tables, and every searchable item queued for the desk index (`desk_embed_queue`); 4: both of
-    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again)
-    version = 4
+    # those 3s, which two branches made at once (a home that had either rebuilds its desk view again); 5: a
+    # skill keeps the user's turn an agent's activation named (`request_interaction_id`), and a fact its marks
+    # (`fact_likeness.marks_key`: a near-duplicate is looked for among the facts with the same)
+    version = 5
     models: Sequence[type[BaseModel]] = DESK_MODELS
 
     def __init__(self) -> None:
@@ -284,6 +287,7 @@ class DeskProjection:
             updated=event.ts,
             first_workday=p["workday"],
             last_evidence_workday=p["workday"],
+            marks=marks_key(p["content"]),
         ).execute()
         self._fts("fact").put(row_id, fts.index_text(p["content"], p.get("project")))
         self._queue("fact", row_id, event)
@@ -339,6 +343,7 @@ class DeskProjection:
             # An imported decision names who made it in the home it came from (its event's actor is `import`).
             decided_by=p.get("decided_by") or event.actor,
             user_request=p.get("user_request") or "",
+            request_interaction_id=p.get("interaction_id"),
         ).where(Skill.skill_id == p["skill_id"]).execute()
 
     @staticmethod

@@ -40,10 +40,6 @@ class RecallLimits:
     core_facts: int = 5
 
 
-def _table(store: Store, model: Any) -> fts.FtsTable:
-    return fts.FtsTable(store.db, model._meta.table_name)
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """What every recall asks first: each search table's newest row and the overview's version."""
@@ -106,6 +102,7 @@ def related_cards(
         by_key=lambda keys: sql.cards_by_key(store.db, keys),
         key=lambda row: row.task_id,
         epoch=_epoch,
+        run_of=lambda row: row.schedule_id or row.title,
     )
 
 
@@ -152,7 +149,7 @@ def related_topics(
     latest = _latest_segments(store, [c.key for c in found])
     return [
         rows.RecalledTopic(
-            **msgspec.structs.asdict(c.row.topic), score=c.fused, signals=c.scored, latest_segment=latest.get(c.key)
+            **msgspec.structs.asdict(c.row.topic), score=c.score, signals=c.scored, latest_segment=latest.get(c.key)
         )
         for c in found
     ]
@@ -188,7 +185,7 @@ def _related_then_recent(
     """Related items first, then the most recent ones not already there, each marked with why it came
     (`recalled` builds the answer's row from an item's fields and its score, signals and reason)."""
     out = [
-        recalled(**msgspec.structs.asdict(c.row), score=c.fused, signals=c.scored, why="related")
+        recalled(**msgspec.structs.asdict(c.row), score=c.score, signals=c.scored, why="related")
         for c in related[:limit]
     ]
     seen = {key(c.row) for c in related[:limit]}
@@ -372,7 +369,7 @@ def assess_transition(
         if t.topic_id != current_topic_id
     ]
     other_cards = [
-        {**msgspec.structs.asdict(c.row), "score": c.fused, "signals": c.scored}
+        {**msgspec.structs.asdict(c.row), "score": c.score, "signals": c.scored}
         for c in related_cards(store, text, limit, dense=dense)
         if c.key != current_task_id
     ]

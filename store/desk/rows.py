@@ -52,7 +52,8 @@ class Skill(Row, frozen=True):
     created: str
     updated: str
     decided_by: str
-    user_request: str
+    user_request: str  # an agent's activation: the user's words it quoted from their turn
+    request_interaction_id: str | None = None  # and the turn in which the user asked (the change records both)
 
 
 class Topic(Row, frozen=True, kw_only=True, omit_defaults=True):
@@ -200,14 +201,16 @@ class BundleDetail(Row, frozen=True):
 
 
 class Signals(Row, frozen=True):
-    """Why a related item ranks where it does: its full-text rank and BM25, its dense rank and similarity."""
+    """Why a related item ranks where it does: its full-text rank and BM25, its dense rank and similarity, and
+    how far that similarity stands above what this memory and unrelated text give the question."""
 
-    fused: float  # the fused score (the best item 1.0)
+    fused: float  # the fused value that orders the answer (the best item 1.0)
     fts_rank: int | None  # None: full text did not find it
     bm25: float | None
-    dense_rank: int | None  # None: the desk index did not find it (or took no part)
+    dense_rank: int | None  # None: not among the question's nearest vectors (or the index took no part)
     similarity: float | None
-    standing: float | None
+    standing: float | None  # deviations above the question's background in this memory
+    above_unrelated: float | None = None  # deviations above the question's similarity to unrelated text
     neighbour_of: str | UnsetType = UNSET  # admitted as the neighbour (the turn before or after) of this item
 
 
@@ -293,7 +296,7 @@ class RelatedFact(CoreFact, frozen=True):
     signals: Signals
 
 
-class RelevantSkill(Skill, frozen=True):
+class RelevantSkill(Skill, frozen=True, kw_only=True):
     """An active skill named like the query."""
 
     score: float

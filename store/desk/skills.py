@@ -2,19 +2,25 @@
 
 A draft names the interaction whose user words it came from, and quotes them
 verbatim. Executors read active skills only; drafts stay readable for review.
-`set_status(..., "active")` by an agent needs `user_request`: the user's own
-words of this turn asking for it, recorded in the event log with the change.
+The person decides a skill's status (the console, the CLI). Seed 002 leaves an
+agent one path: `set_status(..., "active")` on a draft, when the user asked for
+it in their latest turn. The request names that turn (`interaction_id`) and
+quotes the user's words from it (`user_request`); the turn must exist, be the
+user's latest, and contain the words. The change records both, and the console
+shows them with one click to revert.
 """
 
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from typing import NotRequired, TypedDict
 
 import msgspec
 
 from store.core.database import Store
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
+from store.core.names import strip_invisible
 from store.core.redact import Redactor
 from store.desk import fts, rows, sql
 from store.desk.models import Interaction, Skill
@@ -75,22 +81,30 @@ def draft(store: Store, spec: dict[str, str], *, actor: str) -> SkillDrafted:
 
 
 def set_status(
-    store: Store, skill_id: str, status: str, *, actor: str, user_request: str | None, redactor: Redactor
+    store: Store,
+    skill_id: str,
+    status: str,
+    *,
+    actor: str,
+    user_request: str | None,
+    redactor: Redactor,
+    interaction_id: str | None = None,
 ) -> rows.Skill:
     """Move a skill between draft, active, disabled and rejected.
 
-    Activation by anyone but the user in the console needs `user_request`
-    (the user's explicit words this turn); without it the answer is `Forbidden`.
+    Activation by anyone but the user needs the user's request of their latest turn (the module docstring):
+    `interaction_id` and `user_request`; without them, or when the turn does not hold up, `Forbidden`.
     """
     if status not in STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
     request = (user_request or "").strip()
     if len(request) > MAX_REQUEST:
         raise InvalidInput(f"user_request is at most {MAX_REQUEST} characters")
-    if status == "active" and actor != "user" and not request:
+    on_request = status == "active" and actor != "user"
+    if on_request and not (request and interaction_id):
         raise Forbidden(
-            "only the user can activate a skill: pass user_request with the user's explicit words "
-            "from this turn asking to enable it"
+            "only the user activates a skill: an agent may activate a draft only when the user asked in their "
+            "latest turn; pass interaction_id (that turn) and user_request (the user's words from it)"
         )
     with store.atomic():
         row = Skill.get_or_none(Skill.skill_id == skill_id)
@@ -98,13 +112,60 @@ def set_status(
             raise NotFound(f"no skill {skill_id!r}")
         if row.status == status:
             raise Conflict(f"skill {skill_id} is already {status}")
-        payload = {"skill_id": skill_id, "status": status, "from": row.status}
-        if request:
+        payload: dict[str, object] = {"skill_id": skill_id, "status": status, "from": row.status}
+        if on_request:
+            assert interaction_id is not None
+            if row.status != "draft":
+                raise Forbidden(
+                    f"skill {skill_id} is {row.status}, not a draft: only the person enables it again (the console)"
+                )
+            payload["user_request"] = _check_request(redactor.redact(request), interaction_id)
+            payload["interaction_id"] = interaction_id
+        elif request:
             payload["user_request"] = redactor.redact(request)
         if actor == "user":
             payload["approved_in"] = "console"
         store.append(DOMAIN, "skill_status_changed", payload, actor=actor)
     return get_skill(store, skill_id)
+
+
+MIN_REQUEST_CHARS = 2  # a quote of one character would be found in almost any turn
+
+
+def _check_request(request: str, interaction_id: str) -> str:
+    """The user's request as quoted, once its turn holds up: the interaction exists, is the user's latest turn,
+    and its user words contain the quote (compared without whitespace, invisible marks, width or case)."""
+    turn = Interaction.get_or_none(Interaction.interaction_id == interaction_id)
+    if turn is None:
+        raise Forbidden(
+            f"no interaction {interaction_id!r}: name the user's turn in which they asked (remember it first)"
+        )
+    latest = (
+        Interaction.select(Interaction.interaction_id)
+        .where(Interaction.user_text != "")
+        .order_by(Interaction.epoch.desc(), Interaction.id.desc())
+        .first()
+    )
+    if latest is None or latest.interaction_id != interaction_id:
+        newer = latest.interaction_id if latest is not None else "none"
+        raise Forbidden(
+            f"interaction {interaction_id} is not the user's latest turn ({newer} is): a skill is activated "
+            "only on a request of the current turn"
+        )
+    quoted = _comparable(request)
+    if len(quoted) < MIN_REQUEST_CHARS:
+        raise Forbidden(f"user_request quotes too little of the user's words (at least {MIN_REQUEST_CHARS} characters)")
+    if quoted not in _comparable(turn.user_text):
+        raise Forbidden(
+            f"the user's words in interaction {interaction_id} do not contain user_request: quote what they said"
+        )
+    return request
+
+
+def _comparable(text: str) -> str:
+    """`text` as a quote is compared: NFKC (full and half width alike), invisible marks dropped, no whitespace,
+    case folded."""
+    return "".join(strip_invisible(unicodedata.normalize("NFKC", text)).casefold().split())
 
 
 def skill_row(row: Skill) -> rows.Skill:
@@ -120,6 +181,7 @@ def skill_row(row: Skill) -> rows.Skill:
         updated=row.updated,
         decided_by=row.decided_by,
         user_request=row.user_request,
+        request_interaction_id=row.request_interaction_id,
     )
 
 
@@ -139,7 +201,7 @@ def list_skills(store: Store, status: str | None = None, limit: int = 200, offse
 
 ACTIVE_SKILLS = (
     "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
-    "user_request FROM desk_skill WHERE status = 'active' ORDER BY skill_id"  # ties of score in a set order
+    "user_request, request_interaction_id FROM desk_skill WHERE status = 'active' ORDER BY skill_id"  # ties in order
 )
 
 

@@ -144,14 +144,16 @@ def facts(store: Store) -> list[FactRecord]:
 
 
 def skills(store: Store) -> list[SkillRecord]:
-    return cast(
-        list[SkillRecord],
-        sql.select(
-            store.db,
-            "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
-            "user_request FROM desk_skill ORDER BY created, skill_id",
-        ),
+    """Each skill; `request_interaction_id` only on one an agent activated on the user's request."""
+    rows = sql.select(
+        store.db,
+        "SELECT skill_id, name, text, status, source_interaction_id, source_quote, created, updated, decided_by, "
+        "user_request, request_interaction_id FROM desk_skill ORDER BY created, skill_id",
     )
+    for row in rows:
+        if row["request_interaction_id"] is None:
+            del row["request_interaction_id"]
+    return cast(list[SkillRecord], rows)
 
 
 def bundles(store: Store) -> list[BundleRecord]:

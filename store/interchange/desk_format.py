@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from store.core import clock
 from store.core.atomic_file import write_text
@@ -286,6 +286,14 @@ def _scan(root: Path, kind: str, manifest: Manifest) -> Iterator[tuple[int, Desk
         raise InvalidInput(f"{name} has {count} records; {MANIFEST} says {expected['count']}")
 
 
+OPTIONAL: dict[str, dict[str, Any]] = {
+    # An agent's activation of a skill names the user's turn it was asked in (issue 36); written only when set,
+    # so that an export without one reads as it did before.
+    "skills": {"request_interaction_id": _maybe_text},
+}
+"""Fields a line of a kind may leave out (added to format version 1 after it was first written)."""
+
+
 def check_record(kind: str, record: object) -> str | None:
     """Why `record` is not a line of `kind` (None when it is)."""
     if not isinstance(record, dict):
@@ -296,7 +304,11 @@ def check_record(kind: str, record: object) -> str | None:
             return f"the field {name!r} is missing"
         if not ok(record[name]):
             return f"the field {name!r} is not {ok.__doc__}"
-    unknown = sorted(set(record) - set(fields))
+    optional = OPTIONAL.get(kind, {})
+    for name, ok in optional.items():
+        if name in record and not ok(record[name]):
+            return f"the field {name!r} is not {ok.__doc__}"
+    unknown = sorted(set(record) - set(fields) - set(optional))
     if unknown:
         return f"the field {unknown[0]!r} is not one of the {kind} format's"
     return None

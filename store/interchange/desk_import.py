@@ -320,6 +320,9 @@ class Importer:
             check_id(r["source_interaction_id"], "source_interaction_id", self.redactor)
         if r["decided_by"]:  # who decided its status: an actor's name, stored as it is
             check_id(r["decided_by"], "decided_by", self.redactor)
+        asked_in = r.get("request_interaction_id")
+        if asked_in is not None:
+            check_id(asked_in, "request_interaction_id", self.redactor)
         if self._held("skill", r["skill_id"], "SELECT 1 FROM desk_skill WHERE skill_id = ?", r["skill_id"]):
             return "skipped"
         self._hold("skill", r["skill_id"])
@@ -338,6 +341,8 @@ class Importer:
             payload = {"skill_id": r["skill_id"], "status": r["status"], "from": "draft", "decided_by": r["decided_by"]}
             if r["user_request"]:
                 payload["user_request"] = self._text(r["user_request"], "user_request", desk_skills.MAX_REQUEST)
+            if asked_in is not None:
+                payload["interaction_id"] = asked_in
             self._append("skill_status_changed", payload, r["updated"])
         return "added"
 

@@ -103,6 +103,7 @@ class SkillRecord(TypedDict):
     updated: str
     decided_by: str
     user_request: str
+    request_interaction_id: NotRequired[str | None]  # an agent's activation: the user's turn it named
 
 
 class RevisionRecord(TypedDict):

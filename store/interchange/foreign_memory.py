@@ -32,7 +32,7 @@ from store.core.redact import Redactor
 from store.core.redact_json import redact_json
 from store.desk.common import check_id, when
 from store.desk.fact_terms import PROFILE_KINDS
-from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec
+from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec, existing
 from store.desk.projection import DOMAIN as DESK
 from store.interchange.desk_import import ACTOR, KindReport
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
@@ -333,12 +333,14 @@ class _Preparer:
                 "task_id": None,
             }
             events.append((DESK, "interaction_remembered", turn, None))
-        held = spec.fact_id in self.facts or self._row("SELECT 1 FROM desk_fact WHERE fact_id = ?", spec.fact_id)
+        found = existing(spec)  # this fact, or a stored one that says the same: it gets the evidence (no twin)
+        fact_id = spec.fact_id if found is None else str(found.fact_id)
+        held = fact_id in self.facts or found is not None
         if not held:
             status = "candidate" if scope == "environment" else "active"
             origin = redact_json(self.redactor, memory.origin)
             added = {
-                "fact_id": spec.fact_id,
+                "fact_id": fact_id,
                 "scope": scope,
                 "profile_kind": kind,
                 "project": project,
@@ -350,12 +352,12 @@ class _Preparer:
                 "origin": origin,
             }
             events.append((DESK, "fact_added", added, None))
-        seen = (spec.fact_id, interaction_id, quote)
+        seen = (fact_id, interaction_id, quote)
         if seen not in self.evidence and not self._row(
             "SELECT 1 FROM desk_fact_evidence WHERE fact_id = ? AND source_id = ? AND quote = ?", *seen
         ):
             evidence = {
-                "fact_id": spec.fact_id,
+                "fact_id": fact_id,
                 "source_kind": "interaction",
                 "source_id": interaction_id,
                 "speaker": "user",
@@ -371,6 +373,6 @@ class _Preparer:
         except (TypeError, ValueError) as exc:
             raise InvalidInput(f"it cannot be stored as JSON ({exc}); nothing of it is imported") from None
         self.turns[interaction_id] = workday
-        self.facts.add(spec.fact_id)
+        self.facts.add(fact_id)
         self.evidence.add(seen)
         return Group("facts", memory.where, events)

@@ -1,6 +1,11 @@
 """Adopted records and where they live: facts in the desk's facts, lessons and procedures as approved
 lessons (what `run.start` gives in `on` mode), skill drafts on the skills page (a person activates them).
 
+A fact keeps seed 002's lifecycle when learning writes it (`store.desk.facts.record`): the adoption adds its
+evidence (the source's quotations, on the source's workday), so an environment fact stays a candidate until
+independent evidence on two valid workdays, and a fact that says what one already here says gets the evidence
+instead of a twin. Only the person's own edit confirms one at once.
+
 Every function here runs inside the caller's transaction. A record stays
 *managed* (learning may replace or remove it) while its target is as learning
 left it; once a person edits it, it is the owner's.
@@ -18,9 +23,10 @@ import msgspec
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict
+from store.desk import facts
 from store.desk import projection as desk
 from store.desk.common import when
-from store.desk.facts import FactSpec
+from store.desk.facts import Evidence, FactSpec
 from store.desk.models import Fact, Interaction, Skill, TaskCard
 from store.episodes import lessons
 from store.episodes.models import Lesson
@@ -89,9 +95,10 @@ def target_intact(row: LearningRecord) -> bool:
 
 
 _TARGETS = {
-    "fact": ("SELECT status FROM desk_fact WHERE fact_id = ?", "active"),
-    "lesson": ("SELECT status FROM lesson WHERE lesson_id = ?", "approved"),
-    "skill": ("SELECT status FROM desk_skill WHERE skill_id = ?", "draft"),
+    # A fact learning placed is a candidate until its second workday, then active: both as learning left it.
+    "fact": ("SELECT status FROM desk_fact WHERE fact_id = ?", ("active", "candidate")),
+    "lesson": ("SELECT status FROM lesson WHERE lesson_id = ?", ("approved",)),
+    "skill": ("SELECT status FROM desk_skill WHERE skill_id = ?", ("draft",)),
 }
 
 
@@ -101,7 +108,7 @@ def _intact(target_ref: str) -> bool:
         return False
     query, wanted = _TARGETS[where]
     row = sql.one(Fact._meta.database, query, [target])
-    return row is not None and row["status"] == wanted
+    return row is not None and row["status"] in wanted
 
 
 class ManagedRecord(TypedDict):
@@ -172,50 +179,39 @@ def place(store: Store, kind: str, content: str, quotations: list[str], source: 
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def _place_fact(store: Store, kind: str, content: str, quotations: list[str], source: Source, *, actor: str) -> str:
+def _place_fact(
+    store: Store,
+    kind: str,
+    content: str,
+    quotations: list[str],
+    source: Source,
+    *,
+    actor: str,
+    by_owner: bool = False,
+) -> str:
+    """Add the fact with its evidence by the rules every fact keeps (`store.desk.facts.record`), or its evidence
+    to the fact already here that says the same; `by_owner`: the owner's own edit, which confirms it at once."""
     scope = FACT_SCOPES[kind]
-    spec = FactSpec(scope, content, "identity" if scope == "profile" else None, None, ())
-    fact_id = spec.fact_id
     workday = _workday(source)
-    fact = Fact.get_or_none(Fact.fact_id == fact_id)
-    if fact is not None and fact.status == "inactive":
-        raise Conflict(f"the owner deactivated fact {fact_id} with this content; learning does not revive it")
-    if fact is None:
-        store.append(
-            desk.DOMAIN,
-            "fact_added",
-            {
-                "fact_id": fact_id,
-                "scope": scope,
-                "profile_kind": spec.profile_kind,
-                "project": None,
-                "content": content,
-                "status": "active",
-                "workday": workday,
-                "reason": "adopted by learning",
-            },
-            actor=actor,
+    task = source.kind == "task"
+    evidence = tuple(
+        Evidence("task" if task else "interaction", source.source_id, "task" if task else "user", quote, workday)
+        for quote in dict.fromkeys(quotations)
+    )
+    spec = FactSpec(scope, content, "identity" if scope == "profile" else None, None, evidence)
+    found = facts.existing(spec)
+    if found is not None and found.status == "inactive" and not by_owner:
+        raise Conflict(
+            f"the owner deactivated fact {found.fact_id} ({found.content!r}), which says this; learning does not "
+            "revive it"
         )
-    elif fact.status == "candidate":
+    recorded = facts.record(store, spec, actor=actor, note="edited by the owner" if by_owner else "adopted by learning")
+    fact_id = recorded["fact_id"]
+    if by_owner and recorded["status"] != "active":
         store.append(
             desk.DOMAIN,
             "fact_status_changed",
-            {"fact_id": fact_id, "status": "active", "reason": "adopted by learning"},
-            actor=actor,
-        )
-    for quote in quotations:
-        store.append(
-            desk.DOMAIN,
-            "fact_evidence_added",
-            {
-                "fact_id": fact_id,
-                "source_kind": "interaction" if source.kind == "interaction" else "task",
-                "source_id": source.source_id,
-                "speaker": "user",
-                "quote": quote,
-                "workday": workday,
-                "counts": True,
-            },
+            {"fact_id": fact_id, "status": "active", "reason": "edited by the owner"},
             actor=actor,
         )
     return f"fact:{fact_id}"
@@ -298,7 +294,7 @@ def edit(store: Store, row: LearningRecord, content: str, *, actor: str) -> str:
         source = Source(kind, source_id, [], None, "")
     quotes = [q for q in provenance.get("quotations", []) if isinstance(q, str)]
     if row.kind in FACT_SCOPES:
-        target = _place_fact(store, row.kind, content, quotes[:1], source, actor=actor)
+        target = _place_fact(store, row.kind, content, quotes[:1], source, actor=actor, by_owner=True)
     else:
         target = place(store, row.kind, content, quotes, source, actor=actor)
     store.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from datetime import datetime
 from typing import Any
 
@@ -57,6 +58,41 @@ def test_skill_approval_is_recorded_as_the_users_act(
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.disable_button, Qt.MouseButton.LeftButton)
     assert memory.desk.get_skill(skill_id).status == "disabled"
+
+
+def test_an_agents_activation_shows_the_users_turn_and_one_click_reverts_it(
+    attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes
+) -> None:
+    memory.desk.remember_interaction(
+        "g", user_text="以后发周报前先让我看一眼", assistant_text="好", ts=time.time() - 60
+    )
+    done = file_all(
+        memory,
+        skills=[
+            {"name": "周报先审", "text": "先给用户审阅", "source_interaction_id": "g", "quote": "发周报前先让我看一眼"}
+        ],
+    )
+    skill_id = done["skills"][0]["skill_id"]
+    memory.desk.remember_interaction("ask", user_text="把周报先审这个技能启用吧", assistant_text="", ts=time.time())
+    memory.desk.set_skill_status(
+        skill_id, "active", actor="agent", interaction_id="ask", user_request="把周报先审这个技能启用"
+    )
+    page = SkillsPage(attach(memory), lanes)
+    qtbot.addWidget(page)
+    page.status_box.setCurrentIndex(0)  # all
+    qtbot.waitUntil(lambda: [r.status for r in page.model.rows] == ["active"], timeout=5000)
+    page.table.selectRow(0)
+    shown = page.detail.toPlainText()
+    assert "把周报先审这个技能启用" in shown and "ask" in shown  # the user's words and their turn
+    assert page.revert_button.isEnabled() and page.disable_button.isEnabled()
+    with qtbot.waitSignal(page.status_changed, timeout=5000):
+        qtbot.mouseClick(page.revert_button, Qt.MouseButton.LeftButton)
+    assert memory.desk.get_skill(skill_id).status == "draft"
+    event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
+    assert event.actor == "user" and event.payload["from"] == "active" and event.payload["status"] == "draft"
+    qtbot.waitUntil(lambda: [r.status for r in page.model.rows] == ["draft"], timeout=5000)
+    page.table.selectRow(0)
+    assert not page.revert_button.isEnabled()  # a draft again: nothing of the agent's to revert
 
 
 def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import pytest
 from pytestqt.qtbot import QtBot
 
+from service.client import JiyiClient
 from service.rpc.host import SocketHost
 
 HEALTH = b'{"id": "after", "method": "health"}'
@@ -93,3 +94,28 @@ def exchange(
     """Send `payload` on a fresh connection from a client thread; the parsed replies."""
     lines = in_thread(qtbot, lambda: talk(host.path, payload, replies, half_close=half_close))
     return [parse(reply) for reply in lines]
+
+
+def person_hello(host: SocketHost, kind: str = "console") -> bytes:
+    """The hello line the console sends: it presents the person's key the host wrote in its home."""
+    from service import person_key  # here: a module that never asks for it runs against any version of Jiyi
+
+    key = person_key.read(host.memory.store.home)
+    return line({"id": "hello", "method": "client.hello", "params": {"kind": kind, "person_key": key}}) + b"\n"
+
+
+def exchange_as_person(qtbot: QtBot, host: SocketHost, payload: bytes, replies: int) -> list[dict[str, Any]]:
+    """`exchange` on a connection that first presented the person's key, as the console does; the replies
+    after the hello's (which must have made the connection the person's)."""
+    hello, *rest = exchange(qtbot, host, person_hello(host) + payload, replies + 1)
+    assert hello["ok"] and hello["result"]["person"] is True, hello
+    return rest
+
+
+def person_client(path: Path, home: Path, *, timeout: float = 10.0) -> JiyiClient:
+    """A client that connects as the console does: its hello presents the person's key read from `home`."""
+    from service import person_key  # here: a module that never asks for it runs against any version of Jiyi
+
+    return JiyiClient(
+        path, timeout=timeout, hello="console", hello_params=lambda: {"person_key": person_key.read(home)}
+    )

@@ -36,13 +36,15 @@ class Calls:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
 
-    def raw(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def raw(self, method: str, params: dict[str, Any] | None = None, *, person: bool = False) -> dict[str, Any]:
+        """The reply to one request, sent as an agent or (`person`) as the console."""
         line = json.dumps({"id": 1, "method": method, "params": params or {}}, ensure_ascii=False).encode()
-        reply: dict[str, Any] = json.loads(self.dispatcher.handle_line(line))
+        context = self.dispatcher.person if person else None
+        reply: dict[str, Any] = json.loads(self.dispatcher.handle_line(line, context))
         return reply
 
-    def ok(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        reply = self.raw(method, params)
+    def ok(self, method: str, params: dict[str, Any] | None = None, *, person: bool = False) -> dict[str, Any]:
+        reply = self.raw(method, params, person=person)
         assert reply["ok"], reply
         result: dict[str, Any] = reply["result"]
         return result

@@ -39,7 +39,7 @@ def test_a_fact_is_set_by_a_person_only(dispatcher: Dispatcher, memory: Memory) 
     events = memory.store.count_events()
     refused(answer(dispatcher, "memory.fact.set_status", {"fact_id": fact_id, "status": "inactive"}), "forbidden")
     assert memory.store.count_events() == events
-    done = answer(dispatcher, "memory.fact.set_status", {"fact_id": fact_id, "status": "inactive", "actor": "user"})
+    done = answer(dispatcher, "memory.fact.set_status", {"fact_id": fact_id, "status": "inactive"}, person=True)
     assert done["result"]["status"] == "inactive"
     assert memory.desk.get_fact(fact_id).status == "inactive"
 

@@ -29,7 +29,7 @@ TURNS = {
     "report": ("周报要写数据迁移的进度", "好的"),
 }
 # Shares no word with the turn it is about (花生过敏): only its meaning finds it.
-QUESTION = "有什么食物不能吃"
+QUESTION = "我有什么忌口"
 
 
 def fill(home: Path, *, drain: bool, env: dict[str, str] | None = None) -> None:

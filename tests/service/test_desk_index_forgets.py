@@ -14,12 +14,14 @@ import pytest
 from recall.desk_index import COLLECTIONS, SCOPE
 from service.config import load_config
 from service.memory.memory import Memory
+from store.core.acknowledged import LossPolicy
+from store.core.errors import ChangesMissing
 
 DAY = "2026-11-{:02d}T02:00:00Z"
 
 
-def open_home(home: Path) -> Memory:
-    return Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"}))
+def open_home(home: Path, *, loss: LossPolicy = "refuse") -> Memory:
+    return Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"}), loss=loss)
 
 
 @pytest.fixture
@@ -98,7 +100,9 @@ def test_after_a_backup_is_restored_rebuild_removes_the_vectors_of_turns_it_neve
         file.unlink()
     for file in backup.iterdir():
         shutil.copy2(file, home / file.name)
-    with open_home(home) as memory:
+    with pytest.raises(ChangesMissing):  # the home acknowledged "later": a restored copy is taken knowingly
+        open_home(home)
+    with open_home(home, loss="accept") as memory:
         memory.desk.index.open()
         assert memory.rebuild()["desk_vectors_removed"] == 1
         assert held(memory, "interaction") == {"kept"}

@@ -66,10 +66,6 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
     assert refused["error"]["code"] == "forbidden"
     assert call(server, "memory.skill.list", {})["result"]["skills"] == []
     assert call(server, "memory.skill.list", {"audience": "review"})["result"]["skills"][0]["status"] == "draft"
-    granted = call(
-        server, "memory.skill.set_status", {"skill_id": skill_id, "status": "active", "user_request": "启用简报技能"}
-    )
-    assert granted["result"]["status"] == "active"
     assert (
         call(server, "memory.topic.get", {"topic_id": commit["topics"][0]["topic_id"]})["result"]["interactions"] == 1
     )
@@ -100,6 +96,13 @@ def test_a_desk_session_over_the_socket(server: Server) -> None:
         call(server, "bundle.get", {"schedule_id": "ufo", "path": "state.json"})["result"]["documents"][0]["path"]
         == "state.json"
     )
+    # Seed 002's path: the user asks in their turn, the agent remembers it and names it with the user's words.
+    asked = {"interaction_id": "t-ask", "user_text": "启用简报技能吧", "assistant_text": "好"}
+    assert call(server, "interaction.remember", asked)["ok"]
+    words = {"user_request": "启用简报技能", "interaction_id": "t-ask"}
+    granted = call(server, "memory.skill.set_status", {"skill_id": skill_id, "status": "active", **words})
+    assert granted["result"]["status"] == "active"
+    assert [s["skill_id"] for s in call(server, "memory.skill.list", {})["result"]["skills"]] == [skill_id]
 
 
 @pytest.mark.parametrize(

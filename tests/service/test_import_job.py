@@ -21,7 +21,7 @@ from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
 from tests.json_reads import dig
-from tests.service.inprocess import in_thread
+from tests.service.inprocess import in_thread, person_client
 from tests.service.jobs_setup import Gate
 from tests.unit.service.test_import_index import GOALS, outcome, taskwizard_dir
 
@@ -95,7 +95,7 @@ def test_an_import_cannot_be_cancelled_and_a_follower_that_stops_leaves_it_to_fi
 
 def test_an_import_job_checks_its_directory(qtbot: QtBot, hashed: Memory, host: SocketHost, tmp_path: Path) -> None:
     def ask() -> list[Reply]:
-        with JiyiClient(host.path, timeout=10) as agent:
+        with person_client(host.path, hashed.store.home) as agent:  # an import is the person's: as the console
             return [
                 agent.request("job.start", {"kind": "taskwizard.import"}),
                 agent.request("job.start", {"kind": "taskwizard.import", "directory": "memory"}),

@@ -295,11 +295,15 @@ def test_a_record_the_owner_edited_is_no_longer_managed(calls: Calls, memory: Me
 
 def test_revoking_a_record_takes_its_fact_back(calls: Calls, memory: Memory) -> None:
     record = learn_fact(calls, "i1", "我是左撇子", "用户是左撇子")
-    revoked = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
+    revoked = calls.ok(
+        "learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"}, person=True
+    )
     assert revoked == {"revoked": True, "record_id": record["id"]}
     assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
     assert calls.ok("context.prepare", {"query": "左撇子"})["system_prompt"] == ""
-    again = calls.ok("learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"})
+    again = calls.ok(
+        "learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"}, person=True
+    )
     assert again == revoked
 
 
@@ -457,7 +461,7 @@ def test_a_retraction_after_adoption_revokes_the_record(calls: Calls, memory: Me
         {"operation": "add", "kind": "lesson", "content": "相册按月份批量删", "quotations": ["按月份批量删除"]},
     )
     record = review(calls)["record"]
-    calls.ok("episode.revoke", {"run_id": "r1", "reason": "这次其实删错了"})
+    calls.ok("episode.revoke", {"run_id": "r1", "reason": "这次其实删错了"}, person=True)
     scanned = calls.ok("learning.scan")
     assert scanned["revoked"] == 1
     [after] = calls.ok("learning.records.list")["records"]
@@ -474,7 +478,7 @@ def test_a_retraction_before_review_stops_the_candidate(calls: Calls) -> None:
         extract(calls),
         {"operation": "add", "kind": "lesson", "content": "相册按月份批量删", "quotations": ["按月份批量删除"]},
     )
-    calls.ok("episode.revoke", {"run_id": "r1"})
+    calls.ok("episode.revoke", {"run_id": "r1"}, person=True)
     assert calls.ok("learning.scan")["stopped"] == 1
     assert calls.ok("learning.review.lease", {"request_id": "x"}) == {"empty": True}
     assert calls.ok("learning.status")["queue"]["stopped"] == 1
@@ -632,7 +636,7 @@ def test_what_learning_keeps_of_a_verbatim_run_and_of_its_reviewers_is_redacted(
     assert reply["intent_state"] == "adopted", reply
     assert "[redacted:" in reply["record"]["provenance"]["review_reason"]
     revoke = {"record_id": reply["record"]["id"], "request_id": calls.rid(), "reason": "手机号 13812345678 换了"}
-    assert calls.ok("learning.record.revoke", revoke)["revoked"] is True
+    assert calls.ok("learning.record.revoke", revoke, person=True)["revoked"] is True
     kept = _kept_outside_episodes(memory)
     assert "先点登录再输入" in kept
     for secret in ("hunter2xyz", "6222021847309155", "13812345678"):

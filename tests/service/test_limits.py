@@ -29,15 +29,23 @@ HUGE = 10**400  # a valid JSON integer no 64-bit column can hold
 TODAY = 1_780_000_000
 
 
-def answer(dispatcher: Dispatcher, method: str, params: dict[str, Any] | None = None, **raw: bytes) -> dict[str, Any]:
+def answer(
+    dispatcher: Dispatcher,
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    person: bool = False,
+    **raw: bytes,
+) -> dict[str, Any]:
     """One request through the whole protocol (encode, parse, dispatch, encode); the parsed reply.
 
-    `raw` puts literal JSON text in for a param (`NaN`, `1e400` are not what json.dumps writes).
+    `person` sends it as the person (the console), else as an agent; `raw` puts literal JSON text in for a
+    param (`NaN`, `1e400` are not what json.dumps writes).
     """
     fields = [f"{json.dumps(k)}:{json.dumps(v, ensure_ascii=False)}" for k, v in (params or {}).items()]
     fields += [f"{json.dumps(k)}:{literal.decode()}" for k, literal in raw.items()]
     text = f'{{"id":1,"method":{json.dumps(method)},"params":{{{",".join(fields)}}}}}'
-    reply = dispatcher.handle_line(text.encode())
+    reply = dispatcher.handle_line(text.encode(), dispatcher.person if person else None)
     parsed: dict[str, Any] = json.loads(reply, parse_constant=lambda name: pytest.fail(f"{name} in a reply"))
     return parsed
 
@@ -104,7 +112,7 @@ def test_numbers_out_of_range_are_invalid_params_naming_the_field(
     dispatcher: Dispatcher, memory: Memory, method: str, params: dict[str, Any], raw: dict[str, bytes], field: str
 ) -> None:
     events = memory.store.count_events()
-    refused(answer(dispatcher, method, params, **raw), "invalid_params", field)
+    refused(answer(dispatcher, method, params, person=False, **raw), "invalid_params", field)
     assert memory.store.count_events() == events
 
 
@@ -371,7 +379,7 @@ def test_past_the_budget_every_write_is_unavailable_and_reads_go_on(
     events = memory.store.count_events()
     with caplog.at_level(logging.WARNING):
         for method, params in requests.items():
-            reply = answer(dispatcher, method, params)
+            reply = answer(dispatcher, method, params, person=True)  # the person's writes are among them
             if method in FAILS_OPEN:
                 assert reply["ok"] and reply["result"]["archived"] is False, (method, reply)
             else:
@@ -396,7 +404,7 @@ def test_within_the_budget_the_same_writes_succeed(full_home: Callable[[int], Me
     memory = full_home(64)
     dispatcher = Dispatcher(memory)
     for method, params in write_requests(memory).items():
-        reply = answer(dispatcher, method, params)
+        reply = answer(dispatcher, method, params, person=True)
         assert reply["ok"], (method, reply)
     size = answer(dispatcher, "health")["result"]["home_size"]
     assert size["budget_bytes"] == 64 << 20 and size["over_budget"] is False and size["bytes"] > 2 << 20

@@ -17,7 +17,7 @@ from service.rpc.host import SocketHost
 from service.rpc.methods import REGISTRY
 from service.rpc.registry import MethodTable
 from store.episodes.schema import EpisodeOutcome
-from tests.service.inprocess import in_thread, line, parse, talk
+from tests.service.inprocess import in_thread, line, parse, person_hello, talk
 
 
 @pytest.fixture
@@ -57,12 +57,14 @@ def test_short_requests_are_answered_while_an_import_is_in_flight(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-importer") as pool:
         # The import waits for the write lock this thread holds: it stays in flight, holding its thread.
         with memory.parts.writes:
-            importing = pool.submit(talk, one_worker.path, import_line + b"\n", 1)
+            # An import is the person's: sent as the console sends it, after the hello that presents the key.
+            importing = pool.submit(talk, one_worker.path, person_hello(one_worker) + import_line + b"\n", 2)
             qtbot.waitUntil(lambda: bool(long_threads()))
             answered = in_thread(qtbot, lambda: talk(one_worker.path, b"\n".join(reads) + b"\n", len(reads)))
             still_importing = not importing.done()
         qtbot.waitUntil(importing.done, timeout=15_000)
-        [imported] = [parse(reply) for reply in importing.result()]
+        [hello, imported] = [parse(reply) for reply in importing.result()]
+        assert hello["result"]["person"] is True
     replies = [parse(reply) for reply in answered]
     assert [r["id"] for r in replies] == ["list", "stats", "runs"]
     assert all(r["ok"] for r in replies), replies

@@ -24,6 +24,23 @@ def call(server: Server, method: str, **params: Any) -> dict[str, Any]:
     return answer
 
 
+def as_person(server: Server, method: str, **params: Any) -> dict[str, Any]:
+    """`call` as the console sends it: the person's key in the hello, `actor: user` (a user-trust alias is the
+    person's, docs/protocol.md, The person's authority)."""
+    from service import person_key
+
+    hello = {
+        "id": 0,
+        "method": "client.hello",
+        "params": {"kind": "console", "person_key": person_key.read(server.home)},
+    }
+    request = {"id": 1, "method": method, "params": {**params, "actor": "user"}}
+    said, line = send_lines(server.socket, [json.dumps(hello).encode(), json.dumps(request).encode()])
+    assert json.loads(said)["result"]["person"] is True
+    answer: dict[str, Any] = json.loads(line)
+    return answer
+
+
 def resolved_to(server: Server, name: str) -> str | None:
     result = call(server, "app.resolve", name=name)["result"]
     return result["package"] if result["state"] == "resolved" else None
@@ -33,20 +50,20 @@ def test_a_name_with_invisible_characters_is_the_name_it_looks_like(server: Serv
     assert resolved_to(server, "微信") == "com.tencent.mm"
     for number, (what, spelled) in enumerate(HIDDEN.items()):
         package = f"com.example.fake{number}"
-        learned = call(server, "app.alias.learn", name=spelled, package=package)
+        learned = as_person(server, "app.alias.learn", name=spelled, package=package)
         assert learned["ok"], (what, learned)
         assert learned["result"]["entry"]["term"] == "微信", f"{what}: stored as it looks"
         assert resolved_to(server, "微信") == package
         history = call(server, "app.alias.history", name="微信")["result"]
         assert package in json.dumps(history), f"{what}: the owner's history of 微信 shows the change"
-        forgotten = call(server, "app.alias.forget", name="微信")
+        forgotten = as_person(server, "app.alias.forget", name="微信")
         assert [r["package"] for r in forgotten["result"]["removed"]] == [package], what
         assert resolved_to(server, "微信") == "com.tencent.mm", f"{what}: forgetting 微信 undid it"
 
 
 def test_a_combining_grapheme_joiner_does_not_split_a_name(server: Server) -> None:
-    assert call(server, "app.alias.learn", name="绿泡泡", package="com.tencent.mm")["ok"]
-    assert call(server, "app.alias.learn", name="绿\u034f泡泡", package="com.example.other")["ok"]
+    assert as_person(server, "app.alias.learn", name="绿泡泡", package="com.tencent.mm")["ok"]
+    assert as_person(server, "app.alias.learn", name="绿\u034f泡泡", package="com.example.other")["ok"]
     answer = call(server, "app.resolve", name="绿泡泡")["result"]
     assert (answer["state"], answer["package"]) == ("resolved", "com.example.other"), "one name, the newer alias"
     listed = call(server, "app.alias.list", text="绿泡泡")["result"]
@@ -107,7 +124,7 @@ def test_an_old_homes_entries_are_migrated_to_the_one_normalization(short_dir: P
     try:
         history = call(server, "app.alias.history", name="微信")["result"]
         assert "com.example.old" in json.dumps(history), "the old event is found under the one normalization"
-        assert [r["package"] for r in call(server, "app.alias.forget", name="微信")["result"]["removed"]] == [
+        assert [r["package"] for r in as_person(server, "app.alias.forget", name="微信")["result"]["removed"]] == [
             "com.example.old"
         ]
         assert resolved_to(server, "微信") == "com.tencent.mm"
@@ -120,7 +137,7 @@ def test_a_name_that_resolves_exactly_is_the_name_that_forget_removes(server: Se
     # alias `WeChat\u0301` took `WeChat` over, and `app.alias.forget WeChat` did not remove it.
     for number, spelled in enumerate(("WeChat\u0301", "We.Chat", "微·信")):
         package = f"com.example.over{number}"
-        assert call(server, "app.alias.learn", name=spelled, package=package)["ok"], spelled
+        assert as_person(server, "app.alias.learn", name=spelled, package=package)["ok"], spelled
         plain = "WeChat" if spelled[0] == "W" else "微信"
         assert resolved_to(server, plain) != package, f"{spelled} does not resolve {plain} (at most: ambiguous)"
         assert resolved_to(server, spelled) == package, spelled

@@ -19,7 +19,7 @@ from service.ops import DECLARED
 from service.rpc.dispatch import Dispatcher
 from service.rpc.host import SocketHost
 from store.learning.grant import example_section
-from tests.service.inprocess import exchange, line
+from tests.service.inprocess import exchange_as_person, line
 from tests.service.test_limits import answer, seed, write_requests
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # what changed is under test, not the model
@@ -67,7 +67,8 @@ def test_every_write_over_the_socket_changes_only_what_it_declares(
         for method in sorted(requests, key=lambda name: (name in LAST, LAST.index(name) if name in LAST else 0)):
             with lock:
                 published.clear()
-            [reply] = exchange(
+            # As the console: the person's operations are among the writes (docs/protocol.md, The person's authority).
+            [reply] = exchange_as_person(
                 qtbot, host, line({"id": method, "method": method, "params": requests[method]}) + b"\n", 1
             )
             assert reply["ok"], (method, reply)

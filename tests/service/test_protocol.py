@@ -75,8 +75,11 @@ def test_a_good_request() -> None:
     assert parse_request(b'{"id":null,"method":"health"}').params == {}
 
 
-def answer(memory: Memory, request: dict[str, object]) -> dict[str, Any]:
-    response: dict[str, Any] = json.loads(Dispatcher(memory).handle_line(json.dumps(request).encode()))
+def answer(memory: Memory, request: dict[str, object], *, person: bool = False) -> dict[str, Any]:
+    """The reply, the request sent as an agent or (`person`) as the console."""
+    dispatcher = Dispatcher(memory)
+    reply = dispatcher.handle_line(json.dumps(request).encode(), dispatcher.person if person else None)
+    response: dict[str, Any] = json.loads(reply)
     return response
 
 
@@ -102,7 +105,7 @@ def answer(memory: Memory, request: dict[str, object]) -> dict[str, Any]:
 def test_errors_have_stable_codes_and_human_messages(
     memory: Memory, request_: dict[str, object], code: str, words: str
 ) -> None:
-    response = answer(memory, request_)
+    response = answer(memory, request_, person=True)  # the console's requests (an undo is the person's)
     assert response["id"] == request_["id"] and response["ok"] is False
     error = response["error"]
     assert isinstance(error, dict) and error["code"] == code and words in error["message"]
@@ -200,10 +203,16 @@ def test_episode_methods_over_the_dispatcher(memory: Memory) -> None:
         answer(memory, {"id": 4, "method": "episode.get", "params": {"run_id": "e1"}})["result"]["goal_text"] == "搜索"
     )
     assert (
-        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}})["result"]["revoked"] is True
+        answer(memory, {"id": 5, "method": "episode.revoke", "params": {"run_id": "e1"}}, person=True)["result"][
+            "revoked"
+        ]
+        is True
     )
     assert (
-        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}})["result"]["revoked"] is False
+        answer(memory, {"id": 6, "method": "episode.restore", "params": {"run_id": "e1"}}, person=True)["result"][
+            "revoked"
+        ]
+        is False
     )
     missing = answer(memory, {"id": 7, "method": "episode.get", "params": {"run_id": "nope"}})
     assert missing["error"]["code"] == "not_found"

@@ -154,11 +154,12 @@ def test_sixteen_writers_lose_and_duplicate_nothing(server: Server) -> None:
     assert server.stop() == 0
     store = open_store(server.home)
     try:
-        users = {e.term: e for e in appkb.list_entries(store, kind="user")}
+        # An agent's alias is a learned one (docs/protocol.md, The person's authority), written as an upsert.
+        learned = {e.term: e for e in appkb.list_entries(store, kind="learned")}
         for name in acked["learn"]:
-            assert name in users
+            assert name in learned
             events = [e for e in store.events("app_kb", subject=normalize_term(name))]
-            assert [e.type for e in events] == ["alias_user_set"]
+            assert [e.type for e in events] == ["upsert"]
         for name in acked["forget"]:
             events = [e for e in store.events("app_kb", subject=normalize_term(name))]
             assert [e.type for e in events] == ["alias_forgotten"]
@@ -210,8 +211,8 @@ def test_a_write_storm_killed_twenty_times_keeps_every_acknowledged_write(
     store = open_store(home)
     try:
         assert store.integrity_check() == "ok"
-        users = {e.term for e in appkb.list_entries(store, kind="user")}
-        missing = [name for name in acked if name not in users]
+        learned = {e.term for e in appkb.list_entries(store, kind="learned")}  # an agent's aliases
+        missing = [name for name in acked if name not in learned]
         assert missing == []
     finally:
         store.close()

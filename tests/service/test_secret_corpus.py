@@ -391,7 +391,7 @@ PLACEMENTS: tuple[Placement, ...] = (
     Placement(
         "memory.skill.set_status",
         "user_request",
-        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v},
+        lambda s, v: {"skill_id": s.draft_skill(), "status": "active", "user_request": v, "actor": "user"},
     ),
     Placement("bundle.document.put", "content", _document()),
     Placement("bundle.document.put", "state.json", _document("state.json"), "json"),
@@ -534,7 +534,8 @@ class Client:
 
     def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         line = json.dumps({"id": next(self._ids), "method": method, "params": params}, ensure_ascii=False)
-        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode()))
+        # As the console would: the person's own placements (approvals, reviews, facts by hand) are among them.
+        answer: dict[str, Any] = json.loads(self.dispatcher.handle_line(line.encode(), self.dispatcher.person))
         return answer
 
 

@@ -21,7 +21,7 @@ from service.memory.memory import Memory
 from service.rpc.host import SocketHost
 from store.appkb.kb import list_entries
 from store.core.models import MetaValue
-from tests.service.inprocess import in_thread
+from tests.service.inprocess import in_thread, person_client
 from tests.taskwizard_memory import (
     LESSON_IDS,
     _view,
@@ -284,7 +284,7 @@ def test_a_damaged_view_is_in_the_import_jobs_result(
     damage(tw)
 
     def job() -> dict[str, Any]:
-        with JiyiClient(host.path, timeout=30) as client:
+        with person_client(host.path, hashed.store.home, timeout=30) as client:  # an import is the person's
             status = client.call("job.start", {"kind": "taskwizard.import", "directory": str(tw.root)})
             deadline = time.monotonic() + 120  # a deadline for a loaded machine, not a claim about speed
             while status["state"] == "running" and time.monotonic() < deadline:

@@ -13,6 +13,7 @@ from store.desk.projection import DOMAIN as DESK
 from tests.conftest import open_store
 from tests.json_reads import dig, items
 from tests.service.conftest import Server
+from tests.service.inprocess import person_client
 
 AGENTS = 8
 WRITES = 30
@@ -91,12 +92,13 @@ def test_agents_alias_writes_share_transactions_and_each_keeps_its_own_change(se
     assert {reply["error"]["code"] for reply in refused} == {"invalid_params"}
     changes = [dig(reply.get("result"), "change") for reply in learned.values()]
     assert len(set(changes)) == len(changes)  # each write its own change
-    with JiyiClient(server.socket, timeout=60) as client:
+    # The undo is the person's: asked as the console asks it (docs/protocol.md, The person's authority).
+    with person_client(server.socket, server.home, timeout=60) as client:
         health = client.health()
         assert int(str(dig(health, "writes", "transactions"))) < len(learned)  # but they shared transactions
         undone, change = "别名a03", dig(learned["别名a03"].get("result"), "change")
         assert client.request("app.alias.undo", {"change": change})["ok"]
-        listed = client.request("app.alias.list", {"kind": "user", "limit": 500}).get("result")
+        listed = client.request("app.alias.list", {"kind": "learned", "limit": 500}).get("result")  # agents
         names = {dig(e, "term") for e in items(listed, "entries")}
     assert names == set(learned) - {undone}
 

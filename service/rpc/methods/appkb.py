@@ -101,7 +101,7 @@ def app_alias_history(memory: Memory, args: appkb.HistoryArgs, _context: CallCon
 
 @TABLE.op(appkb.UNDO)
 def app_alias_undo(memory: Memory, args: appkb.UndoArgs, _context: CallContext) -> appkb.AliasUndone:
-    result = memory.appkb.undo_change(args.change, actor=args.actor)
+    result = memory.appkb.undo_change(args.change, actor="user")  # the person's (declared)
     return appkb.AliasUndone(
         change=result.txn,
         reverted=result.reverted_txn,

@@ -12,7 +12,7 @@ from service.ops import maintenance as ops
 from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
-from store.core.errors import Forbidden, InvalidInput
+from store.core.errors import InvalidInput
 
 TABLE = MethodTable("maintenance")
 
@@ -50,9 +50,17 @@ def skill_get(memory: Memory, args: ops.SkillArgs, _context: CallContext) -> Ski
     return memory.desk.get_skill(args.skill_id)
 
 
+# Who may: the declaration (`ops.SKILL_SET_STATUS.person`), checked by the dispatcher before this runs: the person,
+# or an agent on seed 002's one path, whose request the desk then checks against the named turn.
 @TABLE.op(ops.SKILL_SET_STATUS)
 def skill_set_status(memory: Memory, args: ops.SkillStatusArgs, _context: CallContext) -> Skill:
-    return memory.desk.set_skill_status(args.skill_id, args.status, user_request=args.user_request, actor=args.actor)
+    return memory.desk.set_skill_status(
+        args.skill_id,
+        args.status,
+        user_request=args.user_request,
+        interaction_id=args.interaction_id,
+        actor=args.actor,
+    )
 
 
 @TABLE.op(ops.TOPIC_LIST)
@@ -87,10 +95,7 @@ def fact_list(memory: Memory, args: ops.FactListArgs, _context: CallContext) -> 
     return ops.FactPage(facts=rows[: args.limit], next_offset=args.offset + args.limit if more else None)
 
 
+# The person's alone (its declaration): the dispatcher let only the person's connection through.
 @TABLE.op(ops.FACT_SET_STATUS)
 def fact_set_status(memory: Memory, args: ops.FactStatusArgs, _context: CallContext) -> Fact:
-    if args.actor != "user":
-        raise Forbidden(
-            "a fact is confirmed or deactivated by a person (the console, or jiyi desk fact): send actor user"
-        )
-    return memory.desk.set_fact_status(args.fact_id, args.status, reason=args.reason or "", actor=args.actor)
+    return memory.desk.set_fact_status(args.fact_id, args.status, reason=args.reason or "", actor="user")

@@ -55,11 +55,11 @@ def episode_get(memory: Memory, args: runs.EpisodeArgs, _context: CallContext) -
 
 @TABLE.op(runs.EPISODE_REVOKE)
 def episode_revoke(memory: Memory, args: runs.RevokeArgs, _context: CallContext) -> runs.EpisodeRevoked:
-    change = memory.runs.revoke_episode(args.run_id, reason=args.reason, actor=args.actor)
+    change = memory.runs.revoke_episode(args.run_id, reason=args.reason, actor="user")  # the person's (declared)
     return runs.EpisodeRevoked(run_id=args.run_id, revoked=True, change=change)
 
 
 @TABLE.op(runs.EPISODE_RESTORE)
 def episode_restore(memory: Memory, args: runs.RestoreArgs, _context: CallContext) -> runs.EpisodeRevoked:
-    change = memory.runs.restore_episode(args.run_id, actor=args.actor)
+    change = memory.runs.restore_episode(args.run_id, actor="user")  # the person's (declared)
     return runs.EpisodeRevoked(run_id=args.run_id, revoked=False, change=change)

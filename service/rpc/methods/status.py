@@ -8,6 +8,7 @@ from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
 from service.rpc.protocol import PROTOCOL_VERSION
 from service.rpc.registry import MethodTable
+from store.core.errors import Forbidden
 
 TABLE = MethodTable("status")
 
@@ -31,9 +32,17 @@ def changes_subscribe(memory: Memory, _args: NoArgs, context: CallContext) -> st
 
 
 @TABLE.op(status.HELLO, instant=_always)
-def client_hello(_memory: Memory, args: status.HelloArgs, context: CallContext) -> status.Hello:
+def client_hello(memory: Memory, args: status.HelloArgs, context: CallContext) -> status.Hello:
     context.declare_kind(args.kind)
-    return status.Hello(kind=args.kind, protocol=PROTOCOL_VERSION)
+    person = context.present_key(args.person_key)
+    if args.person_key is not None and not person:
+        # Named as such, never echoed: the caller goes on as an agent.
+        raise Forbidden(
+            f"the person's key presented is not this service's (it is written anew in "
+            f"{memory.store.home}/person.key each time the service starts: read it again); "
+            "this connection acts as an agent"
+        )
+    return status.Hello(kind=args.kind, protocol=PROTOCOL_VERSION, person=person)
 
 
 # Answered on the loop: counts kept in memory, polled by attached consoles every few seconds.

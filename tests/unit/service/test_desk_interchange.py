@@ -554,3 +554,22 @@ def test_an_export_on_a_server_reads_one_snapshot_while_others_commit(
         json.loads(line)["task_id"] for line in (tmp_path / "out" / "task_cards.jsonl").read_text("utf-8").splitlines()
     ]
     assert "t_late" not in cards and len(cards) == counted["task_cards"]  # committed after the export's first read
+
+
+def test_an_import_embeds_what_it_imported_and_leaves_an_older_backlog_to_the_indexer(config: Config) -> None:
+    # Before, an import embedded the whole queue before it answered: behind a backlog (or an agent's steady
+    # writes, which keep the queue from emptying) it did not answer until the index had caught up with all of it.
+    with Memory.open(hashed(config)) as memory:
+        for n in range(150):
+            memory.desk.remember_interaction(f"old-{n}", user_text=f"积压的第{n}句")
+        heard: list[tuple[int, int]] = []
+        report = memory.interchange.import_foreign(
+            "mem0", DATA / "mem0_export.json", indexing=lambda done, total: heard.append((done, total))
+        )
+        assert report.added == 3
+        assert heard[-1] == (6, 6)  # its three turns and three facts, not the backlog's 150 turns
+        index = memory.desk.index.open()
+        assert len(index.keys("fact")) == 3 and len(index.keys("interaction")) == 3
+        assert memory.desk.index.lag() == 150  # the backlog waits for the index's thread, as before the import
+        assert memory.desk.index.drain() == 150
+        assert memory.desk.index.lag() == 0

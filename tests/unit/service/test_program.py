@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.program import program_command
+from service.program import program_command, restore_outside_environment
 
 
 def test_a_frozen_build_is_its_own_executable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -30,3 +30,24 @@ def test_an_installed_script_is_called_by_its_path(monkeypatch: pytest.MonkeyPat
 def test_otherwise_the_module_with_the_same_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["/somewhere/pytest"])
     assert program_command() == [sys.executable, "-m", "gui.main"]
+
+
+def test_a_frozen_app_gives_back_the_paths_its_loader_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the app starts outside itself (xdg-open's file manager) must not load the app's libraries."""
+    inside = {
+        "LD_LIBRARY_PATH": "/opt/jiyi/_internal",
+        "LD_LIBRARY_PATH_ORIG": "/usr/local/lib",  # the user's own, kept by PyInstaller's loader
+        "QT_PLUGIN_PATH": "/opt/jiyi/_internal/PySide6/Qt/plugins",
+        "QML2_IMPORT_PATH": "/opt/jiyi/_internal/PySide6/Qt/qml",
+        "HOME": "/home/you",
+    }
+    environ = dict(inside)
+    restore_outside_environment(environ)
+    assert environ == inside  # not frozen: nothing to give back
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    restore_outside_environment(environ)
+    assert environ == {"LD_LIBRARY_PATH": "/usr/local/lib", "HOME": "/home/you"}
+    environ = {"LD_LIBRARY_PATH": "/opt/jiyi/_internal", "HOME": "/home/you"}  # the user had none
+    restore_outside_environment(environ)
+    assert environ == {"HOME": "/home/you"}

@@ -87,7 +87,8 @@ def test_equally_related_cards_come_newest_first_with_a_score_that_says_how_rela
     assert [c.task_id for c in related] == ["ufo-7", "ufo-6"]
     assert related[0].status == "failed" and all(isinstance(c.score, float) and 0 < c.score <= 1 for c in related)
     turns = [i.interaction_id for i in result.interactions if i.why == "related"]
-    assert turns == ["late", "early"]
+    # two different questions about the check, not runs of one thing: their order is their relatedness
+    assert sorted(turns) == ["early", "late"]
     recent = [i.interaction_id for i in result.interactions if i.why == "recent"]
     assert recent == []  # both turns are related already; nothing else was said
     wider = memory.desk.memory_recall("UFO 构建检查", limit=8)
@@ -372,8 +373,14 @@ def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory)
     assert memory.desk.memory_recall("周报").relevant_skills == []  # executors see active skills only
     with pytest.raises(Forbidden, match="user_request"):
         memory.desk.set_skill_status(skill_id, "active", actor="agent")
-    active = memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
-    assert active.status == "active" and active.user_request == "好的，启用这个技能"
+    with pytest.raises(Forbidden, match="interaction_id"):  # words alone: the turn they were said in is named
+        memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
+    turn(memory, "ask", "好的，启用这个技能")
+    active = memory.desk.set_skill_status(
+        skill_id, "active", actor="agent", user_request="启用这个技能", interaction_id="ask"
+    )
+    assert active.status == "active" and active.user_request == "启用这个技能"
+    assert active.request_interaction_id == "ask"
     assert [s.skill_id for s in memory.desk.memory_recall("发周报").relevant_skills] == [skill_id]
     with pytest.raises(InvalidInput, match="verbatim"):
         file_all(memory, skills=[{"name": "x", "text": "y", "source_interaction_id": "g", "quote": "我没说过"}])
