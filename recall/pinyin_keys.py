@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -24,6 +24,7 @@ from recall.normalize import CJK_RE
 
 SHIPPED_FILE = "registry_pinyin.tsv"
 _RUNS = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CHINESE_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,22 @@ def pinyin_key(alnum: str) -> PinyinKey | None:
     """Pinyin of a normalized name; None when it has no Chinese characters."""
     if not CJK_RE.search(alnum):
         return None
-    return _shipped().get(alnum) or computed_key(alnum)
+    return _shipped().get(alnum) or _written.get(alnum) or computed_key(alnum)
+
+
+_written: dict[str, PinyinKey] = {}  # names whose key was computed as they were written (`remember_written`)
+
+
+def remember_written(term_pinyin: Mapping[str, str]) -> None:
+    """Keys the App-KB's view computed as its entries were written (term → `"full initials …"`, the term's
+    pinyin first: `store.appkb.projection.pinyin_text`), so that a resolver index built over them needs no
+    pypinyin. Only a term of Chinese characters alone is taken (its key is then the view's exactly); any other
+    is computed here when asked."""
+    for term, text in term_pinyin.items():
+        if _CHINESE_ONLY.fullmatch(term):
+            words = text.split()
+            if len(words) >= 2 and len(words[1]) == len(term):  # a syllable per character: the term's own
+                _written[term] = PinyinKey(words[0], words[1])
 
 
 @lru_cache(maxsize=1)
