@@ -77,6 +77,7 @@ bench: $(VENV)/.stamp-run
 	$(PY) -P bench/episode_recall.py
 	$(PY) -P bench/recall_growth.py
 	$(PY) -P bench/recall_calibration.py
+	$(PY) -P bench/recall_orders.py
 	$(PY) -P bench/memory_recall.py
 	$(PY) -P bench/mcp.py
 	$(PY) -P bench/taskwizard_reimport.py --runs 5000

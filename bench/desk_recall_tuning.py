@@ -38,9 +38,8 @@ from recall import embedders
 from service.config import load_config
 from service.evaluation import conversations
 from service.memory.memory import Memory
-from store.desk import fts, fusion, hybrid, retrieval, sql
+from store.desk import fts, fusion, hybrid, retrieval
 from store.desk import question as question_cues
-from store.desk.models import InteractionFts
 
 LIMIT = 10
 FOREIGN = 40  # another conversation's questions asked in each LoCoMo home
@@ -63,26 +62,9 @@ def gather_all(memory: Memory, questions: list[conversations.Question], pool: in
     for question in questions:
         dense, why = memory.desk.index.dense(question.q)
         assert why is None, why
-        found, floor = hybrid.gather(
-            store,
-            InteractionFts._meta.table_name,
-            "interaction",
-            question.q,
-            LIMIT,
-            newest=None,
-            dense=dense,
-            by_rowid=lambda ids: sql.interactions_by_rowid(store.db, ids),
-            by_key=lambda keys: sql.interactions_by_key(store.db, keys),
-            key=lambda row: row.interaction_id,
-            epoch=retrieval._epoch,
-            pool=pool,
-        )
-        adjacent = hybrid._adjacent(
-            found,
-            lambda keys: sql.interaction_neighbours(store.db, keys),
-            retrieval._epoch,
-            lambda row: row.interaction_id,
-        )
+        turns = retrieval.turns(store)
+        found, floor = hybrid.gather(store, turns, question.q, LIMIT, newest=None, dense=dense, pool=pool)
+        adjacent = hybrid.adjacent_to(found, turns)
         pairs = (
             dense.resemblance("interaction", [c.key for c in found])
             if dense is not None and question_cues.asks_latest(question.q)

@@ -13,11 +13,13 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import qasync
 from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from gui import fonts, i18n
 from gui.lanes import Lanes
@@ -25,7 +27,10 @@ from gui.main_thread_gc import MainThreadCollector
 from gui.main_window import MainWindow, load_pages
 from gui.opening import Opening, close_home, start_opening
 from gui.theme import apply_theme
-from service.errors import Cancelled, ChangesMissing, HomeLocked, JiyiError
+from service.errors import Cancelled, JiyiError, TooOpen, exit_code
+
+if TYPE_CHECKING:  # the refusals bring the store's permission checks (peewee): imported when a home refuses
+    from gui.refusal import PermissionQuestion
 
 log = logging.getLogger("jiyi.gui")
 
@@ -40,13 +45,18 @@ def run_console(home: str | None = None, opening: Opening | JiyiError | None = N
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     i18n.install(app, str(QSettings().value("ui/language", "zh")))  # before the first word is shown
     shipped = fonts.add_shipped_fonts()  # a frozen build's CJK font, before the first Chinese word is drawn
+    shown = QApplication.platformName() != "offscreen"  # offscreen, nobody could see or answer a box
     with _ClosingOnSignals() as signals:
         if opening is None:
             opening = start_opening(home)
-        if isinstance(opening, JiyiError):
-            return _refuse(opening)
         if shipped:
             log.info("fonts shipped with the app: %s", ", ".join(shipped))
+        if isinstance(opening, TooOpen) and opening.fixable:  # plain `mkdir` made it 0755: offer to fix it
+            from gui.refusal import ask_modally
+
+            opening = _fixing(opening, home, ask_modally if shown else lambda _question: None)
+        if isinstance(opening, JiyiError):
+            return _refuse(opening, shown)
         try:
             if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
                 return 0
@@ -58,12 +68,29 @@ def run_console(home: str | None = None, opening: Opening | JiyiError | None = N
                 opening.abandon()
 
 
-def _refuse(exc: JiyiError) -> int:
-    """Say why the console cannot open its home (stderr, and a box on a display); the exit code."""
+def _refuse(exc: JiyiError, shown: bool) -> int:
+    """Say why the console cannot open its home (stderr, and a box on a display); the exit code, as the commands
+    exit for the same cause (docs/cli.md): 2 for a bad config.toml."""
     print(f"jiyi: {exc}", file=sys.stderr)
-    if QApplication.platformName() != "offscreen":
+    if shown:
+        from gui.refusal import refusal
+
         refusal(exc).exec()
-    return 3
+    return exit_code(exc)
+
+
+def _fixing(exc: TooOpen, home: str | None, ask: Callable[[PermissionQuestion], object]) -> Opening | JiyiError:
+    """Ask the person whether to make the home that others may read private (as `jiyi doctor
+    --fix-permissions` does); if so, make it private and begin opening it again. `exc` when they said 取消."""
+    from gui.refusal import PermissionQuestion
+    from service.home_permissions import fix_permissions
+
+    question = PermissionQuestion(exc)
+    if ask(question) is not question.fix_button:
+        return exc
+    for change in fix_permissions(exc.path if exc.what == "home" else exc.path.parent):
+        log.info("made private, as the person asked: %s", change)
+    return start_opening(home)
 
 
 def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals) -> int:
@@ -87,7 +114,7 @@ def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals)
         code = int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
         if opening.opened is not None:
             opening.opened.private = window.private_service  # the one it started in place of a lost one, if it did
-        return 3 if refused else code
+        return exit_code(refused[0]) if refused else code
     finally:
         if opening.opened is not None and opening.opened.memory.attached_to is not None:
             # The service does the work: cut this console's connections first, so that a rebuild
@@ -101,7 +128,7 @@ def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals)
 
 async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiError]) -> None:
     """Wait for the home (off the GUI thread), then show the pages over it; when the home refuses, say why and
-    close the window (the console exits 3)."""
+    close the window (the console exits as the commands do for that cause)."""
     try:
         await window.tasks.read(opening.wait, window.lanes.stopping.is_set)
         opened = opening.finish()  # on the GUI thread: the in-process console's socket lives on its loop
@@ -113,6 +140,8 @@ async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiEr
         if QApplication.platformName() == "offscreen":
             window.close()
             return
+        from gui.refusal import refusal
+
         box = refusal(exc)
         box.setParent(window, box.windowFlags())
         box.finished.connect(window.close)
@@ -122,28 +151,6 @@ async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiEr
     window.private_service = opened.private
     window.private_problem = opened.private_problem
     window.update_service_status(opened.problem)
-
-
-def refusal(exc: JiyiError) -> QMessageBox:
-    """The box that says why the console cannot open the home: a Chinese headline, the service's words below."""
-    box = QMessageBox(QMessageBox.Icon.Critical, "记忆 Jiyi", "")
-    if isinstance(exc, HomeLocked):
-        box.setText(QApplication.translate("Console", "这个状态目录正被另一个记忆进程使用。"))
-        box.setInformativeText(QApplication.translate("Console", "关闭那个进程，或用 --home 选择另一个状态目录。"))
-    elif isinstance(exc, ChangesMissing):
-        # The cause in the box itself, not behind "Show Details": memory that was acknowledged is gone.
-        lost = QApplication.translate("Console", "数据库缺少 {0} 条已确认写入的事件。")
-        other = QApplication.translate("Console", "数据库不是这个状态目录上次确认写入的那一个。")
-        box.setText(other if exc.missing is None else lost.format(exc.missing))
-        see = QApplication.translate("Console", "运行 jiyi doctor 查看，或从备份恢复数据库。")
-        accept = QApplication.translate(
-            "Console", "要明知缺失而继续，在终端运行 jiyi serve --accept-loss（会记入事件日志）。"
-        )
-        box.setInformativeText(f"{see}\n{accept}")
-    else:
-        box.setText(QApplication.translate("Console", "无法打开状态目录。"))
-    box.setDetailedText(str(exc))
-    return box
 
 
 class _ClosingOnSignals:

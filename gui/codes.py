@@ -259,3 +259,20 @@ def service_problem(text: str) -> str:
             in_use.group(1), in_use.group(2)
         )
     return text
+
+
+def read_only_cause(text: str) -> str:
+    """Why a home takes no writes (`health.read_only`: "home X is on a read-only file system", "home X is not
+    writable by you"), in a person's words; another reason as it is."""
+    mounted = re.fullmatch(r"home (.+) is on a read-only file system", text)
+    if mounted:
+        return QCoreApplication.translate("Codes", "状态目录 {0} 在只读文件系统上").format(mounted.group(1))
+    denied = re.fullmatch(r"home (.+) is not writable by you", text)
+    if denied:
+        return QCoreApplication.translate("Codes", "你没有状态目录 {0} 的写权限").format(denied.group(1))
+    return text
+
+
+def read_only_words(text: str) -> str:
+    """A read-only home's whole sentence, as a tooltip of what it disables says it: the cause, then what it means."""
+    return QCoreApplication.translate("Codes", "{0}：可以查看，不能写入。").format(read_only_cause(text))

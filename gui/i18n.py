@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from importlib import resources
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 QT_GAPS_ZH = {
     ("QAbstractFileIconProvider", "Folder"): "文件夹",
@@ -26,6 +26,9 @@ QT_GAPS_ZH = {
 LANGUAGES = {"zh": "中文", "en": "English"}
 QT_LOCALES = {"zh": "zh_CN"}
 """Qt's own translation for each language that needs one (English is Qt's source language)."""
+LOCALES = {"zh": "zh_CN", "en": "en_US"}
+"""The locale each language writes dates in (a chart's month under its days: 12月, or Dec)."""
+_language = ["zh"]  # the language installed last (the console's source text is Chinese)
 _installed: list[QTranslator] = []
 _data: list[bytes] = []  # QTranslator reads the bytes it was loaded from in place: keep them alive
 
@@ -39,6 +42,7 @@ def install(app: QCoreApplication, language: str) -> bool:
         app.removeTranslator(old)
     _installed.clear()
     _data.clear()
+    _language[0] = "zh"  # what shows with no translation installed
     if language not in LANGUAGES:
         return False
     if language == "zh":
@@ -59,7 +63,13 @@ def install(app: QCoreApplication, language: str) -> bool:
     app.installTranslator(translator)
     _installed.append(translator)
     _data.append(data)
+    _language[0] = language
     return True
+
+
+def locale() -> QLocale:
+    """The locale of the console's language: the names of months and weekdays it writes."""
+    return QLocale(LOCALES[_language[0]])
 
 
 class QtGaps(QTranslator):

@@ -37,14 +37,14 @@ def open_console(args: argparse.Namespace) -> int:
     opening = start_opening(getattr(args, "home", None))  # its private service starts first: it takes longest
     from gui.app import run_console
 
-    return run_console(opening=opening)
+    return run_console(getattr(args, "home", None), opening=opening)
 
 
 def take_screenshots(args: argparse.Namespace) -> int:
     """`jiyi screenshots --out DIR [--attach]`: every page rendered offscreen, one PNG path printed per page."""
     from gui.screenshots import take
     from service.config import load_config
-    from service.errors import JiyiError
+    from service.errors import JiyiError, exit_code
 
     try:
         config = load_config(home=getattr(args, "home", None))
@@ -55,7 +55,7 @@ def take_screenshots(args: argparse.Namespace) -> int:
             print(path)
     except JiyiError as exc:
         print(f"jiyi: {exc}", file=sys.stderr)
-        return next((code for kind, code in cli.EXIT.items() if isinstance(exc, kind)), 1)
+        return exit_code(exc)
     return 0
 
 

@@ -30,9 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
-from gui.codes import service_problem
+from gui.codes import read_only_words, service_problem
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.page import KeepsState, Page, follow
+from gui.read_only import Writes, WritesHeld
 from gui.service_keeper import ServiceKeeper
 from gui.words import elided, field_html, semicolon_list
 from service import __version__
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.lanes = lanes
         self.tasks = Tasks(self, lanes, self.show_failure)
         self.pages: tuple[PageWidget, ...] = ()  # none until the memory is open
+        self.writes_held: WritesHeld | None = None
         self._painted = False
         self._painted_now.connect(self.first_painted, Qt.ConnectionType.QueuedConnection)
         # Qt adds the application's display name (记忆 Jiyi) after a window's title itself.
@@ -180,6 +182,10 @@ class MainWindow(QMainWindow):
             action.setEnabled(True)
         self._follow_changes()
         self._restore_pages_state()
+        self.read_only_label.setVisible(memory.read_only is not None)
+        if memory.read_only is not None:
+            self.read_only_label.setToolTip(read_only_words(memory.read_only))
+        self.writes_held = self._hold_writes()
         for page in self.pages:
             page.reload()
 
@@ -187,6 +193,11 @@ class MainWindow(QMainWindow):
         """The home, the service's state, the version and schema; failures of the pages' work."""
         self.home_label = QLabel(self.tr("状态目录：{0}").format(self.windowTitle()))
         self.statusBar().addWidget(self.home_label, 1)
+        # A read-only home says so where the mode is said, first: the reason in full in its tooltip.
+        self.read_only_label = QLabel(self.tr("只读"))
+        self.read_only_label.setStyleSheet("color: #9a6700; font-weight: bold;")
+        self.read_only_label.setVisible(False)  # until the memory opens (`open_memory`)
+        self.statusBar().addPermanentWidget(self.read_only_label)
         self.mode_label = QLabel()
         self.statusBar().addPermanentWidget(self.mode_label)
         self.service_label = QLabel(self.tr("正在启动记忆服务…"))
@@ -197,6 +208,17 @@ class MainWindow(QMainWindow):
         self._service_timer = QTimer(self)
         self._service_timer.timeout.connect(self.update_service_status)
         self.lanes.failed.connect(self.show_failure)
+        self.statusBar().messageChanged.connect(lambda shown: None if shown else self.statusBar().setToolTip(""))
+
+    def _hold_writes(self) -> WritesHeld | None:
+        """On a read-only home: every page's write controls disabled, the reason as their tooltip."""
+        if self.memory.read_only is None:
+            return None
+        held = WritesHeld(read_only_words(self.memory.read_only), self)
+        for page in self.pages:
+            if isinstance(page, Writes):
+                held.hold(page.write_controls())
+        return held
 
     def _follow_changes(self) -> None:
         """Refresh the pages when the memory changes (an agent's write or the console's), and the shortcuts."""
@@ -237,7 +259,7 @@ class MainWindow(QMainWindow):
     def open_run(self, run_id: str) -> None:
         """To the episode browser, showing one run (from a link on another page)."""
         self.page_list.setCurrentRow(self.stack.indexOf(self.episodes_page))
-        self.episodes_page.show_run(run_id)
+        self.episodes_page.follow_run(run_id)  # selected in the list, as a link on the page itself does
 
     def current_page(self) -> QWidget | None:
         return self.stack.currentWidget()
@@ -307,8 +329,8 @@ class MainWindow(QMainWindow):
                         self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.keeper.problem)
                     )
             elif isinstance(self.memory, RemoteMemory):
-                self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
-                if not self.service_label.text():
+                if not self.service_label.text():  # until the service's counts come (their tooltip names it too)
+                    self.service_label.setToolTip(self.tr("服务进程 {0}").format(self.memory.service_pid))
                     self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(attached, self.memory.service_pid))
                 self._ask_service()
             else:
@@ -326,7 +348,7 @@ class MainWindow(QMainWindow):
         elif self.host is None or not self.host.listening:
             self.service_label.setText(self.tr("服务未启动"))
         else:
-            self.service_label.setText(self._service_text(self.host.path, self.host.presence.snapshot()))
+            self._show_service(self.host.path, self.host.presence.snapshot())
         if self.private_problem:
             self.service_label.setText(
                 self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.private_problem)
@@ -353,13 +375,42 @@ class MainWindow(QMainWindow):
             self.private_service = started  # stopped when the console closes, as the first one would be
         self.update_service_status()
 
-    def _service_text(self, path: Path, status: Mapping[str, Any]) -> str:
-        """ "服务 PATH · 3 个连接 · 2 个智能体 · 40 次/分钟", the same whether this console hosts the service or not."""
-        by_kind = status.get("by_kind") or {}
+    def _show_service(self, path: Path, status: Mapping[str, Any]) -> None:
+        """ "服务 PATH · 智能体 2 个，40 次/分钟 · 控制台连接 3 个", the same whether this console hosts the service
+        or not; the tooltip has every kind's connections and requests.
+
+        Agents and consoles are counted apart: a console polls the service and follows its changes, and
+        counted with the agents an idle console alone read as 3 connections and 15–68 requests a minute."""
+        by_kind, requests = status.get("by_kind") or {}, status.get("requests_by_kind")
         agents = int(by_kind.get("agent", 0)) + int(by_kind.get("worker", 0))
-        return self.tr("服务 {0} · {1} 个连接 · {2} 个智能体 · {3} 次/分钟").format(
-            path, status.get("connections", 0), agents, status.get("requests_last_minute", 0)
+        if requests is None:  # a service older than protocol 1.7 counts every client's requests together
+            rate = self.tr("全部客户端 {0} 次/分钟").format(status.get("requests_last_minute", 0))
+        else:
+            rate = self.tr("{0} 次/分钟").format(int(requests.get("agent", 0)) + int(requests.get("worker", 0)))
+            self.service_label.setToolTip(self._service_tip(by_kind, requests))
+        self.service_label.setText(
+            self.tr("服务 {0} · 智能体 {1} 个，{2} · 控制台连接 {3} 个").format(
+                path, agents, rate, int(by_kind.get("console", 0))
+            )
         )
+
+    def _service_tip(self, by_kind: Mapping[str, Any], requests: Mapping[str, Any]) -> str:
+        """Each kind of client on a line: its connections and its requests of the last minute."""
+        names = {
+            "agent": self.tr("智能体"),
+            "worker": self.tr("工作进程"),
+            "console": self.tr("控制台"),
+            "command": self.tr("命令"),
+        }
+        lines = [
+            self.tr("{0}：{1} 个连接，最近一分钟 {2} 次请求").format(
+                name, int(by_kind.get(kind, 0)), int(requests.get(kind, 0))
+            )
+            for kind, name in names.items()
+        ]
+        if isinstance(self.memory, RemoteMemory):
+            lines.append(self.tr("服务进程 {0}").format(self.memory.service_pid))
+        return "\n".join(lines)
 
     @page_task
     async def _ask_service(self) -> None:
@@ -372,12 +423,18 @@ class MainWindow(QMainWindow):
             # Gone meanwhile (the notice reader tells, next time), or a service older than `service.status`.
             self.service_label.setText(self.tr("{0} · 服务进程 {1}").format(memory.socket_path, memory.service_pid))
             return
-        self.service_label.setText(self._service_text(memory.socket_path, status))
+        self._show_service(memory.socket_path, status)
         self.service_status_shown.emit(status)
 
     def show_failure(self, message: str) -> None:
-        """A page's work failed: say so in the status bar (the page shows it too)."""
-        self.statusBar().showMessage(self.tr("出错了：{0}").format(message), 15_000)
+        """A page's work failed: say so in the status bar (the page shows it too), cut with "…" where the status
+        bar's own labels begin rather than running into them; the whole message in the status bar's tooltip."""
+        text = self.tr("出错了：{0}").format(message)
+        bar = self.statusBar()
+        shown = [w for w in (self.read_only_label, self.mode_label, self.service_label) if w.isVisible()]
+        room = min((w.x() for w in shown), default=bar.width()) - 2 * bar.fontMetrics().averageCharWidth()
+        bar.showMessage(bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 80)), 15_000)
+        bar.setToolTip(text)
 
     def _restore_geometry(self) -> None:
         geometry = self.settings.value("main/geometry")

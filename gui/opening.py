@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from service.client import JsonObject
 from service.config import Config, load_config
-from service.errors import EnvironmentProblem, JiyiError
+from service.errors import EnvironmentProblem, HomeReadOnly, JiyiError, NotYours, TooOpen
 from service.remote.attach import find_service
 from service.remote.private import PrivateService
 
@@ -93,6 +93,8 @@ class Opening:
         if config.console_service == "child":
             try:
                 return cls(config, child=PrivateService.spawn(config))
+            except (TooOpen, NotYours, HomeReadOnly):
+                raise  # the home itself, checked here before any child starts: opening it here would say the same
             except EnvironmentProblem as exc:
                 opening = cls(config)
                 opening._problem = str(exc)
@@ -157,8 +159,9 @@ def open_here(config: Config, private_problem: str | None = None) -> Opened:
     except JiyiError as exc:
         problem = str(exc)
         log.warning("the console runs without its service: %s", exc)
-    memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
-    memory.desk.index.start()  # and embeds desk items behind the writes
+    if memory.read_only is None:  # both write: on a read-only home they would only fail, every round
+        memory.learning.start_timer()  # the console discovers finished work as `jiyi serve` does
+        memory.desk.index.start()  # and embeds desk items behind the writes
     return Opened(memory, host=None if problem else host, problem=problem, private_problem=private_problem)
 
 

@@ -107,6 +107,13 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
             self._fetch = fetch
             fetch.add_done_callback(lambda _done: self._fetch_ended(fetch))
 
+    def fetch_more(self) -> Fetch | None:
+        """The next page's fetch, as a view scrolled to the end starts it (or the one under way); None when
+        every row is here."""
+        if self._fetch is None:
+            self.fetchMore()
+        return self._fetch
+
     def _fetch_ended(self, fetch: Fetch) -> None:
         """However the fetch ended (rows, a failure, a cancel), the view may ask for more again."""
         if self._fetch is fetch:
@@ -114,6 +121,7 @@ class PagedTableModel(QAbstractTableModel, Generic[Row]):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.headers):
+        shown = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)  # the tooltip: a heading cut short, whole
+        if horizontal and role in shown and 0 <= section < len(self.headers):
             return self.headers[section]
         return None

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.codes import read_only_words
 from gui.i18n import LANGUAGES
 from gui.theme import THEMES, apply_theme
 from recall.embedders import CHOICES
@@ -61,6 +62,12 @@ class SettingsDialog(QDialog):
             self.tr("回想模式和嵌入模型写入状态目录的 config.toml，下次打开时生效；换嵌入模型后请重建向量索引。")
         )
         self.note.setWordWrap(True)
+        if memory.read_only is not None:  # config.toml lives in the home: nothing can be saved there
+            why = read_only_words(memory.read_only)
+            for combo in (self.rag_combo, self.embed_combo):
+                combo.setEnabled(False)
+                combo.setToolTip(why)
+            self.note.setText(self.tr("回想模式和嵌入模型写在状态目录的 config.toml 里：{0}").format(why))
         form = QFormLayout()
         form.addRow(self.tr("状态目录"), self.home_label)
         form.addRow(self.tr("回想模式"), self.rag_combo)

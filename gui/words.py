@@ -71,3 +71,12 @@ def unbroken_commands(text: str) -> str:
 def elided(text: str, limit: int) -> str:
     """`text` cut to `limit` characters with `…` at its end (a status bar's room); the whole goes in a tooltip."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def recall_record_note() -> str:
+    """Where redaction applies, said wherever the console quotes recall's record beside an episode: a run's
+    episode keeps its goal verbatim (seed 000), what recall derived from goals (its query, the past goals it
+    offered) is kept redacted, as the agent was given it."""
+    return QCoreApplication.translate(
+        "Words", "回想记录里的任务文字（目标、依据）已脱敏，和智能体当时收到的一样；运行档案本身逐字保存。"
+    )

@@ -7,16 +7,28 @@ is an `Observation`. Lowering the threshold recalls more, right and wrong;
 contamination is the share of runs that would recall an app not launched,
 over all the runs the threshold decides.
 
-A device's own evaluations decide (`bounded`): the threshold is the loosest
-one whose contamination's Wilson upper bound (`Z` standard errors, one-sided
-84 %) stays within the budget — never the measured rate itself, so few
-evaluations (a wide bound) give a stricter threshold, and more of them let
-it loosen as far as they show is safe. Every threshold is chosen from the
-runs scored before the ones it decides (prequential). And the budget is a
-promise about the runs the device really had (`allowance`): when the runs
-its threshold really let contamination through for (`contaminated`) exceed
-the budget's share of its scored runs, the next threshold is held to less
-than the budget, until the device's own rate is back within it.
+A device's own evaluations decide (`within_budget`), and the budget is a
+promise about the runs the device really has: its contamination over its
+scored runs so far and as many runs again (`HORIZON_RUNS` at least) must stay
+within the budget, at the upper bound (`Z` standard errors, one-sided 84 %)
+of what the runs ahead may bring. Those so far are known: the runs its
+thresholds really let contamination through for, and those that recalled an
+app not launched only because the task named it (an `Account`: the recall
+page's contaminated runs, all of them). Those ahead are predicted from the
+evaluations (each tells what any threshold would have done with it), beside
+the share of runs the task's own naming contaminated so far (no threshold
+decides those, so the threshold is held to what they leave of the budget),
+with the margin that what few of them can tell calls for:
+the spread of the next runs' count at a rate known from that many (the
+beta-binomial of a Jeffreys prior), never the measured rate itself. So few
+evaluations give a stricter threshold and more of them let it loosen as far
+as they show is safe; a device that really let more through than its
+budget's share is held to less until it is back, and one that stayed well
+within spends what it kept — the budget is spent, not undershot — slowly:
+what it kept counts for at most a quarter of the budget over the runs
+ahead (`SPEND`), so a stretch of the device's runs never sees much more than
+its budget. Every threshold is chosen from the runs scored before the ones
+it decides (prequential).
 
 Until a device has `MIN_EVALUATIONS` scored runs, a prior decides instead,
 unless its own evaluations already show that prior's threshold contaminates
@@ -44,15 +56,16 @@ from typing import TypedDict, cast
 
 from recall.confidence import DEFAULT_SCORING
 
-# Standard errors of the one-sided bounds (docs/recall.md, Calibration): what a device's own evaluations are held
-# to (the bound the curve shows: one standard error, 84 %) and how clearly they must show the prior over the
-# budget to overrule it early (two: a few unlucky runs do not); the leave-one-out prior's own guards.
+# Standard errors of the one-sided bounds (docs/recall.md, Calibration): what a device's contamination over its runs
+# is held to (the bound the curve shows: one standard error, 84 %) and how clearly its evaluations must show the
+# prior over the budget to overrule it early (two: a few unlucky runs do not); the leave-one-out prior's own guards.
 Z = 1.0
 Z_EVIDENCE = 2.0
 Z_LOOSEN = 0.5
 Z_TIGHTEN = 1.0
 MIN_EVALUATIONS = 30
-REPAY_RUNS = 60  # the fewest runs a device's contamination beyond its budget is made up over (`allowance`)
+HORIZON_RUNS = 60  # the fewest runs ahead a device's budget is kept over, beside those it has had (`projected`)
+SPEND = 1.25  # what a device kept of its budget is spent at most at this many times the budget over the runs ahead
 MIN_LEAVE_ONE_OUT = 30
 SINGLES_TO_LOOSEN = 0.5  # the share of past runs that are their app's only one, for leave-one-out to loosen
 SINGLES_TIGHTEN = False  # whether such a leave-one-out may also tighten (measured: docs/recall.md, Calibration)
@@ -66,6 +79,8 @@ class Observation:
     """One decision the threshold makes: the best episode candidate's score and what it would have done.
 
     `score` None: nothing could be recalled (no past run came close), so no threshold recalls anything.
+    `contaminating`: recalling its apps would make the run contaminated — one of them was not launched, and
+    the apps the task names (recalled whatever the threshold) did not already make it so.
     """
 
     score: float | None
@@ -191,19 +206,65 @@ def loosest(
     return chosen
 
 
-def bounded(observations: Sequence[Observation], budget: float, z: float = Z) -> float:
-    """The loosest threshold whose contamination's upper bound is within `budget` (see the module docstring);
-    one above every score when none is."""
-    safe = loosest(observations, budget, z)
-    return safe if safe is not None else above_all(observations)
+@dataclass(frozen=True)
+class Account:
+    """What a device's recalls really did: of its last `scored` runs, `contaminated` recalled an app that was
+    neither launched nor named by the task (its thresholds let that through: `contaminated`), and `named` more
+    recalled an app not launched only because the task named it (`named_alone`: whatever the threshold)."""
+
+    contaminated: float
+    scored: int
+    named: int = 0
 
 
-def allowance(budget: float, contaminated: int, runs: int) -> float:
-    """What the next threshold is held to, when `contaminated` of the device's last `runs` scored runs really
-    recalled an app not launched: the budget, less what they went over the budget's share of them, spread over
-    as many runs again (`REPAY_RUNS` at least); never below 0."""
-    over = contaminated - budget * runs
-    return budget if over <= 0 else max(0.0, budget - over / max(runs, REPAY_RUNS))
+def neutral(observations: Sequence[Observation], budget: float) -> Account:
+    """An account with nothing kept and nothing owed: as many runs as observations, at exactly the budget."""
+    return Account(budget * len(observations), len(observations))
+
+
+def projected(k: int, n: int, account: Account, budget: float, z: float = Z, spend: float = SPEND) -> float:
+    """The upper bound (`z` standard errors) of a device's contamination over its scored runs and as many runs
+    again (`HORIZON_RUNS` at least) when a threshold that would have contaminated `k` of its `n` evaluations
+    decides the runs ahead: the account's runs as they were (what they kept of the `budget` counting for at most
+    `spend` − 1 of it over the runs ahead), the ones ahead at the beta-binomial's spread (a Jeffreys prior
+    updated by the evaluations: the rate's uncertainty and the runs' own noise), each also contaminated by the
+    task's own naming at the share the account's runs were."""
+    ahead = max(account.scored, HORIZON_RUNS)
+    counted = max(account.contaminated + account.named, budget * account.scored - (spend - 1) * budget * ahead)
+    named = account.named / account.scored if account.scored else 0.0
+    rate = min(1.0, (k + 0.5) / (n + 1) + named)
+    spread = math.sqrt(ahead * rate * (1 - rate) * (n + 1 + ahead) / (n + 2))
+    return min(1.0, (counted + ahead * rate + z * spread) / (account.scored + ahead))
+
+
+def within_budget(
+    observations: Sequence[Observation],
+    budget: float,
+    account: Account | None = None,
+    z: float = Z,
+    spend: float = SPEND,
+) -> float:
+    """The loosest threshold whose `projected` contamination is within `budget` (see the module docstring); one
+    above every score when none is. `account` None: `neutral`."""
+    account = neutral(observations, budget) if account is None else account
+    n = len(observations)
+    chosen: float | None = None
+    contaminated = 0
+    ranked = _ranked(observations)
+    for i, obs in enumerate(ranked):
+        contaminated += obs.contaminating
+        if i + 1 < len(ranked) and ranked[i + 1].score == obs.score:
+            continue  # a threshold takes all runs of one score or none
+        if projected(contaminated, n, account, budget, z, spend) > budget:
+            break
+        chosen = obs.score
+    return chosen if chosen is not None else above_all(observations)
+
+
+def evidence_decides(observations: Sequence[Observation], prior: float, budget: float) -> bool:
+    """Whether a device's own evaluations choose its threshold rather than its `prior`: from `MIN_EVALUATIONS` of
+    them, or earlier when they show the prior's threshold over the budget (`shown_over`)."""
+    return len(observations) >= MIN_EVALUATIONS or shown_over(observations, prior, budget)
 
 
 def shown_over(observations: Sequence[Observation], threshold: float, budget: float, z: float = Z_EVIDENCE) -> bool:
@@ -232,9 +293,13 @@ def curve(
     z: float | None = None,
     points: int = CURVE_POINTS,
     keep: float | None = None,
+    account: Account | None = None,
+    budget: float = 0.0,
 ) -> list[CurvePoint]:
     """hit@1, contamination and its bound at thresholds from the best score down (about `points` of them,
-    and the one at `keep`, the chosen threshold, whatever the spacing)."""
+    and the one at `keep`, the chosen threshold, whatever the spacing). The bound: with a device's `account`,
+    its `projected` contamination against `budget` (what its threshold is held to); without, the Wilson upper
+    bound."""
     n = len(observations)
     ranked = _ranked(observations)
     if not n or not ranked:
@@ -253,7 +318,12 @@ def curve(
                 round(float(obs.score or 0.0), 4),
                 round(hits / n, 4),
                 round(contaminated / n, 4),
-                round(upper_bound(contaminated, n, z), 4),
+                round(
+                    upper_bound(contaminated, n, z)
+                    if account is None
+                    else projected(contaminated, n, account, budget, Z if z is None else z),
+                    4,
+                ),
                 i + 1,
             )
         )
@@ -277,23 +347,24 @@ def choose(
     *,
     may_loosen: bool | None = None,
     may_tighten: bool = True,
-    allowed: float | None = None,
+    account: Account | None = None,
 ) -> Calibration:
     """The calibration a set of observations gives, with its curve.
 
-    A device's own evaluations (`source` "evaluations"): `bounded`, held to `allowed` (default `budget`; see
-    `allowance`). A leave-one-out: `decide`, anchored at `default`; `may_loosen` False: never looser than
+    A device's own evaluations (`source` "evaluations"): `within_budget`, with the device's `account` (None:
+    `neutral`). A leave-one-out: `decide`, anchored at `default`; `may_loosen` False: never looser than
     `default` (None: False unless its history is mostly one run per app, the caller says so), `may_tighten`
     False: never stricter."""
     if source == "evaluations":
-        threshold = bounded(observations, budget if allowed is None else min(budget, allowed))
+        account = neutral(observations, budget) if account is None else account
+        threshold = within_budget(observations, budget, account)
     else:
         threshold = decide(observations, budget, default)
         if not (source != "leave-one-out" if may_loosen is None else may_loosen):
             threshold = max(threshold, default)
         if not may_tighten:
             threshold = min(threshold, default)
-    points = curve(observations, keep=threshold)
+    points = curve(observations, keep=threshold, account=account, budget=budget)
     return Calibration(device, embedder, round(threshold, 6), source, len(observations), budget, now, points)
 
 
@@ -326,6 +397,13 @@ def contaminated(trace: Mapping[str, object]) -> bool:
     return bool(apps("recalled_apps") - apps("actual_apps") - apps("intent_apps"))
 
 
+def named_alone(trace: Mapping[str, object]) -> bool:
+    """Whether a scored shadow recall recalled an app not launched only because the task named it: a contaminated
+    run on the recall page that no threshold decided (it counts against the budget all the same)."""
+    evaluation = trace.get("evaluation")
+    return isinstance(evaluation, dict) and bool(evaluation.get("contaminated_run")) and not contaminated(trace)
+
+
 def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) -> Observation | None:
     """The observation a scored shadow recall holds, or None when the threshold did not decide it.
 
@@ -337,19 +415,24 @@ def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) 
     candidate's score among those weighed. A recall decided by the task
     naming its app, with no episode candidate, is left out; one with no
     candidate at all is kept (no threshold would have recalled anything).
+    Where the apps the task names were not launched, the run is contaminated
+    whatever the threshold (`named_alone` counts it), so its top app would
+    add none.
     """
     recall = trace.get("recall")
     evaluation = trace.get("evaluation")
     if not isinstance(recall, dict) or not isinstance(evaluation, dict) or recall.get("degraded"):
         return None  # a recall by the words alone (the embedding server down) had no threshold to decide
     actual = {a for a in evaluation.get("actual_apps", []) if isinstance(a, str)}
+    named = evaluation.get("intent_apps")
+    already = isinstance(named, list) and any(isinstance(a, str) and a not in actual for a in named)
     if isinstance(recall.get("confidence"), dict):
         sure = recall["confidence"]
         value = sure.get("value")
         if sure.get("scoring") != scoring or not isinstance(value, int | float) or isinstance(value, bool):
             return None
         apps = {a for a in sure.get("top_app", []) if isinstance(a, str)}
-        return Observation(float(value), bool(apps & actual), bool(apps - actual))
+        return Observation(float(value), bool(apps & actual), bool(apps - actual) and not already)
     weighed = recall.get("considered")
     if weighed is None:
         if recall.get("status") != "ok":
@@ -369,4 +452,4 @@ def observation_of(trace: Mapping[str, object], scoring: str = DEFAULT_SCORING) 
     score = top.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         return None
-    return Observation(float(score), bool(apps & actual), bool(apps - actual))
+    return Observation(float(score), bool(apps & actual), bool(apps - actual) and not already)

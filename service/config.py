@@ -13,6 +13,7 @@ import errno
 import grp
 import os
 import pwd
+import re
 import stat
 import tomllib
 from collections.abc import Callable, Mapping, MutableMapping
@@ -39,7 +40,39 @@ PASSWORD_ENV = "JIYI_DATABASE_PASSWORD"
 
 
 class ConfigError(InvalidInput):
-    """A setting is unknown or has a bad value."""
+    """A setting is unknown or has a bad value.
+
+    When the settings file is at fault, `path` is the file and `line` the line at fault (1-based; None when it
+    cannot be told), and `reason` what is wrong there, without the file's name: the console's refusal shows
+    them as such (`gui/refusal.py`)."""
+
+    def __init__(
+        self, message: str, *, path: Path | None = None, line: int | None = None, reason: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.path, self.line, self.reason = path, line, reason or message
+
+
+_TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _toml_error(path: Path, exc: Exception) -> ConfigError:
+    """`config.toml` is not valid TOML: the file, the line and the parser's words (tomllib puts the line and
+    column in its message, "(at line 3, column 5)": they become the error's `line` and the reason's column)."""
+    text = str(exc)
+    where = _TOML_WHERE.search(text)
+    line = int(where[1]) if where else None
+    reason = f"{text[: where.start()]} (column {where[2]})" if where else text
+    return ConfigError(f"{path}: not valid TOML ({exc})", path=path, line=line, reason=f"not valid TOML: {reason}")
+
+
+def _key_error(path: Path, text: str, key: str, reason: str, message: str | None = None) -> ConfigError:
+    """A key of `config.toml` refused: the file, the first line that sets it (`key = …`, a dotted `key.x = …`
+    or its table `[key]`), and `reason`."""
+    name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
+    pattern = re.compile(rf"^\s*(?:{name}\s*[=.]|\[\s*{name}\s*[\].])")
+    line = next((n for n, row in enumerate(text.splitlines(), 1) if pattern.search(row)), None)
+    return ConfigError(message or f"{path}: {reason}", path=path, line=line, reason=reason)
 
 
 def _switch(value: Any) -> bool:
@@ -327,22 +360,38 @@ def load_config(
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{config_file}: not valid TOML ({exc})") from None
+            raise _toml_error(config_file, exc) from None
         except RecursionError:
-            raise ConfigError(f"{config_file}: not valid TOML (nested too deeply to read)") from None
-        _upgrade(data, config_file)
+            raise ConfigError(
+                f"{config_file}: not valid TOML (nested too deeply to read)",
+                path=config_file,
+                reason="not valid TOML: nested too deeply to read",
+            ) from None
+        try:
+            _upgrade(data, config_file)
+        except ConfigError as exc:  # "<file>: config_version must be …", "<file> is config_version 9, newer …"
+            reason = str(exc).removeprefix(f"{config_file}: ").replace(f"{config_file} is", "the file is")
+            raise _key_error(config_file, text, VERSION_KEY, reason, str(exc)) from None
         if "learning" in data:
-            grant = _grant(data.pop("learning"), config_file)
+            try:
+                grant = _grant(data.pop("learning"), config_file)
+            except ConfigError as exc:
+                raise _key_error(config_file, text, "learning", str(exc).removeprefix(f"{config_file}: ")) from None
         for key, value in data.items():
             if key == "home":
-                raise ConfigError(
-                    f"{config_file}: 'home' cannot be set in config.toml, which lives in the home; "
-                    "use --home or JIYI_HOME"
+                raise _key_error(
+                    config_file,
+                    text,
+                    key,
+                    "'home' cannot be set in config.toml, which lives in the home; use --home or JIYI_HOME",
                 )
             setting = BY_NAME.get(key)
             if setting is None:
-                raise ConfigError(f"{config_file}: unknown key {key!r} (known: {', '.join(FILE_KEYS)})")
-            values[key], sources[key] = _parse(setting, value, f"{config_file}: {key}"), CONFIG_NAME
+                raise _key_error(config_file, text, key, f"unknown key {key!r} (known: {', '.join(FILE_KEYS)})")
+            try:
+                values[key], sources[key] = _parse(setting, value, f"{config_file}: {key}"), CONFIG_NAME
+            except ConfigError as exc:
+                raise _key_error(config_file, text, key, str(exc).removeprefix(f"{config_file}: ")) from None
     for setting in SETTINGS:
         if setting.name != "home" and setting.env in env:
             values[setting.name] = _parse(setting, env[setting.env], setting.env)
@@ -381,22 +430,37 @@ def _read_settings_file(path: Path) -> str | None:
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ConfigError(f"{path} is a symlink; Jiyi does not read settings through links") from None
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+            raise ConfigError(
+                f"{path} is a symlink; Jiyi does not read settings through links",
+                path=path,
+                reason="it is a symlink; Jiyi does not read settings through links",
+            ) from None
+        raise ConfigError(
+            f"{path}: cannot read it ({exc.strerror})", path=path, reason=f"cannot read it ({exc.strerror})"
+        ) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise ConfigError(f"{path} is not a regular file; remove it or put the settings file back")
+        raise ConfigError(
+            f"{path} is not a regular file; remove it or put the settings file back",
+            path=path,
+            reason="it is not a regular file; remove it or put the settings file back",
+        )
     with os.fdopen(fd, "rb") as stream:
         _check_writers(path, info)
         try:
             data = stream.read()
         except OSError as exc:
-            raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
+            raise ConfigError(
+                f"{path}: cannot read it ({exc.strerror})", path=path, reason=f"cannot read it ({exc.strerror})"
+            ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: not valid TOML ({exc})", path=path, line=line, reason=f"not UTF-8 text ({exc.reason})"
+        ) from None
 
 
 def _check_writers(path: Path, info: os.stat_result) -> None:

@@ -151,8 +151,11 @@ def _garbage_collected_on_the_main_thread() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _collected_after_each_test() -> Iterator[None]:
+    """Each test's garbage collected after it; what survives is frozen (`gc.freeze`), so the next collection
+    walks only what the next test made, not the ~300k objects of the imported libraries (0.1-0.4 s a test)."""
     yield
     gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -90,9 +91,10 @@ class AliasEditor(QWidget):
         form = QFormLayout(teach)
         form.addRow(self.tr("名称"), self.name_edit)
         form.addRow(self.tr("包名"), self.package_edit)
-        buttons = QHBoxLayout()
-        for button in (self.save_button, self.forget_button, self.undo_button, self.redo_button):
-            buttons.addWidget(button)
+        # Two rows of two: in one row the four buttons made the editor wider than the table beside it.
+        buttons = QGridLayout()
+        for i, button in enumerate((self.save_button, self.forget_button, self.undo_button, self.redo_button)):
+            buttons.addWidget(button, i // 2, i % 2)
         form.addRow(buttons)
         form.addRow(self.message)
 
@@ -128,6 +130,10 @@ class AliasEditor(QWidget):
         self.resolve_edit.textChanged.connect(self._typed)
         self.resolve_edit.returnPressed.connect(lambda: self.resolve())
         self.resolve_device.currentIndexChanged.connect(lambda _i: self.resolve())
+
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (self.save_button, self.forget_button, self.undo_button, self.redo_button)
 
     # -- edits -------------------------------------------------------------------------
 

@@ -143,6 +143,13 @@ class AppKbPage(QWidget):
         """What Ctrl+F focuses."""
         return self.search_edit
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.import_button,
+            *self.editor.write_controls(),
+        )
+
     rows_loaded = Signal(int)
     load_failed = Signal(str)
     transferred = Signal(str)  # a message after an import or export
@@ -188,8 +195,10 @@ class AppKbPage(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.editor)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        # The table is what a person reads: two thirds of the width from the start, and of any width added.
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([680, 340])
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter, 1)
         # What the last import or export did: it stays until the next one (the count beside it is the table's).

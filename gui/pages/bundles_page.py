@@ -10,6 +10,7 @@ file manager; new documents are created with revision 0.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from typing import Any, ClassVar, TypedDict
 
@@ -63,6 +64,13 @@ class BundlesPage(QWidget):
         """What Ctrl+F focuses."""
         return None
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.save_button,
+            self.new_button,
+        )
+
     tree_loaded = Signal(int)
     document_opened = Signal(str, str, int)  # bundle_id, path, revision
     saved = Signal(str, int)  # path, revision
@@ -82,7 +90,7 @@ class BundlesPage(QWidget):
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.editor = QPlainTextEdit()
-        self.editor.modificationChanged.connect(lambda _m: self._update_buttons())
+        self.editor.modificationChanged.connect(self._modified)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.preview, self.tr("预览"))
         self.tabs.addTab(self.editor, self.tr("编辑"))
@@ -102,9 +110,12 @@ class BundlesPage(QWidget):
         self.reload_button = QPushButton(self.tr("刷新"))
         self.reload_button.clicked.connect(lambda: self.reload())
 
+        # "已保存" beside the buttons once a save is committed, until the document is edited again.
+        self.saved_label = QLabel()
         buttons = QHBoxLayout()
         for button in (self.save_button, self.new_button, self.folder_button, self.reload_button):
             buttons.addWidget(button)
+        buttons.addWidget(self.saved_label)
         buttons.addStretch(1)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -219,6 +230,7 @@ class BundlesPage(QWidget):
     def _show(self, bundle_id: str, path: str, revision: int, content: str, file_state: str = "same") -> None:
         self.current = {"bundle_id": bundle_id, "path": path, "revision": revision, "content": content}
         self.current_bundle = bundle_id
+        self.saved_label.clear()
         if path.endswith(".md"):
             self.preview.setMarkdown(content)
         else:
@@ -236,6 +248,15 @@ class BundlesPage(QWidget):
         )
         self._update_buttons()
         self.document_opened.emit(bundle_id, path, revision)
+
+    def _modified(self, modified: bool) -> None:
+        if modified:
+            self.saved_label.clear()  # edited since the save it spoke of
+        self._update_buttons()
+
+    def _said_saved(self, revision: int) -> None:
+        when = time.strftime("%H:%M:%S")
+        self.saved_label.setText(self.tr("已保存（修订 {0}，{1}）").format(revision, when))
 
     def _update_buttons(self) -> None:
         self.save_button.setEnabled(self.current is not None and self.editor.document().isModified())
@@ -264,6 +285,7 @@ class BundlesPage(QWidget):
             self._conflict(exc.details, text)
             return
         self._show(bundle_id, path, result["revision"], result["content"])
+        self._said_saved(result["revision"])
         if self.tabs.currentWidget() is self.editor:
             self.editor.setFocus(Qt.FocusReason.OtherFocusReason)  # typing goes on where it was
         if result.get("outside_edit_kept"):
@@ -321,6 +343,7 @@ class BundlesPage(QWidget):
         )
         self.reload()
         self._show(bundle_id, path, result["revision"], result["content"])
+        self._said_saved(result["revision"])
         self.tabs.setCurrentWidget(self.editor)
         self.saved.emit(path, result["revision"])
 

@@ -143,5 +143,9 @@ def rates_axes(plot: Any) -> None:
     plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1.0")], [(v / 10, "") for v in range(11)]])
     item = plot.getPlotItem()
     legend = pg.LegendItem(colCount=4, brush=pg.mkBrush(255, 255, 255, 0))
-    item.layout.addItem(legend, 1, 1)  # the row of the (hidden) top axis: above the view box, not inside it
+    # The legend takes the cell of the (hidden) top axis: above the view box, not inside it. The axis leaves
+    # the cell first: a grid cell holds one item, and Qt refused the legend beside it with a warning at every
+    # start (`QGridLayoutEngine::addItem: Can't add … at cell (1, 1) because it's already taken`).
+    item.layout.removeItem(item.getAxis("top"))
+    item.layout.addItem(legend, 1, 1)
     item.legend = legend  # where `plot(..., name=…)` adds its entries

@@ -7,6 +7,7 @@ Revoke keeps an episode out of recall (it stays archived); restore undoes that.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import time
 from datetime import datetime
@@ -38,9 +39,10 @@ from PySide6.QtWidgets import (
 from gui.codes import end_reason, result_class_name, scope_name, token_role_name, verifier_name
 from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, describe, page_task
-from gui.paged_model import Index, PagedTableModel
+from gui.paged_model import Fetch, Index, PagedTableModel
 from gui.run_links import open_run_link, run_link
-from gui.words import comma_list, with_note
+from gui.words import comma_list, recall_record_note, with_note
+from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.names import EpisodeFilter
@@ -48,6 +50,18 @@ from service.memory.recall_rows import RunTrace
 from service.memory.rows import Episode, EpisodeDetail
 
 PAGE_SIZE = 200
+
+
+async def _ended(fetch: Fetch) -> None:
+    """Wait until `fetch` has ended, however it ended (its failure is said by the page that started it)."""
+    ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def note(_done: object) -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    fetch.add_done_callback(note)
+    await ended
 
 
 def _when(ts: float) -> str:
@@ -139,6 +153,13 @@ class EpisodesPage(QWidget):
     def filter_widget(self) -> QWidget | None:
         """What Ctrl+F focuses."""
         return self.text_edit
+
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.revoke_button,
+            self.restore_button,
+        )
 
     rows_loaded = Signal(int)
     detail_shown = Signal(str)
@@ -316,7 +337,8 @@ class EpisodesPage(QWidget):
             self.show_run(self.model.rows[row].run_id)
 
     def follow_run(self, run_id: str) -> None:
-        """A link to another run (a recall's 依据): show it, selected in the table when listed; ← 返回 goes back."""
+        """A link to another run (a recall's 依据 here, a run on another page): show it, selected in the table
+        when the listing holds it (its later pages are read as far as the run's place); ← 返回 goes back."""
         if self._shown is not None and self._shown != run_id:
             self._back.append(self._shown)
         self._select_run(run_id)
@@ -328,9 +350,27 @@ class EpisodesPage(QWidget):
             self._select_run(self._back.pop())
         self.back_button.setEnabled(bool(self._back))
 
-    def _select_run(self, run_id: str) -> None:
-        """Show `run_id`, with the table's selection on its row (or on none when the listing lacks it)."""
-        row = next((i for i, r in enumerate(self.model.rows) if r.run_id == run_id), -1)
+    @page_task
+    async def _select_run(self, run_id: str) -> None:
+        """Show `run_id`, with the table's selection on its row (or on none when the listing lacks it).
+
+        A run older than the rows read so far is on a later page: pages are read, as scrolling down would,
+        until the run's row or its place in the newest-first order is reached (a run the filters leave out
+        costs no more than the rows above where it would be)."""
+        self._shown = run_id  # what the detail will show: a live reload meanwhile keeps to it
+        row = self._row_of(run_id)
+        place = await self._place_of(run_id) if row < 0 and self.model.has_more else None
+        if place is not None:
+            while row < 0 and self.model.rows and (self.model.rows[-1].ts_end, self.model.rows[-1].run_id) > place:
+                fetch, before = self.model.fetch_more(), len(self.model.rows)
+                if fetch is None:
+                    break
+                await _ended(fetch)
+                if len(self.model.rows) <= before:
+                    break  # the page failed (said on the page), or the listing was read again meanwhile
+                row = self._row_of(run_id)
+            if self._shown != run_id:
+                return  # another run was chosen while the pages were read
         self._following = True
         try:
             if row >= 0:
@@ -342,6 +382,17 @@ class EpisodesPage(QWidget):
         finally:
             self._following = False
         self.show_run(run_id)
+
+    async def _place_of(self, run_id: str) -> tuple[float, str] | None:
+        """The run's key in the listing's order; None when it cannot be read (the detail pane says why)."""
+        try:
+            episode = await self.tasks.refresh("place", self.memory.runs.get_episode, run_id)
+        except JiyiError:
+            return None
+        return episode.ts_end, episode.run_id
+
+    def _row_of(self, run_id: str) -> int:
+        return next((i for i, r in enumerate(self.model.rows) if r.run_id == run_id), -1)
 
     @page_task
     async def show_run(self, run_id: str) -> None:
@@ -408,7 +459,9 @@ class EpisodesPage(QWidget):
             self.tr("是") if ev.contaminated_run else self.tr("否"),
         )
         title = self.tr("回想")
-        parts.append(f"<h4>{esc(title)}</h4><p>{esc(line)}</p>")
+        # The goal above is the episode's, verbatim; what recall recorded is redacted: said where both show.
+        note = f"<p style='color:#57606a'>{esc(recall_record_note())}</p>"
+        parts.append(f"<h4>{esc(title)}</h4>{note}<p>{esc(line)}</p>")
         top = trace.recall.candidates[0] if trace.recall.candidates else None
         if top is not None and top.run_id:
             by = esc(self.tr("依据：≈ {0} ({1})")).format(esc(top.goal or ""), run_link(top.run_id))

@@ -42,6 +42,13 @@ class FactsPage(RecordPage):
         """What Ctrl+F focuses."""
         return self.search_edit
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.confirm_button,
+            self.deactivate_button,
+        )
+
     ID_KEY = "fact_id"
     model: RecordModel[Fact]
     FILTERS = (("facts/scope", "scope_box"), ("facts/status", "status_box"))

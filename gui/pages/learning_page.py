@@ -43,6 +43,13 @@ class LearningPage(QWidget):
         """What Ctrl+F focuses."""
         return None
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            *self.queue.write_controls(),
+            *self.records.write_controls(),
+        )
+
     status_loaded = Signal(object)
 
     def __init__(self, memory: MemoryApi, lanes: Lanes, parent: QWidget | None = None) -> None:

@@ -100,6 +100,10 @@ class QueueView(RecordPage):
             ),
         )
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (self.approve_button, self.reject_button)
+
     def state_names(self) -> dict[str, str]:
         return {
             "queued": self.tr("待提取"),
@@ -251,6 +255,10 @@ class RecordsView(RecordPage):
             reload=self.reload,
             empty=self.tr("还没有采用的记录。审阅通过、在授权之内的候选由记忆自己采用，之后列在这里，可撤销或编辑。"),
         )
+
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (self.save_button, self.revoke_button)
 
     def state_names(self) -> dict[str, str]:
         return {

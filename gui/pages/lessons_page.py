@@ -38,6 +38,13 @@ class LessonsPage(RecordPage):
         """What Ctrl+F focuses."""
         return self.filter_edit
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.approve_button,
+            self.revoke_button,
+        )
+
     run_requested = Signal(str)  # a run's id was clicked: open it in the episode browser
     runs_shown = Signal(str)  # the lesson whose runs the detail pane now lists
 

@@ -61,6 +61,15 @@ class MaintenancePage(QWidget):
         """What Ctrl+F focuses."""
         return None
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.preview_button,
+            self.run_button,
+            self.views_button,
+            self.vectors_button,
+        )
+
     preview_ready = Signal(object)
     dream_finished = Signal(object)
     rebuild_finished = Signal(str, object)  # which ("views" / "vectors"), result or the exception

@@ -17,6 +17,7 @@ from typing import ClassVar
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from gui.codes import read_only_words
 from gui.lanes import Lanes, Tasks, describe, page_action, page_task
 from gui.pages.calibration_chart import describe_calibration
 from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
@@ -43,6 +44,10 @@ class OverviewPage(QWidget):
         """What Ctrl+F focuses."""
         return None
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (self.rebuild_button,)
+
     loaded = Signal(object)
     rebuild_finished = Signal(object)
     failed = Signal(str)
@@ -52,6 +57,7 @@ class OverviewPage(QWidget):
         self.memory = memory
         self.tasks = Tasks(self, lanes, self._failed)
         self.values: dict[str, QLabel] = {}
+        self.forms: dict[str, QFormLayout] = {}  # each value's form (a row shown only when it says something)
         layout = QVBoxLayout(self)
         self.start_box = self._build_start()
         layout.addWidget(self.start_box)
@@ -60,6 +66,7 @@ class OverviewPage(QWidget):
                 self.tr("存储"),
                 (
                     ("home", self.tr("状态目录")),
+                    ("writes", self.tr("写入")),
                     ("database", self.tr("数据库")),
                     ("schema_version", self.tr("结构版本")),
                     ("home_size", self.tr("占用空间")),
@@ -94,8 +101,10 @@ class OverviewPage(QWidget):
                 value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 value.setWordWrap(True)
                 self.values[key] = value
+                self.forms[key] = form
                 form.addRow(label, value)
             layout.addWidget(box)
+        self._show_read_only(memory.read_only)
         self.rebuild_button = QPushButton(self.tr("重建向量索引"))
         self.rebuild_button.clicked.connect(lambda: self.rebuild_index())
         self.refresh_button = QPushButton(self.tr("刷新"))
@@ -153,6 +162,8 @@ class OverviewPage(QWidget):
         empty = not (data.get("app_kb_entries") or data.get("episodes") or desk.get("interactions"))
         self.start_box.setVisible(empty)
         self._show_size(data["home_size"])
+        read_only = data.get("read_only")
+        self._show_read_only(read_only)
         index = data.get("index") or {}
         missing = data.get("vector_index_problem")
         if index.get("opening"):
@@ -161,6 +172,11 @@ class OverviewPage(QWidget):
             self.values["index"].setText(self.tr("正在打开…"))
             self.values["index"].setStyleSheet("")
             QTimer.singleShot(INDEX_OPENING_ASK_MS, self, self.reload)
+        elif read_only and not index.get("ok"):
+            # Chroma writes as it opens: recall goes by the task's words, and the reason is the home's.
+            self.values["index"].setText(self.tr("只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字"))
+            self.values["index"].setToolTip(str(index.get("problem", "")))
+            self.values["index"].setStyleSheet("color: #9a6700;")
         elif missing:
             # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
             self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))
@@ -201,6 +217,13 @@ class OverviewPage(QWidget):
         )
         self.rebuild_button.setEnabled(True)
         self.loaded.emit(data)
+
+    def _show_read_only(self, why: str | None) -> None:
+        """The 写入 row, shown only on a read-only home: why it takes no writes."""
+        self.forms["writes"].setRowVisible(self.values["writes"], why is not None)
+        if why is not None:
+            self.values["writes"].setText(self.tr("只读。{0}").format(read_only_words(why)))
+            self.values["writes"].setStyleSheet("color: #9a6700;")
 
     def _show_size(self, size: HomeSize) -> None:
         """The home's size against its budget (JIYI_MAX_HOME_MB); in red once writes are refused."""

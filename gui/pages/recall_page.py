@@ -24,7 +24,6 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -34,11 +33,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.column_fit import ColumnFit
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.calibration_chart import CalibrationChart, rates_axes
+from gui.pages.day_axis import DayAxis
 from gui.pages.recall_probe import RecallProbe
 from gui.run_links import open_run_link, run_link
-from gui.words import unbroken_commands
+from gui.words import NOWRAP, recall_record_note, unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.recall_rows import RecallAnswer
@@ -47,6 +48,10 @@ from service.memory.rows import DailyRecallPoint
 
 DAY = 86400.0
 PACKAGE_COLUMNS = ("package", "precision", "recall", "predictions", "actuals")
+HIT_AT_1, CONTAMINATED = "#1f6feb", "#cf222e"
+HIT_RATE_PALE = (45, 164, 78, 120)  # green, see-through: a line drawn under the others
+RATE_LAYERS = {"hit_rate": 1, "hit_at_1": 3, "contaminated_run_rate": 2}
+"""Which daily line lies over which: Hit@1 on top, the hit rate (wide, pale) at the bottom."""
 
 
 def day_start(day: str) -> float:
@@ -125,7 +130,7 @@ class RecallPage(QWidget):
         body.addWidget(side)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
-        body.setSizes([600, 400])  # the side's tables and probe need room: 3:2 from the start
+        body.setSizes([580, 420])  # the side's tables and probe need room: about 3:2 from the start
         hint = self.tr(
             "还没有评估过的回想。手机智能体每完成一次运行（回想模式 shadow 或 on），"
             "Jiyi 就把它开始时的回想和真正打开的应用对比一次，结果按天显示在这里。"
@@ -143,11 +148,11 @@ class RecallPage(QWidget):
     def _build_charts(self) -> QSplitter:
         """Rates per day, evaluations per day, precision and recall of the busiest apps."""
         pg.setConfigOptions(antialias=True, background="w", foreground="k")
-        self.rates_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.rates_plot = pg.PlotWidget(axisItems={"bottom": DayAxis()})
         rates_axes(self.rates_plot)
         self.rates_plot.setTitle(self.tr("每日 Hit@1、命中率与污染率"))
         self.rates_plot.scene().sigMouseClicked.connect(lambda event: self._clicked(event, self.rates_plot))
-        self.count_plot = pg.PlotWidget(axisItems={"bottom": pg.DateAxisItem()})
+        self.count_plot = pg.PlotWidget(axisItems={"bottom": DayAxis()})
         self.count_plot.setTitle(self.tr("每日评估次数"))
         self.count_plot.scene().sigMouseClicked.connect(lambda event: self._clicked(event, self.count_plot))
         self.package_plot = pg.PlotWidget()
@@ -159,14 +164,18 @@ class RecallPage(QWidget):
         charts.addWidget(self.package_plot)
         self.calibration_chart = CalibrationChart()
         charts.addWidget(self.calibration_chart)
+        # The calibration chart carries a device line, a legend and an axis title above and below its curve:
+        # in equal shares its curve was left about 35 px at 1200×760. The counts' bars need the least.
+        charts.setSizes([200, 110, 160, 250])
         return charts
 
     def _build_package_table(self) -> QTableView:
         """Every app's precision and recall, sortable by value."""
         self.package_model = QStandardItemModel(0, len(PACKAGE_COLUMNS), self)
-        self.package_model.setHorizontalHeaderLabels(
-            [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
-        )
+        headings = [self.tr("包名"), self.tr("精确率"), self.tr("召回率"), self.tr("召回次数"), self.tr("实际次数")]
+        self.package_model.setHorizontalHeaderLabels(headings)
+        for column, heading in enumerate(headings):  # a heading cut short to leave the package room, whole
+            self.package_model.setHeaderData(column, Qt.Orientation.Horizontal, heading, Qt.ItemDataRole.ToolTipRole)
         proxy = QSortFilterProxyModel(self)
         proxy.setSourceModel(self.package_model)
         proxy.setSortRole(Qt.ItemDataRole.UserRole)
@@ -176,11 +185,11 @@ class RecallPage(QWidget):
         # The busiest apps first, as in the bar chart; a click on a header sorts by that column.
         table.sortByColumn(PACKAGE_COLUMNS.index("actuals"), Qt.SortOrder.DescendingOrder)
         table.setWordWrap(False)  # a package name is one word: shorten it in the middle, never break it
-        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         table.verticalHeader().setVisible(False)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # package names take what is left
+        # The figures keep their width and the package takes the rest; in a narrow side column the figures'
+        # headings (召回次数 over 129) come down to their figures' width before a package is cut.
+        self.package_fit = ColumnFit(table, fill=0, shrinkable={}, fill_share=0.45)
+        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         return table
 
     @page_task
@@ -212,25 +221,29 @@ class RecallPage(QWidget):
         self.rates_plot.clear()
         self.count_plot.clear()
         if xs:
-            for key, name, color in (
-                ("hit_at_1", "Hit@1", "#1f6feb"),
-                ("hit_rate", self.tr("命中率"), "#2da44e"),
-                ("contaminated_run_rate", self.tr("污染率"), "#cf222e"),
+            # Hit@1 never exceeds the hit rate, and on many days equals it: the hit rate is drawn first, wide and
+            # pale, and Hit@1 thin on top of it, so where the two are equal both still show (the legend too).
+            for key, name, pen, symbol in (
+                ("hit_rate", self.tr("命中率"), pg.mkPen(HIT_RATE_PALE, width=6), ("s", 10, HIT_RATE_PALE)),
+                ("hit_at_1", "Hit@1", pg.mkPen(HIT_AT_1, width=2), ("o", 5, HIT_AT_1)),
+                ("contaminated_run_rate", self.tr("污染率"), pg.mkPen(CONTAMINATED, width=2), ("o", 6, CONTAMINATED)),
             ):
-                self.rates_plot.plot(
+                curve = self.rates_plot.plot(
                     xs,
                     [getattr(d, key) for d in self.days],
-                    pen=pg.mkPen(color, width=2),
-                    symbol="o",
-                    symbolSize=6,
-                    symbolBrush=color,
+                    pen=pen,
+                    symbol=symbol[0],
+                    symbolSize=symbol[1],
+                    symbolBrush=symbol[2],
+                    symbolPen=None,
                     name=name,
                 )
+                curve.setZValue(RATE_LAYERS[key])
             smooth = rolling([d.hit_at_1 for d in self.days], counts)
             self.rates_plot.plot(
                 xs,
                 smooth,
-                pen=pg.mkPen("#1f6feb", width=1, style=Qt.PenStyle.DashLine),
+                pen=pg.mkPen(HIT_AT_1, width=1, style=Qt.PenStyle.DashLine),
                 name=self.tr("Hit@1（7 日滚动）"),
             )
             self.count_plot.addItem(pg.BarGraphItem(x=xs, height=counts, width=DAY * 0.7, brush="#8c959f"))
@@ -309,22 +322,31 @@ class RecallPage(QWidget):
         runs = await self.tasks.refresh("day", self.memory.recall.recall_runs, start, start + DAY)
         rows = []
         why = html.escape(self.tr("依据："))
+        yes, no = html.escape(self.tr("是")), html.escape(self.tr("否"))
         for run in runs:
             ev = run.evaluation
             # Packages get a line of their own under the goal: in a column of their own they broke at each dot.
             apps = self.tr("召回 {0} · 实际 {1}").format(
                 " ".join(ev.recalled_apps) or "—", " ".join(ev.actual_apps) or "—"
             )
+            # A run recall led astray is marked beside its Hit@1: a hit and a contamination can go together.
+            contaminated = f"<b style='color:{CONTAMINATED}'>{yes}</b>" if ev.contaminated_run else no
+            # The apps and the why go in the goal's cell: in rows of their own spanning the marks' columns too,
+            # their width was shared out to those columns and the goal was left a few characters a line.
             rows.append(
                 f"<tr><td nowrap>{run_link(run.run_id)}</td>"
-                f"<td>{html.escape(run.recall.query)}</td>"
-                f"<td>{'✓' if ev.hit_at_1 else ('✗' if ev.recalled_apps else '—')}</td></tr>"
-                f"<tr><td></td><td colspan='2'>{html.escape(apps)}</td></tr>"
-                f"<tr><td></td><td colspan='2' style='color:#57606a'>{why}"
-                f"{html.escape(self._why(run.recall))}</td></tr>"
+                f"<td>{html.escape(run.recall.query)}<br>{html.escape(apps)}"
+                f"<br><span style='color:#57606a'>{why}{html.escape(self._why(run.recall))}</span></td>"
+                f"<td {NOWRAP}>{'✓' if ev.hit_at_1 else ('✗' if ev.recalled_apps else '—')}</td>"
+                f"<td {NOWRAP}>{contaminated}</td></tr>"
             )
-        header = "".join(f"<th>{t}</th>" for t in (self.tr("运行"), self.tr("目标"), "Hit@1"))
-        self.day_view.setHtml(f"<h4>{day}</h4><table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>")
+        titles = (self.tr("运行"), self.tr("目标"), "Hit@1", self.tr("污染"))
+        header = "".join(f"<th>{html.escape(t)}</th>" for t in titles)
+        note = html.escape(recall_record_note())
+        self.day_view.setHtml(
+            f"<h4>{day}</h4><p style='color:#57606a'>{note}</p>"
+            f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>"
+        )
         self.day_shown.emit(day)
 
 

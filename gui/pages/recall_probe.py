@@ -115,18 +115,29 @@ class RecallProbe(QWidget):
                 continue
             taken = top is not None and set(c.apps) <= {a for x in result.candidates for a in x.apps}
             color = "#1a7f37" if taken else ("#24292f" if set(c.apps) == leader else "#57606a")
+            # The app and its nearest past goal share the first column, the goal under the package(s): with a
+            # column of its own the goal was squeezed, or cut off behind a scroll bar, beside a long package.
+            # A package name is one word, never broken across lines; several go one a line.
+            apps = "<br>".join(f"<span {NOWRAP}>{html.escape(app)}</span>" for app in c.apps)
+            link = f"<small>({run_link(str(c.run_id))})</small>"
+            goal = f"<span style='color:#57606a'>{html.escape(str(c.goal))} {link}</span>"
             rows.append(
-                # A package name is one word: never broken across lines.
-                f"<tr style='color:{color}'><td {NOWRAP}>{html.escape(' '.join(c.apps))}</td>"
+                f"<tr style='color:{color}'><td>{apps}<br>{goal}</td>"
                 f"<td {NOWRAP}>{c.score:.3f}</td><td {NOWRAP}>{c.vector or 0.0:.3f}</td>"
-                f"<td {NOWRAP}>{c.ownership or 0.0:.2f}</td>"
-                f"<td>{html.escape(str(c.goal))} <small>({run_link(str(c.run_id))})</small></td></tr>"
+                f"<td {NOWRAP}>{c.ownership or 0.0:.2f}</td></tr>"
             )
         header = "".join(
             f"<th {NOWRAP}>{html.escape(t)}</th>"
-            for t in (self.tr("应用"), self.tr("得分"), self.tr("相似"), self.tr("用词"), self.tr("最近的过去任务"))
+            for t in (self.tr("应用与最近的过去任务"), self.tr("得分"), self.tr("相似"), self.tr("用词"))
         )
-        table = f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>" if rows else ""
+        # The past goals are as recall's index holds them (redacted); the run's own record is verbatim.
+        indexed = self.tr("过去任务是回想索引里的文字（已脱敏）；点编号看逐字保存的运行档案。")
+        table = (
+            f"<table cellpadding='3'><tr>{header}</tr>{''.join(rows)}</table>"
+            f"<p style='color:#57606a'>{html.escape(indexed)}</p>"
+            if rows
+            else ""
+        )
         nothing = self.tr("这台设备还没有可比较的运行。")
         empty = "" if rows or top else f"<p>{html.escape(nothing)}</p>"
         self.answer.setHtml(f"<p><b>{html.escape(headline)}</b></p>{why}{table}{empty}")

@@ -43,6 +43,14 @@ class SkillsPage(RecordPage):
         """What Ctrl+F focuses."""
         return self.status_box
 
+    def write_controls(self) -> tuple[QWidget, ...]:
+        """What asks for a write: held disabled on a read-only home (`gui/read_only.py`)."""
+        return (
+            self.approve_button,
+            self.reject_button,
+            self.disable_button,
+        )
+
     ID_KEY = "skill_id"
     model: RecordModel[Skill]
     FILTERS = (("skills/status", "status_box"),)

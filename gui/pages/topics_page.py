@@ -80,8 +80,9 @@ class TopicsPage(QWidget):
         self.more_button.clicked.connect(lambda: self.load_more())
         self.more_button.setEnabled(False)
 
+        # The backlog line is read at a glance: it gets the width (one line at 1200×760), the search box a third.
         top = QHBoxLayout()
-        top.addWidget(self.backlog_label, 1)
+        top.addWidget(self.backlog_label, 3)
         top.addWidget(self.search_edit, 1)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -158,13 +159,14 @@ class TopicsPage(QWidget):
         status = await self.tasks.refresh("status", self.memory.desk.maintenance_status)
         idle = status.get("idle_seconds")
         idle_text = self.tr("无活动记录") if idle is None else self.tr("空闲 {0} 分钟").format(int(idle // 60))
-        review = self.tr("前一工作日 {0} 待复核").format(status["previous_workday"])
-        self.backlog_label.setText(
-            self.tr("今天是工作日 {0} · 待整理 {1} 条问答 · {2}").format(
-                status["workday"], status["backlog"], idle_text
-            )
-            + (" · " + review if status["previous_workday_needs_review"] else "")
-        )
+        workday, previous = status["workday"], status["previous_workday"]
+        line = self.tr("工作日 {0} · 待整理 {1} 条问答 · {2}").format(workday, status["backlog"], idle_text)
+        tip = self.tr("今天是工作日 {0}（工作日从北京时间 03:30 起算）").format(workday)
+        if status["previous_workday_needs_review"]:
+            line += " · " + self.tr("{0} 待复核").format(previous)
+            tip += " · " + self.tr("前一工作日 {0} 还没有复核").format(previous)
+        self.backlog_label.setText(line)
+        self.backlog_label.setToolTip(tip)
         self.status_loaded.emit(status)
 
     @page_task

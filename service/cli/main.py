@@ -37,18 +37,8 @@ from service.cli import (
     upkeep,
 )
 from service.cli.command import HomeUse, Parser, Subparsers
-from store.core.errors import (
-    Busy,
-    Conflict,
-    EnvironmentProblem,
-    Forbidden,
-    HomeLocked,
-    InvalidInput,
-    JiyiError,
-    NotFound,
-)
+from service.errors import HomeLocked, JiyiError, exit_code
 
-EXIT = {InvalidInput: 2, EnvironmentProblem: 3, NotFound: 4, Conflict: 5, Busy: 5, Forbidden: 6}
 GROUPS = (
     demo,
     alias,
@@ -145,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
                 "stop the service first",
                 file=sys.stderr,
             )
-        return next((code for kind, code in EXIT.items() if isinstance(exc, kind)), 1)
+        return exit_code(exc)
     except KeyboardInterrupt:
         # Ctrl+C: what was committed stays (a rebuild attached to a service has cancelled its job by now).
         print("jiyi: interrupted", file=sys.stderr)

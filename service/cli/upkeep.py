@@ -34,7 +34,20 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     stats.add_argument("--json", action="store_true", help="everything as JSON: totals, days, packages, calibration")
     add_command(sub, "config", common, show_config, "show the effective settings and where they come from", home="none")
     add_command(sub, "health", common, show_health, "version, schema and counts")
-    add_command(sub, "doctor", common, run_doctor, "check the database, the vectors' server and the hosts sharing them")
+    doctor = add_command(
+        sub,
+        "doctor",
+        common,
+        run_doctor,
+        "check the database, the vectors' server and the hosts sharing them",
+        home="none",  # it looks for the home itself: --fix-permissions fixes a home that holds no database yet
+    )
+    doctor.add_argument(
+        "--fix-permissions",
+        action="store_true",
+        help="first make the home 0700 and its database files 0600 (only your own, never through a link), "
+        "printing each change",
+    )
 
 
 def rebuild_views(args: argparse.Namespace, config: Config) -> int:
@@ -145,11 +158,27 @@ def show_config(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_doctor(args: argparse.Namespace, config: Config) -> int:
-    """One line per check; exit 1 when any failed. While a service owns the home, what its `health` tells."""
+    """One line per check; exit 1 when any failed. While a service owns the home, what its `health` tells.
+    With `--fix-permissions`, the home is made private first, each change printed (`fixed …`)."""
+    from service.cli.main import require_home
     from service.memory.doctor import service_checks
     from service.memory.memory import Memory
     from service.remote.attach import find_service
 
+    if args.fix_permissions:
+        from service.home_permissions import fix_permissions
+        from store.core.home import DB_NAME
+
+        changes = fix_permissions(config.home_path)
+        for change in changes:
+            print(f"fixed {change}")
+        if not changes:
+            print(f"permissions: {config.home_path} and its database files were private already")
+        if not config.database_url and not (config.home_path / DB_NAME).is_file():
+            print(f"the home {config.home_path} holds no database yet: nothing else to check")
+            return 0
+    if not config.database_url:
+        require_home(config.home_path)  # a mistyped --home is refused, never made into a new, empty home
     found = find_service(config)
     if found is not None:
         checks = service_checks(*found)

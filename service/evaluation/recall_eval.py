@@ -110,7 +110,7 @@ def evaluate(
     When `details` is a list, one row per query is appended to it (`DETAIL_COLUMNS`):
     what was recalled, whether it hit, and the candidate's scores and the past goal it came from.
     """
-    memory.runs.archive_episodes(_history_outcomes(history, time.time()))
+    memory.runs.archive_episodes(history_outcomes(history, time.time()))
     if calibrate:
         memory.calibration.calibrate(DEVICE)  # what the device's dream pass would have done by now
     else:
@@ -287,7 +287,7 @@ def thresholds_used(used: list[tuple[float, str]], budget: float | None) -> Thre
     }
 
 
-def _history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[str, object]]:
+def history_outcomes(history: list[tuple[str, str]], now: float) -> list[dict[str, object]]:
     """The history as successful past runs of one device, a day old, newest first."""
     return [
         {

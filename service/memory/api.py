@@ -231,6 +231,11 @@ class MemoryApi(Protocol):
     @property
     def schema_version(self) -> int: ...
     @property
+    def read_only(self) -> str | None:
+        """Why the home takes no writes ("home X is on a read-only file system"); None when it takes them."""
+        ...
+
+    @property
     def attached_to(self) -> Path | None:
         """The socket of the service this memory is reached through; None when it is opened here."""
         ...

@@ -3,8 +3,9 @@
 Recall asks `threshold_for(device)` on every run start: an answer from memory.
 A scored recall arriving at run end is handed to `observe`, which returns at
 once: one worker thread appends it to the device's recent observations (and
-whether it really contaminated), chooses again (a sort of at most `RECENT`
-scores) and keeps the result in SQLite. A device with fewer than
+whether it really contaminated, by its threshold or by the apps the task
+named), chooses again (a sort of at most `RECENT` scores) and keeps the result
+in SQLite. A device with fewer than
 `MIN_EVALUATIONS` usable evaluations is calibrated by its prior — leave-one-out
 over its past successful runs (once per count of indexed runs), or with fewer
 than `MIN_LEAVE_ONE_OUT` of those the embedder's fixed threshold — unless its
@@ -48,8 +49,9 @@ class CalibrationService:
         self._lock = threading.Lock()
         self._current: dict[str, Calibration] = {}
         self._observed: dict[str, deque[Observation]] = {}
-        # device -> whether each of its last `RECENT` scored recalls really contaminated (the budget's account)
-        self._realized: dict[str, deque[bool]] = {}
+        # device -> whether each of its last `RECENT` scored recalls really contaminated, by its threshold and by the
+        # apps its task named alone (its `calib.Account`)
+        self._realized: dict[str, deque[tuple[bool, bool]]] = {}
         self._priors: dict[str, tuple[int, Calibration]] = {}  # device -> (its indexed-run count, its prior)
         self._pending: set[str] = set()
         self._last: Future[None] | None = None
@@ -102,9 +104,12 @@ class CalibrationService:
         if not scope.startswith("device:") or trace.get("embedder") != self.recall.embedder_id:
             return
         observation = calib.observation_of(trace, self.recall.scoring)
-        self._schedule(scope.removeprefix("device:"), observation, calib.contaminated(trace))
+        realized = (calib.contaminated(trace), calib.named_alone(trace))
+        self._schedule(scope.removeprefix("device:"), observation, realized)
 
-    def _schedule(self, device: str, observation: Observation | None, realized: bool | None = None) -> None:
+    def _schedule(
+        self, device: str, observation: Observation | None, realized: tuple[bool, bool] | None = None
+    ) -> None:
         with self._lock:
             if self._closed or self.store.read_only is not None:  # a read-only home keeps its thresholds as they are
                 return
@@ -182,19 +187,20 @@ class CalibrationService:
             traces = recall_calibration.recent_traces(self.store, scope, self.recall.embedder_id, calib.RECENT)
             kept = (calib.observation_of(t, self.recall.scoring) for t in traces)
             observed = deque((o for o in kept if o is not None), maxlen=calib.RECENT)
-            realized = deque((calib.contaminated(t) for t in traces), maxlen=calib.RECENT)
+            realized = deque(((calib.contaminated(t), calib.named_alone(t)) for t in traces), maxlen=calib.RECENT)
             with self._lock:
                 self._observed[device], self._realized[device] = observed, realized
         with self._lock:
-            evaluations, contaminated, scored = list(observed), sum(realized), len(realized)
+            evaluations, scored = list(observed), len(realized)
+            contaminated, named = sum(r[0] for r in realized), sum(r[1] for r in realized)
         now = time.time()
         runs = self._past_runs(device)
         prior = self._prior(device, scope, runs, now, full, len(evaluations))
         chosen: Calibration | None = prior
-        if len(evaluations) >= calib.MIN_EVALUATIONS or calib.shown_over(evaluations, prior.threshold, self.budget):
-            allowed = calib.allowance(self.budget, contaminated, scored)
+        if calib.evidence_decides(evaluations, prior.threshold, self.budget):
+            account = calib.Account(contaminated, scored, named)
             chosen = calib.choose(
-                device, self.embedder, evaluations, "evaluations", self.budget, now, prior.threshold, allowed=allowed
+                device, self.embedder, evaluations, "evaluations", self.budget, now, prior.threshold, account=account
             )
         elif self._current.get(device) is prior:
             chosen = None  # the same prior as before: nothing to keep again

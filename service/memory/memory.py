@@ -218,6 +218,10 @@ class Memory:
         return self.store.schema_version
 
     @property
+    def read_only(self) -> str | None:
+        return self.store.read_only
+
+    @property
     def attached_to(self) -> Path | None:
         """None: this memory is opened here, not reached through a service's socket."""
         return None
@@ -283,6 +287,7 @@ class Memory:
             "archive_failures": self.runs.archive_failures,
             "writes": self.store.write_stats.snapshot(),
             "database_problem": self.store.database_problem(),
+            "read_only": self.store.read_only,
             "vector_index_problem": self.recall.index_problem(),
             **counts[1],
             # the desk index drains without a change of generation: its lag as last counted

@@ -193,6 +193,7 @@ class Health(StoreCounts):
     archive_failures: int
     writes: WriteTotals  # this process's write transactions: the write lock waited for and held
     database_problem: str | None  # why writes are refused: the file damaged at open, moved away, replaced
+    read_only: str | None  # why the home takes no writes (a read-only file system, a folder not yours to write)
     vector_index_problem: str | None  # the vector index missing (recall finds no past run by meaning)
 
 

@@ -43,6 +43,7 @@ class ServiceStatus(TypedDict):
     connections: int
     by_kind: dict[str, int]  # every kind of `KINDS`, zero included
     requests_last_minute: int
+    requests_by_kind: dict[str, int]  # the last minute's requests by the kind of connection (protocol 1.7)
     job: JobStatus | None  # the running job's status (`job.status`), or None
 
 
@@ -80,7 +81,8 @@ SERVICE_STATUS = Operation(
     ServiceStatus,
     kind="read",
     idempotent=True,
-    description="Who the service serves now: open connections by kind, requests of the last minute, the running job.",
+    description="Who the service serves now: open connections and the last minute's requests, by kind of "
+    "client; the running job.",
 )
 
 OPERATIONS = (HEALTH, SUBSCRIBE, HELLO, SERVICE_STATUS)

@@ -403,6 +403,8 @@ class RemoteMemory:
         self._home = Path(str(health["home"]))
         self._schema_version = _whole(health["schema_version"])
         self.service_pid = _whole(health.get("pid") or 0)
+        read_only = health.get("read_only")  # a service before protocol 1.8 does not say (it is then writable)
+        self._read_only = read_only if isinstance(read_only, str) else None
         # The console and the commands act as the person: each connection presents the person's key, which the
         # service wrote in its home (`service/person_key.py`). Agents' clients never read it.
         self._wire = Wire(socket_path, hello=client, person=lambda: person_key.read_or_none(self._home))
@@ -423,16 +425,17 @@ class RemoteMemory:
         self.notices: NoticeReader | None = None
 
     @classmethod
-    def attach(cls, config: Config, socket_path: Path) -> RemoteMemory:
-        """Attach to the service on `socket_path`; `EnvironmentProblem` when nobody answers there."""
-        probe = Wire(socket_path)
+    def attach(cls, config: Config, socket_path: Path, *, client: str = "console") -> RemoteMemory:
+        """Attach to the service on `socket_path`; `EnvironmentProblem` when nobody answers there. The probe
+        says what it is too: unnamed, it counted as an agent's request in the service's status."""
+        probe = Wire(socket_path, hello=client)
         try:
             health = probe.call("health")
         finally:
             probe.close()
         if not isinstance(health, dict):
             raise EnvironmentProblem(f"the service on {socket_path} answered health with {type(health).__name__}")
-        return cls(config, socket_path, health)
+        return cls(config, socket_path, health, client=client)
 
     @property
     def config(self) -> Config:
@@ -445,6 +448,10 @@ class RemoteMemory:
     @property
     def schema_version(self) -> int:
         return self._schema_version
+
+    @property
+    def read_only(self) -> str | None:
+        return self._read_only
 
     @property
     def attached_to(self) -> Path | None:

@@ -218,6 +218,10 @@ class SocketHost(QObject):
     def _write_person_key(self) -> str | None:
         """A fresh person's key in the home, for the console and the commands (`service/person_key.py`);
         None when the home cannot be written (a read-only home serves reads to everyone alike)."""
+        if self.memory.read_only is not None:  # not even tried: nothing is written to a read-only home on open
+            log.info("no person's key on a read-only home (%s): it serves reads alike to all", self.memory.read_only)
+            self.presence.expect_person_key(None)
+            return None
         try:
             key = person_key.hold(self.memory.store.home)
         except OSError as exc:
@@ -430,7 +434,7 @@ class SocketHost(QObject):
             connection.busy = False
             reply = encode(failure(request_id, "internal", INTERNAL_MESSAGE))
         connection.queue(reply)
-        self._count_served()
+        self._count_served(connection.number)
 
     def _work(self, link: _Link, request: Request) -> None:
         """On a worker thread: answer the request and hand the answer back to the loop, whatever happens."""
@@ -490,13 +494,14 @@ class SocketHost(QObject):
         """Connections that receive change notices (attached consoles)."""
         return len(self._subscribers)
 
-    def _count_served(self) -> None:
-        self.presence.served()
+    def _count_served(self, connection: int) -> None:
+        self.presence.served(connection)
         self.request_served.emit()
 
     def _answer(self, number: object, reply: object) -> None:
-        self._count_served()
-        link = self._links.get(number)  # type: ignore[call-overload]
+        assert isinstance(number, int)  # a connection's number: the signal carries objects across threads
+        self._count_served(number)
+        link = self._links.get(number)
         if link is None:
             return  # the client left; its write, if any, is committed all the same
         assert isinstance(reply, bytes)

@@ -1,5 +1,10 @@
 """Who the socket serves, and how busy they keep it (the socket's `service.status`).
 
+Requests are counted by the kind of connection that sent them: a console
+polls the service every few seconds and follows its changes, and alone it
+made an idle service look busy (15–68 requests a minute); agents' requests
+are told apart from the console's own.
+
 The socket host tells it of each connection that opens and closes and of each
 request served; the handlers of `client.hello` and `changes.subscribe` say
 what a connection is (a console, a command, an agent; only consoles
@@ -29,6 +34,7 @@ class Counts(TypedDict):
     connections: int
     by_kind: dict[str, int]  # every kind of `KINDS`, zero included
     requests_last_minute: int
+    requests_by_kind: dict[str, int]  # the last minute's requests by the kind of connection that sent them
 
 
 class Presence:
@@ -37,7 +43,7 @@ class Presence:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._kinds: dict[int, str] = {}
-        self._served: deque[float] = deque()
+        self._served: deque[tuple[float, str]] = deque()  # when each request was answered, and for what kind
         self._person_key: bytes | None = None
         self._persons: set[int] = set()  # connections that presented the person's key
         self._refused: set[int] = set()  # connections that presented another key
@@ -105,11 +111,12 @@ class Presence:
             self._persons.discard(connection)
             self._refused.discard(connection)
 
-    def served(self) -> None:
-        """One request was answered."""
+    def served(self, connection: int) -> None:
+        """One request of `connection` was answered (counted as the kind it said it is; one that closed before
+        its answer went out, as an agent)."""
         now = time.monotonic()
         with self._lock:
-            self._served.append(now)
+            self._served.append((now, self._kinds.get(connection, "agent")))
             self._forget_before(now - 60)
 
     @property
@@ -123,14 +130,22 @@ class Presence:
             return len(self._served)
 
     def snapshot(self) -> Counts:
-        """`connections`, `by_kind` (every kind, zero included) and `requests_last_minute`."""
+        """`connections`, `by_kind` (every kind, zero included), `requests_last_minute` and
+        `requests_by_kind` (every kind, zero included)."""
         with self._lock:
             self._forget_before(time.monotonic() - 60)
-            by_kind = dict.fromkeys(KINDS, 0)
+            by_kind, requests = dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0)
             for kind in self._kinds.values():
                 by_kind[kind] += 1
-            return {"connections": len(self._kinds), "by_kind": by_kind, "requests_last_minute": len(self._served)}
+            for _when, kind in self._served:
+                requests[kind] += 1
+            return {
+                "connections": len(self._kinds),
+                "by_kind": by_kind,
+                "requests_last_minute": len(self._served),
+                "requests_by_kind": requests,
+            }
 
     def _forget_before(self, cutoff: float) -> None:
-        while self._served and self._served[0] < cutoff:
+        while self._served and self._served[0][0] < cutoff:
             self._served.popleft()

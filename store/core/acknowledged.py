@@ -135,7 +135,8 @@ class Loss:
     """What the database lacks of what the home acknowledged.
 
     `missing` events (None: not countable, another store or another history), `exact` False where event
-    numbers can skip (a server's sequence): then up to that many. `message` says it for people.
+    numbers can skip (a server's sequence): then up to that many. `message` says it for people; `location` is the
+    database it is about.
     """
 
     kind: LossKind
@@ -145,6 +146,7 @@ class Loss:
     exact: bool
     store: str
     message: str
+    location: str = ""  # the database: its file, or the server as `DatabaseTarget.describe` says it
 
     def refusal(self, *, doctor: bool = True) -> str:
         """The message with the ways forward (what `ChangesMissing` says; `doctor` False: what `jiyi doctor` says)."""
@@ -299,6 +301,7 @@ def compare(
             mark.store,
             f"the database {location} is another store's (id {theirs}…), not the one this home acknowledged "
             f"{mark.seq} events in (id {mark.store[:8]}…)",
+            location,
         )
     missing = mark.seq - held if held < mark.seq else None
     exact = not shared
@@ -319,7 +322,7 @@ def compare(
         tail = f"event {mark.seq}, the newest acknowledged, is not the one there now (its history differs)"
     else:
         tail = f"{loss.count()} acknowledged are missing (it ends at event {held})"
-    return Loss(kind, mark.seq, held, missing, exact, mark.store, f"{what}: {tail}")
+    return Loss(kind, mark.seq, held, missing, exact, mark.store, f"{what}: {tail}", location)
 
 
 def missing_database(mark: Mark | None, *, where: str, location: str) -> Loss | None:
@@ -334,11 +337,21 @@ def missing_database(mark: Mark | None, *, where: str, location: str) -> Loss | 
         True,
         mark.store,
         f"the database {location} is missing or empty, but this home acknowledged {mark.seq} events in it",
+        location,
     )
 
 
 def refuse(loss: Loss) -> ChangesMissing:
-    return ChangesMissing(loss.refusal(), loss.missing)
+    """The refusal of a home whose database lacks what it acknowledged: the message for people, and the loss's
+    parts for the console's box (`gui/refusal.py`)."""
+    return ChangesMissing(
+        loss.refusal(),
+        loss.missing,
+        kind=loss.kind,
+        acknowledged=loss.acknowledged,
+        exact=loss.exact,
+        location=loss.location,
+    )
 
 
 def loss_payload(loss: Loss, command: list[str] | None = None) -> dict[str, object]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 from typing import Literal, get_args
 
 ErrorCode = Literal["invalid_params", "not_found", "conflict", "busy", "forbidden", "unavailable", "internal"]
@@ -39,10 +40,45 @@ class UnsafePath(EnvironmentProblem):
     code: ErrorCode = "forbidden"
 
 
+class TooOpen(UnsafePath):
+    """The home, or a private file in it, may be read by others (a home made with plain `mkdir` is 0755).
+
+    `what` names it as the message does ("home", "database", "lock file" …), `path` is where it is, `mode` its
+    permission bits. `fixable`: whether making it private would do (False on a read-only home, where no chmod
+    can help); `store.core.permissions.fix_permissions` does it."""
+
+    def __init__(self, message: str, *, what: str, path: Path, mode: int, fixable: bool = True) -> None:
+        super().__init__(message)
+        self.what, self.path, self.mode, self.fixable = what, path, mode, fixable
+
+
+class NotYours(UnsafePath):
+    """The home, or a private file in it, belongs to another user (`owner`: its uid); Jiyi never changes it."""
+
+    def __init__(self, message: str, *, what: str, path: Path, owner: int) -> None:
+        super().__init__(message)
+        self.what, self.path, self.owner = what, path, owner
+
+
 class HomeLocked(EnvironmentProblem):
-    """Another process owns this home."""
+    """Another process owns this home: `pid`, its `command` and `since` when its note names them (else None)."""
 
     code: ErrorCode = "unavailable"
+
+    def __init__(
+        self, message: str, *, pid: int | None = None, command: str | None = None, since: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.pid, self.command, self.since = pid, command, since
+
+
+class HomeReadOnly(EnvironmentProblem):
+    """A read-only home that cannot be served even for reading: it holds no database (`reason` says why it takes
+    no writes, as `store.core.home.read_only_reason` words it)."""
+
+    def __init__(self, message: str, *, path: Path, reason: str) -> None:
+        super().__init__(message)
+        self.path, self.reason = path, reason
 
 
 class SchemaTooNew(EnvironmentProblem):
@@ -67,13 +103,32 @@ class StorageProblem(EnvironmentProblem):
 
 class ChangesMissing(EnvironmentProblem):
     """The database holds less than the home acknowledged (`store.core.acknowledged`): a lost WAL, an older
-    copy, another store's file. `missing` is how many events (None: not countable)."""
+    copy, another store's file. `missing` is how many events (None: not countable).
+
+    Where the store tells them: `kind` ("lost", "older copy", "another store", "database missing"), how many
+    events the home `acknowledged`, `exact` False where event numbers can skip (then up to `missing`), and the
+    database's `location`; the console's box says the cause from them (`gui/refusal.py`)."""
 
     code: ErrorCode = "unavailable"
 
-    def __init__(self, message: str, missing: int | None) -> None:
+    def __init__(
+        self,
+        message: str,
+        missing: int | None,
+        *,
+        kind: str | None = None,
+        acknowledged: int | None = None,
+        exact: bool = True,
+        location: str | None = None,
+    ) -> None:
         super().__init__(message)
-        self.missing = missing
+        self.missing, self.kind, self.acknowledged, self.exact, self.location = (
+            missing,
+            kind,
+            acknowledged,
+            exact,
+            location,
+        )
 
 
 class HomeOverBudget(EnvironmentProblem):

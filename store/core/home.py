@@ -17,7 +17,16 @@ import sys
 from pathlib import Path
 
 from store.core import clock
-from store.core.errors import EnvironmentProblem, HomeLocked, NotFound, UnsafePath, os_problem
+from store.core.errors import (
+    EnvironmentProblem,
+    HomeLocked,
+    HomeReadOnly,
+    NotFound,
+    NotYours,
+    TooOpen,
+    UnsafePath,
+    os_problem,
+)
 
 LOCK_NAME = "jiyi.lock"
 DB_NAME = "jiyi.sqlite3"
@@ -64,17 +73,36 @@ def prepare_home(path: Path) -> Path:
     if not stat.S_ISDIR(info.st_mode):
         raise EnvironmentProblem(f"home {home} is not a directory")
     if info.st_uid != os.geteuid():
-        raise UnsafePath(f"home {home} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})")
+        raise NotYours(
+            f"home {home} is owned by uid {info.st_uid}, not by you (uid {os.geteuid()})",
+            what="home",
+            path=home,
+            owner=info.st_uid,
+        )
     read_only = read_only_reason(home)
     if read_only and not (home / DB_NAME).is_file():
-        raise EnvironmentProblem(
-            f"{read_only}, and it holds no Jiyi database to read; choose a writable folder (--home or JIYI_HOME)"
+        raise HomeReadOnly(
+            f"{read_only}, and it holds no Jiyi database to read; choose a writable folder (--home or JIYI_HOME)",
+            path=home,
+            reason=read_only,
         )
     if info.st_mode & 0o077:
-        mode = f"{stat.S_IMODE(info.st_mode):03o}"
+        mode = stat.S_IMODE(info.st_mode)
         if read_only:
-            raise UnsafePath(f"{read_only}, and readable by others (mode {mode}); make it private where it is writable")
-        raise UnsafePath(f"home {home} is readable by others (mode {mode}); run: chmod 700 {home}")
+            raise TooOpen(
+                f"{read_only}, and readable by others (mode {mode:03o}); make it private where it is writable",
+                what="home",
+                path=home,
+                mode=mode,
+                fixable=False,
+            )
+        raise TooOpen(
+            f"home {home} is readable by others (mode {mode:03o}); run: jiyi doctor --fix-permissions --home {home} "
+            f"(or chmod 700 {home})",
+            what="home",
+            path=home,
+            mode=mode,
+        )
     return home
 
 
@@ -117,10 +145,17 @@ def check_private_file(path: Path, what: str) -> None:
     if info.st_nlink > 1:
         raise UnsafePath(f"{what} {path} has {info.st_nlink} hard links; Jiyi needs it to have one")
     if info.st_uid != os.geteuid():
-        raise UnsafePath(f"{what} {path} is owned by uid {info.st_uid}, not by you")
+        raise NotYours(
+            f"{what} {path} is owned by uid {info.st_uid}, not by you", what=what, path=path, owner=info.st_uid
+        )
     if info.st_mode & 0o077:
-        raise UnsafePath(
-            f"{what} {path} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); run: chmod 600 {path}"
+        mode = stat.S_IMODE(info.st_mode)
+        raise TooOpen(
+            f"{what} {path} is readable by others (mode {mode:03o}); run: jiyi doctor --fix-permissions "
+            f"--home {path.parent} (or chmod 600 {path})",
+            what=what,
+            path=path,
+            mode=mode,
         )
 
 
@@ -155,7 +190,7 @@ class HomeLock:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise HomeLocked(self._describe_owner()) from None
+                raise self._owner_refusal() from None
             raise os_problem(exc, f"lock file {self.path}") from exc
         if read_only:
             self._fd, self._read_only = fd, True
@@ -180,7 +215,8 @@ class HomeLock:
             os.close(self._fd)
             self._fd = None
 
-    def _describe_owner(self) -> str:
+    def _owner_refusal(self) -> HomeLocked:
+        """`HomeLocked` naming the process that holds the lock, as its note (`acquire`) says."""
         home = self.path.parent
         try:
             read = json.loads(self.path.read_text(encoding="utf-8") or "{}")
@@ -188,10 +224,14 @@ class HomeLock:
             read = {}
         owner: dict[str, object] = read if isinstance(read, dict) else {}  # {pid, argv, since} as `acquire` wrote
         if not owner:
-            return f"home {home} is in use by another Jiyi process"
+            return HomeLocked(f"home {home} is in use by another Jiyi process")
         argv = owner.get("argv")
         command = " ".join(str(part) for part in (argv if isinstance(argv, list) else [])) or "jiyi"
-        return (
-            f"home {home} is in use by pid {owner.get('pid')} ({command}, since "
-            f"{owner.get('since')}); close that process or choose another --home"
+        pid, since = owner.get("pid"), owner.get("since")
+        return HomeLocked(
+            f"home {home} is in use by pid {pid} ({command}, since {since}); "
+            "close that process or choose another --home",
+            pid=pid if isinstance(pid, int) else None,
+            command=command,
+            since=str(since) if since is not None else None,
         )

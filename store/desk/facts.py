@@ -380,19 +380,15 @@ def related_facts(
         found = sql.select_keyed(store.db, core_fact, f"{recallable} AND fact_id IN ({sql.marks(keys)})", list(keys))
         return {r.fact_id: r for _rowid, r in found}
 
+    kind = hybrid.Kind(
+        FactFts._meta.table_name,
+        "fact",
+        by_rowid=by_rowid,
+        by_key=by_key,
+        key=lambda row: row.fact_id,
+        epoch=lambda row: clock.parse_iso(row.updated).timestamp(),
+    )
     return [
         rows.RelatedFact(**msgspec.structs.asdict(c.row), score=c.score, signals=c.scored)
-        for c in hybrid.related(
-            store,
-            FactFts._meta.table_name,
-            "fact",
-            query,
-            limit,
-            newest=newest,
-            dense=dense,
-            by_rowid=by_rowid,
-            by_key=by_key,
-            key=lambda row: row.fact_id,
-            epoch=lambda row: clock.parse_iso(row.updated).timestamp(),
-        )
+        for c in hybrid.related(store, kind, query, limit, newest=newest, dense=dense)
     ]

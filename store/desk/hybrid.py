@@ -10,8 +10,8 @@ the relevance floor.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import Generic, Protocol, TypeVar
 
 from store.core.database import Store
 from store.desk import fts, fusion, question
@@ -52,30 +52,39 @@ Neighbours = Callable[[Sequence[str]], list[tuple[str, R]]]
 NEIGHBOURS_OF = 10  # the candidates (by either list's rank) whose neighbours are read
 
 
+@dataclass(frozen=True)
+class Kind(Generic[R]):
+    """One kind of recallable item as retrieval reads it.
+
+    `table` is its full-text search table and `name` its collection in the desk index. `by_rowid` reads rows by
+    their search-table rowid, `by_key` by their own id (`key` reads it from a row); either leaves out rows that
+    may not be recalled (an inactive fact). `epoch` is when a row was said or last changed. `neighbours` (turns
+    only) reads the items said just before and after the given ones (see `fusion.Params.neighbour`); `run_of`
+    (task cards only) says which task an item is a run of (see `fusion.fuse`).
+    """
+
+    table: str
+    name: str
+    by_rowid: ByRowid[R]
+    by_key: ByKey[R]
+    key: Callable[[R], str]
+    epoch: Callable[[R], float]
+    neighbours: Neighbours[R] | None = None
+    run_of: fusion.RunOf[R] | None = None
+
+
 def related(
     store: Store,
-    table: str,
-    kind: str,
+    of: Kind[R],
     query: str,
     limit: int,
     *,
     newest: int | None,
     dense: Dense | None,
-    by_rowid: ByRowid[R],
-    by_key: ByKey[R],
-    key: Callable[[R], str],
-    epoch: Callable[[R], float],
-    neighbours: Neighbours[R] | None = None,
     params: fusion.Params = fusion.DEFAULT,
-    run_of: fusion.RunOf[R] | None = None,
 ) -> list[fusion.Candidate[R]]:
-    """The best `limit` related items of `kind` for `query`, each with `fused` (the best 1.0), `score` and `signals`.
-
-    `by_rowid` reads rows by their search-table rowid, `by_key` by their own id (`key` reads it from a row);
-    either leaves out rows that may not be recalled (an inactive fact). `neighbours` (turns only) reads the
-    items said just before and after the given ones (see `fusion.Params.neighbour`); `run_of` (task cards only)
-    says which task an item is a run of (see `fusion.fuse`).
-    """
+    """The best `limit` related items of kind `of` for `query`, each with `fused` (the best 1.0), `score` and
+    `signals` (`newest`: the search table's newest rowid, as the caller's snapshot saw it)."""
     if limit <= 0:
         return []
     if fts.mostly_chinese(query):
@@ -84,27 +93,10 @@ def related(
     if dense is not None and question.asks_latest(query):
 
         def latest(keys: list[str]) -> dict[tuple[str, str], float]:
-            return dense.resemblance(kind, keys)
+            return dense.resemblance(of.name, keys)
 
-    found, floor = gather(
-        store,
-        table,
-        kind,
-        query,
-        limit,
-        newest=newest,
-        dense=dense,
-        by_rowid=by_rowid,
-        by_key=by_key,
-        key=key,
-        epoch=epoch,
-        above=params.above,
-    )
-    adjacent = (
-        _adjacent(found, neighbours, epoch, key)
-        if neighbours is not None and floor.active and params.neighbour > 0
-        else {}
-    )
+    found, floor = gather(store, of, query, limit, newest=newest, dense=dense, above=params.above)
+    adjacent = adjacent_to(found, of) if of.neighbours is not None and floor.active and params.neighbour > 0 else {}
     return fusion.fuse(
         found,
         limit,
@@ -113,23 +105,18 @@ def related(
         adjacent=adjacent,
         periods=question.periods(query),
         resemblance=latest,
-        run_of=run_of,
+        run_of=of.run_of,
     )
 
 
 def gather(
     store: Store,
-    table: str,
-    kind: str,
+    of: Kind[R],
     query: str,
     limit: int,
     *,
     newest: int | None,
     dense: Dense | None,
-    by_rowid: ByRowid[R],
-    by_key: ByKey[R],
-    key: Callable[[R], str],
-    epoch: Callable[[R], float],
     pool: int | None = None,
     above: float = fusion.ABOVE_UNRELATED,
 ) -> tuple[list[fusion.Candidate[R]], fusion.Floor]:
@@ -140,26 +127,26 @@ def gather(
     their similarity read too: whether they count as related by meaning is then known."""
     fts_pool = pool or max(FTS_POOL, limit * 4)
     nearest = pool or dense_pool(limit)
-    scored = fts.FtsTable(store.db, table).ranked(query, fts_pool, newest)
-    rows = by_rowid([s.rowid for s in scored]) if scored else {}
+    scored = fts.FtsTable(store.db, of.table).ranked(query, fts_pool, newest)
+    rows = of.by_rowid([s.rowid for s in scored]) if scored else {}
     found: dict[str, fusion.Candidate[R]] = {}
     for rank, s in enumerate((s for s in scored if s.rowid in rows), start=1):
         row = rows[s.rowid]
-        found[key(row)] = fusion.Candidate(
-            key(row),
+        found[of.key(row)] = fusion.Candidate(
+            of.key(row),
             row,
-            epoch(row),
+            of.epoch(row),
             fts_rank=rank,
             bm25=s.bm25,
             share=round(s.share, 3),
             held=s.held,
             coverage=round(s.coverage, 3),
         )
-    near = dense.nearest(kind, nearest) if dense is not None else []
+    near = dense.nearest(of.name, nearest) if dense is not None else []
     spread = _spread([similarity for _, similarity in near])
     unrelated = dense.unrelated() if dense is not None and near else None
     missing = [k for k, _ in near if k not in found]
-    more = by_key(missing) if missing else {}
+    more = of.by_key(missing) if missing else {}
     rank = 0
     for k, similarity in near:
         candidate = found.get(k)
@@ -167,7 +154,7 @@ def gather(
             fetched = more.get(k)
             if fetched is None:
                 continue  # gone from the views, or not recallable (the index catches up)
-            candidate = found[k] = fusion.Candidate(k, fetched, epoch(fetched))
+            candidate = found[k] = fusion.Candidate(k, fetched, of.epoch(fetched))
         rank += 1
         candidate.dense_rank = rank
         _measure(candidate, similarity, spread, unrelated)
@@ -181,7 +168,7 @@ def gather(
     ):
         among = {k for k, _ in near}
         words_only = [c.key for c in found.values() if c.fts_rank is not None and c.key not in among]
-        for k, similarity in dense.similarities(kind, words_only[:limit]).items():
+        for k, similarity in dense.similarities(of.name, words_only[:limit]).items():
             _measure(found[k], similarity, spread, unrelated)
     return list(found.values()), fusion.Floor(active=bool(near) and (spread is not None or unrelated is not None))
 
@@ -205,13 +192,10 @@ def dense_pool(limit: int) -> int:
     return max(DENSE_POOL, limit * 4)
 
 
-def _adjacent(
-    found: list[fusion.Candidate[R]],
-    neighbours: Neighbours[R],
-    epoch: Callable[[R], float],
-    key: Callable[[R], str],
-) -> dict[str, list[fusion.Candidate[R]]]:
+def adjacent_to(found: list[fusion.Candidate[R]], of: Kind[R]) -> dict[str, list[fusion.Candidate[R]]]:
     """The neighbours of the best candidates, as candidates (the found ones themselves where they were found)."""
+    if of.neighbours is None:
+        return {}
     best = [
         c.key
         for c in found
@@ -222,11 +206,11 @@ def _adjacent(
         return {}
     by_key = {c.key: c for c in found}
     out: dict[str, list[fusion.Candidate[R]]] = {}
-    for of, row in neighbours(best):
-        n = by_key.get(key(row))
+    for near, row in of.neighbours(best):
+        n = by_key.get(of.key(row))
         if n is None:
-            n = by_key[key(row)] = fusion.Candidate(key(row), row, epoch(row))
-        out.setdefault(of, []).append(n)
+            n = by_key[of.key(row)] = fusion.Candidate(of.key(row), row, of.epoch(row))
+        out.setdefault(near, []).append(n)
     return out
 
 

@@ -66,18 +66,11 @@ def _epoch(row: rows.TopicTurn | rows.TaskCard) -> float:
     return clock.parse_iso(row.ts).timestamp()
 
 
-def related_interactions(
-    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
-) -> list[Candidate[rows.TopicTurn]]:
-    """Turns related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
-    return hybrid.related(
-        store,
+def turns(store: Store) -> hybrid.Kind[rows.TopicTurn]:
+    """Turns as retrieval reads them (with the turns said around them in the same sitting)."""
+    return hybrid.Kind(
         InteractionFts._meta.table_name,
         "interaction",
-        query,
-        limit,
-        newest=seen.of(InteractionFts) if seen else None,
-        dense=dense,
         by_rowid=lambda ids: sql.interactions_by_rowid(store.db, ids),
         by_key=lambda keys: sql.interactions_by_key(store.db, keys),
         key=lambda row: row.interaction_id,
@@ -86,24 +79,33 @@ def related_interactions(
     )
 
 
-def related_cards(
-    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
-) -> list[Candidate[rows.TaskCard]]:
-    """Task cards related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
-    return hybrid.related(
-        store,
+def cards(store: Store) -> hybrid.Kind[rows.TaskCard]:
+    """Task cards as retrieval reads them (the runs of one scheduled task are told apart from other tasks)."""
+    return hybrid.Kind(
         TaskCardFts._meta.table_name,
         "task",
-        query,
-        limit,
-        newest=seen.of(TaskCardFts) if seen else None,
-        dense=dense,
         by_rowid=lambda ids: sql.cards_by_rowid(store.db, ids),
         by_key=lambda keys: sql.cards_by_key(store.db, keys),
         key=lambda row: row.task_id,
         epoch=_epoch,
         run_of=lambda row: row.schedule_id or row.title,
     )
+
+
+def related_interactions(
+    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
+) -> list[Candidate[rows.TopicTurn]]:
+    """Turns related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
+    newest = seen.of(InteractionFts) if seen else None
+    return hybrid.related(store, turns(store), query, limit, newest=newest, dense=dense)
+
+
+def related_cards(
+    store: Store, query: str, limit: int, seen: Snapshot | None = None, dense: hybrid.Dense | None = None
+) -> list[Candidate[rows.TaskCard]]:
+    """Task cards related to `query` by words and (with `dense`) by meaning, best first (see `hybrid.related`)."""
+    newest = seen.of(TaskCardFts) if seen else None
+    return hybrid.related(store, cards(store), query, limit, newest=newest, dense=dense)
 
 
 class _TopicHit(NamedTuple):
@@ -133,19 +135,15 @@ def related_topics(
             values,
         )
 
-    found = hybrid.related(
-        store,
+    topics = hybrid.Kind(
         TopicFts._meta.table_name,
         "topic",
-        query,
-        limit,
-        newest=seen.of(TopicFts) if seen else None,
-        dense=dense,
         by_rowid=lambda ids: dict(read("id", ids)),
         by_key=lambda keys: {hit.topic.topic_id: hit for _rowid, hit in read("topic_id", keys)},
         key=lambda hit: hit.topic.topic_id,
         epoch=lambda hit: hit.epoch,
     )
+    found = hybrid.related(store, topics, query, limit, newest=seen.of(TopicFts) if seen else None, dense=dense)
     latest = _latest_segments(store, [c.key for c in found])
     return [
         rows.RecalledTopic(

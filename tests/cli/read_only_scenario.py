@@ -45,6 +45,7 @@ def main() -> None:
         "alias list": command("alias", "list"),
         "recall": command("recall", "打开绿泡泡发消息", "--device", "d1"),
         "desk recall": command("desk", "recall", "周报"),
+        "desk status": command("desk", "status"),
         "doctor": command("doctor"),
         "learn": command("alias", "learn", "小绿=com.tencent.mm"),
     }

@@ -60,6 +60,7 @@ def test_a_read_only_home_serves_reads_and_refuses_writes(
     for answers in (here, served):  # reads: directly, and through a service serving the read-only home
         assert answers["health"]["code"] == 0, answers["health"]
         assert json.loads(answers["health"]["out"])["database_problem"].startswith(refused)
+        assert json.loads(answers["health"]["out"])["read_only"] == refused  # what the console says 只读 by
         assert answers["resolve"]["code"] == 0 and answers["resolve"]["out"].startswith("resolved: com.tencent.mm")
         # a write: refused with the folder named, and what to do
         assert answers["learn"]["code"] == 3, answers["learn"]
@@ -72,6 +73,9 @@ def test_a_read_only_home_serves_reads_and_refuses_writes(
     assert (
         here["desk recall"]["code"] == 0 and json.loads(here["desk recall"]["out"])["retrieval"]["mode"] == "full_text"
     )
+    # The maintenance status reads the planners' leases without clearing the expired ones (it wrote before).
+    assert here["desk status"]["code"] == 0, here["desk status"]
+    assert json.loads(here["desk status"]["out"])["leases"] == []
     doctor = {line.split()[1]: line for line in here["doctor"]["out"].splitlines()}
     assert doctor["database"].startswith("ok") and doctor["writes"].startswith("FAIL") and refused in doctor["writes"]
     assert f"jiyi: {refused}: it serves reads" in seen["serve_log"] and "Traceback" not in seen["serve_log"]

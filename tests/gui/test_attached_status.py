@@ -68,9 +68,10 @@ def test_the_attached_status_bar_counts_the_services_connections_and_agents(
         status = shown.args[0]
         assert status["by_kind"]["agent"] == 1 and status["by_kind"]["console"] >= 1  # its notices, at least
         assert status["connections"] >= 2 and status["requests_last_minute"] >= 2
+        assert status["requests_by_kind"]["agent"] == 1  # the agent's health; the console's own are apart
         text = window.service_label.text()
-        assert text.startswith(f"服务 {socket_path} · ") and f"{status['connections']} 个连接" in text
-        assert "1 个智能体" in text and f"{status['requests_last_minute']} 次/分钟" in text
+        assert text.startswith(f"服务 {socket_path} · ")
+        assert "智能体 1 个，1 次/分钟" in text and f"控制台连接 {status['by_kind']['console']} 个" in text
         assert window.mode_label.text() == "已连接到服务"
     finally:
         agent.close()
@@ -78,7 +79,7 @@ def test_the_attached_status_bar_counts_the_services_connections_and_agents(
     qtbot.waitUntil(lambda: host.presence.snapshot()["by_kind"]["agent"] == 0, timeout=10_000)
     with qtbot.waitSignal(window.service_status_shown, timeout=10_000):
         window.update_service_status()
-    assert "0 个智能体" in window.service_label.text()
+    assert "智能体 0 个" in window.service_label.text()
 
 
 def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(

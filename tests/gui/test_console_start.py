@@ -5,6 +5,7 @@ is open; the overview never waits for the vector index (it says so and asks agai
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,13 +13,17 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from gui.app import _fixing
 from gui.lanes import Lanes
 from gui.main_window import MainWindow
+from gui.opening import Opening, close_home, start_opening
 from gui.pages import overview_page
 from gui.pages.overview_page import OverviewPage
 from service.config import load_config
+from service.errors import TooOpen
 from service.memory.memory import Memory
 from tests.conftest import REPO
 
@@ -82,3 +87,22 @@ def test_the_window_shows_before_its_home_opens_and_takes_the_pages_after(
         pass
     assert window.overview_page.values["episodes"].text() == "0"
     window.close()
+
+
+def test_the_console_offers_to_fix_a_home_made_with_plain_mkdir_before_it_starts_its_service(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o755)
+    monkeypatch.setenv("JIYI_CONSOLE_SERVICE", "inprocess")  # what is under test is the question, not the child
+    refused = start_opening(str(home))
+    assert isinstance(refused, TooOpen) and refused.fixable  # before any child or window
+    assert _fixing(refused, str(home), lambda question: question.cancel_button) is refused
+    assert stat.S_IMODE(home.stat().st_mode) == 0o755
+    opening = _fixing(refused, str(home), lambda question: question.fix_button)
+    assert isinstance(opening, Opening) and opening.opened is not None
+    try:
+        assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    finally:
+        close_home(opening.opened)

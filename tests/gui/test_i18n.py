@@ -144,27 +144,45 @@ def test_qts_own_buttons_speak_chinese(qtbot: QtBot, memory: Memory, lanes: Lane
     assert texts == {"保存(S)", "取消"} or texts == {"保存", "取消"}, texts
 
 
-def test_the_home_in_use_box_speaks_chinese() -> None:
+def test_the_home_in_use_box_speaks_chinese(qapp: QApplication) -> None:
     """The box shown when another process owns the home: a Chinese headline and advice, the details below."""
-    from gui.app import refusal
+    from gui.refusal import refusal
     from service.errors import HomeLocked
 
     box = refusal(HomeLocked("home /h is in use by pid 42 (jiyi serve, since 2026-11-30)"))
     assert box.text() == "这个状态目录正被另一个记忆进程使用。" and "--home" in box.informativeText()
     assert "pid 42" in box.detailedText()
-    other = refusal(EnvironmentProblem("home /h is not writable"))
-    assert other.text() == "无法打开状态目录。" and other.detailedText() == "home /h is not writable"
+    holder = refusal(HomeLocked("home /h is in use by pid 42 (…)", pid=42, command="jiyi serve", since="2026-11-30"))
+    assert holder.text() == "这个状态目录正被进程 42（jiyi serve）使用，自 2026-11-30 起。"
+    other = refusal(EnvironmentProblem("home /h is not writable"))  # a cause without its own sentence: said at once
+    assert (
+        other.text() == "无法打开状态目录：home /h is not writable"
+        and other.detailedText() == "home /h is not writable"
+    )
 
 
-def test_the_box_for_a_database_that_lost_changes_says_the_cause_and_the_ways_forward() -> None:
+def test_the_box_for_a_database_that_lost_changes_says_the_cause_and_the_ways_forward(qapp: QApplication) -> None:
     """Before, it said only "无法打开状态目录。", the cause hidden behind "Show Details"."""
-    from gui.app import refusal
+    from gui.refusal import refusal
     from service.errors import ChangesMissing
 
-    box = refusal(ChangesMissing("the database /h/jiyi.sqlite3 holds less than this home acknowledged: …", 57))
-    assert box.text() == "数据库缺少 57 条已确认写入的事件。"
+    db = "/h/jiyi.sqlite3"
+    box = refusal(ChangesMissing("the database holds less …", 57, kind="lost", acknowledged=121, location=db))
+    assert box.text() == (
+        "数据库 /h/jiyi.sqlite3 缺少已确认写入的事件（57 条）：它的 WAL 文件可能在服务停止时被删掉、截断或损坏了。"
+    )
     assert "jiyi doctor" in box.informativeText() and "备份" in box.informativeText()
     assert "jiyi serve --accept-loss" in box.informativeText() and "holds less" in box.detailedText()
+    server = refusal(ChangesMissing("…", 5, kind="lost", acknowledged=9, exact=False, location="postgresql://db"))
+    assert server.text().startswith("数据库 postgresql://db 缺少已确认写入的事件（最多 5 条）：服务器可能从备份恢复过")
+    copy = refusal(ChangesMissing("…", 3, kind="older copy", acknowledged=9, location=db))
+    assert copy.text().startswith(
+        "数据库 /h/jiyi.sqlite3 是旧副本（从备份恢复的？），缺少这个状态目录已确认写入的事件（3 条）"
+    )
+    gone = refusal(ChangesMissing("…", 9, kind="database missing", acknowledged=9, location=db))
+    assert gone.text() == "数据库 /h/jiyi.sqlite3 不见了或是空的，而这个状态目录在里面确认写入过 9 条事件。"
+    other = refusal(ChangesMissing("…", None, kind="another store", acknowledged=9, location=db))
+    assert other.text() == "数据库 /h/jiyi.sqlite3 是另一个存储的，不是这个状态目录确认写入过 9 条事件的那一个。"
     assert refusal(ChangesMissing("another store's", None)).text() == "数据库不是这个状态目录上次确认写入的那一个。"
 
 

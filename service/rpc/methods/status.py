@@ -53,5 +53,6 @@ def service_status(memory: Memory, _args: NoArgs, context: CallContext) -> statu
         "connections": counts["connections"],
         "by_kind": counts["by_kind"],
         "requests_last_minute": counts["requests_last_minute"],
+        "requests_by_kind": counts["requests_by_kind"],
         "job": memory.jobs.running(),
     }

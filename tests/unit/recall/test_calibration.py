@@ -9,21 +9,26 @@ from typing import Any
 import pytest
 
 from recall.calibration import (
-    REPAY_RUNS,
+    HORIZON_RUNS,
+    SPEND,
+    Account,
     Calibration,
     Observation,
-    allowance,
-    bounded,
     choose,
     contaminated,
     curve,
     decide,
+    evidence_decides,
     loosest,
     lower_bound,
+    named_alone,
+    neutral,
     observation_of,
+    projected,
     shown_over,
     singles_share,
     upper_bound,
+    within_budget,
 )
 
 
@@ -99,35 +104,63 @@ def test_the_leave_one_out_prior_loosens_on_clean_evidence_and_tightens_on_clear
     assert lower_bound(wrong_above, 40) <= 0.10 < lower_bound(wrong_above + 1, 40)
 
 
-def test_a_devices_evaluations_are_held_to_the_upper_bound_not_the_rate() -> None:
-    # 2 wrong of 25 down to 0.92: 8 %, within the budget as measured, not by its upper bound: only the first is
+def test_a_devices_contamination_is_held_to_its_projected_bound_not_the_rate() -> None:
+    # 2 wrong of 25 down to 0.92: 8 %, within the budget as measured; the next runs at that rate are not
     some = [right(0.95)] * 3 + [wrong(0.93), wrong(0.92)] + [right(0.85)] * 10 + [Observation(None, False, False)] * 10
     chosen = choose("d1", "hash", some, "evaluations", 0.10, now=5.0, default=0.9)
-    assert chosen.threshold == 0.93 and chosen.source == "evaluations" and chosen.sample_size == 25
-    assert upper_bound(1, 25) <= 0.10 < upper_bound(2, 25)
+    assert chosen.threshold == 0.95 and chosen.source == "evaluations" and chosen.sample_size == 25
+    account = neutral(some, 0.10)
+    assert projected(0, 25, account, 0.10) <= 0.10 < projected(1, 25, account, 0.10)
+    (point,) = [p for p in chosen.curve if p.threshold == chosen.threshold]
+    assert point.bound == pytest.approx(projected(0, 25, account, 0.10), abs=1e-4) and point.contamination == 0.0
     all_wrong = [wrong(0.97), wrong(0.96)] * 10
     assert choose("d1", "hash", all_wrong, "evaluations", 0.10, now=5.0, default=0.9).threshold > 0.97
 
 
+def test_the_projected_bound_is_above_the_rate_and_tightens_with_more_evaluations() -> None:
+    within = Account(0.10 * 100, 100)  # a device exactly at its budget so far
+    assert projected(5, 100, within, 0.10) > (10 + 5 / 100 * 100) / 200  # above the rate the evaluations measure
+    more = projected(50, 1000, Account(100, 1000), 0.10)
+    assert projected(5, 100, within, 0.10) > more > 0.075  # the same 5 %, more of it known
+    assert projected(0, 0, Account(0, 0), 0.10) > 0.5  # nothing known: nothing is safe
+    # what its thresholds already let through counts as it was ...
+    kept, even, owed = (projected(3, 100, Account(c, 100), 0.10) for c in (8, 10, 20))
+    assert kept < even < owed
+    # ... and what they kept of the budget is spent slowly: over the 100 runs ahead, a quarter of it at most
+    at_most = Account(0.10 * 100 - (SPEND - 1) * 0.10 * 100, 100)  # 7.5 of 100: 2.5 kept
+    assert projected(3, 100, Account(0, 100), 0.10) == pytest.approx(projected(3, 100, at_most, 0.10))
+    # the runs ahead: as many as the device has had, HORIZON_RUNS at least (10 clean runs, then 60 more)
+    ahead = projected(0, 10, Account(0, 0), 0.10)
+    assert projected(0, 10, Account(0, 10), 0.10) == pytest.approx(ahead * HORIZON_RUNS / (HORIZON_RUNS + 10))
+
+
 def test_few_evaluations_give_a_stricter_threshold_than_many_at_the_same_rate() -> None:
     block = [right(round(0.99 - i * 0.005, 3)) for i in range(18)] + [wrong(0.95), wrong(0.90)]
-    few, many = bounded(block, 0.10), bounded(block * 8, 0.10)  # the same scores and mix, over 20 or 160 runs
-    assert few == 0.955 and many == 0.905  # 1 wrong of 20 is not shown within 10 %, 8 of 160 is
-    assert bounded([wrong(0.99)] * 3, 0.10) > 0.99  # nothing is safe: recall nothing
+    few, many = within_budget(block, 0.10), within_budget(block * 8, 0.10)  # the same mix, over 20 or 160 runs
+    assert few == 0.955 and many == 0.905  # 1 wrong of 20 is not shown within 10 %, 8 of 160 are
+    assert within_budget([wrong(0.99)] * 3, 0.10) > 0.99  # nothing is safe: recall nothing
 
 
-def test_a_device_over_its_budget_so_far_is_held_to_less_until_it_is_back() -> None:
-    assert allowance(0.10, 5, 100) == 0.10 and allowance(0.10, 10, 100) == 0.10  # within: the budget
-    assert allowance(0.10, 15, 100) == pytest.approx(0.05)  # 5 runs over, spread over as many runs again
-    assert allowance(0.10, 2, 10) == pytest.approx(0.10 - 1 / REPAY_RUNS)  # a short past: over 60 runs at least
-    assert allowance(0.10, 40, 100) == 0.0
-    observations = [right(0.99 - i * 0.001) for i in range(80)] + [wrong(0.90 - i * 0.001) for i in range(4)]
-    observations += [right(0.85)] * 16
-    held = choose(
-        "d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9, allowed=allowance(0.10, 15, 100)
-    )
-    free = choose("d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9)
+def test_the_budget_is_kept_over_the_runs_the_device_really_had() -> None:
+    # 60 runs: right down to 0.94, 4 wrong from 0.93 to 0.90, right below
+    observations = [right(0.99 - i * 0.001) for i in range(50)] + [wrong(0.93 - i * 0.01) for i in range(4)]
+    observations += [right(0.85)] * 6
+    at_budget = within_budget(observations, 0.10, Account(6, 60))
+    assert at_budget == within_budget(observations, 0.10) == 0.91  # its account at the budget: no more, no less
+    # it let 10 through (4 over the budget's share): held to less until it is back
+    assert within_budget(observations, 0.10, Account(10, 60)) > at_budget
+    # it let 2 through: what it kept is spent, down to the right answers below the wrong ones
+    assert within_budget(observations, 0.10, Account(2, 60)) == 0.85
+    assert within_budget(observations, 0.10, Account(30, 60)) > 0.99  # far over: recall nothing
+    held = choose("d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9, account=Account(10, 60))
+    free = choose("d1", "hash", observations, "evaluations", 0.10, now=1.0, default=0.9, account=Account(2, 60))
     assert held.threshold > free.threshold and held.budget == free.budget == 0.10
+
+
+def test_a_device_s_own_evaluations_decide_from_enough_of_them_or_when_they_show_the_prior_over() -> None:
+    clean = [right(0.96)] * 29
+    assert not evidence_decides(clean, 0.9, 0.10) and evidence_decides([*clean, right(0.96)], 0.9, 0.10)
+    assert evidence_decides([wrong(0.95)] * 4 + [right(0.96)] * 6, 0.9, 0.10)  # 4 of 10 over the prior
 
 
 def test_evidence_shows_a_threshold_over_the_budget_only_by_its_lower_bound() -> None:
@@ -147,6 +180,31 @@ def test_only_what_the_threshold_let_through_counts_against_it() -> None:
     assert not contaminated(scored(["a.b"], [], ["a.b"]))
     assert contaminated(scored(["a.b", "e.f"], [], ["a.b"]))  # e.f came by an episode
     assert not contaminated({"evaluation": "garbage"}) and not contaminated({})
+
+
+def test_runs_contaminated_by_the_apps_their_task_named_count_against_the_budget() -> None:
+    """No threshold decides them, but the recall page counts them, so the threshold is held to what they leave of
+    the budget: the promise is the page's figure (issue 37 §4, the demo home at 0.14)."""
+
+    def scored(recalled: list[str], actual: list[str], named: list[str]) -> dict[str, object]:
+        evaluation = {"recalled_apps": recalled, "actual_apps": actual, "intent_apps": named}
+        return {"evaluation": {**evaluation, "contaminated_run": bool(set(recalled) - set(actual))}}
+
+    assert named_alone(scored(["a.b"], [], ["a.b"])) and named_alone(scored(["a.b"], ["c.d"], ["a.b"]))
+    assert not named_alone(scored(["a.b", "e.f"], [], ["a.b"]))  # the threshold's: `contaminated`
+    assert not named_alone(scored(["a.b"], ["a.b"], ["a.b"])) and not named_alone({"evaluation": "garbage"})
+    # 100 runs at the budget's share, 5 of them by named apps alone: the runs ahead carry 5 % more
+    assert projected(3, 100, Account(5, 100, 5), 0.10) > projected(3, 100, Account(10, 100), 0.10)
+    assert projected(3, 100, Account(5, 100, 5), 0.10) == pytest.approx(
+        projected(3, 100, Account(10, 100), 0.10) + 0.05 * 100 / 200, abs=0.01
+    )
+    observations = [right(0.99 - i * 0.001) for i in range(90)] + [wrong(0.85 - i * 0.01) for i in range(10)]
+    observations += [right(0.70)] * 20
+    # 12 of 120 runs contaminated so far either way; when 6 of them were by named apps, the runs ahead will be too
+    by_threshold = within_budget(observations, 0.10, Account(12, 120))
+    half_named = within_budget(observations, 0.10, Account(6, 120, 6))
+    assert by_threshold == 0.79 and half_named == 0.85  # five wrong ones fewer: what the named runs leave
+    assert within_budget(observations, 0.10, Account(0, 120, 12)) > 0.99  # named alone at the budget: recall nothing
 
 
 def test_leave_one_out_loosens_only_when_told_its_history_is_mostly_one_run_per_app() -> None:
@@ -233,6 +291,12 @@ def test_an_observation_is_the_recalls_confidence_in_its_top_app_abstained_or_no
     empty = _trace([], ["a.b"], "abstained")
     empty["recall"]["confidence"] = None  # type: ignore[index]
     assert observation_of(empty) == Observation(None, False, False)
+    # the task named x.y and the agent launched none: contaminated whatever the threshold (`named_alone`), so
+    # recalling a.b adds none; named and launched, recalling a.b would
+    named = {**trace, "evaluation": {"actual_apps": [], "intent_apps": ["x.y"]}}
+    assert observation_of(named) == Observation(0.95, False, False)
+    launched = {**trace, "evaluation": {"actual_apps": ["x.y"], "intent_apps": ["x.y"]}}
+    assert observation_of(launched) == Observation(0.95, False, True)
 
 
 def test_what_the_threshold_did_not_decide_is_left_out() -> None:

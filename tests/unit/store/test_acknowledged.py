@@ -113,6 +113,9 @@ def test_events_the_database_lost_are_refused_then_reported_then_accepted_knowin
     assert f"{count} acknowledged are missing (it ends at event {written[4]})" in message
     assert "`jiyi doctor`" in message and "from a backup" in message and "`jiyi serve --accept-loss`" in message
     assert refused.value.missing == 2 and read_mark(home).seq == written[-1]  # nothing was changed
+    # the loss's parts, for the console's box to say the cause (gui/refusal.py)
+    assert (refused.value.kind, refused.value.acknowledged) == ("lost", written[-1])
+    assert refused.value.exact is (backend == "sqlite") and refused.value.location
 
     settings = load_config(home=home, env={})
     url, password = settings.database_url, settings.database_password()
@@ -191,6 +194,7 @@ def test_an_older_copy_is_told_from_a_lost_wal(home: Path, written: list[int], t
     with pytest.raises(ChangesMissing, match="an older copy of the one this home last opened") as refused:
         open_store(home)
     assert f"3 of the {later[-1]} events acknowledged are missing" in str(refused.value)
+    assert refused.value.kind == "older copy" and refused.value.location == str(home / "jiyi.sqlite3")
     store = Store.open(home, all_projections(), loss="accept")
     try:
         (event,) = store.events(DOMAIN, types=[LOSS_ACCEPTED])
@@ -209,7 +213,7 @@ def test_another_stores_database_put_in_place_is_refused(home: Path, written: li
     shutil.copy(tmp_path / "other" / "jiyi.sqlite3", home / "jiyi.sqlite3")
     with pytest.raises(ChangesMissing, match="is another store's") as refused:
         open_store(home)
-    assert refused.value.missing is None
+    assert refused.value.missing is None and refused.value.kind == "another store"
 
 
 @pytest.mark.sqlite_only
@@ -217,8 +221,13 @@ def test_a_deleted_database_is_refused_not_made_anew(home: Path, written: list[i
     """No bundles or vectors to notice it by: the database deleted opened as a new, empty home."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{home / 'jiyi.sqlite3'}{suffix}").unlink(missing_ok=True)
-    with pytest.raises(ChangesMissing, match="is missing or empty, but this home acknowledged 7 events in it"):
+    with pytest.raises(ChangesMissing, match="is missing or empty, but this home acknowledged 7 events in it") as no:
         open_store(home)
+    assert (no.value.kind, no.value.acknowledged, no.value.location) == (
+        "database missing",
+        7,
+        str(home / "jiyi.sqlite3"),
+    )
     assert not (home / "jiyi.sqlite3").exists()
     store = Store.open(home, all_projections(), new_database=True)  # `jiyi serve --new-database`: knowingly
     try:
