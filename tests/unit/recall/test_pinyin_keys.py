@@ -40,4 +40,4 @@ def test_the_keys_the_app_kb_wrote_are_the_keys_pypinyin_gives(memory: Memory) -
     for name in written:  # the resolver asks by normalized name: the view's key where it is the term's own
         alnum = normalize(name).alnum
         assert pinyin_key(alnum) == computed_key(alnum), name
-    assert _written.keys() == {"小蓝鸟", "饿了吗", "老板的软件"}  # Latin in a name: computed when asked
+    assert {"小蓝鸟", "饿了吗", "老板的软件"} <= _written.keys() and "WX助手" not in _written  # Latin: computed
