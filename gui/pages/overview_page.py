@@ -166,17 +166,17 @@ class OverviewPage(QWidget):
         self._show_read_only(read_only)
         index = data.get("index") or {}
         missing = data.get("vector_index_problem")
-        if index.get("opening"):
+        if read_only and not index.get("ok"):
+            # Chroma writes as it opens: recall goes by the task's words, and the reason is the home's.
+            self.values["index"].setText(self.tr("只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字"))
+            self.values["index"].setToolTip(str(index.get("problem", "")))
+            self.values["index"].setStyleSheet("color: #9a6700;")
+        elif index.get("opening"):
             # The service opens its vector index (Chroma, the model) beside the first requests: the rest of the
             # page is shown now, and the index's line when it is open.
             self.values["index"].setText(self.tr("正在打开…"))
             self.values["index"].setStyleSheet("")
             QTimer.singleShot(INDEX_OPENING_ASK_MS, self, self.reload)
-        elif read_only and not index.get("ok"):
-            # Chroma writes as it opens: recall goes by the task's words, and the reason is the home's.
-            self.values["index"].setText(self.tr("只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字"))
-            self.values["index"].setToolTip(str(index.get("problem", "")))
-            self.values["index"].setStyleSheet("color: #9a6700;")
         elif missing:
             # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
             self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))
