@@ -44,11 +44,13 @@ class Secret:
     text: str  # as a person would write it
     needles: tuple[str, ...]  # what must not be found where it may not be stored
     alone: bool = True  # whether the needle is a secret without its words (a code is not: "OTP" makes it one)
+    spoken: bool = False  # said in a sentence: a name holds it with its spaces (without them it says nothing)
 
     @property
     def compact(self) -> str:
-        """The secret as one word (for names and ids): spaces left out, so it still reads as the same secret."""
-        return self.text.replace(" ", "")
+        """The secret as one word (for names and ids): spaces left out, so it still reads as the same secret;
+        a sentence keeps its spaces (a name may hold spaces; run together, its words are no sentence)."""
+        return self.text if self.spoken else self.text.replace(" ", "")
 
 
 @dataclass(frozen=True)
@@ -110,14 +112,31 @@ def _basic(f: int) -> Secret:
     return Secret(f"Authorization: Basic {encoded}", (encoded.rstrip("="),), alone=False)
 
 
-def _simple(template: str, needle: str, *, alone: bool = True) -> Callable[[int], Secret]:
+def _simple(template: str, needle: str, *, alone: bool = True, spoken: bool = False) -> Callable[[int], Secret]:
     """A secret whose text and needle differ per family by the digit `{f}`."""
-    return lambda f: Secret(template.format(f=f), (needle.format(f=f),), alone)
+    return lambda f: Secret(template.format(f=f), (needle.format(f=f),), alone, spoken)
+
+
+def _said(template: str, needle: str) -> Callable[[int], Secret]:
+    """A secret said in a sentence (`{v}` is the value, `needle` with the family digit `{f}`)."""
+    return lambda f: Secret(template.format(v=needle.format(f=f)), (needle.format(f=f),), alone=False, spoken=True)
+
+
+def _said_word(template: str, words: tuple[str, str]) -> Callable[[int], Secret]:
+    """A secret said in a sentence whose value is letters only (one word per family): any token after a link."""
+    return lambda f: Secret(template.format(v=words[f]), (words[f],), alone=False, spoken=True)
+
+
+def hkid(letter_and_digits: str) -> str:
+    """A Hong Kong identity card number with its check digit: `A123456` → `A123456(3)`."""
+    values = [36] * (8 - len(letter_and_digits)) + [int(c, 36) for c in letter_and_digits]
+    total = sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True))
+    return f"{letter_and_digits}({'0123456789A'[-total % 11]})"
 
 
 _GHP = "R8kT2vQ9xL4mN7pW1zY6bC3dF5gH0jKsAeU"
 _AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY{f}EXAMPLEKE"
-FORMATS: tuple[Format, ...] = (
+_EARLIER: tuple[Format, ...] = (
     Format("mobile", _simple("1358246739{f}", "1358246739{f}")),
     Format("mobile_plus86", _simple("+86139726183{f}4", "139726183{f}4")),
     Format("mobile_spaced", _mobile_spaced),
@@ -200,4 +219,43 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format("homoglyph_bearer", _simple("\u0412\u0435arer Hg{f}7kP3mQ9xW2vL", "Hg{f}7kP3mQ9xW2vL", alone=False)),
 )
+# Issue 36: secrets said in plain words (the value after a link, bare, or in a user name's pair) and the formats
+# that reached the disk in round 4.
+SAID_FORMATS: tuple[Format, ...] = (
+    Format("said_my_password", _said("my password is {v}", "Hy{f}7wQ3pLk")),
+    Format("said_password_for", _said("the password for github is {v}", "Gh{f}8mT2xQv")),
+    Format("said_wifi_password", _said("my wifi password is {v}", "Wf{f}3nE7tKr")),
+    Format("said_root_password", _said("the root password is {v}", "Rt{f}9xK2vBn")),
+    Format("said_mcp_token", _said("the MCP token is {v}", "mcpTk{f}77ZqW")),
+    Format("said_secret", _said("secret {v}", "Sc{f}4rEt9xQ")),
+    Format("said_user_pass", _said("user admin pass {v}", "Pa{f}55w0rdZ")),
+    Format("said_login_pair", _said("login with admin / {v}", "Lg{f}8iN7xQw")),
+    Format("said_use_password", _said("Use the password {v} to log in", "Up{f}3wD9kRz")),
+    Format("said_changed_to", _said("I changed my email password to {v} yesterday", "Ch{f}6gD2wPm")),
+    Format("said_before_word", _said("{v} is my wifi password", "Bf{f}4rW7qZk")),
+    Format("said_plain_word", _said_word("the password for the router is {v}", ("quokkamarmalade", "wombatcinnamon"))),
+    Format("zh_mailbox_changed", _said("我的邮箱密码改成了 {v}", "Ml{f}5pWd8Qz")),
+    Format("zh_router_admin", _said("路由器的管理密码 {v} 记一下", "Ra{f}5dMn9Qx")),
+    Format("zh_token_is", _said("token 是 {v}", "Tk{f}8zZ9qWv")),
+    Format("zh_account_pair", _said("账号 admin 密码 {v}", "Zh{f}7aCc2Pw")),
+    Format("zh_plain_word", _said_word("新的wifi密码是 {v}，记一下", ("pelicanbiscuit", "otterlavender"))),
+    Format("hk_passport", _simple("HK passport no. K{f}2345678", "K{f}2345678", alone=False)),
+    Format("passport_number", _simple("passport number: E{f}3057192", "E{f}3057192", alone=False)),
+    Format(
+        "telegram_bot_url",
+        _simple(
+            "https://api.telegram.org/bot7123456{f}89:AAF{f}qTcvCH1vGWJxfSeofSAs0K5PALDsawQx/getMe",
+            "AAF{f}qTcvCH1vGWJxfSeofSAs0K5",
+        ),
+    ),
+    Format("wechat_pay_dashed", _simple("wechat pay 13{f}4-5678-9012-3456-78", "13{f}4-5678-9012-3456-78")),
+    Format(
+        "basic_auth_curl", _simple("curl -u admin:Bc{f}9xK2pLq https://x.cn", "Bc{f}9xK2pLq", alone=False, spoken=True)
+    ),
+    Format("code_in_parentheses", _simple("验证码（4829{f}137）", "4829{f}137", alone=False)),
+    Format("hkid", lambda f: Secret(f"HKID {hkid(f'A12345{f}')}", (hkid(f"A12345{f}"),), spoken=True)),
+    Format("mysql_password", _simple("mysql -u root -pMy{f}Sq1Pw", "My{f}Sq1Pw", alone=False, spoken=True)),
+    Format("credentials_at_host", _simple("admin:Ip{f}8wQ3zK@10.0.0.5", "Ip{f}8wQ3zK", alone=False)),
+)
+FORMATS: tuple[Format, ...] = (*_EARLIER, *SAID_FORMATS)
 PRIVATE_KEY_BODY = key_body(0)

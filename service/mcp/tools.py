@@ -149,7 +149,12 @@ class TurnIds:
             while len(self._first) > self.KEPT:
                 self._first.popitem(last=False)
         digest = hashlib.sha256(json.dumps([*content, minute], ensure_ascii=False).encode("utf-8")).hexdigest()
-        params["interaction_id"] = f"mcp-{digest[:32]}"
+        params["interaction_id"] = f"mcp-{digest[:32].translate(_LETTERS)}"
+
+
+# An id is written in letters only: hex digits would make a phone number, a card or an OTP ("2fa2064") in about
+# one id of 400, and an id that looks sensitive is refused (the turn would be lost).
+_LETTERS = str.maketrans("0123456789", "ghijklmnop")
 
 
 turn_id = TurnIds()

@@ -19,6 +19,8 @@ from recall.verdict import Resolution
 from service.memory.parts import Parts, check_actor
 from service.memory.recall_service import RecallService
 from service.memory.results import LearnAliasOutcome
+from service.ops import appkb as appkb_ops
+from service.ops.perform import prepares
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
@@ -239,6 +241,7 @@ class AppKbService:
         """The device's installed apps (package, label): new ones added, missing ones marked stale."""
         return self.prepare_sync_inventory(device, apps, actor=actor)()
 
+    @prepares(appkb_ops.SYNC)
     def prepare_sync_inventory(
         self, device: str, apps: Sequence[tuple[str, str]], *, actor: str = "agent"
     ) -> Callable[[], SyncReport]:

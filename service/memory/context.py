@@ -18,6 +18,8 @@ from service.memory.context_pack import (
 from service.memory.desk import DeskService
 from service.memory.learning import LearningService
 from service.memory.parts import Parts
+from service.ops import desk as desk_ops
+from service.ops.perform import performs
 from store.core.errors import InvalidInput, NotFound
 from store.desk import bundles
 from store.desk.common import check_id
@@ -32,6 +34,7 @@ class ContextService:
         self.desk = desk
         self.learning = learning
 
+    @performs(desk_ops.CONTEXT)
     def prepare_context(
         self, query: str, *, schedule_id: str | None = None, budget_chars: int | None = None, limit: int = 8
     ) -> dict[str, Any]:

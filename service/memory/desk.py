@@ -37,6 +37,9 @@ from service.memory.rows import (
     TopicDetail,
     Workday,
 )
+from service.ops import desk as desk_ops
+from service.ops import maintenance as maintenance_ops
+from service.ops.perform import lists, pages, performs, prepares
 from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redact_json import redact_json
@@ -104,6 +107,7 @@ class DeskService:
             actor=actor,
         )()
 
+    @prepares(desk_ops.REMEMBER)
     def prepare_interaction(
         self,
         interaction_id: str,
@@ -143,6 +147,7 @@ class DeskService:
 
         return write
 
+    @performs(desk_ops.TASK_COMPLETE)
     def complete_task(
         self,
         task_id: str,
@@ -194,6 +199,7 @@ class DeskService:
             "bundle_paths": sorted(pending),
         }
 
+    @pages(desk_ops.TASK_LIST)
     def list_tasks(
         self, *, status: str | None = None, schedule_id: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[dict[str, Any]]:
@@ -207,6 +213,7 @@ class DeskService:
 
     # -- reading for agents ------------------------------------------------------------------
 
+    @performs(desk_ops.RECALL)
     def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
         """Related and recent turns, task cards, bundles, workdays, topics, facts and active skills.
 
@@ -259,6 +266,7 @@ class DeskService:
         failed = self.index.failed(dense)
         return how if failed is None else msgspec.structs.replace(how, mode="full_text", degraded=failed)
 
+    @performs(desk_ops.TRANSITION)
     def assess_transition(
         self, text: str, *, current_task_id: str | None = None, current_topic_id: str | None = None
     ) -> dict[str, Any]:
@@ -274,6 +282,7 @@ class DeskService:
 
     # -- maintenance ---------------------------------------------------------------------------
 
+    @performs(desk_ops.CONSOLIDATION)
     def record_consolidation(
         self,
         kind: str,
@@ -322,6 +331,7 @@ class DeskService:
         self._desk_changed()
         return {"kind": kind, "workday": workday, "ts": at.iso, "deactivated_facts": deactivated}
 
+    @performs(maintenance_ops.STATUS)
     def maintenance_status(self) -> MaintenanceStatus:
         """Backlog, idle time, leases, and whether the previous workday still needs its review."""
         now = clock.now()
@@ -353,6 +363,7 @@ class DeskService:
             ],
         }
 
+    @performs(maintenance_ops.PLAN)
     def maintenance_plan(self, *, limit: int = 50, lease_seconds: int | None = None) -> MaintenancePlan:
         """Lease the oldest unfiled interactions to a planner; an expired lease returns them to the backlog."""
         if not 1 <= limit <= topics.MAX_BATCH:
@@ -405,6 +416,7 @@ class DeskService:
 
     # -- topics and workdays ---------------------------------------------------------------------
 
+    @performs(maintenance_ops.TOPIC_GET)
     def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
         return topics.get_topic(self.store, topic_id, limit=limit, offset=offset)
 
@@ -420,15 +432,18 @@ class DeskService:
             raise InvalidInput("workday must be YYYY-MM-DD")
         return topics.workday_topics(self.store, workday)
 
+    @pages(maintenance_ops.WORKDAY_LIST)
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
         return topics.workdays(self.store, limit=limit, offset=offset)
 
+    @lists(maintenance_ops.CONSOLIDATION_LOG)
     def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         """What consolidation did, newest first (commits, reviews, agent reports)."""
         return topics.consolidation_log(self.store, limit)
 
     # -- facts -------------------------------------------------------------------------------------
 
+    @pages(maintenance_ops.FACT_LIST)
     def list_facts(
         self,
         *,
@@ -462,9 +477,11 @@ class DeskService:
             raise InvalidInput(f"status must be one of {', '.join(skills.STATUSES)}")
         return skills.list_skills(self.store, status, limit, offset)
 
+    @performs(maintenance_ops.SKILL_GET)
     def get_skill(self, skill_id: str) -> Skill:
         return skills.get_skill(self.store, skill_id)
 
+    @performs(maintenance_ops.SKILL_SET_STATUS)
     def set_skill_status(
         self,
         skill_id: str,
@@ -492,6 +509,7 @@ class DeskService:
 
     # -- bundles ---------------------------------------------------------------------------------------
 
+    @pages(desk_ops.BUNDLE_LIST)
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         if kind is not None and kind not in bundle_names.KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(bundle_names.KINDS)}")

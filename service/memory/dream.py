@@ -25,6 +25,8 @@ from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
 from service.memory.rows import DreamRecord, DreamStep
 from service.memory.rows import rows as typed_rows
+from service.ops import upkeep as upkeep_ops
+from service.ops.perform import lists
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput
@@ -97,6 +99,7 @@ class DreamService:
             self.parts.changed(Domain.APP_KB)
         return report
 
+    @lists(upkeep_ops.DREAM_REPORTS)
     def reports(self, limit: int = 20) -> list[DreamRecord]:
         """The stored reports of real passes, newest first."""
         found = [event.payload for event in self.parts.store.events(DOMAIN, types=["dream_report"])]

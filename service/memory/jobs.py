@@ -29,6 +29,8 @@ import msgspec
 from service.errors import Cancelled
 from service.memory.progress import PhaseProgress
 from service.memory.rows import JobStatus
+from service.ops import upkeep as upkeep_ops
+from service.ops.perform import lists, performs
 from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service.memory")
@@ -109,6 +111,7 @@ class Jobs:
             return job.outcome or {}
         raise job.raised if job.raised is not None else Cancelled()
 
+    @performs(upkeep_ops.JOB_STATUS)
     def status(self, job_id: str) -> JobStatus:
         """The job's status; `NotFound` for a job this memory never ran (or has forgotten)."""
         with self._lock:
@@ -117,6 +120,7 @@ class Jobs:
                 raise NotFound(f"no job {job_id!r} (the service remembers its last {KEPT} jobs since it started)")
             return job.status()
 
+    @performs(upkeep_ops.JOB_CANCEL)
     def cancel(self, job_id: str) -> JobStatus:
         """Ask the job to stop at its next step; its status (a finished job stays as it ended)."""
         with self._lock:
@@ -133,6 +137,7 @@ class Jobs:
                 job.cancel.set()
             return job.status()
 
+    @lists(upkeep_ops.JOB_LIST)
     def list(self) -> list[JobStatus]:
         """Every remembered job, the newest first."""
         with self._lock:

@@ -33,6 +33,8 @@ from service.memory.rows import (
     adoption_of,
 )
 from service.memory.rows import row as typed_row
+from service.ops import learning as learning_ops
+from service.ops.perform import lists, performs
 from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
@@ -132,6 +134,7 @@ class LearningService:
 
     # -- reads ---------------------------------------------------------------------------
 
+    @performs(learning_ops.STATUS)
     def status(self) -> LearningStatus:
         """The grant, its fingerprints (configured and stored), quotas used/left, cursors, queue by state."""
         grant = self.grant
@@ -162,6 +165,7 @@ class LearningService:
             },
         )
 
+    @lists(learning_ops.QUEUE)
     def queue(
         self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
     ) -> list[LearningIntent]:
@@ -171,14 +175,17 @@ class LearningService:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
         return queue.intents(state, limit, offset, after)
 
+    @performs(learning_ops.INTENT)
     def intent(self, intent_id: str) -> LearningIntentDetail:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
         return queue.intent_detail(intent_id)
 
+    @lists(learning_ops.FAILURES)
     def failures(self, limit: int = 100) -> list[LearningIntent]:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
         return queue.failures(limit)
 
+    @lists(learning_ops.RECORDS_LIST)
     def list_records(
         self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
     ) -> list[LearningRecord]:
@@ -232,6 +239,7 @@ class LearningService:
         while not self._stopping.wait(every):
             self.scan_quietly("on its timer")
 
+    @performs(learning_ops.EXTRACT_LEASE)
     def extract_lease(self, request_id: str) -> ExtractionLease:
         """Admit the oldest waiting source (one extraction admission): `{operation_id, snapshot}` or empty."""
         ledger.check_request_id(request_id, self.parts.redactor)
@@ -247,6 +255,7 @@ class LearningService:
         self._published(DOMAIN)
         return cast(ExtractionLease, reply)  # the store's `{operation_id, snapshot}` or `{empty}`
 
+    @performs(learning_ops.EXTRACT_SUBMIT)
     def extract_submit(self, operation_id: str, request_id: str, result: object) -> ExtractionReceipt:
         """Answer an extraction lease with one candidate or `{"operation": "noop"}`."""
         ledger.check_request_id(request_id, self.parts.redactor)
@@ -257,6 +266,7 @@ class LearningService:
         self._published(DOMAIN)
         return cast(ExtractionReceipt, reply)  # the store's `{accepted, outcome}` or `{accepted, reason}`
 
+    @performs(learning_ops.REVIEW_LEASE, fixed={"reviewer": "worker"})
     def review_lease(self, request_id: str, *, reviewer: str = "worker") -> ReviewLease:
         """Hand out the oldest candidate with its sources re-read from the store (one review admission)."""
         ledger.check_request_id(request_id, self.parts.redactor)
@@ -271,6 +281,7 @@ class LearningService:
         self._published(DOMAIN)
         return cast(ReviewLease, reply)  # the store's `{review_id, candidate, sources, …}` or `{empty}`
 
+    @performs(learning_ops.OWNER_REVIEW, drop=("actor",))
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         """The owner reviews one candidate in the console instead of a reviewer worker (one review admission).
 
@@ -292,6 +303,7 @@ class LearningService:
             raise InvalidInput(f"intent {intent_id} has no candidate waiting for review")
         return self.review_submit(str(lease["review_id"]), _owner_request_id(), verdict, reason, actor="user")
 
+    @performs(learning_ops.REVIEW_SUBMIT)
     def review_submit(
         self, review_id: str, request_id: str, verdict: str, reason: str, *, actor: str = "agent"
     ) -> ReviewReceipt:

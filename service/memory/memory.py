@@ -39,6 +39,8 @@ from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
+from service.ops import upkeep as upkeep_ops
+from service.ops.perform import performs
 from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
 from store.core.acknowledged import LossPolicy
@@ -313,6 +315,7 @@ class Memory:
         """Whether `health()` would answer without touching the database."""
         return self._counts is not None and self._counts[0] == self.parts.generation
 
+    @performs(upkeep_ops.OVERVIEW)
     def overview(self) -> Overview:
         """What the console's overview shows: health, the vector index, recall quality over the last
         `OVERVIEW_DAYS`, the last dream, recent errors.
@@ -445,3 +448,19 @@ class Memory:
             }
         except OSError as exc:
             raise os_problem(exc, f"the export folder {root}") from None
+
+
+PARTS: dict[str, type] = {
+    "": Memory,
+    "appkb": AppKbService,
+    "runs": RunService,
+    "recall": RecallService,
+    "lessons": LessonService,
+    "desk": DeskService,
+    "context": ContextService,
+    "learning": LearningService,
+    "dream": DreamService,
+    "jobs": Jobs,
+}
+"""The facade's parts by their attribute of `Memory` ("": the facade itself): the classes whose methods
+perform the socket's operations (`service/ops/perform.py`)."""

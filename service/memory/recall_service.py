@@ -30,6 +30,8 @@ from service.memory.results import PackageStatistics, RecallStatistics
 from service.memory.rows import DailyRecallPoint
 from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
+from service.ops import recall as recall_ops
+from service.ops.perform import lists, performs
 from store.appkb import kb as appkb
 from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
@@ -449,6 +451,7 @@ class RecallService:
 
     # -- what people and tools ask of recall ------------------------------------------
 
+    @performs(recall_ops.STATS)
     def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
         """Hit@1, hit rate, contamination and package P/R over a window, with daily series and per package."""
         days = recall_stats.daily(self.store, since, until)
@@ -467,6 +470,7 @@ class RecallService:
         labels = appkb.device_labels(self.store, [p["package"] for p in packages])
         return [{**p, "label": labels.get(p["package"])} for p in packages]
 
+    @lists(recall_ops.RUNS)
     def recall_runs(self, since: float, until: float, limit: int = 200) -> list[RunTrace]:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
         return typed_rows(RunTrace, recall_stats.runs_between(self.store, since, until, limit))
@@ -476,10 +480,12 @@ class RecallService:
         trace = recall_stats.trace_of(self.store, check_run_id(run_id))
         return None if trace is None else typed_row(RunTrace, trace)
 
+    @lists(recall_ops.DEVICES)
     def recall_devices(self) -> list[str]:
         """The devices recall has past runs of, for choosing one to ask about."""
         return self.devices()
 
+    @performs(recall_ops.QUERY)
     def recall_query(self, goal: str, device: str, *, explain: bool = False) -> RecallAnswer:
         """What recall would return for `goal` on `device` now (for people and tools; logs nothing).
 

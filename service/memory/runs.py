@@ -22,6 +22,8 @@ from service.memory.procedure_recall import Pick, ProcedureRecall, RunCards
 from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.memory.rows import Episode, EpisodeDetail
+from service.ops import runs as runs_ops
+from service.ops.perform import performs
 from store.appkb import alias_correction
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
@@ -85,6 +87,7 @@ class RunService:
 
     # -- the run lifecycle -------------------------------------------------------------
 
+    @performs(runs_ops.RUN_START)
     def run_start(
         self,
         run_id: str,
@@ -162,6 +165,7 @@ class RunService:
             log.warning("recall failed (the run goes on): %s", exc)
             return RecallResult(self.config.memory_rag, "error", goal, self.recall.embedder_id, error=str(exc))
 
+    @performs(runs_ops.RUN_EVENT)
     def run_event(
         self,
         event: dict[str, object],
@@ -245,6 +249,7 @@ class RunService:
             )
         )
 
+    @performs(runs_ops.RUN_FINISH)
     def run_finish(self, run_id: str, outcome: dict[str, object] | None = None, *, actor: str = "agent") -> RunFinished:
         """The run ended: archive its `episode_outcome` and drop its evidence.
 
@@ -373,6 +378,7 @@ class RunService:
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
 
+    @performs(runs_ops.EPISODE_GET)
     def get_episode(self, run_id: str) -> EpisodeDetail:
         """One episode with its tool-event timeline."""
         return episodes.get_episode(self.store, run_id)

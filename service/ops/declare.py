@@ -4,9 +4,11 @@ Everything else is derived from an `Operation`:
 
 - the socket's check of the parameters, refusing bad input with the message
   naming the field (`service/rpc/decode.py`, from the fields' `Check`s);
-- the handler table (`service/rpc/registry.py`: `@TABLE.op(OPERATION)`);
-- the remote `Memory` the attached console uses (`service/remote/channel.py`:
-  `Wire.invoke(OPERATION, params)` encodes the params and decodes the result);
+- the facade method that performs it (`service/ops/perform.py`: `@performs(OPERATION)` on the method,
+  its params passed by field name), from which come the handler table (`service/rpc/methods/`: derived,
+  or a named handler `@TABLE.op(OPERATION)` where it adapts) and the remote `Memory` the attached console
+  uses (`service/remote/calls.py`: `performed(Facade.method)`; `Wire.invoke(OPERATION, params)` encodes
+  the params and decodes the result);
 - the JSON Schema of every operation (`schema()`, printed by `jiyi schema`);
 - the method table of `docs/protocol.md` (`service/ops/docs.py`; a test fails
   when the docs and the declarations differ);

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import msgspec
@@ -47,3 +49,13 @@ def replace_table(document: str, table: str) -> str:
     """`document` with the text between the markers replaced by `table` (the markers must be there)."""
     start, end = document.index(BEGIN), document.index(END) + len(END)
     return document[:start] + table + document[end:]
+
+
+def schema_digest(operations: list[Operation[Any, Any]]) -> str:
+    """A digest of the operations' JSON Schema (what `jiyi schema` prints): it changes when the wire does.
+
+    `tests/service/schema_digests.json` records it per protocol version: a change to the schema that does
+    not bump the version fails a test."""
+    document = {op.name: op.schema() for op in sorted(operations, key=lambda op: op.name)}
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -2,7 +2,9 @@
 
 The console and the commands use it exactly as they use `Memory`: the same
 methods, the same result types, the same errors (an error code from the
-service becomes the error class a local `Memory` raises). Each thread talks
+service becomes the error class a local `Memory` raises). A facade method
+bound to the operation it performs is called as `performed(Facade.method)`
+(`service/remote/calls.py`); the others, which adapt, are written here. Each thread talks
 on its own connection (the console reads on several threads at once); long
 operations (rebuilds, dream, import) get a connection with a long timeout.
 Listeners hear the service's change notices (`service.remote.notices`).
@@ -26,44 +28,39 @@ from service import person_key
 from service.client import Json, JsonObject
 from service.config import Config
 from service.memory.bus import Listener
-from service.memory.recall_rows import DeskRecall, RecallAnswer, RunTrace
+from service.memory.desk import DeskService
+from service.memory.dream import DreamService
+from service.memory.learning import LearningService
+from service.memory.lessons import LessonService
+from service.memory.memory import Memory
+from service.memory.recall_rows import RunTrace
+from service.memory.recall_service import RecallService
 from service.memory.results import (
     DocumentWritten,
     DreamReport,
     Health,
     LearnAliasOutcome,
-    MaintenanceStatus,
-    Overview,
-    RecallStatistics,
 )
 from service.memory.rows import (
-    Bundle,
     BundleDetail,
-    ConsolidationEntry,
-    DreamRecord,
     Episode,
-    EpisodeDetail,
     Fact,
-    LearningIntent,
-    LearningIntentDetail,
     LearningRecord,
-    LearningStatus,
     Lesson,
-    LessonRuns,
     RecordRevoked,
     ReviewReceipt,
     Skill,
     Topic,
-    TopicDetail,
-    Workday,
 )
+from service.memory.runs import RunService
 from service.ops import appkb as ops
 from service.ops import desk, recall, runs, status, upkeep
 from service.ops import learning as learn
 from service.ops import maintenance as maint
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
-from service.ops.runs import EpisodeArgs, EpisodeListArgs, RestoreArgs, RevokeArgs
+from service.ops.runs import EpisodeListArgs, RestoreArgs, RevokeArgs
 from service.remote import wire
+from service.remote.calls import performed
 from service.remote.channel import JobFollower, JobParams, Progress, RemoteJobs, Wire, protocol_version
 from service.remote.interchange import RemoteInterchange
 from service.remote.notices import NoticeReader
@@ -158,6 +155,8 @@ def _entries(rows: list[AliasEntry]) -> list[AppKbEntry]:
 class RemoteRuns:
     """The episode archive's operations, each a call of its declaration (`service.ops.runs`)."""
 
+    get_episode = performed(RunService.get_episode)
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
 
@@ -196,9 +195,6 @@ class RemoteRuns:
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return self._wire.invoke(runs.EPISODE_LIST, self._filter(f, limit=1, total=True)).total or 0
 
-    def get_episode(self, run_id: str) -> EpisodeDetail:
-        return self._wire.invoke(runs.EPISODE_GET, EpisodeArgs(run_id=run_id))
-
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
         return self._wire.invoke(runs.EPISODE_REVOKE, RevokeArgs(run_id=run_id, reason=reason, actor=actor)).change
 
@@ -209,24 +205,17 @@ class RemoteRuns:
 class RemoteRecall:
     """Recall's operations, each a call of its declaration (`service.ops.recall`)."""
 
+    recall_statistics = performed(RecallService.recall_statistics)
+    recall_runs = performed(RecallService.recall_runs)
+    recall_devices = performed(RecallService.recall_devices)
+    recall_query = performed(RecallService.recall_query)
+
     def __init__(self, wire_: Wire, jobs: JobFollower) -> None:
         self._wire = wire_
         self._jobs = jobs
 
-    def recall_statistics(self, since: float | None = None, until: float | None = None) -> RecallStatistics:
-        return self._wire.invoke(recall.STATS, recall.WindowArgs(since=since, until=until))
-
-    def recall_runs(self, since: float, until: float, limit: int = 200) -> list[RunTrace]:
-        return self._wire.invoke(recall.RUNS, recall.RecallRunsArgs(since=since, until=until, limit=limit)).runs
-
     def recall_trace(self, run_id: str) -> RunTrace | None:
         return self._wire.invoke(recall.TRACE, recall.TraceArgs(run_id=run_id)).trace
-
-    def recall_devices(self) -> list[str]:
-        return self._wire.invoke(recall.DEVICES).devices
-
-    def recall_query(self, goal: str, device: str, *, explain: bool = False) -> RecallAnswer:
-        return self._wire.invoke(recall.QUERY, recall.RecallQueryArgs(goal=goal, device=device, explain=explain))
 
     def rebuild_vectors(self, progress: Progress | None = None) -> dict[str, int]:
         return msgspec.convert(self._jobs.run("vectors.rebuild", progress), dict[str, int])
@@ -234,6 +223,9 @@ class RemoteRecall:
 
 class RemoteLessons:
     """The lessons' operations, each a call of its declaration (`service.ops.recall`)."""
+
+    lesson_runs = performed(LessonService.lesson_runs)
+    list_lessons = performed(LessonService.list_lessons)
 
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
@@ -244,57 +236,33 @@ class RemoteLessons:
         args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
         return self._wire.invoke(recall.LESSON_ADD, args)
 
-    def lesson_runs(self, lesson_id: str) -> LessonRuns:
-        return self._wire.invoke(recall.LESSON_RUNS, recall.LessonArgs(lesson_id=lesson_id))
-
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
         if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
         return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
-    def list_lessons(self, status: str | None = None) -> list[Lesson]:
-        return self._wire.invoke(recall.LESSON_LIST, recall.LessonListArgs(status=status)).lessons
-
 
 class RemoteDesk:
     """The desk memory's operations, each a call of its declaration (`service.ops.desk`, `.maintenance`)."""
 
+    maintenance_status = performed(DeskService.maintenance_status)
+    memory_recall = performed(DeskService.memory_recall)
+    get_topic = performed(DeskService.get_topic)
+    list_workdays = performed(DeskService.list_workdays)
+    consolidation_log = performed(DeskService.consolidation_log)
+    list_facts = performed(DeskService.list_facts)
+    set_skill_status = performed(DeskService.set_skill_status)
+    list_bundles = performed(DeskService.list_bundles)
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
-
-    def maintenance_status(self) -> MaintenanceStatus:
-        return self._wire.invoke(maint.STATUS)
-
-    def memory_recall(self, query: str, *, limit: int = 8) -> DeskRecall:
-        return self._wire.invoke(desk.RECALL, desk.RecallArgs(query=query, limit=limit))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(text=text, limit=limit, offset=offset)).topics
 
-    def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
-        return self._wire.invoke(maint.TOPIC_GET, maint.TopicArgs(topic_id=topic_id, limit=limit, offset=offset))
-
     def workday_topics(self, workday: str) -> list[Topic]:
         return self._wire.invoke(maint.TOPIC_LIST, maint.TopicListArgs(workday=workday)).topics
-
-    def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
-        return self._wire.invoke(maint.WORKDAY_LIST, maint.WorkdayListArgs(limit=limit, offset=offset)).workdays
-
-    def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
-        return self._wire.invoke(maint.CONSOLIDATION_LOG, maint.LogArgs(limit=limit)).entries
-
-    def list_facts(
-        self,
-        *,
-        scope: str | None = None,
-        status: str | None = None,
-        text: str | None = None,
-        limit: int = 200,
-        offset: int = 0,
-    ) -> list[Fact]:
-        args = maint.FactListArgs(scope=scope, status=status, text=text, limit=limit, offset=offset)
-        return self._wire.invoke(maint.FACT_LIST, args).facts
 
     def set_fact_status(self, fact_id: str, status: str, *, reason: str = "", actor: str = "user") -> Fact:
         args = maint.FactStatusArgs(fact_id=fact_id, status=status, reason=reason or None, actor=actor)
@@ -303,23 +271,6 @@ class RemoteDesk:
     def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         skills = self._wire.invoke(maint.SKILL_LIST, maint.SkillListArgs(status=status, audience="review")).skills
         return skills[offset : offset + limit]
-
-    def set_skill_status(
-        self,
-        skill_id: str,
-        status: str,
-        *,
-        user_request: str | None = None,
-        interaction_id: str | None = None,
-        actor: str = "user",
-    ) -> Skill:
-        args = maint.SkillStatusArgs(
-            skill_id=skill_id, status=status, user_request=user_request, interaction_id=interaction_id, actor=actor
-        )
-        return self._wire.invoke(maint.SKILL_SET_STATUS, args)
-
-    def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
-        return self._wire.invoke(desk.BUNDLE_LIST, desk.BundleListArgs(kind=kind, limit=limit, offset=offset)).bundles
 
     def get_bundle(self, bundle_id: str, path: str | None = None) -> BundleDetail:
         return self._wire.invoke(desk.BUNDLE_GET, desk.BundleGetArgs(bundle_id=bundle_id, path=path))
@@ -337,6 +288,8 @@ class RemoteDesk:
 
 
 class RemoteDream:
+    reports = performed(DreamService.reports)
+
     def __init__(self, wire_: Wire, follower: JobFollower) -> None:
         self._wire = wire_
         self._follower = follower
@@ -348,37 +301,19 @@ class RemoteDream:
         cancels the job between two steps."""
         return msgspec.convert(self._follower.run("dream", progress, {"full": full, "dry_run": dry_run}), DreamReport)
 
-    def reports(self, limit: int = 20) -> list[DreamRecord]:
-        return self._wire.invoke(upkeep.DREAM_REPORTS, upkeep.DreamReportsArgs(limit=limit)).reports
-
 
 class RemoteLearning:
     """The owner's side of learning (seed 003): what the console's learning page reads and decides,
     each a call of its declaration (`service.ops.learning`)."""
 
+    status = performed(LearningService.status)
+    queue = performed(LearningService.queue)
+    intent = performed(LearningService.intent)
+    failures = performed(LearningService.failures)
+    list_records = performed(LearningService.list_records)
+
     def __init__(self, wire_: Wire) -> None:
         self._wire = wire_
-
-    def status(self) -> LearningStatus:
-        return self._wire.invoke(learn.STATUS)
-
-    def queue(
-        self, state: str | None = None, limit: int = 100, offset: int = 0, after: tuple[str, str] | None = None
-    ) -> list[LearningIntent]:
-        args = learn.QueueArgs(state=state, limit=limit, offset=offset, after=after)
-        return self._wire.invoke(learn.QUEUE, args).intents
-
-    def intent(self, intent_id: str) -> LearningIntentDetail:
-        return self._wire.invoke(learn.INTENT, learn.IntentArgs(intent_id=intent_id))
-
-    def failures(self, limit: int = 100) -> list[LearningIntent]:
-        return self._wire.invoke(learn.FAILURES, learn.FailuresArgs(limit=limit)).intents
-
-    def list_records(
-        self, state: str | None = None, limit: int = 200, offset: int = 0, after: tuple[str, str] | None = None
-    ) -> list[LearningRecord]:
-        args = learn.RecordListArgs(state=state, limit=limit, offset=offset, after=after)
-        return self._wire.invoke(learn.RECORDS_LIST, args).records
 
     def owner_review(self, intent_id: str, verdict: str, reason: str) -> ReviewReceipt:
         args = learn.OwnerReviewArgs(intent_id=intent_id, verdict=verdict, reason=reason, actor="user")
@@ -395,6 +330,8 @@ class RemoteLearning:
 
 class RemoteMemory:
     """A home's memory as served by the service listening on `socket_path`. Open with `RemoteMemory.attach`."""
+
+    overview = performed(Memory.overview)
 
     def __init__(self, config: Config, socket_path: Path, health: JsonObject, *, client: str = "console") -> None:
         """`client` is what this side tells the service it is: "console", or "command" for a `jiyi` command."""
@@ -464,9 +401,6 @@ class RemoteMemory:
 
     def health(self) -> Health:
         return self._wire.invoke(status.HEALTH)
-
-    def overview(self) -> Overview:
-        return self._wire.invoke(upkeep.OVERVIEW)
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, int]:
         outcome = self._follower.run("rebuild", progress)

@@ -22,6 +22,7 @@ from typing import Any, TypeVar, cast
 from service.json_types import JsonObject
 from service.memory.memory import Memory
 from service.ops.declare import Args, Operation
+from service.ops.perform import Performer, performers
 from service.rpc.context import CallContext
 from service.rpc.decode import Decoder, decoder
 from service.rpc.params import Params
@@ -108,6 +109,19 @@ class MethodTable:
 
         return serve
 
+    def performed(
+        self, part: str, performer: Performer, *, instant: Callable[[Memory], bool] | None = None, long: bool = False
+    ) -> None:
+        """Serve the operation the facade method of `performer` performs, on `memory.<part>` ("": the facade)."""
+        operation, name, answer = performer.operation, performer.method, performer.answer
+
+        def handler(memory: Memory, args: Args, _context: CallContext) -> Any:
+            return answer(getattr(getattr(memory, part) if part else memory, name), args)
+
+        grouped = performer.shape == "prepares"
+        check = decoder(operation.params)
+        self._add(Method(operation.name, handler, operation.writes, grouped, instant, long, operation, check))
+
     def grouped(self, operation: Operation[A, R]) -> Callable[[GroupedHandler[A, R]], GroupedHandler[A, R]]:
         """Serve `operation`, a write the host may commit together with others (see `service.memory.group`):
         the decorated handler checks and prepares, and answers the write itself as a call without arguments."""
@@ -135,6 +149,19 @@ class MethodTable:
 
     def __iter__(self) -> Iterator[Method]:
         return iter(self._methods.values())
+
+
+def performed_table(
+    parts: Mapping[str, type], *, instant: Mapping[str, Callable[[Memory], bool]], long: frozenset[str]
+) -> MethodTable:
+    """The operations the facade's methods perform (`parts`: the facade's classes by their attribute of `Memory`),
+    each served by its method; `instant` and `long` say how the host runs some of them (see `Method`)."""
+    table = MethodTable("the facade")
+    for part, kind in parts.items():
+        for performer in performers(kind):
+            name = performer.operation.name
+            table.performed(part, performer, instant=instant.get(name), long=name in long)
+    return table
 
 
 class Registry(Mapping[str, Method]):

@@ -3,7 +3,8 @@
 Every text an agent can make Jiyi learn, name or file passes through a
 `Redactor`. Names and ids that contain anything sensitive are refused
 outright; free text has the sensitive parts replaced by `[redacted:<kind>]`.
-The rules themselves are in `store.core.redact_rules`.
+The rules themselves are in `store.core.redact_rules` (the formats) and
+`store.core.redact_said` (secrets said in words: "my password is X").
 
 The text is read as a person reads it before any rule runs
 (`store.core.redact_reading`): invisible characters such as zero-width spaces
@@ -27,6 +28,9 @@ from importlib import resources
 
 from store.core.redact_reading import Reading, encoded_runs
 from store.core.redact_rules import RULES
+from store.core.redact_said import SAID
+
+ALL_RULES = RULES + SAID
 
 # How deep encodings are unwrapped: base64 inside %XX-escapes is read, a third layer is not.
 _DEPTH = 2
@@ -88,12 +92,23 @@ class Redactor:
     def _spans(self, text: str, words: bool, depth: int = 0) -> list[Span]:
         reading = Reading(text)
         spans: list[Span] = []
-        for rule in RULES:
+        for rule in ALL_RULES:
             subject = reading.subject(rule)
             if subject is None:
                 continue
             matches = rule.pattern.finditer(subject)
-            if rule.value:
+            if rule.pick is not None:
+                # A match that starts inside the span the rule found last is a word inside that value: its own
+                # value is the same run's end, which goes already (a run of "token=token=…" is one span).
+                covered = -1
+                for match in matches:
+                    if match.start() < covered:
+                        continue
+                    part = rule.pick(match)
+                    if part is not None:
+                        spans.append((part[0], -part[1], rule.kind))
+                        covered = part[1]
+            elif rule.value:
                 for match in matches:
                     if rule.check is None or rule.check(match.group("v")) is not None:
                         spans.append((match.start("v"), -match.end("v"), rule.kind))

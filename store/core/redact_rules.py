@@ -55,8 +55,12 @@ _SECRET_WORDS = (
     r"api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|"
     r"secret[_-]?key|private[_-]?key|token|secret|password|passwd|pwd|passphrase|pass(?<![a-z]pass)"
 )
-# After a Chinese password word, whatever joins it to the value: "密码就是X", "密码 X", "支付密码：X", "密码改成X".
-_ZH_JOIN = r"(?:[ \t]{0,3}(?:也就是|就是|也是|改成|改为|设为|设置为|设成|是|为|[:=：])?[ \t]{0,3})"
+# Between a number's word and the number: a label ("号码", "no.", "number"), up to two links ("是：", "is:"), and an
+# opening bracket ("验证码（482913）", "passport number: E…", "您的验证码是[482913]").
+_LABEL = (
+    r"(?:[ \t]{0,2}(?:号码|号|编号|no(?:\.|(?![a-z]))|nr(?:\.|(?![a-z]))|number|num(?:\.|(?![a-z]))|\#|id(?![a-z])))?"
+)
+_JOIN = r"(?:[ \t]{0,3}(?:is(?![a-z])|was(?![a-z])|[:：=\#]|是|为)){0,2}[ \t]{0,3}[(\[（【「『“\"'<《]?[ \t]{0,2}"
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 _LUHN_DOUBLE = str.maketrans("0123456789", "0246813579")
@@ -136,6 +140,31 @@ def _basic_credentials(value: str) -> Part:
     return (0, len(value)) if ":" in decoded and decoded.isprintable() else None
 
 
+def _token_like(match: str) -> bool:
+    """After a bot's number and its colon, a secret with letters in it (not a run of digits: a time, a ratio)."""
+    return any(c.isalpha() for c in match.partition(":")[2])
+
+
+def _hkid(match: re.Match[str]) -> Part:
+    """A Hong Kong identity card number (one or two letters before the match's digits, not part of a longer
+    word), when its check digit is right."""
+    text, start = match.string, match.start()
+    letters = 2 if start >= 2 and text[start - 2].isascii() and text[start - 2].isalpha() else 1
+    first = start - letters
+    if first > 0 and text[first - 1].isascii() and text[first - 1].isalnum():
+        return None
+    return (first, match.end()) if _hkid_valid(text[first : match.end()]) else None
+
+
+def _hkid_valid(match: str) -> bool:
+    """A Hong Kong identity card number's check digit (in brackets after one or two letters and six digits)."""
+    body = "".join(c for c in match.upper() if c.isalnum())
+    letters, digits, check = body[:-7], body[-7:-1], body[-1]
+    values = [36] * (2 - len(letters)) + [ord(c) - 55 for c in letters] + [int(d) for d in digits]
+    total = sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True))
+    return "0123456789A"[-total % 11] == check
+
+
 def _base64_like(match: str) -> bool:
     """One run of at least 120 base64 characters, or two or more lines of at least 40 (key material)."""
     lines = [line.strip(" \t\r=") for line in match.split("\n")]
@@ -150,7 +179,9 @@ class Rule:
     text (a fast substring search); `check`: what of a match is sensitive
     (a checksum, a shape), None for none of it; `lowered`: the pattern reads
     the lower-cased text; `value`: only the group `v` is sensitive (and the
-    check, if any, reads that group).
+    check, if any, reads that group); `pick`: what of the text is sensitive,
+    read from the match and the text around it (`store.core.redact_said`),
+    as a span of the text, or None.
     """
 
     kind: str
@@ -159,6 +190,7 @@ class Rule:
     check: Callable[[str], Part] | None = None
     lowered: bool = False
     value: bool = False
+    pick: Callable[[re.Match[str]], Part] | None = None
 
 
 def _rule(
@@ -169,8 +201,9 @@ def _rule(
     *,
     lowered: bool = False,
     value: bool = False,
+    pick: Callable[[re.Match[str]], Part] | None = None,
 ) -> Rule:
-    return Rule(kind, re.compile(pattern, re.VERBOSE), needs, check, lowered, value)
+    return Rule(kind, re.compile(pattern, re.VERBOSE), needs, check, lowered, value, pick)
 
 
 RULES: tuple[Rule, ...] = (
@@ -220,13 +253,6 @@ RULES: tuple[Rule, ...] = (
         ("key", "token", "secret", "pass", "pwd"),
         lowered=True,
     ),
-    # The value after a Chinese password word, whatever joins them ("密码就是X", "密码 X", "支付密码 123456").
-    _rule(
-        "secret",
-        rf"(?:密码|口令|密钥|暗号) {_ZH_JOIN} (?P<v>[^\s，。,；;、！!？?）)」』”]{{1,64}}+)",
-        ("密码", "口令", "密钥", "暗号"),
-        value=True,
-    ),
     # HTTP Basic credentials: after "Authorization", or any "Basic <base64 of user:password>".
     _rule(
         "secret",
@@ -238,7 +264,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "secret",
-        r"[Bb](?<![A-Za-z0-9][Bb])(?:ASIC|asic)[ \t]{1,5}(?P<v>[A-Za-z0-9+/]{8,}+={0,2})",
+        r"[Bb](?<![A-Za-z0-9][Bb])(?:ASIC|asic)[ \t:=]{0,5}(?P<v>[A-Za-z0-9+/]{8,}+={0,2})",
         ("basic",),
         _basic_credentials,
         value=True,
@@ -274,8 +300,8 @@ RULES: tuple[Rule, ...] = (
     _rule("api_key", r"hf_(?<![A-Za-z0-9_]hf_) [A-Za-z0-9]{20,}+", ("hf_",)),
     _rule("api_key", r"npm_(?<![A-Za-z0-9_]npm_) [A-Za-z0-9]{30,}+", ("npm_",)),
     _rule("api_key", r"SG\.(?<![A-Za-z0-9_]SG\.) [A-Za-z0-9_-]{16,}+ \.[A-Za-z0-9_-]{16,}+", ("sg.",)),
-    # A Telegram bot token: the bot's number, a colon, 35 characters.
-    _rule("api_key", r"[0-9](?<![0-9][0-9]) [0-9]{6,11}: [A-Za-z0-9_-]{35} (?![A-Za-z0-9_-])", (":",)),
+    # A Telegram bot token: the bot's number, a colon, 35 characters (30 and more: one mistyped is still one).
+    _rule("api_key", r"[0-9](?<![0-9][0-9]) [0-9]{6,11}: [A-Za-z0-9_-]{30,}+", (":",), _whole(_token_like)),
     # A bearer token (with a digit in it, so that "bearers of good news" stays), spaced or not.
     _rule(
         "bearer",
@@ -303,7 +329,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "code",
         rf"""(?:{"|".join(_CODE_ZH)}|{_english(_CODE_EN)})
-            [ \t]{{0,3}}(?:是|为|is|:|：|=)?[ \t]{{0,3}}[:：]?[ \t]{{0,3}} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
+            {_LABEL} {_JOIN} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
         _CODE_ZH + _CODE_EN,
         lowered=True,
     ),
@@ -316,6 +342,23 @@ RULES: tuple[Rule, ...] = (
               | is[ \t]{{1,3}}your[ \t]{{1,3}}(?:[a-z]{{1,20}}[ \t]{{1,3}})?(?:{_english(_CODE_EN)}) )""",
         _CODE_ZH + _CODE_EN,
         lowered=True,
+    ),
+    # A card's security code after its name (three or four digits), and a US social security number after its.
+    _rule(
+        "code",
+        rf"""(?:c(?<![a-z]c)vv2?|c(?<![a-z]c)vc2?|c(?<![a-z]c)sc|安全码|卡背后三位|卡背面三位) {_JOIN}
+            (?P<v>[0-9]{{3,4}}) (?![0-9])""",
+        ("cvv", "cvc", "csc", "安全码", "三位"),
+        lowered=True,
+        value=True,
+    ),
+    _rule(
+        "id_number",
+        rf"""(?:s(?<![a-z]s)sn|social[ \t]security(?:[ \t](?:number|no\.?))?) {_JOIN}
+            (?P<v>[0-9]{{3}}[ -]?[0-9]{{2}}[ -]?[0-9]{{4}}) (?![0-9])""",
+        ("ssn", "social security"),
+        lowered=True,
+        value=True,
     ),
     # A Chinese resident ID: 18 digits with a valid check digit, or the older 15; a province and a date inside.
     _rule(
@@ -331,8 +374,8 @@ RULES: tuple[Rule, ...] = (
     # Any 16–19 digits after a card word, Luhn or not (a mistyped number is still someone's card).
     _rule(
         "card_number",
-        r"""(?:卡号|银行卡|信用卡|储蓄卡|借记卡|card[ \t]?(?:number|no\.?)) (?:号码|号)?
-            [ \t]{0,3}(?:是|为|[:：\#])?[ \t]{0,3} (?P<v>[0-9](?:[ -]{0,2}[0-9]){15,18}) (?![0-9])""",
+        rf"""(?:卡号|银行卡|信用卡|储蓄卡|借记卡|card[ \t]?(?:number|no\.?)) (?:号码|号)? {_JOIN}
+            (?P<v>[0-9](?:[ -]{{0,2}}[0-9]){{15,18}}) (?![0-9])""",
         ("卡", "card"),
         _not_a_card,
         lowered=True,
@@ -343,21 +386,31 @@ RULES: tuple[Rule, ...] = (
     # is an ID mistyped, not a code).
     _rule(
         "payment_code",
-        r"""(?:付款码|收款码|支付码|条形码|条码|pay(?:ment)?[ \t]code) [ \t]{0,3}(?:是|为|[:：])?[ \t]{0,3}
-            (?P<v>[0-9](?:[ ]?[0-9]){15,23}) (?![0-9])""",
-        ("码", "code"),
+        rf"""(?:付款码|收款码|支付码|条形码|条码|微信支付|支付宝|pay(?:ment)?[ \t]code|wechat[ \t]?pay|alipay)
+            {_LABEL} {_JOIN} (?P<v>[0-9](?:[ -]?[0-9]){{15,23}}) (?![0-9])""",
+        ("码", "code", "支付", "pay"),
         lowered=True,
         value=True,
     ),
-    _rule("payment_code", r"1(?<![0-9]1) [0-5](?:[ ]?[0-9]){16} (?![0-9])", DIGITS, _whole(_not_id_shaped)),
-    _rule("payment_code", r"(?:2(?<![0-9]2)[5-9]|3(?<![0-9]3)0) (?:[ ]?[0-9]){14,22} (?![0-9])", DIGITS),
-    # A passport (E/G/D/S/P + 8 digits, or EA + 7) or an HK/Macau/Taiwan permit (C, H, M, T + 8) after its word.
+    _rule("payment_code", r"1(?<![0-9]1) [0-5](?:[ -]?[0-9]){16} (?![0-9])", DIGITS, _whole(_not_id_shaped)),
+    _rule("payment_code", r"(?:2(?<![0-9]2)[5-9]|3(?<![0-9]3)0) (?:[ -]?[0-9]){14,22} (?![0-9])", DIGITS),
+    # A passport (E/G/D/S/P + 8 digits, EA + 7, Hong Kong's H/K + 8, others' 9 digits) or an HK/Macau/Taiwan
+    # permit (C, H, M, T + 8) after its word.
     _rule(
         "passport",
-        r"""(?:护照|passport|通行证|回乡证|台胞证|permit) (?:号码|号|no\.?|number)?
-            [ \t]{0,3}(?:是|为|[:：\#])?[ \t]{0,3} (?P<v>[a-z]{1,2}[0-9]{7,8}) (?![0-9a-z])""",
+        rf"""(?:护照|passport|通行证|回乡证|台胞证|permit) {_LABEL} {_JOIN}
+            (?P<v>[a-z]{{0,2}}[0-9]{{6,9}}) (?![0-9a-z])""",
         ("护照", "passport", "通行证", "回乡证", "台胞证", "permit"),
         lowered=True,
         value=True,
+    ),
+    # A Hong Kong identity card number, its check digit in brackets: A123456(3) (read from its first digit, which
+    # a letter precedes: the engine skips every other place at once).
+    _rule(
+        "id_number",
+        r"[0-9](?<=[a-z][0-9]) [0-9]{5} [ ]?[(（][0-9a][)）]",
+        ("(", "（"),
+        lowered=True,
+        pick=_hkid,
     ),
 )

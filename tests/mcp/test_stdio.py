@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from service.mcp.link import RECLAIM_S
 from service.mcp.tools import TOOLS
 from tests.mcp.raw_stdio import RawSession
+from tests.secret_formats import FORMATS
 from tests.service.conftest import JIYI, Server, private_folder, start_server
 
 HASHED = {"JIYI_EMBED_MODEL": "hash"}  # these tests are about the protocol, not the model
@@ -401,3 +403,51 @@ def test_try_again_is_said_only_where_a_retry_can_help(served: Server) -> None:
                 assert "is not a socket" in str(unread.value) and "try again" not in str(unread.value)
 
         anyio.run(check)
+
+
+def test_secrets_said_to_the_tools_reach_no_file_of_the_home(own_server: Server) -> None:
+    """Every format through every writing tool of `jiyi mcp` (a turn, a task card, a bundle's Markdown and its
+    `state.json`); once the index has embedded the turns and cards, and the service has stopped, no file of the
+    home (`jiyi.sqlite3` and its WAL, `vectors/`, `bundles/`) holds a secret."""
+    written: dict[str, int] = {}
+    refused: list[tuple[str, str]] = []
+
+    async def call(client: ClientSession, tool: str, arguments: dict[str, Any]) -> None:
+        result = await client.call_tool(tool, arguments)
+        written[tool] = written.get(tool, 0) + (not result.is_error)
+        if result.is_error:
+            refused.append((tool, text(result)))
+
+    async def check() -> None:
+        async with session(own_server) as client:
+            for index, fmt in enumerate(FORMATS):
+                said = fmt.make(0).text
+                await call(client, "remember_interaction", {"user_text": f"记一下 {said}", "assistant_text": said})
+                card = {"task_id": f"t-{index}", "title": f"备注 {said}", "status": "succeeded", "result": said}
+                await call(client, "complete_task", card)
+                bundle = {"bundle_id": f"project/p{index}", "expected_revision": 0}
+                await call(client, "save_bundle_document", {**bundle, "path": "notes.md", "content": said})
+                state = json.dumps({"note": said, "n": index}, ensure_ascii=False)
+                await call(client, "save_bundle_document", {**bundle, "path": "state.json", "content": state})
+            lag, deadline = None, time.monotonic() + 120
+            while lag != 0 and time.monotonic() < deadline:
+                lag = answer(await client.call_tool("memory_status", {}))["desk"]["index_lag"]
+                await anyio.sleep(0.2)
+            assert lag == 0, "the desk index did not embed the turns and cards"
+
+    anyio.run(check)
+    assert own_server.stop() == 0
+    # Each tool stored every format (redacted): only a card's title is refused, where a private key is longer than
+    # a title may be.
+    assert [tool for tool, why in refused if "title" not in why] == [], refused
+    assert written["remember_interaction"] == len(FORMATS) and written["save_bundle_document"] == 2 * len(FORMATS)
+    files = {path: path.read_bytes().lower() for path in own_server.home.rglob("*") if path.is_file()}
+    assert any(path.match("vectors/*/*") for path in files) and any(path.match("bundles/*/*/*") for path in files)
+    found = sorted(
+        (fmt.name, str(path.relative_to(own_server.home)))
+        for fmt in FORMATS
+        for needle in fmt.make(0).needles
+        for path, data in files.items()
+        if needle.lower().encode() in data
+    )
+    assert found == []

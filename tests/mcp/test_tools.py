@@ -10,6 +10,7 @@ from service.mcp.tools import BY_NAME, TOOLS, TurnIds, declared_params, turn_id
 from service.ops import DECLARED
 from store.core import clock
 from store.core.errors import InvalidInput
+from store.core.redact import Redactor, default_words
 
 NAMES = {
     "memory_recall": "memory.recall",
@@ -94,6 +95,20 @@ def test_a_turn_without_an_id_gets_one_from_its_content() -> None:
     params = {"user_text": "a", "assistant_text": "b", "interaction_id": "mine"}
     turn_id(params)
     assert params["interaction_id"] == "mine"
+
+
+def test_an_id_made_for_a_turn_never_looks_sensitive() -> None:
+    """An id that looks sensitive is refused with its turn: a derived one must never look so (hex digests made a
+    phone number, a card number or an OTP in about one id of 400)."""
+    redactor = Redactor(default_words())
+    ids = TurnIds()
+    made = []
+    for number in range(4000):
+        params: dict[str, object] = {"user_text": f"第{number}句", "assistant_text": "好"}
+        ids(params, at=datetime(2026, 11, 30, 9, 15, tzinfo=UTC))
+        made.append(str(params["interaction_id"]))
+    assert len(set(made)) == len(made)
+    assert [i for i in made if redactor.is_sensitive(i)] == []
 
 
 def test_the_same_words_on_another_day_are_a_new_turn_and_an_immediate_retry_the_same(

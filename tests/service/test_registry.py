@@ -7,10 +7,10 @@ import pytest
 
 from service.memory.memory import Memory
 from service.rpc.methods import (
+    PERFORMED,
     REGISTRY,
     appkb,
     bundles,
-    desk,
     interchange,
     jobs,
     learning,
@@ -44,13 +44,14 @@ def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
 
 
 def test_the_registry_holds_every_domain_table_and_nothing_else() -> None:
-    tables = [status, appkb, runs, recall, desk, maintenance, bundles, learning, upkeep, jobs, interchange]
-    declared = [method.name for module in tables for method in module.TABLE]
+    tables = [status, appkb, runs, recall, maintenance, bundles, learning, upkeep, jobs, interchange]
+    declared = [method.name for module in tables for method in module.TABLE] + [m.name for m in PERFORMED]
     assert len(declared) == len(set(declared)) == len(REGISTRY)
     assert set(declared) == set(REGISTRY)
     assert REGISTRY["health"].instant is not None and not REGISTRY["health"].writes
     assert REGISTRY["app.alias.learn"].writes and REGISTRY["bundle.document.put"].writes
-    assert {m.name for m in desk.TABLE} >= {"memory.recall", "interaction.remember", "task.complete"}
+    assert {m.name for m in PERFORMED} >= {"memory.recall", "interaction.remember", "task.complete"}
+    assert REGISTRY["interaction.remember"].grouped and REGISTRY["job.status"].instant is not None
 
 
 def _cycles_through(graph: grimp.ImportGraph, package: str) -> list[tuple[str, str]]:
@@ -65,7 +66,7 @@ def _cycles_through(graph: grimp.ImportGraph, package: str) -> list[tuple[str, s
 
 def test_no_module_of_the_socket_package_imports_itself_back() -> None:
     graph = grimp.build_graph("service", "recall", "store")
-    assert "service.rpc.methods.desk" in graph.modules
+    assert "service.rpc.methods.bundles" in graph.modules
     assert _cycles_through(graph, "service.rpc") == []
 
 

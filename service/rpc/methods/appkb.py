@@ -11,7 +11,6 @@ from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
 from store.appkb.entry import parse_assignment
-from store.appkb.results import SyncReport
 
 TABLE = MethodTable("app-KB")
 
@@ -113,8 +112,3 @@ def app_alias_undo(memory: Memory, args: appkb.UndoArgs, _context: CallContext) 
 @TABLE.op(appkb.DEVICES)
 def app_devices(memory: Memory, _args: NoArgs, _context: CallContext) -> appkb.Devices:
     return appkb.Devices(devices=memory.appkb.devices(), aliases=memory.appkb.count_aliases())
-
-
-@TABLE.grouped(appkb.SYNC)
-def app_inventory_sync(memory: Memory, args: appkb.SyncArgs, _context: CallContext) -> Callable[[], SyncReport]:
-    return memory.appkb.prepare_sync_inventory(args.device, args.apps)

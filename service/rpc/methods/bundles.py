@@ -13,13 +13,6 @@ from service.rpc.registry import MethodTable
 TABLE = MethodTable("bundles")
 
 
-@TABLE.op(desk.BUNDLE_LIST)
-def bundle_list(memory: Memory, args: desk.BundleListArgs, _context: CallContext) -> desk.BundlePage:
-    rows = memory.desk.list_bundles(kind=args.kind, limit=args.limit + 1, offset=args.offset)
-    more = len(rows) > args.limit
-    return desk.BundlePage(bundles=rows[: args.limit], next_offset=args.offset + args.limit if more else None)
-
-
 @TABLE.op(desk.BUNDLE_GET)
 def bundle_get(memory: Memory, args: desk.BundleGetArgs, _context: CallContext) -> BundleDetail:
     return memory.desk.get_bundle(args.bundle, args.path)

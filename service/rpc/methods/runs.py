@@ -3,30 +3,11 @@
 from __future__ import annotations
 
 from service.memory.memory import EpisodeFilter, Memory
-from service.memory.results import RunEventReceipt, RunFinished, RunStarted
-from service.memory.rows import EpisodeDetail
 from service.ops import runs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
 
 TABLE = MethodTable("runs and episodes")
-
-
-@TABLE.op(runs.RUN_START)
-def run_start(memory: Memory, args: runs.RunStartArgs, _context: CallContext) -> RunStarted:
-    return memory.runs.run_start(args.run_id, args.device, goal=args.goal, installed=args.installed)
-
-
-@TABLE.op(runs.RUN_EVENT)
-def run_event(memory: Memory, args: runs.RunEventArgs, _context: CallContext) -> RunEventReceipt:
-    return memory.runs.run_event(
-        args.event, device=args.device, launch_name=args.launch_name, failure_message=args.failure_message
-    )
-
-
-@TABLE.op(runs.RUN_FINISH)
-def run_finish(memory: Memory, args: runs.RunFinishArgs, _context: CallContext) -> RunFinished:
-    return memory.runs.run_finish(args.run_id, args.outcome)
 
 
 @TABLE.op(runs.EPISODE_LIST)
@@ -46,11 +27,6 @@ def episode_list(memory: Memory, args: runs.EpisodeListArgs, _context: CallConte
         next_offset=args.offset + args.limit if len(rows) > args.limit else None,
         total=memory.runs.count_episodes(f) if args.total else None,
     )
-
-
-@TABLE.op(runs.EPISODE_GET)
-def episode_get(memory: Memory, args: runs.EpisodeArgs, _context: CallContext) -> EpisodeDetail:
-    return memory.runs.get_episode(args.run_id)
 
 
 @TABLE.op(runs.EPISODE_REVOKE)

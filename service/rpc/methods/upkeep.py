@@ -11,44 +11,28 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from service.memory import job_kinds
 from service.memory.memory import Memory
-from service.memory.results import DreamReport, Overview
+from service.memory.results import DreamReport
 from service.ops import upkeep
-from service.ops.declare import NoArgs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
 
 TABLE = MethodTable("upkeep")
 
 
-def check_budget(memory: Memory) -> None:
-    """A pass that writes is refused up front past the home's size budget (as every write is)."""
-    if memory.store.budget is not None:
-        memory.store.budget.check()
-
-
-@TABLE.op(upkeep.OVERVIEW)
-def overview(memory: Memory, _args: NoArgs, _context: CallContext) -> Overview:
-    return memory.overview()
-
-
 @TABLE.op(upkeep.DREAM_RUN, long=True)
 def dream_run(memory: Memory, args: upkeep.DreamArgs, _context: CallContext) -> DreamReport:
     if not args.dry_run:
-        check_budget(memory)
+        job_kinds.check_budget(memory)
     return memory.dream.run(full=args.full, dry_run=args.dry_run)
-
-
-@TABLE.op(upkeep.DREAM_REPORTS)
-def dream_reports(memory: Memory, args: upkeep.DreamReportsArgs, _context: CallContext) -> upkeep.DreamReports:
-    return upkeep.DreamReports(reports=memory.dream.reports(args.limit))
 
 
 @TABLE.op(upkeep.IMPORT, long=True)
 def taskwizard_import(
     memory: Memory, args: upkeep.DirectoryArgs, _context: CallContext
 ) -> dict[str, dict[str, object]]:
-    check_budget(memory)
+    job_kinds.check_budget(memory)
     return {name: asdict(report) for name, report in memory.import_taskwizard(args.path).items()}
 
 
