@@ -39,7 +39,6 @@ from gui.words import elided, field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
-from service.remote.memory import RemoteMemory
 from service.remote.private import PrivateService
 
 if TYPE_CHECKING:
@@ -129,6 +128,7 @@ class MainWindow(QMainWindow):
             SkillsPage,
             TopicsPage,
         )
+        from service.remote.memory import RemoteMemory  # as the pages: after the first paint
 
         self.memory = memory
         self.host = host
@@ -314,6 +314,8 @@ class MainWindow(QMainWindow):
         Attached, the counts are the service's (`service.status`), asked in the read lane: the text
         changes when the answer comes.
         """
+        from service.remote.memory import RemoteMemory  # imported by then: the memory is open
+
         attached = self.memory.attached_to
         private = self.private_service
         if attached is not None:
@@ -356,6 +358,8 @@ class MainWindow(QMainWindow):
 
     def _keep_served(self) -> None:
         """Attached: start a private service when no service has answered for a while (gui/service_keeper.py)."""
+        from service.remote.memory import RemoteMemory
+
         if self.keeper is None or not isinstance(self.memory, RemoteMemory):
             return
         served = self.memory.connected and (self.private_service is None or self.private_service.running)
@@ -408,6 +412,8 @@ class MainWindow(QMainWindow):
             )
             for kind, name in names.items()
         ]
+        from service.remote.memory import RemoteMemory
+
         if isinstance(self.memory, RemoteMemory):
             lines.append(self.tr("服务进程 {0}").format(self.memory.service_pid))
         return "\n".join(lines)
@@ -415,6 +421,8 @@ class MainWindow(QMainWindow):
     @page_task
     async def _ask_service(self) -> None:
         """Attached: the service's connections and requests (`service.status`), shown when they come."""
+        from service.remote.memory import RemoteMemory
+
         memory = self.memory
         assert isinstance(memory, RemoteMemory)
         try:
