@@ -26,6 +26,7 @@ from service.memory.group import run_group
 from service.memory.memory import Memory
 from tests.json_reads import dig
 from tests.service.conftest import Server
+from tests.service.inprocess import person_client
 
 HASH = {"JIYI_EMBED_MODEL": "hash"}
 RATE = 20.0  # the agent's turns a second: steady, never half a second apart, yet far below what a host takes
@@ -125,7 +126,7 @@ def test_an_import_job_returns_while_an_agent_keeps_writing(
     file = tmp_path / "mem0.json"
     file.write_text(json.dumps({"results": memories}), encoding="utf-8")
     server = served_with_backlog(home, short_dir, launch)
-    with JiyiClient(server.socket, timeout=DEADLINE) as client, writing(server.socket) as agent:
+    with person_client(server.socket, server.home, timeout=DEADLINE) as client, writing(server.socket) as agent:
         job = client.call("job.start", {"kind": "facts.import", "system": "mem0", "file": str(file)})
         deadline = time.monotonic() + DEADLINE
         status = client.call("job.status", {"job_id": job["job_id"]}, read=True)

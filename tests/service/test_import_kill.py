@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from service.client import JiyiClient
 from service.config import load_config
 from service.memory.memory import Memory
 from store.interchange import desk_format
 from tests.conftest import open_store
 from tests.service.conftest import Server
+from tests.service.inprocess import person_client
 
 TURNS = 6000
 HASHED = {"JIYI_EMBED_MODEL": "hash"}
@@ -44,7 +44,7 @@ def big_export(root: Path, turns: int) -> Path:
 
 def kill_when(server: Server, export: Path, ready: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     """Start the import as the service's job and `kill -9` the service as soon as its status is `ready`."""
-    with JiyiClient(server.socket, timeout=60) as client:
+    with person_client(server.socket, server.home, timeout=60) as client:  # an import is the person's
         status = client.call("job.start", {"kind": "desk.import", "directory": str(export)})
         deadline = time.monotonic() + 300  # a deadline for a loaded machine, not a claim about speed
         while not ready(status):

@@ -107,7 +107,7 @@ def test_eight_agents_on_each_of_two_hosts_keep_every_acknowledged_write_exactly
         )
         assert all(n == 1 for n in interactions.values())  # nothing twice
         assert {key for kind, key in acked if kind == "interaction"} <= set(interactions)  # nothing acknowledged lost
-        aliases = {e.term for e in appkb.list_entries(store, kind="user")}
+        aliases = {e.term for e in appkb.list_entries(store, kind="learned")}  # an agent teaches learned names
         assert {f"共享{key}" for kind, key in acked if kind == "alias"} <= aliases
         assert store.rebuilt_on_open == []  # the views were current: no half-applied write survived the kill
     finally:
