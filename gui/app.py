@@ -1,5 +1,11 @@
 """Start the console: settings, the home (attached, through a private service, or in-process), the window,
-on a qasync event loop."""
+on a qasync event loop.
+
+The window shows first. Its home's private service is started before anything else (`start_opening`, from
+`gui/main.py`, before Qt's widgets are imported): it listens a moment after the window is on the screen, and
+the pages come then (`_open_pages`). Neither the window nor the pages wait for the service's vector index or
+model: it opens those beside its first requests.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,9 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import qasync
 from PySide6.QtCore import QSettings, QTimer
@@ -16,18 +24,20 @@ from PySide6.QtWidgets import QApplication
 from gui import fonts, i18n
 from gui.lanes import Lanes
 from gui.main_thread_gc import MainThreadCollector
-from gui.main_window import MainWindow
-from gui.opening import Opened, close_home
-from gui.refusal import ask_modally, open_fixing, refusal
+from gui.main_window import MainWindow, load_pages
+from gui.opening import Opening, close_home, start_opening
 from gui.theme import apply_theme
-from service.config import load_config
-from service.errors import JiyiError, exit_code
+from service.errors import Cancelled, JiyiError, TooOpen, exit_code
+
+if TYPE_CHECKING:  # the refusals bring the store's permission checks (peewee): imported when a home refuses
+    from gui.refusal import PermissionQuestion
 
 log = logging.getLogger("jiyi.gui")
 
 
-def run_console(home: str | None = None) -> int:
-    """Open the console on `home` (or JIYI_HOME, or the default) and run until closed."""
+def run_console(home: str | None = None, opening: Opening | JiyiError | None = None) -> int:
+    """Open the console on `home` (or JIYI_HOME, or the default), or on the home `opening` opens (begun by
+    `start_opening`), and run until closed."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setOrganizationName("Jiyi")
@@ -37,54 +47,110 @@ def run_console(home: str | None = None) -> int:
     shipped = fonts.add_shipped_fonts()  # a frozen build's CJK font, before the first Chinese word is drawn
     shown = QApplication.platformName() != "offscreen"  # offscreen, nobody could see or answer a box
     with _ClosingOnSignals() as signals:
-        try:
-            config = load_config(home=home)
-            logging.basicConfig(level=config.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-            if shipped:
-                log.info("fonts shipped with the app: %s", ", ".join(shipped))
-            opened = open_fixing(config, ask_modally if shown else lambda _question: None)
-        except JiyiError as exc:
-            print(f"jiyi: {exc}", file=sys.stderr)
-            if shown:
-                refusal(exc).exec()
-            return exit_code(exc)  # as the commands exit for the same cause (docs/cli.md): 2 for a bad config.toml
+        if opening is None:
+            opening = start_opening(home)
+        if shipped:
+            log.info("fonts shipped with the app: %s", ", ".join(shipped))
+        if isinstance(opening, TooOpen) and opening.fixable:  # plain `mkdir` made it 0755: offer to fix it
+            from gui.refusal import ask_modally
+
+            opening = _fixing(opening, home, ask_modally if shown else lambda _question: None)
+        if isinstance(opening, JiyiError):
+            return _refuse(opening, shown)
         try:
             if signals.received:  # asked to stop while the home opened: stop what was started, show nothing
                 return 0
-            return _run_window(app, opened, signals)
+            return _run_window(app, opening, signals)
         finally:
-            close_home(opened)
+            if opening.opened is not None:
+                close_home(opening.opened)
+            else:
+                opening.abandon()
 
 
-def _run_window(app: QApplication, opened: Opened, signals: _ClosingOnSignals) -> int:
-    """The window over `opened.memory` on a qasync loop, until it closes; the lanes drained afterwards."""
-    memory = opened.memory
+def _refuse(exc: JiyiError, shown: bool) -> int:
+    """Say why the console cannot open its home (stderr, and a box on a display); the exit code, as the commands
+    exit for the same cause (docs/cli.md): 2 for a bad config.toml."""
+    print(f"jiyi: {exc}", file=sys.stderr)
+    if shown:
+        from gui.refusal import refusal
+
+        refusal(exc).exec()
+    return exit_code(exc)
+
+
+def _fixing(exc: TooOpen, home: str | None, ask: Callable[[PermissionQuestion], object]) -> Opening | JiyiError:
+    """Ask the person whether to make the home that others may read private (as `jiyi doctor
+    --fix-permissions` does); if so, make it private and begin opening it again. `exc` when they said 取消."""
+    from gui.refusal import PermissionQuestion
+    from service.home_permissions import fix_permissions
+
+    question = PermissionQuestion(exc)
+    if ask(question) is not question.fix_button:
+        return exc
+    for change in fix_permissions(exc.path if exc.what == "home" else exc.path.parent):
+        log.info("made private, as the person asked: %s", change)
+    return start_opening(home)
+
+
+def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals) -> int:
+    """The window on a qasync loop, its pages once the home is open, until it closes; the lanes drained
+    afterwards."""
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
     collector = MainThreadCollector()  # the lanes' threads never run Qt destructors (gui/main_thread_gc.py)
     collector.start()
+    refused: list[JiyiError] = []
+    window: MainWindow | None = None
     try:
         settings = QSettings()
         apply_theme(app, str(settings.value("ui/theme", "system")))
-        window = MainWindow(memory, settings, lanes, opened.host)
-        window.private_service = opened.private
-        window.private_problem = opened.private_problem
-        window.update_service_status(opened.problem)
+        window = MainWindow(None, settings, lanes, home=opening.config.home_path)
+        window.first_painted.connect(load_pages)  # while the service starts
         window.show()
         signals.close_on_signal(window)
+        window.tasks.start(_open_pages(window, opening, refused))
         code = int(loop.run_forever() or 0)  # app.exec() under qasync, until the last window closes
-        opened.private = window.private_service  # the one it started in place of a lost service, if it did
-        return code
+        if opening.opened is not None:
+            opening.opened.private = window.private_service  # the one it started in place of a lost one, if it did
+        return exit_code(refused[0]) if refused else code
     finally:
-        if memory.attached_to is not None:
+        if opening.opened is not None and opening.opened.memory.attached_to is not None:
             # The service does the work: cut this console's connections first, so that a rebuild
             # it asked for goes on in the service instead of holding the console open.
-            memory.close()
+            opening.opened.memory.close()
         lanes.shutdown()  # the writes asked for finish before the store closes
         collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
+
+
+async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiError]) -> None:
+    """Wait for the home (off the GUI thread), then show the pages over it; when the home refuses, say why and
+    close the window (the console exits as the commands do for that cause)."""
+    try:
+        await window.tasks.read(opening.wait, window.lanes.stopping.is_set)
+        opened = opening.finish()  # on the GUI thread: the in-process console's socket lives on its loop
+    except Cancelled:
+        return  # the console closed meanwhile
+    except JiyiError as exc:
+        refused.append(exc)
+        print(f"jiyi: {exc}", file=sys.stderr)
+        if QApplication.platformName() == "offscreen":
+            window.close()
+            return
+        from gui.refusal import refusal
+
+        box = refusal(exc)
+        box.setParent(window, box.windowFlags())
+        box.finished.connect(window.close)
+        box.open()  # not exec(): this runs on the loop
+        return
+    window.open_memory(opened.memory, opened.host)
+    window.private_service = opened.private
+    window.private_problem = opened.private_problem
+    window.update_service_status(opened.problem)
 
 
 class _ClosingOnSignals:

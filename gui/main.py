@@ -32,9 +32,12 @@ def open_console(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 3
+    from gui.opening import start_opening
+
+    opening = start_opening(getattr(args, "home", None))  # its private service starts first: it takes longest
     from gui.app import run_console
 
-    return run_console(getattr(args, "home", None))
+    return run_console(getattr(args, "home", None), opening=opening)
 
 
 def take_screenshots(args: argparse.Namespace) -> int:

@@ -3,6 +3,10 @@
 The pages run their work in the window's `Lanes`; a failure on any page is
 also shown in the status bar. Closing the window cancels the pages' work (the
 writes under way still finish; whoever made the lanes drains them).
+
+A console whose home is still opening (its private service starting) shows the window at once, its pages
+to come (`MainWindow(None, …, home=…)`); `open_memory` brings them. The pages' modules are imported only
+then, or after the window's first paint (`first_painted`), whichever comes first.
 """
 
 from __future__ import annotations
@@ -10,10 +14,10 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -28,80 +32,112 @@ from PySide6.QtWidgets import (
 from gui.changes import ChangeFeed
 from gui.codes import read_only_words, service_problem
 from gui.lanes import Lanes, Tasks, page_task
-from gui.pages.appkb_page import AppKbPage
-from gui.pages.bundles_page import BundlesPage
-from gui.pages.episodes_page import EpisodesPage
-from gui.pages.facts_page import FactsPage
-from gui.pages.learning_page import LearningPage
-from gui.pages.lessons_page import LessonsPage
-from gui.pages.maintenance_page import MaintenancePage
-from gui.pages.overview_page import OverviewPage
 from gui.pages.page import KeepsState, Page, follow
-from gui.pages.recall_page import RecallPage
-from gui.pages.skills_page import SkillsPage
-from gui.pages.topics_page import TopicsPage
 from gui.read_only import Writes, WritesHeld
 from gui.service_keeper import ServiceKeeper
-from gui.settings_dialog import SettingsDialog
 from gui.words import elided, field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
-from service.remote.memory import RemoteMemory
 from service.remote.private import PrivateService
-from service.rpc.host import SocketHost
 
-PageWidget = (
-    OverviewPage
-    | AppKbPage
-    | EpisodesPage
-    | RecallPage
-    | LessonsPage
-    | BundlesPage
-    | SkillsPage
-    | FactsPage
-    | TopicsPage
-    | LearningPage
-    | MaintenancePage
-)
-"""A page of the console: a `QWidget` that is a `Page` (see `gui/pages/page.py`)."""
+if TYPE_CHECKING:
+    from gui.pages.all_pages import PageWidget
+    from gui.settings_dialog import SettingsDialog
+    from service.rpc.host import SocketHost
+
+
+def load_pages() -> None:
+    """Import every page's module and the remote memory (the window does, after its first paint, while its
+    service starts: see the module's docstring)."""
+    import gui.pages.all_pages  # noqa: F401
+    import service.remote.memory  # noqa: F401  # the facade's bound calls: the store's rows, ~0.4 s of CPU
 
 
 class MainWindow(QMainWindow):
     """Hosts the pages over one `Memory`, working in `lanes`; remembers its geometry in `settings`."""
 
     service_status_shown = Signal(object)  # attached: the service's `service.status`, as the status bar shows it
+    first_painted = Signal()  # the window is on the screen (queued: emitted after its first paint ends)
+    _painted_now = Signal()
 
     def __init__(
         self,
-        memory: MemoryApi,
+        memory: MemoryApi | None,
         settings: QSettings,
         lanes: Lanes,
         host: SocketHost | None = None,
         parent: QWidget | None = None,
+        *,
+        home: Path | None = None,
     ) -> None:
+        """The window over `memory`; with `memory` None, the window of the console whose `home` is opening,
+        its pages to come with `open_memory`."""
         super().__init__(parent)
-        self.memory = memory
         self.host = host
         # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`, or why it did not start.
         self.private_service: PrivateService | None = None
         self.private_problem: str | None = None
         self._close_confirmed = False  # closing was asked for with work under way, and the person said close
         self.close_question: QMessageBox | None = None
-        # Attached, when the service goes away for good, the console starts a private one in its place.
-        self.keeper = (
-            ServiceKeeper(memory.config)
-            if isinstance(memory, RemoteMemory) and memory.config.console_service == "child"
-            else None
-        )
+        self.keeper: ServiceKeeper | None = None
         self.settings = settings
         self.lanes = lanes
         self.tasks = Tasks(self, lanes, self.show_failure)
+        self.pages: tuple[PageWidget, ...] = ()  # none until the memory is open
+        self.writes_held: WritesHeld | None = None
+        self._painted = False
+        self._painted_now.connect(self.first_painted, Qt.ConnectionType.QueuedConnection)
         # Qt adds the application's display name (记忆 Jiyi) after a window's title itself.
-        self.setWindowTitle(str(memory.home))
+        self.setWindowTitle(str(memory.home if memory is not None else home))
 
         self.page_list = QListWidget()
         self.stack = QStackedWidget()
+        self.starting_label = QLabel(self.tr("正在启动记忆服务…"))  # where the pages go, until they come
+        self.starting_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(self.starting_label)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.page_list)
+        self.splitter.addWidget(self.stack)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([170, 1030])
+        self.setCentralWidget(self.splitter)
+
+        self._build_status_bar()
+        self._build_actions()
+        self._restore_geometry()
+        if memory is not None:
+            self.open_memory(memory, host)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self._painted_now.emit()
+
+    def open_memory(self, memory: MemoryApi, host: SocketHost | None = None) -> None:
+        """Show the pages over `memory` (at once, or when the home of a console that was starting is open)."""
+        from gui.pages.all_pages import (
+            AppKbPage,
+            BundlesPage,
+            EpisodesPage,
+            FactsPage,
+            LearningPage,
+            LessonsPage,
+            MaintenancePage,
+            OverviewPage,
+            RecallPage,
+            SkillsPage,
+            TopicsPage,
+        )
+        from service.remote.memory import RemoteMemory  # as the pages: after the first paint
+
+        self.memory = memory
+        self.host = host
+        # Attached, when the service goes away for good, the console starts a private one in its place.
+        if isinstance(memory, RemoteMemory) and memory.config.console_service == "child":
+            self.keeper = ServiceKeeper(memory.config)
+        lanes = self.lanes
         self.overview_page = OverviewPage(memory, lanes)
         self.appkb_page = AppKbPage(memory, lanes)
         self.episodes_page = EpisodesPage(memory, lanes)
@@ -114,7 +150,7 @@ class MainWindow(QMainWindow):
         self.learning_page = LearningPage(memory, lanes)
         self.maintenance_page = MaintenancePage(memory, lanes)
         # The pages in the order the list shows them; everything the window does with a page loops over this.
-        self.pages: tuple[PageWidget, ...] = (
+        self.pages = (
             self.overview_page,
             self.appkb_page,
             self.episodes_page,
@@ -127,6 +163,8 @@ class MainWindow(QMainWindow):
             self.learning_page,
             self.maintenance_page,
         )
+        self.stack.removeWidget(self.starting_label)
+        self.starting_label.deleteLater()
         for page in self.pages:
             self.page_list.addItem(page.title())
             self.stack.addWidget(page)
@@ -135,44 +173,42 @@ class MainWindow(QMainWindow):
         self.page_list.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.page_list.setCurrentRow(0)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.page_list)
-        self.splitter.addWidget(self.stack)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([170, 1030])
-        self.setCentralWidget(self.splitter)
-
-        self._build_status_bar()
+        self.home_label.setText(self.tr("状态目录：{0}").format(memory.home))
+        self.version_label.setText(f"v{__version__} · schema {memory.schema_version}")
+        self.service_label.setText("")  # said again by `update_service_status`, for the memory now open
+        self._service_timer.start(5000)
+        if host is not None:
+            host.connections_changed.connect(lambda _n: self.update_service_status())
+        self.update_service_status()
+        for action in (self.settings_action, self.about_action, self.find_action, self.refresh_action):
+            action.setEnabled(True)
         self._follow_changes()
-        self._build_actions()
-        self._restore_state()
+        self._restore_pages_state()
+        self.read_only_label.setVisible(memory.read_only is not None)
+        if memory.read_only is not None:
+            self.read_only_label.setToolTip(read_only_words(memory.read_only))
         self.writes_held = self._hold_writes()
         for page in self.pages:
             page.reload()
 
     def _build_status_bar(self) -> None:
         """The home, the service's state, the version and schema; failures of the pages' work."""
-        self.home_label = QLabel(self.tr("状态目录：{0}").format(self.memory.home))
+        self.home_label = QLabel(self.tr("状态目录：{0}").format(self.windowTitle()))
         self.statusBar().addWidget(self.home_label, 1)
         # A read-only home says so where the mode is said, first: the reason in full in its tooltip.
         self.read_only_label = QLabel(self.tr("只读"))
         self.read_only_label.setStyleSheet("color: #9a6700; font-weight: bold;")
-        self.read_only_label.setVisible(self.memory.read_only is not None)
-        if self.memory.read_only is not None:
-            self.read_only_label.setToolTip(read_only_words(self.memory.read_only))
+        self.read_only_label.setVisible(False)  # until the memory opens (`open_memory`)
         self.statusBar().addPermanentWidget(self.read_only_label)
         self.mode_label = QLabel()
         self.statusBar().addPermanentWidget(self.mode_label)
-        self.service_label = QLabel()
+        self.service_label = QLabel(self.tr("正在启动记忆服务…"))
         self.service_problem: str | None = None
         self.statusBar().addPermanentWidget(self.service_label)
-        self.statusBar().addPermanentWidget(QLabel(f"v{__version__} · schema {self.memory.schema_version}"))
+        self.version_label = QLabel(f"v{__version__}")
+        self.statusBar().addPermanentWidget(self.version_label)
         self._service_timer = QTimer(self)
         self._service_timer.timeout.connect(self.update_service_status)
-        self._service_timer.start(5000)
-        if self.host is not None:
-            self.host.connections_changed.connect(lambda _n: self.update_service_status())
-        self.update_service_status()
         self.lanes.failed.connect(self.show_failure)
         self.statusBar().messageChanged.connect(lambda shown: None if shown else self.statusBar().setToolTip(""))
 
@@ -207,6 +243,8 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self.about_action = menu.addAction(self.tr("关于记忆…"))
         self.about_action.triggered.connect(self.open_about)
+        for action in (self.settings_action, self.about_action, self.find_action, self.refresh_action):
+            action.setEnabled(False)  # until the pages come (`open_memory`)
         self.quit_action = menu.addAction(self.tr("退出"))
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
@@ -214,6 +252,8 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> SettingsDialog:
         """The settings dialog (returned so callers and tests can drive it)."""
+        from gui.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.memory, self.settings, self)
         dialog.open()
         return dialog
@@ -228,6 +268,8 @@ class MainWindow(QMainWindow):
 
     def focus_filter(self) -> None:
         """Ctrl+F: into the current page's filter (a page without one: the App-KB's search box)."""
+        if not self.pages:
+            return
         page = self.current_page()
         target = page.filter_widget() if isinstance(page, Page) else None
         if target is None:
@@ -274,6 +316,8 @@ class MainWindow(QMainWindow):
         Attached, the counts are the service's (`service.status`), asked in the read lane: the text
         changes when the answer comes.
         """
+        from service.remote.memory import RemoteMemory  # imported by then: the memory is open
+
         attached = self.memory.attached_to
         private = self.private_service
         if attached is not None:
@@ -316,6 +360,8 @@ class MainWindow(QMainWindow):
 
     def _keep_served(self) -> None:
         """Attached: start a private service when no service has answered for a while (gui/service_keeper.py)."""
+        from service.remote.memory import RemoteMemory
+
         if self.keeper is None or not isinstance(self.memory, RemoteMemory):
             return
         served = self.memory.connected and (self.private_service is None or self.private_service.running)
@@ -368,6 +414,8 @@ class MainWindow(QMainWindow):
             )
             for kind, name in names.items()
         ]
+        from service.remote.memory import RemoteMemory
+
         if isinstance(self.memory, RemoteMemory):
             lines.append(self.tr("服务进程 {0}").format(self.memory.service_pid))
         return "\n".join(lines)
@@ -375,6 +423,8 @@ class MainWindow(QMainWindow):
     @page_task
     async def _ask_service(self) -> None:
         """Attached: the service's connections and requests (`service.status`), shown when they come."""
+        from service.remote.memory import RemoteMemory
+
         memory = self.memory
         assert isinstance(memory, RemoteMemory)
         try:
@@ -396,7 +446,7 @@ class MainWindow(QMainWindow):
         bar.showMessage(bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 80)), 15_000)
         bar.setToolTip(text)
 
-    def _restore_state(self) -> None:
+    def _restore_geometry(self) -> None:
         geometry = self.settings.value("main/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
@@ -405,6 +455,8 @@ class MainWindow(QMainWindow):
         splitter = self.settings.value("main/splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
+
+    def _restore_pages_state(self) -> None:
         for page in self.pages:
             if isinstance(page, KeepsState):
                 page.restore_state(self.settings)
@@ -416,6 +468,8 @@ class MainWindow(QMainWindow):
         service that stays, it stops only a rebuild this console started (it cancels the job it follows);
         an import and a job someone else started run on in the service.
         """
+        if not self.pages:
+            return []  # the home is still opening: the private service starting stops with the console
         shared = self.memory.attached_to is not None and self.private_service is None
         work = [self.maintenance_page.work_under_way(others=not shared)]
         if not shared:

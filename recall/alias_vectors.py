@@ -26,14 +26,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from recall.embedders import Embedder, tuning
 from recall.normalize import has_cjk, normalize
 from recall.registry import AppRegistry
 from recall.vectors import Document, VectorIndex, source_hash
+
+if TYPE_CHECKING:  # numpy comes with the model, when a name is first embedded
+    import numpy as np
 
 ALIAS = "app_alias"
 SCOPE = "global"

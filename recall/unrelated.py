@@ -24,12 +24,14 @@ import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from recall.embedders import Embedder, get_embedder
 from store.core.tsv import parse_tsv
 from store.desk.fts import mostly_chinese
+
+if TYPE_CHECKING:  # numpy comes with the vectors, not with every command that opens the home
+    import numpy as np
 
 log = logging.getLogger("jiyi.recall")
 
@@ -47,6 +49,8 @@ class Yardstick:
 
     def of(self, query: str, vector: np.ndarray) -> tuple[float, float]:
         """The mean and deviation of `query`'s similarity (its vector `vector`) to unrelated turns of its language."""
+        import numpy as np
+
         turns = self.chinese if mostly_chinese(query) else self.other
         similarities = turns @ np.asarray(vector, dtype=np.float32)
         return float(similarities.mean()), max(float(similarities.std()), 1e-6)
@@ -88,6 +92,8 @@ def _shipped(embedder: Embedder) -> Yardstick | None:
         data = resources.files("resources").joinpath(SHIPPED.format(embedder=embedder.id)).read_bytes()
     except FileNotFoundError:
         return None
+    import numpy as np
+
     with np.load(io.BytesIO(data)) as shipped:
         digest, chinese, other = str(shipped["digest"]), shipped["chinese"], shipped["other"]
     if digest != turns()[2] or chinese.shape[1] != embedder.dim:
@@ -107,6 +113,8 @@ def write(embedder_id: str, folder: Path) -> Path:
     embedder = get_embedder(embedder_id)
     chinese, other, digest = turns()
     path = folder / SHIPPED.format(embedder=embedder_id)
+    import numpy as np
+
     np.savez_compressed(
         path,
         digest=np.array(digest),

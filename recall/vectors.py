@@ -39,10 +39,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
-
-import numpy as np
 
 from recall.embedders import CHOICES, Embedder
 from recall.remote_embedder import EmbeddingServerProblem
@@ -51,6 +49,9 @@ from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import read_only_reason
+
+if TYPE_CHECKING:  # numpy comes with Chroma and the model, when vectors are first read: `jiyi resolve` never
+    import numpy as np
 
 log = logging.getLogger("jiyi.recall")
 
@@ -169,6 +170,11 @@ class VectorIndex:
         # its first vectors were written failed ("Error creating hnsw segment reader: Nothing found on disk").
         # Embedding happens outside the turn, so a query waits for at most one batch's write, never the model.
         self._turns: dict[str, threading.Lock] = {}
+
+    @property
+    def is_open(self) -> bool:
+        """Whether its client is made (Chroma imported, its files opened): asking it now would not wait."""
+        return self._client is not None
 
     @property
     def client(self) -> Any:
@@ -365,6 +371,8 @@ class VectorIndex:
         collection = self.collection(kind, scope, create=False)
         if collection is None or not ids:
             return {}
+        import numpy as np
+
         with self._disk_checked():
             found = collection.get(ids=list(ids), include=["embeddings"])
         return {i: np.asarray(v, dtype=np.float32) for i, v in zip(found["ids"], found["embeddings"], strict=True)}

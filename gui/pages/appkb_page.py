@@ -43,7 +43,7 @@ from gui.pages.alias_editor import AliasEditor
 from gui.words import semicolon_list
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.memory import AppKbEntry
+from service.memory.names import AppKbEntry
 
 PAGE_SIZE = 500
 

@@ -45,7 +45,7 @@ from gui.words import comma_list, recall_record_note, with_note
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.memory import EpisodeFilter
+from service.memory.names import EpisodeFilter
 from service.memory.recall_rows import RunTrace
 from service.memory.rows import Episode, EpisodeDetail
 
@@ -68,6 +68,10 @@ def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
 
+DISPLAY = Qt.ItemDataRole.DisplayRole
+_ANSWERED = frozenset({DISPLAY, Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole})
+
+
 class EpisodeTableModel(PagedTableModel[Episode]):
     """Rows are archived runs (`Memory.list_episodes`); more come through `fetcher`."""
 
@@ -87,11 +91,15 @@ class EpisodeTableModel(PagedTableModel[Episode]):
             self.tr("回想"),
         )
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        # Qt asks every role of every cell it draws or measures: the roles this model never answers go first.
+        if role not in _ANSWERED:
             return None
-        record, column = self.rows[index.row()], self.COLUMNS[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        row = index.row()  # -1 for an invalid index
+        if not 0 <= row < len(self.rows):
+            return None
+        record, column = self.rows[row], self.COLUMNS[index.column()]
+        if role == DISPLAY:
             if column == "ts_end":
                 return _when(record.ts_end)
             if column == "apps":

@@ -16,7 +16,7 @@ from gui.pages.record_page import RecordPage
 from gui.record_model import Column, RecordModel
 from gui.words import field_html
 from service.memory.api import MemoryApi
-from service.memory.learning import INTENT_STATES, RECORD_STATES
+from service.memory.names import INTENT_STATES, RECORD_STATES
 from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord, value_of
 
 # Qt's rich text has no <mark>: a highlighted span instead.

@@ -40,7 +40,7 @@ from gui.words import comma_list, dream_step_names, labelled, with_note
 from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.dream import STEPS
+from service.memory.names import DREAM_STEPS as STEPS
 from service.memory.rows import ConsolidationEntry, DreamRecord, JobStatus
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import ClassVar
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui.codes import read_only_words
@@ -23,10 +23,11 @@ from gui.pages.calibration_chart import describe_calibration
 from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import EVERY_DOMAIN, Domain
-from service.memory.memory import HomeSize
+from service.memory.names import HomeSize
 from service.memory.results import Overview
 
 MB = 1 << 20  # the budget is set in MB (JIYI_MAX_HOME_MB), and the size is shown in the same unit
+INDEX_OPENING_ASK_MS = 1000  # while the service opens its vector index, the page asks again this often
 
 
 class OverviewPage(QWidget):
@@ -170,6 +171,12 @@ class OverviewPage(QWidget):
             self.values["index"].setText(self.tr("只读状态目录里打不开（Chroma 打开时要写入）：回想只按任务的文字"))
             self.values["index"].setToolTip(str(index.get("problem", "")))
             self.values["index"].setStyleSheet("color: #9a6700;")
+        elif index.get("opening"):
+            # The service opens its vector index (Chroma, the model) beside the first requests: the rest of the
+            # page is shown now, and the index's line when it is open.
+            self.values["index"].setText(self.tr("正在打开…"))
+            self.values["index"].setStyleSheet("")
+            QTimer.singleShot(INDEX_OPENING_ASK_MS, self, self.reload)
         elif missing:
             # vectors/ deleted: recall finds no past run by meaning until it is rebuilt.
             self.values["index"].setText(self.tr("向量索引缺失：{0}").format(missing))

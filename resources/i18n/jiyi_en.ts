@@ -1966,6 +1966,11 @@
 <context>
     <name>MainWindow</name>
     <message>
+        <location filename="../../gui/main_window.py" line="89"/>
+        <source>正在启动记忆服务…</source>
+        <translation>Starting the memory service…</translation>
+    </message>
+    <message>
         <location filename="../../gui/pages/overview_page.py" line="40"/>
         <source>概览</source>
         <translation>Overview</translation>
@@ -2616,6 +2621,11 @@
 </context>
 <context>
     <name>OverviewPage</name>
+    <message>
+        <location filename="../../gui/pages/overview_page.py" line="161"/>
+        <source>正在打开…</source>
+        <translation>Opening…</translation>
+    </message>
     <message>
         <location filename="../../gui/pages/overview_page.py" line="65"/>
         <source>存储</source>

@@ -43,7 +43,6 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def serve_headless(args: argparse.Namespace, config: Config) -> int:
     """Host the service until SIGINT or SIGTERM; its exit code is the host's."""
     from service.follow_parent import follow_parent
-    from service.platform.process import lower_priority
 
     # Imported here: the host brings Qt, which no other command needs.
     from service.rpc.headless import serve
@@ -52,8 +51,6 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         raise InvalidInput("--workers must be between 1 and 64")
     if not 0 <= args.nice <= 19:
         raise InvalidInput(f"--nice must be between 0 and 19, got {args.nice}")
-    if args.nice:
-        lower_priority(args.nice)
     if args.parent_pid is not None:
         if args.parent_pid < 1:
             raise InvalidInput(f"--parent-pid must be a process id (a whole number >= 1), got {args.parent_pid}")
@@ -64,4 +61,5 @@ def serve_headless(args: argparse.Namespace, config: Config) -> int:
         workers=args.workers,
         new_database=args.new_database,
         accept_loss=args.accept_loss,
+        nice=args.nice,
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recall.alias_vectors import worth_embedding
+from recall.pinyin_keys import remember_written
 from recall.resolve import ResolverIndex
 from recall.verdict import Resolution
 from service.memory.parts import Parts, check_actor
@@ -343,6 +344,8 @@ class AppKbService:
             seq = self.store.last_seq(APP_KB)
             if self._index is None or self._index.dead_share > 0.33:
                 entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
+                if entries:  # the view's pinyin of their names: no pypinyin to load for them
+                    remember_written(appkb.term_pinyin(self.store))
                 self._index = ResolverIndex.build(self.registry, entries)
             elif seq != self._index_seq and self.config.app_kb:
                 for event in self.store.events(APP_KB, after=self._index_seq):

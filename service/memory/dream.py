@@ -19,6 +19,7 @@ from typing import Any
 from recall.episode_recall import EPISODE, episode_document
 from service.memory.calibration import CalibrationService
 from service.memory.domain import Domain
+from service.memory.names import DREAM_STEPS
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
@@ -36,7 +37,7 @@ DOMAIN = "dream"
 
 # The steps in the order a pass runs them; the light pass runs the first two only.
 FOLD_SHOWN = 200  # runs a fold preview describes (the count says how many there are)
-STEPS = ("alias_overwrites", "merge", "evict", "fold", "index_reconcile", "recalibrate")
+STEPS = DREAM_STEPS
 LIGHT_STEPS = STEPS[:2]
 
 StepReport = DreamStep

@@ -241,6 +241,7 @@ class Memory:
             self.learning.shutdown()
             self.desk.close()
         self.calibration.close()
+        self.recall.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -319,7 +320,8 @@ class Memory:
         """What the console's overview shows: health, the vector index, recall quality over the last
         `OVERVIEW_DAYS`, the last dream, recent errors.
 
-        Opens the vector index (not the embedding model): call it off the GUI thread.
+        Never waits for the vector index (Chroma, the model): until it is open, `index` says it is opening
+        (`RecallService.state`), and the console asks again. Call it off the GUI thread all the same.
         """
         health = self.health()
         reports = self.dream.reports(1)
@@ -327,7 +329,7 @@ class Memory:
         return {
             **health,
             "embedder": self.recall.embedder_id,
-            "index": self.recall.state(),
+            "index": self.recall.state(wait=False),
             "desk_index": self.desk.index.state(),
             "recall_quality": {"days": OVERVIEW_DAYS, **recall_stats.statistics(self.store, since, None)},
             # each device's threshold, where it came from and when (the curves are on the recall page)

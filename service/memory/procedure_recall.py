@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from recall.episode_recall import RecallResult
 from recall.procedure_cards import CardVectors, ProcedureSelection, select_card
 from service.memory.parts import Parts
 from service.memory.recall_service import RecallService
 from store.episodes import lessons, recall_stats
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("jiyi.service.memory")
 MENTION_PREFETCH_MAX_APPS = 2  # the reference's cap on mentioned apps

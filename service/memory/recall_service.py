@@ -64,6 +64,9 @@ class RecallService:
         self.config, self.store, self.registry = parts.config, parts.store, parts.registry
         self._lock = threading.Lock()
         self._engine: EpisodeRecall | None = None
+        self._opener: threading.Thread | None = None  # opening the index for `state(wait=False)`
+        self._opener_failed = False
+        self._opener_lock = threading.Lock()
         self._mentions: tuple[int, MentionIndex] | None = None
         self._installed: dict[str, tuple[int, frozenset[str] | None]] = {}
         self._aliases: tuple[int, AliasRoute] | None = None
@@ -387,8 +390,17 @@ class RecallService:
             recall_terms.remove(self.store, scope, [r for r in gone if r not in keep])
         return self.index(live)
 
-    def state(self) -> dict[str, Any]:
-        """The index as health reports it (opening it if needed)."""
+    def state(self, *, wait: bool = True) -> dict[str, Any]:
+        """The index as health reports it, opening it if needed.
+
+        With `wait` False (the console's overview), an index that is not open yet is not waited for: it is said
+        to be opening (`{"embedder", "opening": True}`) at once, and opened on a thread of its own unless one
+        opens it already (as `jiyi serve` does as it starts); opening it imports Chroma and loads the model,
+        seconds that the overview's first figures need not wait. When that opening failed, this opens it
+        again and says why, as with `wait`.
+        """
+        if not wait and not self._index_is_open() and self._opening_aside():
+            return {"embedder": self.embedder_id, "opening": True}
         try:
             index = self.engine.index
             scopes = index.scopes(EPISODE)
@@ -404,6 +416,38 @@ class RecallService:
             }
         except Exception as exc:
             return {"embedder": self.embedder_id, "ok": False, "problem": str(exc)}
+
+    def close(self) -> None:
+        """Wait for an index being opened for `state` (opening reads the store: done before the store closes)."""
+        with self._opener_lock:
+            opener, self._opener = self._opener, None
+        if opener is not None:
+            opener.join(timeout=30)
+
+    def _index_is_open(self) -> bool:
+        engine = self._engine
+        return engine is not None and engine.index.is_open
+
+    def _opening_aside(self) -> bool:
+        """Whether a thread opens the index now (started here unless one runs); False when the last one failed
+        (the caller then opens it itself, and says why it cannot)."""
+        with self._opener_lock:
+            if self._opener is not None and self._opener.is_alive():
+                return True
+            if self._opener_failed:
+                self._opener_failed = False
+                return False
+            self._opener = threading.Thread(target=self._open_index, name="jiyi-recall-open", daemon=True)
+            self._opener.start()
+            return True
+
+    def _open_index(self) -> None:
+        try:
+            self.engine.index.client  # noqa: B018  # opening it is the point
+        except Exception as exc:  # said by the next `state`, which opens it again in the caller's thread
+            log.info("the vector index did not open: %s", exc)
+            with self._opener_lock:
+                self._opener_failed = True
 
     # -- what people and tools ask of recall ------------------------------------------
 

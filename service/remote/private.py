@@ -27,6 +27,7 @@ from typing import Any
 
 from service.client import JsonObject
 from service.config import ENV_PREFIX, PASSWORD_ENV, SETTINGS, Config
+from service.errors import Cancelled
 from service.platform.process import own_group, stop_signal
 from service.program import program_command
 from service.remote.attach import configured_socket, find_service
@@ -79,20 +80,26 @@ class PrivateService:
 
     @classmethod
     def start(
-        cls,
-        config: Config,
-        *,
-        owner: str = "the console",
-        tick: Callable[[], None] = lambda: None,
-        timeout_s: float = START_S,
+        cls, config: Config, *, owner: str = "the console", timeout_s: float = START_S
     ) -> tuple[PrivateService, JsonObject]:
         """Start the child and wait until it answers `health` for the home: the service and that health.
 
-        `owner` names who starts it in the log ("the console", "jiyi mcp"). `tick` is called between probes
-        (the console keeps its splash painted). Raises
-        `ServiceDidNotStart` with the child's reason when it exits or does not answer
-        within `timeout_s` (it is killed then); nothing is left running.
+        `owner` names who starts it in the log ("the console", "jiyi mcp"). Raises `ServiceDidNotStart` with
+        the child's reason when it exits or does not answer within `timeout_s` (it is killed then); nothing is
+        left running.
         """
+        service = cls.spawn(config, owner=owner)
+        try:
+            health = service.wait_until_ready(config, timeout_s=timeout_s)
+        except BaseException:
+            service.stop(grace_s=0)
+            raise
+        return service, health
+
+    @classmethod
+    def spawn(cls, config: Config, *, owner: str = "the console") -> PrivateService:
+        """Start the child and return at once (`wait_until_ready` waits for it): the console shows its window
+        while the child starts. Raises `EnvironmentProblem` when the home cannot hold its log."""
         home = prepare_home(config.home_path)  # the child would create it too; its log lives there
         socket_path = configured_socket(config)
         log_path = home / LOG_NAME
@@ -120,16 +127,15 @@ class PrivateService:
                 creationflags=group.creationflags,
                 process_group=group.process_group,
             )
-        service = cls(process, socket_path, log_path, owner)
-        try:
-            health = service._wait_until_ready(config, tick, timeout_s)
-        except BaseException:
-            service.stop(grace_s=0)
-            raise
-        log.info("started a private service for %s (pid %d) on %s", owner, process.pid, socket_path)
-        return service, health
+        log.info("starting a private service for %s (pid %d) on %s", owner, process.pid, socket_path)
+        return cls(process, socket_path, log_path, owner)
 
-    def _wait_until_ready(self, config: Config, tick: Callable[[], None], timeout_s: float) -> JsonObject:
+    def wait_until_ready(
+        self, config: Config, *, timeout_s: float = START_S, stop: Callable[[], bool] = lambda: False
+    ) -> JsonObject:
+        """Wait until the child answers `health` for `config`'s home; that health. Raises `ServiceDidNotStart`
+        when it exits or does not answer within `timeout_s` (it is left to `stop()` then), `Cancelled` as soon
+        as `stop()` says so (the console closed while it started)."""
         deadline = time.monotonic() + timeout_s
         while True:
             if self.process.poll() is not None:
@@ -138,10 +144,12 @@ class PrivateService:
             with contextlib.suppress(OSError):
                 found = find_service(config)
                 if found is not None and found[1].get("pid") == self.pid:
+                    log.info("the private service of %s (pid %d) answers on %s", self.owner, self.pid, self.socket_path)
                     return found[1]
+            if stop():
+                raise Cancelled(f"stopped waiting for the private service of {self.owner} (pid {self.pid})")
             if time.monotonic() >= deadline:
                 raise ServiceDidNotStart(f"jiyi serve did not answer within {timeout_s:g} s: {self.last_words()}")
-            tick()
             time.sleep(POLL_S)
 
     def stop(self, grace_s: float = STOP_S) -> int:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 
 from service.config import Config
 from service.memory.memory import Memory
-from service.platform.process import stop_signals
+from service.platform.process import lower_priority, stop_signals
 from service.rpc.host import SocketHost
 from service.rpc.socket_file import check_socket_free, socket_path_for
 from store.core.errors import EnvironmentProblem
@@ -28,6 +28,7 @@ def serve(
     workers: int = 4,
     new_database: bool = False,
     accept_loss: bool = False,
+    nice: int = 0,
 ) -> int:
     """`jiyi serve`: host the service headless until SIGINT or SIGTERM (exit 0, socket removed).
 
@@ -35,6 +36,11 @@ def serve(
     while serving, after the requests under way finished: a supervisor then restarts the service.
     Refuses (`ChangesMissing`, exit 3) a database that holds less than the home acknowledged, unless
     `accept_loss`: then the loss is recorded in the event log and the service goes on.
+
+    `nice` (the console's private service): once it listens, the service runs that many levels below the
+    priority it started with, every thread of it, so that its rebuilds, imports and the index it opens never
+    keep the console's GUI thread waiting for a CPU. Until then it starts at the console's own priority: the
+    console waits for it to listen.
     """
     # Whatever the service creates (a file SQLite or Chroma makes, one a library writes) is the owner's alone.
     os.umask(0o077)
@@ -52,7 +58,7 @@ def serve(
                 f"jiyi: accepted knowingly (recorded in the event log): {accepted.message}", file=sys.stderr, flush=True
             )
         try:
-            problem = _serve_until_quit(app, memory, path, workers=workers)
+            problem = _serve_until_quit(app, memory, path, workers=workers, nice=nice)
         finally:
             memory.close()
     finally:
@@ -76,7 +82,7 @@ def _quit_on_signals(app: QCoreApplication) -> dict[int, Any]:
     return {s: signal.signal(s, request_stop) for s in stop_signals()}
 
 
-def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int) -> str | None:
+def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, workers: int, nice: int) -> str | None:
     """Listen on `path` and serve until the loop quits; the requests under way finish before it returns.
 
     Returns why the listener failed, when that is what ended the loop.
@@ -86,6 +92,8 @@ def _serve_until_quit(app: QCoreApplication, memory: Memory, path: Path, *, work
     vanished: list[str] = []
     watch = _watch_database(app, memory, vanished)
     host.start()
+    if nice:  # before the first request is answered (they are, once the loop runs) and the index is opened
+        lower_priority(nice)
     # The desk index opens and the model loads now, beside the first requests: the first `memory.recall` or
     # `context.prepare` (an agent's, right after it started this service) then rarely waits for them.
     memory.desk.index.warm()

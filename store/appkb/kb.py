@@ -141,6 +141,13 @@ def _sort_values(key: EntryKey, order: str) -> tuple[object, ...]:
     return (scope, kind, norm, package, term)
 
 
+def term_pinyin(store: Store) -> dict[str, str]:
+    """Each live entry's term with the pinyin the view holds of it: its full syllables and initials, then its
+    label's (`projection.pinyin_text`), computed as the entry was written."""
+    rows = AppEntry.select(AppEntry.term, AppEntry.term_pinyin).where(AppEntry.stale == False).distinct()  # noqa: E712
+    return dict(tuples(rows))
+
+
 def count_entries(store: Store) -> int:
     return int(AppEntry.select().count())
 

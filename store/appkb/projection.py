@@ -13,8 +13,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pypinyin import Style, lazy_pinyin
-
 from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
 from store.appkb.models import AppEntry
 from store.core.errors import InvalidInput
@@ -101,6 +99,9 @@ class MemoryView:
 
 @lru_cache(maxsize=65536)
 def _pinyin(text: str) -> str:
+    # pypinyin reads its dictionaries as it is imported (~0.2 s of CPU): only a write to the view needs it
+    from pypinyin import Style, lazy_pinyin
+
     syllables = [s.lower() for s in lazy_pinyin(text, style=Style.NORMAL, errors="ignore")]
     return "".join(syllables) + " " + "".join(s[0] for s in syllables if s) if syllables else ""
 

@@ -71,7 +71,11 @@ def test_the_console_opens_its_window_and_closes_on_sigterm(display: str, tmp_pa
             assert console.poll() is None, console.communicate()[1].decode(errors="replace")
             assert time.monotonic() < deadline, "the console's window never appeared"
             time.sleep(0.2)
-        assert (run / "jiyi.sock").exists()  # the agent service is up: the console's private child serves it
+        # The window shows while the console's private child starts; the agent service is up soon after.
+        while not (run / "jiyi.sock").exists():
+            assert console.poll() is None, console.communicate()[1].decode(errors="replace")
+            assert time.monotonic() < deadline, "the console's private service never listened"
+            time.sleep(0.1)
         console.send_signal(signal.SIGTERM)
         _out, err = console.communicate(timeout=30)
         assert console.returncode == 0, err.decode(errors="replace")

@@ -1,0 +1,43 @@
+"""The shipped registry's pinyin keys (resources/registry_pinyin.tsv) are what pypinyin says of its names."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from recall.normalize import normalize
+from recall.pinyin_keys import (
+    SHIPPED_FILE,
+    _written,
+    computed_key,
+    pinyin_key,
+    registry_names,
+    remember_written,
+    shipped_table,
+)
+from service.memory.memory import Memory
+from store.appkb.kb import term_pinyin
+
+
+def test_the_shipped_keys_are_the_registrys_names_as_pypinyin_reads_them() -> None:
+    # Stale after the registry or pypinyin changed: `python -m recall.pinyin_keys` writes it again.
+    shipped = resources.files("resources").joinpath(SHIPPED_FILE).read_text("utf-8")
+    assert shipped == shipped_table(registry_names())
+
+
+def test_a_name_outside_the_registry_is_read_by_pypinyin() -> None:
+    assert pinyin_key("绿泡泡") == computed_key("绿泡泡")
+    assert (pinyin_key("绿泡泡").full, pinyin_key("绿泡泡").initials) == ("lvpaopao", "lpp")  # type: ignore[union-attr]
+    assert pinyin_key("微信") == computed_key("微信")  # from the table
+    assert pinyin_key("wechat") is None
+
+
+def test_the_keys_the_app_kb_wrote_are_the_keys_pypinyin_gives(memory: Memory) -> None:
+    for name in ("小蓝鸟", "饿了吗", "老板的软件", "WX助手"):
+        memory.appkb.learn_alias(name, "com.tencent.mm", actor="user")
+    written = term_pinyin(memory.store)
+    remember_written(written)
+    assert set(written) == {"小蓝鸟", "饿了吗", "老板的软件", "WX助手"}
+    for name in written:  # the resolver asks by normalized name: the view's key where it is the term's own
+        alnum = normalize(name).alnum
+        assert pinyin_key(alnum) == computed_key(alnum), name
+    assert {"小蓝鸟", "饿了吗", "老板的软件"} <= _written.keys() and "WX助手" not in _written  # Latin: computed
