@@ -3,11 +3,17 @@
 The method's binding (`service/ops/perform.py`) names the operation; the call's arguments, bound to the
 method's own signature (its defaults included), fill the params by field name, and the result is
 decoded by the declaration (`Wire.invoke`). mypy sees the facade method's own signature.
+
+The facade's modules bring the store (peewee, the database drivers), which a command answered by a running
+service never needs: the remote memory names the facade's classes by `Deferred` at run time (mypy reads the
+real ones), and a method's binding is read when it is first called.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
@@ -24,15 +30,58 @@ class Remote(Protocol):
     _wire: Wire
 
 
+class Deferred:
+    """A facade class named by its module, imported when one of its methods is first called over the socket."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __getattr__(self, method: str) -> DeferredMethod:
+        if method.startswith("__"):
+            raise AttributeError(method)
+        return DeferredMethod(self, method)
+
+
+class DeferredMethod:
+    """`Deferred(...).method`: the facade method, found when asked for."""
+
+    def __init__(self, owner: Deferred, name: str) -> None:
+        self.owner, self.name = owner, name
+
+    def resolve(self) -> Callable[..., Any]:
+        cls = getattr(importlib.import_module(self.owner.module), self.owner.name)
+        return getattr(cls, self.name)  # type: ignore[no-any-return]
+
+
+_resolving = threading.Lock()
+
+
 class Performed(Generic[P, R]):
     """The descriptor: on a remote part, the facade method's call, made over the socket."""
 
     def __init__(self, method: Callable[Concatenate[Any, P], R]) -> None:
-        bindings: tuple[Performer, ...] = getattr(method, PERFORMS, ())
-        if len(bindings) != 1 or bindings[0].shape == "prepares":
-            raise TypeError(f"{method.__qualname__} performs no one operation a remote memory can call")
-        self.performer = bindings[0]
-        self.signature = inspect.signature(method)
+        self._method: Callable[..., Any] | DeferredMethod = method
+        self._bound: tuple[Performer, inspect.Signature] | None = None
+        if not isinstance(method, DeferredMethod):
+            self._binding()  # a facade already imported: its binding is checked at once
+
+    def _binding(self) -> tuple[Performer, inspect.Signature]:
+        with _resolving:
+            if self._bound is None:
+                method = self._method.resolve() if isinstance(self._method, DeferredMethod) else self._method
+                bindings: tuple[Performer, ...] = getattr(method, PERFORMS, ())
+                if len(bindings) != 1 or bindings[0].shape == "prepares":
+                    raise TypeError(f"{method.__qualname__} performs no one operation a remote memory can call")
+                self._bound = bindings[0], inspect.signature(method)
+            return self._bound
+
+    @property
+    def performer(self) -> Performer:
+        return self._binding()[0]
+
+    @property
+    def signature(self) -> inspect.Signature:
+        return self._binding()[1]
 
     @overload
     def __get__(self, remote: None, owner: type | None = None) -> Performed[P, R]: ...
@@ -41,10 +90,11 @@ class Performed(Generic[P, R]):
     def __get__(self, remote: Remote | None, owner: type | None = None) -> Performed[P, R] | Callable[P, R]:
         if remote is None:
             return self
-        performer, signature, wire = self.performer, self.signature, remote._wire
-        operation = performer.operation
+        wire = remote._wire
 
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            performer, signature = self._binding()
+            operation = performer.operation
             bound = signature.bind(None, *args, **kwargs)
             bound.apply_defaults()
             values = bound.arguments

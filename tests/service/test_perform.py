@@ -94,3 +94,22 @@ def test_a_remote_call_needs_a_method_performing_one_operation() -> None:
         performed(LessonService.set_lesson_status)  # two: the remote chooses by the status it is given
     with pytest.raises(TypeError, match="performs no one operation"):
         performed(DeskService.prepare_interaction)  # a grouped write's preparation is the socket's
+
+
+def test_every_remote_call_names_a_facade_method_that_performs_one_operation() -> None:
+    """The remote memory names the facade's classes without importing them (`Deferred`): each name resolves, to a
+    method bound to one operation, the one the remote call sends."""
+    from service.remote import memory as remote
+    from service.remote.calls import Performed
+
+    calls = [
+        (cls.__name__, name, value)
+        for cls in vars(remote).values()
+        if isinstance(cls, type) and cls.__module__ == remote.__name__
+        for name, value in vars(cls).items()
+        if isinstance(value, Performed)
+    ]
+    assert len(calls) >= 20
+    for owner, name, call in calls:
+        assert DECLARED[call.performer.operation.name] is call.performer.operation, (owner, name)
+        assert next(iter(call.signature.parameters)) == "self", (owner, name)  # the facade's method, unbound
