@@ -6,7 +6,7 @@ from __future__ import annotations
 from service.ops.declare import Args, Kind, Operation
 
 
-class NoArgs(Args):
+class NoArgs(Args, frozen=True):
     """The params of a test's operation: none (an unknown field is refused, as for every operation)."""
 
 
