@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.ops import appkb, desk, interchange, learning, maintenance, recall, runs, status, upkeep
+from service.ops import appkb, desk, episode_recall, interchange, learning, lessons, maintenance, runs, status, upkeep
 from service.ops.declare import Operation
 
-MODULES = (status, appkb, runs, recall, desk, maintenance, learning, upkeep, interchange)
+MODULES = (status, appkb, runs, episode_recall, lessons, desk, maintenance, learning, upkeep, interchange)
 """The domains whose operations are declared (the others are not yet: `docs/architecture.md`)."""
 
 DECLARED: dict[str, Operation[Any, Any]] = {op.name: op for module in MODULES for op in module.OPERATIONS}
