@@ -4,7 +4,7 @@ In one process, on a fresh SQLite home: `--puts` changed puts of one document
 (`put_bundle_document`: the commit, the mirror's checks — every folder opened
 without following links, the file checked to be a regular file and read
 bounded — the atomic file, and the mirror's mark), then the same number of
-bare atomic writes (`store.core.atomic_file.write_text`: a temporary file,
+bare atomic writes (`store.core.home.atomic_file.write_text`: a temporary file,
 fsync, rename) of the same contents to another folder: the floor any mirrored
 put pays for its file. Each is timed per call; p50 and p99 (wall) are printed
 with the p50's ratio to the bare write. `--documents N` spreads the puts over
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from service.config import load_config
 from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
-from store.core.atomic_file import write_text
+from store.core.home.atomic_file import write_text
 
 
 def main() -> None:

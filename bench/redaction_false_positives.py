@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 
 
 def turns(data: Path) -> Iterator[tuple[str, str]]:

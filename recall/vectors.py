@@ -45,10 +45,10 @@ from urllib.parse import urlparse
 from recall.embedders import CHOICES, Embedder
 from recall.remote_embedder import EmbeddingServerProblem
 from recall.vector_errors import vector_problem
-from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.freed_memory import wipe_freed_memory
 from store.core.home import read_only_reason
+from store.core.home.atomic_file import make_private, make_private_dirs
 
 if TYPE_CHECKING:  # numpy comes with Chroma and the model, when vectors are first read: `jiyi resolve` never
     import numpy as np

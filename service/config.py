@@ -26,10 +26,10 @@ from recall.confidence import DEFAULT_SCORING, SCORINGS
 from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS
 from service.config_fields import TypedSettings
 from service.config_upgrade import CONFIG_VERSION, VERSION_KEY, upgrade
-from store.core import platform
-from store.core.atomic_file import write_text
 from store.core.database_url import parse_database_url, read_password_file
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
+from store.core.home import platform
+from store.core.home.atomic_file import write_text
 from store.learning.grant import Grant, parse_grant
 
 CONFIG_NAME = "config.toml"

@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 
 from service.platform.user_service import UNIT_NAME, USER_UNIT, UserService, unit_exec, user_service
-from store.core import platform
 from store.core.errors import EnvironmentProblem
+from store.core.home import platform
 
 __all__ = ["USER_UNIT", "unit_exec"]  # the unit's text, kept with the other systems' (packaging/ is compared to it)
 

@@ -28,7 +28,7 @@ import stat
 import threading
 from pathlib import Path
 
-from store.core import platform
+from store.core.home import platform
 
 log = logging.getLogger("jiyi.service.remote")  # the console's and the commands' side reads it
 

@@ -17,7 +17,7 @@ from service.config import Config, load_config, save_settings
 from service.memory.memory import Memory
 from store.appkb.entry import AppKbEntry
 from store.core.database import Store
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 from store.interchange.taskwizard_appkb import import_appkb
 from store.projections import all_projections
 from tests.postgres_server import PostgresServer, start_postgres

@@ -99,7 +99,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def evaluate_memory(args: argparse.Namespace, config: Config) -> int:
     """A table (or `--json`) on stdout; progress on stderr while the conversations are embedded."""
     from service.evaluation import memory_eval
-    from store.core.atomic_file import write_text
+    from store.core.home.atomic_file import write_text
 
     def progress(name: str, done: int, total: int) -> None:
         if not args.json and (done == total or done % 640 == 0):

@@ -25,8 +25,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from service.mcp.http_guard import guarded_protocol
 from service.mcp.link import ServiceLink
 from service.mcp.server import JiyiMcp
-from store.core import platform
 from store.core.errors import EnvironmentProblem, InvalidInput, os_problem
+from store.core.home import platform
 
 log = logging.getLogger("jiyi.service.mcp")
 

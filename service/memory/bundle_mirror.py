@@ -18,8 +18,9 @@ import logging
 import threading
 import time
 
-from store.core import model_binding, platform
+from store.core import model_binding
 from store.core.database import Store
+from store.core.home import platform
 from store.desk import bundle_catch_up, bundles
 from store.desk.bundle_files import BundleFiles
 from store.desk.projection import DOMAIN as DESK

@@ -42,7 +42,7 @@ from service.ops import maintenance as maintenance_ops
 from service.ops.perform import lists, pages, performs, prepares
 from store.core import clock
 from store.core.errors import EnvironmentProblem, InvalidInput
-from store.core.redact_json import redact_json
+from store.core.redaction.json_values import redact_json
 from store.desk import (
     bundle_names,
     bundles,

@@ -35,8 +35,8 @@ from service.memory.rows import rows as typed_rows
 from service.ops import episode_recall as recall_ops
 from service.ops.perform import lists, performs
 from store.appkb import kb as appkb
-from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput
+from store.core.home.atomic_file import write_text
 from store.episodes import archive as episodes
 from store.episodes import recall_stats, recall_terms
 from store.episodes.episode_filter import EpisodeFilter

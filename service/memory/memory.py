@@ -48,7 +48,7 @@ from store.core.budget import MB, HomeBudget, HomeSize
 from store.core.database import Store
 from store.core.errors import EnvironmentProblem, InvalidInput, NotFound, StorageProblem, os_problem
 from store.core.hosts import register_host
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 from store.desk.projection import DOMAIN as DESK
 from store.episodes import recall_stats
 from store.episodes.archive import episode_key

@@ -13,7 +13,7 @@ from service.memory.bus import BusView, ChangeBus, Listener
 from service.memory.domain import Domain
 from store.core.database import Store
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 
 ACTORS = ("user", "agent", "system", "import")
 

@@ -10,6 +10,6 @@
   own copy of the address and opens a named pipe with plain file I/O (`service/client.py`).
 
 The store's half of the seam (the home's lock, private-file checks, open flags, positioned I/O, the file system)
-is `store/core/platform.py`. docs/install.md ("What differs by platform, and what is verified") says what of
+is `store/core/home/platform.py`. docs/install.md ("What differs by platform, and what is verified") says what of
 each is checked here and what is not.
 """

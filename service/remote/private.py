@@ -31,9 +31,8 @@ from service.errors import Cancelled
 from service.platform.process import own_group, stop_signal
 from service.program import program_command
 from service.remote.attach import configured_socket, find_service
-from store.core import platform
 from store.core.errors import EnvironmentProblem
-from store.core.home import prepare_home, read_only_reason
+from store.core.home import platform, prepare_home, read_only_reason
 
 log = logging.getLogger("jiyi.service.remote")
 

@@ -13,8 +13,8 @@ from service.client import open_channel
 from service.config import Config
 from service.platform.address import is_pipe, may_be_listening
 from service.remote.attach import configured_socket
-from store.core import platform
 from store.core.errors import EnvironmentProblem, UnsafePath
+from store.core.home import platform
 
 
 def prepare_socket_dir(path: Path) -> None:

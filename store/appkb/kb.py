@@ -33,7 +33,7 @@ from store.core.database import Store
 from store.core.errors import Forbidden, InvalidInput, SensitiveContent
 from store.core.models import tuples
 from store.core.names import clean_name
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 
 TRUST_ORDER = ("user", "device", "learned", "alias")
 MAX_TERM_CHARS = 64

@@ -61,9 +61,9 @@ from typing import Any, Literal
 
 from peewee import DatabaseError
 
-from store.core import clock, platform
+from store.core import clock
 from store.core.errors import ChangesMissing, EnvironmentProblem, StorageProblem, UnsafePath, os_problem
-from store.core.home import DB_NAME, check_private_file
+from store.core.home import DB_NAME, check_private_file, platform
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META
 
 # The `Store` these run for (store/core/database.py imports this module, so it is not imported back).

@@ -8,12 +8,11 @@ from pathlib import Path
 
 from peewee import DatabaseError
 
-from store.core import platform
 from store.core.connection import JiyiDatabase
 from store.core.database_file import sqlite_uri
 from store.core.database_url import DatabaseTarget, parse_database_url
 from store.core.errors import EnvironmentProblem, InvalidInput, UnsafePath
-from store.core.home import DB_NAME, check_private_file
+from store.core.home import DB_NAME, check_private_file, platform
 from store.core.postgres import JiyiPostgresDatabase, connect_postgres
 
 PRAGMAS = {

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
 
-from store.core import platform
 from store.core.errors import InvalidInput, UnsafePath
+from store.core.home import platform
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # Connection options a URL may carry in its query string (libpq's names); anything else is a typo.

@@ -45,7 +45,7 @@ class TooOpen(UnsafePath):
 
     `what` names it as the message does ("home", "database", "lock file" …), `path` is where it is, `mode` its
     permission bits. `fixable`: whether making it private would do (False on a read-only home, where no chmod
-    can help); `store.core.permissions.fix_permissions` does it."""
+    can help); `store.core.home.permissions.fix_permissions` does it."""
 
     def __init__(self, message: str, *, what: str, path: Path, mode: int, fixable: bool = True) -> None:
         super().__init__(message)

@@ -6,7 +6,7 @@ relative to the one above (`dir_fd`, `O_NOFOLLOW | O_DIRECTORY`), so a link
 planted anywhere on the way, or swapped in between a check and a write, is
 refused rather than followed. (Where folders cannot be opened so, on Windows,
 each part is looked at before it is used: a planted link is refused, one
-swapped in between is not; `store.core.platform.Folder`.) A name that is empty, `.` or `..`, or that
+swapped in between is not; `store.core.home.platform.Folder`.) A name that is empty, `.` or `..`, or that
 holds a NUL or a backslash, is refused before anything is opened
 (`UnsafePath`): no bundle id or path from the log can climb out.
 
@@ -36,9 +36,9 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
-from store.core import platform
-from store.core.atomic_file import make_private, make_private_dirs
 from store.core.errors import UnsafePath
+from store.core.home import platform
+from store.core.home.atomic_file import make_private, make_private_dirs
 from store.desk.bundle_names import MAX_DOCUMENT_BYTES
 
 log = logging.getLogger("jiyi.store.desk")

@@ -30,8 +30,8 @@ from typing import TypedDict
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent, UnsafePath
-from store.core.redact import Redactor
-from store.core.redact_json import redact_json_text
+from store.core.redaction.json_values import redact_json_text
+from store.core.redaction.redactor import Redactor
 from store.desk import rows
 from store.desk.bundle_files import BundleFiles
 from store.desk.bundle_names import MAX_DOCUMENT_CHARS, check_path, refusal, split_bundle_id

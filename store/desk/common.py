@@ -12,7 +12,7 @@ from store.core.errors import InvalidInput, SensitiveContent
 from store.desk.workday import workday_of
 
 if TYPE_CHECKING:  # a type only: the socket's declarations check ids with this module, without the filter's rules
-    from store.core.redact import Redactor
+    from store.core.redaction.redactor import Redactor
 
 # No control characters (C0, DEL, C1), no line or paragraph separators, no lone surrogates
 # (they cannot be encoded for SQLite or a file name), no slashes of either kind.

@@ -31,7 +31,7 @@ from store.core import clock
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.models import tuples
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.desk import fact_likeness, hybrid, rows, sql
 from store.desk.common import check_id, when
 from store.desk.fact_terms import PROFILE_KINDS, SCOPES

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.desk import rows
 from store.desk.common import When, check_id, check_name, safe_text
 from store.desk.models import Interaction, TaskCard, TopicInteraction

@@ -21,7 +21,7 @@ import msgspec
 from store.core.database import Store
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from store.core.names import strip_invisible
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.desk import fts, rows, sql
 from store.desk.models import Interaction, Skill
 from store.desk.projection import DOMAIN

@@ -21,7 +21,7 @@ from peewee import fn
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound
 from store.core.models import tuples
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.desk import facts, rows, skills, sql
 from store.desk.common import When, check_id, safe_text
 from store.desk.interactions import card_row, turn_row

@@ -25,7 +25,7 @@ from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
 from store.core.models import BaseModel
 from store.core.projection import EventRecord
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.episodes.models import Episode, Lesson
 from store.episodes.rows import Lesson as LessonRow
 from store.episodes.rows import LessonRun, LessonRuns

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from store.core import clock
-from store.core.atomic_file import write_text
 from store.core.errors import InvalidInput, NotFound
+from store.core.home.atomic_file import write_text
 from store.interchange.desk_records import DeskRecord, Manifest, ManifestFile
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
 from store.interchange.json_reading import MiB, load_file, load_json, mib, read_lines, too_long

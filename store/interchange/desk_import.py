@@ -27,8 +27,8 @@ from typing import cast
 from store.core.clock import parse_iso
 from store.core.database import Store
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor
-from store.core.redact_json import redact_json, redact_json_text
+from store.core.redaction.json_values import redact_json, redact_json_text
+from store.core.redaction.redactor import Redactor
 from store.desk import fact_terms
 from store.desk import facts as desk_facts
 from store.desk import interactions as desk_interactions

@@ -28,8 +28,8 @@ from pathlib import Path
 from store.core.clock import is_iso
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor
-from store.core.redact_json import redact_json
+from store.core.redaction.json_values import redact_json
+from store.core.redaction.redactor import Redactor
 from store.desk.common import check_id, when
 from store.desk.fact_terms import PROFILE_KINDS
 from store.desk.facts import MAX_FACT_CHARS, MAX_QUOTE_CHARS, FactSpec, existing

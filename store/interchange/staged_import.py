@@ -34,9 +34,10 @@ from typing import Protocol
 
 from peewee import IntegrityError
 
-from store.core import clock, platform
+from store.core import clock
 from store.core.database import Store
 from store.core.errors import EnvironmentProblem, JiyiError, os_problem
+from store.core.home import platform
 from store.core.models import MetaValue
 from store.core.transaction import ON_META_CONFLICT, UPSERT_META
 

@@ -28,11 +28,11 @@ from store.appkb.entry import AppKbEntry, sort_key
 from store.appkb.kb import list_entries
 from store.appkb.projection import DOMAIN, MemoryView, Put, changes_for
 from store.core import clock
-from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor, default_words
-from store.core.redact_json import redact_json
+from store.core.home.atomic_file import write_text
+from store.core.redaction.json_values import redact_json
+from store.core.redaction.redactor import Redactor, default_words
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import (
     GrowingLog,

@@ -20,9 +20,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput
+from store.core.home.atomic_file import write_text
 from store.core.projection import EventRecord
 from store.episodes.archive import DOMAIN, SOURCE_LINE, episode_view, view_record
 from store.episodes.folding import aggregate_record

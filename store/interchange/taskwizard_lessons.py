@@ -22,12 +22,12 @@ import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
-from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput
+from store.core.home.atomic_file import write_text
 from store.core.projection import EventRecord
-from store.core.redact import Redactor
-from store.core.redact_json import redact_json_text
+from store.core.redaction.json_values import redact_json_text
+from store.core.redaction.redactor import Redactor
 from store.episodes import lessons
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import GrowingLog, Known, content_identity, parse_object, refuse_links

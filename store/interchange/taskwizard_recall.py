@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from store.core.atomic_file import write_text
 from store.core.database import Store
 from store.core.errors import InvalidInput
+from store.core.home.atomic_file import write_text
 from store.episodes import recall_stats
 from store.interchange.import_report import ImportReport
 from store.interchange.import_source import refuse_links

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from store.core.errors import InvalidInput, SensitiveContent
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.learning.grant import KINDS, OPERATIONS, Grant
 from store.learning.models import LearningRecord
 from store.learning.records import FACT_SCOPES, target_intact

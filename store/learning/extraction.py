@@ -14,7 +14,7 @@ from typing import TypedDict
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import NotFound
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.learning import admission, candidate, lease, ledger, records, sources
 from store.learning.grant import Grant
 from store.learning.models import LearningIntent, LearningOperation

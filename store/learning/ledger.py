@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, SensitiveContent
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.learning.grant import fingerprint
 from store.learning.models import LearningRequest
 from store.learning.projection import DOMAIN

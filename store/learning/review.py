@@ -12,7 +12,7 @@ import json
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import InvalidInput, NotFound
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.learning import admission, lease, ledger, sources
 from store.learning.grant import Grant
 from store.learning.models import LearningIntent, LearningOperation, LearningReview

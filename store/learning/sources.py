@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from store.core.redact import Redactor
-from store.core.redact_json import redact_json
+from store.core.redaction.json_values import redact_json
+from store.core.redaction.redactor import Redactor
 from store.desk.models import Interaction
 from store.episodes.models import Episode, EpisodeApp, ToolEvent
 from store.learning import sql

@@ -10,7 +10,7 @@ from service.mcp.tools import BY_NAME, TOOLS, TurnIds, declared_params, turn_id
 from service.ops import DECLARED
 from store.core import clock
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 
 NAMES = {
     "memory_recall": "memory.recall",

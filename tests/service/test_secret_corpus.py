@@ -51,7 +51,7 @@ from service.memory.rows import Adopted
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
 from service.rpc.protocol import Request, encode
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 from tests.secret_formats import FORMATS, Format, Secret
 from tests.secret_sources import desk_export, mcp_memory, mem0
 from tests.service.learning_setup import write_grant

@@ -12,7 +12,7 @@ from store.appkb import kb as appkb
 from store.appkb.entry import AppKbEntry, normalize_term
 from store.core.database import Store
 from store.core.errors import Conflict, InvalidInput, NotFound, SensitiveContent
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from tests.conftest import put_entries
 
 NOW = "2026-11-01T00:00:00+00:00"

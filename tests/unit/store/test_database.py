@@ -15,7 +15,7 @@ from store.appkb.entry import AppKbEntry
 from store.core.database import DB_NAME, Store
 from store.core.errors import EnvironmentProblem, HomeLocked, SchemaTooNew, UnsafePath
 from store.core.migrations import SCHEMA_VERSION
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 from store.projections import all_projections
 
 NOW = "2026-11-01T00:00:00+00:00"
@@ -181,7 +181,7 @@ from pathlib import Path
 from store.core.database import Store
 from store.projections import all_projections
 from store.appkb import kb as appkb
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 store = Store.open(Path(sys.argv[1]), all_projections())
 i = 0
 while True:

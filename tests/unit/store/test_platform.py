@@ -1,4 +1,4 @@
-"""The store's half of the platform seam (`store/core/platform.py`): what runs on Linux, and the fallbacks Windows
+"""The store's half of the platform seam (`store/core/home/platform.py`): what runs on Linux, and the fallbacks Windows
 takes (a link refused without `O_NOFOLLOW`, folders walked by path without `dir_fd`), run here on real files."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from store.core import platform
-from store.core.home import HomeLock
+from store.core.home import HomeLock, platform
 from store.desk.bundle_files import BundleFiles
 
 if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from store.core.redact import Redactor, default_words
+from store.core.redaction.redactor import Redactor, default_words
 from tests.secret_formats import FORMATS, PRIVATE_KEY_BODY, Format
 
 # Each text, and the part of it that must not survive redaction.

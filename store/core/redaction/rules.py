@@ -15,7 +15,7 @@ case-insensitive matching that keeps the engine's fast literal search. A rule
 marked `value` redacts only its group `v` (the secret after its key word, so
 that "支付密码 [redacted:secret]" still says what was there).
 
-The rules read the text as `store.core.redact` prepares it: zero-width and
+The rules read the text as `store.core.redaction.redactor` prepares it: zero-width and
 other invisible characters gone, full-width ASCII narrowed, U+3000 and
 no-break spaces read as spaces, Cyrillic and Greek look-alike letters read as
 the Latin ones they are drawn like.
@@ -180,7 +180,7 @@ class Rule:
     (a checksum, a shape), None for none of it; `lowered`: the pattern reads
     the lower-cased text; `value`: only the group `v` is sensitive (and the
     check, if any, reads that group); `pick`: what of the text is sensitive,
-    read from the match and the text around it (`store.core.redact_said`),
+    read from the match and the text around it (`store.core.redaction.said`),
     as a span of the text, or None.
     """
 

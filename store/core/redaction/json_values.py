@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.core.errors import InvalidInput
-from store.core.redact import Redactor
+from store.core.redaction.redactor import Redactor
 
 # In valid JSON, outside strings, digits occur only in numbers: scanning left to right finds exactly the tokens.
 _TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?')

@@ -14,7 +14,7 @@ import stat
 import sys
 from pathlib import Path
 
-from store.core import clock, platform
+from store.core import clock
 from store.core.errors import (
     EnvironmentProblem,
     HomeLocked,
@@ -25,6 +25,7 @@ from store.core.errors import (
     UnsafePath,
     os_problem,
 )
+from store.core.home import platform
 
 LOCK_NAME = "jiyi.lock"
 DB_NAME = "jiyi.sqlite3"

@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from store.core.redact_rules import Part, Rule
+from store.core.redaction.rules import Part, Rule
 
 MAX_VALUE = 128
 MAX_QUOTED = 64

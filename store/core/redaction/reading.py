@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
 from store.core.names import IGNORABLE, LOOKALIKES
-from store.core.redact_rules import Rule
+from store.core.redaction.rules import Rule
 
 _INVISIBLE = re.compile(f"[{IGNORABLE}]+")
 _FOLD = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # full-width ASCII

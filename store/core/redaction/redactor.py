@@ -3,11 +3,11 @@
 Every text an agent can make Jiyi learn, name or file passes through a
 `Redactor`. Names and ids that contain anything sensitive are refused
 outright; free text has the sensitive parts replaced by `[redacted:<kind>]`.
-The rules themselves are in `store.core.redact_rules` (the formats) and
-`store.core.redact_said` (secrets said in words: "my password is X").
+The rules themselves are in `store.core.redaction.rules` (the formats) and
+`store.core.redaction.said` (secrets said in words: "my password is X").
 
 The text is read as a person reads it before any rule runs
-(`store.core.redact_reading`): invisible characters such as zero-width spaces
+(`store.core.redaction.reading`): invisible characters such as zero-width spaces
 are skipped, full-width and look-alike letters read as ASCII, and runs of
 %XX-escapes or base64 that decode to text are read decoded as well (a run
 whose decoded text holds a secret goes whole).
@@ -26,9 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-from store.core.redact_reading import Reading, encoded_runs
-from store.core.redact_rules import RULES
-from store.core.redact_said import SAID
+from store.core.redaction.reading import Reading, encoded_runs
+from store.core.redaction.rules import RULES
+from store.core.redaction.said import SAID
 
 ALL_RULES = RULES + SAID
 

@@ -15,10 +15,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from store.core import platform
 from store.core.acknowledged import MARK_NAME
 from store.core.errors import EnvironmentProblem, NotFound, NotYours, UnsafePath
-from store.core.home import DB_NAME, LOCK_NAME, read_only_reason
+from store.core.home import DB_NAME, LOCK_NAME, platform, read_only_reason
 
 HOME_MODE = 0o700
 FILE_MODE = 0o600
