@@ -1,4 +1,4 @@
-"""Skills, facts, topics and maintenance pages on a real `Memory`."""
+"""Skills, facts, topics and upkeep pages on a real `Memory`."""
 
 from __future__ import annotations
 
