@@ -86,11 +86,11 @@ def test_the_attached_status_bar_counts_the_services_connections_and_agents(
     assert "智能体 0 个" in window.service_label.text()
 
 
-def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(
+def test_the_upkeep_page_follows_and_cancels_a_rebuild_the_service_runs(
     qtbot: QtBot, attached: tuple[MainWindow, SocketHost], hashed: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window, _host = attached
-    page = window.maintenance_page
+    page = window.upkeep_page
     gate = Gate(hashed, monkeypatch)
     gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)  # held until cancelled
     values: list[int] = []
@@ -119,7 +119,7 @@ def test_the_maintenance_page_follows_and_cancels_a_rebuild_the_service_runs(
 def test_the_views_rebuild_from_an_attached_console_reports_done(
     qtbot: QtBot, attached: tuple[MainWindow, SocketHost], hashed: Memory
 ) -> None:
-    page = attached[0].maintenance_page
+    page = attached[0].upkeep_page
     started = time.time()
     with qtbot.waitSignal(page.rebuild_finished, timeout=20_000) as finished:
         qtbot.mouseClick(page.views_button, Qt.MouseButton.LeftButton)
@@ -134,7 +134,7 @@ def test_a_rebuild_a_command_started_shows_on_the_page_and_can_be_cancelled_ther
     qtbot: QtBot, attached: tuple[MainWindow, SocketHost], hashed: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window, host = attached
-    page = window.maintenance_page
+    page = window.upkeep_page
     gate = Gate(hashed, monkeypatch)
     gate.passes = lambda _batches: bool(hashed.jobs.list()[0].cancel_requested)  # held until cancelled
 
@@ -166,7 +166,7 @@ def test_an_import_from_the_attached_console_runs_as_the_services_job_that_nobod
     gate = Gate(hashed, monkeypatch)  # holds the second device's batch of the import's indexing
     records = [outcome(i, *GOALS[i % 2], device="phone1" if i < 6 else "phone2") for i in range(12)]
     folder = taskwizard_dir(tmp_path / "tw", records)
-    maintenance, appkb = window.maintenance_page, window.appkb_page
+    maintenance, appkb = window.upkeep_page, window.appkb_page
     window.show()
     window.page_list.setCurrentRow(window.stack.indexOf(maintenance))  # it watches the service's jobs
     with qtbot.waitSignal(appkb.transferred, timeout=30_000) as imported:
