@@ -8,6 +8,7 @@ import json
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,8 @@ def test_the_overview_says_the_index_is_opening_instead_of_waiting(
     qtbot: QtBot, fresh: Memory, lanes: Lanes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(overview_page, "INDEX_OPENING_ASK_MS", 50)  # how soon it asks again: not under test
+    opened_aside, may_open = fresh.recall._open_index, threading.Event()  # held open until the page has said so
+    monkeypatch.setattr(fresh.recall, "_open_index", lambda: (may_open.wait(30), opened_aside()))
     assert fresh.recall.state(wait=False) == {"embedder": "hash", "opening": True}  # opened aside, not waited for
     page = OverviewPage(fresh, lanes)
     qtbot.addWidget(page)
@@ -63,6 +66,7 @@ def test_the_overview_says_the_index_is_opening_instead_of_waiting(
         page.reload()
     assert page.values["index"].text() == "正在打开…"
     assert page.values["episodes"].text() == "0"  # the rest of the page is shown meanwhile
+    may_open.set()
     fresh.recall.close()  # waits for the index opened aside
     assert fresh.recall.state(wait=False)["ok"]
     with qtbot.waitSignal(page.loaded, timeout=10_000):  # the page asks again by itself
