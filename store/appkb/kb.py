@@ -32,6 +32,7 @@ from store.core import clock
 from store.core.database import Store
 from store.core.errors import Forbidden, InvalidInput, SensitiveContent
 from store.core.models import tuples
+from store.core.name_forms import normalize
 from store.core.names import clean_name
 from store.core.redaction.redactor import Redactor
 
@@ -141,11 +142,14 @@ def _sort_values(key: EntryKey, order: str) -> tuple[object, ...]:
     return (scope, kind, norm, package, term)
 
 
-def term_pinyin(store: Store) -> dict[str, str]:
-    """Each live entry's term with the pinyin the view holds of it: its full syllables and initials, then its
-    label's (`projection.pinyin_text`), computed as the entry was written."""
-    rows = AppEntry.select(AppEntry.term, AppEntry.term_pinyin).where(AppEntry.stale == False).distinct()  # noqa: E712
-    return dict(tuples(rows))
+def name_pinyin(store: Store) -> dict[str, str]:
+    """Each live entry's normalized name (`name_forms.normalize(term).alnum`) with the resolver's pinyin key of
+    it, `"full initials"`, as the view computed it when the entry was written (`projection.name_pinyin`); names
+    without Chinese are left out."""
+    rows = AppEntry.select(AppEntry.term, AppEntry.name_pinyin).where(
+        (AppEntry.stale == False) & (AppEntry.name_pinyin != "")  # noqa: E712
+    )
+    return {normalize(term).alnum: key for term, key in tuples(rows.distinct())}
 
 
 def count_entries(store: Store) -> int:

@@ -20,6 +20,7 @@ class AppEntry(BaseModel):
     term = TextField()
     term_norm = TextField(index=True)
     term_pinyin = TextField(default="")  # "full initials" of the term and label, for searching by sound
+    name_pinyin = TextField(default="")  # "full initials": the resolver's key of the term (store.core.pinyin)
     label = TextField()
     package = TextField(index=True)
     kind = TextField()

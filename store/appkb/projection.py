@@ -17,6 +17,8 @@ from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
 from store.appkb.models import AppEntry
 from store.core.errors import InvalidInput
 from store.core.models import BaseModel
+from store.core.name_forms import CJK_RE, normalize
+from store.core.pinyin import computed_key
 from store.core.projection import EventRecord
 
 log = logging.getLogger("jiyi.store.appkb")
@@ -111,6 +113,17 @@ def pinyin_text(term: str, label: str) -> str:
     return f"{_pinyin(term)} {_pinyin(label)}".strip()
 
 
+@lru_cache(maxsize=65536)
+def name_pinyin(term: str) -> str:
+    """The resolver's pinyin key of a term, `"full initials"` (`store.core.pinyin`, of the term's normalized
+    name), or "" when the name has no Chinese: kept in the view, so that resolving loads no pypinyin."""
+    alnum = normalize(term).alnum
+    if not CJK_RE.search(alnum):
+        return ""
+    key = computed_key(alnum)
+    return f"{key.full} {key.initials}" if key.full and key.initials else ""
+
+
 def row_to_entry(row: AppEntry) -> AppKbEntry:
     return AppKbEntry(
         term=row.term,
@@ -133,6 +146,7 @@ def put_row(entry: AppKbEntry) -> None:
         term=entry.term,
         term_norm=entry.term_norm,
         term_pinyin=pinyin_text(entry.term, entry.label),
+        name_pinyin=name_pinyin(entry.term),
         label=entry.label,
         package=entry.package,
         kind=entry.kind,
@@ -149,6 +163,7 @@ def put_row(entry: AppKbEntry) -> None:
             AppEntry.label,
             AppEntry.term_norm,
             AppEntry.term_pinyin,
+            AppEntry.name_pinyin,
             AppEntry.confidence,
             AppEntry.success_count,
             AppEntry.first_seen,
@@ -163,7 +178,7 @@ class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 3  # 2: term_pinyin; 3: one name normalization (store.core.names)
+    version = 4  # 2: term_pinyin; 3: one name normalization (store.core.names); 4: name_pinyin
     models: Sequence[type[BaseModel]] = (AppEntry,)
 
     def apply(self, event: EventRecord) -> None:
