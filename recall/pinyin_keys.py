@@ -34,14 +34,12 @@ def pinyin_key(alnum: str) -> PinyinKey | None:
 _written: dict[str, PinyinKey] = {}  # normalized names whose key the App-KB's view holds (`remember_written`)
 
 
-def remember_written(name_keys: Mapping[str, str]) -> None:
-    """Keys the App-KB's view computed as its entries were written (normalized name → `"full initials"`:
-    `store.appkb.kb.name_pinyin`, the same `computed_key`), so that a resolver index built over them needs no
+def remember_written(name_keys: Mapping[str, tuple[str, str]]) -> None:
+    """Keys the App-KB's view computed as its entries were written (normalized name → (full, initials):
+    `store.appkb.kb.name_keys`, the same `computed_key`), so that a resolver index built over them needs no
     pypinyin."""
-    for alnum, text in name_keys.items():
-        words = text.split()
-        if len(words) == 2:
-            _written[alnum] = PinyinKey(words[0], words[1])
+    for alnum, (full, initials) in name_keys.items():
+        _written[alnum] = PinyinKey(full, initials)
 
 
 @lru_cache(maxsize=1)

@@ -25,14 +25,13 @@ from store.appkb.entry import (
     is_package_name,
     normalize_term,
 )
-from store.appkb.models import AppEntry
+from store.appkb.models import AppEntry, NameKey
 from store.appkb.projection import DOMAIN, row_to_entry
 from store.appkb.results import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.core import clock
 from store.core.database import Store
 from store.core.errors import Forbidden, InvalidInput, SensitiveContent
 from store.core.models import tuples
-from store.core.name_forms import normalize
 from store.core.names import clean_name
 from store.core.redaction.redactor import Redactor
 
@@ -142,14 +141,12 @@ def _sort_values(key: EntryKey, order: str) -> tuple[object, ...]:
     return (scope, kind, norm, package, term)
 
 
-def name_pinyin(store: Store) -> dict[str, str]:
-    """Each live entry's normalized name (`name_forms.normalize(term).alnum`) with the resolver's pinyin key of
-    it, `"full initials"`, as the view computed it when the entry was written (`projection.name_pinyin`); names
-    without Chinese are left out."""
-    rows = AppEntry.select(AppEntry.term, AppEntry.name_pinyin).where(
-        (AppEntry.stale == False) & (AppEntry.name_pinyin != "")  # noqa: E712
-    )
-    return {normalize(term).alnum: key for term, key in tuples(rows.distinct())}
+def name_keys(store: Store) -> dict[str, tuple[str, str]]:
+    """The resolver's pinyin key, (full, initials), of each Chinese name the view has held, by the name as the
+    resolver indexes it (`projection.put_name_key`); none from a view an older Jiyi wrote, read as it is."""
+    if not store.db.table_exists(NameKey._meta.table_name):
+        return {}
+    return {alnum: (full, initials) for alnum, full, initials in tuples(NameKey.select())}
 
 
 def count_entries(store: Store) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
-from store.appkb.models import AppEntry
+from store.appkb.models import AppEntry, NameKey
 from store.core.errors import InvalidInput
 from store.core.models import BaseModel
 from store.core.name_forms import CJK_RE, normalize
@@ -113,17 +113,6 @@ def pinyin_text(term: str, label: str) -> str:
     return f"{_pinyin(term)} {_pinyin(label)}".strip()
 
 
-@lru_cache(maxsize=65536)
-def name_pinyin(term: str) -> str:
-    """The resolver's pinyin key of a term, `"full initials"` (`store.core.pinyin`, of the term's normalized
-    name), or "" when the name has no Chinese: kept in the view, so that resolving loads no pypinyin."""
-    alnum = normalize(term).alnum
-    if not CJK_RE.search(alnum):
-        return ""
-    key = computed_key(alnum)
-    return f"{key.full} {key.initials}" if key.full and key.initials else ""
-
-
 def row_to_entry(row: AppEntry) -> AppKbEntry:
     return AppKbEntry(
         term=row.term,
@@ -146,7 +135,6 @@ def put_row(entry: AppKbEntry) -> None:
         term=entry.term,
         term_norm=entry.term_norm,
         term_pinyin=pinyin_text(entry.term, entry.label),
-        name_pinyin=name_pinyin(entry.term),
         label=entry.label,
         package=entry.package,
         kind=entry.kind,
@@ -163,7 +151,6 @@ def put_row(entry: AppKbEntry) -> None:
             AppEntry.label,
             AppEntry.term_norm,
             AppEntry.term_pinyin,
-            AppEntry.name_pinyin,
             AppEntry.confidence,
             AppEntry.success_count,
             AppEntry.first_seen,
@@ -172,14 +159,23 @@ def put_row(entry: AppKbEntry) -> None:
             AppEntry.stale,
         ],
     ).execute()
+    put_name_key(entry.term)
+
+
+def put_name_key(term: str) -> None:
+    """Keep the resolver's key of `term`'s name (`NameKey`), once per name."""
+    alnum = normalize(term).alnum
+    if CJK_RE.search(alnum) and not NameKey.select().where(NameKey.alnum == alnum).exists():
+        key = computed_key(alnum)
+        NameKey.insert(alnum=alnum, full=key.full, initials=key.initials).on_conflict_ignore().execute()
 
 
 class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 4  # 2: term_pinyin; 3: one name normalization (store.core.names); 4: name_pinyin
-    models: Sequence[type[BaseModel]] = (AppEntry,)
+    version = 4  # 2: term_pinyin; 3: one name normalization (store.core.names); 4: app_name_key
+    models: Sequence[type[BaseModel]] = (AppEntry, NameKey)
 
     def apply(self, event: EventRecord) -> None:
         for change in changes_for(event.type, event.payload):
