@@ -1,7 +1,7 @@
 """How the console keeps up with a large home: first rows, a filter, the recall charts, and the GUI thread's
 longest stall while heavy work runs. Figures are printed beside a baseline measured in the same process.
 
-    python -P bench/gui.py --episodes 100000 [--json] [--home DIR] [--console-service child|inprocess]
+    python -P bench/gui.py --episodes 100000 [--json] [--home DIR]
 
 (`-P`, as `make bench` runs it: this file's name would otherwise hide the `gui` package.)
 
@@ -11,19 +11,18 @@ longest stall while heavy work runs. Figures are printed beside a baseline measu
    in bulk, as `memory.ingest` does); topics go through `memory.desk.maintenance_commit`, 500 at a time.
    No vectors are built: the vector rebuild below is part of the load. A `--home` that already holds the
    episodes is reused.
-2. Opens the console offscreen on its qasync loop as `jiyi` does, in each `--console-service` mode (default:
-   both, one after the other): `child`, the console attached to a private `jiyi serve` it started for the
-   home (the default since the GIL fix; the loads below then go to the child), and `inprocess`, the console
-   opening the home and hosting the socket itself. For each it measures
+2. Opens the console offscreen on its qasync loop as `jiyi` does: attached to a private `jiyi serve` it
+   started for the home (the console's one way since its in-process mode was removed; the loads below go to
+   the child). It measures
    - `first_rows_s`: the window is created → the episode browser shows its first rows;
    - `filter_s`: a goal-text filter applied → its rows shown (the 250 ms typing debounce not counted);
    - `chart_redraw_s`: the recall page switched to all time (365 days) → statistics read and charts drawn;
    - `max_stall_ms`: the longest gap of a 10 ms heartbeat timer on the GUI thread while a vector rebuild
-     (the console's write lane, as the maintenance page runs it: in-process, or a `vectors.rebuild` call
-     through `RemoteMemory`, which the child runs), a TaskWizard import (over the socket,
+     (the console's write lane, as the maintenance page runs it: a `vectors.rebuild` call through
+     `RemoteMemory`, which the child runs), a TaskWizard import (over the socket,
      as an attached `jiyi import` sends it) and 8 agents over the socket (runs, resolves, listings) run.
    Baselines, same process: the same reads called directly on the console's memory without the window
-   (`Memory`, or `RemoteMemory` over the socket), and the heartbeat's longest gap with the console idle.
+   (`RemoteMemory` over the socket), and the heartbeat's longest gap with the console idle.
 
 Targets at 100k (issue 20): first rows ≤ 0.5 s, filter ≤ 0.3 s, no stall over 100 ms.
 """
@@ -238,7 +237,6 @@ def agent(socket_path: Path, number: int, stop: threading.Event, counts: list[in
 
 
 LOADS = ("rebuild", "import", "agents")
-MODES = ("inprocess", "child")
 
 
 async def measure(
@@ -341,28 +339,25 @@ async def measure(
     return figures
 
 
-def run_console(home: Path, load_s: float, loads: tuple[str, ...], mode: str) -> dict[str, Any]:
-    """Open the console on `home` as `jiyi` does in `mode`: `child` (a private `jiyi serve`, the console
-    attached to it) or `inprocess` (the console opens the home and hosts the socket on its loop)."""
+def run_console(home: Path, load_s: float, loads: tuple[str, ...]) -> dict[str, Any]:
+    """Open the console on `home` as `jiyi` does: a private `jiyi serve`, the console attached to it."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     socket_dir = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
     os.chmod(socket_dir, 0o700)
-    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(socket_dir / "jiyi.sock"), "JIYI_CONSOLE_SERVICE": mode}
+    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(socket_dir / "jiyi.sock")}
     opened = open_home(load_config(home=home, env=env))
-    assert (opened.private is not None) == (mode == "child"), opened.private_problem
+    assert opened.private is not None, "a service already runs on this home: stop it first"
     memory = opened.memory
-    socket = opened.private.socket_path if opened.private is not None else opened.host.path  # type: ignore[union-attr]
+    socket = opened.private.socket_path
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     lanes = Lanes(loop)
     settings_dir = Path(tempfile.mkdtemp(prefix="jiyi-bench-settings-"))
-    figures: dict[str, Any] = {"console_service": mode}
+    figures: dict[str, Any] = {"console_service": "child"}
     try:
         load_pages()  # the console imports them after its first paint, while its service starts: not counted
         began = time.perf_counter()
-        window = MainWindow(
-            memory, QSettings(str(settings_dir / "s.ini"), QSettings.Format.IniFormat), lanes, opened.host
-        )
+        window = MainWindow(memory, QSettings(str(settings_dir / "s.ini"), QSettings.Format.IniFormat), lanes)
         window.private_service = opened.private
         window.resize(1400, 860)
         window.show()
@@ -402,13 +397,6 @@ def main() -> int:
     parser.add_argument(
         "--load", action="append", choices=LOADS, help="run only this load while stalls are measured (repeatable)"
     )
-    parser.add_argument(
-        "--console-service",
-        action="append",
-        choices=MODES,
-        help="open the console this way (repeatable; default: both, side by side): child = a private jiyi serve "
-        "as `jiyi` starts it, inprocess = the console opens the home itself",
-    )
     args = parser.parse_args()
     temporary = None if args.home else Path(tempfile.mkdtemp(prefix="jiyi-bench-gui-"))
     home = args.home or (temporary / "home")  # type: ignore[operator]
@@ -418,10 +406,7 @@ def main() -> int:
         built = build(home, args.episodes, say)
         built["build_s"] = time.perf_counter() - began
         built_figures = {"episodes": args.episodes, **{k: round(v, 1) for k, v in built.items()}}
-        runs = [
-            {**built_figures, **run_console(home, args.load_seconds, tuple(args.load or LOADS), mode)}
-            for mode in args.console_service or MODES
-        ]
+        runs = [{**built_figures, **run_console(home, args.load_seconds, tuple(args.load or LOADS))}]
     finally:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)

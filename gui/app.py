@@ -1,4 +1,4 @@
-"""Start the console: settings, the home (attached, through a private service, or in-process), the window,
+"""Start the console: settings, the home (attached to its service, or through a private one), the window,
 on a qasync event loop.
 
 The window shows first. Its home's private service is started before anything else (`start_opening`, from
@@ -142,7 +142,7 @@ async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiEr
     close the window (the console exits as the commands do for that cause)."""
     try:
         await window.tasks.read(opening.wait, window.lanes.stopping.is_set)
-        opened = opening.finish()  # on the GUI thread: the in-process console's socket lives on its loop
+        opened = opening.finish()  # raises the refusal when the private service did not start
     except Cancelled:
         return  # the console closed meanwhile
     except JiyiError as exc:
@@ -158,10 +158,8 @@ async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiEr
         box.finished.connect(window.close)
         box.open()  # not exec(): this runs on the loop
         return
-    window.open_memory(opened.memory, opened.host)
     window.private_service = opened.private
-    window.private_problem = opened.private_problem
-    window.update_service_status(opened.problem)
+    window.open_memory(opened.memory)
 
 
 class _ClosingOnSignals:

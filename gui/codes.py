@@ -245,22 +245,6 @@ def source_name(source: str) -> str:
     return names.get(source, source)
 
 
-def service_problem(text: str) -> str:
-    """Why the console's service did not start, in a person's words: the service's own English message for
-    what is known (another process serves the socket, the home is in use), else the message as it is."""
-    served = re.match(r"socket (.+) is already served by pid (\S+) for home (.+?); ", text)
-    if served:
-        return QCoreApplication.translate("Codes", "套接字已由进程 {0} 为 {1} 服务（{2}）").format(
-            served.group(2), served.group(3), served.group(1)
-        )
-    in_use = re.match(r"home (.+?) is in use by pid (\d+)", text)
-    if in_use:
-        return QCoreApplication.translate("Codes", "记忆目录 {0} 正由进程 {1} 使用").format(
-            in_use.group(1), in_use.group(2)
-        )
-    return text
-
-
 def read_only_cause(text: str) -> str:
     """Why a home takes no writes (`health.read_only`: "home X is on a read-only file system", "home X is not
     writable by you"), in a person's words; another reason as it is."""

@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from gui.changes import ChangeFeed
-from gui.codes import read_only_words, service_problem
+from gui.codes import read_only_words
 from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.page import KeepsState, Page, follow
 from gui.read_only import Writes, WritesHeld
 from gui.service_keeper import ServiceKeeper
-from gui.words import elided, field_html, semicolon_list
+from gui.words import field_html, semicolon_list
 from service import __version__
 from service.errors import JiyiError
 from service.memory.api import MemoryApi
@@ -44,7 +44,6 @@ from service.remote.private import PrivateService
 if TYPE_CHECKING:
     from gui.pages.all_pages import PageWidget
     from gui.settings_dialog import SettingsDialog
-    from service.rpc.host import SocketHost
 
 
 def load_pages() -> None:
@@ -66,7 +65,6 @@ class MainWindow(QMainWindow):
         memory: MemoryApi | None,
         settings: QSettings,
         lanes: Lanes,
-        host: SocketHost | None = None,
         parent: QWidget | None = None,
         *,
         home: Path | None = None,
@@ -74,10 +72,8 @@ class MainWindow(QMainWindow):
         """The window over `memory`; with `memory` None, the window of the console whose `home` is opening,
         its pages to come with `open_memory`."""
         super().__init__(parent)
-        self.host = host
-        # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`, or why it did not start.
+        # Set by whoever opened the home (gui/opening.py): the console's own `jiyi serve`.
         self.private_service: PrivateService | None = None
-        self.private_problem: str | None = None
         self._close_confirmed = False  # closing was asked for with work under way, and the person said close
         self.close_question: QMessageBox | None = None
         self.keeper: ServiceKeeper | None = None
@@ -107,7 +103,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._restore_geometry()
         if memory is not None:
-            self.open_memory(memory, host)
+            self.open_memory(memory)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -115,7 +111,7 @@ class MainWindow(QMainWindow):
             self._painted = True
             self._painted_now.emit()
 
-    def open_memory(self, memory: MemoryApi, host: SocketHost | None = None) -> None:
+    def open_memory(self, memory: MemoryApi) -> None:
         """Show the pages over `memory` (at once, or when the home of a console that was starting is open)."""
         from gui.pages.all_pages import (
             AppKbPage,
@@ -133,9 +129,8 @@ class MainWindow(QMainWindow):
         from service.remote.memory import RemoteMemory  # as the pages: after the first paint
 
         self.memory = memory
-        self.host = host
         # Attached, when the service goes away for good, the console starts a private one in its place.
-        if isinstance(memory, RemoteMemory) and memory.config.console_service == "child":
+        if isinstance(memory, RemoteMemory):
             self.keeper = ServiceKeeper(memory.config)
         lanes = self.lanes
         self.overview_page = OverviewPage(memory, lanes)
@@ -177,8 +172,6 @@ class MainWindow(QMainWindow):
         self.version_label.setText(f"v{__version__} · schema {memory.schema_version}")
         self.service_label.setText("")  # said again by `update_service_status`, for the memory now open
         self._service_timer.start(5000)
-        if host is not None:
-            host.connections_changed.connect(lambda _n: self.update_service_status())
         self.update_service_status()
         for action in (self.settings_action, self.about_action, self.find_action, self.refresh_action):
             action.setEnabled(True)
@@ -203,7 +196,6 @@ class MainWindow(QMainWindow):
         self.mode_label = QLabel()
         self.statusBar().addPermanentWidget(self.mode_label)
         self.service_label = QLabel(self.tr("正在启动记忆服务…"))
-        self.service_problem: str | None = None
         self.statusBar().addPermanentWidget(self.service_label)
         self.version_label = QLabel(f"v{__version__}")
         self.statusBar().addPermanentWidget(self.version_label)
@@ -310,7 +302,7 @@ class MainWindow(QMainWindow):
         box.open()  # not exec(): the console's loop and its pages' work go on while it is shown
         return box
 
-    def update_service_status(self, problem: str | None = None) -> None:
+    def update_service_status(self) -> None:
         """Which mode (私有服务 / 已连接到服务 / 本地), the service's state, socket path, agents, requests a minute.
 
         Attached, the counts are the service's (`service.status`), asked in the read lane: the text
@@ -341,22 +333,9 @@ class MainWindow(QMainWindow):
                 self.service_label.setText(str(attached))
             self._keep_served()
             return
+        # A window over a memory it was given (the pages' tests): no service of its own to show.
         self.mode_label.setText(self.tr("本地"))
-        if problem:
-            self.service_problem = problem  # why the service did not start: said again on every update
-        problem = problem or self.service_problem
-        if problem:
-            # The whole reason in the tooltip; the status bar has room for the short form only.
-            self.service_label.setText(self.tr("服务未启动：{0}").format(elided(service_problem(problem), 60)))
-            self.service_label.setToolTip(problem)
-        elif self.host is None or not self.host.listening:
-            self.service_label.setText(self.tr("服务未启动"))
-        else:
-            self._show_service(self.host.path, self.host.presence.snapshot())
-        if self.private_problem:
-            self.service_label.setText(
-                self.service_label.text() + " · " + self.tr("私有服务未能启动：{0}").format(self.private_problem)
-            )
+        self.service_label.setText(self.tr("服务未启动"))
 
     def _keep_served(self) -> None:
         """Attached: start a private service when no service has answered for a while (gui/service_keeper.py)."""

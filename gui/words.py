@@ -68,11 +68,6 @@ def unbroken_commands(text: str) -> str:
     )
 
 
-def elided(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with `…` at its end (a status bar's room); the whole goes in a tooltip."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def recall_record_note() -> str:
     """Where redaction applies, said wherever the console quotes recall's record beside an episode: a run's
     episode keeps its goal verbatim (seed 000), what recall derived from goals (its query, the past goals it

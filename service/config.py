@@ -10,6 +10,7 @@ with the key named. Precedence: command-line flag > environment > config.toml
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import stat
@@ -36,6 +37,16 @@ CONFIG_NAME = "config.toml"
 ENV_PREFIX = "JIYI_"
 # The database server's password: read from the environment, kept out of `values` (and so out of every listing).
 PASSWORD_ENV = "JIYI_DATABASE_PASSWORD"
+
+log = logging.getLogger("jiyi.config")
+
+REMOVED: dict[str, str] = {
+    "console_service": "the console always runs the memory in a `jiyi serve` (its private one, or one already "
+    "running); its `inprocess` mode, which froze the window, was removed",
+}
+"""Settings earlier versions read, and what became of them. A file or an environment that still sets one is
+accepted: the setting is ignored with a warning naming it (nothing it chose is lost, and a console that opened
+yesterday opens today), where an unknown one is refused."""
 
 
 class ConfigError(InvalidInput):
@@ -259,13 +270,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("idle_minutes", _whole(1), 60, "minutes without activity before maintenance should run"),
     Setting("lease_seconds", _whole(10), 600, "how long a maintenance batch stays leased to its planner"),
     Setting("log_level", _choice("debug", "info", "warning", "error"), "info", "logging level"),
-    Setting(
-        "console_service",
-        _choice("child", "inprocess"),
-        "child",
-        "where the console's memory works when no service owns the home: a private `jiyi serve` child "
-        "(the console stays responsive) or inside the console",
-    ),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 BY_ENV = {s.env: s for s in SETTINGS}
@@ -304,6 +308,10 @@ class Config(TypedSettings):
         return [(s.name, s.env, self.values[s.name], self.sources.get(s.name, "default")) for s in SETTINGS]
 
 
+def _removed(where: str, fate: str) -> None:
+    log.warning("%s is no longer a setting and is ignored: %s; remove it", where, fate)
+
+
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("jiyi", appauthor=False))
 
@@ -336,7 +344,13 @@ def load_config(
     `home` is the --home flag; `overrides` are other flags by setting name.
     """
     env = os.environ if env is None else env
-    unknown = sorted(k for k in env if k.startswith(ENV_PREFIX) and k not in BY_ENV and k != PASSWORD_ENV)
+    for name, fate in REMOVED.items():
+        if ENV_PREFIX + name.upper() in env:
+            _removed(ENV_PREFIX + name.upper(), fate)
+    removed_env = {ENV_PREFIX + name.upper() for name in REMOVED}
+    unknown = sorted(
+        k for k in env if k.startswith(ENV_PREFIX) and k not in BY_ENV and k != PASSWORD_ENV and k not in removed_env
+    )
     if unknown:
         raise ConfigError(f"unknown setting {unknown[0]} (known: {', '.join(sorted(BY_ENV))})")
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
@@ -385,6 +399,9 @@ def load_config(
                     "'home' cannot be set in config.toml, which lives in the home; use --home or JIYI_HOME",
                 )
             setting = BY_NAME.get(key)
+            if key in REMOVED:
+                _removed(f"{config_file}: {key}", REMOVED[key])
+                continue
             if setting is None:
                 raise _key_error(config_file, text, key, f"unknown key {key!r} (known: {', '.join(FILE_KEYS)})")
             try:

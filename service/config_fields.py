@@ -154,7 +154,3 @@ class TypedSettings:
     @property
     def log_level(self) -> str:
         return cast(str, self.values["log_level"])
-
-    @property
-    def console_service(self) -> str:
-        return cast(str, self.values["console_service"])

@@ -142,8 +142,6 @@ class Dispatcher:
     def _bind(self, method: Method, request: Request, context: CallContext) -> Callable[[], Any]:
         """The handler bound to its checked params, once the call may be made in `context`: every call
         passes here, so this is the one place where the person's operations are kept from agents."""
-        if method.operation is None or method.decode is None:
-            return method.bind(self.memory, request.params, context)
         args = method.decode(request.params)
         person = method.operation.person
         if person is not None and not context.is_person and person.needed_for(args):

@@ -4,8 +4,8 @@ a `Registry` joins the tables and is what dispatch looks names up in.
 A method is served for its declaration (`@table.op(OPERATION)`, `service/ops/`):
 its name, kind and params check come from there, and its handler is called as
 `handler(memory, params, context)` with the params decoded and checked. Every
-socket method is served so; `@table.method(name)`, whose handler reads its own
-`Params`, remains for the small tables tests build.
+socket method is served so, the small tables tests build as well: there is no
+undeclared method.
 
 A domain module imports only this module (and params, the facade, the store):
 never another domain module and never the package that builds the registry,
@@ -17,17 +17,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
-from service.json_types import JsonObject
 from service.memory.memory import Memory
 from service.ops.declare import Args, Operation
 from service.ops.perform import Performer, performers
 from service.rpc.context import CallContext
 from service.rpc.decode import Decoder, decoder
-from service.rpc.params import Params
 
-Handler = Callable[[Memory, Params], Any]
 OpHandler = Callable[[Memory, Any, CallContext], Any]
 A = TypeVar("A", bound=Args)
 R = TypeVar("R")
@@ -39,8 +36,11 @@ class Method:
     """One socket method: its wire name, its handler and how the host may run it."""
 
     name: str
-    handler: Handler | OpHandler
+    handler: OpHandler
     writes: bool
+    # The declaration it serves, and the check of its params derived from it.
+    operation: Operation[Any, Any]
+    decode: Decoder
     # A write that may share a transaction with others (`service.memory.group` says what that asks of it).
     # Its handler checks and prepares, needing no lock, and returns the write itself as a call without
     # arguments: the host prepares the next writes while a group holds the write lock.
@@ -50,46 +50,19 @@ class Method:
     # Maintenance that may run for minutes (an import, a rebuild): the host runs it off the request workers,
     # so that it never holds one of the workers agents' short requests wait for.
     long: bool = False
-    # The declaration it serves, and the check of its params derived from it (None: an undeclared method).
-    operation: Operation[Any, Any] | None = None
-    decode: Decoder | None = None
-
-    def bind(self, memory: Memory, params: JsonObject, context: CallContext) -> Callable[[], Any]:
-        """The handler bound to its params (checked now, raising `InvalidInput`), to be called later."""
-        if self.decode is None:
-            return functools.partial(cast(Handler, self.handler), memory, Params(params))
-        return self.bind_args(memory, self.decode(params), context)
 
     def bind_args(self, memory: Memory, args: Args, context: CallContext) -> Callable[[], Any]:
-        """A declared method's handler bound to its params, already checked (`decode`)."""
-        return functools.partial(cast(OpHandler, self.handler), memory, args, context)
+        """The handler bound to its params, already checked (`decode`)."""
+        return functools.partial(self.handler, memory, args, context)
 
 
 class MethodTable:
-    """The methods of one domain, declared with `@table.method("name")`; a name declared twice is a bug."""
+    """The methods of one domain, each serving its declaration (`@table.op(OPERATION)`); a name declared twice
+    is a bug."""
 
     def __init__(self, domain: str) -> None:
         self.domain = domain
         self._methods: dict[str, Method] = {}
-
-    def method(
-        self,
-        name: str,
-        *,
-        writes: bool = False,
-        grouped: bool = False,
-        instant: Callable[[Memory], bool] | None = None,
-        long: bool = False,
-    ) -> Callable[[Handler], Handler]:
-        """Declare `name` as served by the decorated handler; `writes` marks a method that commits,
-        `grouped` a write the host may commit together with others (see `service.memory.group`), `long`
-        one that may run for minutes (served beside the request workers, never on them)."""
-
-        def declare(handler: Handler) -> Handler:
-            self._add(Method(name, handler, writes, grouped, instant, long))
-            return handler
-
-        return declare
 
     def op(
         self,
@@ -104,7 +77,7 @@ class MethodTable:
 
         def serve(handler: Callable[[Memory, A, CallContext], R]) -> Callable[[Memory, A, CallContext], R]:
             check = decoder(operation.params)
-            self._add(Method(operation.name, handler, operation.writes, grouped, instant, long, operation, check))
+            self._add(Method(operation.name, handler, operation.writes, operation, check, grouped, instant, long))
             return handler
 
         return serve
@@ -120,14 +93,14 @@ class MethodTable:
 
         grouped = performer.shape == "prepares"
         check = decoder(operation.params)
-        self._add(Method(operation.name, handler, operation.writes, grouped, instant, long, operation, check))
+        self._add(Method(operation.name, handler, operation.writes, operation, check, grouped, instant, long))
 
     def grouped(self, operation: Operation[A, R]) -> Callable[[GroupedHandler[A, R]], GroupedHandler[A, R]]:
         """Serve `operation`, a write the host may commit together with others (see `service.memory.group`):
         the decorated handler checks and prepares, and answers the write itself as a call without arguments."""
 
         def serve(handler: GroupedHandler[A, R]) -> GroupedHandler[A, R]:
-            method = Method(operation.name, handler, True, True, None, False, operation, decoder(operation.params))
+            method = Method(operation.name, handler, True, operation, decoder(operation.params), True)
             if not operation.writes:
                 raise ValueError(f"socket method {operation.name!r} is grouped but does not write")
             self._add(method)

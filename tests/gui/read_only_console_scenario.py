@@ -3,9 +3,9 @@
 `python read_only_console_scenario.py HOME RUN OUT` bind-mounts HOME (a home
 holding a database) read-only (run it where mounting is allowed: `unshare
 --user --map-root-user --mount`; see `tests/cli/read_only_scenario.py`), then
-opens the console on it offscreen at its default size, twice: inside the
-console and through its private `jiyi serve` (sockets in RUN). Each time it
-waits for every page's first load, grabs the window to OUT/<mode>.png and
+opens the console on it offscreen at its default size, through its private
+`jiyi serve` (its socket in RUN). It waits for every page's first load,
+grabs the window to OUT/<mode>.png and
 prints what a person would see, in one JSON object: the status bar, the
 overview's rows, every write control's state, and any failure or warning.
 `test_read_only_console.py` asserts on it.
@@ -105,8 +105,8 @@ def main() -> None:
 
     app = QApplication(sys.argv[:1])
     seen: dict[str, Any] = {"touch": subprocess.run(["touch", f"{home}/probe"], capture_output=True).returncode}
-    for mode in ("inprocess", "child"):
-        env = {"JIYI_CONSOLE_SERVICE": mode, "JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(run / f"{mode}.sock")}
+    for mode in ("child",):  # the console's one way: through its private service
+        env = {"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(run / f"{mode}.sock")}
         kept.messages.clear()
         opened = open_home(load_config(home=home, env=env))
         try:

@@ -1,4 +1,7 @@
-"""The console hosts the agent service: an agent's write over the socket shows up on the open page."""
+"""The console attached to the agent service: an agent's write over the socket shows up on the open page.
+
+The service is a real `SocketHost` over a real `Memory` that the test runs on the console's loop (as `jiyi
+serve` would run it in its own process); the window works through `RemoteMemory`, as the console does."""
 
 from __future__ import annotations
 
@@ -14,21 +17,26 @@ from gui.lanes import Lanes
 from gui.main_window import MainWindow
 from service.client import JiyiClient
 from service.memory.memory import Memory
+from service.remote.memory import RemoteMemory
 from service.rpc.host import SocketHost
+from tests.service.inprocess import in_thread
 
 
 @pytest.fixture
 def hosted(
     qtbot: QtBot, memory: Memory, lanes: Lanes, socket_path: Path, tmp_path: Path
 ) -> Iterator[tuple[MainWindow, SocketHost]]:
-    """The console's window hosting the service on `socket_path` on the qasync loop, as `jiyi` runs it."""
+    """The console's window attached to the service on `socket_path`."""
     host = SocketHost(memory, socket_path)
     host.start()
-    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, host)
+    remote = in_thread(qtbot, lambda: RemoteMemory.attach(memory.config, socket_path))
+    window = MainWindow(remote, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
     qtbot.addWidget(window)
     yield window, host
     window.close()
-    host.stop()
+    host.stop()  # first: a read the page still has in flight ends at once
+    remote.close()
+    lanes.shutdown()
 
 
 def run_agent(qtbot: QtBot, agent: Callable[[], None]) -> None:
@@ -55,8 +63,9 @@ def test_an_agent_write_over_the_socket_refreshes_the_page(
     assert len(replies) == 3 and replies[1]["stored"] is True and replies[2]["package"] == "com.tencent.mm"
     terms = lambda: {window.appkb_page.model.rows[r].term for r in range(window.appkb_page.model.rowCount())}  # noqa: E731
     qtbot.waitUntil(lambda: terms() == {"微信", "绿泡泡"}, timeout=5000)
-    window.update_service_status()
-    assert str(socket_path) in window.service_label.text() and "3 次/分钟" in window.service_label.text()
+    window.update_service_status()  # the service's counts come in the read lane
+    qtbot.waitUntil(lambda: "3 次/分钟" in window.service_label.text(), timeout=5000)
+    assert str(socket_path) in window.service_label.text()
     window.close()
     host.stop()
     assert not socket_path.exists()
@@ -109,42 +118,15 @@ def test_a_run_link_on_the_recall_page_opens_the_episode_browser(
     assert "随便看看" in window.episodes_page.detail.toPlainText()
 
 
-def test_why_the_service_did_not_start_stays_in_the_status_bar(
-    qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path: Path
-) -> None:
-    """The reason is said once by the console and again on every later update (the 5 s timer, a connection)."""
-    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, None)
-    qtbot.addWidget(window)
-    window.update_service_status("socket path /x is in use")
-    assert window.service_label.text() == "服务未启动：socket path /x is in use"
-    window.update_service_status()  # what the timer calls
-    assert window.service_label.text() == "服务未启动：socket path /x is in use"
-
-
 def test_the_window_title_names_the_home_once(qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path: Path) -> None:
     """Qt appends the display name (记忆 Jiyi) to a window's title: the title itself must not hold it too."""
     from PySide6.QtWidgets import QApplication
 
     QApplication.setApplicationDisplayName("记忆 Jiyi")
     try:
-        window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, None)
+        window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
         qtbot.addWidget(window)
         assert window.windowTitle() == str(memory.store.home)
         assert QApplication.applicationDisplayName() not in window.windowTitle()
     finally:
         QApplication.setApplicationDisplayName("")
-
-
-def test_a_socket_served_by_another_process_is_said_in_chinese_and_in_full_in_the_tooltip(
-    qtbot: QtBot, memory: Memory, lanes: Lanes, tmp_path: Path
-) -> None:
-    window = MainWindow(memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes, None)
-    qtbot.addWidget(window)
-    message = (
-        "socket /run/user/0/jiyi/jiyi.sock is already served by pid 4242 for home /home/me/.local/share/jiyi; "
-        "stop it or set JIYI_SOCKET"
-    )
-    window.update_service_status(message)
-    shown = window.service_label.text()
-    assert shown.startswith("服务未启动：套接字已由进程 4242") and "already served" not in shown
-    assert len(shown) <= len("服务未启动：") + 60 and window.service_label.toolTip() == message

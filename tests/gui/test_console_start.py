@@ -118,17 +118,17 @@ def test_the_console_offers_to_fix_a_home_made_with_plain_mkdir_before_it_starts
     home = tmp_path / "home"
     home.mkdir()
     home.chmod(0o755)
-    monkeypatch.setenv("JIYI_CONSOLE_SERVICE", "inprocess")  # what is under test is the question, not the child
+    monkeypatch.setenv("JIYI_EMBED_MODEL", "hash")
+    monkeypatch.setenv("JIYI_SOCKET", str(tmp_path / "s"))  # the private service it starts once fixed
     refused = start_opening(str(home))
     assert isinstance(refused, TooOpen) and refused.fixable  # before any child or window
     assert _fixing(refused, str(home), lambda question: question.cancel_button) is refused
     assert stat.S_IMODE(home.stat().st_mode) == 0o755
     opening = _fixing(refused, str(home), lambda question: question.fix_button)
-    assert isinstance(opening, Opening) and opening.opened is not None
-    try:
-        assert stat.S_IMODE(home.stat().st_mode) == 0o700
-    finally:
-        close_home(opening.opened)
+    assert isinstance(opening, Opening) and opening.child is not None  # its private service starts now
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    opening.wait()
+    close_home(opening.finish())
 
 
 FACADES_PROBE = """

@@ -1,5 +1,5 @@
 """The console's private service: with no service on the home, the console starts a `jiyi serve` child for it,
-works through it, and stops it on closing; a child that cannot start leaves the console in-process."""
+works through it, and stops it on closing; a child that cannot start refuses the console with its reason."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from gui.main_window import MainWindow
 from gui.opening import Opened, close_home, open_home
 from service.client import JiyiClient
 from service.config import load_config
-from service.errors import ChangesMissing, HomeLocked
+from service.errors import ChangesMissing, HomeLocked, exit_code
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
-from service.remote.private import PRIVATE_NICE
+from service.remote.private import PRIVATE_NICE, ServiceDidNotStart
 from store.core.database import connect_database
 from store.core.home import HomeLock, prepare_home
 from tests.json_reads import dig
@@ -78,7 +78,7 @@ def test_the_console_works_through_a_private_child_and_stops_it_on_closing(
     qtbot: QtBot, opened: Opened, lanes: Lanes, child_env: Path, tmp_path: Path
 ) -> None:
     private = opened.private
-    assert private is not None and isinstance(opened.memory, RemoteMemory) and opened.host is None
+    assert private is not None and isinstance(opened.memory, RemoteMemory)
     assert private.pid != os.getpid() and opened.memory.service_pid == private.pid
     with JiyiClient(child_env, timeout=10, strict=True) as agent:  # an agent on the configured socket
         assert agent.call("health", {})["pid"] == private.pid
@@ -197,48 +197,41 @@ def _lock_free(home: Path) -> bool:
     return True
 
 
-def test_a_child_that_cannot_start_leaves_the_console_in_process_with_its_reason(
-    qtbot: QtBot, tmp_path: Path, child_env: Path, lanes: Lanes
-) -> None:
+def test_a_child_that_cannot_start_refuses_the_console_with_its_reason(tmp_path: Path, child_env: Path) -> None:
+    """There is no in-process fallback: the console refuses with the child's own words (exit 3), the home
+    is not left open, and what was on the socket's path is left alone."""
     child_env.write_text("not a socket")  # the child refuses the configured socket path, naming it
-    opened = open_home(load_config(home=tmp_path / "home"))
-    try:
-        assert isinstance(opened.memory, Memory) and opened.private is None
-        assert opened.private_problem is not None and "jiyi serve exited (3)" in opened.private_problem
-        assert f"{child_env} exists and is not a socket" in opened.private_problem  # the child's own words
-        window = MainWindow(opened.memory, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), lanes)
-        qtbot.addWidget(window)
-        window.private_problem = opened.private_problem
-        window.update_service_status(opened.problem)
-        assert window.mode_label.text() == "本地"
-        assert "私有服务未能启动" in window.service_label.text() and "not a socket" in window.service_label.text()
-        window.close()
-    finally:
-        close_home(opened)
-    assert child_env.read_text() == "not a socket"  # what was there is left alone
+    home = tmp_path / "home"
+    with pytest.raises(ServiceDidNotStart) as refused:
+        open_home(load_config(home=home))
+    assert "jiyi serve exited (3)" in str(refused.value) and refused.value.exit_code == 3
+    assert f"{child_env} exists and is not a socket" in str(refused.value)  # the child's own words
+    assert exit_code(refused.value) == 3
+    assert _lock_free(home)  # opened only to find the home's own cause, and closed again
+    assert child_env.read_text() == "not a socket"
 
 
-def test_in_process_mode_is_kept_on_request(tmp_path: Path, child_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JIYI_CONSOLE_SERVICE", "inprocess")
-    opened = open_home(load_config(home=tmp_path / "home"))
-    try:
-        assert isinstance(opened.memory, Memory) and opened.private is None and opened.private_problem is None
-        assert opened.host is not None and opened.host.listening
-        assert stat.S_ISSOCK(child_env.lstat().st_mode)
-    finally:
-        close_home(opened)
-    assert not child_env.exists()
-
-
-def test_a_bad_console_service_setting_is_refused_naming_it(tmp_path: Path) -> None:
+def test_the_removed_in_process_setting_is_ignored_saying_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`console_service` (child | inprocess) is gone: a file or an environment that still sets it opens, with
+    a warning naming where; an unknown setting is still refused."""
     from service.config import ConfigError
 
-    with pytest.raises(ConfigError, match="JIYI_CONSOLE_SERVICE: expected one of child, inprocess"):
-        load_config(home=tmp_path, env={"JIYI_CONSOLE_SERVICE": "thread"})
+    home = prepare_home(tmp_path / "home")
+    (home / "config.toml").write_text('console_service = "inprocess"\n')
+    with caplog.at_level("WARNING", logger="jiyi.config"):
+        config = load_config(home=home, env={"JIYI_CONSOLE_SERVICE": "inprocess"})
+    assert [m.split(" is no longer")[0] for m in caplog.messages] == [
+        "JIYI_CONSOLE_SERVICE",
+        f"{home}/config.toml: console_service",
+    ]
+    assert all("inprocess" in m and "was removed" in m for m in caplog.messages)
+    assert "console_service" not in {name for name, *_ in config.describe()}
+    with pytest.raises(ConfigError, match="unknown setting JIYI_CONSOLE_SERVIC "):
+        load_config(home=home, env={"JIYI_CONSOLE_SERVIC": "child"})
 
 
 def test_a_home_whose_database_lost_acknowledged_changes_is_refused_saying_so(tmp_path: Path, child_env: Path) -> None:
-    """The private child refuses (exit 3); the console, opening the home itself, refuses with the same cause."""
+    """The private child refuses (exit 3); the console finds the home's own cause and refuses with it."""
     home = tmp_path / "home"
     with Memory.open(load_config(home=home)) as memory:
         for i in range(5):

@@ -1,5 +1,5 @@
 """The console on a read-only home says 只读 where a person looks, holds every write control disabled with the
-reason, and tries no write as it opens: inside the console and through its private service alike.
+reason, and tries no write as it opens through its private service.
 
 Before: the overview and the status bar showed English errors, nothing said 只读, the rebuild button stayed
 enabled, and opening the home tried writes (the learning timer, the desk index, the person's key). The home is
@@ -59,7 +59,7 @@ def test_the_console_on_a_read_only_home_says_so_and_offers_no_write(
     seen = json.loads(done.stdout)
     assert seen["touch"] != 0  # the mount is read-only for root too
     why = f"状态目录 {home} 在只读文件系统上：可以查看，不能写入。"
-    for mode, private in (("inprocess", False), ("child", True)):
+    for mode, private in (("child", True),):
         window = seen[mode]
         assert window["private"] is private
         assert window["read_only_label"] == "只读" and window["read_only_tip"] == why, window

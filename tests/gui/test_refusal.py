@@ -66,9 +66,9 @@ def test_a_bad_config_toml_says_its_file_and_line_first_and_exits_as_the_cli(
 
 
 def _settings(home: Path) -> Config:
-    """The console's settings on `home`, opened inside the console (no child service: quick) with the hash
-    embedder, its socket in the home's folder."""
-    env = {"JIYI_CONSOLE_SERVICE": "inprocess", "JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(home.parent / "s")}
+    """The console's settings on `home` with the hash embedder, its private service's socket in the home's
+    folder."""
+    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(home.parent / "s")}
     return load_config(home=home, env=env)
 
 
@@ -121,7 +121,6 @@ def test_a_home_others_may_read_is_asked_about_before_any_private_service_starts
     home.mkdir()
     home.chmod(0o755)
     config = load_config(home=home, env={"JIYI_EMBED_MODEL": "hash", "JIYI_SOCKET": str(folder / "s")})
-    assert config.console_service == "child"
     asked: list[str] = []
 
     def decline(question: PermissionQuestion) -> QAbstractButton | None:

@@ -20,13 +20,14 @@ from PySide6.QtNetwork import QLocalSocket
 from pytestqt.qtbot import QtBot
 
 from service.memory.memory import Memory
+from service.rpc.context import CallContext
 from service.rpc.dispatch import Dispatcher
 from service.rpc.headless import _quit_on_signals
 from service.rpc.host import SocketHost
 from service.rpc.methods import status
-from service.rpc.params import Params
 from service.rpc.protocol import ERROR_CODES, PROTOCOL_VERSION
 from service.rpc.registry import MethodTable, Registry
+from tests.service.declared import NoArgs, declared
 from tests.service.inprocess import HEALTH, exchange, line
 
 MAX_LINE = 1 << 16
@@ -158,12 +159,12 @@ def test_pipelined_requests_are_answered_in_order(qtbot: QtBot, host: SocketHost
 def test_a_failure_inside_a_method_is_internal_and_the_host_serves_on(
     qtbot: QtBot, host: SocketHost, memory: Memory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(_memory: Memory, _params: Params) -> None:
+    def broken(_memory: Memory, _args: NoArgs, _context: CallContext) -> None:
         raise KeyError("secret detail")
 
     caplog.errors_expected = True  # type: ignore[attr-defined]
     table = MethodTable("broken")
-    table.method("boom", writes=True)(broken)
+    table.op(declared("boom", writes=True))(broken)
     host.dispatcher = Dispatcher(memory, Registry(status.TABLE, table))
     boom, after = exchange(qtbot, host, b'{"id": 1, "method": "boom"}\n' + HEALTH + b"\n", replies=2)
     assert boom["error"]["code"] == "internal" and "secret" not in boom["error"]["message"]

@@ -23,12 +23,13 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from service.memory.memory import Memory
+from service.rpc.context import CallContext
 from service.rpc.dispatch import Dispatcher
 from service.rpc.host import SocketHost
 from service.rpc.limits import default_max_connections
 from service.rpc.methods import status
-from service.rpc.params import Params
 from service.rpc.registry import MethodTable, Registry
+from tests.service.declared import NoArgs, declared
 from tests.service.inprocess import HEALTH, exchange, in_thread, line, parse, read_lines
 
 if sys.platform == "win32":  # mypy then leaves the rest of this module to Unix too
@@ -96,7 +97,8 @@ def test_an_answer_that_cannot_be_encoded_is_internal_and_the_connection_serves_
 ) -> None:
     caplog.errors_expected = True  # type: ignore[attr-defined,unused-ignore]
     table = MethodTable("broken")
-    table.method("echo.bad", instant=(lambda _memory: True) if instant else None)(lambda _m, _p: {"text": "\ud800"})
+    on_loop = (lambda _memory: True) if instant else None
+    table.op(declared("echo.bad"), instant=on_loop)(lambda _m, _a, _c: {"text": "\ud800"})
     host = make_host()
     host.dispatcher = Dispatcher(memory, Registry(status.TABLE, table))
     bad, after = exchange(qtbot, host, b'{"id": 1, "method": "echo.bad"}\n' + HEALTH + b"\n", replies=2)
@@ -113,7 +115,7 @@ def test_a_failure_before_a_method_runs_is_answered(
 
     caplog.errors_expected = True  # type: ignore[attr-defined,unused-ignore]
     table = MethodTable("broken")
-    table.method("check.bad", instant=broken_check)(lambda _m, _p: {})
+    table.op(declared("check.bad"), instant=broken_check)(lambda _m, _a, _c: {})
     host = make_host()
     host.dispatcher = Dispatcher(memory, Registry(status.TABLE, table))
     bad, after = exchange(qtbot, host, b'{"id": 7, "method": "check.bad"}\n' + HEALTH + b"\n", replies=2)
@@ -295,12 +297,12 @@ def test_a_removed_socket_file_is_reported(qtbot: QtBot, make_host: MakeHost, ca
 def test_a_connection_waiting_for_its_answer_is_not_idle(qtbot: QtBot, make_host: MakeHost, memory: Memory) -> None:
     release = threading.Event()
 
-    def slow(_memory: Memory, _params: Params) -> dict[str, str]:
+    def slow(_memory: Memory, _args: NoArgs, _context: CallContext) -> dict[str, str]:
         release.wait(10)
         return {"done": "yes"}
 
     table = MethodTable("slow")
-    table.method("slow.wait")(slow)
+    table.op(declared("slow.wait"))(slow)
     host = make_host(idle_timeout=0.3)
     host.dispatcher = Dispatcher(memory, Registry(status.TABLE, table))
 

@@ -17,6 +17,7 @@ from service.rpc.host import SocketHost
 from service.rpc.methods import REGISTRY
 from service.rpc.registry import MethodTable
 from store.episodes.schema import EpisodeOutcome
+from tests.service.declared import declared
 from tests.service.inprocess import in_thread, line, parse, person_hello, talk
 
 
@@ -83,4 +84,4 @@ def test_maintenance_methods_are_declared_long() -> None:
 def test_a_method_cannot_be_long_and_instant() -> None:
     table = MethodTable("test")
     with pytest.raises(ValueError, match="both long and instant"):
-        table.method("x", long=True, instant=lambda _memory: True)(lambda _memory, _p: None)
+        table.op(declared("x"), long=True, instant=lambda _memory: True)(lambda _memory, _a, _c: None)

@@ -15,8 +15,8 @@ from recall.vectors import IndexMismatch
 from service.client import PROTOCOL_MAJOR as CLIENT_MAJOR
 from service.config import ConfigError, load_config
 from service.memory.memory import Memory
+from service.rpc.context import CallContext
 from service.rpc.dispatch import Dispatcher
-from service.rpc.params import Params
 from service.rpc.protocol import (
     ERROR_CODES,
     PROTOCOL_MAJOR,
@@ -39,6 +39,7 @@ from store.core.errors import (
     SensitiveContent,
     UnsafePath,
 )
+from tests.service.declared import NoArgs, declared
 
 
 @pytest.mark.parametrize(
@@ -113,12 +114,12 @@ def test_errors_have_stable_codes_and_human_messages(
 
 
 def test_an_unexpected_failure_is_internal_without_internals(memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
-    def broken(_memory: Memory, _params: Params) -> None:
+    def broken(_memory: Memory, _args: NoArgs, _context: CallContext) -> None:
         raise KeyError("secret detail")
 
     caplog.errors_expected = True  # type: ignore[attr-defined]
     table = MethodTable("test")
-    table.method("boom")(broken)
+    table.op(declared("boom"))(broken)
     dispatcher = Dispatcher(memory, Registry(table))
     response = json.loads(dispatcher.handle_line(b'{"id": 1, "method": "boom"}'))
     assert response["error"]["code"] == "internal"
@@ -336,11 +337,11 @@ def test_every_error_class_carries_a_documented_wire_code() -> None:
     ],
 )
 def test_an_expected_error_reaches_the_wire_with_its_own_code(memory: Memory, error: JiyiError, code: str) -> None:
-    def failing(_memory: Memory, _params: Params) -> None:
+    def failing(_memory: Memory, _args: NoArgs, _context: CallContext) -> None:
         raise error
 
     table = MethodTable("test")
-    table.method("fail")(failing)
+    table.op(declared("fail"))(failing)
     response = json.loads(Dispatcher(memory, Registry(table)).handle_line(b'{"id": 5, "method": "fail"}'))
     assert response == {"id": 5, "ok": False, "error": {"code": code, "message": "x", **_data(error)}}
 
@@ -353,7 +354,7 @@ def _data(error: JiyiError) -> dict[str, object]:
 def test_a_result_json_cannot_carry_is_answered_internal(memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
     caplog.errors_expected = True  # type: ignore[attr-defined]
     table = MethodTable("test")
-    table.method("nan")(lambda _memory, _params: {"rate": float("nan")})
+    table.op(declared("nan"))(lambda _memory, _args, _context: {"rate": float("nan")})
     line = Dispatcher(memory, Registry(table)).handle_line(b'{"id": 6, "method": "nan"}')
     response = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in a reply"))
     assert response["id"] == 6 and response["error"]["code"] == "internal"

@@ -6,6 +6,7 @@ import grimp
 import pytest
 
 from service.memory.memory import Memory
+from service.rpc.context import CallContext
 from service.rpc.methods import (
     PERFORMED,
     REGISTRY,
@@ -20,25 +21,25 @@ from service.rpc.methods import (
     status,
     upkeep,
 )
-from service.rpc.params import Params
 from service.rpc.registry import MethodTable, Registry
+from tests.service.declared import NoArgs, declared
 
 
-def nothing(_memory: Memory, _params: Params) -> None:
+def nothing(_memory: Memory, _args: NoArgs, _context: CallContext) -> None:
     return None
 
 
 def test_a_name_declared_twice_in_one_table_is_refused() -> None:
     table = MethodTable("a")
-    table.method("x.y")(nothing)
+    table.op(declared("x.y"))(nothing)
     with pytest.raises(ValueError, match=r"'x\.y' is declared twice in the a table"):
-        table.method("x.y")(nothing)
+        table.op(declared("x.y"))(nothing)
 
 
 def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
     first, second = MethodTable("first"), MethodTable("second")
-    first.method("x.y")(nothing)
-    second.method("x.y", writes=True)(nothing)
+    first.op(declared("x.y"))(nothing)
+    second.op(declared("x.y", writes=True))(nothing)
     with pytest.raises(ValueError, match=r"'x\.y' is declared by both first and second"):
         Registry(first, second)
 
