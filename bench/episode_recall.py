@@ -32,8 +32,8 @@ from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, episode_
 from recall.vectors import Document, Hit, VectorIndex
 from service.config import load_config
 from service.evaluation.percentile import percentile
+from service.memory.episode_recall import term_document
 from service.memory.memory import Memory
-from service.memory.recall_service import term_document
 from store.core.database import Store
 from store.episodes import recall_terms
 

@@ -18,7 +18,7 @@ longest stall while heavy work runs. Figures are printed beside a baseline measu
    - `filter_s`: a goal-text filter applied → its rows shown (the 250 ms typing debounce not counted);
    - `chart_redraw_s`: the recall page switched to all time (365 days) → statistics read and charts drawn;
    - `max_stall_ms`: the longest gap of a 10 ms heartbeat timer on the GUI thread while a vector rebuild
-     (the console's write lane, as the maintenance page runs it: a `vectors.rebuild` call through
+     (the console's write lane, as the upkeep page runs it: a `vectors.rebuild` call through
      `RemoteMemory`, which the child runs), a TaskWizard import (over the socket,
      as an attached `jiyi import` sends it) and 8 agents over the socket (runs, resolves, listings) run.
    Baselines, same process: the same reads called directly on the console's memory without the window

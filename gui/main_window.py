@@ -120,11 +120,11 @@ class MainWindow(QMainWindow):
             FactsPage,
             LearningPage,
             LessonsPage,
-            MaintenancePage,
             OverviewPage,
             RecallPage,
             SkillsPage,
             TopicsPage,
+            UpkeepPage,
         )
         from service.remote.memory import RemoteMemory  # as the pages: after the first paint
 
@@ -143,7 +143,7 @@ class MainWindow(QMainWindow):
         self.facts_page = FactsPage(memory, lanes)
         self.topics_page = TopicsPage(memory, lanes)
         self.learning_page = LearningPage(memory, lanes)
-        self.maintenance_page = MaintenancePage(memory, lanes)
+        self.upkeep_page = UpkeepPage(memory, lanes)
         # The pages in the order the list shows them; everything the window does with a page loops over this.
         self.pages = (
             self.overview_page,
@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
             self.facts_page,
             self.topics_page,
             self.learning_page,
-            self.maintenance_page,
+            self.upkeep_page,
         )
         self.stack.removeWidget(self.starting_label)
         self.starting_label.deleteLater()
@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
         if not self.pages:
             return []  # the home is still opening: the private service starting stops with the console
         shared = self.memory.attached_to is not None and self.private_service is None
-        work = [self.maintenance_page.work_under_way(others=not shared)]
+        work = [self.upkeep_page.work_under_way(others=not shared)]
         if not shared:
             work.append(self.appkb_page.work_under_way())
         return [w for w in work if w]

@@ -261,11 +261,11 @@ def _shots(window: Any) -> list[tuple[str, Any, list[tuple[Any, Callable[[], obj
             ],
         ),
         (
-            "maintenance",
-            window.maintenance_page,
+            "upkeep",
+            window.upkeep_page,
             [
-                (window.maintenance_page.reports_loaded, window.maintenance_page.reload),
-                (window.maintenance_page.preview_ready, window.maintenance_page.preview_dream),
+                (window.upkeep_page.reports_loaded, window.upkeep_page.reload),
+                (window.upkeep_page.preview_ready, window.upkeep_page.preview_dream),
             ],
         ),
     ]

@@ -10,11 +10,11 @@ from gui.pages.episodes_page import EpisodesPage
 from gui.pages.facts_page import FactsPage
 from gui.pages.learning_page import LearningPage
 from gui.pages.lessons_page import LessonsPage
-from gui.pages.maintenance_page import MaintenancePage
 from gui.pages.overview_page import OverviewPage
 from gui.pages.recall_page import RecallPage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
+from gui.pages.upkeep_page import UpkeepPage
 
 PageWidget = (
     OverviewPage
@@ -27,7 +27,7 @@ PageWidget = (
     | FactsPage
     | TopicsPage
     | LearningPage
-    | MaintenancePage
+    | UpkeepPage
 )
 """A page of the console: a `QWidget` that is a `Page` (see `gui/pages/page.py`)."""
 
@@ -38,10 +38,10 @@ __all__ = [
     "FactsPage",
     "LearningPage",
     "LessonsPage",
-    "MaintenancePage",
     "OverviewPage",
     "PageWidget",
     "RecallPage",
     "SkillsPage",
     "TopicsPage",
+    "UpkeepPage",
 ]

@@ -2021,9 +2021,9 @@
         <translation>Learning</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="58"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="58"/>
         <source>维护</source>
-        <translation>Maintenance</translation>
+        <translation>Upkeep</translation>
     </message>
     <message>
         <location filename="../../gui/main_window.py" line="155"/>
@@ -2230,258 +2230,258 @@
     </message>
 </context>
 <context>
-    <name>MaintenancePage</name>
+    <name>UpkeepPage</name>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="91"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="91"/>
         <source>整理（dream）</source>
         <translation>Consolidation (dream)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="92"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="92"/>
         <source>预览改动</source>
         <translation>Preview changes</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="94"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="94"/>
         <source>运行整理</source>
         <translation>Run dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="105"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="105"/>
         <source>重建</source>
         <translation>Rebuild</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="106"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="106"/>
         <source>重建视图（重放事件日志）</source>
         <translation>Rebuild views (replay the event log)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="108"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="237"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="343"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="108"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="237"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="343"/>
         <source>重建向量索引</source>
         <translation>Rebuild vector index</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="110"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="110"/>
         <source>取消</source>
         <translation>Cancel</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="128"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="128"/>
         <source>最近的报告</source>
         <translation>Recent reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="155"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="155"/>
         <source>预览：以下是整理会做的每一项改动（尚未执行）</source>
         <translation>Preview: every change the dream would make (nothing done yet)</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="169"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="169"/>
         <source>已完成整理</source>
         <translation>Dream finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="184"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="184"/>
         <source>整理失败：{0}</source>
         <translation>Dream failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="193"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="193"/>
         <source>跳过</source>
         <translation>skipped</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="213"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="213"/>
         <source>没有需要改动的地方。</source>
         <translation>Nothing to change.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="197"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="197"/>
         <source>删除 {0}，补上 {1}</source>
         <translation>removed {0}, added {1}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="199"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="199"/>
         <source>{0} 项</source>
         <translation>{0} items</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="210"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="210"/>
         <source>…以及另外 {0} 次运行</source>
         <translation>…and {0} more runs</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="221"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="221"/>
         <source>成功</source>
         <translation>Succeeded</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="242"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="242"/>
         <source>正在重建…</source>
         <translation>Rebuilding…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="283"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="283"/>
         <source>已取消：正在重建的那部分保持原样。</source>
         <translation>Cancelled: the part being rebuilt was left as it was.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="285"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="285"/>
         <source>已取消：向量索引只重建了一部分，下次整理或重建会补全。</source>
         <translation>Cancelled: the vector index is only partly rebuilt; the next dream or rebuild completes it.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="289"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="289"/>
         <source>重建失败：{0}</source>
         <translation>Rebuild failed: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="293"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="293"/>
         <source>重建完成：{0}</source>
         <translation>Rebuilt: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="338"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="338"/>
         <source>已请求取消 {0}，等它在下一步停下…</source>
         <translation>Cancel requested for {0}; it stops at its next step…</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="237"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="342"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="237"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="342"/>
         <source>重建视图</source>
         <translation>Rebuild views</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="177"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="177"/>
         <source>正在整理：{0}（第 {1}/{2} 步）</source>
         <translation>Dreaming: {0} (step {1} of {2})</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="179"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="179"/>
         <source>整理的每一步都做完了。</source>
         <translation>Every step of the dream is done.</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="344"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="344"/>
         <source>导入 TaskWizard</source>
         <translation>TaskWizard import</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="345"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="345"/>
         <source>整理</source>
         <translation>Dream</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="363"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="363"/>
         <source>服务正在{0}（{1}，由别处启动）：{2}/{3}</source>
         <translation>The service is running {0} ({1}, started elsewhere): {2}/{3}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="379"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="379"/>
         <source>{0}（{1}）已完成</source>
         <translation>{0} ({1}) finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="381"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="381"/>
         <source>{0}（{1}）已取消</source>
         <translation>{0} ({1}) cancelled</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="384"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="384"/>
         <source>{0}（{1}）失败：{2}</source>
         <translation>{0} ({1}) failed: {2}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="386"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="386"/>
         <source>服务上的{0}（{1}）已结束</source>
         <translation>{0} ({1}) on the service has ended</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="393"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="393"/>
         <source>读取失败：{0}</source>
         <translation>Could not load: {0}</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="401"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="401"/>
         <source>整理报告</source>
         <translation>Dream reports</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="402"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="402"/>
         <source>还没有整理过</source>
         <translation>No dream yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="403"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="403"/>
         <source>桌面助手的整理记录</source>
         <translation>The desktop assistant&apos;s consolidation log</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="404"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="404"/>
         <source>还没有记录</source>
         <translation>Nothing recorded yet</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="427"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="427"/>
         <source>归档</source>
         <translation>filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="428"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="428"/>
         <source>日审</source>
         <translation>daily review</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="429"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="429"/>
         <source>活动</source>
         <translation>activity</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="430"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="430"/>
         <source>开始</source>
         <translation>started</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="431"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="431"/>
         <source>完成</source>
         <translation>finished</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="447"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="447"/>
         <source>话题</source>
         <translation>Topics</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="448"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="448"/>
         <source>归档问答</source>
         <translation>Turns filed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="449"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="449"/>
         <source>事实</source>
         <translation>Facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="450"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="450"/>
         <source>技能</source>
         <translation>Skills</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="451"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="451"/>
         <source>停用的事实</source>
         <translation>Deactivated facts</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="221"/>
-        <location filename="../../gui/pages/maintenance_page.py" line="432"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="221"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="432"/>
         <source>失败</source>
         <translation>failed</translation>
     </message>
     <message>
-        <location filename="../../gui/pages/maintenance_page.py" line="433"/>
+        <location filename="../../gui/pages/upkeep_page.py" line="433"/>
         <source>备注</source>
         <translation>note</translation>
     </message>

@@ -25,7 +25,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def print_schema(args: argparse.Namespace, _config: Config) -> int:
     # Imported here: `jiyi --help` imports no domain module (tests/cli/test_startup.py).
-    from service.ops import DECLARED
+    from service.ops import DECLARED, declared
     from service.ops.docs import method_table, replace_table
 
     if args.docs is not None:
@@ -34,12 +34,13 @@ def print_schema(args: argparse.Namespace, _config: Config) -> int:
         print(f"wrote the method table of {len(DECLARED)} operations into {args.docs}")
         return 0
     if args.method is not None:
-        if args.method not in DECLARED:
+        operation = declared(args.method)  # its own name or an alias
+        if operation is None:
             print(
                 f"jiyi: no declared method {args.method!r} (declared: {', '.join(sorted(DECLARED))})", file=sys.stderr
             )
             return 4
-        document: object = DECLARED[args.method].schema()
+        document: object = operation.schema()
     else:
         document = {name: DECLARED[name].schema() for name in sorted(DECLARED)}
     json.dump(document, sys.stdout, ensure_ascii=False, indent=2)

@@ -160,10 +160,10 @@ def show_config(args: argparse.Namespace, config: Config) -> int:
 def run_doctor(args: argparse.Namespace, config: Config) -> int:
     """One line per check; exit 1 when any failed. While a service owns the home, what its `health` tells.
     With `--fix-permissions`, the home is made private first, each change printed (`fixed …`)."""
-    from service.cli.main import require_home
     from service.memory.doctor import service_checks
     from service.memory.memory import Memory
     from service.remote.attach import find_service
+    from store.core.home import require_home
 
     if args.fix_permissions:
         from service.home_permissions import fix_permissions

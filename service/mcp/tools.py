@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from service.ops import appkb, desk, maintenance, recall, status
+from service.ops import appkb, desk, lessons, maintenance, status
 from service.ops.declare import Operation
 from store.core import clock
 from store.core.errors import InvalidInput
@@ -218,7 +218,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "list_lessons",
-        recall.LESSON_LIST,
+        lessons.LESSON_LIST,
         "List the lessons the user has approved (what went wrong before and how to avoid it).",
         {},
         fixed={"status": "approved"},

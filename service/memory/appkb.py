@@ -16,8 +16,8 @@ from recall.alias_vectors import worth_embedding
 from recall.pinyin_keys import remember_written
 from recall.resolve import ResolverIndex
 from recall.verdict import Resolution
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
-from service.memory.recall_service import RecallService
 from service.memory.results import LearnAliasOutcome
 from service.ops import appkb as appkb_ops
 from service.ops.perform import prepares
@@ -50,7 +50,7 @@ class LaunchOutcome:
 class AppKbService:
     """The App-KB's reads, writes and the resolver kept in step with it."""
 
-    def __init__(self, parts: Parts, recall: RecallService) -> None:
+    def __init__(self, parts: Parts, recall: EpisodeRecallService) -> None:
         self.parts = parts
         self.config, self.store, self.redactor = parts.config, parts.store, parts.redactor
         self.registry = parts.registry

@@ -26,9 +26,9 @@ from recall import calibration as calib
 from recall import leave_one_out
 from recall.calibration import Calibration, CurvePoint, Observation
 from recall.embedders import tuning
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts
 from service.memory.recall_rows import CalibrationCurve
-from service.memory.recall_service import RecallService
 from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
 from store.core.errors import InvalidInput
@@ -43,7 +43,7 @@ LEAVE_ONE_OUT_RUNS = 200  # the newest past runs a leave-one-out asks about (one
 class CalibrationService:
     """Per-device thresholds for episode recall: chosen, kept, recomputed off the request path."""
 
-    def __init__(self, parts: Parts, recall: RecallService) -> None:
+    def __init__(self, parts: Parts, recall: EpisodeRecallService) -> None:
         self.parts, self.recall = parts, recall
         self.store, self.budget = parts.store, float(parts.config.recall_max_contamination)
         self._lock = threading.Lock()
@@ -240,7 +240,7 @@ class CalibrationService:
         )
         runs = []
         for row in rows:
-            # As the index holds it: through the gate, the goal redacted (`RecallService.for_index`).
+            # As the index holds it: through the gate, the goal redacted (`EpisodeRecallService.for_index`).
             if row.apps and self.recall.gate(row.goal_text, row.steps):
                 goal = self.parts.redactor.redact(row.goal_text)
                 runs.append(leave_one_out.PastRun(row.run_id, goal, tuple(row.apps)))

@@ -19,9 +19,9 @@ from typing import Any
 from recall.episode_recall import EPISODE, episode_document
 from service.memory.calibration import CalibrationService
 from service.memory.domain import Domain
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.names import DREAM_STEPS
 from service.memory.parts import Parts
-from service.memory.recall_service import RecallService
 from service.memory.results import DreamReport
 from service.memory.rows import DreamRecord, DreamStep
 from service.memory.rows import rows as typed_rows
@@ -46,7 +46,7 @@ StepReport = DreamStep
 class DreamService:
     """Consolidation passes over the App-KB, the archive and the index, and their reports."""
 
-    def __init__(self, parts: Parts, recall: RecallService, calibration: CalibrationService) -> None:
+    def __init__(self, parts: Parts, recall: EpisodeRecallService, calibration: CalibrationService) -> None:
         self.parts = parts
         self.recall = recall
         self.calibration = calibration
@@ -111,7 +111,7 @@ class _Pass:
     """One pass's steps; each returns what it did (or would do, in a dry run)."""
 
     parts: Parts
-    recall: RecallService
+    recall: EpisodeRecallService
     calibration: CalibrationService
     dry_run: bool
     run_evidence: dict[str, list[dict[str, Any]]] | None

@@ -16,8 +16,8 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts
-from service.memory.recall_service import RecallService
 from service.memory.results import IngestReport
 from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
@@ -34,7 +34,7 @@ BATCH = 5000  # runs per transaction and per indexing pass
 class IngestService:
     """Archive and index finished runs in bulk."""
 
-    def __init__(self, parts: Parts, recall: RecallService) -> None:
+    def __init__(self, parts: Parts, recall: EpisodeRecallService) -> None:
         self.parts = parts
         self.store = parts.store
         self.recall = recall

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from service.memory.parts import Parts, check_actor
 from service.memory.rows import Lesson, LessonRuns
-from service.ops import recall as recall_ops
+from service.ops import lessons as lesson_ops
 from service.ops.perform import lists, performs
 from store.core.errors import Forbidden, InvalidInput
 from store.episodes import lessons
@@ -30,8 +30,8 @@ class LessonService:
         self.parts.changed(lessons.DOMAIN)
         return lesson
 
-    @performs(recall_ops.LESSON_APPROVE, fixed={"status": "approved", "actor": "user"})
-    @performs(recall_ops.LESSON_REVOKE, fixed={"status": "revoked", "actor": "user"})
+    @performs(lesson_ops.LESSON_APPROVE, fixed={"status": "approved", "actor": "user"})
+    @performs(lesson_ops.LESSON_REVOKE, fixed={"status": "revoked", "actor": "user"})
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
         """Approve or revoke a lesson. Approval is a person's act: agents cannot approve."""
         check_actor(actor)
@@ -42,7 +42,7 @@ class LessonService:
         self.parts.changed(lessons.DOMAIN)
         return lesson
 
-    @performs(recall_ops.LESSON_RUNS)
+    @performs(lesson_ops.LESSON_RUNS)
     def lesson_runs(self, lesson_id: str) -> LessonRuns:
         """The runs a lesson was learned from and the runs it was given to (`store.episodes.lessons.runs_of`)."""
         return lessons.runs_of(self.parts.store, lesson_id)
@@ -53,7 +53,7 @@ class LessonService:
         procedure cards imported from TaskWizard (needs_review, auto_approved, superseded)."""
         return STATUSES
 
-    @lists(recall_ops.LESSON_LIST)
+    @lists(lesson_ops.LESSON_LIST)
     def list_lessons(self, status: str | None = None) -> list[Lesson]:
         """Lessons, optionally of one status."""
         if status is not None and status not in STATUSES:

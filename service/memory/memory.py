@@ -31,12 +31,12 @@ from service.memory.desk_interchange import DeskInterchange
 from service.memory.doctor import Check, run_checks
 from service.memory.domain import Domain
 from service.memory.dream import DreamService
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.ingest import IngestService
 from service.memory.jobs import Jobs
 from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
 from service.memory.parts import Parts
-from service.memory.recall_service import RecallService
 from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
 from service.ops import upkeep as upkeep_ops
@@ -99,7 +99,7 @@ class Memory:
             folders=[config.bundles_path],
         )
         self.parts = Parts(config, store, registry, Redactor([*default_words(), *config.sensitive_words]))
-        self.recall = RecallService(self.parts)
+        self.recall = EpisodeRecallService(self.parts)
         self.calibration = CalibrationService(self.parts, self.recall)
         self.recall.thresholds = self.calibration
         self.appkb = AppKbService(self.parts, self.recall)
@@ -321,7 +321,7 @@ class Memory:
         `OVERVIEW_DAYS`, the last dream, recent errors.
 
         Never waits for the vector index (Chroma, the model): until it is open, `index` says it is opening
-        (`RecallService.state`), and the console asks again. Call it off the GUI thread all the same.
+        (`EpisodeRecallService.state`), and the console asks again. Call it off the GUI thread all the same.
         """
         health = self.health()
         reports = self.dream.reports(1)
@@ -454,7 +454,7 @@ PARTS: dict[str, type] = {
     "": Memory,
     "appkb": AppKbService,
     "runs": RunService,
-    "recall": RecallService,
+    "recall": EpisodeRecallService,
     "lessons": LessonService,
     "desk": DeskService,
     "context": ContextService,

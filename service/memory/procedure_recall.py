@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from recall.episode_recall import RecallResult
 from recall.procedure_cards import CardVectors, ProcedureSelection, select_card
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts
-from service.memory.recall_service import RecallService
 from store.episodes import lessons, recall_stats
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class ProcedureRecall:
     """Selects a run's procedure cards (see the module's docstring); the run path writes what it picked in
     the transaction it writes anyway (`record`), so counting costs a run no commit of its own."""
 
-    def __init__(self, parts: Parts, recall: RecallService) -> None:
+    def __init__(self, parts: Parts, recall: EpisodeRecallService) -> None:
         self.parts, self.recall = parts, recall
         self.store = parts.store
         self._vectors = CardVectors()

@@ -17,9 +17,9 @@ from recall.episode_recall import RecallResult
 from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.calibration import CalibrationService
 from service.memory.dream import DreamService
+from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
 from service.memory.procedure_recall import Pick, ProcedureRecall, RunCards
-from service.memory.recall_service import RecallService
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.memory.rows import Episode, EpisodeDetail
 from service.ops import runs as runs_ops
@@ -67,7 +67,7 @@ class RunService:
         self,
         parts: Parts,
         appkb: AppKbService,
-        recall: RecallService,
+        recall: EpisodeRecallService,
         dream: DreamService,
         calibration: CalibrationService,
     ) -> None:

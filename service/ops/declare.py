@@ -122,8 +122,14 @@ class Operation(Generic[A, R]):
     always among these; the pages showing them reload. A read changes none."""
     person: Person | None = None
     """What of it only the person may do (None: anyone may call it); an agent asking for it is `forbidden`."""
+    aliases: tuple[str, ...] = ()
+    """Other names the socket serves it under, the same in every way: the consistent name beside a name that
+    stays for compatibility (`learning.record.list` beside `learning.records.list`; a desk operation's name
+    with the `memory.` prefix the rest of the desk's carry)."""
 
     def __post_init__(self) -> None:
+        if self.name in self.aliases or len(set(self.aliases)) != len(self.aliases):
+            raise ValueError(f"operation {self.name!r} names itself or one alias twice among its aliases")
         unknown = set(self.errors) - set(ERROR_CODES)
         if unknown:
             raise ValueError(f"operation {self.name!r} names unknown error codes {sorted(unknown)}")
@@ -153,8 +159,10 @@ class Operation(Generic[A, R]):
         for part in (params, result, defs):
             _unmark(part)
         _add_checks(defs, self.params)
-        return {
-            "name": self.name,
+        described: dict[str, Any] = {"name": self.name}
+        if self.aliases:  # said only where there are some: an operation without keeps the schema it had
+            described["aliases"] = list(self.aliases)
+        return described | {
             "description": self.description,
             "kind": self.kind,
             "idempotent": self.idempotent,

@@ -167,6 +167,7 @@ REMEMBER = Operation(
     "own id; sending it again after a reconnect changes nothing.",
     errors=("conflict",),
     changes=frozenset({Domain.DESK}),
+    aliases=("memory.interaction.remember",),
 )
 TRANSITION = Operation(
     "transition.assess",
@@ -175,6 +176,7 @@ TRANSITION = Operation(
     kind="read",
     idempotent=True,
     description="Whether a new message continues the current task or topic or starts another.",
+    aliases=("memory.transition.assess",),
 )
 CONTEXT = Operation(
     "context.prepare",
@@ -183,6 +185,7 @@ CONTEXT = Operation(
     kind="read",
     idempotent=True,
     description="The memory to put in the assistant's system prompt for a query, within a character budget.",
+    aliases=("memory.context.prepare",),
 )
 TASK_COMPLETE = Operation(
     "task.complete",
@@ -192,6 +195,7 @@ TASK_COMPLETE = Operation(
     idempotent=True,
     description="File a task card for finished (or failed) work, with its result; its bundle is updated.",
     changes=frozenset({Domain.DESK}),
+    aliases=("memory.task.complete",),
 )
 TASK_LIST = Operation(
     "task.list",
@@ -200,6 +204,7 @@ TASK_LIST = Operation(
     kind="read",
     idempotent=True,
     description="Task cards, newest first, by status or schedule, a page at a time.",
+    aliases=("memory.task.list",),
 )
 CONSOLIDATION = Operation(
     "consolidation.record",
@@ -209,6 +214,7 @@ CONSOLIDATION = Operation(
     idempotent=False,
     description="Record a consolidation the assistant made (a workday review, a note), with its detail.",
     changes=frozenset({Domain.DESK}),
+    aliases=("memory.consolidation.record",),
 )
 BUNDLE_LIST = Operation(
     "bundle.list",
@@ -217,6 +223,7 @@ BUNDLE_LIST = Operation(
     kind="read",
     idempotent=True,
     description="Bundle folders (a schedule's or a project's), a page at a time.",
+    aliases=("memory.bundle.list",),
 )
 BUNDLE_GET = Operation(
     "bundle.get",
@@ -226,6 +233,7 @@ BUNDLE_GET = Operation(
     idempotent=True,
     description="A bundle's documents and revisions, or one document's content with its revision.",
     errors=("not_found",),
+    aliases=("memory.bundle.get",),
 )
 DOCUMENT_PUT = Operation(
     "bundle.document.put",
@@ -238,6 +246,7 @@ DOCUMENT_PUT = Operation(
     errors=("conflict", "forbidden"),
     changes=frozenset({Domain.DESK}),
     person=as_user("a document written in the person's name", "an agent writes as itself: send actor agent"),
+    aliases=("memory.bundle.document.put",),
 )
 BUNDLE_DIRECTORY = Operation(
     "bundle.directory",
@@ -247,6 +256,7 @@ BUNDLE_DIRECTORY = Operation(
     idempotent=True,
     description="Where a bundle's folder is on disk.",
     errors=("not_found",),
+    aliases=("memory.bundle.directory",),
 )
 
 OPERATIONS = (

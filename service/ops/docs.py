@@ -23,9 +23,9 @@ def _params(operation: Operation[Any, Any]) -> str:
 
 
 def method_table(operations: list[Operation[Any, Any]]) -> str:
-    """The table, one row per operation: name, kind, idempotent, params (`?`: optional), errors, the domains
-    a write may change (its reply's `changes` names those it did), when only the person may call it, what it
-    does."""
+    """The table, one row per operation: name (and its aliases, served the same), kind, idempotent, params
+    (`?`: optional), errors, the domains a write may change (its reply's `changes` names those it did), when
+    only the person may call it, what it does."""
     lines = [
         BEGIN,
         "| method | kind | idempotent | params | errors | changes | person only | what it does |",
@@ -37,9 +37,9 @@ def method_table(operations: list[Operation[Any, Any]]) -> str:
         idempotent = "yes" if op.idempotent else "no"
         changes = ", ".join(f"`{domain}`" for domain in sorted(op.changes)) or "—"
         person = "—" if op.person is None else op.person.describe().replace("|", "\\|")
+        names = f"`{op.name}`" + "".join(f" (alias `{alias}`)" for alias in op.aliases)
         lines.append(
-            f"| `{op.name}` | {op.kind} | {idempotent} | {_params(op)} | {errors} | {changes} | {person} "
-            f"| {description} |"
+            f"| {names} | {op.kind} | {idempotent} | {_params(op)} | {errors} | {changes} | {person} | {description} |"
         )
     lines.append(END)
     return "\n".join(lines)

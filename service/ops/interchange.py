@@ -100,6 +100,7 @@ FACTS_IMPORT = Operation(
     "source text as evidence); what was added, skipped and refused. The person's act.",
     errors=("not_found", "forbidden", "busy"),
     person=always("importing another system's memory as facts"),
+    aliases=("memory.fact.import",),
 )
 
 OPERATIONS = (DESK_EXPORT, DESK_IMPORT, FACTS_IMPORT)

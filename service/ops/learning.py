@@ -169,6 +169,7 @@ RECORDS_LIST = Operation(
     kind="read",
     idempotent=True,
     description="The records learning adopted, by state.",
+    aliases=("learning.record.list",),
 )
 RECORD_REVOKE = Operation(
     "learning.record.revoke",

@@ -48,7 +48,8 @@ from service.memory.rows import (
     Topic,
 )
 from service.ops import appkb as ops
-from service.ops import desk, recall, runs, status, upkeep
+from service.ops import desk, lessons, runs, status, upkeep
+from service.ops import episode_recall as recall
 from service.ops import learning as learn
 from service.ops import maintenance as maint
 from service.ops.appkb import AliasEntry, AliasPage, ForgetArgs, HistoryArgs, LearnArgs, ListArgs, ResolveArgs, UndoArgs
@@ -67,10 +68,10 @@ from store.interchange.import_report import ImportReport
 if TYPE_CHECKING:  # the facade's classes as mypy reads them; at run time named only (see service/remote/calls.py)
     from service.memory.desk import DeskService
     from service.memory.dream import DreamService
+    from service.memory.episode_recall import EpisodeRecallService
     from service.memory.learning import LearningService
     from service.memory.lessons import LessonService
     from service.memory.memory import Memory
-    from service.memory.recall_service import RecallService
     from service.memory.runs import RunService
 else:
     DeskService = Deferred("service.memory.desk", "DeskService")
@@ -78,7 +79,7 @@ else:
     LearningService = Deferred("service.memory.learning", "LearningService")
     LessonService = Deferred("service.memory.lessons", "LessonService")
     Memory = Deferred("service.memory.memory", "Memory")
-    RecallService = Deferred("service.memory.recall_service", "RecallService")
+    EpisodeRecallService = Deferred("service.memory.episode_recall", "EpisodeRecallService")
     RunService = Deferred("service.memory.runs", "RunService")
 
 
@@ -214,11 +215,11 @@ class RemoteRuns:
 
 
 class RemoteRecall:
-    """Recall's operations, each a call of its declaration (`service.ops.recall`)."""
+    """Episode recall's operations, each a call of its declaration (`service.ops.episode_recall`)."""
 
-    recall_runs = performed(RecallService.recall_runs)
-    recall_devices = performed(RecallService.recall_devices)
-    recall_query = performed(RecallService.recall_query)
+    recall_runs = performed(EpisodeRecallService.recall_runs)
+    recall_devices = performed(EpisodeRecallService.recall_devices)
+    recall_query = performed(EpisodeRecallService.recall_query)
 
     def __init__(self, wire_: Wire, jobs: JobFollower) -> None:
         self._wire = wire_
@@ -237,7 +238,7 @@ class RemoteRecall:
 
 
 class RemoteLessons:
-    """The lessons' operations, each a call of its declaration (`service.ops.recall`)."""
+    """The lessons' operations, each a call of its declaration (`service.ops.lessons`)."""
 
     lesson_runs = performed(LessonService.lesson_runs)
     list_lessons = performed(LessonService.list_lessons)
@@ -248,14 +249,14 @@ class RemoteLessons:
     def add_lesson(
         self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
     ) -> Lesson:
-        args = recall.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
-        return self._wire.invoke(recall.LESSON_ADD, args)
+        args = lessons.LessonAddArgs(text=text, apps=list(apps), runs=list(runs), actor=actor)
+        return self._wire.invoke(lessons.LESSON_ADD, args)
 
     def set_lesson_status(self, lesson_id: str, status: str, *, actor: str = "user") -> Lesson:
-        operation = {"approved": recall.LESSON_APPROVE, "revoked": recall.LESSON_REVOKE}.get(status)
+        operation = {"approved": lessons.LESSON_APPROVE, "revoked": lessons.LESSON_REVOKE}.get(status)
         if operation is None:
             raise wire.error_for("invalid_params", "status must be approved or revoked")
-        return self._wire.invoke(operation, recall.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
+        return self._wire.invoke(operation, lessons.LessonStatusArgs(lesson_id=lesson_id, actor=actor))
 
 
 class RemoteDesk:

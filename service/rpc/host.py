@@ -412,8 +412,8 @@ class SocketHost(QObject):
             log.exception("request %r on connection %d could not be answered", request_id, connection.number)
             connection.busy = False
             reply = encode(failure(request_id, "internal", INTERNAL_MESSAGE))
-        connection.queue(reply)
-        self._count_served(connection.number)
+        self._count_served(connection.number)  # before the reply goes out: a client that reads it then asks
+        connection.queue(reply)  # `service.status` finds its request counted
 
     def _work(self, link: _Link, request: Request) -> None:
         """On a worker thread: answer the request and hand the answer back to the loop, whatever happens."""

@@ -27,7 +27,7 @@ from store.core.errors import ERROR_CODES as FAILURE_CODES
 log = logging.getLogger("jiyi.service.rpc")
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 8
+PROTOCOL_MINOR = 9
 PROTOCOL_VERSION = f"{PROTOCOL_MAJOR}.{PROTOCOL_MINOR}"
 
 # Codes of a request refused before any method ran; the codes of failures

@@ -138,10 +138,14 @@ def performed_table(
 
 
 class Registry(Mapping[str, Method]):
-    """Every socket method by name, joined from domain tables; a name two tables declare is refused."""
+    """Every socket method by name, joined from domain tables; a name two tables declare is refused.
+
+    A declared method is found under its aliases too (`Operation.aliases`): the same `Method`, served the same
+    in every way. The registry iterates its own names only, one per method."""
 
     def __init__(self, *tables: MethodTable) -> None:
         self._methods: dict[str, Method] = {}
+        self._aliases: dict[str, str] = {}
         owner: dict[str, str] = {}
         for table in tables:
             for method in table:
@@ -151,9 +155,14 @@ class Registry(Mapping[str, Method]):
                     )
                 owner[method.name] = table.domain
                 self._methods[method.name] = method
+                for alias in () if method.operation is None else method.operation.aliases:
+                    self._aliases[alias] = method.name
+        taken = sorted(set(self._aliases) & set(self._methods))
+        if taken:
+            raise ValueError(f"socket method {taken[0]!r} is both a method and another method's alias")
 
     def __getitem__(self, name: str) -> Method:
-        return self._methods[name]
+        return self._methods[self._aliases.get(name, name)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._methods)

@@ -12,6 +12,7 @@ import pytest
 
 from service.cli.main import build_parser, main
 from service.memory.memory import Memory
+from service.platform.address import home_socket_path
 from store.core.database import SCHEMA_VERSION, Store
 from store.projections import all_projections
 from tests.cli.tree import leaf_commands
@@ -163,7 +164,8 @@ def test_config_speaks_as_the_docs_do_and_lines_up(run, home: Path, monkeypatch:
     rows = {line.split()[0]: line for line in out.splitlines()}
     assert rows["JIYI_APP_KB"].split()[1:] == ["off", "env"] and rows["JIYI_DREAM"].split()[1] == "auto"
     assert rows["JIYI_IMPLICIT_ALIAS"].split()[1] == "on"
-    assert rows["JIYI_SOCKET"].split()[1] == str(home.parent / "run" / "jiyi" / "jiyi.sock")
+    socket = Path(rows["JIYI_SOCKET"].split()[1])  # the home's own socket, in the runtime folder
+    assert socket.parent == home.parent / "run" / "jiyi" and socket == home_socket_path(home)
     assert rows["JIYI_BUNDLES"].split()[1] == str(home / "bundles")
     from rich.cells import cell_len
 

@@ -1,4 +1,4 @@
-"""Skills, facts, topics and maintenance pages on a real `Memory`."""
+"""Skills, facts, topics and upkeep pages on a real `Memory`."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pytestqt.qtbot import QtBot
 
 from gui.lanes import Lanes
 from gui.pages.facts_page import FactsPage
-from gui.pages.maintenance_page import MaintenancePage
 from gui.pages.skills_page import SkillsPage
 from gui.pages.topics_page import TopicsPage
+from gui.pages.upkeep_page import UpkeepPage
 from service.errors import Cancelled
 from service.memory.memory import Memory
 from tests.gui.conftest import Attach
@@ -207,7 +207,7 @@ def test_empty_desk_pages_say_how_they_fill(attach: Attach, qtbot: QtBot, memory
 
 def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
     memory.desk.remember_interaction("a", user_text="UFO", assistant_text="好")
-    page = MaintenancePage(memory, lanes)
+    page = UpkeepPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.reports_loaded, timeout=5000):
         page.reload()
@@ -235,7 +235,7 @@ def test_maintenance_preview_rebuild_and_cancel(qtbot: QtBot, memory: Memory, la
 
 
 def test_a_dream_shows_which_step_it_is_on(qtbot: QtBot, memory: Memory, lanes: Lanes) -> None:
-    page = MaintenancePage(memory, lanes)
+    page = UpkeepPage(memory, lanes)
     qtbot.addWidget(page)
     shown: list[str] = []
     moved = page._dream_moved
@@ -278,7 +278,7 @@ def test_maintenance_speaks_of_runs_and_counts_not_ids_and_json(qtbot: QtBot, tm
         )
         memory.desk.remember_interaction("a", user_text="UFO", assistant_text="好")
         file_all(memory)
-        page = MaintenancePage(memory, lanes)
+        page = UpkeepPage(memory, lanes)
         qtbot.addWidget(page)
         with qtbot.waitSignal(page.reports_loaded, timeout=5000):
             page.reload()
@@ -374,7 +374,7 @@ def test_the_dream_preview_says_what_each_correction_changes(qtbot: QtBot, tmp_p
         memory.runs.run_event({"run_id": "r1", "step": 2, "tool": "back", "result_class": "ok", "note": "开错了"})
         memory.runs.run_event({**ok, "step": 3, "app_package": right})
         memory.runs.run_finish("r1", {"success": True})
-        page = MaintenancePage(memory, lanes)
+        page = UpkeepPage(memory, lanes)
         qtbot.addWidget(page)
         with qtbot.waitSignal(page.preview_ready, timeout=30_000):
             qtbot.mouseClick(page.preview_button, Qt.MouseButton.LeftButton)

@@ -46,13 +46,13 @@ def test_every_page_is_listed_once_under_its_title_and_declares_its_domains(wind
     ("domain", "shown_on"),
     [
         (Domain.RECALL, {"overview_page", "recall_page"}),
-        (Domain.EXPERIENCE, {"overview_page", "appkb_page", "recall_page", "lessons_page", "maintenance_page"}),
+        (Domain.EXPERIENCE, {"overview_page", "appkb_page", "recall_page", "lessons_page", "upkeep_page"}),
         (
             Domain.DESK,
-            {"overview_page", "bundles_page", "skills_page", "facts_page", "topics_page", "maintenance_page"},
+            {"overview_page", "bundles_page", "skills_page", "facts_page", "topics_page", "upkeep_page"},
         ),
         (Domain.LEARNING, {"overview_page", "learning_page"}),
-        (Domain.APP_KB, {"overview_page", "appkb_page", "maintenance_page"}),
+        (Domain.APP_KB, {"overview_page", "appkb_page", "upkeep_page"}),
         (Domain.LESSONS, {"overview_page", "lessons_page"}),
     ],
 )

@@ -80,7 +80,7 @@ def test_ctrl_q_closes_the_console(qtbot: QtBot, window: MainWindow) -> None:
 
 
 def test_ctrl_q_during_a_rebuild_asks_first_and_closes_only_when_told(qtbot: QtBot, window: MainWindow) -> None:
-    page = window.maintenance_page
+    page = window.upkeep_page
     gate = threading.Event()
     held = page.tasks.start(page.tasks.write(gate.wait, 20))  # the rebuild waits behind this in the write lane
     page.rebuild_views()

@@ -12,11 +12,12 @@ from service.rpc.methods import (
     REGISTRY,
     appkb,
     bundles,
+    episode_recall,
     interchange,
     jobs,
     learning,
+    lessons,
     maintenance,
-    recall,
     runs,
     status,
     upkeep,
@@ -45,7 +46,7 @@ def test_a_name_two_tables_declare_is_refused_naming_both() -> None:
 
 
 def test_the_registry_holds_every_domain_table_and_nothing_else() -> None:
-    tables = [status, appkb, runs, recall, maintenance, bundles, learning, upkeep, jobs, interchange]
+    tables = [status, appkb, runs, episode_recall, lessons, maintenance, bundles, learning, upkeep, jobs, interchange]
     declared = [method.name for module in tables for method in module.TABLE] + [m.name for m in PERFORMED]
     assert len(declared) == len(set(declared)) == len(REGISTRY)
     assert set(declared) == set(REGISTRY)

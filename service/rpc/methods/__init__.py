@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from service.memory.memory import PARTS, Memory
 from service.ops import upkeep as upkeep_ops
-from service.rpc.methods import appkb, bundles, interchange, jobs, learning, maintenance, recall, runs, status, upkeep
+from service.rpc.methods import (
+    appkb,
+    bundles,
+    episode_recall,
+    interchange,
+    jobs,
+    learning,
+    lessons,
+    maintenance,
+    runs,
+    status,
+    upkeep,
+)
 from service.rpc.registry import Registry, performed_table
 
 
@@ -30,7 +42,8 @@ REGISTRY = Registry(
     status.TABLE,
     appkb.TABLE,
     runs.TABLE,
-    recall.TABLE,
+    episode_recall.TABLE,
+    lessons.TABLE,
     maintenance.TABLE,
     bundles.TABLE,
     learning.TABLE,

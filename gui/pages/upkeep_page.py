@@ -1,4 +1,4 @@
-"""Maintenance: the dream preview (every change it would make) and run; rebuilds with progress and cancel.
+"""Upkeep (维护): the dream preview (every change it would make) and run; rebuilds with progress and cancel.
 
 Rebuilding the views replays the event log domain by domain, each in one
 transaction: cancelling rolls the current domain back (its old view stays),
@@ -47,8 +47,8 @@ SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started
 
 
-class MaintenancePage(QWidget):
-    """Dream preview and run, view and vector rebuilds, the last reports."""
+class UpkeepPage(QWidget):
+    """Dream preview and run, view and vector rebuilds, the last reports (not the desk's maintenance loop)."""
 
     # The last reports and what a dream pass would change.
     domains: ClassVar[frozenset[Domain]] = frozenset({Domain.DESK, Domain.APP_KB, Domain.EXPERIENCE})

@@ -1,4 +1,6 @@
-"""Recall as the service runs it: the embedder, the vector index and the mention index together.
+"""Episode recall as the service runs it: the phone agent's shadow recall of past runs (`recall.*` on the
+wire) over the embedder, the vector index and the mention index (`recall/episode_recall.py`). The desk's
+`memory.recall` is another thing: `DeskService.memory_recall` (`desk.py`).
 
 Everything heavy loads lazily on first use (never at start-up, never on the
 GUI thread). The mention index follows the App-KB by generation; the alias
@@ -30,7 +32,7 @@ from service.memory.results import PackageStatistics, RecallStatistics
 from service.memory.rows import DailyRecallPoint
 from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
-from service.ops import recall as recall_ops
+from service.ops import episode_recall as recall_ops
 from service.ops.perform import lists, performs
 from store.appkb import kb as appkb
 from store.core.errors import InvalidInput
@@ -56,7 +58,7 @@ class Thresholds(Protocol):
         ...
 
 
-class RecallService:
+class EpisodeRecallService:
     """Shadow recall, episode indexing and index upkeep for one home."""
 
     def __init__(self, parts: Parts) -> None:
