@@ -23,8 +23,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from recall.normalize import normalize
 from recall.registry import default_registry
+from store.core.name_forms import normalize
 
 OUT = Path(__file__).parent / "data"
 HELD_OUT = ("com.umetrip.android.msky.app", "com.haodf.android", "com.Qunar", "com.huawei.browser")

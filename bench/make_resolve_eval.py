@@ -24,8 +24,8 @@ import opencc
 from pypinyin import Style, lazy_pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
-from recall.normalize import has_cjk, normalize
 from recall.registry import default_registry
+from store.core.name_forms import has_cjk, normalize
 
 OUT = Path(__file__).parent / "data"
 S2T = opencc.OpenCC("s2t")

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pypinyin import lazy_pinyin
 from rapidfuzz import fuzz, process
 
-from recall.normalize import normalize
 from recall.registry import default_registry
 from recall.resolve import ResolverIndex
 from service.evaluation.percentile import percentile
 from store.appkb.entry import AppKbEntry
+from store.core.name_forms import normalize
 
 NOW = "2026-11-01T00:00:00+00:00"
 SYLLABLES = ("zhang wang li zhao chen yang huang zhou wu xu sun ma zhu hu guo he lin luo gao liang song").split()  # noqa: SIM905

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -107,7 +108,7 @@ def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals)
         settings = QSettings()
         apply_theme(app, str(settings.value("ui/theme", "system")))
         window = MainWindow(None, settings, lanes, home=opening.config.home_path)
-        window.first_painted.connect(load_pages)  # while the service starts
+        window.first_painted.connect(_load_pages_and_facades)  # while the service starts
         window.show()
         signals.close_on_signal(window)
         window.tasks.start(_open_pages(window, opening, refused))
@@ -124,6 +125,16 @@ def _run_window(app: QApplication, opening: Opening, signals: _ClosingOnSignals)
         collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
+
+
+def _load_pages_and_facades() -> None:
+    """The pages' modules and the remote memory now (after the first paint), and on a thread of their own the
+    facades its calls name (`service.remote.calls.import_facades`: the store's modules, ~0.5 s of CPU), so
+    that the overview's first call, once the service answers, does not wait for them."""
+    load_pages()
+    from service.remote.calls import import_facades
+
+    threading.Thread(target=import_facades, name="jiyi-facades", daemon=True).start()
 
 
 async def _open_pages(window: MainWindow, opening: Opening, refused: list[JiyiError]) -> None:

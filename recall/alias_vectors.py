@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from recall.embedders import Embedder, tuning
-from recall.normalize import has_cjk, normalize
 from recall.registry import AppRegistry
 from recall.vectors import Document, VectorIndex, source_hash
+from store.core.name_forms import has_cjk, normalize
 
 if TYPE_CHECKING:  # numpy comes with the model, when a name is first embedded
     import numpy as np

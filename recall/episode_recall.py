@@ -39,10 +39,10 @@ from typing import Any, NotRequired, TypedDict, cast
 
 from recall.confidence import DEFAULT_SCORING, SCORINGS, Confidence, ConfidenceJson, confidence, rank
 from recall.embedders import Embedder, tuning
-from recall.normalize import CJK_RE, fold_text, normalize
 from recall.remote_embedder import EmbeddingServerProblem
 from recall.term_ownership import goal_terms, ownership
 from recall.vectors import Document, Hit, Metadata, VectorIndex, source_hash
+from store.core.name_forms import CJK_RE, fold_text, normalize
 from store.episodes.recall_terms import TermStats
 
 EPISODE = "episode"

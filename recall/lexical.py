@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Indel
 
-from recall.normalize import FILLER
+from store.core.name_forms import FILLER
 
 
 @lru_cache(maxsize=131072)

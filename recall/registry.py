@@ -18,8 +18,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from recall.normalize import has_cjk, normalize
 from store.appkb.entry import is_package_name
+from store.core.name_forms import has_cjk, normalize
 from store.core.tsv import parse_tsv
 
 REGISTRY_FILE = "app_registry.tsv"

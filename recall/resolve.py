@@ -33,7 +33,6 @@ from datetime import UTC, datetime
 from rapidfuzz.distance import Indel
 
 from recall.lexical import lexical_similarity, ngrams
-from recall.normalize import Normalized, normalize
 from recall.pinyin_keys import pinyin_key
 from recall.registry import AppRegistry
 from recall.verdict import (
@@ -48,6 +47,7 @@ from recall.verdict import (
 )
 from store.appkb.entry import AppKbEntry, EntryKey, device_scope, normalize_term
 from store.appkb.projection import Put, Remove, changes_for
+from store.core.name_forms import Normalized, normalize
 from store.core.names import fold_lookalikes
 
 SEGMENT_STOP = frozenset({"com", "org", "net", "android", "example", "app", "mobile", "free", "debug", "release"})

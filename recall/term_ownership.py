@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from recall.normalize import CJK_RE, normalize
+from store.core.name_forms import CJK_RE, normalize
 from store.episodes.recall_terms import TermStats
 
 _RUNS = re.compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff]+")

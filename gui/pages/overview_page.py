@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 
 from gui.codes import read_only_words
 from gui.lanes import Lanes, Tasks, describe, page_action, page_task
-from gui.pages.calibration_chart import describe_calibration
+from gui.pages.calibration_words import describe_calibration
 from gui.words import comma_list, dream_step_names, labelled, unbroken_commands, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import EVERY_DOMAIN, Domain

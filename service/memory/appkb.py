@@ -345,7 +345,7 @@ class AppKbService:
             if self._index is None or self._index.dead_share > 0.33:
                 entries = appkb.list_entries(self.store, include_stale=False) if self.config.app_kb else []
                 if entries:  # the view's pinyin of their names: no pypinyin to load for them
-                    remember_written(appkb.term_pinyin(self.store))
+                    remember_written(appkb.name_keys(self.store))
                 self._index = ResolverIndex.build(self.registry, entries)
             elif seq != self._index_seq and self.config.app_kb:
                 for event in self.store.events(APP_KB, after=self._index_seq):

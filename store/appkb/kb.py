@@ -25,7 +25,7 @@ from store.appkb.entry import (
     is_package_name,
     normalize_term,
 )
-from store.appkb.models import AppEntry
+from store.appkb.models import AppEntry, NameKey
 from store.appkb.projection import DOMAIN, row_to_entry
 from store.appkb.results import ForgetAliasResult, LearnAliasResult, SyncReport
 from store.core import clock
@@ -141,11 +141,12 @@ def _sort_values(key: EntryKey, order: str) -> tuple[object, ...]:
     return (scope, kind, norm, package, term)
 
 
-def term_pinyin(store: Store) -> dict[str, str]:
-    """Each live entry's term with the pinyin the view holds of it: its full syllables and initials, then its
-    label's (`projection.pinyin_text`), computed as the entry was written."""
-    rows = AppEntry.select(AppEntry.term, AppEntry.term_pinyin).where(AppEntry.stale == False).distinct()  # noqa: E712
-    return dict(tuples(rows))
+def name_keys(store: Store) -> dict[str, tuple[str, str]]:
+    """The resolver's pinyin key, (full, initials), of each Chinese name the view has held, by the name as the
+    resolver indexes it (`projection.put_name_key`); none from a view an older Jiyi wrote, read as it is."""
+    if not store.db.table_exists(NameKey._meta.table_name):
+        return {}
+    return {alnum: (full, initials) for alnum, full, initials in tuples(NameKey.select())}
 
 
 def count_entries(store: Store) -> int:

@@ -34,3 +34,17 @@ class AppEntry(BaseModel):
     class Meta:
         table_name = "app_entry"
         indexes = ((("term", "package", "kind", "scope"), True),)
+
+
+class NameKey(BaseModel):
+    """The resolver's pinyin key (`store.core.pinyin`) of each Chinese name the App-KB's view has held, by the
+    name as the resolver indexes it (`name_forms.normalize(term).alnum`): a pure function of the name, kept so
+    that resolving loads no pypinyin. A table of its own, so that a view an older Jiyi wrote, read as it is on a
+    read-only home, lacks only this."""
+
+    alnum = TextField(primary_key=True)
+    full = TextField()
+    initials = TextField()
+
+    class Meta:
+        table_name = "app_name_key"

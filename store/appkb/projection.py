@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, normalize_term
-from store.appkb.models import AppEntry
+from store.appkb.models import AppEntry, NameKey
 from store.core.errors import InvalidInput
 from store.core.models import BaseModel
+from store.core.name_forms import CJK_RE, normalize
+from store.core.pinyin import computed_key
 from store.core.projection import EventRecord
 
 log = logging.getLogger("jiyi.store.appkb")
@@ -157,14 +159,23 @@ def put_row(entry: AppKbEntry) -> None:
             AppEntry.stale,
         ],
     ).execute()
+    put_name_key(entry.term)
+
+
+def put_name_key(term: str) -> None:
+    """Keep the resolver's key of `term`'s name (`NameKey`), once per name."""
+    alnum = normalize(term).alnum
+    if CJK_RE.search(alnum) and not NameKey.select().where(NameKey.alnum == alnum).exists():
+        key = computed_key(alnum)
+        NameKey.insert(alnum=alnum, full=key.full, initials=key.initials).on_conflict_ignore().execute()
 
 
 class AppKbProjection:
     """The store's projection for the `app_kb` domain."""
 
     domain = DOMAIN
-    version = 3  # 2: term_pinyin; 3: one name normalization (store.core.names)
-    models: Sequence[type[BaseModel]] = (AppEntry,)
+    version = 4  # 2: term_pinyin; 3: one name normalization (store.core.names); 4: app_name_key
+    models: Sequence[type[BaseModel]] = (AppEntry, NameKey)
 
     def apply(self, event: EventRecord) -> None:
         for change in changes_for(event.type, event.payload):

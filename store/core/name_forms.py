@@ -1,4 +1,5 @@
-"""Normalization of app names and queries.
+"""Normalization of app names and queries: what the resolver compares, and what the App-KB's view keeps the
+pinyin of (`store.core.pinyin`, so that resolving needs no pypinyin for the App-KB's names).
 
 `store.core.names.fold_name` first (invisible characters removed, NFKC,
 traditional → simplified Chinese, casefold: the App-KB's own normalization, so
