@@ -38,7 +38,7 @@ ENV_PREFIX = "JIYI_"
 # The database server's password: read from the environment, kept out of `values` (and so out of every listing).
 PASSWORD_ENV = "JIYI_DATABASE_PASSWORD"
 
-log = logging.getLogger("jiyi.config")
+log = logging.getLogger("jiyi.service.config")
 
 REMOVED: dict[str, str] = {
     "console_service": "the console always runs the memory in a `jiyi serve` (its private one, or one already "

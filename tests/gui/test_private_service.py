@@ -218,7 +218,7 @@ def test_the_removed_in_process_setting_is_ignored_saying_so(tmp_path: Path, cap
 
     home = prepare_home(tmp_path / "home")
     (home / "config.toml").write_text('console_service = "inprocess"\n')
-    with caplog.at_level("WARNING", logger="jiyi.config"):
+    with caplog.at_level("WARNING", logger="jiyi.service.config"):
         config = load_config(home=home, env={"JIYI_CONSOLE_SERVICE": "inprocess"})
     assert [m.split(" is no longer")[0] for m in caplog.messages] == [
         "JIYI_CONSOLE_SERVICE",
