@@ -174,12 +174,16 @@ def socket_address(text: str, platform: str = sys.platform) -> Path:
     return Path(text).expanduser()
 
 
+DIGEST_CHARS = 12  # hex digits of the SHA-256 of the home's real path in its socket's name
+NAME_CHARS = 24  # characters of the home folder's own name kept in its socket's name
+
+
 def _label(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "", text)[:24]
+    return re.sub(r"[^A-Za-z0-9_-]", "", text)[:NAME_CHARS]
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(os.fsencode(text)).hexdigest()[:12]
+    return hashlib.sha256(os.fsencode(text)).hexdigest()[:DIGEST_CHARS]
 
 
 def _uid() -> int:

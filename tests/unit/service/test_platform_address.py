@@ -104,7 +104,8 @@ def test_a_socket_named_by_a_person_is_a_path_on_unix_and_a_pipe_on_windows() ->
 def test_the_agent_client_derives_the_same_socket_as_the_service(
     home: str, environ: dict[str, str], platform: str
 ) -> None:
-    # service/client.py imports nothing of Jiyi (agents copy the file), so it keeps its own copy.
+    # service/client.py imports nothing of Jiyi (agents copy the file); the service takes the derivation from it.
+    assert address.socket_for is client.socket_for and address.home_socket_path is client.home_socket_path
     assert client.socket_for(home, environ, platform) == address.socket_for(home, environ, platform)
     assert client.runtime_folders(environ) == address.runtime_folders(environ)
     for text in ("jiyi-x", "/tmp/x.sock"):
