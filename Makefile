@@ -78,6 +78,7 @@ test: system-deps $(VENV)/.stamp-test lint
 bench: $(VENV)/.stamp-run
 	$(PY) -P bench/resolve.py
 	$(PY) -P bench/service_socket.py
+	$(PY) -P bench/params_decode.py
 	$(PY) -P bench/episode_recall.py
 	$(PY) -P bench/recall_growth.py
 	$(PY) -P bench/recall_calibration.py

@@ -22,7 +22,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,13 +29,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # the tests' `jiyi serve` helpers
+sys.path.insert(0, str(REPO))  # bench.serve
 
+from bench import serve  # noqa: E402
 from service.client import JiyiClient  # noqa: E402
 from store.core import connect  # noqa: E402
 from store.core.acknowledged import MarkFile  # noqa: E402
 from store.core.database import Store  # noqa: E402
-from tests.service.conftest import Server, wait_for_socket  # noqa: E402
 
 AGENTS = 8
 BLOCK = 100  # commits of one variant before the next takes its turn
@@ -90,27 +89,13 @@ def commits_per_second(commits: int) -> None:
 _NO_MARK = "from store.core.acknowledged import MarkFile; MarkFile.advance = lambda self, seq, ts: None"
 
 
-def start(home: Path, sock: Path, patch: str, group: int) -> Server:
-    """`jiyi serve` with `patch` run first, the hash embedder, `group` writes per commit."""
-    code = f"{patch}\nimport sys; from gui.main import main; sys.exit(main())"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
-    env |= {"JIYI_EMBED_MODEL": "hash", "JIYI_WRITE_GROUP": str(group)}
-    command = [sys.executable, "-c", code, "serve", "--home", str(home), "--socket", str(sock)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_socket(sock, process)
-    except BaseException:
-        process.kill()
-        process.wait(timeout=30)
-        raise
-    return Server(process, sock, home)
-
-
 def writes_per_second(patch: str, group: int, seconds: float) -> float:
+    """Acknowledged writes per second through `jiyi serve` with `patch` run first, the hash embedder, `group`
+    writes per commit."""
     folder = Path(tempfile.mkdtemp(prefix="jym", dir="/tmp"))
+    env = {"JIYI_EMBED_MODEL": "hash", "JIYI_WRITE_GROUP": str(group)}
     try:
-        server = start(folder / "home", folder / "s.sock", patch, group)
-        try:
+        with serve.start(folder / "home", folder / "s.sock", env=env, before=patch) as server:
             acked = [0]
             lock, stop = threading.Lock(), threading.Event()
 
@@ -134,8 +119,6 @@ def writes_per_second(patch: str, group: int, seconds: float) -> float:
             for thread in threads:
                 thread.join()
             return done / wall
-        finally:
-            server.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -46,7 +46,7 @@ def main() -> None:
             for n, text in enumerate(texts):
                 doc = n % args.documents
                 started = time.perf_counter()
-                answer = memory.desk.put_bundle_document(
+                answer = memory.bundles.put_bundle_document(
                     "project/bench", f"doc{doc}.md", text, expected_revision=revisions[doc]
                 )
                 puts.append(time.perf_counter() - started)

@@ -8,7 +8,7 @@ longest stall while heavy work runs. Figures are printed beside a baseline measu
 1. Builds a home with N episodes (each with its scored shadow recall), N desk turns and N/10 topics, spread
    over the last 365 days. Episodes, recall scores and turns are appended to the event log in batches of
    2,000 per transaction through `Store.append_many` (the same events agents cause, applied to their views
-   in bulk, as `memory.ingest` does); topics go through `memory.desk.maintenance_commit`, 500 at a time.
+   in bulk, as `memory.ingest` does); topics go through `memory.maintenance.maintenance_commit`, 500 at a time.
    No vectors are built: the vector rebuild below is part of the load. A `--home` that already holds the
    episodes is reused.
 2. Opens the console offscreen on its qasync loop as `jiyi` does: attached to a private `jiyi serve` it
@@ -119,7 +119,7 @@ def build(home: Path, episodes: int, progress: Callable[[str], None]) -> dict[st
                 }
                 for t in range(first, min(topics, first + 500))
             ]
-            memory.desk.maintenance_commit({"topics": [b for b in batch if b["interaction_ids"]]})
+            memory.maintenance.maintenance_commit({"topics": [b for b in batch if b["interaction_ids"]]})
             progress(f"topics: {min(topics, first + 500):,}/{topics:,}")
         timings["topics_s"] = time.perf_counter() - began
     return timings

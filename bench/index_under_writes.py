@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -34,34 +33,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # the tests' `jiyi serve` helpers
+sys.path.insert(0, str(REPO))  # bench.serve
 
+from bench import serve  # noqa: E402
 from service.client import JiyiClient  # noqa: E402
 from service.config import load_config  # noqa: E402
 from service.evaluation.percentile import percentile  # noqa: E402
 from service.memory.group import run_group  # noqa: E402
 from service.memory.memory import Memory  # noqa: E402
-from tests.service.conftest import Server, wait_for_socket  # noqa: E402
 
-# `jiyi serve` from the checkout named first (its code, this venv's packages).
-_SERVE_FROM = "import sys; sys.path.insert(0, sys.argv.pop(1)); from gui.main import main; sys.exit(main())"
 SAID = ["提醒我明天给妈妈打电话", "把周报发给张经理", "订下周三去上海的机票", "查一下打印机为什么卡纸", "整理会议纪要"]
 
 
-def serve(code: Path, home: Path, sock: Path, embedder: str, log: Path) -> Server:
-    """A `jiyi serve` of the checkout `code` on `home`."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")}
-    environment |= {"JIYI_EMBED_MODEL": embedder}
-    command = [sys.executable, "-c", _SERVE_FROM, str(code), "serve", "--home", str(home), "--socket", str(sock)]
-    with open(log, "ab") as stderr:
-        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=stderr, cwd=code)
-    try:
-        wait_for_socket(sock, process)
-    except BaseException:
-        process.kill()
-        process.wait(timeout=30)
-        raise
-    return Server(process, sock, home)
+def serving(code: Path, home: Path, sock: Path, embedder: str, log: Path) -> serve.Served:
+    """A `jiyi serve` of the checkout `code` (this venv's packages) on `home`."""
+    return serve.start(home, sock, env={"JIYI_EMBED_MODEL": embedder}, code=code, log=log)
 
 
 def fill_backlog(home: Path, turns: int, embedder: str) -> None:
@@ -175,26 +161,24 @@ def scenario(code: Path, label: str, folder: Path, backlog_home: Path, args: arg
     print(f"\n== {label}: {code}", flush=True)
     # 1. the import on an idle service (a fresh home; nobody writes), then the writer alone on its caught-up home
     idle_home = folder / f"idle-{label}"
-    server = serve(code, idle_home, folder / f"idle-{label}.sock", args.embed_model, log)
-    try:
-        with JiyiClient(server.socket, timeout=120) as client:
-            seconds, finished = run_job(client, args.file, args.every, args.import_timeout, "idle")
-            out["idle_import"] = seconds
-            print(f"  import of {args.memories} memories on an idle service: {seconds:.1f} s", flush=True)
-            while lag(client) > 0:
-                time.sleep(1)
-            with writing(server.socket, args.rate, "alone") as writer:
-                time.sleep(args.alone)
-            out["alone"] = [ms for _, ms in writer.latencies]
-            print(f"  the writer alone (index caught up): {figures(out['alone'])}", flush=True)  # type: ignore[arg-type]
-    finally:
-        server.stop()
+    with (
+        serving(code, idle_home, folder / f"idle-{label}.sock", args.embed_model, log) as server,
+        server.person_client(timeout=120) as client,  # the import is the person's to start
+    ):
+        seconds, finished = run_job(client, args.file, args.every, args.import_timeout, "idle")
+        out["idle_import"] = seconds
+        print(f"  import of {args.memories} memories on an idle service: {seconds:.1f} s", flush=True)
+        while lag(client) > 0:
+            time.sleep(1)
+        with writing(server.socket, args.rate, "alone") as writer:
+            time.sleep(args.alone)
+        out["alone"] = [ms for _, ms in writer.latencies]
+        print(f"  the writer alone (index caught up): {figures(out['alone'])}", flush=True)  # type: ignore[arg-type]
     # 2. the backlog home under the writer: the lag over time, then the import job
     home = folder / f"backlog-{label}"
     shutil.copytree(backlog_home, home)
-    server = serve(code, home, folder / f"b-{label}.sock", args.embed_model, log)
-    try:
-        with JiyiClient(server.socket, timeout=120) as client, writing(server.socket, args.rate, "agent") as writer:
+    with serving(code, home, folder / f"b-{label}.sock", args.embed_model, log) as server:
+        with server.person_client(timeout=120) as client, writing(server.socket, args.rate, "agent") as writer:
             began = time.monotonic()
             lags = [(0.0, lag(client))]
             print(f"  lag under {args.rate:g} writes/s:     0 s  {lags[0][1]:6,d}", flush=True)
@@ -220,8 +204,6 @@ def scenario(code: Path, label: str, folder: Path, backlog_home: Path, args: arg
                 while client.call("job.list", read=True)["jobs"][0]["state"] == "running":
                     time.sleep(0.5)
                 print(f"  the job ended {time.monotonic() - stopped:.1f} s after the writer stopped", flush=True)
-    finally:
-        server.stop()
     return out
 
 

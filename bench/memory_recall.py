@@ -140,7 +140,7 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
     began = time.perf_counter()
     filed: set[int] = set()
     while True:
-        plan = memory.desk.maintenance_plan(limit=500)
+        plan = memory.maintenance.maintenance_plan(limit=500)
         if not plan["batch_id"]:
             break
         groups: dict[int, list[str]] = {}
@@ -182,7 +182,7 @@ def build(memory: Memory, n_turns: int, n_topics: int, seed: int) -> tuple[list[
                         "evidence": [{"interaction_id": ids[0], "quote": person}],
                     }
                 )
-        memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "facts": new_facts})
+        memory.maintenance.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "facts": new_facts})
     print(
         f"  filed them into {Topic.select().count()} topics with {len(filed)} facts "
         f"in {time.perf_counter() - began:.1f} s"

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,14 +35,14 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # the tests' PostgreSQL and `jiyi serve` helpers
+sys.path.insert(0, str(REPO))  # bench.serve, the tests' PostgreSQL server
 
+from bench import serve  # noqa: E402
 from service.client import JiyiClient  # noqa: E402
 from service.config import load_config, save_settings  # noqa: E402
 from service.evaluation.percentile import percentile  # noqa: E402
 from service.memory.memory import Memory  # noqa: E402
 from tests.postgres_server import PostgresServer, start_postgres  # noqa: E402
-from tests.service.conftest import Server, start_server, wait_for_socket  # noqa: E402
 
 NAMES = ["微信", "weixin", "威信", "淘宝", "小红书", "绿泡泡", "B站", "支付宝", "zfb", "不存在的应用"]
 QUERIES = ["牛奶", "上周的会议纪要", "火锅店", "quarterly report", "给妈妈打电话", "简历"]
@@ -125,7 +124,7 @@ class Sample:
     healths: list[dict[str, Any]]
 
     @classmethod
-    def take(cls, started: list[Server], server: PostgresServer | None) -> Sample:
+    def take(cls, started: list[serve.Served], server: PostgresServer | None) -> Sample:
         healths = []
         for running in started:
             with JiyiClient(running.socket, timeout=60) as client:
@@ -163,28 +162,16 @@ def _profile(before: Sample, after: Sample, acked: int) -> str:
 
 
 # `jiyi serve` with the desk index's thread never started: the writes as they were before turns were embedded.
-_WITHOUT_INDEX = (
-    "import sys; from service.memory.desk_index import DeskIndexer; DeskIndexer.start = lambda self: None; "
-    "from gui.main import main; sys.exit(main())"
-)
+_WITHOUT_INDEX = "from service.memory.desk_index import DeskIndexer; DeskIndexer.start = lambda self: None"
 
 
-def start_without_index(home: Path, sock: Path, env: dict[str, str]) -> Server:
-    """A `jiyi serve` as `start_server` starts it, but whose desk index embeds nothing."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("JIYI_")} | env
-    command = [sys.executable, "-c", _WITHOUT_INDEX, "serve", "--home", str(home), "--socket", str(sock)]
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_socket(sock, process)
-    except BaseException:
-        process.kill()
-        process.wait(timeout=30)
-        raise
-    return Server(process, sock, home)
+def start_without_index(home: Path, sock: Path, env: dict[str, str]) -> serve.Served:
+    """A `jiyi serve` as `_start` starts it, but whose desk index embeds nothing."""
+    return serve.start(home, sock, env=env, before=_WITHOUT_INDEX)
 
 
-def _start(home: Path, sock: Path, env: dict[str, str]) -> Server:
-    return start_server(home, sock, env=env)
+def _start(home: Path, sock: Path, env: dict[str, str]) -> serve.Served:
+    return serve.start(home, sock, env=env)
 
 
 def write_throughput(
@@ -195,12 +182,12 @@ def write_throughput(
     group: int = 32,
     *,
     embedder: str = "hash",
-    launch: Callable[[Path, Path, dict[str, str]], Server] = _start,
+    launch: Callable[[Path, Path, dict[str, str]], serve.Served] = _start,
 ) -> tuple[float, str]:
     """Acknowledged `interaction.remember` per second with `hosts` × 8 agents (each host its own home),
     and where the time went (with the desk index's lag at the end)."""
     folder = Path(tempfile.mkdtemp(prefix="jyb", dir="/tmp"))
-    started: list[Server] = []
+    started: list[serve.Served] = []
     try:
         for h in range(hosts):
             home = _home(folder / f"h{h}", url, server)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QLabel,
@@ -44,6 +44,10 @@ from service.remote.private import PrivateService
 if TYPE_CHECKING:
     from gui.pages.all_pages import PageWidget
     from gui.settings_dialog import SettingsDialog
+
+# The window's size until the person sizes it (`main/geometry` then keeps theirs); a window manager keeps it
+# within a smaller screen.
+DEFAULT_SIZE = QSize(1200, 760)
 
 
 def load_pages() -> None:
@@ -426,11 +430,12 @@ class MainWindow(QMainWindow):
         bar.setToolTip(text)
 
     def _restore_geometry(self) -> None:
+        """The size and place the person left the window at; else `DEFAULT_SIZE`. Bytes
+        `restoreGeometry` cannot read (emptied, damaged, hand-edited) count as none: the window would keep its
+        size hint, about 360×230, and cut the navigation list."""
         geometry = self.settings.value("main/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1200, 760)
+        if not (isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)):
+            self.resize(DEFAULT_SIZE)
         splitter = self.settings.value("main/splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)

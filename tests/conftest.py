@@ -55,16 +55,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def _private_runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Each test process (each xdist worker) its own runtime directory: a default socket path is never
-    another worker's, nor the developer's own running service's."""
-    before = os.environ.get("XDG_RUNTIME_DIR")
+    another worker's, nor the developer's own running service's. And its own configuration directory: the
+    console's settings (its window's size, its language) and Qt's are never the developer's own."""
+    before = {name: os.environ.get(name) for name in ("XDG_RUNTIME_DIR", "XDG_CONFIG_HOME")}
     run = tmp_path_factory.mktemp("run")
     run.chmod(0o700)
     os.environ["XDG_RUNTIME_DIR"] = str(run)
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
     yield
-    if before is None:
-        os.environ.pop("XDG_RUNTIME_DIR", None)
-    else:
-        os.environ["XDG_RUNTIME_DIR"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -141,8 +141,8 @@ class BundlesPage(QWidget):
     def _read_tree(self) -> tuple[list[Bundle], dict[str, str]]:
         """In the read lane: the bundles, and the folder each is mirrored to (what "open folder" opens, known
         before it is clicked: the GUI thread never waits on the service)."""
-        bundles = self.memory.desk.list_bundles()
-        return bundles, {b.bundle_id: self.memory.desk.bundle_directory(b.bundle_id) for b in bundles}
+        bundles = self.memory.bundles.list_bundles()
+        return bundles, {b.bundle_id: self.memory.bundles.bundle_directory(b.bundle_id) for b in bundles}
 
     def _fill_tree(self, bundles: list[Bundle]) -> None:
         # The service lists the most recently changed bundle first; a bundle shown already keeps its place,
@@ -223,7 +223,7 @@ class BundlesPage(QWidget):
 
     @page_task
     async def open_document(self, bundle_id: str, path: str) -> None:
-        bundle = await self.tasks.refresh("document", self.memory.desk.get_bundle, bundle_id, path)
+        bundle = await self.tasks.refresh("document", self.memory.bundles.get_bundle, bundle_id, path)
         doc = bundle.documents[0]
         self._show(bundle_id, path, doc.revision, doc.content, doc.file)
 
@@ -277,7 +277,7 @@ class BundlesPage(QWidget):
         self.save_button.setEnabled(False)
         try:
             result = await self.tasks.write(
-                self.memory.desk.put_bundle_document, bundle_id, path, text, expected_revision=expected, actor="user"
+                self.memory.bundles.put_bundle_document, bundle_id, path, text, expected_revision=expected, actor="user"
             )
         except Conflict as exc:
             if not exc.details:
@@ -339,7 +339,7 @@ class BundlesPage(QWidget):
         path = name if name.endswith((".md", ".json")) else f"{name}.md"
         title = path.rsplit(".", 1)[0]
         result = await self.tasks.write(
-            self.memory.desk.put_bundle_document, bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"
+            self.memory.bundles.put_bundle_document, bundle_id, path, f"# {title}\n", expected_revision=0, actor="user"
         )
         self.reload()
         self._show(bundle_id, path, result["revision"], result["content"])

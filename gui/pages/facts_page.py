@@ -114,7 +114,7 @@ class FactsPage(RecordPage):
     async def reload(self) -> None:
         scope, status = self.scope_box.currentData(), self.status_box.currentData()
         text = self.search_edit.text().strip() or None
-        await self._load(self.memory.desk.list_facts, scope=scope, status=status, text=text)
+        await self._load(self.memory.facts.list_facts, scope=scope, status=status, text=text)
 
     def _show_fact(self, row: int) -> None:
         record = self.model.record(row)
@@ -149,6 +149,6 @@ class FactsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """Confirm (active) or deactivate (inactive) the selected fact, as the user."""
         self.decide(
-            lambda fact_id: self.memory.desk.set_fact_status(fact_id, status, actor="user"),
+            lambda fact_id: self.memory.facts.set_fact_status(fact_id, status, actor="user"),
             lambda fact: fact.content,
         )

@@ -110,7 +110,7 @@ class SkillsPage(RecordPage):
     @page_task
     async def reload(self) -> None:
         status = self.status_box.currentData()
-        await self._load(self.memory.desk.list_skills, status=status)
+        await self._load(self.memory.skills.list_skills, status=status)
 
     def _show_skill(self, row: int) -> None:
         record = self.model.record(row)
@@ -151,6 +151,6 @@ class SkillsPage(RecordPage):
     def set_status(self, status: str) -> None:
         """The user's decision on the selected skill, written with actor `user`."""
         self.decide(
-            lambda skill_id: self.memory.desk.set_skill_status(skill_id, status, actor="user"),
+            lambda skill_id: self.memory.skills.set_skill_status(skill_id, status, actor="user"),
             lambda skill: skill.name,
         )

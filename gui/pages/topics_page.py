@@ -156,7 +156,7 @@ class TopicsPage(QWidget):
     @page_task
     async def load_status(self) -> None:
         """The backlog line: today's workday, turns no topic holds yet, idle time, a review due."""
-        status = await self.tasks.refresh("status", self.memory.desk.maintenance_status)
+        status = await self.tasks.refresh("status", self.memory.maintenance.maintenance_status)
         idle = status.get("idle_seconds")
         idle_text = self.tr("无活动记录") if idle is None else self.tr("空闲 {0} 分钟").format(int(idle // 60))
         workday, previous = status["workday"], status["previous_workday"]
@@ -171,7 +171,7 @@ class TopicsPage(QWidget):
 
     @page_task
     async def load_workdays(self) -> None:
-        rows = await self.tasks.refresh("workdays", self.memory.desk.list_workdays, limit=60)
+        rows = await self.tasks.refresh("workdays", self.memory.maintenance.list_workdays, limit=60)
         self.days.reset_rows(rows, False)
         if not rows:
             hint = self.tr(
@@ -184,12 +184,12 @@ class TopicsPage(QWidget):
     def _day_selected(self, row: int) -> None:
         record = self.days.record(row)
         if record is not None:
-            self.load_topics(self.memory.desk.workday_topics, record.workday)
+            self.load_topics(self.memory.maintenance.workday_topics, record.workday)
 
     def search_topics(self) -> None:
         text = self.search_edit.text().strip()
         if text:
-            self.load_topics(self.memory.desk.list_topics, text=text)
+            self.load_topics(self.memory.maintenance.list_topics, text=text)
 
     @page_task
     async def load_topics(self, fetch: Callable[..., list[Topic]], *args: Any, **kwargs: Any) -> None:
@@ -205,7 +205,7 @@ class TopicsPage(QWidget):
 
     @page_task
     async def open_topic(self, topic_id: str) -> None:
-        topic = await self.tasks.refresh("topic", self.memory.desk.get_topic, topic_id, limit=TURNS_PER_PAGE)
+        topic = await self.tasks.refresh("topic", self.memory.maintenance.get_topic, topic_id, limit=TURNS_PER_PAGE)
         self.items = list(topic.items)
         self._show_topic(topic)
 
@@ -218,7 +218,7 @@ class TopicsPage(QWidget):
         self.more_button.setEnabled(False)
         try:
             page = await self.tasks.refresh(
-                "topic", self.memory.desk.get_topic, topic_id, limit=TURNS_PER_PAGE, offset=offset
+                "topic", self.memory.maintenance.get_topic, topic_id, limit=TURNS_PER_PAGE, offset=offset
             )
         except Exception:
             self.more_button.setEnabled(True)  # the same turns can be asked for again

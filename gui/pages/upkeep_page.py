@@ -419,7 +419,7 @@ class UpkeepPage(QWidget):
         self.reports_loaded.emit(len(dreams) + len(consolidations))
 
     def _read_reports(self) -> tuple[list[DreamRecord], list[ConsolidationEntry]]:
-        return self.memory.dream.reports(10), self.memory.desk.consolidation_log(20)
+        return self.memory.dream.reports(10), self.memory.maintenance.consolidation_log(20)
 
     def _consolidation(self, record: ConsolidationEntry) -> str:
         """One entry of the consolidation log as a line of HTML."""

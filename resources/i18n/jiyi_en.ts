@@ -1077,16 +1077,6 @@
         <translation>chat</translation>
     </message>
     <message>
-        <location filename="../../gui/codes.py" line="253"/>
-        <source>套接字已由进程 {0} 为 {1} 服务（{2}）</source>
-        <translation>the socket is served by pid {0} for {1} ({2})</translation>
-    </message>
-    <message>
-        <location filename="../../gui/codes.py" line="258"/>
-        <source>记忆目录 {0} 正由进程 {1} 使用</source>
-        <translation>home {0} is in use by pid {1}</translation>
-    </message>
-    <message>
         <location filename="../../gui/codes.py" line="269"/>
         <source>状态目录 {0} 在只读文件系统上</source>
         <translation>The home {0} is on a read-only file system</translation>
@@ -2146,11 +2136,6 @@
         <location filename="../../gui/main_window.py" line="300"/>
         <source>本地</source>
         <translation>Local</translation>
-    </message>
-    <message>
-        <location filename="../../gui/main_window.py" line="306"/>
-        <source>服务未启动：{0}</source>
-        <translation>Service not running: {0}</translation>
     </message>
     <message>
         <location filename="../../gui/main_window.py" line="309"/>

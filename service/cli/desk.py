@@ -53,7 +53,7 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def status(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.maintenance_status())
+        print_json(memory.maintenance.maintenance_status())
     return 0
 
 
@@ -65,29 +65,29 @@ def recall_memory(args: argparse.Namespace, config: Config) -> int:
 
 def list_topics(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.list_topics(text=args.text))
+        print_json(memory.maintenance.list_topics(text=args.text))
     return 0
 
 
 def list_skills(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.list_skills(args.status))
+        print_json(memory.skills.list_skills(args.status))
     return 0
 
 
 def decide_skill(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.set_skill_status(args.skill_id, SKILL_VERBS[args.verb], actor="user"))
+        print_json(memory.skills.set_skill_status(args.skill_id, SKILL_VERBS[args.verb], actor="user"))
     return 0
 
 
 def list_facts(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.list_facts(scope=args.scope, status=args.status))
+        print_json(memory.facts.list_facts(scope=args.scope, status=args.status))
     return 0
 
 
 def decide_fact(args: argparse.Namespace, config: Config) -> int:
     with open_memory(config) as memory:
-        print_json(memory.desk.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user"))
+        print_json(memory.facts.set_fact_status(args.fact_id, FACT_VERBS[args.verb], reason=args.reason, actor="user"))
     return 0

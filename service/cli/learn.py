@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from service.cli.command import LazyChoices, Subparsers, add_command, add_group
+from service.cli.command import LazyChoices, Subparsers, add_command, add_group, open_memory
 from store.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -67,9 +67,7 @@ def print_grant(args: argparse.Namespace, config: Config) -> int:
 
 
 def show_status(args: argparse.Namespace, config: Config) -> int:
-    from service.memory.memory import Memory
-
-    with Memory.open(config) as memory:
+    with open_memory(config) as memory:  # through the service that owns the home, if one runs
         status = memory.learning.status()
     if args.json:
         print(json.dumps(msgspec.to_builtins(status), ensure_ascii=False, indent=2))
@@ -93,9 +91,7 @@ def show_status(args: argparse.Namespace, config: Config) -> int:
 
 
 def scan_now(args: argparse.Namespace, config: Config) -> int:
-    from service.memory.memory import Memory
-
-    with Memory.open(config) as memory:
+    with open_memory(config) as memory:
         report = memory.learning.scan()
     print(_line(report, ("added", "stopped", "revoked", "read", "backpressure")))
     return 0

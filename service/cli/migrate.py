@@ -37,7 +37,8 @@ def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def migrate_store(args: argparse.Namespace, config: Config) -> int:
     from service.config import BY_NAME, ConfigError, save_settings
-    from store.core.database import Store, connect_database
+    from store.core.connect import connect_database
+    from store.core.database import Store
     from store.core.relocate import copy_events, domain_counts, view_checksum
     from store.projections import all_projections
 
@@ -123,8 +124,8 @@ def _index_desk(config: Config, database_url: str) -> None:
 
 def _same(url: str, other: str, home: Path) -> bool:
     """Whether two database URLs name the same database of `home` (empty: its own SQLite file)."""
-    from store.core.database import DB_NAME
     from store.core.database_url import parse_database_url
+    from store.core.home import DB_NAME
 
     def key(text: str) -> str:
         target = parse_database_url(text)

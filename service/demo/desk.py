@@ -116,10 +116,10 @@ def fill_desk(memory: Memory, *, days: int = 6) -> dict[str, int]:
     turns, n = _week_of_turns(memory, days, now)
     _personal_turns(memory, now)
     _file_topics(memory, turns)
-    memory.desk.maintenance_commit({"facts": FACTS, "skills": SKILLS, "note": "提炼事实和技能草稿"})
+    memory.maintenance.maintenance_commit({"facts": FACTS, "skills": SKILLS, "note": "提炼事实和技能草稿"})
     _person_decides(memory)
     memory.desk.record_consolidation("finished", summary="演示：整理完一周的问答")
-    return {"interactions": n, "topics": len(memory.desk.list_topics()), "facts": len(memory.desk.list_facts())}
+    return {"interactions": n, "topics": len(memory.maintenance.list_topics()), "facts": len(memory.facts.list_facts())}
 
 
 def _week_of_turns(memory: Memory, days: int, now: float) -> tuple[dict[str, list[str]], int]:
@@ -177,7 +177,7 @@ def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
     topic_of = {i: key for key, ids in turns.items() for i in ids}
     titles = {key: title for key, title, *_ in THEMES}
     while True:
-        plan = memory.desk.maintenance_plan(limit=40)
+        plan = memory.maintenance.maintenance_plan(limit=40)
         if not plan["batch_id"]:
             break
         groups: dict[str, list[tuple[str, str, str]]] = {}  # theme -> (interaction id, workday, user text)
@@ -198,24 +198,24 @@ def _file_topics(memory: Memory, turns: dict[str, list[str]]) -> None:
                         "segments": [{"workday": workday, "summary": "；".join(text for _, text in same_day)[:120]}],
                     }
                 )
-        memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
+        memory.maintenance.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, "note": "演示数据整理"})
 
 
 def _person_decides(memory: Memory) -> None:
     """The person activates one skill draft (through the agent, as they asked in their latest turn: the agent
     names that turn and quotes them) and edits a bundle document."""
-    news = next(s for s in memory.desk.list_skills("draft") if s.name == "新闻只选科技财经")
+    news = next(s for s in memory.skills.list_skills("draft") if s.name == "新闻只选科技财经")
     asked = "好，启用新闻只选科技财经这个技能"
     memory.desk.remember_interaction("demo-turn-enable-news", user_text=asked, assistant_text="已启用", ts=time.time())
-    memory.desk.set_skill_status(
+    memory.skills.set_skill_status(
         news.skill_id,
         "active",
         actor="agent",
         user_request="启用新闻只选科技财经",
         interaction_id="demo-turn-enable-news",
     )
-    bundle = memory.desk.get_bundle("schedule/ufo-daily", "preferences.md").documents[0]
-    memory.desk.put_bundle_document(
+    bundle = memory.bundles.get_bundle("schedule/ufo-daily", "preferences.md").documents[0]
+    memory.bundles.put_bundle_document(
         "schedule/ufo-daily",
         "preferences.md",
         "# 偏好 · 每日 UFO 构建检查\n\n- 只在**失败**时提醒我\n- 警告超过 5 个时也提醒\n",

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
 from service.ops import appkb, desk, lessons, maintenance, status
 from service.ops.declare import Operation
 from store.core import clock
@@ -118,6 +120,11 @@ def _same(*names: str) -> dict[str, str]:
     return {name: name for name in names}
 
 
+def _every(operation: Operation[Any, Any], *, but: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every parameter `operation` declares (`but` those), under its own name."""
+    return _same(*(f.encode_name for f in msgspec.structs.fields(operation.params) if f.encode_name not in but))
+
+
 class TurnIds:
     """Ids for turns sent without the assistant's own: derived from the content and the UTC minute the turn
     was first sent in. A retry within `RETRY_SECONDS` of the first sending (a lost answer, a client that
@@ -168,7 +175,7 @@ TOOLS: tuple[Tool, ...] = (
         "conversations, their preferences, projects or people. Matches by meaning and by words. Returns "
         "related earlier turns, task cards, bundles, topics, long-term facts and active skills as JSON lists "
         "(empty lists when nothing relevant is remembered).",
-        _same("query", "limit"),
+        _every(desk.RECALL),
     ),
     Tool(
         "context_prepare",
@@ -205,7 +212,7 @@ TOOLS: tuple[Tool, ...] = (
         "List long-term facts about the user and their work, each with its verbatim evidence, by scope, "
         "status (active, the default: confirmed or in use; or candidate: proposed, not yet confirmed) or "
         "text. Returns a page of facts and the next offset.",
-        _same("scope", "status", "text", "limit", "offset"),
+        _every(maintenance.FACT_LIST),
         narrowed={"status": ("active", "candidate")},  # a fact the person withdrew (inactive) is not listed
     ),
     Tool(
@@ -228,13 +235,13 @@ TOOLS: tuple[Tool, ...] = (
         maintenance.TOPIC_LIST,
         "List conversation topics, most recently active first, optionally matching a text or of one "
         "workday (YYYY-MM-DD). Returns a page of topics; read one with get_topic.",
-        _same("text", "workday", "limit", "offset"),
+        _every(maintenance.TOPIC_LIST),
     ),
     Tool(
         "get_topic",
         maintenance.TOPIC_GET,
         "Read one topic (an id from list_topics or memory_recall) with its turns, a page at a time.",
-        _same("topic_id", "limit", "offset"),
+        _every(maintenance.TOPIC_GET),
     ),
     Tool(
         "get_bundle",
@@ -242,7 +249,7 @@ TOOLS: tuple[Tool, ...] = (
         "Read a bundle folder (a schedule's or a project's working notes): without `path` its documents "
         "and their revisions, with `path` one document's content and revision. Read a document before "
         "saving it: the save needs the revision you read.",
-        _same("bundle_id", "schedule_id", "path"),
+        _every(desk.BUNDLE_GET),
     ),
     Tool(
         "save_bundle_document",
@@ -259,7 +266,7 @@ TOOLS: tuple[Tool, ...] = (
         appkb.RESOLVE,
         "Turn an app name as the user said it (绿泡泡, weixin, 威信) into an Android package. Returns "
         "`resolved` (safe to launch), `ambiguous` (ranked candidates to choose from) or `unknown`.",
-        _same("name", "device"),
+        _every(appkb.RESOLVE),
     ),
     Tool(
         "memory_status",

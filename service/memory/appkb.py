@@ -20,11 +20,11 @@ from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
 from service.memory.results import LearnAliasOutcome
 from service.ops import appkb as appkb_ops
-from service.ops.perform import prepares
+from service.ops.perform import converts, lists, pages, performs, prepares, prepares_converted
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
-from store.appkb.entry import ALIAS_KINDS, AppKbEntry, EntryKey, is_package_name, normalize_term
+from store.appkb.entry import ALIAS_KINDS, AppKbEntry, is_package_name, normalize_term, parse_assignment
 from store.appkb.implicit_alias import ImplicitAliasEvidence
 from store.appkb.projection import DOMAIN as APP_KB
 from store.appkb.results import ForgetAliasResult, HistoryItem, SyncReport, UndoResult
@@ -67,6 +67,7 @@ class AppKbService:
 
     # -- App-KB reads ------------------------------------------------------------------
 
+    @pages(appkb_ops.LIST, row=appkb_ops.AliasEntry)
     def list_aliases(
         self,
         *,
@@ -77,7 +78,7 @@ class AppKbService:
         limit: int | None = None,
         offset: int = 0,
         order: str = "reference",
-        after: EntryKey | None = None,
+        after: Sequence[str] | None = None,
     ) -> list[AppKbEntry]:
         """App-KB entries, filtered and paged in the store ("reference" or "trust" order); `after` (the last
         entry's storage key) pages by key, as `store.appkb.kb.list_entries` says.
@@ -95,7 +96,7 @@ class AppKbService:
             limit=limit,
             offset=offset,
             order=order,
-            after=after,
+            after=None if after is None else (after[0], after[1], after[2], after[3]),
         )
         return self._with_app_labels(entries)
 
@@ -117,6 +118,11 @@ class AppKbService:
     def devices(self) -> list[str]:
         return appkb.devices(self.store)
 
+    @performs(appkb_ops.DEVICES)
+    def inventory(self) -> appkb_ops.Devices:
+        """The devices that synced their apps, and how many entries the App-KB holds."""
+        return appkb_ops.Devices(devices=self.devices(), aliases=self.count_aliases())
+
     def installed(self, device: str) -> dict[str, str] | None:
         """Package → label installed on `device` (None when it never synced); cached per generation."""
         generation = self.parts.generation
@@ -127,6 +133,7 @@ class AppKbService:
         self._installed[device] = (generation, value)
         return value
 
+    @lists(appkb_ops.HISTORY, row=appkb_ops.HistoryRow)
     def alias_history(self, name: str, *, limit: int = 500) -> list[HistoryItem]:
         """Every App-KB change about `name`, newest first."""
         return appkb_history.history(self.store, name, limit=limit)
@@ -139,9 +146,17 @@ class AppKbService:
         (`Conflict`) for a name that already names another app. Warns (but saves) when not installed."""
         return self.prepare_learn_alias(name, package, actor=actor)()
 
-    def prepare_learn_alias(self, name: str, package: str, *, actor: str = "user") -> Callable[[], LearnAliasOutcome]:
+    @prepares_converted(appkb_ops.LEARN)
+    def prepare_learn_alias(
+        self, name: str | None, package: str | None, *, assignment: str | None = None, actor: str = "user"
+    ) -> Callable[[], LearnAliasOutcome]:
         """`learn_alias` in two steps: checked now (refused here when it must be), and the returned call
-        writes it. A host prepares writes while another group of writes holds the write lock."""
+        writes it. A host prepares writes while another group of writes holds the write lock. `assignment`
+        (`名称=包名`) gives the name and the package instead."""
+        if assignment is not None:
+            name, package = parse_assignment(assignment)
+        if name is None or package is None:
+            raise InvalidInput("give a name and a package, or an assignment 名称=包名")
         check_actor(actor)
         self._check_enabled()
         self._refuse_lookalike(name, package)
@@ -214,6 +229,7 @@ class AppKbService:
         """Remove `name`'s global user and learned aliases; device entries stay."""
         return self.prepare_forget_alias(name, actor=actor)()
 
+    @prepares_converted(appkb_ops.FORGET)
     def prepare_forget_alias(self, name: str, *, actor: str = "user") -> Callable[[], ForgetAliasResult]:
         """`forget_alias` in two steps, as `prepare_learn_alias`. The person's (actor `user`) removes the name's
         user and learned aliases; an agent's only learned ones, and is `Forbidden` where the person's alias is."""
@@ -229,11 +245,12 @@ class AppKbService:
 
         return write
 
-    def undo_change(self, txn: int, *, actor: str = "user") -> UndoResult:
-        """Revert App-KB change `txn` by appending reverting events (undoing an undo redoes)."""
+    @converts(appkb_ops.UNDO, fixed={"actor": "user"})
+    def undo_change(self, change: int, *, actor: str = "user") -> UndoResult:
+        """Revert App-KB change `change` by appending reverting events (undoing an undo redoes)."""
         check_actor(actor)
         with self.parts.writes:
-            result = appkb_history.undo(self.store, txn, actor=actor)
+            result = appkb_history.undo(self.store, change, actor=actor)
         self.parts.changed(APP_KB, result.txn)
         return result
 
@@ -365,6 +382,7 @@ class AppKbService:
             return False
         return self.config.resolve_embedding == "off" or self.recall.alias_route_is_ready(current[2])
 
+    @converts(appkb_ops.RESOLVE)
     def resolve_app(self, name: str, *, device: str | None = None) -> Resolution:
         """Which package `name` means on `device`: resolved, ambiguous or unknown, with candidates."""
         if not isinstance(name, str):

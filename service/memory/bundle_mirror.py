@@ -52,7 +52,7 @@ class BundleMirror:
         bundle_catch_up.follow(self.store, self.files, self._mark, seq)
 
     def catch_up(self) -> bundles.MirrorReport:
-        """Mirror what the files missed (see `DeskService.catch_up_mirror`)."""
+        """Mirror what the files missed (see `BundleService.catch_up_mirror`)."""
         report = bundle_catch_up.catch_up(self.store, self.files, self._mark)  # saves the mark
         self._unmirrored = set(report.not_written)
         self._mark_saved, self._mark_dirty = time.monotonic(), False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.memory.bundles import BundleService
 from service.memory.context_pack import (
     build_pack,
     card_line,
@@ -29,9 +30,10 @@ from store.desk.rows import Document
 class ContextService:
     """Builds context packs from desk memory and a schedule's bundle."""
 
-    def __init__(self, parts: Parts, desk: DeskService, learning: LearningService) -> None:
+    def __init__(self, parts: Parts, desk: DeskService, bundles: BundleService, learning: LearningService) -> None:
         self.parts = parts
         self.desk = desk
+        self.bundles = bundles
         self.learning = learning
 
     @performs(desk_ops.CONTEXT)
@@ -48,7 +50,7 @@ class ContextService:
             check_id(schedule_id, "schedule_id")
             try:
                 bundle = bundles.get_bundle(
-                    self.parts.store, self.desk.bundle_files, bundles.bundle_id_of("schedule", schedule_id)
+                    self.parts.store, self.bundles.bundle_files, bundles.bundle_id_of("schedule", schedule_id)
                 )
             except NotFound:
                 pass  # the schedule has not run yet: the pack simply has no bundle

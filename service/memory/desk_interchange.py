@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from service import __version__
+from service.memory.bundles import BundleService
 from service.memory.desk import DeskService
 from service.memory.parts import Parts
 from service.memory.rows import KindReport
@@ -33,9 +34,10 @@ Progress = Callable[[int, int], None]
 class DeskInterchange:
     """`export_desk`, `import_desk`, `import_foreign`; each import answers what it added, skipped and refused."""
 
-    def __init__(self, parts: Parts, desk: DeskService) -> None:
+    def __init__(self, parts: Parts, desk: DeskService, bundles: BundleService) -> None:
         self.parts = parts
-        self.desk = desk
+        self.desk = desk  # its index takes what an import added
+        self.bundles = bundles
 
     @property
     def staging(self) -> Path:
@@ -141,7 +143,7 @@ class DeskInterchange:
             return
         self.parts.changed(DESK)
         self.parts.changed(LEARNING)
-        self.desk.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
+        self.bundles.catch_up_mirror()  # the imported documents' files (an edit made outside is kept beside)
         try:
             self.desk.index.drain(indexing, since=since)
         except Exception as exc:

@@ -33,7 +33,7 @@ from service.memory.rows import DailyRecallPoint
 from service.memory.rows import row as typed_row
 from service.memory.rows import rows as typed_rows
 from service.ops import episode_recall as recall_ops
-from service.ops.perform import lists, performs
+from service.ops.perform import holds, lists, performs
 from store.appkb import kb as appkb
 from store.core.errors import InvalidInput
 from store.core.home.atomic_file import write_text
@@ -477,6 +477,7 @@ class EpisodeRecallService:
         """The runs evaluated in a window, with recalled vs actual apps (newest first)."""
         return typed_rows(RunTrace, recall_stats.runs_between(self.store, since, until, limit))
 
+    @holds(recall_ops.TRACE)
     def recall_trace(self, run_id: str) -> RunTrace | None:
         """What recall offered at the start of `run_id` and how it scored (None when there was no recall)."""
         trace = recall_stats.trace_of(self.store, check_run_id(run_id))

@@ -200,6 +200,7 @@ class LearningService:
 
     # -- the pipeline ----------------------------------------------------------------------
 
+    @performs(learning_ops.SCAN)  # type: ignore[arg-type]  # the answer is the dict declared (a TypedDict to mypy)
     def scan(self) -> scan.ScanAnswer:
         """Advance both cursors now (and expire due records and leases); answers how many intents were added."""
         grant = self._admitting()
@@ -289,10 +290,12 @@ class LearningService:
         """
         if not isinstance(reason, str) or not reason.strip():
             raise InvalidInput("say why: a verdict needs a reason")
+        grant = self._admitting()
+        review.check_verdict(verdict, reason)  # before the lease: a refused verdict leaves the candidate waiting
         with self.parts.writes:
             lease = review.lease_candidate(
                 self.parts.store,
-                self._admitting(),
+                grant,
                 _owner_request_id(),
                 self.parts.redactor,
                 reviewer="owner",
@@ -327,9 +330,13 @@ class LearningService:
             return msgspec.structs.replace(answer, adoption_refused=adopted.reason, adoption=adopted)
         return msgspec.structs.replace(answer, adoption=adopted)
 
-    def revoke_record(self, record_id: str, request_id: str, reason: str = "", *, actor: str = "user") -> RecordRevoked:
-        """Take an adopted record back (its fact deactivated, lesson revoked, draft rejected)."""
+    @performs(learning_ops.RECORD_REVOKE, fixed={"actor": "user"})
+    def revoke_record(
+        self, record_id: str, request_id: str, reason: str | None = "", *, actor: str = "user"
+    ) -> RecordRevoked:
+        """Take an adopted record back (its fact deactivated, lesson revoked, draft rejected); the person's."""
         ledger.check_request_id(request_id, self.parts.redactor)
+        reason = reason or ""
         params = {"record_id": record_id, "reason": reason}
         store = self.parts.store
         with self.parts.writes, store.atomic():

@@ -20,11 +20,14 @@ class LessonService:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
 
+    @performs(lesson_ops.LESSON_ADD)
     def add_lesson(
-        self, text: str, apps: Sequence[str] = (), *, runs: Sequence[str] = (), actor: str = "user"
+        self, text: str, apps: Sequence[str] | None = (), *, runs: Sequence[str] | None = (), actor: str = "user"
     ) -> Lesson:
-        """Propose a lesson, learned from `runs` (agents get it in `on` mode only after a person approves it)."""
+        """Propose a lesson for `apps`, learned from `runs` (agents get it in `on` mode only after a person
+        approves it); None is no apps or runs."""
         check_actor(actor)
+        apps, runs = apps or (), runs or ()
         with self.parts.writes:
             lesson = lessons.add(self.parts.store, text, apps, actor=actor, redactor=self.parts.redactor, runs=runs)
         self.parts.changed(lessons.DOMAIN)

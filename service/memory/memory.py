@@ -2,8 +2,9 @@
 
 It opens the store and composes one service per domain, as Anki's
 `Collection` composes its managers: `appkb`, `runs`, `lessons`, `recall`,
-`desk`, `learning`, `context`, `dream`. They share one `Parts` (configuration, store,
-redactor, write lock) and one change bus. Writes are serialized and
+`desk`, `maintenance`, `facts`, `skills`, `bundles`, `learning`, `context`,
+`dream`. They share one `Parts` (configuration, store, redactor, write lock)
+and one change bus. Writes are serialized and
 acknowledged only after their transaction commits; listeners hear about each
 committed change (the console refreshes its pages from that).
 """
@@ -23,6 +24,7 @@ from recall.verdict import Resolution
 from service import __version__
 from service.config import Config
 from service.memory.appkb import AppKbService, LaunchOutcome
+from service.memory.bundles import BundleService
 from service.memory.bus import Listener
 from service.memory.calibration import CalibrationService
 from service.memory.context import ContextService
@@ -32,13 +34,16 @@ from service.memory.doctor import Check, run_checks
 from service.memory.domain import Domain
 from service.memory.dream import DreamService
 from service.memory.episode_recall import EpisodeRecallService
+from service.memory.facts import FactService
 from service.memory.ingest import IngestService
 from service.memory.jobs import Jobs
 from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
+from service.memory.maintenance import MaintenanceService
 from service.memory.parts import Parts
 from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
+from service.memory.skills import SkillService
 from service.ops import upkeep as upkeep_ops
 from service.ops.perform import performs
 from store.appkb.entry import AppKbEntry
@@ -107,12 +112,19 @@ class Memory:
         self.runs = RunService(self.parts, self.appkb, self.recall, self.dream, self.calibration)
         self.ingest = IngestService(self.parts, self.recall)
         self.lessons = LessonService(self.parts)
-        self.desk = DeskService(self.parts, lambda: (self.recall.engine.index, self.recall.engine.embedder))
+        self.bundles = BundleService(self.parts)
+        self.desk = DeskService(
+            self.parts, self.bundles, lambda: (self.recall.engine.index, self.recall.engine.embedder)
+        )
+        self.maintenance = MaintenanceService(self.parts)
+        self.facts = FactService(self.parts)
+        self.skills = SkillService(self.parts)
         self.recall.after_rebuild.append(self.desk.index.rebuild)
         self.learning = LearningService(self.parts)
-        self.interchange = DeskInterchange(self.parts, self.desk)  # the desk memory in and out (open formats)
+        # the desk memory in and out (open formats)
+        self.interchange = DeskInterchange(self.parts, self.desk, self.bundles)
         self.runs.finished.append(self.learning.scan_after_run)
-        self.context = ContextService(self.parts, self.desk, self.learning)
+        self.context = ContextService(self.parts, self.desk, self.bundles, self.learning)
         self.jobs = Jobs()  # the rebuilds clients start, follow and cancel (socket: job.*)
         self._taskwizard_import = threading.Lock()
         self._counts: tuple[int, StoreCounts] | None = None
@@ -125,7 +137,7 @@ class Memory:
         # any store a put whose file a kill -9 or a full disk kept from it (left older, or missing). A read-only
         # home's files stay as they are (nothing can be written there).
         if store.read_only is None and store.loss is None:  # a store opened to report a loss takes no writes
-            self.desk.catch_up_mirror()
+            self.bundles.catch_up_mirror()
             # An import a stop cut short while it was published is finished before anything else is written;
             # one that cannot be now (the home over its size budget, a full disk) waits, said in the log.
             try:
@@ -162,13 +174,13 @@ class Memory:
     def _remote_change(self, domain: str, seq: int, types: frozenset[str]) -> None:
         """Another host committed: this host's files follow (bundle mirrors), then its listeners hear of it."""
         if domain == DESK and "bundle_document_put" in types:
-            self.desk.mirror_remote(seq)
+            self.bundles.mirror_remote(seq)
         self.parts.changed(domain, seq)
 
     def _everything_changed(self) -> None:
         """Change notices may have been missed (the feed's connection dropped): catch up, tell every domain."""
         try:
-            self.desk.catch_up_mirror()
+            self.bundles.catch_up_mirror()
         except StorageProblem as exc:  # the server went away again: the feed reconnects, and this runs again then
             log.warning("the bundle mirror could not catch up with the database: %s", exc)
         for domain in self.store.domains:
@@ -236,10 +248,10 @@ class Memory:
         if self._feed is not None:
             self._feed.stop()
             self._feed = None
-        self.desk.mirror.stop_retrying()
+        self.bundles.mirror.stop_retrying()
         if not self.store.db.is_closed():
             self.learning.shutdown()
-            self.desk.close()
+            self.bundles.close()
         self.calibration.close()
         self.recall.close()
         self.store.close()
@@ -342,7 +354,7 @@ class Memory:
         """Drop and rebuild every view from the event log, then write back any missing bundle file."""
         with self.parts.writes:
             counts = self.store.rebuild(progress=progress)
-            mirrored = self.desk.restore_bundle_files()
+            mirrored = self.bundles.restore_bundle_files()
         if mirrored.written:
             counts["bundle_files_restored"] = mirrored.written
         if mirrored.failed:
@@ -431,14 +443,15 @@ class Memory:
             self.recall.index_missing(progress, batch=250)
         return reports
 
-    def export_taskwizard(self, directory: Path) -> dict[str, dict[str, int]]:
+    @performs(upkeep_ops.EXPORT)
+    def export_taskwizard(self, directory: Path | str) -> dict[str, dict[str, int]]:
         """Write the App-KB, the episode archive, the recall scorecard and the lessons as a TaskWizard
         `memory/` directory.
 
         Raises `InvalidInput` when `directory` is a file or a link, and `EnvironmentProblem`
         when it cannot be written (no permission, a full disk).
         """
-        root = export_root(directory)
+        root = export_root(Path(directory))
         try:
             return {
                 "app_kb": taskwizard_appkb.export_appkb(self.store, root),
@@ -457,6 +470,10 @@ PARTS: dict[str, type] = {
     "recall": EpisodeRecallService,
     "lessons": LessonService,
     "desk": DeskService,
+    "maintenance": MaintenanceService,
+    "facts": FactService,
+    "skills": SkillService,
+    "bundles": BundleService,
     "context": ContextService,
     "learning": LearningService,
     "dream": DreamService,

@@ -23,7 +23,7 @@ from service.memory.procedure_recall import Pick, ProcedureRecall, RunCards
 from service.memory.results import RunEventReceipt, RunFinished, RunStarted
 from service.memory.rows import Episode, EpisodeDetail
 from service.ops import runs as runs_ops
-from service.ops.perform import performs
+from service.ops.perform import holds, performs
 from store.appkb import alias_correction
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
@@ -378,11 +378,38 @@ class RunService:
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
 
+    @performs(runs_ops.EPISODE_LIST)
+    def episode_page(
+        self,
+        *,
+        text: str | None = None,
+        app: str | None = None,
+        device: str | None = None,
+        success: bool | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        revoked: bool | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        after: Sequence[float | str] | None = None,
+        total: bool = False,
+    ) -> runs_ops.EpisodePage:
+        """A page of `list_episodes` for these filters, with the count of every episode they keep if `total`."""
+        f = EpisodeFilter(text=text, app=app, device=device, success=success, since=since, until=until, revoked=revoked)
+        key = None if after is None else (float(after[0]), str(after[1]))
+        rows = self.list_episodes(f, limit=limit + 1, offset=offset, after=key)
+        return runs_ops.EpisodePage(
+            episodes=rows[:limit],
+            next_offset=offset + limit if len(rows) > limit else None,
+            total=self.count_episodes(f) if total else None,
+        )
+
     @performs(runs_ops.EPISODE_GET)
     def get_episode(self, run_id: str) -> EpisodeDetail:
         """One episode with its tool-event timeline."""
         return episodes.get_episode(self.store, run_id)
 
+    @holds(runs_ops.EPISODE_REVOKE, fixed={"actor": "user"}, also={"revoked": True})
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:
         """Keep an episode out of recall (it stays archived); returns the change id.
 
@@ -403,6 +430,7 @@ class RunService:
             log.warning("could not drop the vector of %s (rebuild-vec will): %s", run_id, exc)
         return seq
 
+    @holds(runs_ops.EPISODE_RESTORE, fixed={"actor": "user"}, also={"revoked": False})
     def restore_episode(self, run_id: str, *, actor: str = "user") -> int:
         """Let recall use a revoked episode again; returns the change id."""
         check_actor(actor)

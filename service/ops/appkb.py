@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
+
 from recall.verdict import Candidate, Resolution
 from service.memory.domain import Domain
+from service.memory.results import LearnAliasOutcome
 from service.ops.declare import Args, NoArgs, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
 from store.appkb.entry import KINDS, AppKbEntry
-from store.appkb.results import SyncReport
+from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, SyncReport, UndoResult
 from store.core.errors import InvalidInput
 
 ACTORS = ("agent", "user")
@@ -73,6 +76,9 @@ class Resolved(Reply, frozen=True):
             elapsed_ms=round(r.elapsed_ms, 3),
         )
 
+    def back(self) -> Resolution:
+        return msgspec.convert(self, Resolution, from_attributes=True)
+
 
 class AliasEntry(Reply, frozen=True, omit_defaults=True):
     """An App-KB entry in the reference's JSON shape (`last_success` only when set)."""
@@ -104,6 +110,9 @@ class AliasEntry(Reply, frozen=True, omit_defaults=True):
             stale=e.stale,
             last_success=e.last_success,
         )
+
+    def back(self) -> AppKbEntry:
+        return msgspec.convert(self, AppKbEntry, from_attributes=True)
 
 
 class ResolveArgs(Args, frozen=True):
@@ -137,6 +146,25 @@ class AliasLearned(Reply, frozen=True):
     installed_on: list[str]
     missing_on: list[str]
 
+    @classmethod
+    def of(cls, outcome: LearnAliasOutcome) -> AliasLearned:
+        result = outcome.result
+        return cls(
+            changed=result.changed,
+            entry=AliasEntry.of(result.entry),
+            replaced=[AliasEntry.of(e) for e in result.replaced],
+            change=result.txn,
+            warnings=outcome.warnings,
+            installed_on=outcome.installed_on,
+            missing_on=outcome.missing_on,
+        )
+
+    def back(self) -> LearnAliasOutcome:
+        result = LearnAliasResult(self.changed, self.entry.back(), [e.back() for e in self.replaced], self.change)
+        outcome = LearnAliasOutcome(result, self.installed_on, self.missing_on)
+        outcome.notes = [w for w in self.warnings if w not in outcome.installation()]
+        return outcome
+
 
 class ForgetArgs(Args, frozen=True):
     name: Name
@@ -147,6 +175,13 @@ class AliasForgotten(Reply, frozen=True):
     term: str
     removed: list[AliasEntry]
     change: int
+
+    @classmethod
+    def of(cls, result: ForgetAliasResult) -> AliasForgotten:
+        return cls(term=result.term, removed=[AliasEntry.of(e) for e in result.removed], change=result.txn)
+
+    def back(self) -> ForgetAliasResult:
+        return ForgetAliasResult(term=self.term, removed=[e.back() for e in self.removed], txn=self.change)
 
 
 class ListArgs(Args, frozen=True):
@@ -190,6 +225,13 @@ class HistoryRow(Reply, frozen=True):
     change: int | None
     payload: dict[str, Any]
 
+    @classmethod
+    def of(cls, i: HistoryItem) -> HistoryRow:
+        return cls(seq=i.seq, ts=i.ts, actor=i.actor, type=i.type, change=i.txn, payload=i.payload)
+
+    def back(self) -> HistoryItem:
+        return HistoryItem(self.seq, self.ts, self.actor, self.type, self.change, self.payload)
+
 
 class AliasHistory(Reply, frozen=True):
     items: list[HistoryRow]
@@ -205,6 +247,20 @@ class AliasUndone(Reply, frozen=True):
     reverted: int
     removed: list[AliasEntry]
     restored: list[AliasEntry]
+
+    @classmethod
+    def of(cls, result: UndoResult) -> AliasUndone:
+        return cls(
+            change=result.txn,
+            reverted=result.reverted_txn,
+            removed=[AliasEntry.of(e) for e in result.removed],
+            restored=[AliasEntry.of(e) for e in result.restored],
+        )
+
+    def back(self) -> UndoResult:
+        return UndoResult(
+            self.change, self.reverted, [e.back() for e in self.removed], [e.back() for e in self.restored]
+        )
 
 
 class Devices(Reply, frozen=True):

@@ -105,7 +105,12 @@ class BundleArgs(Args, frozen=True):
     @property
     def bundle(self) -> str:
         """The bundle's id (`schedule/<id>` for a schedule's)."""
-        return self.bundle_id if self.bundle_id is not None else f"schedule/{self.schedule_id}"
+        return bundle_named(self.bundle_id, self.schedule_id)
+
+
+def bundle_named(bundle_id: str | None, schedule_id: str | None) -> str:
+    """A bundle's id, given as itself or as the schedule it belongs to (`schedule/<id>`)."""
+    return bundle_id if bundle_id is not None else f"schedule/{schedule_id}"
 
 
 class BundleGetArgs(BundleArgs, frozen=True):

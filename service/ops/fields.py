@@ -1,8 +1,9 @@
 """What a parameter of an operation accepts, written once beside its type: `Annotated[str, Text(256)]`.
 
 A field's check is data (which kind of value, which caps); the socket turns it
-into the check that refuses bad input with a message naming the parameter
-(`service/rpc/decode.py`, through `service/rpc/params.py`), and the JSON
+into msgspec's types where msgspec says it exactly, and into the `Params` getter
+that refuses bad input with a message naming the parameter
+(`service/rpc/decode.py`, `service/rpc/params.py`), and the JSON
 Schema of the operation shows the same caps (`keywords()`). The caps are the
 protocol's (`docs/protocol.md`, Limits); changing one changes both at once.
 """

@@ -10,6 +10,7 @@ from service.memory.results import MaintenancePlan, MaintenanceStatus
 from service.memory.rows import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
 from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
+from store.core.errors import InvalidInput
 from store.desk import fact_terms
 
 # Items one commit may carry; each item's fields are capped where they are checked (store.desk).
@@ -54,6 +55,10 @@ class SkillListArgs(Args, frozen=True):
     status: Annotated[str | None, Choice(SKILL_STATUSES)] = None
     audience: Annotated[str, Choice(("executor", "review"))] = "executor"  # executors read active skills only
 
+    def check(self) -> None:
+        if self.audience == "executor" and self.status not in (None, "active"):
+            raise InvalidInput("executors read active skills only; pass audience: review to read drafts")
+
 
 class Skills(Reply, frozen=True):
     skills: list[Skill]
@@ -86,6 +91,10 @@ class TopicListArgs(Args, frozen=True):
     workday: Annotated[str | None, Text(10)] = None  # that day's topics (YYYY-MM-DD), neither text nor offset
     limit: Annotated[int, Integer(1, 1000)] = 100
     offset: Offset = 0
+
+    def check(self) -> None:
+        if self.workday is not None and (self.text is not None or self.offset):
+            raise InvalidInput("params.workday lists that day's topics: give neither text nor offset with it")
 
 
 class TopicPage(Reply, frozen=True):

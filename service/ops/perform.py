@@ -6,11 +6,14 @@ parameter without a default is a field or fixed by the binding) and by mypy (the
 operation's result). From it come the socket's handlers (`service/rpc/methods/`) and the remote memory's
 methods (`service/remote/memory.py`). Four shapes:
 
-- `performs`: the method answers the result;
+- `performs`: the method answers the result (or, `converts=True`, what the result type makes the result of
+  with its `of`, and turns back into with its `back()` for a remote caller);
 - `prepares`: a write the host may group with others: the method checks, prepares and answers the write;
-- `lists`: the method answers a list, the result is a reply holding it in its one field;
+- `lists` (and `holds`, for an answer that is not a list): the result holds the method's answer in one
+  field; its other fields repeat the params' fields of the same name, or are set by the binding (`also`);
 - `pages`: the method answers a page of rows for `limit` and `offset`; the result holds them and the
-  `next_offset` (the socket asks the method for one row more, to know whether there is a next page).
+  `next_offset` (the socket asks the method for one row more, to know whether there is a next page); `row`
+  converts each row as `converts` does.
 
 An operation whose handler adapts in any other way is served by a named handler of its own
 (`service/rpc/methods/`).
@@ -21,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, Protocol, TypeVar
 
 import msgspec
 
@@ -37,6 +40,15 @@ PERFORMS = "__jiyi_performs__"
 """The attribute of a facade method holding the operations it performs (`Performer`s)."""
 
 
+class Converts(Protocol):
+    """A wire type made of what the facade answers (`of`), and turned back into it (`back`)."""
+
+    @classmethod
+    def of(cls, answer: Any) -> Any: ...
+
+    def back(self) -> Any: ...
+
+
 @dataclass(frozen=True)
 class Performer:
     """One operation performed by one facade method."""
@@ -49,7 +61,13 @@ class Performer:
     fixed: Mapping[str, object] = field(default_factory=dict)
     """Arguments the binding sets, whatever the params say (`actor="user"` for the person's operations)."""
     rows: str = ""
-    """`lists` and `pages`: the result's field holding the rows."""
+    """`lists` and `pages`: the result's field holding the method's answer."""
+    also: Mapping[str, object] = field(default_factory=dict)
+    """`lists`: the result's fields the binding sets."""
+    converts: type[Converts] | None = None
+    """The wire type making the answer (`performs`: the result's; `pages`: a row's) with `of`, undone by `back()`."""
+    echoed: tuple[str, ...] = ()
+    """`lists`: the result's fields repeating the params' of the same name."""
 
     @property
     def method(self) -> str:
@@ -69,11 +87,28 @@ class Performer:
             values["limit"] = limit + 1
             rows = method(**values)
             more = len(rows) > limit
-            page = {self.rows: rows[:limit], "next_offset": values["offset"] + limit if more else None}
+            page = {self.rows: self._rows(rows[:limit]), "next_offset": values["offset"] + limit if more else None}
             return self.operation.result(**page)
         if self.shape == "lists":
-            return self.operation.result(**{self.rows: method(**values)})
-        return method(**values)
+            echoed = {name: getattr(args, name) for name in self.echoed}
+            return self.operation.result(**echoed, **self.also, **{self.rows: self._rows(method(**values))})
+        answer = method(**values)
+        if self.converts is None:
+            return answer
+        if self.shape == "prepares":
+            make = self.converts.of
+            return lambda: make(answer())
+        return self.converts.of(answer)
+
+    def _rows(self, rows: Any) -> Any:
+        return rows if self.converts is None else [self.converts.of(row) for row in rows]
+
+    def back(self, result: Any) -> Any:
+        """What the facade method answers, from the operation's result (a remote call's)."""
+        if self.shape in ("pages", "lists"):
+            rows = getattr(result, self.rows)
+            return rows if self.converts is None else [row.back() for row in rows]
+        return result if self.converts is None else result.back()
 
 
 def performers(kind: type) -> list[Performer]:
@@ -90,6 +125,9 @@ def _bind(
     shape: Shape,
     fixed: Mapping[str, object] | None,
     drop: tuple[str, ...],
+    *,
+    also: Mapping[str, object] | None = None,
+    converts: type[Converts] | None = None,
 ) -> None:
     """Check that `function` takes the params of `operation` by name, and record the binding on it."""
     fixed = dict(fixed or {})
@@ -110,14 +148,22 @@ def _bind(
     if missing:
         raise TypeError(f"{where}: the params give no {missing[0]!r}")
     rows = ""
+    also = dict(also or {})
+    if converts is not None and not (hasattr(converts, "of") and hasattr(converts, "back")):
+        raise TypeError(f"{where}: {converts.__name__} has no `of` and `back` to convert with")
     if shape in ("lists", "pages"):
-        replies = [f.name for f in msgspec.structs.fields(operation.result) if f.name not in ("next_offset",)]
+        given = {f.name for f in msgspec.structs.fields(operation.params)} if shape == "lists" else set()
+        replies = [
+            f.name for f in msgspec.structs.fields(operation.result) if f.name not in ("next_offset", *given, *also)
+        ]
         if len(replies) != 1:
             raise TypeError(f"{where}: its result must hold the rows in one field, not {replies}")
         rows = replies[0]
         if shape == "pages" and not {"limit", "offset"} <= set(names):
             raise TypeError(f"{where}: a page takes limit and offset")
-    performer = Performer(operation, function, shape, names, fixed, rows)
+    held = [f.name for f in msgspec.structs.fields(operation.result)] if shape == "lists" else []
+    echoed = tuple(name for name in held if name != rows and name not in also)
+    performer = Performer(operation, function, shape, names, fixed, rows, also, converts, echoed)
     setattr(function, PERFORMS, (*getattr(function, PERFORMS, ()), performer))
 
 
@@ -134,6 +180,32 @@ def performs(
     return bind
 
 
+def converts(
+    operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None
+) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """The decorated facade method performs `operation`; its result type makes the result of the method's
+    answer (`Result.of(answer)`) and a remote call turns it back (`result.back()`)."""
+
+    def bind(function: Callable[P, T]) -> Callable[P, T]:
+        _bind(operation, function, "performs", fixed, (), converts=operation.result)
+        return function
+
+    return bind
+
+
+def holds(
+    operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None, also: Mapping[str, object] | None = None
+) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """The decorated facade method answers what `operation`'s result holds in one field; the result's other
+    fields repeat the params' fields of the same name, or are set by `also`."""
+
+    def bind(function: Callable[P, T]) -> Callable[P, T]:
+        _bind(operation, function, "lists", fixed, (), also=also)
+        return function
+
+    return bind
+
+
 def prepares(
     operation: Operation[A, R], *, fixed: Mapping[str, object] | None = None
 ) -> Callable[[Callable[P, Callable[[], R]]], Callable[P, Callable[[], R]]]:
@@ -141,33 +213,56 @@ def prepares(
     and answers the write (a call without arguments answering the result)."""
 
     def bind(function: Callable[P, Callable[[], R]]) -> Callable[P, Callable[[], R]]:
-        if not operation.writes:
-            raise TypeError(f"{function.__qualname__} prepares {operation.name!r}, which does not write")
-        _bind(operation, function, "prepares", fixed, ())
+        _bind_write(operation, function, fixed, None)
         return function
 
     return bind
 
 
-def lists(
+def prepares_converted(
     operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None
+) -> Callable[[Callable[P, Callable[[], T]]], Callable[P, Callable[[], T]]]:
+    """`prepares`, the write answering what the result type makes the result of (as `converts` says)."""
+
+    def bind(function: Callable[P, Callable[[], T]]) -> Callable[P, Callable[[], T]]:
+        _bind_write(operation, function, fixed, operation.result)
+        return function
+
+    return bind
+
+
+def _bind_write(
+    operation: Operation[Any, Any],
+    function: Callable[..., Any],
+    fixed: Mapping[str, object] | None,
+    result: type[Converts] | None,
+) -> None:
+    if not operation.writes:
+        raise TypeError(f"{function.__qualname__} prepares {operation.name!r}, which does not write")
+    _bind(operation, function, "prepares", fixed, (), converts=result)
+
+
+def lists(
+    operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None, row: type[Converts] | None = None
 ) -> Callable[[Callable[P, list[T]]], Callable[P, list[T]]]:
-    """The decorated facade method answers the rows `operation`'s result holds in its one field."""
+    """The decorated facade method answers the rows `operation`'s result holds in its one field (`row`: the
+    wire's row type, as `pages` says)."""
 
     def bind(function: Callable[P, list[T]]) -> Callable[P, list[T]]:
-        _bind(operation, function, "lists", fixed, ())
+        _bind(operation, function, "lists", fixed, (), converts=row)
         return function
 
     return bind
 
 
 def pages(
-    operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None
+    operation: Operation[A, Any], *, fixed: Mapping[str, object] | None = None, row: type[Converts] | None = None
 ) -> Callable[[Callable[P, list[T]]], Callable[P, list[T]]]:
-    """The decorated facade method answers `limit` rows from `offset`: one page of `operation`'s result."""
+    """The decorated facade method answers `limit` rows from `offset`: one page of `operation`'s result
+    (`row`: the wire's row type, making each with its `of` and turned back with `back()`)."""
 
     def bind(function: Callable[P, list[T]]) -> Callable[P, list[T]]:
-        _bind(operation, function, "pages", fixed, ())
+        _bind(operation, function, "pages", fixed, (), converts=row)
         return function
 
     return bind

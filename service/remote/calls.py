@@ -111,7 +111,7 @@ class Performed(Generic[P, R]):
             bound.apply_defaults()
             values = bound.arguments
             result = wire.invoke(operation, operation.params(**{name: values[name] for name in performer.fields}))
-            return getattr(result, performer.rows) if performer.rows else result  # type: ignore[no-any-return]
+            return performer.back(result)  # type: ignore[no-any-return]
 
         return call
 

@@ -118,3 +118,44 @@ class NoticeReader:
             self.is_connected = state
             if self._connected is not None:
                 self._connected(state)
+
+
+class Listeners:
+    """Who hears a remote home's change notices: the reader starts with the first listener, on its own thread,
+    and calls each listener `listener(domain, generation)` for every domain a notice names."""
+
+    def __init__(self, socket_path: Path) -> None:
+        self.socket_path = socket_path
+        self._listeners: list[Callable[[str, int], None]] = []
+        self._lock = threading.Lock()
+        self.reader: NoticeReader | None = None
+
+    def add(self, listener: Callable[[str, int], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+            if self.reader is None:
+                self.reader = NoticeReader(self.socket_path, self._notify)
+                self.reader.start()
+
+    def remove(self, listener: Callable[[str, int], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    @property
+    def connected(self) -> bool:
+        """Whether the service answers change notices now (True until they are asked for)."""
+        reader = self.reader
+        return reader is None or reader.is_connected or not reader.subscribed.is_set()
+
+    def _notify(self, domains: list[str], generation: int) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for domain in domains:
+            for listener in listeners:
+                listener(domain, generation)
+
+    def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.stop()
+            self.reader = None

@@ -24,16 +24,15 @@ from store.core import acknowledged, clock, model_binding
 from store.core.acknowledged import Loss, LossPolicy, MarkFile
 from store.core.budget import HomeBudget
 from store.core.change_feed import Changed, ChangeFeed
-from store.core.connect import connect_database, connect_target
 from store.core.connection import JiyiDatabase
-from store.core.database_file import FileIdentity, damaged_message, quick_check, require_database
-from store.core.database_url import DatabaseTarget, parse_database_url
-from store.core.errors import EnvironmentProblem, InvalidInput, StorageProblem
-from store.core.freed_memory import wipe_freed_memory
-from store.core.home import DB_NAME, HomeLock, prepare_home, read_only_reason, require_home
+from store.core.database_file import FileIdentity
+from store.core.database_url import DatabaseTarget
+from store.core.errors import InvalidInput, StorageProblem
+from store.core.home import DB_NAME, HomeLock
 from store.core.identity import read_store_id
-from store.core.migrations import SCHEMA_VERSION, migrate, schema_version
+from store.core.migrations import schema_version
 from store.core.models import TRUTH_MODELS, Event, MetaValue, tuples
+from store.core.opening import open_store
 from store.core.postgres import JiyiPostgresDatabase
 from store.core.projection import EventRecord, Projection
 from store.core.readers import Readers
@@ -81,7 +80,8 @@ class Store:
         self.readers = Readers(db)
         # Names this open store in change notices (a host ignores its own).
         self.origin = uuid.uuid4().hex
-        self._feed_connect: Callable[[], Any] | None = None
+        # Where a shared store hears other hosts' commits (`change_feed`); None for a store not shared.
+        self._feed_connect: Callable[[], Any] | None = db.listener_connection if db.dialect.shared else None
         self._lock = lock
         self._projections: dict[str, Projection] = {}
         self._local = threading.local()
@@ -121,113 +121,26 @@ class Store:
         new_database: bool = False,
         loss: LossPolicy = "refuse",
     ) -> Store:
-        """Open (creating if needed) the store of `home`.
+        """Open (creating if needed) the store of `home`, after checking the home, its database and its mark
+        of the last change acknowledged (`store.core.opening.open_store` says what, in order)."""
+        return open_store(
+            cls, home, projections, database_url=database_url, password=password, new_database=new_database, loss=loss
+        )
 
-        `database_url` (see `database_url.py`) puts the database elsewhere:
-        empty for the home's own SQLite file, `postgresql://...` for a server
-        several hosts share (`password` goes to the server, never in the URL).
-        Checks, in order: the home is a private directory of ours; no other
-        process on this host owns it; an SQLite database and its WAL/SHM are
-        private regular files with one link; a home holding memory
-        (`bundles/`, `vectors/`) has its database file, unless `new_database`
-        says to start over (see `database_file`); the schema is not newer than
-        ours. Then runs SQLite's `quick_check` (a damaged file opens for
-        reading only: `damaged` says why, and writes are refused), migrates
-        and checks every view, rebuilding any that is missing or inconsistent.
-        Last, it compares the database with the home's record of the last change
-        it acknowledged (`store.core.acknowledged`): one that holds less is
-        refused (`ChangesMissing`), or, as `loss` says, opened to report it
-        (writes refused) or accepted (the loss recorded as an event). A missing
-        database the home acknowledged changes in is refused unless
-        `new_database` or an accepted loss says to start over.
-        """
-        try:
-            target = parse_database_url(database_url)
-        except ValueError as exc:
-            raise InvalidInput(f"database URL: {exc}") from None
-        wipe_freed_memory()  # before any text of the home is read (see `freed_memory`)
-        home = prepare_home(home)
-        read_only = read_only_reason(home)
-        lock = HomeLock(home)
-        lock.acquire(read_only=read_only is not None)
-        marks: MarkFile | None = None
-        try:
-            marks = MarkFile(home, read_only=read_only is not None)
-            sqlite_path = None if target.shared else (target.path or home / DB_NAME)
-            location = str(sqlite_path) if sqlite_path is not None else target.describe()
-            where = acknowledged.where_of(home, location, shared=sqlite_path is None)
-            gone = None
-            if sqlite_path is not None and not _holds_bytes(sqlite_path):
-                gone = acknowledged.missing_database(marks.mark, where=where, location=location)
-            starting_over = new_database or (gone is not None and loss == "accept")
-            new = sqlite_path is not None and require_database(
-                home, sqlite_path, new_database=starting_over, acknowledged=gone.acknowledged if gone else None
-            )
-            if gone is not None and not starting_over:
-                raise acknowledged.refuse(gone)
-            db = connect_target(home, target, password, read_only=read_only is not None)
-            store = cls(home, db, lock, target)
-            store.read_only = read_only
-            if db.dialect.shared:
-                store._feed_connect = db.listener_connection
-            try:
-                if sqlite_path is not None:
-                    store._check_file(sqlite_path)
-                if store.damaged or read_only is not None:
-                    if store.damaged:
-                        log.error("%s", store.damaged)
-                        store._open_damaged(projections)
-                    else:
-                        store._open_read_only(projections)
-                    acknowledged.judge(store, marks, where, loss)  # takes no writes: compared, never moved
-                    marks.close()
-                    model_binding.opened(store)
-                    return store
-                applied = migrate(db)
-                if new:
-                    log.info("created a new home at %s (schema %s)", home, SCHEMA_VERSION)
-                elif applied:
-                    log.info("migrated %s from schema %s to %s", store.location, applied[0] - 1, applied[-1])
-                db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
-                for projection in projections:
-                    store._register(projection)
-                # A database gone and started over (`new_database`, or accepted): recorded as accepted.
-                acknowledged.settle(store, marks, where, loss if gone is None else "accept", gone)
-            except BaseException:
-                db.close()
-                raise
-        except BaseException:
-            if marks is not None:
-                marks.close()
-            lock.release()
-            raise
-        model_binding.opened(store)
-        return store
+    def open_views(self, projections: Sequence[Projection]) -> None:
+        """On a writable open, after migrating: bind the models and keep each projection's view, checked against
+        the log and rebuilt when it is missing, outdated or behind (`rebuilt_on_open` names those rebuilt)."""
+        self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
+        for projection in projections:
+            self._register(projection)
 
-    def _check_file(self, path: Path) -> None:
-        """Note the file's identity, and whether SQLite finds it sound."""
-        self.identity = FileIdentity.of(path)
-        found = quick_check(self.db)
-        self.damaged = damaged_message(path, found) if found else None
-
-    def _open_damaged(self, projections: Sequence[Projection]) -> None:
-        """A damaged file: bind the models for reading, check and migrate nothing (both would write)."""
+    def open_views_unchecked(self, projections: Sequence[Projection]) -> None:
+        """A damaged file or a read-only home: bind the models for reading, check and migrate nothing (both would
+        write)."""
         self.db.bind(TRUTH_MODELS, bind_refs=False, bind_backrefs=False)
         for projection in projections:
             self.db.bind(projection.models, bind_refs=False, bind_backrefs=False)
             self._projections[projection.domain] = projection
-
-    def _open_read_only(self, projections: Sequence[Projection]) -> None:
-        """A read-only home: its schema must be this Jiyi's (a migration would write); the views are read as
-        they are (checking or rebuilding one would write)."""
-        found = schema_version(self.db)
-        if found != SCHEMA_VERSION:
-            newer = "newer than this Jiyi knows" if found > SCHEMA_VERSION else "older than this Jiyi's"
-            raise EnvironmentProblem(
-                f"{self.read_only}: its database has schema version {found}, {newer} ({SCHEMA_VERSION}), and "
-                "cannot be migrated there; open it with the Jiyi that wrote it, or once where it is writable"
-            )
-        self._open_damaged(projections)
 
     def database_problem(self) -> str | None:
         """Why writes are refused now: a read-only home, the file damaged at open, or the path no longer the file
@@ -593,14 +506,3 @@ class Store:
             self.marks.close()
             self.marks = None
         self._lock.release()
-
-
-def _holds_bytes(path: Path) -> bool:
-    """Whether the SQLite file at `path` exists and is not empty (what `require_database` counts as a database)."""
-    try:
-        return path.lstat().st_size > 0
-    except FileNotFoundError:
-        return False
-
-
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "Store", "connect_database", "require_home"]

@@ -68,6 +68,14 @@ def lease_candidate(
     return lease.admit(store, grant, REVIEW, request_id, params, waiting, offer, actor=actor)
 
 
+def check_verdict(verdict: str, reason: object) -> None:
+    """A verdict and its reason as a review takes them (refused before anything is leased or written for them)."""
+    if verdict not in VERDICTS:
+        raise InvalidInput(f"verdict must be one of {', '.join(VERDICTS)}")
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+        raise InvalidInput(f"reason must be 1–{MAX_REASON} characters: why the candidate is approved or rejected")
+
+
 def submit(
     store: Store,
     grant: Grant | None,
@@ -83,10 +91,7 @@ def submit(
 
     The reason is kept redacted (in the review, and as `review_reason` in an adopted record's provenance).
     """
-    if verdict not in VERDICTS:
-        raise InvalidInput(f"verdict must be one of {', '.join(VERDICTS)}")
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
-        raise InvalidInput(f"reason must be 1–{MAX_REASON} characters: why the candidate is approved or rejected")
+    check_verdict(verdict, reason)
     params = {"review_id": review_id, "verdict": verdict, "reason": reason}
     with store.atomic():
         done = ledger.recorded(request_id, "learning.review.submit", params)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from service.cli.main import main
-from store.core.database import SCHEMA_VERSION
+from store.core.migrations import SCHEMA_VERSION
 from tests.service.conftest import Server
 
 Capsys = pytest.CaptureFixture[str]

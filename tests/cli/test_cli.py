@@ -13,7 +13,8 @@ import pytest
 from service.cli.main import build_parser, main
 from service.memory.memory import Memory
 from service.platform.address import home_socket_path
-from store.core.database import SCHEMA_VERSION, Store
+from store.core.database import Store
+from store.core.migrations import SCHEMA_VERSION
 from store.projections import all_projections
 from tests.cli.tree import leaf_commands
 from tests.conftest import REPO
@@ -506,7 +507,7 @@ def test_desk_commands_show_state_and_record_a_persons_decisions(run, home: Path
             "source_interaction_id": "g",
             "quote": "周报先给我看一眼",
         }
-        done = memory.desk.maintenance_commit(
+        done = memory.maintenance.maintenance_commit(
             {"topics": [{"title": "周报", "interaction_ids": ["g"]}], "skills": [skill_draft]}
         )
     skill_id = done["skills"][0]["skill_id"]

@@ -62,7 +62,7 @@ def test_an_inventory_folder_exits_2_naming_it_a_folder(run, tmp_path: Path) -> 
 def test_rebuild_writes_back_what_it_can_and_reports_what_it_cannot(run, home: Path) -> None:
     with Memory.open(load_config(home=home, env={})) as memory:
         memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
-        folder = Path(memory.desk.bundle_directory("schedule/weekly"))
+        folder = Path(memory.bundles.bundle_directory("schedule/weekly"))
         with memory.store.atomic():  # a run name an older Jiyi accepted, longer than a file name holds
             payload = {"bundle_id": "schedule/weekly", "path": f"runs/{'运' * 90}/summary.md", "revision": 1}
             memory.store.append(DOMAIN, "bundle_document_put", {**payload, "content": "旧"}, actor="system")

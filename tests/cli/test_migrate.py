@@ -12,7 +12,7 @@ from service.cli.main import main
 from service.config import load_config
 from service.memory.memory import Memory
 from store.appkb import kb as appkb
-from store.core.database import DB_NAME
+from store.core.home import DB_NAME
 from tests.postgres_server import PostgresServer
 
 pytestmark = pytest.mark.postgresql_only
@@ -22,11 +22,13 @@ def _fill(memory: Memory, start: int, count: int) -> None:
     for i in range(start, start + count):
         memory.desk.remember_interaction(f"m{i}", user_text=f"第{i}条：提醒我买牛奶", assistant_text="好的")
         memory.appkb.learn_alias(f"迁移别名{i}", "com.tencent.mm")
-    memory.desk.put_bundle_document("project/move", "notes.md", f"到第{start + count}条", expected_revision=start // 5)
+    memory.bundles.put_bundle_document(
+        "project/move", "notes.md", f"到第{start + count}条", expected_revision=start // 5
+    )
 
 
 def _summary(memory: Memory) -> tuple[int, int, list[str], str]:
-    notes = memory.desk.get_bundle("project/move", path="notes.md").documents[0].content
+    notes = memory.bundles.get_bundle("project/move", path="notes.md").documents[0].content
     names = sorted(e.term for e in appkb.list_entries(memory.store, kind="user"))
     return memory.store.count_events(), memory.desk.desk_counts()["interactions"], names, notes
 

@@ -80,7 +80,7 @@ def test_edit_and_save_with_the_revision(qtbot: QtBot, page: BundlesPage, memory
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
     assert saved.args == ["preferences.md", 2]
-    stored = memory.desk.get_bundle("schedule/ufo", "preferences.md").documents[0]
+    stored = memory.bundles.get_bundle("schedule/ufo", "preferences.md").documents[0]
     assert stored.content == "# 偏好\n- 只在失败时提醒\n" and stored.revision == 2
     assert "只在失败时提醒" in page.preview.toPlainText()
 
@@ -128,7 +128,7 @@ def test_a_concurrent_socket_write_raises_a_conflict_and_nothing_is_lost(
 def test_conflict_reload_takes_the_stored_version(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "requirements.md")
     type_text(page, "我的版本\n")
-    memory.desk.put_bundle_document(
+    memory.bundles.put_bundle_document(
         "schedule/ufo", "requirements.md", "别人的版本\n", expected_revision=1, actor="agent"
     )
     with qtbot.waitSignal(page.conflict_raised, timeout=5000):
@@ -143,7 +143,7 @@ def test_conflict_reload_takes_the_stored_version(qtbot: QtBot, page: BundlesPag
 
 def test_an_unmodified_editor_follows_changes(qtbot: QtBot, page: BundlesPage, memory: Memory) -> None:
     open_doc(qtbot, page, "lessons.md")
-    memory.desk.put_bundle_document(
+    memory.bundles.put_bundle_document(
         "schedule/ufo", "lessons.md", "# 经验\n- 新的\n", expected_revision=1, actor="agent"
     )
     with qtbot.waitSignal(page.document_opened, timeout=5000):
@@ -158,7 +158,7 @@ def test_new_document_and_open_folder(
     with qtbot.waitSignal(page.saved, timeout=5000) as saved:
         page.new_document("笔记")
     assert saved.args == ["笔记.md", 1]
-    assert memory.desk.get_bundle("schedule/ufo", "笔记.md").documents[0].content == "# 笔记\n"
+    assert memory.bundles.get_bundle("schedule/ufo", "笔记.md").documents[0].content == "# 笔记\n"
     opened: list[QUrl] = []
 
     def open_url(url: QUrl) -> bool:
@@ -167,7 +167,7 @@ def test_new_document_and_open_folder(
 
     monkeypatch.setattr(QDesktopServices, "openUrl", open_url)
     assert page.open_folder() is True
-    assert Path(opened[0].toLocalFile()) == Path(memory.desk.bundle_directory("schedule/ufo"))
+    assert Path(opened[0].toLocalFile()) == Path(memory.bundles.bundle_directory("schedule/ufo"))
     assert (Path(opened[0].toLocalFile()) / "笔记.md").is_file()
 
 

@@ -340,7 +340,7 @@ def test_saving_a_bundle_document_says_saved(qtbot: QtBot, hashed: Memory, lanes
 def test_the_topics_header_is_one_line_at_the_default_size(
     qtbot: QtBot, qapp: QApplication, hashed: Memory, lanes: Lanes, tmp_path: Path, language: str
 ) -> None:
-    previous = hashed.desk.maintenance_status()["previous_workday"]
+    previous = hashed.maintenance.maintenance_status()["previous_workday"]
     # A turn at noon Beijing on the previous workday, never reviewed: the line says so too (its longest form).
     hashed.desk.remember_interaction("a", user_text="帮我整理周报", assistant_text="好", ts=f"{previous}T04:00:00Z")
     try:

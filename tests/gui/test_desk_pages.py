@@ -22,10 +22,10 @@ from tests.gui.conftest import Attach
 
 
 def file_all(memory: Memory, **extra: object) -> dict[str, Any]:
-    plan = memory.desk.maintenance_plan(limit=500)
+    plan = memory.maintenance.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
     topics = [{"topic_id": "misc", "title": "杂项", "interaction_ids": ids, "segment": "概括"}] if ids else []
-    return memory.desk.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
+    return memory.maintenance.maintenance_commit({"batch_id": plan["batch_id"], "topics": topics, **extra})
 
 
 def test_skill_approval_is_recorded_as_the_users_act(
@@ -49,7 +49,7 @@ def test_skill_approval_is_recorded_as_the_users_act(
     assert page.approve_button.isEnabled() and not page.disable_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.approve_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.get_skill(skill_id).status == "active"
+    assert memory.skills.get_skill(skill_id).status == "active"
     event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
     assert event.actor == "user" and event.payload["approved_in"] == "console"
     page.status_box.setCurrentIndex(0)  # all
@@ -57,7 +57,7 @@ def test_skill_approval_is_recorded_as_the_users_act(
     page.table.selectRow(0)
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.disable_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.get_skill(skill_id).status == "disabled"
+    assert memory.skills.get_skill(skill_id).status == "disabled"
 
 
 def test_an_agents_activation_shows_the_users_turn_and_one_click_reverts_it(
@@ -74,7 +74,7 @@ def test_an_agents_activation_shows_the_users_turn_and_one_click_reverts_it(
     )
     skill_id = done["skills"][0]["skill_id"]
     memory.desk.remember_interaction("ask", user_text="把周报先审这个技能启用吧", assistant_text="", ts=time.time())
-    memory.desk.set_skill_status(
+    memory.skills.set_skill_status(
         skill_id, "active", actor="agent", interaction_id="ask", user_request="把周报先审这个技能启用"
     )
     page = SkillsPage(attach(memory), lanes)
@@ -87,7 +87,7 @@ def test_an_agents_activation_shows_the_users_turn_and_one_click_reverts_it(
     assert page.revert_button.isEnabled() and page.disable_button.isEnabled()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.revert_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.get_skill(skill_id).status == "draft"
+    assert memory.skills.get_skill(skill_id).status == "draft"
     event = list(memory.store.events("desk", types=["skill_status_changed"]))[-1]
     assert event.actor == "user" and event.payload["from"] == "active" and event.payload["status"] == "draft"
     qtbot.waitUntil(lambda: [r.status for r in page.model.rows] == ["draft"], timeout=5000)
@@ -130,7 +130,7 @@ def test_facts_filter_show_evidence_and_confirm(attach: Attach, qtbot: QtBot, me
     assert "awaiting" not in page.detail.toPlainText()
     with qtbot.waitSignal(page.status_changed, timeout=5000):
         qtbot.mouseClick(page.confirm_button, Qt.MouseButton.LeftButton)
-    assert memory.desk.list_facts(scope="environment")[0].status == "active"
+    assert memory.facts.list_facts(scope="environment")[0].status == "active"
     page.status_box.setCurrentIndex(0)
     page.search_edit.setText("简短")
     qtbot.waitUntil(lambda: [r.scope for r in page.model.rows] == ["profile"], timeout=5000)
@@ -146,9 +146,9 @@ def test_topics_page_walks_workdays_topics_and_pages_turns(
             f"i{n:02d}", user_text=f"UFO 第{n}次", assistant_text="好", ts=1764500000 + n * 60
         )
     memory.desk.remember_interaction("later", user_text="别的", assistant_text="好")
-    plan = memory.desk.maintenance_plan(limit=61)
+    plan = memory.maintenance.maintenance_plan(limit=61)
     ids = [i["interaction_id"] for i in plan["interactions"] if i["interaction_id"] != "later"]
-    memory.desk.maintenance_commit(
+    memory.maintenance.maintenance_commit(
         {"topics": [{"topic_id": "ufo", "title": "UFO 检查", "interaction_ids": ids, "segment": "查 UFO"}]}
     )
     page = TopicsPage(attach(memory), lanes)

@@ -87,7 +87,7 @@ def test_the_owner_reviews_in_the_console_and_the_record_is_adopted(
         qtbot.mouseClick(page.records.revoke_button, Qt.MouseButton.LeftButton)
     assert learning.learning.list_records()[0].state == "revoked"
     fact_id = learning.learning.list_records()[0].target.removeprefix("fact:")
-    assert learning.desk.get_fact(fact_id).status == "inactive"
+    assert learning.facts.get_fact(fact_id).status == "inactive"
 
 
 def test_a_rejection_and_the_failure_history(attach: Attach, qtbot: QtBot, tmp_path: Path, lanes: Lanes) -> None:

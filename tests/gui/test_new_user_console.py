@@ -155,7 +155,7 @@ def test_an_empty_filter_says_what_it_hides(qtbot: QtBot, memory: Memory, lanes:
             {"name": "周报先审", "text": "先给用户审阅", "source_interaction_id": "g", "quote": "发周报前先让我看一眼"}
         ],
     )
-    memory.desk.set_skill_status(done["skills"][0]["skill_id"], "active", actor="user")
+    memory.skills.set_skill_status(done["skills"][0]["skill_id"], "active", actor="user")
     page = SkillsPage(memory, lanes)
     qtbot.addWidget(page)
     with qtbot.waitSignal(page.loaded, timeout=5000):

@@ -26,7 +26,7 @@ from service.errors import ChangesMissing, HomeLocked, exit_code
 from service.memory.memory import Memory
 from service.remote.memory import RemoteMemory
 from service.remote.private import PRIVATE_NICE, ServiceDidNotStart
-from store.core.database import connect_database
+from store.core.connect import connect_database
 from store.core.home import HomeLock, prepare_home
 from tests.json_reads import dig
 

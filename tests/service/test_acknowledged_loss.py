@@ -20,7 +20,7 @@ import pytest
 from service.client import JiyiClient
 from service.config import load_config
 from store.core.acknowledged import DOMAIN, LOSS_ACCEPTED, MARK_NAME, Mark
-from store.core.database import connect_database
+from store.core.connect import connect_database
 from tests.conftest import open_store
 from tests.service.conftest import JIYI, Server
 

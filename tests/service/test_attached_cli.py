@@ -57,6 +57,16 @@ def test_a_person_approves_a_lesson_through_the_service_and_an_agent_cannot(
         assert dig(agent.call("lesson.list", {"status": "approved"}), "lessons", 0, "lesson_id") == lesson
 
 
+def test_learn_status_and_scan_are_the_services(routed: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    """They refused (exit 3, "needs the home to itself") while the socket served both."""
+    assert main(jiyi(routed.home, "learn", "status", "--json")) == 0
+    assert json.loads(capsys.readouterr().out)["enabled"] is False  # the service's home has no grant
+    assert main(jiyi(routed.home, "learn", "status")) == 0
+    assert "learning is off" in capsys.readouterr().out
+    assert main(jiyi(routed.home, "learn", "scan")) == 6  # no grant: the service refuses as the home would
+    assert "learning is off" in capsys.readouterr().err
+
+
 def test_a_command_that_needs_the_home_itself_says_to_stop_the_service(
     routed: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

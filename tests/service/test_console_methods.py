@@ -45,7 +45,7 @@ def test_a_fact_is_set_by_a_person_only(dispatcher: Dispatcher, memory: Memory) 
     assert memory.store.count_events() == events
     done = answer(dispatcher, "memory.fact.set_status", {"fact_id": fact_id, "status": "inactive"}, person=True)
     assert done["result"]["status"] == "inactive"
-    assert memory.desk.get_fact(fact_id).status == "inactive"
+    assert memory.facts.get_fact(fact_id).status == "inactive"
 
 
 def test_topics_workdays_and_the_log_page_like_the_store(dispatcher: Dispatcher, memory: Memory) -> None:
@@ -63,7 +63,7 @@ def test_topics_workdays_and_the_log_page_like_the_store(dispatcher: Dispatcher,
     assert len(answer(dispatcher, "memory.topic.list", {"workday": day})["result"]["topics"]) == 3
     refused(answer(dispatcher, "memory.topic.list", {"workday": day, "text": "话题"}), "invalid_params", "workday")
     log = answer(dispatcher, "memory.consolidation.log", {"limit": 5})["result"]["entries"]
-    assert log == msgspec.to_builtins(memory.desk.consolidation_log(5))  # the rows as the wire carries them
+    assert log == msgspec.to_builtins(memory.maintenance.consolidation_log(5))  # the rows as the wire carries them
 
 
 def test_the_whole_home_methods_answer_as_the_facade(dispatcher: Dispatcher, memory: Memory, tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_the_whole_home_methods_answer_as_the_facade(dispatcher: Dispatcher, mem
     assert counts["app_kb"] and (tmp_path / "tw" / "app_kb").is_dir()
     assert answer(dispatcher, "recall.trace", {"run_id": "nope"})["result"] == {"run_id": "nope", "trace": None}
     directory = answer(dispatcher, "bundle.directory", {"bundle_id": "project/p"})["result"]["directory"]
-    assert directory == memory.desk.bundle_directory("project/p")
+    assert directory == memory.bundles.bundle_directory("project/p")
 
 
 @pytest.fixture

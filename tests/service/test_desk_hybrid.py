@@ -94,14 +94,14 @@ def test_a_question_where_no_thread_fills_the_index_embeds_what_waited_first(has
 
 def test_a_changed_topic_is_embedded_again_and_rebuild_vec_refills_the_desk_collections(hashed: Memory) -> None:
     said(hashed, "a", "周报要写数据迁移的进度")
-    plan = hashed.desk.maintenance_plan(limit=10)
-    hashed.desk.maintenance_commit(
+    plan = hashed.maintenance.maintenance_plan(limit=10)
+    hashed.maintenance.maintenance_commit(
         {"batch_id": plan["batch_id"], "topics": [{"title": "周报", "interaction_ids": ["a"], "segment": "进度 60%"}]}
     )
     assert hashed.desk.index.drain() == 2  # the turn and the topic
-    topic_id = hashed.desk.list_topics()[0].topic_id
-    plan = hashed.desk.maintenance_plan(limit=10)
-    hashed.desk.maintenance_commit(
+    topic_id = hashed.maintenance.list_topics()[0].topic_id
+    plan = hashed.maintenance.maintenance_plan(limit=10)
+    hashed.maintenance.maintenance_commit(
         {"topics": [{"topic_id": topic_id, "segments": [{"workday": "2026-11-02", "summary": "迁移完成"}]}]}
     )
     assert hashed.desk.index.lag() == 1 and hashed.desk.index.drain() == 1  # its text changed: a new vector

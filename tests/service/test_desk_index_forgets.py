@@ -42,12 +42,12 @@ def test_a_deactivated_fact_leaves_the_index_and_comes_back_when_confirmed(hashe
         "content": "灯塔项目使用 PostgreSQL 数据库",
         "evidence": [{"interaction_id": "i1", "quote": "数据库定了用 PostgreSQL"}],
     }
-    hashed.desk.maintenance_commit({"facts": [fact]})
-    fact_id = hashed.desk.list_facts()[0].fact_id
+    hashed.maintenance.maintenance_commit({"facts": [fact]})
+    fact_id = hashed.facts.list_facts()[0].fact_id
     hashed.desk.index.drain()
     assert held(hashed, "fact") == {fact_id}
 
-    hashed.desk.set_fact_status(fact_id, "inactive", reason="改用 MySQL 了")
+    hashed.facts.set_fact_status(fact_id, "inactive", reason="改用 MySQL 了")
     assert hashed.desk.index.lag() == 1  # the index heard it, behind the acknowledged write
     assert hashed.desk.index.drain() == 0  # nothing embedded: its vector removed
     assert held(hashed, "fact") == set()
@@ -55,7 +55,7 @@ def test_a_deactivated_fact_leaves_the_index_and_comes_back_when_confirmed(hashe
     assert collection is not None and collection.get(ids=[fact_id], include=["documents"])["documents"] == []
     assert hashed.desk.memory_recall("灯塔用什么数据库").related_facts == []
 
-    hashed.desk.set_fact_status(fact_id, "active", reason="确认仍用 PostgreSQL")
+    hashed.facts.set_fact_status(fact_id, "active", reason="确认仍用 PostgreSQL")
     assert hashed.desk.index.drain() == 1  # embedded again
     assert held(hashed, "fact") == {fact_id}
     assert [f.fact_id for f in hashed.desk.memory_recall("灯塔 PostgreSQL").related_facts] == [fact_id]

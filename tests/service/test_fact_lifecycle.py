@@ -79,7 +79,7 @@ def learn(dispatcher: Dispatcher, proposals: dict[str, tuple[str, str]]) -> list
 
 
 def facts_about(memory: Memory, *words: str) -> list[Any]:
-    return [f for f in memory.desk.list_facts() if all(w in f.content for w in words)]
+    return [f for f in memory.facts.list_facts() if all(w in f.content for w in words)]
 
 
 def test_an_adopted_environment_fact_is_a_candidate_until_a_second_workday(learning: Memory) -> None:
@@ -141,7 +141,7 @@ def test_learning_never_revives_what_the_person_retired_in_other_words(learning:
     evidence = [{"interaction_id": "t1", "quote": "打印机在客厅，型号是 HP M227"}]
     commit = {"facts": [{"scope": "environment", "content": "打印机在客厅，型号 HP M227", "evidence": evidence}]}
     fact_id = answer(dispatcher, "memory.maintenance.commit", commit)["result"]["facts"][0]["fact_id"]
-    learning.desk.set_fact_status(fact_id, "inactive")  # the person's
+    learning.facts.set_fact_status(fact_id, "inactive")  # the person's
     said(learning, "t2", "客厅那台打印机是 HP M227", days_ago=1)
     [adoption] = learn(dispatcher, {"客厅那台打印机": ("fact.environment", "客厅打印机是 HP M227")})
     assert adoption["outcome"] == "refused" and "deactivated" in adoption["reason"], adoption

@@ -202,7 +202,7 @@ def test_unfinished_lines_are_bounded_across_connections(
 
 def test_a_client_that_reads_no_replies_is_read_no_further(qtbot: QtBot, make_host: MakeHost, memory: Memory) -> None:
     host = make_host(max_output=200_000)
-    memory.desk.put_bundle_document("project/大文档", "notes.md", "记忆的内容" * 4000, expected_revision=0)
+    memory.bundles.put_bundle_document("project/大文档", "notes.md", "记忆的内容" * 4000, expected_revision=0)
     request = line({"id": 0, "method": "bundle.get", "params": {"bundle_id": "project/大文档"}}) + b"\n"
     requests = 10_000  # ~760 KB of requests, more than the socket buffers hold, for ~600 MB of replies
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -20,6 +20,7 @@ from service.memory.memory import Memory
 from service.memory.rows import AdoptionRefused, ReviewReceipt
 from service.rpc.dispatch import Dispatcher
 from store.core import clock
+from store.core.errors import InvalidInput
 from tests.service.learning_setup import Calls, write_grant
 
 
@@ -164,7 +165,7 @@ def test_an_adopted_fact_is_an_active_desk_fact_with_the_quotation_as_evidence(c
     assert record["provenance"]["sources"] == ["interaction:i1"]
     assert record["provenance"]["quotations"] == ["我习惯用 Vim 写代码"]
     fact_id = record["target"].removeprefix("fact:")
-    stored = memory.desk.get_fact(fact_id)
+    stored = memory.facts.get_fact(fact_id)
     assert stored.status == "active" and stored.content == "用户习惯用 Vim 写代码"
     assert [e.quote for e in stored.evidence] == ["我习惯用 Vim 写代码"]
     pack = calls.ok("context.prepare", {"query": "写代码用什么编辑器"})
@@ -226,7 +227,7 @@ def test_a_procedure_and_a_skill_draft_go_where_they_belong(calls: Calls, memory
     }
     submit(calls, lease, draft)
     record = review(calls)["record"]
-    skill = memory.desk.get_skill(record["target"].removeprefix("skill:"))
+    skill = memory.skills.get_skill(record["target"].removeprefix("skill:"))
     assert skill.status == "draft" and skill.source_quote == "以后写邮件都先写结论"  # a person still activates it
     assert "邮件先写结论" not in calls.ok("context.prepare", {"query": "邮件"})["system_prompt"]
 
@@ -236,9 +237,20 @@ def test_a_rejected_candidate_is_not_adopted(calls: Calls, memory: Memory) -> No
     submit(calls, extract(calls), fact("用户喜欢深色主题", "我喜欢深色主题"))
     assert review(calls, "rejected")["intent_state"] == "rejected"
     assert calls.ok("learning.records.list")["records"] == []
-    assert memory.desk.list_facts() == []
+    assert memory.facts.list_facts() == []
     status = calls.ok("learning.status")
     assert status["quotas"]["reviews"]["used"] == 1 and status["quotas"]["mutations"]["used"] == 0
+
+
+def test_an_owners_verdict_refused_leaves_the_candidate_waiting_for_the_next(calls: Calls, memory: Memory) -> None:
+    remember(calls, "i1", "我喜欢深色主题")
+    submit(calls, extract(calls), fact("用户喜欢深色主题", "我喜欢深色主题"))
+    intent = calls.ok("learning.queue", {"state": "candidate"})["intents"][0]["intent_id"]
+    with pytest.raises(InvalidInput, match="verdict must be one of approved, rejected"):
+        memory.learning.owner_review(intent, "zzz", "看过原文")
+    with pytest.raises(InvalidInput, match="reason must be 1–"):
+        memory.learning.owner_review(intent, "approved", "长" * 5000)
+    assert memory.learning.owner_review(intent, "approved", "看过原文").intent_state == "adopted"
 
 
 def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory: Memory) -> None:
@@ -261,8 +273,8 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, lease, {**stale, "target": {"id": first["id"], "version": 1}})
     replaced = review(calls)["record"]
     assert (replaced["id"], replaced["version"], replaced["content"]) == (first["id"], 2, "用户住在上海")
-    assert memory.desk.get_fact(first["target"].removeprefix("fact:")).status == "inactive"
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "active"
+    assert memory.facts.get_fact(first["target"].removeprefix("fact:")).status == "inactive"
+    assert memory.facts.get_fact(replaced["target"].removeprefix("fact:")).status == "active"
     remember(calls, "i3", "别记我住哪了")
     removal = {
         "operation": "remove",
@@ -273,7 +285,7 @@ def test_replace_and_remove_name_the_exact_managed_version(calls: Calls, memory:
     submit(calls, extract(calls), removal)
     removed = review(calls)["record"]
     assert removed["state"] == "removed" and removed["version"] == 3
-    assert memory.desk.get_fact(replaced["target"].removeprefix("fact:")).status == "inactive"
+    assert memory.facts.get_fact(replaced["target"].removeprefix("fact:")).status == "inactive"
 
 
 def test_a_record_the_owner_edited_is_no_longer_managed(calls: Calls, memory: Memory) -> None:
@@ -299,7 +311,7 @@ def test_revoking_a_record_takes_its_fact_back(calls: Calls, memory: Memory) -> 
         "learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"}, person=True
     )
     assert revoked == {"revoked": True, "record_id": record["id"]}
-    assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
+    assert memory.facts.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
     assert calls.ok("context.prepare", {"query": "左撇子"})["system_prompt"] == ""
     again = calls.ok(
         "learning.record.revoke", {"record_id": record["id"], "request_id": "rv1", "reason": "不对"}, person=True
@@ -554,7 +566,7 @@ def test_an_adopted_record_expires_at_its_ttl(home: Path, monkeypatch: pytest.Mo
         calls.ok("learning.scan")
         [expired] = calls.ok("learning.records.list")["records"]
         assert expired["state"] == "expired" and expired["reason"] == "its TTL ran out"
-        assert memory.desk.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
+        assert memory.facts.get_fact(record["target"].removeprefix("fact:")).status == "inactive"
         assert calls.ok("context.prepare", {"query": "屏幕"})["system_prompt"] == ""
 
 

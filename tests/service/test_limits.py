@@ -308,9 +308,9 @@ def seed_learning(dispatcher: Dispatcher) -> None:
 def write_requests(memory: Memory) -> dict[str, dict[str, Any]]:
     """A request for every write method, each one that would write if the home had room."""
     lesson = memory.lessons.list_lessons(None)[0].lesson_id
-    skill = memory.desk.list_skills(None)[0].skill_id
+    skill = memory.skills.list_skills(None)[0].skill_id
     change = memory.appkb.alias_history("小蓝书", limit=1)[0].txn
-    fact = next(f.fact_id for f in memory.desk.list_facts() if f.content == "用户希望回答简短")
+    fact = next(f.fact_id for f in memory.facts.list_facts() if f.content == "用户希望回答简短")
     taskwizard = memory.home.parent / "taskwizard-memory"
     (taskwizard / "app_kb").mkdir(parents=True, exist_ok=True)
     entry = {"term": "小红薯", "label": "小红书", "package": "com.xingin.xhs", "kind": "alias", "scope": "global"}

@@ -13,7 +13,18 @@ from service.memory.memory import PARTS
 from service.ops import DECLARED, desk, maintenance
 from service.ops.declare import Args, Operation, Reply
 from service.ops.fields import Integer, Text
-from service.ops.perform import PERFORMS, Performer, lists, pages, performers, performs, prepares
+from service.ops.perform import (
+    PERFORMS,
+    Performer,
+    converts,
+    holds,
+    lists,
+    pages,
+    performers,
+    performs,
+    prepares,
+    prepares_converted,
+)
 from service.remote.calls import performed
 from service.rpc.methods import PERFORMED, REGISTRY
 
@@ -69,6 +80,93 @@ def test_a_page_asks_for_one_row_more_and_says_where_the_next_begins() -> None:
     assert asked == [3, 3]
 
 
+class Said(Reply, frozen=True):
+    """A wire type converting a facade's answer (an int) into its text and back."""
+
+    text: str
+
+    @classmethod
+    def of(cls, answer: int) -> Said:
+        return cls(text=str(answer))
+
+    def back(self) -> int:
+        return int(self.text)
+
+
+class SayArgs(Args, frozen=True):
+    n: Annotated[int, Integer()] = 0
+    limit: Annotated[int, Integer(1, 10)] = 2
+    offset: Annotated[int, Integer()] = 0
+
+
+class Held(Reply, frozen=True):
+    n: int
+    done: bool
+    change: int
+
+
+class SaidPage(Reply, frozen=True):
+    rows: list[Said]
+    next_offset: int | None
+
+
+SAY = Operation("test.say", SayArgs, Said, kind="write", idempotent=True, description="Say a number.")
+HOLD = Operation("test.hold", SayArgs, Held, kind="write", idempotent=True, description="Hold a change.")
+SAID_PAGE = Operation("test.said", SayArgs, SaidPage, kind="read", idempotent=True, description="A page.")
+
+
+def test_a_converted_answer_goes_out_as_the_wire_type_and_comes_back_as_the_facades() -> None:
+    def say(self: Any, n: int, limit: int = 2, offset: int = 0) -> int:
+        return n * 10
+
+    converts(SAY)(say)
+    (performer,) = getattr(say, PERFORMS)
+    result = performer.answer(lambda **values: say(None, **values), SayArgs(n=4))
+    assert result == Said(text="40") and performer.back(result) == 40
+
+
+def test_a_prepared_write_answers_its_result_converted_when_it_is_made() -> None:
+    made: list[int] = []
+
+    def prepare(self: Any, n: int, limit: int = 2, offset: int = 0) -> Any:
+        def write() -> int:
+            made.append(n)
+            return n
+
+        return write
+
+    prepares_converted(SAY)(prepare)
+    (performer,) = getattr(prepare, PERFORMS)
+    write = performer.answer(lambda **values: prepare(None, **values), SayArgs(n=7))
+    assert made == []  # prepared, not written
+    assert write() == Said(text="7") and made == [7]
+
+
+def test_a_held_answer_is_one_field_the_others_repeat_the_params_or_are_the_bindings() -> None:
+    def change(self: Any, n: int, limit: int = 2, offset: int = 0) -> int:
+        return n + 100
+
+    holds(HOLD, also={"done": True})(change)
+    (performer,) = getattr(change, PERFORMS)
+    result = performer.answer(lambda **values: change(None, **values), SayArgs(n=3))
+    assert result == Held(n=3, done=True, change=103) and performer.back(result) == 103
+    with pytest.raises(TypeError, match="hold the rows in one field"):
+        holds(HOLD)(lambda self, n, limit=2, offset=0: 0)  # `done` is neither a param nor set: two fields left
+
+
+def test_a_page_of_converted_rows_comes_back_as_the_facades_rows() -> None:
+    def rows(self: Any, n: int = 0, limit: int = 2, offset: int = 0) -> list[int]:
+        return list(range(offset, min(offset + limit, 3)))
+
+    pages(SAID_PAGE, row=Said)(rows)
+    (performer,) = getattr(rows, PERFORMS)
+    page = performer.answer(lambda **values: rows(None, **values), SayArgs(limit=2))
+    assert page == SaidPage(rows=[Said(text="0"), Said(text="1")], next_offset=2)
+    assert performer.back(page) == [0, 1]
+    with pytest.raises(TypeError, match="has no `of` and `back`"):
+        pages(SAID_PAGE, row=Page)(rows)  # type: ignore[arg-type]
+
+
 def test_fixed_arguments_are_the_bindings_whatever_the_params_say() -> None:
     bound = {p.operation.name: p for p in getattr(LessonService.set_lesson_status, PERFORMS)}
     assert bound["lesson.approve"].fixed == {"status": "approved", "actor": "user"}
@@ -99,13 +197,18 @@ def test_a_remote_call_needs_a_method_performing_one_operation() -> None:
 def test_every_remote_call_names_a_facade_method_that_performs_one_operation() -> None:
     """The remote memory names the facade's classes without importing them (`Deferred`): each name resolves, to a
     method bound to one operation, the one the remote call sends."""
-    from service.remote import memory as remote
+    import importlib
+    import pkgutil
+
+    from service import remote
     from service.remote.calls import Performed
 
+    modules = [importlib.import_module(f"{remote.__name__}.{m.name}") for m in pkgutil.iter_modules(remote.__path__)]
     calls = [
         (cls.__name__, name, value)
-        for cls in vars(remote).values()
-        if isinstance(cls, type) and cls.__module__ == remote.__name__
+        for module in modules
+        for cls in vars(module).values()
+        if isinstance(cls, type) and cls.__module__ == module.__name__
         for name, value in vars(cls).items()
         if isinstance(value, Performed)
     ]

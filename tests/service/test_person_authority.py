@@ -146,9 +146,20 @@ def test_over_the_socket_an_agent_is_forbidden_and_the_console_is_served(
     qtbot.waitUntil(lambda: seeded.jobs.status(job).state != "running", timeout=60_000)
     assert seeded.jobs.status(job).state == "done"
     # What the console did is recorded as the person's.
-    assert seeded.desk.get_fact(requests["memory.fact.set_status"]["fact_id"]).status == "inactive"
+    assert seeded.facts.get_fact(requests["memory.fact.set_status"]["fact_id"]).status == "inactive"
     assert [e.actor for e in seeded.store.events("lessons", types=["lesson_approved"])][-1] == "user"
     assert next(e for e in seeded.appkb.list_aliases(kind="user") if e.term == "红薯").package == "com.xingin.xhs"
+
+
+def test_an_agent_is_refused_before_anything_is_said_of_its_params(seeded: Memory) -> None:
+    """The person's operation refuses an agent first, even where its params break a rule the operation checks
+    (a record's content that is only spaces): the agent learns nothing of its params' rules."""
+    dispatcher = Dispatcher(seeded)
+    edit = {"id": 1, "method": "learning.record.edit", "params": {"record_id": "rec_x", "content": "   "}}
+    reply = json.loads(dispatcher.handle_line(line(edit)))
+    assert reply["error"]["code"] == "forbidden", reply
+    reply = json.loads(dispatcher.handle_line(line(edit), dispatcher.person))
+    assert reply["error"] == {"code": "invalid_params", "message": "params.content must be non-empty text"}
 
 
 def test_the_key_is_the_homes_private_file_fresh_each_start_and_never_said(

@@ -127,7 +127,7 @@ class Setup:
         source = self.interaction()
         name = self.uid("周报格式")
         skill = {"name": name, "text": "用表格", "source_interaction_id": source, "quote": "周报用表格"}
-        done = self.memory.desk.maintenance_commit(
+        done = self.memory.maintenance.maintenance_commit(
             {"topics": [{"title": "周报", "interaction_ids": [source]}], "skills": [skill]}
         )
         return str(done["skills"][0]["skill_id"])
@@ -232,7 +232,7 @@ class Setup:
     def fact(self) -> str:
         """An active desk fact (adopted by learning) for a person to deactivate."""
         self.record()
-        return str(self.memory.desk.list_facts(status="active", limit=1)[0].fact_id)
+        return str(self.memory.facts.list_facts(status="active", limit=1)[0].fact_id)
 
 
 Build = Callable[[Setup, Any], dict[str, Any]]

@@ -27,7 +27,7 @@ def drafted(memory: Memory) -> str:
     memory.desk.remember_interaction(
         "guide", user_text="以后发周报前先让我看一眼再发", assistant_text="明白", ts=now - 3600
     )
-    done = memory.desk.maintenance_commit(
+    done = memory.maintenance.maintenance_commit(
         {
             "skills": [
                 {
@@ -87,7 +87,7 @@ def test_an_activation_without_the_users_request_is_forbidden(
     reply = set_status(qtbot, host, {"skill_id": drafted, "status": "active", **request_})
     assert reply["ok"] is False and reply["error"]["code"] == "forbidden", (why, reply)
     assert said in reply["error"]["message"], (why, reply["error"]["message"])
-    assert memory.store.count_events() == before and memory.desk.get_skill(drafted).status == "draft"
+    assert memory.store.count_events() == before and memory.skills.get_skill(drafted).status == "draft"
 
 
 def test_an_agent_decides_nothing_else_about_a_skill(
@@ -96,7 +96,7 @@ def test_an_agent_decides_nothing_else_about_a_skill(
     for status in ("rejected", "disabled", "draft"):
         reply = set_status(qtbot, host, {"skill_id": drafted, "status": status})
         assert reply["ok"] is False and reply["error"]["code"] == "forbidden", (status, reply)
-    memory.desk.set_skill_status(drafted, "disabled")  # the person's, here
+    memory.skills.set_skill_status(drafted, "disabled")  # the person's, here
     reply = set_status(
         qtbot, host, {"skill_id": drafted, "status": "active", "interaction_id": "latest", "user_request": "启用吧"}
     )

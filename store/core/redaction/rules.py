@@ -60,7 +60,13 @@ _SECRET_WORDS = (
 _LABEL = (
     r"(?:[ \t]{0,2}(?:号码|号|编号|no(?:\.|(?![a-z]))|nr(?:\.|(?![a-z]))|number|num(?:\.|(?![a-z]))|\#|id(?![a-z])))?"
 )
-_JOIN = r"(?:[ \t]{0,3}(?:is(?![a-z])|was(?![a-z])|[:：=\#]|是|为)){0,2}[ \t]{0,3}[(\[（【「『“\"'<《]?[ \t]{0,2}"
+_JOINED = r"(?:[ \t]{0,3}(?:is(?![a-z])|was(?![a-z])|[:：=\#]|是|为)){0,2}[ \t]{0,3}"
+_OPENING = r"[(\[（【「『“\"'<《]"
+_JOIN = rf"{_JOINED}{_OPENING}?[ \t]{{0,2}}"
+# `_JOIN` for a rule that replaces its whole match: the bracket it opened (`open`) is closed by `_CLOSE`, so that
+# 验证码（482913） goes whole rather than leaving its "）".
+_JOIN_OPEN = rf"{_JOINED}(?P<open>{_OPENING})?[ \t]{{0,2}}"
+_CLOSE = r"(?(open)[ \t]{0,2}[)\]）】」』”\"'>》]?)"
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 _LUHN_DOUBLE = str.maketrans("0123456789", "0246813579")
@@ -329,7 +335,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "code",
         rf"""(?:{"|".join(_CODE_ZH)}|{_english(_CODE_EN)})
-            {_LABEL} {_JOIN} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9])""",
+            {_LABEL} {_JOIN_OPEN} [0-9](?:[ ]?[0-9]){{3,7}}(?![0-9]) {_CLOSE}""",
         _CODE_ZH + _CODE_EN,
         lowered=True,
     ),

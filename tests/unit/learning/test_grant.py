@@ -12,7 +12,7 @@ import pytest
 from service.config import ConfigError, load_config
 from service.memory.memory import Memory
 from store.core import clock
-from store.core.database import DB_NAME
+from store.core.home import DB_NAME
 from store.learning.grant import EXTRACTION, Grant, GrantError, example_section, parse_grant
 
 

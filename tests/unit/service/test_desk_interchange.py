@@ -276,7 +276,7 @@ def test_the_mcp_memory_example_imports_as_documented(config: Config, tmp_path: 
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mcp-memory", DATA / "mcp_memory.jsonl")
         assert (report.added, report.skipped, report.refused) == (8, 0, 0)  # 6 observations, 2 relations
-        facts = {f.content: f for f in memory.desk.list_facts()}
+        facts = {f.content: f for f in memory.facts.list_facts()}
         assert set(facts) >= {"default_user: Prefers short answers in Chinese", "张伟: 负责审核每周的周报"}
         assert "default_user works_on Jiyi" in facts and "张伟 reviews_reports_of default_user" in facts
         for fact in facts.values():
@@ -306,7 +306,7 @@ def test_the_mcp_memory_example_imports_as_documented(config: Config, tmp_path: 
 def test_an_environment_scope_makes_candidates_as_a_fact_learned_here(config: Config) -> None:
     with Memory.open(hashed(config)) as memory:
         memory.interchange.import_foreign("mcp-memory", DATA / "mcp_memory.jsonl", scope="environment")
-        statuses = {f.status for f in memory.desk.list_facts()}
+        statuses = {f.status for f in memory.facts.list_facts()}
     assert statuses == {"candidate"}  # evidence on one workday: awaiting a second
 
 
@@ -314,7 +314,7 @@ def test_the_mem0_example_imports_with_its_metadata(config: Config, tmp_path: Pa
     with Memory.open(hashed(config)) as memory:
         report = memory.interchange.import_foreign("mem0", DATA / "mem0_export.json")
         assert (report.added, report.refused) == (3, 0)
-        facts = {f.content: f for f in memory.desk.list_facts()}
+        facts = {f.content: f for f in memory.facts.list_facts()}
         lunch = facts["Prefers vegetarian food when ordering lunch"]
         source = memory.desk.get_interaction(lunch.evidence[0].source_id)
         assert source["ts"].startswith("2025-03-01T18:00:00")  # its created_at, in UTC
@@ -381,7 +381,7 @@ def test_a_memory_too_long_for_a_fact_and_a_sensitive_id_are_refused_with_reason
         report = memory.interchange.import_foreign("mem0", mem0)
         assert (report.added, report.refused) == (1, 1)
         assert report.reasons == ["mem0.json memory 1: it is longer than 300 characters; a fact is one short sentence"]
-        assert [f.content for f in memory.desk.list_facts()] == ["Likes green tea"]
+        assert [f.content for f in memory.facts.list_facts()] == ["Likes green tea"]
         memory.interchange.export_desk(tmp_path / "out")
 
     def phone_as_id(lines: list[str]) -> list[str]:

@@ -42,11 +42,11 @@ def test_a_filled_home_has_only_private_folders_and_files(tmp_path: Path) -> Non
     memory = Memory.open(load_config(home=home, env={"JIYI_EMBED_MODEL": "hash"}))
     try:
         fill(memory, runs=40)  # runs, episodes and their vectors, desk turns, topics, schedule bundles
-        memory.desk.put_bundle_document("project/jiyi", "notes.md", "# 笔记\n", expected_revision=0)
-        notes = Path(memory.desk.bundle_directory("project/jiyi")) / "notes.md"
+        memory.bundles.put_bundle_document("project/jiyi", "notes.md", "# 笔记\n", expected_revision=0)
+        notes = Path(memory.bundles.bundle_directory("project/jiyi")) / "notes.md"
         notes.write_text("编辑器里改的\n", "utf-8")
         os.chmod(notes, 0o644)
-        kept = memory.desk.put_bundle_document("project/jiyi", "notes.md", "# 笔记 2\n", expected_revision=1)
+        kept = memory.bundles.put_bundle_document("project/jiyi", "notes.md", "# 笔记 2\n", expected_revision=1)
         assert kept["outside_edit_kept"]
         memory.appkb.resolve_app("不存在的应用", device="pixel7")  # nothing knows it: the alias vectors are made
         assert memory.recall.engine.index.count("app_alias", "global") > 0

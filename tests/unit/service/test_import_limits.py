@@ -208,14 +208,14 @@ def test_a_refused_mem0_memory_leaves_no_source_turn_behind(hashed: Config, tmp_
         assert report.reasons[0].startswith("mem0.json memory 2: ")
         turns = memory.store.db.execute_sql("SELECT user_text FROM desk_interaction ORDER BY user_text").fetchall()
         assert [t[0] for t in turns] == ["Likes green tea", "Runs on Sundays"]  # no "Keeps a cat"
-        assert sorted(f.content for f in memory.desk.list_facts()) == ["Likes green tea", "Runs on Sundays"]
+        assert sorted(f.content for f in memory.facts.list_facts()) == ["Likes green tea", "Runs on Sundays"]
 
 
 def test_a_users_mem0_memories_are_profile_facts_and_an_agents_are_its_projects(hashed: Config) -> None:
     with Memory.open(hashed) as memory:
         report = memory.interchange.import_foreign("mem0", DATA / "mem0_export.json")
         assert (report.added, report.refused) == (3, 0)
-        facts = {f.content: f for f in memory.desk.list_facts()}
+        facts = {f.content: f for f in memory.facts.list_facts()}
     lunch = facts["Prefers vegetarian food when ordering lunch"]  # alex's own (no agent): who alex is
     assert (lunch.scope, lunch.profile_kind, lunch.project, lunch.status) == ("profile", "identity", None, "active")
     laptop = facts["用户的笔记本电脑运行 Ubuntu 24.04"]
@@ -231,6 +231,6 @@ def test_scope_profile_makes_every_memory_a_profile_fact_of_the_kind_its_categor
     assert main(["import", "mem0", str(DATA / "mem0_export.json"), "--scope", "profile", "--home", home]) == 0
     assert "facts: added 3" in capsys.readouterr().out
     with Memory.open(hashed) as memory:
-        facts = {f.content: (f.scope, f.profile_kind, f.project) for f in memory.desk.list_facts()}
+        facts = {f.content: (f.scope, f.profile_kind, f.project) for f in memory.facts.list_facts()}
     assert facts["The team's weekly report is due every Friday at 17:00"] == ("profile", "work_style", None)
     assert facts["Prefers vegetarian food when ordering lunch"] == ("profile", "identity", None)

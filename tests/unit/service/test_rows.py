@@ -45,26 +45,26 @@ def same(typed: Any, stored: Any) -> None:
 
 def test_desk_rows_are_the_store_objects(demo: Memory) -> None:
     store = demo.store
-    same(demo.desk.list_facts(), facts.list_facts(store))
-    fact_id = demo.desk.list_facts()[0].fact_id
-    same(demo.desk.get_fact(fact_id), facts.get_fact(store, fact_id))
-    same(demo.desk.list_skills(), skills.list_skills(store))
-    same(demo.desk.list_topics(), topics.list_topics(store))
-    topic_id = demo.desk.list_topics()[0].topic_id
-    same(demo.desk.get_topic(topic_id, limit=2), topics.get_topic(store, topic_id, limit=2))
-    same(demo.desk.list_workdays(), topics.workdays(store))
-    same(demo.desk.consolidation_log(), topics.consolidation_log(store))
-    same(demo.desk.list_bundles(), bundles.list_bundles(store))
-    bundle_id = demo.desk.list_bundles()[0].bundle_id
-    same(demo.desk.get_bundle(bundle_id), bundles.get_bundle(store, demo.desk.bundle_files, bundle_id))
+    same(demo.facts.list_facts(), facts.list_facts(store))
+    fact_id = demo.facts.list_facts()[0].fact_id
+    same(demo.facts.get_fact(fact_id), facts.get_fact(store, fact_id))
+    same(demo.skills.list_skills(), skills.list_skills(store))
+    same(demo.maintenance.list_topics(), topics.list_topics(store))
+    topic_id = demo.maintenance.list_topics()[0].topic_id
+    same(demo.maintenance.get_topic(topic_id, limit=2), topics.get_topic(store, topic_id, limit=2))
+    same(demo.maintenance.list_workdays(), topics.workdays(store))
+    same(demo.maintenance.consolidation_log(), topics.consolidation_log(store))
+    same(demo.bundles.list_bundles(), bundles.list_bundles(store))
+    bundle_id = demo.bundles.list_bundles()[0].bundle_id
+    same(demo.bundles.get_bundle(bundle_id), bundles.get_bundle(store, demo.bundles.bundle_files, bundle_id))
 
 
 def test_a_workday_topic_keeps_its_own_fields(demo: Memory) -> None:
     """A workday's topic has that day's `segment` and neither `task_ids` nor `updated`: absent, not null.
     (Its fields come in the listed topic's order, which puts `summary` before `kind`.)"""
-    day = next(d.workday for d in demo.desk.list_workdays() if d.segments)
+    day = next(d.workday for d in demo.maintenance.list_workdays() if d.segments)
     [stored, *_] = topics.workday_topics(demo.store, day)
-    typed = demo.desk.workday_topics(day)[0]
+    typed = demo.maintenance.workday_topics(day)[0]
     assert msgspec.to_builtins(typed) == msgspec.to_builtins(stored)
     assert "task_ids" not in msgspec.to_builtins(typed) and typed.segment == stored.segment
     assert row(Topic, msgspec.to_builtins(stored)) == typed

@@ -53,7 +53,7 @@ def test_numbers_inside_a_consolidation_detail_are_filtered(memory: Memory) -> N
         "nested": [{"id": 4111111111111111}],
     }
     memory.desk.record_consolidation("note", summary="整理", detail=detail)
-    stored = memory.desk.consolidation_log(1)[0].detail
+    stored = memory.maintenance.consolidation_log(1)[0].detail
     assert stored == {
         "phone": "[redacted:mobile]",
         "card": "[redacted:card_number]",
@@ -77,7 +77,7 @@ def test_a_sensitive_looking_bundle_key_or_run_id_is_refused(
     memory: Memory, config: object, bundle_id: str, path: str
 ) -> None:
     with pytest.raises(SensitiveContent):
-        memory.desk.put_bundle_document(bundle_id, path, "# 笔记\n", expected_revision=0)
+        memory.bundles.put_bundle_document(bundle_id, path, "# 笔记\n", expected_revision=0)
     assert PHONE not in _log(memory) and "700001" not in _log(memory)
     bundles = Path(memory.store.home) / "bundles"
     assert not any(PHONE in str(p) or "700001" in str(p) for p in bundles.rglob("*"))
@@ -85,13 +85,15 @@ def test_a_sensitive_looking_bundle_key_or_run_id_is_refused(
 
 def test_state_json_keeps_its_numbers_and_its_bytes_and_loses_the_secrets_in_its_strings(memory: Memory) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="run1")
-    current = memory.desk.get_bundle("schedule/weekly", "state.json").documents[0].revision
+    current = memory.bundles.get_bundle("schedule/weekly", "state.json").documents[0].revision
     state = '{\n  "last_order_id": 4111111111111111,\n  "note": "客户电话 13800135678",\n  "ok": true\n}\n'
-    put = memory.desk.put_bundle_document("schedule/weekly", "state.json", state, expected_revision=current)
+    put = memory.bundles.put_bundle_document("schedule/weekly", "state.json", state, expected_revision=current)
     assert put["content"] == state.replace("13800135678", "[redacted:mobile]")
     assert json.loads(put["content"])["last_order_id"] == 4111111111111111
     clean = '{"last_order_id": 4111111111111111, "ok": true}'
-    again = memory.desk.put_bundle_document("schedule/weekly", "state.json", clean, expected_revision=put["revision"])
+    again = memory.bundles.put_bundle_document(
+        "schedule/weekly", "state.json", clean, expected_revision=put["revision"]
+    )
     assert again["content"] == clean
 
 
@@ -104,7 +106,9 @@ def test_a_project_fact_with_a_sensitive_looking_project_is_refused(memory: Memo
         "evidence": [{"interaction_id": "a", "quote": "Jiyi 用 SQLite"}],
     }
     with pytest.raises(SensitiveContent):
-        memory.desk.maintenance_commit({"topics": [{"title": "存储", "interaction_ids": ["a"]}], "facts": [fact]})
+        memory.maintenance.maintenance_commit(
+            {"topics": [{"title": "存储", "interaction_ids": ["a"]}], "facts": [fact]}
+        )
     assert PHONE not in _log(memory)
 
 

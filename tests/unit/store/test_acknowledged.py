@@ -12,7 +12,8 @@ import pytest
 
 from service.config import load_config, save_settings
 from store.core.acknowledged import DOMAIN, LOSS_ACCEPTED, MARK_NAME, Mark
-from store.core.database import Store, connect_database
+from store.core.connect import connect_database
+from store.core.database import Store
 from store.core.errors import ChangesMissing, UnsafePath
 from store.projections import all_projections
 from tests.conftest import open_store

@@ -50,7 +50,7 @@ def opened() -> Iterator[Callable[[Config], Memory]]:
 
 
 def _file(memory: Memory, bundle_id: str, path: str) -> Path:
-    return Path(memory.desk.bundle_directory(bundle_id)) / path
+    return Path(memory.bundles.bundle_directory(bundle_id)) / path
 
 
 def _backend_gone(postgres: PostgresServer, pid: int) -> None:
@@ -109,8 +109,8 @@ def test_a_put_missed_while_the_notice_connection_was_down_is_mirrored_after_it_
     config_b, config_a = homes
     b, a = opened(config_b), opened(config_a)
     heard = _Heard(b)
-    a.desk.put_bundle_document("project/shared", "plan.md", "第一版", expected_revision=0)
-    a.desk.put_bundle_document("project/shared", "notes.md", "B 会在外面改", expected_revision=0)
+    a.bundles.put_bundle_document("project/shared", "plan.md", "第一版", expected_revision=0)
+    a.bundles.put_bundle_document("project/shared", "notes.md", "B 会在外面改", expected_revision=0)
     assert heard.up_to(a.store.last_seq("desk")), "B never heard A's puts"  # B mirrors before its listeners hear
     plan, notes = _file(b, "project/shared", "plan.md"), _file(b, "project/shared", "notes.md")
     assert notes.read_text("utf-8") == "B 会在外面改"
@@ -119,9 +119,9 @@ def test_a_put_missed_while_the_notice_connection_was_down_is_mirrored_after_it_
     pid = b.feed_backend_pid
     assert pid is not None
     _backend_gone(postgres, pid)
-    a.desk.put_bundle_document("project/shared", "plan.md", "第二版", expected_revision=1)
-    a.desk.put_bundle_document("project/shared", "notes.md", "A 的第二版", expected_revision=1)
-    a.desk.put_bundle_document("project/shared", "new.md", "断线时新建", expected_revision=0)
+    a.bundles.put_bundle_document("project/shared", "plan.md", "第二版", expected_revision=1)
+    a.bundles.put_bundle_document("project/shared", "notes.md", "A 的第二版", expected_revision=1)
+    a.bundles.put_bundle_document("project/shared", "new.md", "断线时新建", expected_revision=0)
     assert b.feed_backend_pid in (pid, None), "B listened again before A's puts: they were not missed"
     assert resynced.acquire(timeout=20), "B did not listen again"
     assert b.feed_backend_pid not in (None, pid)
@@ -136,16 +136,16 @@ def test_a_put_missed_while_the_notice_connection_was_down_is_mirrored_after_it_
 def test_a_host_stopped_while_another_wrote_catches_up_when_it_opens_again(homes: tuple[Config, Config]) -> None:
     config_b, config_a = homes
     with Memory.open(config_b) as b:
-        b.desk.put_bundle_document("project/p", "plan.md", "B 写的第一版", expected_revision=0)
-        b.desk.put_bundle_document("project/p", "mine.md", "B 在外面改过", expected_revision=0)
-        b.desk.put_bundle_document("project/p", "same.md", "没人改", expected_revision=0)
-        folder = Path(b.desk.bundle_directory("project/p"))
+        b.bundles.put_bundle_document("project/p", "plan.md", "B 写的第一版", expected_revision=0)
+        b.bundles.put_bundle_document("project/p", "mine.md", "B 在外面改过", expected_revision=0)
+        b.bundles.put_bundle_document("project/p", "same.md", "没人改", expected_revision=0)
+        folder = Path(b.bundles.bundle_directory("project/p"))
     (folder / "mine.md").write_text("B 的人离线时改的", "utf-8")  # changed outside, and A never touches it
     same_written = (folder / "same.md").stat().st_mtime_ns
     with Memory.open(config_a) as a:
-        a.desk.put_bundle_document("project/p", "plan.md", "A 写的第二版", expected_revision=1)
-        a.desk.put_bundle_document("project/p", "plan.md", "A 写的第三版", expected_revision=2)
-        a.desk.put_bundle_document("project/q", "other.md", "B 没见过的资料夹", expected_revision=0)
+        a.bundles.put_bundle_document("project/p", "plan.md", "A 写的第二版", expected_revision=1)
+        a.bundles.put_bundle_document("project/p", "plan.md", "A 写的第三版", expected_revision=2)
+        a.bundles.put_bundle_document("project/q", "other.md", "B 没见过的资料夹", expected_revision=0)
         last = a.store.last_seq("desk")
     with Memory.open(config_b) as b:
         assert (folder / "plan.md").read_text("utf-8") == "A 写的第三版"
@@ -153,7 +153,7 @@ def test_a_host_stopped_while_another_wrote_catches_up_when_it_opens_again(homes
         assert _file(b, "project/q", "other.md").read_text("utf-8") == "B 没见过的资料夹"
         assert (folder / "mine.md").read_text("utf-8") == "B 的人离线时改的"  # no newer revision: left alone
         assert (folder / "same.md").stat().st_mtime_ns == same_written  # unchanged documents are not rewritten
-        mark = json.loads((b.desk.bundle_files.root / MARK_NAME).read_text("utf-8"))
+        mark = json.loads((b.bundles.bundle_files.root / MARK_NAME).read_text("utf-8"))
         assert mark == {"database": b.store.location, "desk_seq": last, "written": {}}  # its own puts passed
 
 
@@ -162,9 +162,9 @@ def test_a_missing_file_is_written_again_and_a_mark_from_another_database_is_ign
 ) -> None:
     config_b, _ = homes
     with Memory.open(config_b) as b:
-        b.desk.put_bundle_document("project/p", "plan.md", "第一版", expected_revision=0)
+        b.bundles.put_bundle_document("project/p", "plan.md", "第一版", expected_revision=0)
         plan = _file(b, "project/p", "plan.md")
-        mark = b.desk.bundle_files.root / MARK_NAME
+        mark = b.bundles.bundle_files.root / MARK_NAME
         location = b.store.location
     plan.unlink()
     with Memory.open(config_b):

@@ -12,8 +12,9 @@ import pytest
 
 from store.appkb import kb as appkb
 from store.appkb.entry import AppKbEntry
-from store.core.database import DB_NAME, Store
+from store.core.database import Store
 from store.core.errors import EnvironmentProblem, HomeLocked, SchemaTooNew, UnsafePath
+from store.core.home import DB_NAME
 from store.core.migrations import SCHEMA_VERSION
 from store.core.redaction.redactor import Redactor
 from store.projections import all_projections

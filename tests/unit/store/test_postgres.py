@@ -83,7 +83,7 @@ def _race(puts: list[tuple[Memory, str, int]]) -> list[str]:
     def put(memory: Memory, text: str, expected: int) -> None:
         start.wait()
         try:
-            memory.desk.put_bundle_document("project/racing", "notes.md", text, expected_revision=expected)
+            memory.bundles.put_bundle_document("project/racing", "notes.md", text, expected_revision=expected)
             outcomes.append("won")
         except Conflict:
             outcomes.append("conflict")
@@ -102,7 +102,7 @@ def test_a_document_put_raced_from_two_hosts_is_won_by_exactly_one(hosts: Hosts)
     for revision in range(8):
         outcomes = _race([(m, f"{m.store.home.name} r{revision}", revision) for m in (first, second)])
         assert sorted(outcomes) == ["conflict", "won"], revision
-    [document] = second.desk.get_bundle("project/racing", path="notes.md").documents
+    [document] = second.bundles.get_bundle("project/racing", path="notes.md").documents
     assert document.revision == 8
 
 
@@ -247,11 +247,11 @@ def test_maintenance_leases_live_in_the_database_so_two_hosts_never_plan_the_sam
     first, second = hosts(2)
     for i in range(6):
         first.desk.remember_interaction(f"turn-{i}", user_text=f"第{i}件事")
-    mine = first.desk.maintenance_plan(limit=4)
-    theirs = second.desk.maintenance_plan(limit=4)
+    mine = first.maintenance.maintenance_plan(limit=4)
+    theirs = second.maintenance.maintenance_plan(limit=4)
     planned = [[t["interaction_id"] for t in plan["interactions"]] for plan in (mine, theirs)]
     assert planned == [[f"turn-{i}" for i in range(4)], ["turn-4", "turn-5"]]
-    leases = second.desk.maintenance_status()["leases"]
+    leases = second.maintenance.maintenance_status()["leases"]
     assert {lease["batch_id"] for lease in leases} == {mine["batch_id"], theirs["batch_id"]}
 
 
@@ -260,11 +260,11 @@ def test_a_document_put_on_one_host_is_mirrored_into_the_other_hosts_home(hosts:
     first, second = hosts(2)
     heard = threading.Semaphore(0)
     first.add_listener(lambda domain, seq: heard.release())
-    second.desk.put_bundle_document("project/shared", "plan.md", "第一版", expected_revision=0)
+    second.bundles.put_bundle_document("project/shared", "plan.md", "第一版", expected_revision=0)
     assert heard.acquire(timeout=10)  # the bundle's creation and the put: one commit, one notice
-    mirror = Path(first.desk.bundle_directory("project/shared")) / "plan.md"
+    mirror = Path(first.bundles.bundle_directory("project/shared")) / "plan.md"
     assert mirror.read_text("utf-8") == "第一版"
-    second.desk.put_bundle_document("project/shared", "plan.md", "第二版", expected_revision=1)
+    second.bundles.put_bundle_document("project/shared", "plan.md", "第二版", expected_revision=1)
     assert heard.acquire(timeout=10)
     assert mirror.read_text("utf-8") == "第二版"
     assert not list(mirror.parent.glob("plan.md.outside-*"))  # a stale mirror is refreshed, not kept aside

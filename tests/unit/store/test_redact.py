@@ -117,6 +117,8 @@ def test_app_names_and_everyday_text_pass(redactor: Redactor, text: str) -> None
         ("卡号 4111 1111 1111 1112 谢谢", "卡号 [redacted:card_number] 谢谢"),  # after its word, Luhn or not
         ("postgres://u:pw1@127.0.0.1/db", "postgres://u:[redacted:password]@127.0.0.1/db"),
         ("x password%3Dabc123 y", "x [redacted:secret] y"),  # an escaped run goes whole
+        ("验证码（482913）好", "[redacted:code]好"),  # the bracket the code opened goes with it
+        ("（验证码482913）", "（[redacted:code]）"),  # a bracket around the whole stays
     ],
 )
 def test_what_goes_and_what_stays(redactor: Redactor, text: str, clean: str) -> None:

@@ -16,8 +16,9 @@ from peewee import OperationalError
 
 from store.appkb import kb as appkb
 from store.appkb.entry import AppKbEntry
-from store.core.database import DB_NAME, Store
+from store.core.database import Store
 from store.core.errors import StorageProblem, storage_problem
+from store.core.home import DB_NAME
 
 # SQLite's result codes and pragmas; tests/unit/store/test_postgres.py covers the server's failures.
 pytestmark = pytest.mark.sqlite_only

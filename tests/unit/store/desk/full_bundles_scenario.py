@@ -44,7 +44,7 @@ def main(home: Path, mountpoint: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     files = mountpoint / "project" / "p"
     with Memory.open(config) as memory:
-        put = memory.desk.put_bundle_document
+        put = memory.bundles.put_bundle_document
         put("project/p", "first.md", "有地方时写的", expected_revision=0)
         filler = fill(mountpoint)
         seen["full_a"] = put("project/p", "a.md", "满盘时写的 A", expected_revision=0)["mirror_problem"]

@@ -75,19 +75,19 @@ def _assert_refused_everywhere(memory: Memory, tmp_path: Path, refused: int) -> 
     home = memory.store.home
     assert files_outside(tmp_path / "a", home) == [], "a file was written outside the home"
     assert not any("outside" in p.parts for p in home.rglob("*"))
-    assert [b.bundle_id for b in memory.desk.list_bundles()] == ["project/p"]
-    paths = [d.path for d in memory.desk.get_bundle("project/p").documents]
+    assert [b.bundle_id for b in memory.bundles.list_bundles()] == ["project/p"]
+    paths = [d.path for d in memory.bundles.get_bundle("project/p").documents]
     assert paths == ["notes.md"]
     assert memory.health()["desk"]["bundle_events_refused"] == refused
     check = next(c for c in memory.doctor() if c.name == "bundle events")
     assert not check.ok and f"{refused} refused" in check.detail and "not a bundle document path" in check.detail
-    assert (Path(memory.desk.bundle_directory("project/p")) / "notes.md").read_text("utf-8") == "好的"
+    assert (Path(memory.bundles.bundle_directory("project/p")) / "notes.md").read_text("utf-8") == "好的"
 
 
 def test_events_climbing_out_of_the_bundles_folder_are_refused_by_jiyi_rebuild(
     deep: Memory, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    deep.desk.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
+    deep.bundles.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
     assert next(c for c in deep.doctor() if c.name == "bundle events").ok
     insert_events(deep.store, ESCAPES)
 
@@ -106,7 +106,7 @@ def test_a_home_opened_on_a_log_with_climbing_events_writes_nothing_outside(
     deep_config: Config, tmp_path: Path
 ) -> None:
     with Memory.open(deep_config) as memory:
-        memory.desk.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
+        memory.bundles.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
     # As a restored backup or another host would have it: the events are in the log, the view behind it.
     store = open_store(deep_config.home_path)
     try:
@@ -181,11 +181,11 @@ def test_another_hosts_climbing_put_is_not_mirrored_when_its_notice_arrives(
         with b.store.atomic():  # another host writing through the store itself, past the socket's checks
             for event_type, payload in ESCAPES:
                 b.store.append(DOMAIN, event_type, {"revision": 1, "content": "越界了", **payload}, actor="agent")
-        b.desk.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
+        b.bundles.put_bundle_document("project/p", "notes.md", "好的", expected_revision=0)
         last = b.store.last_seq(DOMAIN)
         with ready:
             assert ready.wait_for(lambda: heard and max(heard) >= last, timeout=20), "A never heard B's puts"
-        assert (Path(a.desk.bundle_directory("project/p")) / "notes.md").read_text("utf-8") == "好的"
+        assert (Path(a.bundles.bundle_directory("project/p")) / "notes.md").read_text("utf-8") == "好的"
         homes = (a.store.home, b.store.home)
         stray = [p for p in tmp_path.rglob("*") if not any(h == p or h in p.parents or p in h.parents for h in homes)]
         assert stray == [], "a file was written outside the homes"

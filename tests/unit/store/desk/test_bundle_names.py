@@ -25,12 +25,12 @@ def test_a_run_or_schedule_too_long_for_a_file_name_is_refused_before_anything_i
     with pytest.raises(InvalidInput, match=f"at most {NAME_BYTES} bytes"):
         memory.desk.complete_task("t2", title="周报", status="succeeded", schedule_id=LONG, run_id="r1")
     assert TaskCard.select().count() == 0
-    assert memory.desk.list_bundles() == []
+    assert memory.bundles.list_bundles() == []
     # Within the limit in bytes, CJK names work.
     fits = "运" * (NAME_BYTES // 3)
     done = memory.desk.complete_task("t3", title="周报", status="succeeded", schedule_id="weekly", run_id=fits)
     assert f"runs/{fits}/summary.md" in done["bundle_paths"]
-    assert (Path(memory.desk.bundle_directory("schedule/weekly")) / "runs" / fits / "summary.md").is_file()
+    assert (Path(memory.bundles.bundle_directory("schedule/weekly")) / "runs" / fits / "summary.md").is_file()
 
 
 @pytest.mark.parametrize(
@@ -43,8 +43,8 @@ def test_a_run_or_schedule_too_long_for_a_file_name_is_refused_before_anything_i
 )
 def test_a_document_name_too_long_for_the_file_system_is_refused(memory: Memory, bundle_id: str, path: str) -> None:
     with pytest.raises(InvalidInput, match="bytes"):
-        memory.desk.put_bundle_document(bundle_id, path, "x", expected_revision=0)
-    assert memory.desk.list_bundles() == []
+        memory.bundles.put_bundle_document(bundle_id, path, "x", expected_revision=0)
+    assert memory.bundles.list_bundles() == []
 
 
 def _file_legacy_run(memory: Memory, bundle_id: str, run_id: str) -> None:
@@ -63,14 +63,14 @@ def test_a_stored_name_the_file_system_refuses_breaks_neither_reads_nor_the_rebu
     memory.desk.complete_task("t2", title="日报", status="succeeded", schedule_id="daily", run_id="r1")
     _file_legacy_run(memory, "schedule/weekly", LONG)
 
-    bundle = memory.desk.get_bundle("schedule/weekly")
+    bundle = memory.bundles.get_bundle("schedule/weekly")
     files = {d.path: d.file for d in bundle.documents}
     assert files[f"runs/{LONG}/summary.md"] == "unwritable" and files["lessons.md"] == "same"
     pack = memory.context.prepare_context("周报", schedule_id="weekly")
     assert pack["counts"]["bundle"] == 4  # requirements, preferences, lessons, state
 
-    weekly = Path(memory.desk.bundle_directory("schedule/weekly"))
-    daily = Path(memory.desk.bundle_directory("schedule/daily"))
+    weekly = Path(memory.bundles.bundle_directory("schedule/weekly"))
+    daily = Path(memory.bundles.bundle_directory("schedule/daily"))
     (weekly / "lessons.md").unlink()
     (daily / "runs" / "r1" / "summary.md").unlink()
     counts = memory.rebuild()
@@ -99,8 +99,8 @@ def test_document_paths_are_matched_whole_and_refuse_backslashes_and_control_cha
     memory: Memory, path: str
 ) -> None:
     with pytest.raises(InvalidInput, match="not a bundle document path"):
-        memory.desk.put_bundle_document("project/p", path, "x", expected_revision=0)
-    root = memory.desk.bundle_files.root
+        memory.bundles.put_bundle_document("project/p", path, "x", expected_revision=0)
+    root = memory.bundles.bundle_files.root
     assert not root.exists() or [p for p in root.rglob("*") if "\\" in p.name or "\n" in p.name] == []
 
 

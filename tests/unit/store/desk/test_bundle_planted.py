@@ -25,11 +25,11 @@ BUNDLE = "project/p"
 
 
 def _file(memory: Memory, path: str = "notes.md") -> Path:
-    return Path(memory.desk.bundle_directory(BUNDLE)) / path
+    return Path(memory.bundles.bundle_directory(BUNDLE)) / path
 
 
 def _put(memory: Memory, content: str, revision: int, path: str = "notes.md") -> dict[str, object]:
-    return dict(memory.desk.put_bundle_document(BUNDLE, path, content, expected_revision=revision))
+    return dict(memory.bundles.put_bundle_document(BUNDLE, path, content, expected_revision=revision))
 
 
 def test_a_fifo_at_a_documents_path_neither_hangs_the_put_nor_is_replaced(memory: Memory) -> None:
@@ -50,7 +50,7 @@ def test_a_fifo_at_a_documents_path_neither_hangs_the_put_nor_is_replaced(memory
     assert answer["revision"] == 2 and answer["changed"] is True  # the database has it
     assert "FIFO" in str(answer["mirror_problem"]) and "not a regular file" in str(answer["mirror_problem"])
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # left where it is: Jiyi replaces only regular files
-    assert [d.file for d in memory.desk.get_bundle(BUNDLE).documents] == ["unsafe"]
+    assert [d.file for d in memory.bundles.get_bundle(BUNDLE).documents] == ["unsafe"]
     check = next(c for c in memory.doctor() if c.name == "bundle files")
     assert not check.ok and "1 unsafe" in check.detail and f"{BUNDLE}/notes.md" in check.detail
     # Other documents are still written, and once the FIFO is gone the document's file is written again.

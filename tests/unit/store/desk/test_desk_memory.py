@@ -23,9 +23,9 @@ def turn(memory: Memory, interaction_id: str, user: str, reply: str = "好的", 
 
 
 def file_all(memory: Memory, title: str = "杂项", **extra: object) -> dict[str, Any]:
-    plan = memory.desk.maintenance_plan(limit=500)
+    plan = memory.maintenance.maintenance_plan(limit=500)
     ids = [i["interaction_id"] for i in plan["interactions"]]
-    return memory.desk.maintenance_commit(
+    return memory.maintenance.maintenance_commit(
         {"batch_id": plan["batch_id"], "topics": [{"title": title, "interaction_ids": ids, "segment": "概括"}], **extra}
     )
 
@@ -107,7 +107,9 @@ def test_task_complete_creates_the_schedule_bundle_on_its_first_run(memory: Memo
         assert (root / name).is_file(), name
     state = json.loads((root / "state.json").read_text("utf-8"))
     assert state["runs"] == 1 and state["last_run_id"] == "r1"
-    memory.desk.put_bundle_document("schedule/ufo", "preferences.md", "# 偏好\n- 只在失败时提醒\n", expected_revision=1)
+    memory.bundles.put_bundle_document(
+        "schedule/ufo", "preferences.md", "# 偏好\n- 只在失败时提醒\n", expected_revision=1
+    )
     memory.desk.complete_task(
         "t2", title="每日 UFO 检查", status="failed", result="磁盘满", schedule_id="ufo", run_id="r2"
     )
@@ -121,21 +123,25 @@ def test_task_complete_creates_the_schedule_bundle_on_its_first_run(memory: Memo
 
 def test_document_put_detects_stale_revisions_and_outside_edits(memory: Memory, config) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
-    doc = memory.desk.get_bundle("schedule/weekly", "requirements.md").documents[0]
+    doc = memory.bundles.get_bundle("schedule/weekly", "requirements.md").documents[0]
     assert doc.revision == 1 and doc.file == "same"
-    memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周五发\n", expected_revision=1)
+    memory.bundles.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周五发\n", expected_revision=1)
     with pytest.raises(Conflict) as stale:
-        memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周一发\n", expected_revision=1)
+        memory.bundles.put_bundle_document(
+            "schedule/weekly", "requirements.md", "# 要求\n周一发\n", expected_revision=1
+        )
     assert stale.value.details == {
         "bundle_id": "schedule/weekly",
         "path": "requirements.md",
         "revision": 2,
         "content": "# 要求\n周五发\n",
     }
-    path = Path(memory.desk.bundle_directory("schedule/weekly")) / "requirements.md"
+    path = Path(memory.bundles.bundle_directory("schedule/weekly")) / "requirements.md"
     path.write_text("# 要求\n用户在编辑器里改的\n", "utf-8")
-    assert memory.desk.get_bundle("schedule/weekly", "requirements.md").documents[0].file == "edited_outside"
-    put = memory.desk.put_bundle_document("schedule/weekly", "requirements.md", "# 要求\n周四发\n", expected_revision=2)
+    assert memory.bundles.get_bundle("schedule/weekly", "requirements.md").documents[0].file == "edited_outside"
+    put = memory.bundles.put_bundle_document(
+        "schedule/weekly", "requirements.md", "# 要求\n周四发\n", expected_revision=2
+    )
     assert put["revision"] == 3 and put["outside_edit_kept"]
     kept = path.parent / put["outside_edit_kept"]
     assert kept.read_text("utf-8") == "# 要求\n用户在编辑器里改的\n"
@@ -146,39 +152,39 @@ def test_document_put_refuses_bad_paths_state_and_unknown_bundles(memory: Memory
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
     for bad in ("../x.md", "/etc/passwd", "runs/../../x/summary.md", ".hidden.md", "a/b.md", "x.txt"):
         with pytest.raises(InvalidInput):
-            memory.desk.put_bundle_document("schedule/weekly", bad, "x", expected_revision=0)
+            memory.bundles.put_bundle_document("schedule/weekly", bad, "x", expected_revision=0)
     with pytest.raises(InvalidInput, match="JSON"):
-        memory.desk.put_bundle_document("schedule/weekly", "state.json", "{not json", expected_revision=1)
+        memory.bundles.put_bundle_document("schedule/weekly", "state.json", "{not json", expected_revision=1)
     with pytest.raises(NotFound, match="first run"):
-        memory.desk.put_bundle_document("schedule/nope", "notes.md", "x", expected_revision=0)
-    made = memory.desk.put_bundle_document("project/jiyi", "notes.md", "# 笔记\n", expected_revision=0)
-    assert made["revision"] == 1 and memory.desk.get_bundle("project/jiyi").kind == "project"
+        memory.bundles.put_bundle_document("schedule/nope", "notes.md", "x", expected_revision=0)
+    made = memory.bundles.put_bundle_document("project/jiyi", "notes.md", "# 笔记\n", expected_revision=0)
+    assert made["revision"] == 1 and memory.bundles.get_bundle("project/jiyi").kind == "project"
 
 
 def test_bundle_mirror_refuses_a_symlinked_folder(memory: Memory, config, tmp_path: Path) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
-    folder = Path(memory.desk.bundle_directory("schedule/weekly"))
+    folder = Path(memory.bundles.bundle_directory("schedule/weekly"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (folder / "runs").rename(tmp_path / "old-runs")
     (folder / "runs").symlink_to(elsewhere)
     memory.desk.complete_task("t2", title="周报", status="succeeded", schedule_id="weekly", run_id="r2")
     assert not any(elsewhere.iterdir())  # nothing written through the link; the database still has it
-    assert memory.desk.get_bundle("schedule/weekly", "runs/r2/summary.md").documents[0].revision == 1
+    assert memory.bundles.get_bundle("schedule/weekly", "runs/r2/summary.md").documents[0].revision == 1
 
 
 def test_commit_files_each_interaction_exactly_once(memory: Memory) -> None:
     turn(memory, "a", "UFO 检查")
     turn(memory, "b", "顺便订个会议室")
-    plan = memory.desk.maintenance_plan(limit=10)
+    plan = memory.maintenance.maintenance_plan(limit=10)
     assert [i["interaction_id"] for i in plan["interactions"]] == ["a", "b"]
-    assert memory.desk.maintenance_plan(limit=10)["batch_id"] is None  # all leased
+    assert memory.maintenance.maintenance_plan(limit=10)["batch_id"] is None  # all leased
     with pytest.raises(InvalidInput, match="not fully filed"):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {"batch_id": plan["batch_id"], "topics": [{"title": "UFO", "interaction_ids": ["a"]}]}
         )
     with pytest.raises(InvalidInput, match="listed twice"):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {
                 "topics": [
                     {"title": "UFO", "interaction_ids": ["a", "b"]},
@@ -186,8 +192,8 @@ def test_commit_files_each_interaction_exactly_once(memory: Memory) -> None:
                 ]
             }
         )
-    assert memory.desk.maintenance_status()["backlog"] == 2  # nothing half-written
-    done = memory.desk.maintenance_commit(
+    assert memory.maintenance.maintenance_status()["backlog"] == 2  # nothing half-written
+    done = memory.maintenance.maintenance_commit(
         {
             "batch_id": plan["batch_id"],
             "topics": [
@@ -198,18 +204,18 @@ def test_commit_files_each_interaction_exactly_once(memory: Memory) -> None:
     )
     assert done["assigned"] == 2 and done["backlog"] == 0 and done["lease"] == "held"
     with pytest.raises(Conflict, match="already filed under topic ufo") as second:
-        memory.desk.maintenance_commit({"topics": [{"title": "别的", "interaction_ids": ["a"]}]})
+        memory.maintenance.maintenance_commit({"topics": [{"title": "别的", "interaction_ids": ["a"]}]})
     assert second.value.details == {"already_filed": {"a": "ufo"}}
-    assert memory.desk.get_topic("ufo").items[0].interaction_id == "a"
+    assert memory.maintenance.get_topic("ufo").items[0].interaction_id == "a"
 
 
 def test_an_expired_lease_returns_its_batch(memory: Memory) -> None:
     turn(memory, "a", "UFO 检查")
-    first = memory.desk.maintenance_plan(limit=10, lease_seconds=10)
-    assert memory.desk.maintenance_plan(limit=10)["batch_id"] is None
+    first = memory.maintenance.maintenance_plan(limit=10, lease_seconds=10)
+    assert memory.maintenance.maintenance_plan(limit=10)["batch_id"] is None
     assert first["batch_id"] is not None
     leases.expire(memory.store, first["batch_id"])  # the planner crashed and its lease ran out
-    again = memory.desk.maintenance_plan(limit=10)
+    again = memory.maintenance.maintenance_plan(limit=10)
     assert [i["interaction_id"] for i in again["interactions"]] == ["a"]
 
 
@@ -217,25 +223,25 @@ def test_topics_span_workdays_and_the_overview_has_three(memory: Memory) -> None
     days = ["2026-11-24T02:00:00Z", DAY1, DAY2, DAY3]
     for n, ts in enumerate(days):
         turn(memory, f"i{n}", f"UFO 第{n}天", ts=ts)
-    plan = memory.desk.maintenance_plan(limit=2)
-    memory.desk.maintenance_commit(
+    plan = memory.maintenance.maintenance_plan(limit=2)
+    memory.maintenance.maintenance_commit(
         {
             "batch_id": plan["batch_id"],
             "topics": [{"topic_id": "ufo", "title": "UFO", "interaction_ids": ["i0", "i1"], "segment": "前两天"}],
         }
     )
-    plan = memory.desk.maintenance_plan()
-    memory.desk.maintenance_commit(
+    plan = memory.maintenance.maintenance_plan()
+    memory.maintenance.maintenance_commit(
         {
             "batch_id": plan["batch_id"],
             "topics": [{"topic_id": "ufo", "interaction_ids": ["i2", "i3"], "segment": "后两天"}],
         }
     )
-    topic = memory.desk.get_topic("ufo", limit=3)
+    topic = memory.maintenance.get_topic("ufo", limit=3)
     assert topic.first_workday == "2026-11-24" and topic.last_workday == "2026-11-27"
     assert [s.workday for s in topic.segments] == ["2026-11-27", "2026-11-26", "2026-11-25", "2026-11-24"]
     assert [i.interaction_id for i in topic.items] == ["i0", "i1", "i2"] and topic.next_offset == 3
-    assert [i.interaction_id for i in memory.desk.get_topic("ufo", offset=3).items] == ["i3"]
+    assert [i.interaction_id for i in memory.maintenance.get_topic("ufo", offset=3).items] == ["i3"]
     overview = memory.desk.memory_recall("随便").recent_workdays
     assert [d.workday for d in overview] == ["2026-11-27", "2026-11-26", "2026-11-25"]
     # The raw interactions are untouched by filing.
@@ -246,7 +252,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
     turn(memory, "u", "我是做嵌入式开发的，回答请简短", reply="明白，你是嵌入式工程师")
     base = {"topics": [{"title": "自我介绍", "interaction_ids": ["u"]}]}
     with pytest.raises(InvalidInput, match="verbatim"):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {
                 **base,
                 "facts": [
@@ -260,7 +266,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
             }
         )
     with pytest.raises(InvalidInput, match="user's own words"):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {
                 **base,
                 "facts": [
@@ -274,7 +280,7 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
             }
         )
     with pytest.raises(InvalidInput, match="profile_kind"):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {
                 **base,
                 "facts": [
@@ -286,8 +292,8 @@ def test_fact_evidence_must_be_verbatim_and_profile_only_from_the_user(memory: M
                 ],
             }
         )
-    assert memory.desk.maintenance_status()["backlog"] == 1  # every refusal wrote nothing
-    done = memory.desk.maintenance_commit(
+    assert memory.maintenance.maintenance_status()["backlog"] == 1  # every refusal wrote nothing
+    done = memory.maintenance.maintenance_commit(
         {
             **base,
             "facts": [
@@ -318,7 +324,7 @@ def test_environment_facts_need_two_workdays_of_independent_evidence(memory: Mem
     turn(memory, "d2", "嗯", reply="你的书房电脑是 Ubuntu 24.04", ts=DAY2)
     turn(memory, "d3", "对，书房电脑是 Ubuntu 24.04", ts=DAY3)
     file_all(memory)
-    first = memory.desk.maintenance_commit(
+    first = memory.maintenance.maintenance_commit(
         {
             "facts": [
                 env_fact("d1", "书房电脑是 Ubuntu 24.04"),
@@ -326,14 +332,14 @@ def test_environment_facts_need_two_workdays_of_independent_evidence(memory: Mem
         }
     )
     assert first["facts"][0]["status"] == "candidate"
-    same_day = memory.desk.maintenance_commit({"facts": [env_fact("d1b", "书房电脑是 Ubuntu 24.04")]})
+    same_day = memory.maintenance.maintenance_commit({"facts": [env_fact("d1b", "书房电脑是 Ubuntu 24.04")]})
     assert same_day["facts"][0]["status"] == "candidate"  # one workday, however many times
-    restated = memory.desk.maintenance_commit({"facts": [env_fact("d2", "你的书房电脑是 Ubuntu 24.04")]})
+    restated = memory.maintenance.maintenance_commit({"facts": [env_fact("d2", "你的书房电脑是 Ubuntu 24.04")]})
     assert restated["facts"][0]["status"] == "candidate"  # the assistant restating is not verification
     assert memory.desk.memory_recall("书房电脑 Ubuntu").related_facts == []  # candidates are not offered
-    confirmed = memory.desk.maintenance_commit({"facts": [env_fact("d3", "书房电脑是 Ubuntu 24.04")]})
+    confirmed = memory.maintenance.maintenance_commit({"facts": [env_fact("d3", "书房电脑是 Ubuntu 24.04")]})
     assert confirmed["facts"][0]["outcome"] == "activated" and confirmed["facts"][0]["status"] == "active"
-    fact = memory.desk.get_fact(confirmed["facts"][0]["fact_id"])
+    fact = memory.facts.get_fact(confirmed["facts"][0]["fact_id"])
     assert fact.workdays == ["2026-11-25", "2026-11-27"]
     assert [e.counts for e in fact.evidence] == [True, True, False, True]
     assert [f.fact_id for f in memory.desk.memory_recall("书房电脑 Ubuntu").related_facts] == [fact.fact_id]
@@ -343,16 +349,16 @@ def test_daily_review_deactivates_stale_candidates_and_they_are_never_revived(me
     turn(memory, "d1", "书房电脑是 Ubuntu 24.04", ts=DAY1)
     turn(memory, "d6", "书房电脑是 Ubuntu 24.04 没错", ts=DAY6)
     file_all(memory)
-    fact_id = memory.desk.maintenance_commit({"facts": [env_fact("d1", "书房电脑是 Ubuntu 24.04")]})["facts"][0][
+    fact_id = memory.maintenance.maintenance_commit({"facts": [env_fact("d1", "书房电脑是 Ubuntu 24.04")]})["facts"][0][
         "fact_id"
     ]
     assert memory.desk.record_consolidation("workday_review", workday="2026-11-27")["deactivated_facts"] == []
     review = memory.desk.record_consolidation("workday_review", workday="2026-11-28")
     assert review["deactivated_facts"] == [fact_id]
-    assert memory.desk.get_fact(fact_id).status == "inactive"
-    later = memory.desk.maintenance_commit({"facts": [env_fact("d6", "书房电脑是 Ubuntu 24.04")]})
+    assert memory.facts.get_fact(fact_id).status == "inactive"
+    later = memory.maintenance.maintenance_commit({"facts": [env_fact("d6", "书房电脑是 Ubuntu 24.04")]})
     assert later["facts"][0] == {"fact_id": fact_id, "outcome": "kept_inactive", "status": "inactive"}
-    assert memory.desk.set_fact_status(fact_id, "active", reason="我确认过").status == "active"
+    assert memory.facts.set_fact_status(fact_id, "active", reason="我确认过").status == "active"
 
 
 def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory) -> None:
@@ -369,14 +375,14 @@ def test_skills_start_as_drafts_and_only_the_user_activates_them(memory: Memory)
         ],
     )
     skill_id = done["skills"][0]["skill_id"]
-    assert memory.desk.get_skill(skill_id).status == "draft"
+    assert memory.skills.get_skill(skill_id).status == "draft"
     assert memory.desk.memory_recall("周报").relevant_skills == []  # executors see active skills only
     with pytest.raises(Forbidden, match="user_request"):
-        memory.desk.set_skill_status(skill_id, "active", actor="agent")
+        memory.skills.set_skill_status(skill_id, "active", actor="agent")
     with pytest.raises(Forbidden, match="interaction_id"):  # words alone: the turn they were said in is named
-        memory.desk.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
+        memory.skills.set_skill_status(skill_id, "active", actor="agent", user_request="好的，启用这个技能")
     turn(memory, "ask", "好的，启用这个技能")
-    active = memory.desk.set_skill_status(
+    active = memory.skills.set_skill_status(
         skill_id, "active", actor="agent", user_request="启用这个技能", interaction_id="ask"
     )
     assert active.status == "active" and active.user_request == "启用这个技能"
@@ -391,15 +397,15 @@ def test_maintenance_status_reports_idle_backlog_and_review(memory: Memory, monk
 
     monkeypatch.setattr(clock, "now", lambda: datetime(2026, 11, 26, 12, 0, tzinfo=UTC))
     turn(memory, "a", "UFO", ts="2026-11-26T10:30:00Z")  # 18:30 Beijing, workday 11-26
-    status = memory.desk.maintenance_status()
+    status = memory.maintenance.maintenance_status()
     assert status["backlog"] == 1 and status["idle_seconds"] == 5400.0 and status["should_consolidate"] is True
     assert status["previous_workday"] == "2026-11-25" and status["previous_workday_needs_review"] is False
     monkeypatch.setattr(clock, "now", lambda: datetime(2026, 11, 26, 20, 0, tzinfo=UTC))  # 04:00 on 11-27
-    assert memory.desk.maintenance_status()["previous_workday_needs_review"] is True
+    assert memory.maintenance.maintenance_status()["previous_workday_needs_review"] is True
     memory.desk.record_consolidation("workday_review", workday="2026-11-26")
-    assert memory.desk.maintenance_status()["previous_workday_needs_review"] is False
+    assert memory.maintenance.maintenance_status()["previous_workday_needs_review"] is False
     memory.desk.record_consolidation("activity", summary="执行任务中")
-    assert memory.desk.maintenance_status()["should_consolidate"] is False
+    assert memory.maintenance.maintenance_status()["should_consolidate"] is False
 
 
 def test_context_pack_stays_within_its_budget(memory: Memory) -> None:
@@ -441,16 +447,16 @@ def test_the_desk_view_rebuilds_identically_from_the_log(memory: Memory) -> None
     )
     before = (
         memory.desk.memory_recall("UFO 书房"),
-        memory.desk.list_facts(),
-        memory.desk.list_bundles(),
-        memory.desk.list_topics(),
+        memory.facts.list_facts(),
+        memory.bundles.list_bundles(),
+        memory.maintenance.list_topics(),
     )
     memory.rebuild()
     after = (
         memory.desk.memory_recall("UFO 书房"),
-        memory.desk.list_facts(),
-        memory.desk.list_bundles(),
-        memory.desk.list_topics(),
+        memory.facts.list_facts(),
+        memory.bundles.list_bundles(),
+        memory.maintenance.list_topics(),
     )
     for one, two in zip(before, after, strict=True):
         if isinstance(one, DeskRecall) and isinstance(two, DeskRecall):
@@ -469,15 +475,17 @@ def test_nothing_sensitive_gets_in_through_any_desk_path(memory: Memory) -> None
     card = memory.desk.list_tasks()[0]
     assert "hunter2" not in card["title"] and "abc123456" not in card["result"]
     memory.desk.record_consolidation("note", summary="密码 password=hunter2", detail={"k": ["secret=xyz987"]})
-    log = memory.desk.consolidation_log(1)[0]
+    log = memory.maintenance.consolidation_log(1)[0]
     assert "hunter2" not in log.summary and "xyz987" not in str(log.detail)
     turn(memory, "a", "好")
     with pytest.raises(SensitiveContent):
-        memory.desk.maintenance_commit(
+        memory.maintenance.maintenance_commit(
             {"topics": [{"topic_id": "13812345678", "title": "t", "interaction_ids": ["a"]}]}
         )
-    memory.desk.maintenance_commit({"topics": [{"title": "话题 sk-abcdefghijklmnopqrstu", "interaction_ids": ["a"]}]})
-    assert "sk-abcdefghijklmnopqrstu" not in memory.desk.list_topics()[0].title
+    memory.maintenance.maintenance_commit(
+        {"topics": [{"title": "话题 sk-abcdefghijklmnopqrstu", "interaction_ids": ["a"]}]}
+    )
+    assert "sk-abcdefghijklmnopqrstu" not in memory.maintenance.list_topics()[0].title
     events = "".join(e.payload.__repr__() for e in memory.store.events("desk"))
     assert "hunter2" not in events and "xyz987" not in events and "sk-abcdefghijklmnopqrstu" not in events
 
@@ -485,14 +493,14 @@ def test_nothing_sensitive_gets_in_through_any_desk_path(memory: Memory) -> None
 def test_a_restart_keeps_raw_turns_and_leases_until_they_expire(config) -> None:
     with Memory.open(config) as first:
         turn(first, "a", "UFO 检查")
-        batch = first.desk.maintenance_plan()["batch_id"]
+        batch = first.maintenance.maintenance_plan()["batch_id"]
         assert batch
     with Memory.open(config) as again:  # leases live in the database: the planner may still commit its batch
         assert again.desk.get_interaction("a")["user_text"] == "UFO 检查"
-        assert [lease["batch_id"] for lease in again.desk.maintenance_status()["leases"]] == [batch]
-        assert again.desk.maintenance_plan()["interactions"] == []
+        assert [lease["batch_id"] for lease in again.maintenance.maintenance_status()["leases"]] == [batch]
+        assert again.maintenance.maintenance_plan()["interactions"] == []
         leases.expire(again.store, batch)  # the planner never came back: its batch returns to the backlog
-        assert [i["interaction_id"] for i in again.desk.maintenance_plan()["interactions"]] == ["a"]
+        assert [i["interaction_id"] for i in again.maintenance.maintenance_plan()["interactions"]] == ["a"]
 
 
 def test_damaged_events_are_left_out_of_the_view_and_kept_in_the_log(memory: Memory, caplog) -> None:
@@ -521,11 +529,11 @@ def test_damaged_events_are_left_out_of_the_view_and_kept_in_the_log(memory: Mem
 
 def test_rebuild_writes_back_missing_bundle_files(memory: Memory) -> None:
     memory.desk.complete_task("t1", title="周报", status="succeeded", schedule_id="weekly", run_id="r1")
-    folder = Path(memory.desk.bundle_directory("schedule/weekly"))
+    folder = Path(memory.bundles.bundle_directory("schedule/weekly"))
     (folder / "lessons.md").unlink()
     (folder / "runs" / "r1" / "summary.md").unlink()
     counts = memory.rebuild()
     assert counts["bundle_files_restored"] == 2
-    stored = memory.desk.get_bundle("schedule/weekly", "lessons.md").documents[0]
+    stored = memory.bundles.get_bundle("schedule/weekly", "lessons.md").documents[0]
     assert (folder / "lessons.md").read_text("utf-8") == stored.content and stored.file == "same"
     assert (folder / "runs" / "r1" / "summary.md").is_file()

@@ -56,9 +56,9 @@ def _fill(memory: Memory) -> None:
             run_id=f"r{i}" if i % 2 else None,
             ts=_at(i),
         )
-    plan = memory.desk.maintenance_plan(limit=500)
+    plan = memory.maintenance.maintenance_plan(limit=500)
     life = {f"i{i}" for i in range(0, 40, 5)}
-    memory.desk.maintenance_commit(
+    memory.maintenance.maintenance_commit(
         {
             "batch_id": plan["batch_id"],
             "topics": [
