@@ -82,6 +82,7 @@ bench: $(VENV)/.stamp-run
 	$(PY) -P bench/episode_recall.py
 	$(PY) -P bench/recall_growth.py
 	$(PY) -P bench/recall_calibration.py
+	$(PY) -P bench/leave_one_out.py
 	$(PY) -P bench/recall_orders.py
 	$(PY) -P bench/memory_recall.py
 	$(PY) -P bench/mcp.py

@@ -19,7 +19,10 @@ from recall.calibration import Observation
 from recall.confidence import confidence, rank
 from recall.episode_recall import EPISODE, FETCH, EpisodeRecall, TermSource
 from recall.term_ownership import goal_terms
+from recall.vectors import Hit
 from store.episodes.recall_terms import TermStats
+
+BATCH = 64  # runs whose nearest episodes are asked in one index call
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,15 @@ def observations(
     """One observation per run: its goal recalled over the scope's other runs."""
     now = time.time() if now is None else now
     out: list[Observation] = []
-    for run in runs:
-        hits = [h for h in engine.index.query(EPISODE, scope, engine.vector(run.goal), FETCH + 1) if h.id != run.run_id]
+    # One index call per batch of runs: one call per run was most of a recalibration's time (15k queries, 43 s
+    # of the instruction split's prequential evaluation; bench/recall_calibration.py).
+    nearest: list[list[Hit]] = []
+    for start in range(0, len(runs), BATCH):
+        batch = runs[start : start + BATCH]
+        vectors = engine.vectors([run.goal for run in batch])
+        nearest.extend(engine.index.query_many(EPISODE, scope, vectors, FETCH + 1))
+    for run, found in zip(runs, nearest, strict=True):
+        hits = [h for h in found if h.id != run.run_id]
         base = engine.terms
         own_terms = goal_terms(run.goal)
         terms_of: TermSource | None = None

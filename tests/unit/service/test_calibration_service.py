@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recall import calibration as calib
+from recall import leave_one_out
 from recall.calibration import MIN_EVALUATIONS
 from recall.embedders import tuning
 from service.config import ConfigError, load_config
@@ -98,6 +99,18 @@ def test_past_runs_calibrate_by_leave_one_out_until_evaluations_take_over(hashed
     # recall uses it: what recall.query explains is the device's threshold, not the embedder's
     explained = hashed.recall.recall_query("天气预报怎么样", "d1", explain=True)
     assert explained.threshold == now.threshold
+
+
+def test_leave_one_out_asks_in_batches_what_each_run_asked_alone_would_find(hashed: Memory) -> None:
+    """More runs than one index call takes: each batch's observations are those of its runs asked one by one."""
+    hashed.runs.archive_episodes(past_runs(leave_one_out.BATCH + 7))
+    runs = hashed.calibration._past_runs("d1")
+    assert len(runs) == leave_one_out.BATCH + 7
+    now = time.time()
+    together = leave_one_out.observations(hashed.recall.engine, "device:d1", runs, now)
+    alone = [leave_one_out.observations(hashed.recall.engine, "device:d1", [run], now)[0] for run in runs]
+    assert together == alone
+    assert sum(o.score is not None for o in together) > leave_one_out.BATCH  # a candidate for nearly every run
 
 
 def test_the_threshold_holds_the_budget_over_the_devices_evaluations(hashed: Memory) -> None:
