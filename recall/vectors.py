@@ -82,7 +82,8 @@ class Document:
     """One item to index: its id, text, metadata and the hash of what it was built from.
 
     The vector is computed from `embed_text` when given (an episode's goal alone),
-    else from `text`; `text` is what the collection stores as the document.
+    else from `text`; `text` is what the collection stores as the document. A document
+    may come with its `vector` already made by the embedder (shipped: `recall/shipped_aliases.py`).
     """
 
     id: str
@@ -90,6 +91,7 @@ class Document:
     metadata: Metadata
     source_hash: str
     embed_text: str | None = None
+    vector: Any = None
 
 
 @dataclass(frozen=True)
@@ -320,8 +322,13 @@ class VectorIndex:
         hashes = {i: (m or {}).get("source_hash") for i, m in zip(known["ids"], known["metadatas"] or [], strict=False)}
         changed = [d for d in documents if hashes.get(d.id) != d.source_hash]
         if changed:
-            texts = [d.text if d.embed_text is None else d.embed_text for d in changed]
-            vectors = self.embedder.queries(texts) if mode == "query" else self.embedder.passages(texts)
+            made = [d for d in changed if d.vector is None]
+            texts = [d.text if d.embed_text is None else d.embed_text for d in made]
+            embed = self.embedder.queries if mode == "query" else self.embedder.passages
+            fresh = iter(embed(texts) if made else ())
+            import numpy as np
+
+            vectors = np.stack([next(fresh) if d.vector is None else d.vector for d in changed])
             with self._turn(collection):
                 collection.upsert(
                     ids=[d.id for d in changed],

@@ -23,6 +23,7 @@ from recall.alias_vectors import AliasRoute, NameOf, QueryVectors, alias_documen
 from recall.embedders import Embedder, get_embedder
 from recall.episode_recall import EPISODE, EpisodeRecall, MentionIndex, RecallResult, episode_document, outcome_apps
 from recall.remote_embedder import RemoteEmbedder, read_key, remote_id
+from recall.shipped_aliases import with_shipped_vectors
 from recall.term_ownership import goal_terms
 from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
@@ -186,7 +187,7 @@ class EpisodeRecallService:
         """Reconcile the `app_alias` collection with the registry and the App-KB's live names."""
         route = route or self._new_alias_route()
         names = [NameOf(e.term, e.package, e.label) for e in appkb.list_entries(self.store, include_stale=False)]
-        return route.sync(alias_documents(self.registry, names))
+        return route.sync(with_shipped_vectors(route.embedder.id, alias_documents(self.registry, names)))
 
     def recall(self, goal: str, device: str, generation: int, *, explain: bool = False) -> RecallResult:
         """One recall for a new task (the caller decides what the agent may see)."""

@@ -24,7 +24,9 @@ import pytest
 from service.config import load_config
 from service.evaluation.recall_eval import bundled_set, run_eval
 
-pytestmark = pytest.mark.slow  # the real model over the whole evaluation set: tens of seconds
+# The real model over the whole evaluation sets: tens of seconds. One worker runs them all, so the instruction
+# split's history is embedded once for its two tests (the embedder keeps the vectors it made).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("recall_quality")]
 DATA = Path(__file__).resolve().parent.parent.parent / "bench" / "data"
 
 

