@@ -18,11 +18,11 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from recall import leave_one_out
 from recall.calibration import Observation
-from recall.confidence import confidence, rank
 from recall.episode_recall import EPISODE, FETCH
 from service.config import load_config
 from service.evaluation.recall_eval import DEVICE, history_outcomes, read_history
@@ -32,21 +32,14 @@ HISTORY = Path(__file__).resolve().parent / "data" / "recall_history.tsv"
 
 
 def one_by_one(memory: Memory, scope: str, runs: list[leave_one_out.PastRun], now: float) -> list[Observation]:
-    """The loop as it was: one index call per run (terms left out as `observations` leaves them)."""
+    """The loop as it was: one index call per run, each judged as `observations` judges it."""
     engine = memory.recall.engine
-    out: list[Observation] = []
-    for run in runs:
-        found = engine.index.query(EPISODE, scope, engine.vector(run.goal), FETCH + 1)
-        hits = [h for h in found if h.id != run.run_id]
-        terms_of = leave_one_out._leaving_out(engine.terms, leave_one_out.goal_terms(run.goal), run.apps)
-        weighed = [c for c in engine.weigh(run.goal, hits[:FETCH], now, scope, terms_of) if c.source == "episode"]
-        sure = confidence(rank(weighed, engine.scoring), engine.scoring, engine.lead_weight)
-        if sure is None:
-            out.append(Observation(None, False, False))
-            continue
-        apps = set(sure.top_app)
-        out.append(Observation(sure.value, bool(apps & set(run.apps)), bool(apps - set(run.apps))))
-    return out
+    return [
+        leave_one_out.observation(
+            engine, scope, run, engine.index.query(EPISODE, scope, engine.vector(run.goal), FETCH + 1), now
+        )
+        for run in runs
+    ]
 
 
 def main() -> None:
@@ -67,10 +60,11 @@ def main() -> None:
             assert batched_obs == one_by_one(memory, scope, runs, now), "the two ways disagree"
             times: dict[str, list[float]] = {"one by one": [], "batched": []}
             for _ in range(args.rounds):
-                for name, work in (
+                ways: list[tuple[str, Callable[[], object]]] = [
                     ("one by one", lambda: one_by_one(memory, scope, runs, now)),
                     ("batched", lambda: leave_one_out.observations(engine, scope, runs, now)),
-                ):
+                ]
+                for name, work in ways:
                     t = time.perf_counter()
                     work()
                     times[name].append(time.perf_counter() - t)

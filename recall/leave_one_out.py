@@ -51,29 +51,29 @@ def observations(
 ) -> list[Observation]:
     """One observation per run: its goal recalled over the scope's other runs."""
     now = time.time() if now is None else now
-    out: list[Observation] = []
     # One index call per batch of runs: one call per run was most of a recalibration's time (15k queries, 43 s
-    # of the instruction split's prequential evaluation; bench/recall_calibration.py).
+    # of the instruction split's prequential evaluation; bench/leave_one_out.py).
     nearest: list[list[Hit]] = []
     for start in range(0, len(runs), BATCH):
         batch = runs[start : start + BATCH]
         vectors = engine.vectors([run.goal for run in batch])
         nearest.extend(engine.index.query_many(EPISODE, scope, vectors, FETCH + 1))
-    for run, found in zip(runs, nearest, strict=True):
-        hits = [h for h in found if h.id != run.run_id]
-        base = engine.terms
-        own_terms = goal_terms(run.goal)
-        terms_of: TermSource | None = None
-        if base is not None:
-            terms_of = _leaving_out(base, own_terms, run.apps)
-        weighed = [c for c in engine.weigh(run.goal, hits[:FETCH], now, scope, terms_of) if c.source == "episode"]
-        sure = confidence(rank(weighed, engine.scoring), engine.scoring, engine.lead_weight)
-        if sure is None:
-            out.append(Observation(None, False, False))
-            continue
-        apps = set(sure.top_app)
-        out.append(Observation(sure.value, bool(apps & set(run.apps)), bool(apps - set(run.apps))))
-    return out
+    return [observation(engine, scope, run, found, now) for run, found in zip(runs, nearest, strict=True)]
+
+
+def observation(engine: EpisodeRecall, scope: str, run: PastRun, found: Sequence[Hit], now: float) -> Observation:
+    """`run`'s goal recalled over `found` (its nearest episodes, itself among them or not), itself and its own
+    terms left out: the confidence in its top app, judged against its apps."""
+    hits = [h for h in found if h.id != run.run_id]
+    terms_of: TermSource | None = None
+    if engine.terms is not None:
+        terms_of = _leaving_out(engine.terms, goal_terms(run.goal), run.apps)
+    weighed = [c for c in engine.weigh(run.goal, hits[:FETCH], now, scope, terms_of) if c.source == "episode"]
+    sure = confidence(rank(weighed, engine.scoring), engine.scoring, engine.lead_weight)
+    if sure is None:
+        return Observation(None, False, False)
+    apps = set(sure.top_app)
+    return Observation(sure.value, bool(apps & set(run.apps)), bool(apps - set(run.apps)))
 
 
 def _leaving_out(base: TermSource, own_terms: Sequence[str], apps: Sequence[str]) -> TermSource:
