@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QObject, Qt
 
 from gui.paged_model import Index, PagedTableModel
-from service.memory.rows import value_of
+from service.wire.row import value_of
 
 R = TypeVar("R")
 

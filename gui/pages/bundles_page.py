@@ -37,7 +37,7 @@ from gui.words import with_note
 from service.errors import Conflict
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import Bundle
+from service.wire.desk import Bundle
 
 ROLE = Qt.ItemDataRole.UserRole
 

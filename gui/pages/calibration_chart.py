@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.pages.calibration_words import describe_calibration, scoring_name
-from service.memory.recall_rows import CalibrationCurve
+from service.wire.recall import CalibrationCurve
 
 
 class CalibrationChart(QWidget):

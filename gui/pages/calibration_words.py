@@ -7,7 +7,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication
 
-from service.memory.recall_rows import DeviceCalibration
+from service.wire.recall import DeviceCalibration
 
 
 def source_names() -> dict[str, str]:

@@ -46,8 +46,8 @@ from service.errors import JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.names import EpisodeFilter
-from service.memory.recall_rows import RunTrace
-from service.memory.rows import Episode, EpisodeDetail
+from service.wire.episodes import Episode, EpisodeDetail
+from service.wire.recall import RunTrace
 
 PAGE_SIZE = 200
 

@@ -26,7 +26,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import quoted
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import Fact
+from service.wire.desk import Fact
 
 
 class FactsPage(RecordPage):

@@ -25,7 +25,7 @@ from gui.lanes import Lanes, Tasks, page_task
 from gui.pages.learning_views import FailuresView, QueueView, RecordsView, when
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import LearningStatus
+from service.wire.learning import LearningStatus
 
 QUOTAS = ("extractions", "reviews", "mutations", "bytes")
 

@@ -17,7 +17,8 @@ from gui.record_model import Column, RecordModel
 from gui.words import field_html
 from service.memory.api import MemoryApi
 from service.memory.names import INTENT_STATES, RECORD_STATES
-from service.memory.rows import LearningIntent, LearningIntentDetail, LearningRecord, value_of
+from service.wire.learning import LearningIntent, LearningIntentDetail, LearningRecord
+from service.wire.row import value_of
 
 # Qt's rich text has no <mark>: a highlighted span instead.
 MARK = '<span style="background-color: #ffe58a; font-weight: 600">'

@@ -22,7 +22,7 @@ from gui.run_links import open_run_link, run_link
 from gui.words import comma_list, field_html, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import Lesson, LessonRun, LessonRuns
+from service.wire.episodes import Lesson, LessonRun, LessonRuns
 
 
 class LessonsPage(RecordPage):

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QTextBrowser,
 from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.words import NOWRAP
 from service.memory.api import MemoryApi
-from service.memory.recall_rows import DeskRecall, RecalledCard, RecalledTopic, RecalledTurn, RelatedFact, Signals
-from service.memory.rows import value_of
+from service.wire.desk import RecalledCard, RecalledTopic, RecalledTurn, RelatedFact, Signals
+from service.wire.recall import DeskRecall
+from service.wire.row import value_of
 
 Recalled = RecalledTurn | RecalledCard | RecalledTopic | RelatedFact
 

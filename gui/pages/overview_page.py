@@ -24,7 +24,7 @@ from gui.words import comma_list, dream_step_names, labelled, unbroken_commands,
 from service.memory.api import MemoryApi
 from service.memory.domain import EVERY_DOMAIN, Domain
 from service.memory.names import HomeSize
-from service.memory.results import Overview
+from service.wire.results import Overview
 
 MB = 1 << 20  # the budget is set in MB (JIYI_MAX_HOME_MB), and the size is shown in the same unit
 INDEX_OPENING_ASK_MS = 1000  # while the service opens its vector index, the page asks again this often

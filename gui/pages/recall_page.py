@@ -42,9 +42,9 @@ from gui.run_links import open_run_link, run_link
 from gui.words import NOWRAP, recall_record_note, unbroken_commands
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.recall_rows import RecallAnswer
-from service.memory.results import PackageStatistics, RecallStatistics
-from service.memory.rows import DailyRecallPoint
+from service.wire.episodes import DailyRecallPoint
+from service.wire.recall import RecallAnswer
+from service.wire.results import PackageStatistics, RecallStatistics
 
 DAY = 86400.0
 PACKAGE_COLUMNS = ("package", "precision", "recall", "predictions", "actuals")

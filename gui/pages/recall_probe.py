@@ -20,8 +20,8 @@ from gui.lanes import Lanes, Tasks, describe, page_task
 from gui.run_links import open_run_link, run_link
 from gui.words import NOWRAP
 from service.memory.api import MemoryApi
-from service.memory.recall_rows import Confidence, RecallAnswer
-from service.memory.rows import value_of
+from service.wire.recall import Confidence, RecallAnswer
+from service.wire.row import value_of
 
 
 class RecallProbe(QWidget):

@@ -27,7 +27,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import field_html, with_note
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import Skill
+from service.wire.desk import Skill
 
 
 class SkillsPage(RecordPage):

@@ -33,7 +33,7 @@ from gui.record_model import Column, RecordModel
 from gui.words import labelled
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
-from service.memory.rows import Topic, TopicDetail, TopicTurn, Workday
+from service.wire.desk import Topic, TopicDetail, TopicTurn, Workday
 
 TURNS_PER_PAGE = 50
 

@@ -41,7 +41,8 @@ from service.errors import Cancelled, JiyiError
 from service.memory.api import MemoryApi
 from service.memory.domain import Domain
 from service.memory.names import DREAM_STEPS as STEPS
-from service.memory.rows import ConsolidationEntry, DreamRecord, JobStatus
+from service.wire.desk import ConsolidationEntry
+from service.wire.upkeep import DreamRecord, JobStatus
 
 SHOWN_RUNS = 50  # runs of a fold listed in the dream view; the rest are counted
 WATCH_MS = 1000  # how often a visible page asks whether the service runs a rebuild someone else started

@@ -12,7 +12,7 @@ from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
-    from service.memory.rows import DreamRecord, DreamStep
+    from service.wire.upkeep import DreamRecord, DreamStep
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:

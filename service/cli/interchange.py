@@ -13,7 +13,7 @@ from service.cli.output import progress_bar
 
 if TYPE_CHECKING:
     from service.config import Config
-    from service.memory.rows import KindReport
+    from service.wire.upkeep import KindReport
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from service.cli.command import LazyChoices, Subparsers, add_command, add_group, open_memory
-from service.memory.rows import Lesson
+from service.wire.episodes import Lesson
 
 if TYPE_CHECKING:
     from service.config import Config

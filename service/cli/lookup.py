@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from service.cli.command import Subparsers, add_command, open_memory
 from service.cli.output import pad, print_json
-from service.memory.rows import value_of
+from service.wire.row import value_of
 from store.core.errors import NotFound
 
 if TYPE_CHECKING:
     from service.config import Config
-    from service.memory.recall_rows import RecallAnswer
+    from service.wire.recall import RecallAnswer
 
 
 def add_parsers(sub: Subparsers, common: argparse.ArgumentParser) -> None:

@@ -34,7 +34,7 @@ def print_json(data: Any) -> None:
 
 
 def _plain(value: object) -> object:
-    """A typed row (`service.memory.rows`) as the object the socket would send; anything else as text."""
+    """A typed row (`service.wire`) as the object the socket would send; anything else as text."""
     if isinstance(value, msgspec.Struct):
         return msgspec.to_builtins(value, enc_hook=str)
     return str(value)

@@ -30,10 +30,10 @@ from service.demo.desk import fill_desk
 from service.demo.goals import DemoTask, demo_tasks, phrase
 from service.demo.learning import fill_learning
 from service.memory.memory import EpisodeFilter, Memory
+from service.wire.episodes import Evaluation
 from store.appkb import alias_correction
 from store.core.errors import InvalidInput
 from store.episodes import recall_stats
-from store.episodes.rows import Evaluation
 from store.learning.grant import example_section, parse_grant
 
 DAY = 86400.0

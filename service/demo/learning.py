@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from service.memory.memory import Memory
-from service.memory.rows import Adopted
+from service.wire.learning import Adopted
 from store.learning.sources import SourceJson
 
 FACTS = {

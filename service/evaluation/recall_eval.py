@@ -38,11 +38,11 @@ from recall.calibration import Observation
 from service.config import Config, check_setting
 from service.evaluation.percentile import percentile
 from service.memory.memory import Memory
-from service.memory.recall_rows import RunTrace
+from service.wire.episodes import Evaluation
+from service.wire.recall import RunTrace
 from store.appkb.entry import is_package_name
 from store.core.errors import InvalidInput
 from store.core.tsv import read_tsv
-from store.episodes.rows import Evaluation
 
 DEVICE = "eval"
 # The bundled paraphrase development set (resources/recall_dev_NOTICE.txt): `jiyi eval recall --set paraphrase`.

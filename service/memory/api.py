@@ -15,40 +15,21 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # types only: a command attached to a service imports this without the store or recall
     from recall.verdict import Resolution
     from service.config import Config
+    from service.memory.alias_outcome import LearnAliasOutcome
     from service.memory.bus import Listener
-    from service.memory.recall_rows import DeskRecall, RecallAnswer, RunTrace
-    from service.memory.results import (
-        DocumentWritten,
-        DreamReport,
-        Health,
-        LearnAliasOutcome,
-        MaintenanceStatus,
-        Overview,
-        RecallStatistics,
-    )
-    from service.memory.rows import (
-        Bundle,
-        BundleDetail,
-        ConsolidationEntry,
-        DreamRecord,
-        Episode,
-        EpisodeDetail,
-        Fact,
-        JobStatus,
-        KindReport,
+    from service.wire.desk import Bundle, BundleDetail, ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
+    from service.wire.episodes import Episode, EpisodeDetail, Lesson, LessonRuns
+    from service.wire.learning import (
         LearningIntent,
         LearningIntentDetail,
         LearningRecord,
         LearningStatus,
-        Lesson,
-        LessonRuns,
         RecordRevoked,
         ReviewReceipt,
-        Skill,
-        Topic,
-        TopicDetail,
-        Workday,
     )
+    from service.wire.recall import DeskRecall, RecallAnswer, RunTrace
+    from service.wire.results import DocumentWritten, DreamReport, Health, MaintenanceStatus, Overview, RecallStatistics
+    from service.wire.upkeep import DreamRecord, JobStatus, KindReport
     from store.appkb.entry import AppKbEntry, EntryKey
     from store.appkb.results import ForgetAliasResult, HistoryItem, UndoResult
     from store.episodes.episode_filter import EpisodeFilter

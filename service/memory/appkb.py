@@ -16,9 +16,9 @@ from recall.alias_vectors import worth_embedding
 from recall.pinyin_keys import remember_written
 from recall.resolve import ResolverIndex
 from recall.verdict import Resolution
+from service.memory.alias_outcome import LearnAliasOutcome
 from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
-from service.memory.results import LearnAliasOutcome
 from service.ops import appkb as appkb_ops
 from service.ops.perform import converts, lists, pages, performs, prepares, prepares_converted
 from store.appkb import alias_correction

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from service.memory.bundle_mirror import BundleMirror
 from service.memory.parts import Parts, check_actor
-from service.memory.results import DocumentWritten
-from service.memory.rows import Bundle, BundleDetail
 from service.ops import desk as desk_ops
 from service.ops.perform import pages, performs
+from service.wire.desk import Bundle, BundleDetail
+from service.wire.results import DocumentWritten
+from service.wire.row import all_of, of
 from store.core.errors import InvalidInput
 from store.desk import bundle_names, bundles
 from store.desk.bundle_files import BundleFiles
@@ -29,7 +30,7 @@ class BundleService:
     def list_bundles(self, *, kind: str | None = None, limit: int = 200, offset: int = 0) -> list[Bundle]:
         if kind is not None and kind not in bundle_names.KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(bundle_names.KINDS)}")
-        return bundles.list_bundles(self.store, kind, limit, offset)
+        return all_of(Bundle, bundles.list_bundles(self.store, kind, limit, offset))
 
     @performs(desk_ops.BUNDLE_GET)
     def get_bundle(
@@ -37,7 +38,7 @@ class BundleService:
     ) -> BundleDetail:
         """A bundle (named by its id, or by its schedule's) with its documents, or with one document's content."""
         bundle_id = desk_ops.bundle_named(bundle_id, schedule_id)
-        return bundles.get_bundle(self.store, self.bundle_files, bundle_id, path)
+        return of(BundleDetail, bundles.get_bundle(self.store, self.bundle_files, bundle_id, path))
 
     @performs(desk_ops.DOCUMENT_PUT)
     def put_bundle_document(

@@ -28,9 +28,9 @@ from recall.calibration import Calibration, CurvePoint, Observation
 from recall.embedders import tuning
 from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts
-from service.memory.recall_rows import CalibrationCurve
-from service.memory.rows import row as typed_row
-from service.memory.rows import rows as typed_rows
+from service.wire.recall import CalibrationCurve
+from service.wire.row import row as typed_row
+from service.wire.row import rows as typed_rows
 from store.core.errors import InvalidInput
 from store.episodes import recall_calibration, recall_terms
 from store.episodes.archive import list_episodes

@@ -18,10 +18,21 @@ import msgspec
 from service.memory.bundles import BundleService
 from service.memory.desk_index import LAGGING, DeskIndexer
 from service.memory.parts import Parts, check_actor
-from service.memory.recall_rows import DeskRecall, Retrieval
-from service.memory.results import ConsolidationRecorded, InteractionRemembered, TaskCompleted
 from service.ops import desk as desk_ops
 from service.ops.perform import pages, performs, prepares
+from service.wire.desk import (
+    CoreFact,
+    RecalledBundle,
+    RecalledCard,
+    RecalledTopic,
+    RecalledTurn,
+    RecentWorkday,
+    RelatedFact,
+    RelevantSkill,
+)
+from service.wire.recall import DeskRecall, Retrieval
+from service.wire.results import ConsolidationRecorded, InteractionRemembered, TaskCompleted
+from service.wire.row import all_of
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redaction.json_values import redact_json
 from store.desk import bundles, facts, hybrid, interactions, retrieval, topics
@@ -194,14 +205,14 @@ class DeskService:
         found, how = self.recalled(query, limit)
         return DeskRecall(
             query=found.query,
-            task_cards=found.task_cards,
-            interactions=found.interactions,
-            bundles=found.bundles,
-            recent_workdays=found.recent_workdays,
-            related_topics=found.related_topics,
-            core_facts=found.core_facts,
-            related_facts=found.related_facts,
-            relevant_skills=found.relevant_skills,
+            task_cards=all_of(RecalledCard, found.task_cards),
+            interactions=all_of(RecalledTurn, found.interactions),
+            bundles=all_of(RecalledBundle, found.bundles),
+            recent_workdays=all_of(RecentWorkday, found.recent_workdays),
+            related_topics=all_of(RecalledTopic, found.related_topics),
+            core_facts=all_of(CoreFact, found.core_facts),
+            related_facts=all_of(RelatedFact, found.related_facts),
+            relevant_skills=all_of(RelevantSkill, found.relevant_skills),
             retrieval=how,
             degraded=how.degraded,
             latency_ms=round((time.perf_counter() - started) * 1000, 2),

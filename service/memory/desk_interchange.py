@@ -18,8 +18,8 @@ from service import __version__
 from service.memory.bundles import BundleService
 from service.memory.desk import DeskService
 from service.memory.parts import Parts
-from service.memory.rows import KindReport
-from service.memory.rows import row as typed_row
+from service.wire.row import row as typed_row
+from service.wire.upkeep import KindReport
 from store.core import clock
 from store.core.errors import os_problem
 from store.desk.projection import DOMAIN as DESK

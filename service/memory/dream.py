@@ -22,11 +22,11 @@ from service.memory.domain import Domain
 from service.memory.episode_recall import EpisodeRecallService
 from service.memory.names import DREAM_STEPS
 from service.memory.parts import Parts
-from service.memory.results import DreamReport
-from service.memory.rows import DreamRecord, DreamStep
-from service.memory.rows import rows as typed_rows
 from service.ops import upkeep as upkeep_ops
 from service.ops.perform import lists
+from service.wire.results import DreamReport
+from service.wire.row import rows as typed_rows
+from service.wire.upkeep import DreamRecord, DreamStep
 from store.appkb import alias_correction
 from store.appkb import cleanup as appkb_cleanup
 from store.core.errors import InvalidInput

@@ -28,13 +28,14 @@ from recall.term_ownership import goal_terms
 from recall.vectors import Document, VectorIndex
 from service.memory.parts import Parts
 from service.memory.progress import phased
-from service.memory.recall_rows import CalibrationCurve, RecallAnswer, RunTrace
-from service.memory.results import PackageStatistics, RecallStatistics
-from service.memory.rows import DailyRecallPoint
-from service.memory.rows import row as typed_row
-from service.memory.rows import rows as typed_rows
 from service.ops import episode_recall as recall_ops
 from service.ops.perform import holds, lists, performs
+from service.wire.episodes import DailyRecallPoint
+from service.wire.recall import CalibrationCurve, RecallAnswer, RunTrace
+from service.wire.results import PackageStatistics, RecallStatistics
+from service.wire.row import all_of
+from service.wire.row import row as typed_row
+from service.wire.row import rows as typed_rows
 from store.appkb import kb as appkb
 from store.core.errors import InvalidInput
 from store.core.home.atomic_file import write_text
@@ -463,7 +464,7 @@ class EpisodeRecallService:
             "embedder": self.embedder_id,
             "window": {"since": since, "until": until},
             "totals": recall_stats.statistics(self.store, since, until, days=days),
-            "daily": typed_rows(DailyRecallPoint, days),
+            "daily": all_of(DailyRecallPoint, days),
             "packages": self._labelled(recall_stats.per_package(self.store, since, until)),
             "calibration": self.thresholds.current() if self.thresholds else [],
         }

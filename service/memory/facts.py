@@ -4,9 +4,10 @@ and their work, listed and read, and confirmed or deactivated by the person."""
 from __future__ import annotations
 
 from service.memory.parts import Parts, check_actor
-from service.memory.rows import Fact
 from service.ops import maintenance as maintenance_ops
 from service.ops.perform import pages, performs
+from service.wire.desk import Fact
+from service.wire.row import all_of, of
 from store.core.errors import InvalidInput
 from store.desk import fact_terms, facts
 from store.desk.projection import DOMAIN as DESK
@@ -33,10 +34,12 @@ class FactService:
             raise InvalidInput(f"scope must be one of {', '.join(fact_terms.SCOPES)}")
         if status is not None and status not in fact_terms.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(fact_terms.STATUSES)}")
-        return facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
+        return all_of(
+            Fact, facts.list_facts(self.store, scope=scope, status=status, text=text, limit=limit, offset=offset)
+        )
 
     def get_fact(self, fact_id: str) -> Fact:
-        return facts.get_fact(self.store, fact_id)
+        return of(Fact, facts.get_fact(self.store, fact_id))
 
     @performs(maintenance_ops.FACT_SET_STATUS, fixed={"actor": "user"})  # the person's alone (declared)
     def set_fact_status(self, fact_id: str, status: str, *, reason: str | None = "", actor: str = "user") -> Fact:
@@ -45,4 +48,4 @@ class FactService:
         with self.parts.writes:
             result = facts.set_status(self.store, fact_id, status, self.redactor.redact(reason or ""), actor=actor)
         self.parts.changed(DESK)
-        return result
+        return of(Fact, result)

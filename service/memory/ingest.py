@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts
-from service.memory.results import IngestReport
+from service.wire.results import IngestReport
 from store.core.errors import InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import recall_stats

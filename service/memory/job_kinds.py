@@ -27,9 +27,9 @@ from service.errors import Cancelled
 from service.memory.jobs import Progress
 from service.memory.memory import Memory
 from service.memory.progress import phased
-from service.memory.rows import JobStatus, KindReport
 from service.ops.interchange import DeskExported, DeskImported
 from service.ops.upkeep import JobStartArgs
+from service.wire.upkeep import JobStatus, KindReport
 from store.core.errors import Conflict
 
 Work = Callable[[Progress], dict[str, object]]

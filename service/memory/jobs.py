@@ -28,9 +28,9 @@ import msgspec
 
 from service.errors import Cancelled
 from service.memory.progress import PhaseProgress
-from service.memory.rows import JobStatus
 from service.ops import upkeep as upkeep_ops
 from service.ops.perform import lists, performs
+from service.wire.upkeep import JobStatus
 from store.core.errors import Busy, Conflict, JiyiError, NotFound
 
 log = logging.getLogger("jiyi.service.memory")

@@ -18,9 +18,13 @@ from typing import cast
 import msgspec
 
 from service.memory.parts import Parts
-from service.memory.rows import (
+from service.ops import learning as learning_ops
+from service.ops.perform import lists, performs
+from service.wire.learning import (
     Adopted,
+    Adoption,
     AdoptionRefused,
+    AdoptionSkipped,
     ExtractionLease,
     ExtractionReceipt,
     LearningIntent,
@@ -30,11 +34,9 @@ from service.memory.rows import (
     RecordRevoked,
     ReviewLease,
     ReviewReceipt,
-    adoption_of,
 )
-from service.memory.rows import row as typed_row
-from service.ops import learning as learning_ops
-from service.ops.perform import lists, performs
+from service.wire.row import all_of, of
+from service.wire.row import row as typed_row
 from store.core.errors import Forbidden, InvalidInput, JiyiError
 from store.desk.projection import DOMAIN as DESK
 from store.episodes.lessons import DOMAIN as LESSONS
@@ -52,6 +54,15 @@ DRAIN_SECONDS = 5.0
 SCAN_EVERY = 60.0  # seconds between the service's own scans
 RESTARTED = "the service restarted before an answer was saved"
 CANCELLED = "cancelled: the service shut down"
+
+
+def adoption_of(outcome: adoption.Adoption) -> Adoption:
+    """The store's `{"adopted": record}`, `{"refused": why}` or `{"skipped": why}` as an `Adoption`."""
+    if "adopted" in outcome:
+        return Adopted(record=typed_row(LearningRecord, outcome["adopted"]))
+    if "refused" in outcome:
+        return AdoptionRefused(reason=str(outcome["refused"]))
+    return AdoptionSkipped(reason=str(outcome["skipped"]))
 
 
 class LearningService:
@@ -173,17 +184,17 @@ class LearningService:
         pages by key."""
         if state is not None and state not in INTENT_STATES:
             raise InvalidInput(f"state must be one of {', '.join(INTENT_STATES)}")
-        return queue.intents(state, limit, offset, after)
+        return all_of(LearningIntent, queue.intents(state, limit, offset, after))
 
     @performs(learning_ops.INTENT)
     def intent(self, intent_id: str) -> LearningIntentDetail:
         """One intent with its source as stored now, its candidate, leases and verdicts."""
-        return queue.intent_detail(intent_id)
+        return of(LearningIntentDetail, queue.intent_detail(intent_id))
 
     @lists(learning_ops.FAILURES)
     def failures(self, limit: int = 100) -> list[LearningIntent]:
         """Failure history, newest first: intents that failed, were stopped or refused at adoption."""
-        return queue.failures(limit)
+        return all_of(LearningIntent, queue.failures(limit))
 
     @lists(learning_ops.RECORDS_LIST)
     def list_records(
@@ -192,7 +203,7 @@ class LearningService:
         """Adopted records with provenance, newest first; `after` (the last one's `[updated, id]`) pages by key."""
         if state is not None and state not in RECORD_STATES:
             raise InvalidInput(f"state must be one of {', '.join(RECORD_STATES)}")
-        return records.list_records(self.parts.store.db, state, limit, offset, after)
+        return all_of(LearningRecord, records.list_records(self.parts.store.db, state, limit, offset, after))
 
     def prompt_records(self) -> list[PromptRecord]:
         """Active, unexpired adopted facts, lessons and procedures for a system prompt, newest first."""
@@ -369,7 +380,7 @@ class LearningService:
             records.edit(store, row, clean, actor="user")
             edited = records.record_row(queue.record_row(record_id))
         self._published(DOMAIN, DESK, LESSONS)
-        return edited
+        return of(LearningRecord, edited)
 
     def _replayed(self, request_id: str, method: str, params: Mapping[str, object]) -> dict[str, object] | None:
         """A lease answered before is answered again even when admission has closed since (a lost reply)."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.memory.parts import Parts, check_actor
-from service.memory.rows import Lesson, LessonRuns
 from service.ops import lessons as lesson_ops
 from service.ops.perform import lists, performs
+from service.wire.episodes import Lesson, LessonRuns
+from service.wire.row import all_of, of
 from store.core.errors import Forbidden, InvalidInput
 from store.episodes import lessons
 
@@ -31,7 +32,7 @@ class LessonService:
         with self.parts.writes:
             lesson = lessons.add(self.parts.store, text, apps, actor=actor, redactor=self.parts.redactor, runs=runs)
         self.parts.changed(lessons.DOMAIN)
-        return lesson
+        return of(Lesson, lesson)
 
     @performs(lesson_ops.LESSON_APPROVE, fixed={"status": "approved", "actor": "user"})
     @performs(lesson_ops.LESSON_REVOKE, fixed={"status": "revoked", "actor": "user"})
@@ -43,12 +44,12 @@ class LessonService:
         with self.parts.writes:
             lesson = lessons.set_status(self.parts.store, lesson_id, status, actor=actor)
         self.parts.changed(lessons.DOMAIN)
-        return lesson
+        return of(Lesson, lesson)
 
     @performs(lesson_ops.LESSON_RUNS)
     def lesson_runs(self, lesson_id: str) -> LessonRuns:
         """The runs a lesson was learned from and the runs it was given to (`store.episodes.lessons.runs_of`)."""
-        return lessons.runs_of(self.parts.store, lesson_id)
+        return of(LessonRuns, lessons.runs_of(self.parts.store, lesson_id))
 
     @staticmethod
     def statuses() -> tuple[str, ...]:
@@ -61,4 +62,4 @@ class LessonService:
         """Lessons, optionally of one status."""
         if status is not None and status not in STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
-        return lessons.list_lessons(self.parts.store, status)
+        return all_of(Lesson, lessons.list_lessons(self.parts.store, status))

@@ -14,16 +14,16 @@ from typing import Any
 import msgspec
 
 from service.memory.parts import Parts, check_actor
-from service.memory.results import MaintenancePlan, MaintenanceStatus
-from service.memory.rows import ConsolidationEntry, Topic, TopicDetail, Workday
 from service.ops import maintenance as maintenance_ops
 from service.ops.perform import lists, pages, performs
+from service.wire.desk import ConsolidationEntry, Topic, TopicDetail, Workday
+from service.wire.results import MaintenancePlan, MaintenanceStatus
+from service.wire.row import all_of, of
 from store.core import clock
 from store.core.errors import InvalidInput
 from store.desk import interactions, leases, topics
 from store.desk.common import when
 from store.desk.projection import DOMAIN as DESK
-from store.desk.rows import RecentWorkday
 from store.desk.workday import is_workday, previous_workday, workday_of
 
 
@@ -121,13 +121,10 @@ class MaintenanceService:
 
     @performs(maintenance_ops.TOPIC_GET)
     def get_topic(self, topic_id: str, *, limit: int = 50, offset: int = 0) -> TopicDetail:
-        return topics.get_topic(self.store, topic_id, limit=limit, offset=offset)
+        return of(TopicDetail, topics.get_topic(self.store, topic_id, limit=limit, offset=offset))
 
     def list_topics(self, *, text: str | None = None, limit: int = 100, offset: int = 0) -> list[Topic]:
-        return topics.list_topics(self.store, text=text, limit=limit, offset=offset)
-
-    def recent_workdays(self, count: int = topics.OVERVIEW_WORKDAYS) -> list[RecentWorkday]:
-        return topics.recent_workdays(self.store, count)
+        return all_of(Topic, topics.list_topics(self.store, text=text, limit=limit, offset=offset))
 
     @performs(maintenance_ops.TOPIC_LIST)
     def topic_page(
@@ -144,13 +141,13 @@ class MaintenanceService:
         """The topics active on `workday` (those with a segment that day)."""
         if not is_workday(workday):
             raise InvalidInput("workday must be YYYY-MM-DD")
-        return topics.workday_topics(self.store, workday)
+        return all_of(Topic, topics.workday_topics(self.store, workday))
 
     @pages(maintenance_ops.WORKDAY_LIST)
     def list_workdays(self, *, limit: int = 30, offset: int = 0) -> list[Workday]:
-        return topics.workdays(self.store, limit=limit, offset=offset)
+        return all_of(Workday, topics.workdays(self.store, limit=limit, offset=offset))
 
     @lists(maintenance_ops.CONSOLIDATION_LOG)
     def consolidation_log(self, limit: int = 50) -> list[ConsolidationEntry]:
         """What consolidation did, newest first (commits, reviews, agent reports)."""
-        return topics.consolidation_log(self.store, limit)
+        return all_of(ConsolidationEntry, topics.consolidation_log(self.store, limit))

@@ -23,6 +23,7 @@ from recall.registry import AppRegistry, default_registry
 from recall.verdict import Resolution
 from service import __version__
 from service.config import Config
+from service.memory.alias_outcome import LearnAliasOutcome
 from service.memory.appkb import AppKbService, LaunchOutcome
 from service.memory.bundles import BundleService
 from service.memory.bus import Listener
@@ -41,11 +42,11 @@ from service.memory.learning import LearningService
 from service.memory.lessons import LessonService
 from service.memory.maintenance import MaintenanceService
 from service.memory.parts import Parts
-from service.memory.results import Health, LearnAliasOutcome, Overview, StoreCounts
 from service.memory.runs import RunService
 from service.memory.skills import SkillService
 from service.ops import upkeep as upkeep_ops
 from service.ops.perform import performs
+from service.wire.results import Health, Overview, StoreCounts
 from store.appkb.entry import AppKbEntry
 from store.appkb.results import HistoryItem, UndoResult
 from store.core.acknowledged import LossPolicy

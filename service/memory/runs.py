@@ -20,17 +20,17 @@ from service.memory.dream import DreamService
 from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
 from service.memory.procedure_recall import Pick, ProcedureRecall, RunCards
-from service.memory.results import RunEventReceipt, RunFinished, RunStarted
-from service.memory.rows import Episode, EpisodeDetail
 from service.ops import runs as runs_ops
 from service.ops.perform import holds, performs
+from service.wire.episodes import Episode, EpisodeDetail, Evaluation
+from service.wire.results import RunEventReceipt, RunFinished, RunStarted
+from service.wire.row import all_of, of
 from store.appkb import alias_correction
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.episodes import archive as episodes
 from store.episodes import lessons, recall_stats
 from store.episodes.archive import DOMAIN as EXPERIENCE
 from store.episodes.episode_filter import EpisodeFilter
-from store.episodes.rows import Evaluation
 from store.episodes.run_event import ExperienceEvent, check_run_id
 from store.episodes.schema import EpisodeOutcome
 
@@ -373,7 +373,9 @@ class RunService:
     ) -> list[Episode]:
         """Archived episodes, newest first, filtered and paged in the store; `after` (the `(ts_end, run_id)` of
         the last row shown) pages by key, so rows inserted meanwhile shift nothing."""
-        return episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
+        return all_of(
+            Episode, episodes.list_episodes(self.store, f or EpisodeFilter(), limit=limit, offset=offset, after=after)
+        )
 
     def count_episodes(self, f: EpisodeFilter | None = None) -> int:
         return episodes.count_episodes(self.store, f)
@@ -407,7 +409,7 @@ class RunService:
     @performs(runs_ops.EPISODE_GET)
     def get_episode(self, run_id: str) -> EpisodeDetail:
         """One episode with its tool-event timeline."""
-        return episodes.get_episode(self.store, run_id)
+        return of(EpisodeDetail, episodes.get_episode(self.store, run_id))
 
     @holds(runs_ops.EPISODE_REVOKE, fixed={"actor": "user"}, also={"revoked": True})
     def revoke_episode(self, run_id: str, *, reason: str | None = None, actor: str = "user") -> int:

@@ -4,9 +4,10 @@ the person approves, rejects or disables (and an agent activates only when the p
 from __future__ import annotations
 
 from service.memory.parts import Parts, check_actor
-from service.memory.rows import Skill
 from service.ops import maintenance as maintenance_ops
 from service.ops.perform import lists, performs
+from service.wire.desk import Skill
+from service.wire.row import all_of, of
 from store.core.errors import InvalidInput
 from store.desk import skills
 from store.desk.projection import DOMAIN as DESK
@@ -22,7 +23,7 @@ class SkillService:
     def list_skills(self, status: str | None = None, *, limit: int = 200, offset: int = 0) -> list[Skill]:
         if status is not None and status not in skills.STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(skills.STATUSES)}")
-        return skills.list_skills(self.store, status, limit, offset)
+        return all_of(Skill, skills.list_skills(self.store, status, limit, offset))
 
     @lists(maintenance_ops.SKILL_LIST)
     def skills_for(self, status: str | None = None, audience: str = "executor") -> list[Skill]:
@@ -31,7 +32,7 @@ class SkillService:
 
     @performs(maintenance_ops.SKILL_GET)
     def get_skill(self, skill_id: str) -> Skill:
-        return skills.get_skill(self.store, skill_id)
+        return of(Skill, skills.get_skill(self.store, skill_id))
 
     @performs(maintenance_ops.SKILL_SET_STATUS)
     def set_skill_status(
@@ -57,4 +58,4 @@ class SkillService:
                 interaction_id=interaction_id,
             )
         self.parts.changed(DESK)
-        return result
+        return of(Skill, result)

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import msgspec
 
 from recall.verdict import Candidate, Resolution
+from service.memory.alias_outcome import LearnAliasOutcome
 from service.memory.domain import Domain
-from service.memory.results import LearnAliasOutcome
 from service.ops.declare import Args, NoArgs, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
 from store.appkb.entry import KINDS, AppKbEntry

@@ -19,7 +19,7 @@ Parameters are `Args` structs (msgspec, chosen over pydantic by measurement:
 decoding a resolve result 1.9 µs against 5.3 µs, encoding 1.1 µs against
 3.0 µs; json.loads alone takes 7.4 µs; both give usable JSON Schema, msgspec's
 with `$defs` and no per-field titles). Results are frozen structs: the rows the
-console shows are `service.memory.rows`' and `.recall_rows`' (the facade answers them, the console reads
+console shows are defined in `service/wire/` (the facade answers them, the console reads
 their attributes); a few replies are still a `TypedDict`, or a plain object where only agents read them
 (the learning leases and scan, `context.prepare`, `transition.assess`, the TaskWizard import).
 """

@@ -7,12 +7,12 @@ import json
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
-from service.memory.recall_rows import DeskRecall
-from service.memory.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
-from service.memory.rows import Bundle, BundleDetail
 from service.ops.declare import Args, Operation, Reply, as_user
 from service.ops.fields import MAX_ID, Choice, Document, Integer, Moment, Text
 from service.ops.numbers import check_numbers
+from service.wire.desk import Bundle, BundleDetail
+from service.wire.recall import DeskRecall
+from service.wire.results import ConsolidationRecorded, DocumentWritten, InteractionRemembered, TaskCompleted
 from store.core.errors import InvalidInput
 from store.desk.bundle_names import MAX_DOCUMENT_CHARS
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from service.memory.recall_rows import RecallAnswer, RunTrace
-from service.memory.results import RecallStatistics
 from service.ops.declare import Args, NoArgs, Operation, Reply
 from service.ops.fields import Boolean, Epoch, Integer, Text
+from service.wire.recall import RecallAnswer, RunTrace
+from service.wire.results import RecallStatistics
 from store.core.errors import InvalidInput
 
 Since = Annotated[float | None, Epoch()]

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Annotated
 
 from service.memory.domain import Domain
-from service.memory.rows import KindReport
 from service.ops.declare import Args, Operation, Reply, always
 from service.ops.fields import Choice, Text
+from service.wire.upkeep import KindReport
 from store.core.errors import InvalidInput
 
 MAX_PATH_BYTES = 4096

@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
-from service.memory.rows import (
+from service.ops.declare import Args, NoArgs, Operation, Reply, always
+from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
+from service.wire.learning import (
     ExtractionLease,
     ExtractionReceipt,
     LearningIntent,
@@ -18,8 +20,6 @@ from service.memory.rows import (
     ReviewLease,
     ReviewReceipt,
 )
-from service.ops.declare import Args, NoArgs, Operation, Reply, always
-from service.ops.fields import MAX_ID, Choice, Document, Integer, Raw, Text, text_key
 from store.learning.states import INTENT_STATES, RECORD_STATES
 
 RESULT_BYTES = 64 * 1024

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from service.memory.domain import Domain
-from service.memory.rows import Lesson, LessonRuns
 from service.ops.declare import Args, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Choice, Strings, Text
+from service.wire.episodes import Lesson, LessonRuns
 
 MAX_LESSON_APPS = 50  # the packages a lesson is about
 MAX_LESSON_RUNS = 50  # the runs it was learned from

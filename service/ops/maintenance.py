@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from service.memory.domain import Domain
-from service.memory.results import MaintenancePlan, MaintenanceStatus
-from service.memory.rows import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
 from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Choice, Integer, Items, Text
+from service.wire.desk import ConsolidationEntry, Fact, Skill, Topic, TopicDetail, Workday
+from service.wire.results import MaintenancePlan, MaintenanceStatus
 from store.core.errors import InvalidInput
 from store.desk import fact_terms
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from service.memory.domain import Domain
-from service.memory.results import RunEventReceipt, RunFinished, RunStarted
-from service.memory.rows import Episode, EpisodeDetail
 from service.ops.declare import Args, Operation, Reply, always
 from service.ops.fields import EPOCH_MAX, MAX_NAME, Apps, Boolean, Choice, Document, Epoch, Integer, Raw, Text
+from service.wire.episodes import Episode, EpisodeDetail
+from service.wire.results import RunEventReceipt, RunFinished, RunStarted
 from store.core.errors import InvalidInput
 
 MAX_EVENT_BYTES = 16 * 1024  # one tool receipt; `intent` and `note` are folded to 200 characters anyway

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, TypedDict
 
-from service.memory.results import Health
-from service.memory.rows import JobStatus
 from service.ops.declare import NoArgs, Operation, Reply
 from service.ops.fields import Choice, Text
+from service.wire.results import Health
+from service.wire.upkeep import JobStatus
 
 KINDS = ("agent", "console", "command", "worker")
 """What a client may call itself in `client.hello`."""

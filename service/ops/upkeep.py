@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 from service.memory.domain import EVERY_DOMAIN, Domain
-from service.memory.results import DreamReport, Overview
-from service.memory.rows import DreamRecord, JobStatus
 from service.ops.declare import Args, NoArgs, Operation, Person, Reply, always
 from service.ops.fields import MAX_ID, Boolean, Choice, Integer, Text
 from service.ops.interchange import MAX_PATH_BYTES, SCOPES, SYSTEMS, check_absolute
+from service.wire.results import DreamReport, Overview
+from service.wire.upkeep import DreamRecord, JobStatus
 from store.core.errors import InvalidInput
 
 JOB_KINDS = ("rebuild", "vectors.rebuild", "taskwizard.import", "dream", "desk.export", "desk.import", "facts.import")

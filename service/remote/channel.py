@@ -13,10 +13,10 @@ import msgspec
 
 from service.client import JiyiClient, Json, JsonObject, Reply
 from service.errors import Cancelled
-from service.memory.rows import JobStatus
 from service.ops import status, upkeep
 from service.ops.declare import Args, Operation
 from service.remote import wire
+from service.wire.upkeep import JobStatus
 from store.core.errors import EnvironmentProblem, JiyiError
 
 A = TypeVar("A", bound=Args)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.memory.rows import Skill, Topic
 from service.ops import desk
 from service.ops import maintenance as maint
 from service.remote.calls import Deferred, performed
 from service.remote.channel import Wire
+from service.wire.desk import Skill, Topic
 
 if TYPE_CHECKING:  # the facade's classes as mypy reads them; at run time named only (see service/remote/calls.py)
     from service.memory.bundles import BundleService

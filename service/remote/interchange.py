@@ -11,9 +11,9 @@ from pathlib import Path
 
 import msgspec
 
-from service.memory.rows import KindReport
 from service.ops.interchange import DeskExported, DeskImported
 from service.remote.channel import JobFollower, JobParams, Progress
+from service.wire.upkeep import KindReport
 
 
 def _absolute(path: Path) -> str:

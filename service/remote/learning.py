@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from service.memory.rows import LearningRecord
 from service.ops import learning
 from service.remote.calls import Deferred, performed
 from service.remote.channel import Wire
+from service.wire.learning import LearningRecord
 
 if TYPE_CHECKING:  # the facade's class as mypy reads it; at run time named only (see service/remote/calls.py)
     from service.memory.learning import LearningService

@@ -22,7 +22,6 @@ from service import person_key
 from service.client import Json, JsonObject
 from service.config import Config
 from service.memory.bus import Listener
-from service.memory.results import DreamReport, Health
 from service.ops import status, upkeep
 from service.remote.calls import Deferred, performed
 from service.remote.channel import JobFollower, JobParams, Progress, RemoteJobs, Wire, protocol_version
@@ -31,6 +30,7 @@ from service.remote.interchange import RemoteInterchange
 from service.remote.learning import RemoteLearning
 from service.remote.notices import Listeners, NoticeReader
 from service.remote.phone import RemoteAppKb, RemoteLessons, RemoteRecall, RemoteRuns
+from service.wire.results import DreamReport, Health
 from store.core.errors import EnvironmentProblem
 from store.interchange.import_report import ImportReport
 

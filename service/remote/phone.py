@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from recall.verdict import Resolution
-from service.memory.results import LearnAliasOutcome, RecallStatistics
-from service.memory.rows import Episode, Lesson
+from service.memory.alias_outcome import LearnAliasOutcome
 from service.ops import appkb as ops
 from service.ops import episode_recall as recall
 from service.ops import lessons, runs
@@ -23,6 +22,8 @@ from service.ops.runs import EpisodeListArgs
 from service.remote import wire
 from service.remote.calls import Deferred, performed
 from service.remote.channel import JobFollower, Progress, Wire
+from service.wire.episodes import Episode, Lesson
+from service.wire.results import RecallStatistics
 from store.appkb.entry import AppKbEntry, EntryKey
 from store.appkb.results import ForgetAliasResult
 from store.episodes.episode_filter import EpisodeFilter

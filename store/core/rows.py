@@ -1,8 +1,8 @@
 """The base of the typed rows the store answers: frozen msgspec Structs, built where the store reads them.
 
-A row's field names and order are the wire's (`service/memory/rows.py` re-exports each domain's rows
-beside the facade's own): encoding one gives the bytes of the JSON object the store built before rows were
-typed. A field a row may lack is `UNSET` (left out of its JSON).
+These are the store's own: the protocol's rows are the service's (`service/wire/`), which the facade builds
+from these by field name (`service.wire.row.of`), so a change here reaches the wire only through an edit
+there. A field a row may lack is `UNSET`.
 """
 
 from __future__ import annotations

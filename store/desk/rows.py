@@ -1,7 +1,5 @@
 """The desk's rows as the store answers them (seed 002; see `store.core.rows`): built where the store reads
-them, re-exported by `service.memory.rows` and `service.memory.recall_rows`.
-
-Field names and order are the wire's. A field a row may lack is `UNSET` (left out of its JSON).
+them; the facade hands them over as the wire's (`service/wire/desk.py`). A field a row may lack is `UNSET`.
 """
 
 from __future__ import annotations

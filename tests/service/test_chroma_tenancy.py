@@ -18,7 +18,7 @@ from recall.vectors import VectorIndex
 from service.config import load_config, save_settings
 from service.memory.doctor import chroma_collection_names
 from service.memory.memory import Memory
-from service.memory.recall_rows import Signals
+from service.wire.desk import Signals
 from tests.chroma_server import chroma_server
 from tests.postgres_server import PostgresServer
 

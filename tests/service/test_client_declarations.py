@@ -11,8 +11,8 @@ from pathlib import Path
 import msgspec
 
 from service import client
-from service.memory.recall_rows import DeskRecall
 from service.ops import DECLARED
+from service.wire.recall import DeskRecall
 
 SOURCE = Path(client.__file__).read_text("utf-8")
 

@@ -17,8 +17,9 @@ from service.cli.main import main
 from service.config import load_config
 from service.evaluation import conversations, memory_eval
 from service.memory.memory import Memory
-from service.memory.recall_rows import DeskRecall, Retrieval, Signals
-from service.memory.rows import value_of
+from service.wire.desk import Signals
+from service.wire.recall import DeskRecall, Retrieval
+from service.wire.row import value_of
 from store.core.errors import InvalidInput
 from tests.service.test_embedding_server import _Bad, serve_badly
 

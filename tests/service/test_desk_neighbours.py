@@ -11,8 +11,8 @@ import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
-from service.memory.recall_rows import Signals
-from service.memory.rows import value_of
+from service.wire.desk import Signals
+from service.wire.row import value_of
 from store.desk import fusion, retrieval
 
 FILLER = [

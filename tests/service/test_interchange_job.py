@@ -21,8 +21,8 @@ from pytestqt.qtbot import QtBot
 from service.config import Config, load_config
 from service.demo.desk import fill_desk
 from service.memory.memory import Memory
-from service.memory.recall_rows import DeskRecall
 from service.remote.memory import RemoteMemory
+from service.wire.recall import DeskRecall
 from store.core.errors import InvalidInput
 from store.core.home import DB_NAME
 from store.interchange import desk_format

@@ -17,8 +17,8 @@ import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
-from service.memory.rows import AdoptionRefused, ReviewReceipt
 from service.rpc.dispatch import Dispatcher
+from service.wire.learning import AdoptionRefused, ReviewReceipt
 from store.core import clock
 from store.core.errors import InvalidInput
 from tests.service.learning_setup import Calls, write_grant

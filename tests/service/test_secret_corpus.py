@@ -47,10 +47,10 @@ from recall.embedders import HashEmbedder
 from service.config import load_config
 from service.mcp.tools import BY_NAME
 from service.memory.memory import Memory
-from service.memory.rows import Adopted
 from service.rpc.dispatch import Dispatcher
 from service.rpc.methods import REGISTRY
 from service.rpc.protocol import Request, encode
+from service.wire.learning import Adopted
 from store.core.redaction.redactor import Redactor, default_words
 from tests.secret_formats import FORMATS, Format, Secret
 from tests.secret_sources import desk_export, mcp_memory, mem0

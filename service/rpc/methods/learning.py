@@ -5,10 +5,10 @@ Declared in `service/ops/learning.py`."""
 from __future__ import annotations
 
 from service.memory.memory import Memory
-from service.memory.rows import LearningRecord
 from service.ops import learning
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
+from service.wire.learning import LearningRecord
 from store.core.errors import InvalidInput
 
 TABLE = MethodTable("learning")

@@ -11,13 +11,13 @@ from dataclasses import asdict
 
 from service.memory import job_kinds
 from service.memory.memory import Memory
-from service.memory.results import DreamReport
-from service.memory.rows import JobStatus, KindReport
 from service.ops import interchange, upkeep
 from service.ops.declare import NoArgs
 from service.ops.interchange import DeskExported, DeskFolderArgs, DeskImported, FactsImportArgs
 from service.rpc.context import CallContext
 from service.rpc.registry import MethodTable
+from service.wire.results import DreamReport
+from service.wire.upkeep import JobStatus, KindReport
 
 TABLE = MethodTable("long work")
 

@@ -12,7 +12,7 @@ import pytest
 from service.config import load_config
 from service.errors import InvalidInput
 from service.memory.memory import Memory
-from service.memory.results import DreamReport
+from service.wire.results import DreamReport
 from store.appkb.entry import AppKbEntry
 from store.episodes.folding import category_of
 from tests.conftest import put_entries

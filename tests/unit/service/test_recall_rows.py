@@ -1,4 +1,4 @@
-"""The recall answers as typed rows (`service/memory/recall_rows.py`) send what the store and recall built:
+"""The recall answers as typed rows (`service/wire/recall.py`) send what the store and recall built:
 the same keys, in the same order, the same values; an older trace without the newer fields still reads."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 from service.config import load_config
 from service.memory.memory import Memory
-from service.memory.recall_rows import DeskRecall, RunTrace
-from service.memory.rows import row
+from service.wire.recall import DeskRecall, RunTrace
+from service.wire.row import row
 from store.desk import retrieval
 from store.episodes import recall_stats
 

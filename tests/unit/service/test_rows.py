@@ -1,4 +1,4 @@
-"""The typed rows the facade answers (`service.memory.rows`) are the store's JSON objects byte for byte:
+"""The typed rows the facade answers (`service.wire`) are the store's JSON objects byte for byte:
 an agent reading the socket sees the same answer as before they were typed (names, order, absent fields).
 The rows the store builds typed (episodes, lessons, learning) are checked against the view's own JSON.
 
@@ -17,7 +17,8 @@ from msgspec import UNSET
 from service.cli.main import main
 from service.config import load_config
 from service.memory.memory import EpisodeFilter, Memory
-from service.memory.rows import Topic, row
+from service.wire.desk import Topic
+from service.wire.row import row
 from store.desk import bundles, facts, skills, topics
 from store.episodes import archive, recall_stats
 from store.episodes.models import Episode, Lesson, ToolEvent

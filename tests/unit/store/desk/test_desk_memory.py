@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from service.memory.memory import Memory
-from service.memory.recall_rows import DeskRecall
+from service.wire.recall import DeskRecall
 from store.core import clock
 from store.core.errors import Conflict, Forbidden, InvalidInput, NotFound
 from store.desk import leases

@@ -1,24 +1,15 @@
-"""What the facade's operations answer, as typed records (the socket sends them as JSON objects).
-
-Each is a `TypedDict` so that the console, the CLI and the socket read the
-same keys the facade writes, and mypy checks both sides. Rows that come
-straight from the store (an episode, a fact, a bundle document) keep their
-store shape and are typed there as plain JSON objects. `LearnAliasOutcome`, a
-record with the warnings it implies, is the one dataclass. Nothing here needs
-the database: a command attached to a service decodes its answers into these.
+"""What the facade's operations answer as JSON objects, typed (`TypedDict`): the console, the CLI and the
+socket read the keys the facade writes, and mypy checks both sides. Nothing here needs the database: a
+command attached to a service decodes its answers into these.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from service.memory.recall_rows import CalibrationCurve, DeviceCalibration
-from service.memory.rows import DailyRecallPoint, DreamRecord, DreamStep
-from store.appkb.results import LearnAliasResult
-from store.core.budget import HomeSize
-from store.core.write_stats import WriteTotals
-from store.episodes.rows import Evaluation
+from service.wire.episodes import DailyRecallPoint, Evaluation
+from service.wire.recall import CalibrationCurve, DeviceCalibration
+from service.wire.upkeep import DreamRecord, DreamStep
 
 JsonObject = dict[str, Any]
 
@@ -169,6 +160,23 @@ DreamReport = TypedDict(
 )
 
 
+class HomeSize(TypedDict):
+    """What `health` says of the home's size: `bytes` used (the last estimate), the budget (None: no budget)."""
+
+    bytes: int
+    budget_bytes: int | None
+    over_budget: bool
+
+
+class WriteTotals(TypedDict):
+    """Totals since the store opened (times in milliseconds)."""
+
+    transactions: int  # committed write transactions
+    lock_wait_ms: float  # from BEGIN until the write lock was held (one round trip included)
+    lock_held_ms: float  # from holding the lock until the commit returned
+    statements: int  # round trips to a database server while holding it (0 on SQLite: no server)
+
+
 class StoreCounts(TypedDict):
     """What `health` counts (once per change)."""
 
@@ -205,27 +213,3 @@ class Overview(Health):
     recall_calibration: list[DeviceCalibration]
     last_dream: DreamRecord | None
     errors: JsonObject
-
-
-@dataclass
-class LearnAliasOutcome:
-    """A saved alias (the person's user alias, or an agent's learned one), on which known devices its package is
-    installed, and `notes`: what else the reply says (a device's label it takes the place of; that it is learned)."""
-
-    result: LearnAliasResult
-    installed_on: list[str]
-    missing_on: list[str]
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def warnings(self) -> list[str]:
-        return [*self.notes, *self.installation()]
-
-    def installation(self) -> list[str]:
-        """What the installed lists say of its package (nothing when some device has it)."""
-        package = self.result.entry.package
-        if self.installed_on:
-            return []
-        if not self.missing_on:
-            return [f"no device has synced its apps yet, so {package} could not be checked; saved anyway"]
-        return [f"{package} is not installed on any known device; saved anyway"]

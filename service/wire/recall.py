@@ -1,10 +1,7 @@
-"""The answers of recall as frozen typed rows: desk recall (`memory.recall`), the phone agent's shadow recall
+"""The answers of recall on the wire: desk recall (`memory.recall`), the phone agent's shadow recall
 (`recall.query`, `recall.runs`, `recall.trace`) and each device's calibration (the recall page's curve).
 
-As in `service.memory.rows`: the store builds desk recall's rows where it reads them (`store/desk/rows.py`,
-re-exported here) and the facade adds how recall went (`Retrieval`); shadow recall's answers are built as
-JSON objects and turned into these once. The operations declare them, the remote `Memory` decodes them, the
-console reads attributes.
+Desk recall's items are the desk's rows (`service.wire.desk`); the facade adds how recall went (`Retrieval`).
 Field names and order are the wire's. A field an older record may lack is `UNSET` (left out of its JSON).
 """
 
@@ -12,11 +9,8 @@ from __future__ import annotations
 
 from msgspec import UNSET, UnsetType
 
-from service.memory.rows import Row
-from store.desk.rows import (
+from service.wire.desk import (
     CoreFact,
-    DocumentRef,
-    LatestSegment,
     RecalledBundle,
     RecalledCard,
     RecalledTopic,
@@ -24,25 +18,8 @@ from store.desk.rows import (
     RecentWorkday,
     RelatedFact,
     RelevantSkill,
-    Signals,
-    WorkdayTopic,
 )
-
-# The desk's recall rows, built by the store (`store/desk/rows.py`), re-exported beside the service's own.
-__all__ = [
-    "CoreFact",
-    "DocumentRef",
-    "LatestSegment",
-    "RecalledBundle",
-    "RecalledCard",
-    "RecalledTopic",
-    "RecalledTurn",
-    "RecentWorkday",
-    "RelatedFact",
-    "RelevantSkill",
-    "Signals",
-    "WorkdayTopic",
-]
+from service.wire.row import Row
 
 # -- desk recall (`memory.recall`) ------------------------------------------------------------
 

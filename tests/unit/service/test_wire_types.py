@@ -1,0 +1,128 @@
+"""The wire's types are the service's (`service/wire/`): the facade hands the store's rows over by field name.
+
+A field the store renames or drops fails at the hand-over, naming it; a field the store adds stays off the
+wire; and each of the store's rows the facade hands over still has every field its wire type sends, so such
+a change fails here, in one place, before any operation meets it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+from typing import Any
+
+import msgspec
+import pytest
+from msgspec import UNSET, UnsetType
+
+from service.wire import desk, episodes, learning
+from service.wire.row import Row, all_of, of
+from store.core.rows import Row as StoreRow
+from store.desk import rows as store_desk
+from store.episodes import rows as store_episodes
+from store.learning import rows as store_learning
+
+PAIRS = [(store_desk, desk), (store_episodes, episodes), (store_learning, learning)]
+
+
+def rows_of(module: ModuleType, base: type) -> dict[str, Any]:
+    return {
+        name: kind
+        for name, kind in vars(module).items()
+        if inspect.isclass(kind) and issubclass(kind, base) and kind is not base and kind.__module__ == module.__name__
+    }
+
+
+def test_every_row_the_store_answers_has_its_wire_twin_with_the_same_fields() -> None:
+    """The store's rows and the wire's have the same names and fields today: a store refactor fails here."""
+    checked = 0
+    for store_module, wire_module in PAIRS:
+        stored, wired = rows_of(store_module, StoreRow), rows_of(wire_module, Row)
+        assert set(stored) <= set(wired), f"store rows without a wire type: {sorted(set(stored) - set(wired))}"
+        for name, kind in stored.items():
+            store_fields = {f.name: f.type for f in msgspec.structs.fields(kind)}
+            wire_fields = {f.name: f.type for f in msgspec.structs.fields(wired[name])}
+            missing = set(wire_fields) - set(store_fields)
+            assert not missing, f"{store_module.__name__}.{name} lacks the wire's {sorted(missing)}"
+            checked += 1
+    assert checked >= 40  # every row of the three domains, not an empty loop
+
+
+class StoredCard(StoreRow, frozen=True):
+    task_id: str
+    title: str
+    status: str
+    result: str
+    schedule_id: str | None
+    run_id: str | None
+    interaction_id: str | None
+    source: str
+    ts: str
+    workday: str
+
+
+def card(**changes: object) -> StoredCard:
+    fields = dict(
+        task_id="t1", title="订机票", status="done", result="ok", schedule_id=None, run_id="r1",
+        interaction_id=None, source="agent", ts="2026-12-06T08:00:00+08:00", workday="2026-12-06",
+    )  # fmt: skip
+    return StoredCard(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+def test_a_store_row_is_handed_over_as_the_wire_type_with_the_same_bytes() -> None:
+    stored = card()
+    wired = of(desk.TaskCard, stored)
+    assert type(wired) is desk.TaskCard
+    assert msgspec.json.encode(wired) == msgspec.json.encode(stored)
+    assert all_of(desk.TaskCard, [stored, card(task_id="t2")])[1].task_id == "t2"
+
+
+def test_a_field_the_store_renames_fails_at_the_hand_over_naming_it() -> None:
+    class Renamed(StoreRow, frozen=True):
+        task_id: str
+        heading: str  # was `title`
+
+    with pytest.raises(msgspec.ValidationError, match="title"):
+        of(desk.TaskCard, Renamed(task_id="t1", heading="订机票"))
+
+
+def test_a_field_the_store_adds_stays_off_the_wire() -> None:
+    class Grown(StoredCard, frozen=True, kw_only=True):
+        epoch: float = 0.0
+
+    fields = {f: getattr(card(), f) for f in StoredCard.__struct_fields__}
+    wired = of(desk.TaskCard, Grown(**fields, epoch=1.7e9))
+    assert "epoch" not in msgspec.json.decode(msgspec.json.encode(wired))
+
+
+def test_an_unset_field_stays_unset() -> None:
+    class StoredTopic(StoreRow, frozen=True, kw_only=True, omit_defaults=True):
+        topic_id: str
+        title: str
+        summary: str
+        kind: str
+        task_ids: list[str]
+        first_workday: str
+        last_workday: str
+        interactions: int
+        updated: str | UnsetType = UNSET
+
+    topic = StoredTopic(
+        topic_id="tp", title="出行", summary="", kind="thread", task_ids=[], first_workday="2026-12-06",
+        last_workday="2026-12-06", interactions=1,
+    )  # fmt: skip
+    wired = of(desk.Topic, topic)
+    assert wired.updated is UNSET
+    assert "updated" not in msgspec.json.decode(msgspec.json.encode(wired))
+
+
+def test_a_float_the_json_could_not_carry_is_kept_for_the_socket_to_refuse() -> None:
+    """NaN is handed over as NaN (not null): the socket's encoder answers it `internal`, as before."""
+
+    class Scored(StoreRow, frozen=True):
+        score: float
+
+    class WireScored(Row, frozen=True):
+        score: float
+
+    assert of(WireScored, Scored(score=float("nan"))).score != of(WireScored, Scored(score=float("nan"))).score
