@@ -29,10 +29,12 @@ from service.wire.desk import (
     RecentWorkday,
     RelatedFact,
     RelevantSkill,
+    TaskCard,
+    TopicTurn,
 )
 from service.wire.recall import DeskRecall, Retrieval
 from service.wire.results import ConsolidationRecorded, InteractionRemembered, TaskCompleted
-from service.wire.row import all_of
+from service.wire.row import all_of, of
 from store.core.errors import EnvironmentProblem, InvalidInput
 from store.core.redaction.json_values import redact_json
 from store.desk import bundles, facts, hybrid, interactions, retrieval, topics
@@ -168,9 +170,9 @@ class DeskService:
                 self.bundles.mirror_committed(bundle, pending)
         if changed:
             self._desk_changed()
-        # The card as the reply's object (`TaskCompleted.card`); its fields and order are the row's.
+        # The card as the reply's object (`TaskCompleted.card`): the wire's card, its fields in its order.
         return {
-            "card": msgspec.structs.asdict(card),
+            "card": msgspec.structs.asdict(of(TaskCard, card)),
             "changed": changed,
             "bundle_id": bundle,
             "bundle_paths": sorted(pending),
@@ -183,10 +185,10 @@ class DeskService:
         if status is not None and status not in interactions.TASK_STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(interactions.TASK_STATUSES)}")
         found = interactions.list_tasks(self.store, status=status, schedule_id=schedule_id, limit=limit, offset=offset)
-        return [msgspec.structs.asdict(card) for card in found]  # `task.list` answers objects (`TaskPage`)
+        return [msgspec.structs.asdict(card) for card in all_of(TaskCard, found)]  # objects (`TaskPage`)
 
     def get_interaction(self, interaction_id: str) -> dict[str, Any]:
-        return msgspec.structs.asdict(interactions.get_interaction(self.store, interaction_id))
+        return msgspec.structs.asdict(of(TopicTurn, interactions.get_interaction(self.store, interaction_id)))
 
     # -- reading for agents ------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import msgspec
 from service.memory.parts import Parts, check_actor
 from service.ops import maintenance as maintenance_ops
 from service.ops.perform import lists, pages, performs
-from service.wire.desk import ConsolidationEntry, Topic, TopicDetail, Workday
+from service.wire.desk import ConsolidationEntry, Topic, TopicDetail, TopicTurn, Workday
 from service.wire.results import MaintenancePlan, MaintenanceStatus
 from service.wire.row import all_of, of
 from store.core import clock
@@ -87,9 +87,9 @@ class MaintenanceService:
         return {
             "batch_id": lease.batch_id,
             "lease_expires_in": seconds,
-            # `to_builtins`, not `asdict`: a field a row leaves UNSET is left out (as before rows were typed).
-            "interactions": [msgspec.to_builtins(interactions.turn_row(r)) for r in rows],
-            "open_topics": [msgspec.to_builtins(t) for t in topics.recent_topics(self.store, 20)],
+            # As the wire's rows, then objects (`to_builtins`, not `asdict`: a field left UNSET is left out).
+            "interactions": msgspec.to_builtins(all_of(TopicTurn, (interactions.turn_row(r) for r in rows))),
+            "open_topics": msgspec.to_builtins(all_of(Topic, topics.recent_topics(self.store, 20))),
             "backlog": topics.backlog(self.store),
         }
 

@@ -46,7 +46,7 @@ def turn_row(row: Interaction, topic_id: str | None = None) -> rows.TopicTurn:
 
 
 def card_row(row: TaskCard) -> rows.TaskCard:
-    """A task card as the console shows it."""
+    """A task card as the store reads it."""
     return rows.TaskCard(
         task_id=row.task_id,
         title=row.title,
@@ -57,6 +57,7 @@ def card_row(row: TaskCard) -> rows.TaskCard:
         interaction_id=row.interaction_id,
         source=row.source,
         ts=row.ts,
+        epoch=row.epoch,
         workday=row.workday,
     )
 

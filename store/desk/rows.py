@@ -77,7 +77,8 @@ class TopicSegment(Row, frozen=True):
 
 
 class TaskCard(Row, frozen=True):
-    """A task card linked to a topic (the store's `card_dict`)."""
+    """A task card, the one type of it: the card the store reads and the line a desk export writes
+    (`task_cards.jsonl`, docs/interchange.md). The wire's card (`service/wire/desk.py`) leaves `epoch` out."""
 
     task_id: str
     title: str
@@ -88,6 +89,7 @@ class TaskCard(Row, frozen=True):
     interaction_id: str | None
     source: str
     ts: str
+    epoch: float  # when it was completed, in seconds (what orders the cards; `ts` says it as text)
     workday: str
 
 

@@ -21,7 +21,7 @@ INTERACTION_COLUMNS = (
     "i.interaction_id, i.ts, i.workday, i.source, i.user_text, i.assistant_text, i.task_id, t.topic_id"
 )
 INTERACTION_FROM = "desk_interaction i LEFT JOIN desk_topic_interaction t ON t.interaction_id = i.interaction_id"
-CARD_COLUMNS = "task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, workday"
+CARD_COLUMNS = "task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, epoch, workday"
 
 
 def select(db: SqliteDatabase, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:

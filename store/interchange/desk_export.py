@@ -14,6 +14,7 @@ from store.core.database import Store
 from store.core.dialect import dialect_of
 from store.desk import sql
 from store.desk.projection import DOMAIN as DESK
+from store.desk.rows import TaskCard
 from store.interchange.desk_records import (
     BundleRecord,
     DeskRecord,
@@ -24,7 +25,6 @@ from store.interchange.desk_records import (
     LearnedRecord,
     RevisionRecord,
     SkillRecord,
-    TaskCardRecord,
     TopicRecord,
     TopicSegment,
 )
@@ -43,15 +43,8 @@ def interactions(store: Store) -> list[InteractionRecord]:
     )
 
 
-def task_cards(store: Store) -> list[TaskCardRecord]:
-    return cast(
-        list[TaskCardRecord],
-        sql.select(
-            store.db,
-            "SELECT task_id, title, status, result, schedule_id, run_id, interaction_id, source, ts, epoch, workday "
-            "FROM desk_task_card ORDER BY id",
-        ),
-    )
+def task_cards(store: Store) -> list[TaskCard]:
+    return sql.select_as(store.db, TaskCard, f"SELECT {sql.CARD_COLUMNS} FROM desk_task_card ORDER BY id")
 
 
 def topics(store: Store) -> list[TopicRecord]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
 from store.core import clock
 from store.core.errors import InvalidInput, NotFound
 from store.core.home.atomic_file import write_text
@@ -207,7 +209,8 @@ def file_name(kind: str) -> str:
 
 def encode(record: DeskRecord) -> str:
     """One line of a kind's file: compact JSON, keys in their declared order, UTF-8 as is."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    plain = msgspec.structs.asdict(record) if isinstance(record, msgspec.Struct) else record  # a task card
+    return json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 LINE_CAPS: dict[str, int] = {

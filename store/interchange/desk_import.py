@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+import msgspec
+
 from store.core.clock import parse_iso
 from store.core.database import Store
 from store.core.errors import InvalidInput
@@ -37,6 +39,7 @@ from store.desk import topics as desk_topics
 from store.desk.bundle_names import check_path, split_bundle_id
 from store.desk.common import check_id, safe_text
 from store.desk.projection import DOMAIN as DESK
+from store.desk.rows import TaskCard
 from store.interchange.desk_format import KINDS, Export, file_name
 from store.interchange.desk_records import (
     BundleRecord,
@@ -45,7 +48,6 @@ from store.interchange.desk_records import (
     InteractionRecord,
     LearnedRecord,
     SkillRecord,
-    TaskCardRecord,
     TopicRecord,
 )
 from store.interchange.staged_import import Committed, Group, StagedEvent, Staging, publish
@@ -167,35 +169,35 @@ class Importer:
         )
         return "added"
 
-    def task_card(self, r: TaskCardRecord) -> str:
-        check_id(r["task_id"], "task_id", self.redactor)
-        for name in ("schedule_id", "run_id", "interaction_id"):
-            if r[name] is not None:
-                check_id(r[name], name, self.redactor)
-        if r["status"] not in desk_interactions.TASK_STATUSES:
+    def task_card(self, r: TaskCard) -> str:
+        check_id(r.task_id, "task_id", self.redactor)
+        for name, value in (("schedule_id", r.schedule_id), ("run_id", r.run_id), ("interaction_id", r.interaction_id)):
+            if value is not None:
+                check_id(value, name, self.redactor)
+        if r.status not in desk_interactions.TASK_STATUSES:
             raise InvalidInput(f"status must be one of {', '.join(desk_interactions.TASK_STATUSES)}")
         payload = {
-            "task_id": r["task_id"],
-            "title": self._text(r["title"], "title", 200),
-            "status": r["status"],
-            "result": self._text(r["result"], "result", desk_interactions.MAX_RESULT_CHARS),
-            "schedule_id": r["schedule_id"],
-            "run_id": r["run_id"],
-            "interaction_id": r["interaction_id"],
-            "source": self._short(r["source"]),
+            "task_id": r.task_id,
+            "title": self._text(r.title, "title", 200),
+            "status": r.status,
+            "result": self._text(r.result, "result", desk_interactions.MAX_RESULT_CHARS),
+            "schedule_id": r.schedule_id,
+            "run_id": r.run_id,
+            "interaction_id": r.interaction_id,
+            "source": self._short(r.source),
         }
         if not payload["title"]:
             raise InvalidInput("a task card needs a title")
         old = self._held(
-            "task", r["task_id"], "SELECT title, status, result FROM desk_task_card WHERE task_id = ?", r["task_id"]
+            "task", r.task_id, "SELECT title, status, result FROM desk_task_card WHERE task_id = ?", r.task_id
         )
         if old is not None:
             if old != _digest((payload["title"], payload["status"], payload["result"])):
                 raise InvalidInput("this home holds the task card with another title, status or result (kept)")
             return "skipped"
-        self._hold("task", r["task_id"], payload["title"], payload["status"], payload["result"])
-        stamp = {"ts": r["ts"], "epoch": _epoch(r["ts"], r["epoch"]), "workday": r["workday"]}
-        self._append("task_completed", {**payload, **stamp}, r["ts"])
+        self._hold("task", r.task_id, payload["title"], payload["status"], payload["result"])
+        stamp = {"ts": r.ts, "epoch": _epoch(r.ts, r.epoch), "workday": r.workday}
+        self._append("task_completed", {**payload, **stamp}, r.ts)
         return "added"
 
     def topic(self, r: TopicRecord) -> str:
@@ -458,7 +460,7 @@ def _write(importer: Importer, kind: str, record: DeskRecord) -> str:
         case "interactions":
             return importer.interaction(cast(InteractionRecord, record))
         case "task_cards":
-            return importer.task_card(cast(TaskCardRecord, record))
+            return importer.task_card(msgspec.convert(record, TaskCard))  # checked: each field, of its type
         case "topics":
             return importer.topic(cast(TopicRecord, record))
         case "facts":

@@ -3,11 +3,16 @@
 An export builds them from the views (`desk_export`, keys in the order written); an import reads them back
 after `desk_format.check_record` found each field of its kind, of its type (and no other), so a checked line
 *is* its kind's record. `desk_format.FIELDS` holds the same names with the check of each.
+
+A task card's line is the store's `TaskCard` itself (`store/desk/rows.py`): one type for the card the store
+reads and the line an export writes (an import reads the checked line into one).
 """
 
 from __future__ import annotations
 
 from typing import NotRequired, TypedDict
+
+from store.desk.rows import TaskCard
 
 
 class InteractionRecord(TypedDict):
@@ -19,20 +24,6 @@ class InteractionRecord(TypedDict):
     user_text: str
     assistant_text: str
     task_id: str | None
-
-
-class TaskCardRecord(TypedDict):
-    task_id: str
-    title: str
-    status: str
-    result: str
-    schedule_id: str | None
-    run_id: str | None
-    interaction_id: str | None
-    source: str
-    ts: str
-    epoch: float
-    workday: str
 
 
 class FiledTurn(TypedDict):
@@ -147,7 +138,7 @@ class LearnedRecord(TypedDict):
     reason: str
 
 
-DeskRecord = InteractionRecord | TaskCardRecord | TopicRecord | FactRecord | SkillRecord | BundleRecord | LearnedRecord
+DeskRecord = InteractionRecord | TaskCard | TopicRecord | FactRecord | SkillRecord | BundleRecord | LearnedRecord
 """A line of any kind's file."""
 
 

@@ -21,8 +21,8 @@ from service.demo.desk import fill_desk
 from service.demo.learning import fill_learning
 from service.memory.memory import Memory
 from store.core.errors import InvalidInput, NotFound
+from store.desk.rows import TaskCard
 from store.interchange import desk_export, desk_format
-from store.interchange.desk_records import TaskCardRecord
 from store.learning.grant import example_section, parse_grant
 from tests.postgres_server import PostgresServer
 
@@ -534,7 +534,7 @@ def test_an_export_on_a_server_reads_one_snapshot_while_others_commit(
 ) -> None:
     original = desk_export.task_cards
 
-    def another_host_commits_first(store: Any) -> list[TaskCardRecord]:
+    def another_host_commits_first(store: Any) -> list[TaskCard]:
         with psycopg.connect(database_url, password=postgres.password, autocommit=True) as conn:
             conn.execute(
                 "INSERT INTO desk_task_card (task_id, title, status, result, source, ts, epoch, workday) "

@@ -15,6 +15,7 @@ import msgspec
 import pytest
 from msgspec import UNSET, UnsetType
 
+from service.memory.memory import Memory
 from service.wire import desk, episodes, learning
 from service.wire.row import Row, all_of, of
 from store.core.rows import Row as StoreRow
@@ -126,3 +127,13 @@ def test_a_float_the_json_could_not_carry_is_kept_for_the_socket_to_refuse() -> 
         score: float
 
     assert of(WireScored, Scored(score=float("nan"))).score != of(WireScored, Scored(score=float("nan"))).score
+
+
+def test_the_task_card_the_store_keeps_with_its_epoch_goes_out_as_the_wire_s(memory: Memory) -> None:
+    """One task card type in the store (its `epoch` orders and exports it); `task.complete` and `task.list`
+    answer the wire's card, which leaves the epoch out."""
+    wire_fields = list(desk.TaskCard.__struct_fields__)
+    assert "epoch" in store_desk.TaskCard.__struct_fields__ and "epoch" not in wire_fields
+    done = memory.desk.complete_task("t1", title="订机票", status="succeeded", ts="2026-12-06T08:00:00+08:00")
+    assert list(done["card"]) == wire_fields
+    assert [list(card) for card in memory.desk.list_tasks()] == [wire_fields]

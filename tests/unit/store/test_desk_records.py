@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from store.desk.rows import TaskCard
 from store.interchange import desk_format, desk_records
 
 RECORDS = {
     "interactions": desk_records.InteractionRecord,
-    "task_cards": desk_records.TaskCardRecord,
+    "task_cards": TaskCard,  # the store's card is the line (one type)
     "topics": desk_records.TopicRecord,
     "facts": desk_records.FactRecord,
     "skills": desk_records.SkillRecord,
