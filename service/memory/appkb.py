@@ -6,6 +6,7 @@ shared write lock and published on the bus after they commit.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -21,13 +22,14 @@ from service.memory.episode_recall import EpisodeRecallService
 from service.memory.parts import Parts, check_actor
 from service.ops import appkb as appkb_ops
 from service.ops.perform import converts, lists, pages, performs, prepares, prepares_converted
+from service.wire.appkb import SyncReport
 from store.appkb import alias_correction
 from store.appkb import history as appkb_history
 from store.appkb import kb as appkb
 from store.appkb.entry import ALIAS_KINDS, AppKbEntry, is_package_name, normalize_term, parse_assignment
 from store.appkb.implicit_alias import ImplicitAliasEvidence
 from store.appkb.projection import DOMAIN as APP_KB
-from store.appkb.results import ForgetAliasResult, HistoryItem, SyncReport, UndoResult
+from store.appkb.results import ForgetAliasResult, HistoryItem, UndoResult
 from store.core.errors import Conflict, InvalidInput
 from store.core.names import clean_name
 
@@ -271,7 +273,7 @@ class AppKbService:
                 report = appkb.sync_inventory(self.store, device, apps, actor=actor, redactor=self.redactor)
             if report.added or report.updated or report.staled:
                 self.parts.changed(APP_KB)
-            return report
+            return SyncReport(**dataclasses.asdict(report))  # the wire's
 
         return write
 

@@ -27,6 +27,7 @@ from service.wire.desk import (
     RecalledTopic,
     RecalledTurn,
     RecentWorkday,
+    RelatedCard,
     RelatedFact,
     RelevantSkill,
     TaskCard,
@@ -256,6 +257,9 @@ class DeskService:
         result = retrieval.assess_transition(
             self.store, text, current_task_id=current_task_id, current_topic_id=current_topic_id, dense=dense
         )
+        # The related rows as the wire's, then objects (`to_builtins`: a field left UNSET is left out).
+        result["related_topics"] = msgspec.to_builtins(all_of(RecalledTopic, result["related_topics"]))
+        result["related_tasks"] = msgspec.to_builtins(all_of(RelatedCard, result["related_tasks"]))
         result["degraded"] = self._settled(dense, how).degraded
         return result
 

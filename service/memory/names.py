@@ -9,8 +9,8 @@ its window before anything else: it names the facade's values through this modul
 
 from __future__ import annotations
 
+from service.wire.results import HomeSize
 from store.appkb.entry import AppKbEntry
-from store.core.budget import HomeSize
 from store.episodes.episode_filter import EpisodeFilter
 from store.learning.states import INTENT_STATES, RECORD_STATES
 

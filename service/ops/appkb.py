@@ -11,8 +11,9 @@ from service.memory.alias_outcome import LearnAliasOutcome
 from service.memory.domain import Domain
 from service.ops.declare import Args, NoArgs, Operation, Reply, always, as_user
 from service.ops.fields import MAX_NAME, Apps, Boolean, Choice, Integer, Raw, Text, text_key
+from service.wire.appkb import SyncReport
 from store.appkb.entry import KINDS, AppKbEntry
-from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, SyncReport, UndoResult
+from store.appkb.results import ForgetAliasResult, HistoryItem, LearnAliasResult, UndoResult
 from store.core.errors import InvalidInput
 
 ACTORS = ("agent", "user")

@@ -80,6 +80,8 @@ class TopicSegment(Row, frozen=True):
     updated: str
 
 
+# The docstrings of the next two are their JSON Schema's descriptions as protocol 1.9 publishes them (they name
+# functions the store no longer has); they change with the next protocol version, not before.
 class TaskCard(Row, frozen=True):
     """A task card linked to a topic (the store's `card_dict`)."""
 
@@ -230,6 +232,13 @@ class RecalledCard(TaskCard, frozen=True, kw_only=True):
     score: float | UnsetType = UNSET
     signals: Signals | UnsetType = UNSET
     why: str  # related / recent
+
+
+class RelatedCard(TaskCard, frozen=True, kw_only=True):
+    """A task card related to a new message (`transition.assess`): how plainly (`score`) and why (`signals`)."""
+
+    score: float
+    signals: Signals
 
 
 class DocumentRef(Row, frozen=True):

@@ -2,9 +2,10 @@
 
 A row is a frozen msgspec Struct: the facade answers it, the socket encodes it, the remote `Memory` decodes it
 straight into the same type, and the console reads attributes. The store reads rows of its own
-(`store/*/rows.py`); `of` and `all_of` turn them into the wire's type by field name, so a field the store
-renames or drops fails there (a test turns each) instead of changing the protocol, and a field it adds stays
-off the wire until it is written here.
+(`store/*/rows.py`); `of` and `all_of` turn them into the wire's type by field name, so a field the store adds
+stays off the wire until it is written here, and one it renames or drops fails the hand-over when the wire's
+field is required (one with a default would take the default: `tests/unit/service/test_wire_types.py` holds
+every pair's fields, types and defaults equal, so such a change fails there first).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def rows(kind: type[T], data: Iterable[object]) -> list[T]:
 def of(kind: type[T], stored: msgspec.Struct) -> T:
     """The store's row `stored` as the wire's `kind`: field by field, nested rows too (about 1 µs a row).
 
-    Through builtins, not attributes: an unset field is left out, as the JSON leaves it out."""
+    Through builtins, not attributes: an unset field is left out, as the JSON leaves it out. (A store row with
+    `omit_defaults` would leave out a value equal to its default too: the wire's default must then be the same,
+    which the pairs' test holds.)"""
     return msgspec.convert(msgspec.to_builtins(stored), kind)
 
 

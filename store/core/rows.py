@@ -11,4 +11,4 @@ import msgspec
 
 
 class Row(msgspec.Struct, frozen=True, kw_only=True):
-    """A row the console shows: frozen, built once (by the store, or decoded at the socket)."""
+    """A row the store reads: frozen, built once where it reads it."""

@@ -286,7 +286,7 @@ def set_status(store: Store, fact_id: str, status: str, reason: str, *, actor: s
 
 
 def fact_row(row: Fact, evidence: list[FactEvidence]) -> rows.Fact:
-    """A fact with its evidence, as the console shows it."""
+    """A fact with its evidence, as the store reads it."""
     return rows.Fact(
         fact_id=row.fact_id,
         scope=row.scope,

@@ -32,7 +32,7 @@ class RememberResult:
 
 
 def turn_row(row: Interaction, topic_id: str | None = None) -> rows.TopicTurn:
-    """An interaction as the console shows it (`topic_id`: the topic that holds it, if any)."""
+    """An interaction as the store reads it (`topic_id`: the topic that holds it, if any)."""
     return rows.TopicTurn(
         interaction_id=row.interaction_id,
         ts=row.ts,

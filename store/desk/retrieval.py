@@ -361,13 +361,9 @@ def assess_transition(
             current = {"kind": "recent_interactions", "interaction_ids": [r.interaction_id for r in last]}
     similarity = fts.overlap(text, reference) if reference else 0.0
     cues = [c for c in SWITCH_CUES if c in text]
-    other_topics = [
-        msgspec.structs.asdict(t)
-        for t in related_topics(store, text, limit, dense=dense)
-        if t.topic_id != current_topic_id
-    ]
+    other_topics = [t for t in related_topics(store, text, limit, dense=dense) if t.topic_id != current_topic_id]
     other_cards = [
-        {**msgspec.structs.asdict(c.row), "score": c.score, "signals": c.scored}
+        rows.RelatedCard(**msgspec.structs.asdict(c.row), score=c.score, signals=c.scored)
         for c in related_cards(store, text, limit, dense=dense)
         if c.key != current_task_id
     ]

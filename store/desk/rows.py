@@ -94,7 +94,7 @@ class TaskCard(Row, frozen=True):
 
 
 class TopicTurn(Row, frozen=True):
-    """One interaction of a topic (the store's `interaction_dict`)."""
+    """One turn as the store reads it (`interactions.turn_row`)."""
 
     interaction_id: str
     ts: str
@@ -228,6 +228,13 @@ class RecalledCard(TaskCard, frozen=True, kw_only=True):
     score: float | UnsetType = UNSET
     signals: Signals | UnsetType = UNSET
     why: str  # related / recent
+
+
+class RelatedCard(TaskCard, frozen=True, kw_only=True):
+    """A task card related to a new message (`transition.assess`): how plainly (`score`) and why (`signals`)."""
+
+    score: float
+    signals: Signals
 
 
 class DocumentRef(Row, frozen=True):

@@ -169,7 +169,7 @@ def _comparable(text: str) -> str:
 
 
 def skill_row(row: Skill) -> rows.Skill:
-    """A skill as the console shows it."""
+    """A skill as the store reads it."""
     return rows.Skill(
         skill_id=row.skill_id,
         name=row.name,

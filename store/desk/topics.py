@@ -82,7 +82,7 @@ class TopicPlan:
 
 
 def topic_row(row: Topic) -> rows.Topic:
-    """A topic as the console lists it."""
+    """A topic as the store lists it."""
     return rows.Topic(
         topic_id=row.topic_id,
         title=row.title,

@@ -60,11 +60,6 @@ class EpisodeDetail(Episode, frozen=True, kw_only=True):
 
     events: list[ToolEventRow]
 
-    def listed(self) -> Episode:
-        """The run as `episode.list` lists it (without its timeline)."""
-        fields = {name: getattr(self, name) for name in Episode.__struct_fields__}
-        return Episode(**fields)
-
 
 # -- lessons ---------------------------------------------------------------------------------
 

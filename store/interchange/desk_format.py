@@ -23,6 +23,7 @@ import msgspec
 from store.core import clock
 from store.core.errors import InvalidInput, NotFound
 from store.core.home.atomic_file import write_text
+from store.desk.rows import TaskCard
 from store.interchange.desk_records import DeskRecord, Manifest, ManifestFile
 from store.interchange.import_source import MAX_FILE_BYTES, refuse_links
 from store.interchange.json_reading import MiB, load_file, load_json, mib, read_lines, too_long
@@ -246,6 +247,12 @@ class Export:
             yield from ((kind, number, record) for number, record in _scan(self.root, kind, self.manifest))
 
 
+def _record(kind: str, checked: object) -> DeskRecord:
+    """A line `check_record` passed as its kind's record: each field of its kind, of its type, and no other (a
+    task card's record is the store's own row, made of it here)."""
+    return msgspec.convert(checked, TaskCard) if kind == "task_cards" else cast(DeskRecord, checked)
+
+
 def _scan(root: Path, kind: str, manifest: Manifest) -> Iterator[tuple[int, DeskRecord]]:
     """The records of `kind`'s file, streamed: each line at most its kind's cap, parsed and checked. The file's
     SHA-256 and count are compared with the manifest at its end; a line's problem is said after that (a file
@@ -279,8 +286,13 @@ def _scan(root: Path, kind: str, manifest: Manifest) -> Iterator[tuple[int, Desk
             if why is not None:
                 problem = f"{name} line {line.number}: {why}"
                 continue
+            try:
+                checked = _record(kind, record)
+            except msgspec.ValidationError as exc:  # a number beyond a float's range, say
+                problem = f"{name} line {line.number}: {exc}"
+                continue
             count += 1
-            yield line.number, cast(DeskRecord, record)  # each field of its kind, of its type: its record
+            yield line.number, checked
     if digest.hexdigest() != expected["sha256"]:
         raise InvalidInput(f"{path} does not match its SHA-256 in {MANIFEST}: it was changed or cut short")
     if problem is not None:

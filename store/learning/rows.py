@@ -52,7 +52,7 @@ class LearningSource(Row, frozen=True):
     id: str
     ts: str
     turns: list[dict[str, str]]  # {"role", "text"}
-    # A run's goal and outcome, as its writer gave them (Any, not object: msgspec's JSON Schema has no `object`).
+    # A run's goal and outcome, as its writer gave them (Any, as the wire's twin: `service/wire/learning.py`).
     objective: dict[str, Any] | None
     retracted: bool
     fingerprint: str

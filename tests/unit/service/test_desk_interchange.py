@@ -197,6 +197,15 @@ def _missing_field(root: Path) -> None:
     rewrite(root, "task_cards.jsonl", drop)
 
 
+def _epoch_out_of_range(root: Path) -> None:
+    def far(lines: list[str]) -> list[str]:
+        record = json.loads(lines[1])
+        record["epoch"] = 10**400  # a number, but none a float holds
+        return [lines[0], json.dumps(record), *lines[2:]]
+
+    rewrite(root, "task_cards.jsonl", far)
+
+
 def _symlinked(root: Path) -> None:
     (root / "topics.jsonl").rename(root / "elsewhere.jsonl")
     (root / "topics.jsonl").symlink_to(root / "elsewhere.jsonl")
@@ -217,6 +226,7 @@ def _broken_manifest(root: Path) -> None:
         (_newer_schema, InvalidInput, "schema version 2; this Jiyi reads version 1"),
         (_malformed_line, InvalidInput, "skills.jsonl line 2: not JSON"),
         (_missing_field, InvalidInput, "task_cards.jsonl line 2: the field 'workday' is missing"),
+        (_epoch_out_of_range, InvalidInput, "task_cards.jsonl line 2: Number out of range"),
         (_symlinked, InvalidInput, "topics.jsonl is a symlink"),
         (_missing_file, NotFound, "bundles.jsonl is missing"),
         (_broken_manifest, InvalidInput, "manifest.json is not JSON"),

@@ -8,6 +8,7 @@ a change fails here, in one place, before any operation meets it.
 from __future__ import annotations
 
 import inspect
+import re
 from types import ModuleType
 from typing import Any
 
@@ -34,19 +35,46 @@ def rows_of(module: ModuleType, base: type) -> dict[str, Any]:
     }
 
 
+def shape(field: msgspec.structs.FieldInfo) -> tuple[str, str, str, str]:
+    """A field as a hand-over meets it: its JSON name, its type (a row named by its class's name, wherever that
+    class lives), its default."""
+    named = re.sub(r"<class '(?:[\w.]+\.)?(\w+)'>", r"\1", repr(field.type))
+    named = re.sub(r"\b(?:store|service)\.[\w.]*\.(\w+)", r"\1", named)
+    return field.encode_name, named, repr(field.default), repr(field.default_factory)
+
+
 def test_every_row_the_store_answers_has_its_wire_twin_with_the_same_fields() -> None:
-    """The store's rows and the wire's have the same names and fields today: a store refactor fails here."""
+    """Each field a wire row sends, the store's row of that name has: same JSON name, same type, same default
+    (so a rename, a retype or a new default fails here, not at a hand-over or silently through a default)."""
     checked = 0
     for store_module, wire_module in PAIRS:
         stored, wired = rows_of(store_module, StoreRow), rows_of(wire_module, Row)
         assert set(stored) <= set(wired), f"store rows without a wire type: {sorted(set(stored) - set(wired))}"
         for name, kind in stored.items():
-            store_fields = {f.name: f.type for f in msgspec.structs.fields(kind)}
-            wire_fields = {f.name: f.type for f in msgspec.structs.fields(wired[name])}
-            missing = set(wire_fields) - set(store_fields)
-            assert not missing, f"{store_module.__name__}.{name} lacks the wire's {sorted(missing)}"
+            store_fields = {f.name: shape(f) for f in msgspec.structs.fields(kind)}
+            for field in msgspec.structs.fields(wired[name]):
+                said = f"{store_module.__name__}.{name}.{field.name}"
+                assert store_fields.get(field.name) == shape(field), said
+            for option in ("omit_defaults", "tag", "tag_field"):  # what decides which fields and tags go out
+                assert getattr(kind.__struct_config__, option) == getattr(wired[name].__struct_config__, option)
             checked += 1
     assert checked >= 40  # every row of the three domains, not an empty loop
+
+
+def test_a_retyped_store_field_fails_the_pairs_test() -> None:
+    """The comparison above tells a type apart, and a row type by name (not by the module that holds it)."""
+
+    class Stored(StoreRow, frozen=True):
+        signals: store_desk.Signals
+        score: int
+
+    class Wired(Row, frozen=True):
+        signals: desk.Signals
+        score: float
+
+    stored, wired = msgspec.structs.fields(Stored), msgspec.structs.fields(Wired)
+    assert shape(stored[0]) == shape(wired[0])
+    assert shape(stored[1]) != shape(wired[1])
 
 
 class StoredCard(StoreRow, frozen=True):
@@ -130,10 +158,13 @@ def test_a_float_the_json_could_not_carry_is_kept_for_the_socket_to_refuse() -> 
 
 
 def test_the_task_card_the_store_keeps_with_its_epoch_goes_out_as_the_wire_s(memory: Memory) -> None:
-    """One task card type in the store (its `epoch` orders and exports it); `task.complete` and `task.list`
-    answer the wire's card, which leaves the epoch out."""
+    """One task card type in the store (its `epoch` orders and exports it); `task.complete`, `task.list` and
+    `transition.assess` answer the wire's card, which leaves the epoch out."""
     wire_fields = list(desk.TaskCard.__struct_fields__)
     assert "epoch" in store_desk.TaskCard.__struct_fields__ and "epoch" not in wire_fields
     done = memory.desk.complete_task("t1", title="订机票", status="succeeded", ts="2026-12-06T08:00:00+08:00")
     assert list(done["card"]) == wire_fields
     assert [list(card) for card in memory.desk.list_tasks()] == [wire_fields]
+    memory.desk.complete_task("t2", title="订机票 改签", status="failed", ts="2026-12-06T09:00:00+08:00")
+    related = memory.desk.assess_transition("订机票的事再看看", current_task_id="t2")["related_tasks"]
+    assert [list(card) for card in related] == [[*wire_fields, "score", "signals"]]
